@@ -1,0 +1,68 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// Strict settings shared by every target, set once (as swift-configuration does).
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "flowrun",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "flowrun", targets: ["flowrun"]),
+        .library(name: "FlowDescriptor", targets: ["FlowDescriptor"]),
+        .library(name: "FlowCheck", targets: ["FlowCheck"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CYAML",
+            pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"])]
+        ),
+        .target(
+            name: "FlowDescriptor",
+            dependencies: ["CYAML"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "FlowCatalog",
+            dependencies: ["FlowDescriptor"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "FlowCheck",
+            dependencies: ["FlowDescriptor", "FlowCatalog"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "flowrun",
+            dependencies: [
+                "FlowDescriptor", "FlowCatalog", "FlowCheck",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "FlowDescriptorTests",
+            dependencies: ["FlowDescriptor"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "FlowCheckTests",
+            dependencies: ["FlowDescriptor", "FlowCatalog", "FlowCheck"],
+            resources: [.copy("Corpus")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "flowrunTests",
+            dependencies: ["FlowCheck"],
+            swiftSettings: strictSettings
+        ),
+    ]
+)

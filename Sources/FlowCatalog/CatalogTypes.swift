@@ -1,0 +1,179 @@
+public import FlowDescriptor
+
+/// The type a step, transformer or provider parameter takes.
+public enum ParameterType: Sendable, Hashable, CustomStringConvertible {
+    case string
+    /// A secret: never a literal in a flow file; `${env.NAME}`, `${input.NAME}` or `prompt`.
+    case secret
+    case url
+    case int
+    case bool
+    case duration
+    case oneOf([String])
+    case stringList
+    case stringMap
+    /// An info key name.
+    case key
+    /// A list of info key names.
+    case keyList
+    /// A mapping of info key names to types (what a `command` step provides).
+    case keyTypes
+    /// A program and its arguments: a string or a list of strings.
+    case command
+
+    public var description: String {
+        switch self {
+        case .string: "string"
+        case .secret: "secret"
+        case .url: "url"
+        case .int: "int"
+        case .bool: "bool"
+        case .duration: "duration"
+        case .oneOf(let values): values.joined(separator: " | ")
+        case .stringList: "list of strings"
+        case .stringMap: "map of strings"
+        case .key: "info key"
+        case .keyList: "list of info keys"
+        case .keyTypes: "map of info keys to types"
+        case .command: "string or list of strings"
+        }
+    }
+}
+
+/// One parameter of a built-in.
+public struct ParameterSpec: Sendable, Hashable {
+    public var name: String
+    public var type: ParameterType
+    public var required: Bool
+    public var defaultValue: String?
+    public var summary: String
+
+    public init(_ name: String, _ type: ParameterType, required: Bool = false, default defaultValue: String? = nil, _ summary: String) {
+        self.name = name
+        self.type = type
+        self.required = required
+        self.defaultValue = defaultValue
+        self.summary = summary
+    }
+}
+
+/// An info key a built-in requires or provides.
+public struct KeySpec: Sendable, Hashable {
+    public var name: String
+    public var type: ValueType
+    /// An optional requirement is used when present and never an error when missing.
+    public var optional: Bool
+    /// The requirement holds only when this parameter has one of these values (its default counts).
+    public var onlyWhen: Condition?
+
+    public struct Condition: Sendable, Hashable {
+        public var parameter: String
+        public var values: [String]
+    }
+
+    public init(_ name: String, _ type: ValueType, optional: Bool = false, when parameter: String? = nil, is values: [String] = []) {
+        self.name = name
+        self.type = type
+        self.optional = optional
+        self.onlyWhen = parameter.map { Condition(parameter: $0, values: values) }
+    }
+}
+
+/// What a step waits on, which sets its default timeout.
+public enum WaitKind: String, Sendable, Hashable, CaseIterable {
+    /// A person: a prompt, a browser login.
+    case person
+    /// A server answering a request.
+    case server
+    /// Work on this machine.
+    case local
+
+    /// The timeout a step of this kind gets when the flow sets none.
+    public var defaultTimeout: Duration {
+        switch self {
+        case .person: .seconds(300)
+        case .server: .seconds(30)
+        case .local: .seconds(60)
+        }
+    }
+}
+
+/// A built-in step.
+public struct StepSpec: Sendable, Hashable {
+    public var name: String
+    /// The SDK's class names, accepted as aliases.
+    public var aliases: [String]
+    public var summary: String
+    public var parameters: [ParameterSpec]
+    public var requires: [KeySpec]
+    public var provides: [KeySpec]
+    public var waits: WaitKind
+    /// The step also provides every key of the flow's transform tree (the welcome step).
+    public var providesTransformKeys = false
+    /// The step opens or creates the encrypted store.
+    public var opensStore = false
+    /// The parameter that lists further required keys (a `command` step's `inputs`).
+    public var requiresFromParameter: String?
+    /// The parameter that declares further provided keys with types (a `command` step's `provides`).
+    public var providesFromParameter: String?
+    /// The authentication methods the step implements.
+    public var authenticates: [AuthenticationMethod] = []
+
+    /// The parameter spec named `name`.
+    public func parameter(_ name: String) -> ParameterSpec? {
+        parameters.first { $0.name == name }
+    }
+}
+
+/// A built-in transformer: a conversion usable as `to:`, or a structure reader usable with `use:`.
+public struct TransformerSpec: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable {
+        /// Converts one value to this type; used in `{to: NAME, key: KEY}`.
+        case conversion(ValueType)
+        /// Reads a whole structure and provides these keys; parameters of type `.key` name further keys.
+        case structure(provides: [KeySpec], keyParameters: [String: ValueType])
+    }
+
+    public var name: String
+    public var aliases: [String]
+    public var summary: String
+    public var kind: Kind
+    public var parameters: [ParameterSpec]
+
+    /// The parameter spec named `name`.
+    public func parameter(_ name: String) -> ParameterSpec? {
+        parameters.first { $0.name == name }
+    }
+}
+
+/// A built-in configuration provider.
+public struct ProviderSpec: Sendable, Hashable {
+    public var name: String
+    public var aliases: [String]
+    public var summary: String
+    public var parameters: [ParameterSpec]
+    /// The parameter a shorthand value (`file: config.json`) sets.
+    public var primaryParameter: String?
+    /// Inputs the provider may ask the person for.
+    public var inputs: [String]
+
+    /// The parameter spec named `name`.
+    public func parameter(_ name: String) -> ParameterSpec? {
+        parameters.first { $0.name == name }
+    }
+}
+
+/// An info key every flow may use without declaring it.
+public struct BuiltinKey: Sendable, Hashable {
+    public var name: String
+    public var type: ValueType
+    public var summary: String
+}
+
+/// A built-in record type such as `oauth2-parameters`.
+public struct RecordSpec: Sendable, Hashable {
+    public var name: String
+    public var aliases: [String]
+    public var summary: String
+    public var fields: [ValueType.Field]
+}

@@ -1,0 +1,96 @@
+public import FlowCatalog
+public import FlowDescriptor
+
+/// Checks a decoded flow against the catalog and collects every finding; it never stops at the first.
+///
+/// The checks run in a fixed order over one shared ``CheckContext``: names and parameters first, then the
+/// transform tree, the flows' shape, the data flow through each mode, and security.
+public struct Checker: Sendable {
+    public var catalog: Catalog
+
+    public init(catalog: Catalog = .builtin) {
+        self.catalog = catalog
+    }
+
+    /// Every finding for `descriptor`, in no particular order.
+    public func check(_ descriptor: FlowDescriptor) -> [Diagnostic] {
+        var context = CheckContext(descriptor: descriptor, catalog: catalog)
+        context.checkKeyDeclarations()
+        context.checkSteps()
+        context.checkProviders()
+        context.checkTransformTree()
+        context.checkFlowShape()
+        context.checkAuthentication()
+        context.checkDataFlow()
+        context.checkReferences()
+        context.checkSecurity()
+        return context.diagnostics
+    }
+}
+
+/// What the checks share while they run.
+struct CheckContext {
+    let descriptor: FlowDescriptor
+    let catalog: Catalog
+    var diagnostics: [Diagnostic] = []
+    /// Declared steps resolved to their catalog entries.
+    var resolvedSteps: [String: StepSpec] = [:]
+    /// Keys the transform tree provides, in tree order.
+    var transformKeys: [ProvidedKey] = []
+
+    init(descriptor: FlowDescriptor, catalog: Catalog) {
+        self.descriptor = descriptor
+        self.catalog = catalog
+    }
+
+    mutating func report(_ diagnostic: Diagnostic) {
+        diagnostics.append(diagnostic)
+    }
+
+    /// The declared or built-in type of `key`, with record aliases resolved.
+    func keyType(_ key: String) -> ValueType? {
+        if let declared = descriptor.keys.first(where: { $0.name.value == key }) {
+            return normalized(declared.type)
+        }
+        return catalog.key(named: key)?.type
+    }
+
+    /// Every key name a flow may use, for "did you mean".
+    var knownKeyNames: [String] {
+        descriptor.keys.map(\.name.value) + catalog.keys.map(\.name)
+    }
+
+    /// `type` with SDK record aliases replaced by catalog names.
+    func normalized(_ type: ValueType) -> ValueType {
+        switch type {
+        case .record(let name): .record(catalog.record(named: name)?.name ?? name)
+        case .list(let element?): .list(normalized(element))
+        case .struct(let fields): .struct(fields.map { .init(name: $0.name, type: normalized($0.type), optional: $0.optional) })
+        default: type
+        }
+    }
+
+    /// Reports an unknown key (with "did you mean") and returns whether `key` is known.
+    mutating func requireKnownKey(_ key: Located<String>, path: DescriptorPath?, context what: String) -> Bool {
+        if keyType(key.value) != nil { return true }
+        let suggestion = Suggestion.closest(to: key.value, in: knownKeyNames)
+        report(Diagnostic(
+            .unknownKey,
+            "Info key `\(key.value)` in \(what) is neither declared in `keys` nor built in"
+                + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
+            at: key.location, path: path,
+            hint: suggestion == nil ? "Declare it under `keys:` with its type, e.g. `\(key.value): string`." : nil,
+            replacement: suggestion))
+        return false
+    }
+}
+
+/// A key provided by the transform tree or a step, and where.
+struct ProvidedKey {
+    var name: String
+    var type: ValueType
+    var location: SourceLocation
+    var path: DescriptorPath
+    /// Who provides it, for messages: "the transform tree", "step `welcome`".
+    var source: String
+}

@@ -1,0 +1,142 @@
+import FlowCatalog
+import FlowDescriptor
+
+extension CheckContext {
+    /// For each mode, follows the info keys through the flow: every key a step requires must be provided,
+    /// with a compatible type, by the transform tree (through a welcome step) or a step before it.
+    mutating func checkDataFlow() {
+        for flow in descriptor.flows {
+            var available: [String: ProvidedKey] = [:]
+            for key in ["onboardingID"] {
+                if let builtin = catalog.key(named: key) {
+                    available[key] = ProvidedKey(
+                        name: key, type: builtin.type, location: flow.location, path: flow.path, source: "the engine")
+                }
+            }
+            for (index, entry) in flow.entries.enumerated() {
+                guard let step = descriptor.step(named: entry.step.value), let spec = resolvedSteps[entry.step.value] else { continue }
+                for key in entry.condition?.keys ?? [] {
+                    _ = requireKnownKey(key, path: entry.path.appending("when"), context: "a `when` condition")
+                }
+                for requirement in requirements(of: step, spec: spec) {
+                    if let provided = available[requirement.name] {
+                        let required = normalized(requirement.type)
+                        if !required.accepts(provided.type) {
+                            report(Diagnostic(
+                                .keyTypeMismatch,
+                                "Step `\(step.name.value)` (\(spec.name)) requires `\(requirement.name)` of type `\(required)`, but \(provided.source) provides it as `\(provided.type)`.",
+                                at: entry.step.location, path: entry.path,
+                                hint: "Provided at line \(provided.location.line), column \(provided.location.column)."))
+                        }
+                    } else if !requirement.optional {
+                        report(Diagnostic(
+                            .missingKey,
+                            "Step `\(step.name.value)` (\(spec.name)) requires `\(requirement.name)` (\(normalized(requirement.type))), which nothing before it provides in the \(flow.mode.rawValue) flow.",
+                            at: entry.step.location, path: entry.path,
+                            hint: origins(of: requirement, after: index, in: flow)))
+                    }
+                }
+                for key in provided(by: step, spec: spec, at: entry.step.location, path: entry.path) where available[key.name] == nil {
+                    available[key.name] = key
+                }
+            }
+        }
+    }
+
+    /// The keys a declared step requires, its parameters considered.
+    func requirements(of step: StepDeclaration, spec: StepSpec) -> [KeySpec] {
+        var result: [KeySpec] = []
+        for key in spec.requires {
+            if let condition = key.onlyWhen {
+                let value = step.parameters.first { $0.name.value == condition.parameter }?.value.scalar?.text
+                    ?? spec.parameter(condition.parameter)?.defaultValue
+                guard let value, condition.values.contains(value) else { continue }
+            }
+            result.append(key)
+        }
+        if let parameter = spec.requiresFromParameter,
+           let inputs = step.parameters.first(where: { $0.name.value == parameter })?.value.elements
+        {
+            for name in inputs.compactMap({ $0.scalar?.text }) {
+                if let type = keyType(name) ?? commandOutputType(name) { result.append(KeySpec(name, type)) }
+            }
+        }
+        return result
+    }
+
+    /// The keys a declared step provides at `entry`.
+    func provided(by step: StepDeclaration, spec: StepSpec, at location: SourceLocation, path: DescriptorPath) -> [ProvidedKey] {
+        let source = "step `\(step.name.value)`"
+        var result = spec.provides.map {
+            ProvidedKey(name: $0.name, type: $0.type, location: location, path: path, source: source)
+        }
+        if spec.providesTransformKeys {
+            result += transformKeys.map {
+                var key = $0
+                key.source = "the transform tree (through \(source))"
+                return key
+            }
+        }
+        if let parameter = spec.providesFromParameter,
+           let provides = step.parameters.first(where: { $0.name.value == parameter })?.value.pairs
+        {
+            for pair in provides {
+                guard let name = pair.key.scalar?.text,
+                      let type = FlowDecoder.decodeType(pair.value, at: .root, file: descriptor.file).0
+                else { continue }
+                result.append(ProvidedKey(name: name, type: normalized(type), location: pair.key.location, path: path, source: source))
+            }
+        }
+        return result
+    }
+
+    private func commandOutputType(_ name: String) -> ValueType? {
+        for step in descriptor.steps {
+            guard let spec = resolvedSteps[step.name.value], let parameter = spec.providesFromParameter,
+                  let pair = step.parameters.first(where: { $0.name.value == parameter })?.value.pairs?.first(where: { $0.key.scalar?.text == name })
+            else { continue }
+            return FlowDecoder.decodeType(pair.value, at: .root, file: descriptor.file).0.map(normalized)
+        }
+        return nil
+    }
+
+    /// Where a missing key could come from, as a hint.
+    private func origins(of requirement: KeySpec, after index: Int, in flow: Flow) -> String {
+        var places: [String] = []
+        for later in flow.entries[(index + 1)...] {
+            guard let step = descriptor.step(named: later.step.value), let spec = resolvedSteps[later.step.value] else { continue }
+            if provided(by: step, spec: spec, at: later.step.location, path: later.path).contains(where: { $0.name == requirement.name }) {
+                places.append("step `\(step.name.value)` provides it but runs later (line \(later.step.location.line)); move it earlier")
+            }
+        }
+        if places.isEmpty, transformKeys.contains(where: { $0.name == requirement.name }) {
+            places.append("the transform tree provides it, but only through a `welcome` step, which this flow does not run before")
+        }
+        if places.isEmpty {
+            for step in descriptor.steps where !flow.entries.contains(where: { $0.step.value == step.name.value }) {
+                guard let spec = resolvedSteps[step.name.value] else { continue }
+                if provided(by: step, spec: spec, at: step.location, path: step.path).contains(where: { $0.name == requirement.name }) {
+                    places.append("step `\(step.name.value)` provides it; add it to this flow before")
+                }
+            }
+        }
+        if places.isEmpty {
+            let producers = catalog.transformers.filter {
+                switch $0.kind {
+                case .conversion(let type): return type == normalized(requirement.type) && type != .value
+                case .structure(let provides, _): return provides.contains { $0.name == requirement.name }
+                }
+            }
+            if let structure = producers.first(where: { if case .structure = $0.kind { true } else { false } }) {
+                places.append("add `transform: \(structure.name)` to `configuration`, run by a `welcome` step before it")
+            }
+            if let conversion = producers.first(where: { if case .conversion = $0.kind { true } else { false } }) {
+                places.append("add a leaf `{to: \(conversion.name), key: \(requirement.name)}` to `configuration.transform`")
+            }
+        }
+        if places.isEmpty {
+            places.append("provide it from the transform tree or a `command` step's `provides`")
+        }
+        return places.joined(separator: "; or ") + "."
+    }
+}

@@ -1,0 +1,190 @@
+import FlowCatalog
+import FlowDescriptor
+
+extension CheckContext {
+    /// Flows name declared steps, restore opens the store first, failure routes exist and cannot loop forever.
+    mutating func checkFlowShape() {
+        let declared = descriptor.steps.map(\.name.value)
+        if descriptor.flow(for: .onboard) == nil, descriptor.root?["flows"] != nil {
+            report(Diagnostic(
+                .missingOnboardFlow, "Expected to find an `onboard` flow in `flows`, but it is missing.",
+                at: descriptor.root?["flows"]?.location, path: .root.appending("flows").appending("onboard")))
+        }
+        var used: Set<String> = []
+        for flow in descriptor.flows {
+            if flow.entries.isEmpty {
+                report(Diagnostic(.emptyFlow, "The \(flow.mode.rawValue) flow has no steps.", at: flow.location, path: flow.path))
+            }
+            var seen: [String: SourceLocation] = [:]
+            for entry in flow.entries {
+                let name = entry.step.value
+                used.insert(name)
+                if descriptor.step(named: name) == nil {
+                    let suggestion = Suggestion.closest(to: name, in: declared)
+                    let builtin = catalog.step(named: name)
+                    report(Diagnostic(
+                        .undeclaredStep,
+                        "The \(flow.mode.rawValue) flow runs step `\(name)`, which `steps` does not declare"
+                            + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
+                        at: entry.step.location, path: entry.path,
+                        hint: builtin.map { "Declare it: `steps: {\(name): {uses: \($0.name)}}`." },
+                        replacement: suggestion))
+                }
+                if let first = seen[name] {
+                    report(Diagnostic(
+                        .duplicateStepInFlow,
+                        "The \(flow.mode.rawValue) flow runs step `\(name)` a second time; the first is at line \(first.line).",
+                        at: entry.step.location, path: entry.path))
+                } else {
+                    seen[name] = entry.step.location
+                }
+            }
+            checkRoutes(in: flow)
+        }
+        for step in descriptor.steps where !used.contains(step.name.value) {
+            report(Diagnostic(
+                .unusedStep, "Step `\(step.name.value)` is declared but no flow runs it.",
+                at: step.name.location, path: step.path, hint: "Add it to a flow or remove it."))
+        }
+        checkRestoreOpensStore()
+        checkModeCycles()
+    }
+
+    private mutating func checkRestoreOpensStore() {
+        guard let restore = descriptor.flow(for: .restore), let first = restore.entries.first else { return }
+        if let spec = resolvedSteps[first.step.value], spec.opensStore { return }
+        guard descriptor.step(named: first.step.value) != nil, resolvedSteps[first.step.value] != nil else { return }
+        let storeStep = restore.entries.first { resolvedSteps[$0.step.value]?.opensStore == true }
+        report(Diagnostic(
+            .restoreWithoutStore,
+            "The restore flow starts with `\(first.step.value)`; it must open the store first, since everything onboarding kept is in it.",
+            at: first.step.location, path: first.path,
+            hint: storeStep.map { "Move `\($0.step.value)` to the start of the restore flow." }
+                ?? "Start the restore flow with a `store-manager` step."))
+    }
+
+    private mutating func checkRoutes(in flow: Flow) {
+        let names = flow.entries.map(\.step.value)
+        for (index, entry) in flow.entries.enumerated() {
+            guard let route = entry.onFailure else { continue }
+            switch route {
+            case .fail, .continue:
+                break
+            case .step(let target, let limit):
+                guard let targetIndex = names.firstIndex(of: target.value) else {
+                    let suggestion = Suggestion.closest(to: target.value, in: names)
+                    report(Diagnostic(
+                        .unknownRouteTarget,
+                        "`on-failure` goes to step `\(target.value)`, which the \(flow.mode.rawValue) flow does not run"
+                            + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
+                        at: target.location, path: entry.path.appending("on-failure"),
+                        hint: "Targets: a step of this flow, `fail`, `continue`, or `{modes: [...]}`.",
+                        replacement: suggestion))
+                    continue
+                }
+                if targetIndex <= index, limit == nil {
+                    report(Diagnostic(
+                        .endlessCycle,
+                        "`on-failure` goes back to `\(target.value)`, so a step that keeps failing loops forever.",
+                        at: target.location, path: entry.path.appending("on-failure"),
+                        hint: "Bound it: `on-failure: {goto: \(target.value), limit: 3}`."))
+                }
+            case .modes(let modes):
+                for mode in modes where descriptor.flow(for: mode.value) == nil {
+                    report(Diagnostic(
+                        .unknownRouteTarget,
+                        "`on-failure` runs the \(mode.value.rawValue) flow, which this file does not define.",
+                        at: mode.location, path: entry.path.appending("on-failure")))
+                }
+            }
+        }
+    }
+
+    /// A failure route that leads, through other modes' routes, back to its own mode never ends.
+    private mutating func checkModeCycles() {
+        var edges: [FlowMode: [(FlowMode, Located<FlowMode>)]] = [:]
+        for flow in descriptor.flows {
+            for entry in flow.entries {
+                guard case .modes(let modes)? = entry.onFailure else { continue }
+                for mode in modes { edges[flow.mode, default: []].append((mode.value, mode)) }
+            }
+        }
+        for (mode, targets) in edges.sorted(by: { $0.key < $1.key }) {
+            for (target, located) in targets where reaches(from: target, to: mode, edges: edges) {
+                report(Diagnostic(
+                    .endlessCycle,
+                    "A failure in the \(mode.rawValue) flow runs the \(target.rawValue) flow, whose failures lead back to \(mode.rawValue): a persistent failure never ends.",
+                    at: located.location, path: descriptor.flow(for: mode)?.path,
+                    hint: "End the chain with a flow that fails for good, e.g. `on-failure: {modes: [reset]}` without routing reset back."))
+            }
+        }
+    }
+
+    private func reaches(from start: FlowMode, to goal: FlowMode, edges: [FlowMode: [(FlowMode, Located<FlowMode>)]]) -> Bool {
+        var stack = [start]
+        var visited: Set<FlowMode> = []
+        while let mode = stack.popLast() {
+            if mode == goal { return true }
+            guard visited.insert(mode).inserted else { continue }
+            stack += (edges[mode] ?? []).map(\.0)
+        }
+        return false
+    }
+
+    /// The steps' authentication methods match the declared `authentication`.
+    mutating func checkAuthentication() {
+        guard let declared = descriptor.authentication else { return }
+        var authenticating: [(FlowEntry, StepSpec, StepDeclaration)] = []
+        for flow in descriptor.flows {
+            for entry in flow.entries {
+                guard let spec = resolvedSteps[entry.step.value], !spec.authenticates.isEmpty,
+                      let step = descriptor.step(named: entry.step.value)
+                else { continue }
+                authenticating.append((entry, spec, step))
+            }
+        }
+        switch declared.value {
+        case .fromConfiguration:
+            return
+        case .none:
+            for (entry, spec, _) in authenticating {
+                report(Diagnostic(
+                    .authenticationMismatch,
+                    "`authentication: none` is declared, but step `\(entry.step.value)` authenticates (\(spec.name)).",
+                    at: entry.step.location, path: entry.path))
+            }
+        default:
+            for (entry, spec, step) in authenticating {
+                let method = Self.method(of: spec, step: step)
+                // OTP runs beside another method (usually SAML), so it never contradicts the declared one.
+                if method != declared.value, method != .otp {
+                    report(Diagnostic(
+                        .authenticationMismatch,
+                        "`authentication: \(declared.value.rawValue)` is declared, but step `\(entry.step.value)` authenticates with \(method.rawValue).",
+                        at: entry.step.location, path: entry.path,
+                        hint: "Change `authentication`, or use a step that matches it."))
+                }
+            }
+            let onboard = descriptor.flow(for: .onboard)?.entries ?? []
+            let covered = onboard.contains { entry in
+                guard let spec = resolvedSteps[entry.step.value], let step = descriptor.step(named: entry.step.value) else { return false }
+                return !spec.authenticates.isEmpty && Self.method(of: spec, step: step) == declared.value
+            }
+            if !covered, descriptor.flow(for: .onboard) != nil {
+                report(Diagnostic(
+                    .authenticationMismatch,
+                    "`authentication: \(declared.value.rawValue)` is declared, but the onboard flow runs no step that authenticates that way.",
+                    at: declared.location, path: .root.appending("authentication")))
+            }
+        }
+    }
+
+    /// The method a declared step authenticates with, its parameters considered.
+    static func method(of spec: StepSpec, step: StepDeclaration) -> AuthenticationMethod {
+        if spec.authenticates.count > 1 {
+            let grant = step.parameters.first { $0.name.value == "grant" }?.value.scalar?.text
+            return grant == "client-credentials" ? .oauth2ClientCredentials : .oauth2
+        }
+        return spec.authenticates.first ?? .none
+    }
+}

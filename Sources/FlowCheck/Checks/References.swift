@@ -1,0 +1,109 @@
+import Foundation
+import FlowDescriptor
+
+/// `${env.NAME}`, `${input.NAME}` and `${info.KEY}` references inside flow values.
+enum Reference {
+    enum Namespace: String, CaseIterable {
+        case env
+        case input
+        case info
+    }
+
+    struct Found {
+        var namespace: String
+        var name: String
+        /// Offset of `${` in the text, in characters.
+        var offset: Int
+        var closed: Bool
+    }
+
+    /// Every `${...}` in `text`.
+    static func all(in text: String) -> [Found] {
+        var found: [Found] = []
+        var rest = Substring(text)
+        var offset = 0
+        while let start = rest.range(of: "${") {
+            offset += rest.distance(from: rest.startIndex, to: start.lowerBound)
+            let body = rest[start.upperBound...]
+            guard let end = body.firstIndex(of: "}") else {
+                found.append(Found(namespace: "", name: String(body), offset: offset, closed: false))
+                break
+            }
+            let inner = body[..<end]
+            let parts = inner.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+            found.append(Found(
+                namespace: String(parts[0]), name: parts.count > 1 ? String(parts[1]) : "", offset: offset, closed: true))
+            offset += 2 + inner.count + 1
+            rest = body[body.index(after: end)...]
+        }
+        return found
+    }
+
+    static func containsReference(_ text: String) -> Bool { text.contains("${") }
+
+    /// Whether `text` is an acceptable source for a secret: exactly one env or input reference, or `prompt`.
+    static func isSecretSource(_ text: String) -> Bool {
+        if text == "prompt" { return true }
+        let found = all(in: text)
+        guard found.count == 1, let only = found.first, only.closed, only.offset == 0,
+              ["env", "input"].contains(only.namespace), text.hasSuffix("}"), !only.name.isEmpty
+        else { return false }
+        return text.count == only.namespace.count + only.name.count + 4
+    }
+}
+
+extension CheckContext {
+    /// Every `${...}` in the document is well formed, in a known namespace, and `info` names a known key.
+    mutating func checkReferences() {
+        guard let root = descriptor.root else { return }
+        visitScalars(root, path: .root) { context, node, path in
+            guard let text = node.scalar?.text, Reference.containsReference(text) else { return }
+            for reference in Reference.all(in: text) {
+                let location = SourceLocation(
+                    file: node.location.file, line: node.location.line,
+                    column: node.location.column + reference.offset + (node.scalar!.style == .plain ? 0 : 1))
+                guard reference.closed else {
+                    context.report(Diagnostic(
+                        .invalidReference, "Reference `${\(reference.name)` is not closed with `}`.", at: location, path: path))
+                    continue
+                }
+                guard let namespace = Reference.Namespace(rawValue: reference.namespace) else {
+                    let suggestion = Suggestion.closest(to: reference.namespace, in: Reference.Namespace.allCases.map(\.rawValue))
+                    context.report(Diagnostic(
+                        .invalidReference,
+                        "Reference `${\(reference.namespace).\(reference.name)}` uses unknown namespace `\(reference.namespace)`"
+                            + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
+                        at: location, path: path, hint: "Use `${env.NAME}`, `${input.NAME}` or `${info.KEY}`."))
+                    continue
+                }
+                guard !reference.name.isEmpty, reference.name.allSatisfy({ $0.isLetter || $0.isNumber || "_-.".contains($0) }) else {
+                    context.report(Diagnostic(
+                        .invalidReference, "Reference `${\(reference.namespace).\(reference.name)}` needs a name after `\(reference.namespace).`.",
+                        at: location, path: path))
+                    continue
+                }
+                if namespace == .info, !context.declaredCommandOutputs.contains(reference.name) {
+                    _ = context.requireKnownKey(Located(reference.name, at: location), path: path, context: "a reference")
+                }
+            }
+        }
+    }
+
+    /// Calls `body` for every scalar value (not keys) below `node`.
+    mutating func visitScalars(_ node: Node, path: DescriptorPath, _ body: (inout CheckContext, Node, DescriptorPath) -> Void) {
+        Self.visit(node, path: path, context: &self, body)
+    }
+
+    private static func visit(
+        _ node: Node, path: DescriptorPath, context: inout CheckContext,
+        _ body: (inout CheckContext, Node, DescriptorPath) -> Void
+    ) {
+        switch node.content {
+        case .scalar: body(&context, node, path)
+        case .sequence(let elements):
+            for (index, element) in elements.enumerated() { visit(element, path: path.appending(index: index), context: &context, body) }
+        case .mapping(let pairs):
+            for pair in pairs { visit(pair.value, path: path.appending(pair.key.scalar?.text ?? ""), context: &context, body) }
+        }
+    }
+}

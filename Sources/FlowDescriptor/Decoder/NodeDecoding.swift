@@ -1,0 +1,224 @@
+/// The typed reads every section of the decoder shares: each reports a located diagnostic and
+/// returns `nil` when the node is not what the field needs. Scalars are typed here, by the field.
+struct NodeDecoding {
+    private(set) var diagnostics: [Diagnostic] = []
+
+    mutating func report(_ diagnostic: Diagnostic) {
+        diagnostics.append(diagnostic)
+    }
+
+    /// The fields of a mapping, after reporting unknown ones (with "did you mean") and missing required ones.
+    mutating func fields(
+        of node: Node, at path: DescriptorPath, known: [String], required: [String] = [], what: String
+    ) -> [String: Pair]? {
+        guard let pairs = node.pairs else {
+            report(Diagnostic(
+                .wrongType, "Expected \(what) to be a mapping, found \(node.kindDescription).", at: node.location, path: path))
+            return nil
+        }
+        var result: [String: Pair] = [:]
+        for pair in pairs {
+            let name = pair.key.scalar?.text ?? ""
+            if known.contains(name) {
+                result[name] = pair
+                continue
+            }
+            let suggestion = Suggestion.closest(to: name, in: known)
+            report(Diagnostic(
+                .unknownField,
+                "Unknown field `\(name)` in \(what)" + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
+                at: pair.key.location, path: path.appending(name),
+                hint: suggestion == nil ? "Known fields: " + known.map { "`\($0)`" }.joined(separator: ", ") + "." : nil,
+                replacement: suggestion))
+        }
+        for name in required where result[name] == nil {
+            report(Diagnostic(
+                .missingField, "Expected to find `\(name)` in \(what), but it is missing.",
+                at: node.location, path: path.appending(name)))
+        }
+        return result
+    }
+
+    /// A scalar read as text: any non-null scalar qualifies (`version: 1.0` is the string `1.0`).
+    mutating func string(_ node: Node, at path: DescriptorPath, what: String) -> Located<String>? {
+        guard let scalar = node.scalar, !node.isNull else {
+            report(Diagnostic(
+                .wrongType, "Expected \(what) to be a string, found \(node.kindDescription).", at: node.location, path: path))
+            return nil
+        }
+        return Located(scalar.text, at: node.location)
+    }
+
+    /// A plain decimal integer; `"8"` (quoted) and `0x10` are not.
+    mutating func int(_ node: Node, at path: DescriptorPath, what: String, range: ClosedRange<Int>? = nil) -> Located<Int>? {
+        guard let scalar = node.scalar, scalar.style == .plain, let value = Self.decimalInt(scalar.text) else {
+            report(Diagnostic(
+                .wrongType, "Expected \(what) to be an integer, found \(node.kindDescription).", at: node.location, path: path))
+            return nil
+        }
+        if let range, !range.contains(value) {
+            report(Diagnostic(
+                .invalidValue, "Expected \(what) to be between \(range.lowerBound) and \(range.upperBound), found \(value).",
+                at: node.location, path: path))
+            return nil
+        }
+        return Located(value, at: node.location)
+    }
+
+    /// A plain number.
+    mutating func double(_ node: Node, at path: DescriptorPath, what: String) -> Located<Double>? {
+        guard let scalar = node.scalar, scalar.style == .plain, let value = Self.decimalDouble(scalar.text) else {
+            report(Diagnostic(
+                .wrongType, "Expected \(what) to be a number, found \(node.kindDescription).", at: node.location, path: path))
+            return nil
+        }
+        return Located(value, at: node.location)
+    }
+
+    /// `true` or `false`, unquoted. YAML 1.1's `yes`, `no`, `on`, `off` are refused with a hint.
+    mutating func bool(_ node: Node, at path: DescriptorPath, what: String) -> Located<Bool>? {
+        if let value = Self.boolean(node) {
+            return Located(value, at: node.location)
+        }
+        let legacy = node.scalar.map { ["yes", "no", "on", "off", "y", "n"].contains($0.text.lowercased()) } ?? false
+        report(Diagnostic(
+            .wrongType, "Expected \(what) to be a boolean, found \(node.kindDescription).", at: node.location, path: path,
+            hint: legacy ? "Write `true` or `false`; YAML 1.1 words such as `yes` are read as strings here." : nil))
+        return nil
+    }
+
+    /// A duration such as `500ms`, `2s`, `1.5m`, `1h` or `1m30s`.
+    mutating func duration(_ node: Node, at path: DescriptorPath, what: String) -> Located<Duration>? {
+        guard let scalar = node.scalar, let value = Self.duration(scalar.text) else {
+            let bareNumber = node.scalar.map { Int($0.text) != nil } ?? false
+            report(Diagnostic(
+                .wrongType, "Expected \(what) to be a duration such as `500ms` or `30s`, found \(node.kindDescription).",
+                at: node.location, path: path,
+                hint: bareNumber ? "Add a unit: `ms`, `s`, `m` or `h`." : nil,
+                replacement: bareNumber ? node.scalar!.text + "s" : nil))
+            return nil
+        }
+        return Located(value, at: node.location)
+    }
+
+    /// One of a closed set of words, with "did you mean".
+    mutating func oneOf<Value: RawRepresentable & CaseIterable & Sendable>(
+        _ type: Value.Type, _ node: Node, at path: DescriptorPath, what: String
+    ) -> Located<Value>? where Value.RawValue == String {
+        guard let text = string(node, at: path, what: what) else { return nil }
+        if let value = Value(rawValue: text.value) {
+            return Located(value, at: text.location)
+        }
+        let names = Value.allCases.map(\.rawValue)
+        let suggestion = Suggestion.closest(to: text.value, in: names)
+        report(Diagnostic(
+            .invalidValue,
+            "Unknown \(what) `\(text.value)`" + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
+            at: text.location, path: path,
+            hint: "Expected one of " + names.map { "`\($0)`" }.joined(separator: ", ") + ".", replacement: suggestion))
+        return nil
+    }
+
+    /// A sequence's elements, or a report.
+    mutating func sequence(_ node: Node, at path: DescriptorPath, what: String) -> [Node]? {
+        guard let elements = node.elements else {
+            report(Diagnostic(
+                .wrongType, "Expected \(what) to be a sequence, found \(node.kindDescription).", at: node.location, path: path))
+            return nil
+        }
+        return elements
+    }
+
+    /// A name usable for steps and keys: a letter, then letters, digits, `-`, `_` or `.`.
+    mutating func identifier(_ node: Node, at path: DescriptorPath, what: String) -> Located<String>? {
+        guard let text = string(node, at: path, what: what) else { return nil }
+        guard Self.isIdentifier(text.value) else {
+            report(Diagnostic(
+                .invalidValue,
+                "Expected \(what) to be a name made of letters, digits, `-`, `_` and `.` that starts with a letter, found `\(text.value)`.",
+                at: text.location, path: path))
+            return nil
+        }
+        return text
+    }
+
+    // MARK: Scalar grammar, shared with the checker through the public helpers below.
+
+    static func isIdentifier(_ text: String) -> Bool {
+        guard let first = text.unicodeScalars.first, first.properties.isAlphabetic else { return false }
+        return text.unicodeScalars.allSatisfy {
+            $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" || $0 == "."
+        }
+    }
+
+    static func decimalInt(_ text: String) -> Int? {
+        var digits = Substring(text)
+        if digits.first == "-" || digits.first == "+" { digits = digits.dropFirst() }
+        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) else { return nil }
+        if digits.count > 1, digits.first == "0" { return nil }
+        return Int(text.hasPrefix("+") ? String(text.dropFirst()) : text)
+    }
+
+    static func decimalDouble(_ text: String) -> Double? {
+        let allowed = Set("0123456789+-.eE")
+        guard !text.isEmpty, text.allSatisfy({ allowed.contains($0) }), text.contains(where: \.isNumber) else { return nil }
+        return Double(text)
+    }
+
+    static func boolean(_ node: Node) -> Bool? {
+        guard let scalar = node.scalar, scalar.style == .plain else { return nil }
+        switch scalar.text {
+        case "true", "True", "TRUE": return true
+        case "false", "False", "FALSE": return false
+        default: return nil
+        }
+    }
+
+    static func duration(_ text: String) -> Duration? {
+        var rest = Substring(text)
+        guard !rest.isEmpty else { return nil }
+        var total = Duration.zero
+        while !rest.isEmpty {
+            let number = rest.prefix { $0.isNumber || $0 == "." }
+            guard !number.isEmpty, let value = Double(number) else { return nil }
+            rest = rest.dropFirst(number.count)
+            let unit = rest.prefix { $0.isLetter }
+            rest = rest.dropFirst(unit.count)
+            switch unit {
+            case "ms": total += .milliseconds(value)
+            case "s": total += .milliseconds(value * 1000)
+            case "m": total += .milliseconds(value * 60_000)
+            case "h": total += .milliseconds(value * 3_600_000)
+            default: return nil
+            }
+        }
+        return total
+    }
+}
+
+extension Duration {
+    /// The duration as written in flow files: `500ms`, `2s`, `1.5s`, `2m`.
+    public var flowText: String {
+        let milliseconds = Int((Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15).rounded())
+        if milliseconds % 60_000 == 0, milliseconds >= 60_000 { return "\(milliseconds / 60_000)m" }
+        if milliseconds % 1000 == 0 { return "\(milliseconds / 1000)s" }
+        if milliseconds >= 1000 { return "\(Double(milliseconds) / 1000)s" }
+        return "\(milliseconds)ms"
+    }
+}
+
+extension Node {
+    /// The scalar read as a boolean the way the decoder reads one (`true`/`false`, unquoted).
+    public var booleanValue: Bool? { NodeDecoding.boolean(self) }
+    /// The scalar read as a plain decimal integer.
+    public var integerValue: Int? { scalar.flatMap { $0.style == .plain ? NodeDecoding.decimalInt($0.text) : nil } }
+    /// The scalar read as a plain number.
+    public var doubleValue: Double? { scalar.flatMap { $0.style == .plain ? NodeDecoding.decimalDouble($0.text) : nil } }
+}
+
+extension Duration {
+    /// Parses a duration as written in flow files (`500ms`, `2s`, `1m30s`); `nil` when it is not one.
+    public static func parse(flowText text: String) -> Duration? {
+        NodeDecoding.duration(text)
+    }
+}

@@ -1,0 +1,224 @@
+/// A flow file, decoded: every value keeps the location it was written at.
+public struct FlowDescriptor: Sendable {
+    /// The file the descriptor was read from.
+    public var file: String
+    public var formatVersion: Located<Int>?
+    public var name: Located<String>?
+    public var description: String?
+    public var application: Application?
+    public var keys: [KeyDeclaration] = []
+    public var configuration: Configuration?
+    public var authentication: Located<AuthenticationMethod>?
+    public var security = Security()
+    public var steps: [StepDeclaration] = []
+    public var flows: [Flow] = []
+    /// The document tree, for checks that look at raw values.
+    public var root: Node?
+
+    public init(file: String) {
+        self.file = file
+    }
+
+    /// The step declared under `name`, if any.
+    public func step(named name: String) -> StepDeclaration? {
+        steps.first { $0.name.value == name }
+    }
+
+    /// The flow for `mode`, if the file has one.
+    public func flow(for mode: FlowMode) -> Flow? {
+        flows.first { $0.mode == mode }
+    }
+}
+
+/// The application a flow onboards to.
+public struct Application: Sendable {
+    public var id: Located<String>?
+    public var version: Located<String>?
+    public var location: SourceLocation
+}
+
+/// An info key declared by the flow in `keys`.
+public struct KeyDeclaration: Sendable {
+    public var name: Located<String>
+    public var type: ValueType
+    public var description: String?
+    /// Where the type was written.
+    public var typeLocation: SourceLocation
+}
+
+/// The `configuration` section: the provider queue and the transform tree.
+public struct Configuration: Sendable {
+    public var providers: [ProviderEntry] = []
+    public var transform: TransformNode?
+    public var persist: Located<PersistPolicy>?
+    public var location: SourceLocation
+}
+
+/// Where the loader keeps the configuration it found.
+public enum PersistPolicy: String, Sendable, CaseIterable {
+    /// The flow's state folder, written atomically with mode 0600.
+    case state
+    /// Not kept; restore asks the providers again.
+    case none
+}
+
+/// One provider in the loader's queue, with its parameters.
+public struct ProviderEntry: Sendable {
+    public var name: Located<String>
+    public var parameters: [Parameter]
+    public var path: DescriptorPath
+}
+
+/// A named parameter (`with:` of a step, a provider's or a transformer's fields), still a raw node:
+/// its type is decided by the catalog entry it belongs to.
+public struct Parameter: Sendable {
+    public var name: Located<String>
+    public var value: Node
+    public var path: DescriptorPath
+}
+
+/// A node of the configuration transform tree.
+public indirect enum TransformNode: Sendable {
+    /// `{to: CONVERSION, key: KEY}`: converts the value and provides it under `key`.
+    /// `to` may be left out when `key` is declared with a type.
+    case leaf(conversion: Located<String>?, key: Located<String>, location: SourceLocation, path: DescriptorPath)
+    /// `{map: {...}}` or a plain mapping: matches source keys to child transformers.
+    case map([TransformEntry], location: SourceLocation, path: DescriptorPath)
+    /// `{use: NAME, ...}` or a bare name: a built-in transformer with its parameters.
+    case builtin(name: Located<String>, parameters: [Parameter], location: SourceLocation, path: DescriptorPath)
+
+    public var location: SourceLocation {
+        switch self {
+        case .leaf(_, _, let location, _), .map(_, let location, _), .builtin(_, _, let location, _): location
+        }
+    }
+
+    public var path: DescriptorPath {
+        switch self {
+        case .leaf(_, _, _, let path), .map(_, _, let path), .builtin(_, _, _, let path): path
+        }
+    }
+}
+
+/// One source key of a transform map and the transformer for its value.
+public struct TransformEntry: Sendable {
+    public var sourceKey: Located<String>
+    public var transformer: TransformNode
+}
+
+/// The authentication method the flow declares.
+public enum AuthenticationMethod: String, Sendable, CaseIterable {
+    case none
+    case basic
+    case oauth2
+    case oauth2ClientCredentials = "oauth2-client-credentials"
+    case saml
+    case otp
+    /// Chosen at run time from the downloaded configuration's `auth` entry.
+    case fromConfiguration = "from-configuration"
+}
+
+/// Explicit opt-ins that relax security checks.
+public struct Security: Sendable {
+    /// `security.allow-insecure-http: true`: accept `http://` endpoints beyond loopback.
+    public var allowInsecureHTTP: Located<Bool>?
+
+    public init() {}
+}
+
+/// A named step instance: a built-in bound by `uses`, with its parameters.
+public struct StepDeclaration: Sendable {
+    public var name: Located<String>
+    public var uses: Located<String>
+    public var parameters: [Parameter]
+    public var description: String?
+    public var location: SourceLocation
+    public var path: DescriptorPath
+}
+
+/// The modes a flow file can define.
+public enum FlowMode: String, Sendable, CaseIterable, Hashable, Comparable {
+    case onboard
+    case restore
+    case reset
+
+    public static func < (lhs: FlowMode, rhs: FlowMode) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+}
+
+/// The ordered steps of one mode.
+public struct Flow: Sendable {
+    public var mode: FlowMode
+    public var entries: [FlowEntry]
+    public var location: SourceLocation
+    public var path: DescriptorPath
+}
+
+/// One entry of a flow: a step and how to run it.
+public struct FlowEntry: Sendable {
+    public var step: Located<String>
+    public var retry: RetryPolicy?
+    public var timeout: Located<Duration>?
+    public var condition: Condition?
+    public var onFailure: FailureRoute?
+    public var location: SourceLocation
+    public var path: DescriptorPath
+}
+
+/// How often a step is tried and how long to wait between tries.
+public struct RetryPolicy: Sendable, Hashable {
+    /// Total tries, the first included: `attempts: 3` means one try and up to two retries.
+    public var attempts: Located<Int>
+    /// The wait before the first retry; each later wait is `multiplier` times the one before.
+    public var backoff: Duration
+    public var multiplier: Double
+    /// The longest single wait.
+    public var maxBackoff: Duration
+    /// Whether each wait is randomised between half and all of its value.
+    public var jitter: Bool
+    public var location: SourceLocation
+
+    public static let defaultBackoff = Duration.milliseconds(500)
+    public static let defaultMaxBackoff = Duration.seconds(30)
+}
+
+/// A `when` condition on info values.
+public indirect enum Condition: Sendable {
+    case equals(key: Located<String>, value: Node)
+    case notEquals(key: Located<String>, value: Node)
+    case oneOf(key: Located<String>, values: [Node])
+    case exists(key: Located<String>, Bool)
+    case all([Condition])
+    case any([Condition])
+    case not(Condition)
+
+    /// Every key the condition reads.
+    public var keys: [Located<String>] {
+        switch self {
+        case .equals(let key, _), .notEquals(let key, _), .oneOf(let key, _), .exists(let key, _): [key]
+        case .all(let conditions), .any(let conditions): conditions.flatMap(\.keys)
+        case .not(let condition): condition.keys
+        }
+    }
+}
+
+/// Where a flow goes when an entry's step fails for good.
+public enum FailureRoute: Sendable {
+    /// Stop the run with the failure (the default).
+    case fail(SourceLocation)
+    /// Go on with the next entry as if the step had succeeded.
+    case `continue`(SourceLocation)
+    /// Jump to another entry of the same flow; `limit` bounds how often (required for a jump back).
+    case step(Located<String>, limit: Int?)
+    /// Run these modes in order instead (a failed restore: `[reset, onboard]`).
+    case modes([Located<FlowMode>])
+
+    public var location: SourceLocation {
+        switch self {
+        case .fail(let location), .continue(let location): location
+        case .step(let target, _): target.location
+        case .modes(let modes): modes.first?.location ?? SourceLocation(file: "", line: 0, column: 0)
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+
+/// The outcome of reading one file: the tree, if it could be read, and every finding on the way.
+public struct ReadResult: Sendable {
+    public var root: Node?
+    public var diagnostics: [Diagnostic]
+
+    public init(root: Node?, diagnostics: [Diagnostic]) {
+        self.root = root
+        self.diagnostics = diagnostics
+    }
+}
+
+/// The syntax a file is read with.
+public enum DocumentFormat: String, Sendable, CaseIterable {
+    case yaml
+    case json
+
+    /// `.json` files are JSON; everything else is YAML.
+    public init(path: String) {
+        self = path.lowercased().hasSuffix(".json") ? .json : .yaml
+    }
+}
+
+/// Reads YAML and JSON files into the same ``Node`` tree, within ``ReaderLimits``.
+public enum DocumentReader {
+    /// Reads the file at `path`; a file that cannot be opened is a diagnostic, not a throw.
+    public static func read(path: String, limits: ReaderLimits = .default) -> ReadResult {
+        let start = SourceLocation(file: path, line: 1, column: 1)
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            let reason = FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"
+            return ReadResult(root: nil, diagnostics: [Diagnostic(.unreadable, "Cannot open the file: \(reason).", at: start)])
+        }
+        defer { try? handle.close() }
+        // Read one byte past the limit, so a large file is refused without loading all of it.
+        let data = (try? handle.read(upToCount: limits.maxFileBytes + 1)) ?? Data()
+        return read(bytes: [UInt8](data), file: path, format: DocumentFormat(path: path), limits: limits)
+    }
+
+    /// Reads `bytes` as a document of `format`, naming `file` in every location.
+    public static func read(
+        bytes: [UInt8], file: String, format: DocumentFormat, limits: ReaderLimits = .default
+    ) -> ReadResult {
+        let start = SourceLocation(file: file, line: 1, column: 1)
+        if bytes.count > limits.maxFileBytes {
+            return ReadResult(root: nil, diagnostics: [Diagnostic(
+                .fileTooLarge, "The file is larger than \(limits.maxFileBytes) bytes.", at: start,
+                hint: "Flow files are small; split large configuration into a file provider's document.")])
+        }
+        if let offset = firstInvalidUTF8Offset(bytes) {
+            return ReadResult(root: nil, diagnostics: [Diagnostic(
+                .encoding, "The file is not valid UTF-8 (byte 0x\(String(bytes[offset], radix: 16, uppercase: true)) at offset \(offset)).",
+                at: YAMLReader.location(ofByte: offset, in: bytes, file: file),
+                hint: "Save the file as UTF-8.")])
+        }
+        switch format {
+        case .yaml: return YAMLReader(bytes: bytes, file: file, limits: limits).read()
+        case .json:
+            var reader = JSONReader(bytes: bytes, file: file, limits: limits)
+            return reader.read()
+        }
+    }
+
+    /// The offset of the first byte that breaks UTF-8, if any.
+    static func firstInvalidUTF8Offset(_ bytes: [UInt8]) -> Int? {
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            let length: Int
+            switch byte {
+            case 0x00...0x7F: length = 1
+            case 0xC2...0xDF: length = 2
+            case 0xE0...0xEF: length = 3
+            case 0xF0...0xF4: length = 4
+            default: return index
+            }
+            guard index + length <= bytes.count else { return index }
+            for offset in 1..<length where bytes[index + offset] & 0xC0 != 0x80 {
+                return index
+            }
+            if length == 3 {
+                let second = bytes[index + 1]
+                if (byte == 0xE0 && second < 0xA0) || (byte == 0xED && second > 0x9F) { return index }
+            } else if length == 4 {
+                let second = bytes[index + 1]
+                if (byte == 0xF0 && second < 0x90) || (byte == 0xF4 && second > 0x8F) { return index }
+            }
+            index += length
+        }
+        return nil
+    }
+}

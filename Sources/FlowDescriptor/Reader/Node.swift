@@ -1,0 +1,112 @@
+/// A node of a YAML or JSON document, carrying where it was written.
+///
+/// Both readers produce the same tree, so every later stage is blind to the file format. Scalars stay
+/// text: their type is decided by the field they land in, never by YAML 1.1 guessing.
+public struct Node: Sendable, Hashable {
+    public enum Content: Sendable, Hashable {
+        case scalar(Scalar)
+        case sequence([Node])
+        case mapping([Pair])
+    }
+
+    public var content: Content
+    /// The explicit tag, if one was written (`!!str`).
+    public var tag: String?
+    public var location: SourceLocation
+
+    public init(_ content: Content, tag: String? = nil, at location: SourceLocation) {
+        self.content = content
+        self.tag = tag
+        self.location = location
+    }
+}
+
+/// A scalar's text and how it was written.
+public struct Scalar: Sendable, Hashable {
+    public enum Style: Sendable, Hashable {
+        /// Unquoted; may be read as a number, boolean or null where the field allows.
+        case plain
+        case singleQuoted
+        case doubleQuoted
+        case literal
+        case folded
+    }
+
+    public var text: String
+    public var style: Style
+
+    public init(_ text: String, style: Style) {
+        self.text = text
+        self.style = style
+    }
+
+    /// Whether the scalar was quoted or written as a block: then it is always a string.
+    public var isQuotedOrBlock: Bool { style != .plain }
+}
+
+/// One key and value of a mapping, in document order.
+public struct Pair: Sendable, Hashable {
+    public var key: Node
+    public var value: Node
+
+    public init(key: Node, value: Node) {
+        self.key = key
+        self.value = value
+    }
+}
+
+extension Node {
+    /// The scalar, if this node is one.
+    public var scalar: Scalar? {
+        if case .scalar(let scalar) = content { return scalar }
+        return nil
+    }
+
+    /// The pairs, if this node is a mapping.
+    public var pairs: [Pair]? {
+        if case .mapping(let pairs) = content { return pairs }
+        return nil
+    }
+
+    /// The elements, if this node is a sequence.
+    public var elements: [Node]? {
+        if case .sequence(let elements) = content { return elements }
+        return nil
+    }
+
+    /// The value under the scalar key `key`, if this node is a mapping that has it.
+    public subscript(key: String) -> Node? {
+        pairs?.first { $0.key.scalar?.text == key }?.value
+    }
+
+    /// Whether the node is a null: `~`, `null`, or nothing at all, written plain.
+    public var isNull: Bool {
+        guard let scalar, scalar.style == .plain, tag == nil else { return false }
+        return ["", "~", "null", "Null", "NULL"].contains(scalar.text)
+    }
+
+    /// How the node reads in a message: "a mapping", "a sequence", "the string `x`", "null".
+    public var kindDescription: String {
+        switch content {
+        case .mapping: return "a mapping"
+        case .sequence: return "a sequence"
+        case .scalar(let scalar):
+            if isNull { return "null" }
+            if scalar.style == .plain {
+                if Int(scalar.text) != nil { return "the number \(scalar.text)" }
+                if ["true", "false"].contains(scalar.text) { return "the boolean \(scalar.text)" }
+            }
+            let shown = scalar.text.count > 40 ? String(scalar.text.prefix(37)) + "..." : scalar.text
+            return "the string `\(shown)`"
+        }
+    }
+
+    /// The number of nodes in this subtree, this one included.
+    public var nodeCount: Int {
+        switch content {
+        case .scalar: return 1
+        case .sequence(let elements): return elements.reduce(1) { $0 + $1.nodeCount }
+        case .mapping(let pairs): return pairs.reduce(1) { $0 + $1.key.nodeCount + $1.value.nodeCount }
+        }
+    }
+}

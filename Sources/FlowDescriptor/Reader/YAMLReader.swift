@@ -1,0 +1,165 @@
+internal import CYAML
+
+/// Reads YAML through libyaml's event API into a ``Node`` tree.
+///
+/// libyaml's 0-based marks become 1-based lines and columns here, once, at the C boundary.
+final class YAMLReader {
+    private let parser: UnsafeMutablePointer<yaml_parser_t>
+    private let input: UnsafeMutableBufferPointer<UInt8>
+    private let bytes: [UInt8]
+    private let file: String
+    private var builder: TreeBuilder
+
+    init(bytes: [UInt8], file: String, limits: ReaderLimits) {
+        self.bytes = bytes
+        self.file = file
+        self.builder = TreeBuilder(limits: limits)
+        parser = .allocate(capacity: 1)
+        input = .allocate(capacity: max(bytes.count, 1))
+        _ = input.initialize(from: bytes)
+        yaml_parser_initialize(parser)
+        yaml_parser_set_encoding(parser, YAML_UTF8_ENCODING)
+        yaml_parser_set_input_string(parser, input.baseAddress, bytes.count)
+    }
+
+    deinit {
+        yaml_parser_delete(parser)
+        parser.deallocate()
+        input.deallocate()
+    }
+
+    /// Reads the single document in the input.
+    func read() -> ReadResult {
+        do throws(ReadFailure) {
+            try readEvents()
+            guard let root = builder.root else {
+                let diagnostic = Diagnostic(
+                    .emptyDocument, "The file holds no YAML document.", at: SourceLocation(file: file, line: 1, column: 1),
+                    hint: "A flow file is a mapping that starts with `flowrun: 1`.")
+                return ReadResult(root: nil, diagnostics: [diagnostic])
+            }
+            return ReadResult(root: root, diagnostics: builder.diagnostics)
+        } catch {
+            return ReadResult(root: nil, diagnostics: builder.diagnostics + [error.diagnostic])
+        }
+    }
+
+    private func readEvents() throws(ReadFailure) {
+        var documents = 0
+        var event = yaml_event_t()
+        while true {
+            guard yaml_parser_parse(parser, &event) == 1 else {
+                throw ReadFailure(parserError())
+            }
+            defer { yaml_event_delete(&event) }
+            let location = mark(event.start_mark)
+            switch event.type {
+            case YAML_DOCUMENT_START_EVENT:
+                documents += 1
+                if documents > 1 {
+                    throw ReadFailure(Diagnostic(
+                        .multipleDocuments, "The file holds a second YAML document here; a flow file holds one.",
+                        at: location, hint: "Split the documents into separate files."))
+                }
+            case YAML_SCALAR_EVENT:
+                let data = event.data.scalar
+                let text = string(data.value, count: data.length)
+                let tag = try checkedTag(data.tag, at: location)
+                try builder.scalar(Scalar(text, style: style(data.style)), tag: tag, anchor: optionalString(data.anchor), at: location)
+            case YAML_SEQUENCE_START_EVENT:
+                let data = event.data.sequence_start
+                let tag = try checkedTag(data.tag, at: location)
+                try builder.startCollection(mapping: false, tag: tag, anchor: optionalString(data.anchor), at: location)
+            case YAML_MAPPING_START_EVENT:
+                let data = event.data.mapping_start
+                let tag = try checkedTag(data.tag, at: location)
+                try builder.startCollection(mapping: true, tag: tag, anchor: optionalString(data.anchor), at: location)
+            case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
+                try builder.endCollection()
+            case YAML_ALIAS_EVENT:
+                try builder.alias(optionalString(event.data.alias.anchor) ?? "", at: location)
+            case YAML_STREAM_END_EVENT:
+                return
+            default:
+                break
+            }
+        }
+    }
+
+    private static let coreTags: Set<String> = [
+        "!", "tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float",
+        "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq",
+    ]
+
+    private func checkedTag(_ pointer: UnsafeMutablePointer<yaml_char_t>?, at location: SourceLocation) throws(ReadFailure) -> String? {
+        guard let tag = optionalString(pointer) else { return nil }
+        guard Self.coreTags.contains(tag) else {
+            throw ReadFailure(Diagnostic(
+                .unsupportedTag, "Tag `\(tag)` is not supported; flow files use plain YAML values.",
+                at: location, hint: "Remove the tag; only the core tags such as `!!str` are read."))
+        }
+        return tag
+    }
+
+    private func parserError() -> Diagnostic {
+        let problem = parser.pointee.problem.map { String(cString: $0) } ?? "unknown problem"
+        if parser.pointee.error == YAML_READER_ERROR {
+            let offset = min(parser.pointee.problem_offset, bytes.count)
+            return Diagnostic(
+                .encoding, "The file cannot be read as UTF-8 YAML: \(problem).",
+                at: Self.location(ofByte: offset, in: bytes, file: file),
+                hint: "Save the file as UTF-8 without control characters.")
+        }
+        let location = mark(parser.pointee.problem_mark)
+        let index = parser.pointee.problem_mark.index
+        if index < bytes.count, bytes[index] == UInt8(ascii: "\t") {
+            return Diagnostic(
+                .tabIndentation, "A tab character is used here, where YAML allows only spaces.",
+                at: location, hint: "Indent with spaces.")
+        }
+        var message = "Invalid YAML: \(problem)"
+        if let context = parser.pointee.context.map({ String(cString: $0) }) {
+            let start = mark(parser.pointee.context_mark)
+            message += " \(context) that starts at line \(start.line), column \(start.column)"
+        }
+        return Diagnostic(.syntax, message + ".", at: location)
+    }
+
+    private func mark(_ mark: yaml_mark_t) -> SourceLocation {
+        SourceLocation(file: file, line: Int(mark.line) + 1, column: Int(mark.column) + 1)
+    }
+
+    private func style(_ style: yaml_scalar_style_t) -> Scalar.Style {
+        switch style {
+        case YAML_SINGLE_QUOTED_SCALAR_STYLE: .singleQuoted
+        case YAML_DOUBLE_QUOTED_SCALAR_STYLE: .doubleQuoted
+        case YAML_LITERAL_SCALAR_STYLE: .literal
+        case YAML_FOLDED_SCALAR_STYLE: .folded
+        default: .plain
+        }
+    }
+
+    private func string(_ pointer: UnsafeMutablePointer<yaml_char_t>?, count: Int) -> String {
+        guard let pointer else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+
+    private func optionalString(_ pointer: UnsafeMutablePointer<yaml_char_t>?) -> String? {
+        pointer.map { String(cString: $0) }
+    }
+
+    /// The line and column of a byte offset, counting columns in Unicode scalars.
+    static func location(ofByte offset: Int, in bytes: [UInt8], file: String) -> SourceLocation {
+        var line = 1
+        var column = 1
+        for byte in bytes[..<min(offset, bytes.count)] {
+            if byte == UInt8(ascii: "\n") {
+                line += 1
+                column = 1
+            } else if byte & 0xC0 != 0x80 {
+                column += 1
+            }
+        }
+        return SourceLocation(file: file, line: line, column: column)
+    }
+}

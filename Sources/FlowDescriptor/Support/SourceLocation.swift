@@ -1,0 +1,34 @@
+/// A place in a source file: 1-based line and column (columns count Unicode scalars, as libyaml does).
+public struct SourceLocation: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The file as the user named it (relative paths stay relative).
+    public var file: String
+    public var line: Int
+    public var column: Int
+
+    public init(file: String, line: Int, column: Int) {
+        self.file = file
+        self.line = line
+        self.column = column
+    }
+
+    /// `file:line:column`, the compiler style every editor understands.
+    public var description: String { "\(file):\(line):\(column)" }
+
+    public static func < (lhs: SourceLocation, rhs: SourceLocation) -> Bool {
+        (lhs.file, lhs.line, lhs.column) < (rhs.file, rhs.line, rhs.column)
+    }
+}
+
+/// A value together with where it was written.
+public struct Located<Value: Sendable>: Sendable {
+    public var value: Value
+    public var location: SourceLocation
+
+    public init(_ value: Value, at location: SourceLocation) {
+        self.value = value
+        self.location = location
+    }
+}
+
+extension Located: Equatable where Value: Equatable {}
+extension Located: Hashable where Value: Hashable {}
