@@ -170,7 +170,8 @@ extension CheckContext {
                 guard let spec = resolvedSteps[entry.step.value], let step = descriptor.step(named: entry.step.value) else { return false }
                 return !spec.authenticates.isEmpty && Self.method(of: spec, step: step) == declared.value
             }
-            if !covered, descriptor.flow(for: .onboard) != nil {
+            let unresolved = onboard.contains { resolvedSteps[$0.step.value] == nil }
+            if !covered, !unresolved, descriptor.flow(for: .onboard) != nil {
                 report(Diagnostic(
                     .authenticationMismatch,
                     "`authentication: \(declared.value.rawValue)` is declared, but the onboard flow runs no step that authenticates that way.",

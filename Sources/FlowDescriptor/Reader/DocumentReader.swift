@@ -1,5 +1,3 @@
-import Foundation
-
 /// The outcome of reading one file: the tree, if it could be read, and every finding on the way.
 public struct ReadResult: Sendable {
     public var root: Node?
@@ -26,15 +24,16 @@ public enum DocumentFormat: String, Sendable, CaseIterable {
 public enum DocumentReader {
     /// Reads the file at `path`; a file that cannot be opened is a diagnostic, not a throw.
     public static func read(path: String, limits: ReaderLimits = .default) -> ReadResult {
-        let start = SourceLocation(file: path, line: 1, column: 1)
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            let reason = FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"
-            return ReadResult(root: nil, diagnostics: [Diagnostic(.unreadable, "Cannot open the file: \(reason).", at: start)])
+        guard let bytes = FileBytes.read(path, limit: limits.maxFileBytes) else {
+            return ReadResult(root: nil, diagnostics: [unreadable(path)])
         }
-        defer { try? handle.close() }
-        // Read one byte past the limit, so a large file is refused without loading all of it.
-        let data = (try? handle.read(upToCount: limits.maxFileBytes + 1)) ?? Data()
-        return read(bytes: [UInt8](data), file: path, format: DocumentFormat(path: path), limits: limits)
+        return read(bytes: bytes, file: path, format: DocumentFormat(path: path), limits: limits)
+    }
+
+    /// The finding for a file that cannot be opened.
+    public static func unreadable(_ path: String) -> Diagnostic {
+        let reason = FileBytes.exists(path) ? "permission denied, or it is not a regular file" : "no such file"
+        return Diagnostic(.unreadable, "Cannot read the file: \(reason).", at: SourceLocation(file: path, line: 1, column: 1))
     }
 
     /// Reads `bytes` as a document of `format`, naming `file` in every location.

@@ -1,0 +1,36 @@
+import FlowDescriptor
+
+/// GitHub Actions workflow commands (`::error file=…,line=…,col=…,title=…::message`), which the runner turns
+/// into annotations on the changed lines.
+enum GitHubRenderer {
+    static func render(_ run: LintRun) -> String {
+        var output = ""
+        for diagnostic in run.diagnostics {
+            let command = switch diagnostic.severity {
+            case .error: "error"
+            case .warning: "warning"
+            case .note: "notice"
+            }
+            var properties: [String] = []
+            if let location = diagnostic.location {
+                properties += ["file=\(escapeProperty(location.file))", "line=\(location.line)", "col=\(location.column)"]
+            }
+            properties.append("title=\(escapeProperty("\(diagnostic.code.rawValue) \(diagnostic.code.name)"))")
+            var message = diagnostic.message
+            if let hint = diagnostic.hint { message += "\n" + hint }
+            output += "::\(command) \(properties.joined(separator: ","))::\(escapeData(message))\n"
+        }
+        output += run.summary + "\n"
+        return output
+    }
+
+    /// The escaping the runner undoes in a command's message.
+    static func escapeData(_ text: String) -> String {
+        text.replacing("%", with: "%25").replacing("\r", with: "%0D").replacing("\n", with: "%0A")
+    }
+
+    /// The escaping the runner undoes in a command's properties.
+    static func escapeProperty(_ text: String) -> String {
+        escapeData(text).replacing(":", with: "%3A").replacing(",", with: "%2C")
+    }
+}

@@ -1,0 +1,79 @@
+import FlowDescriptor
+
+/// Compiler-style text: `file:line:col: error[CODE]: message`, the source line, a caret, and the hint.
+struct TextRenderer {
+    var color: Bool
+
+    func render(_ run: LintRun) -> String {
+        var output = ""
+        for report in run.reports {
+            for diagnostic in report.diagnostics {
+                output += render(diagnostic, in: report)
+            }
+        }
+        output += style(run.fails ? "1;31" : "1;32", run.summary) + "\n"
+        return output
+    }
+
+    private func render(_ diagnostic: Diagnostic, in report: FileReport) -> String {
+        let severity = diagnostic.severity.rawValue
+        let severityColor = switch diagnostic.severity {
+        case .error: "1;31"
+        case .warning: "1;33"
+        case .note: "1;36"
+        }
+        let place = diagnostic.location.map { "\($0): " } ?? "\(report.file): "
+        var output = style("1", place) + style(severityColor, "\(severity)[\(diagnostic.code.rawValue)]") + ": "
+            + style("1", diagnostic.message) + "\n"
+        if let location = diagnostic.location, let line = report.line(location.line) {
+            let number = String(location.line)
+            let gutter = String(repeating: " ", count: number.count)
+            var shown = String(line.replacing("\t", with: " "))
+            let caretColumn = max(0, min(location.column - 1, shown.count))
+            let width = Self.tokenWidth(in: shown, from: caretColumn)
+            if diagnostic.code == .literalSecret {
+                // The finding is that a secret is in the file: the excerpt must not print it again.
+                shown = Self.masking(shown, from: caretColumn, width: width)
+            }
+            output += style("34", " \(number) | ") + shown + "\n"
+            output += style("34", " \(gutter) | ") + String(repeating: " ", count: caretColumn)
+                + style(severityColor, "^" + String(repeating: "~", count: max(0, width - 1))) + "\n"
+        }
+        if let replacement = diagnostic.replacement {
+            output += style("32", "  = fix: ") + "replace with `\(replacement)`\n"
+        }
+        if let hint = diagnostic.hint {
+            output += style("36", "  = help: ") + hint + "\n"
+        }
+        return output
+    }
+
+    /// How many characters the token at `column` spans, for the underline.
+    static func tokenWidth(in line: String, from column: Int) -> Int {
+        let characters = Array(line)
+        guard column < characters.count else { return 1 }
+        let stops: Set<Character> = [" ", ",", "}", "]", "#"]
+        var end = column
+        if characters[column] == "\"" || characters[column] == "'" {
+            let quote = characters[column]
+            end += 1
+            while end < characters.count, characters[end] != quote { end += 1 }
+            return min(end + 1, characters.count) - column
+        }
+        while end < characters.count, !stops.contains(characters[end]) {
+            if characters[end] == ":", end + 1 == characters.count || characters[end + 1] == " " { break }
+            end += 1
+        }
+        return max(1, end - column)
+    }
+
+    static func masking(_ line: String, from column: Int, width: Int) -> String {
+        var characters = Array(line)
+        for index in column..<min(column + width, characters.count) { characters[index] = "*" }
+        return String(characters)
+    }
+
+    private func style(_ code: String, _ text: String) -> String {
+        color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    }
+}

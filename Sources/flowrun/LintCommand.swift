@@ -1,0 +1,140 @@
+public import ArgumentParser
+public import FlowCheck
+import FlowDescriptor
+import Foundation
+
+extension LintFormat: ExpressibleByArgument {}
+
+/// `flowrun lint PATH...`: every finding in every flow file, in the format a person or a CI system reads.
+struct LintCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lint",
+        abstract: "Check flow files and report every finding.",
+        discussion: """
+            Folders are searched for *.yaml, *.yml and *.json files; those whose top level has no `flowrun` key are \
+            not flow files and are skipped. Files named on the command line are always checked.
+
+            Exit status: 0 when nothing fails, 1 when a finding fails (an error, or a warning with --strict), \
+            2 for usage errors and files or folders that cannot be read.
+
+            Silence one finding with a comment on its line (or alone on the line before it):
+              # flowrun-lint: disable=FR601 -- reason
+            or for the whole file:
+              # flowrun-lint: disable-file=FR304
+            """
+    )
+
+    @Argument(help: "Flow files or folders to check.")
+    var paths: [String] = []
+
+    @Option(name: .shortAndLong, help: "Output format: text, json, sarif or github.")
+    var format: LintFormat = .text
+
+    @Flag(help: "Fail on warnings too.")
+    var strict = false
+
+    @Option(name: .shortAndLong, help: "Also write the report to this file (e.g. results.sarif), written whole or not at all.")
+    var output: String?
+
+    @Flag(help: "List every diagnostic code with its severity and summary, and exit.")
+    var listCodes = false
+
+    @Flag(name: .customLong("color"), inversion: .prefixedNo, help: "Colour text output (default: when standard output is a terminal).")
+    var color: Bool?
+
+    func validate() throws {
+        if paths.isEmpty && !listCodes {
+            throw ValidationError("Name at least one flow file or folder, e.g. `flowrun lint flows`.")
+        }
+    }
+
+    func run() throws {
+        if listCodes {
+            for code in DiagnosticCode.all {
+                Console.print("\(code.rawValue)  \(code.defaultSeverity.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)) \(code.name.padding(toLength: 32, withPad: " ", startingAt: 0)) \(code.summary)")
+            }
+            return
+        }
+        let discovery = FlowFileDiscovery.find(paths)
+        for missing in discovery.missing {
+            Console.error("flowrun: cannot read `\(missing)`: no such file or folder.")
+        }
+        let linter = Linter()
+        var run = LintRun(reports: [], strict: strict, toolVersion: Flowrun.version)
+        for file in discovery.files {
+            if let report = linter.lint(path: file.path, onlyFlowFiles: file.foundInFolder) {
+                run.reports.append(report)
+            } else {
+                run.skipped.append(file.path)
+            }
+        }
+        let text = run.rendered(as: format, color: format == .text && (color ?? Console.wantsColor))
+        Console.print(text, terminator: "")
+        if let output {
+            let plain = color == true ? run.rendered(as: format) : text
+            do {
+                try Data(plain.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+            } catch {
+                Console.error("flowrun: cannot write `\(output)`: \(error.localizedDescription)")
+                throw ExitCode.usage
+            }
+        }
+        let unreadable = run.diagnostics.contains { $0.code == .unreadable }
+        if !discovery.missing.isEmpty || unreadable { throw ExitCode.usage }
+        if run.fails { throw ExitCode.findings }
+    }
+}
+
+/// The flow files that paths on the command line stand for.
+struct FlowFileDiscovery {
+    struct File: Hashable {
+        var path: String
+        /// Found by walking a folder rather than named.
+        var foundInFolder: Bool
+    }
+
+    static let extensions: Set<String> = ["yaml", "yml", "json"]
+
+    var files: [File] = []
+    var missing: [String] = []
+
+    static func find(_ paths: [String]) -> FlowFileDiscovery {
+        var result = FlowFileDiscovery()
+        var seen: Set<String> = []
+        let manager = FileManager.default
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard manager.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                result.missing.append(path)
+                continue
+            }
+            guard isDirectory.boolValue else {
+                if seen.insert(path).inserted { result.files.append(File(path: path, foundInFolder: false)) }
+                continue
+            }
+            for file in walk(path) where seen.insert(file).inserted {
+                result.files.append(File(path: file, foundInFolder: true))
+            }
+        }
+        return result
+    }
+
+    /// Flow-file candidates below `folder`, sorted, skipping hidden folders (`.git`, `.build`).
+    private static func walk(_ folder: String) -> [String] {
+        let manager = FileManager.default
+        let base = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
+        guard let entries = try? manager.contentsOfDirectory(atPath: base) else { return [] }
+        var found: [String] = []
+        for entry in entries.sorted() where !entry.hasPrefix(".") {
+            let path = base + "/" + entry
+            var isDirectory: ObjCBool = false
+            guard manager.fileExists(atPath: path, isDirectory: &isDirectory) else { continue }
+            if isDirectory.boolValue {
+                found += walk(path)
+            } else if extensions.contains((entry as NSString).pathExtension.lowercased()) {
+                found.append(path)
+            }
+        }
+        return found
+    }
+}
