@@ -61,7 +61,7 @@ let package = Package(
         ),
         .testTarget(
             name: "flowrunTests",
-            dependencies: ["FlowCheck"],
+            dependencies: ["flowrun", "FlowCheck", "FlowCatalog", "FlowDescriptor"],
             swiftSettings: strictSettings
         ),
     ]

@@ -205,7 +205,7 @@ public enum FlowSchema {
         let nameList: JSONValue = .array(names.map { .string($0) })
         let uses: JSONValue = .object([
             ("description", .string("The built-in step: " + names.joined(separator: ", ") + " (SDK class names are accepted too).")),
-            ("type", "string"), ("examples", nameList),
+            ("enum", .array(catalog.stepNames.map { .string($0) })),
         ])
         let with: JSONValue = .object([("description", "The step's parameters."), ("type", "object")])
         let full: JSONValue = .object([

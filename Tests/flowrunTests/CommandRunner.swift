@@ -1,0 +1,76 @@
+import Foundation
+
+/// Runs the built `flowrun` binary as a process, the way a person or a CI job does.
+struct CommandRunner {
+    struct Result {
+        var status: Int32
+        var standardOutput: String
+        var standardError: String
+    }
+
+    /// The repository's root folder.
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The `flowrun` binary built beside the test bundle.
+    static let binary: URL = {
+        if let path = ProcessInfo.processInfo.environment["FLOWRUN_BIN"] { return URL(fileURLWithPath: path) }
+        let testExecutable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var folder = testExecutable.deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = folder.appendingPathComponent("flowrun")
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                return candidate
+            }
+            folder = folder.deletingLastPathComponent()
+        }
+        return root.appendingPathComponent(".build/debug/flowrun")
+    }()
+
+    /// Runs `flowrun` with `arguments` in `directory` (the repository root by default), with no standard input.
+    static func run(_ arguments: [String], in directory: URL = root, environment: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        var merged = ProcessInfo.processInfo.environment
+        merged["NO_COLOR"] = "1"
+        merged.merge(environment) { $1 }
+        process.environment = merged
+        let output = Pipe(), error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Read both pipes before waiting, so a large output cannot block the child.
+        let outData = output.fileHandleForReading.readDataToEndOfFile()
+        let errData = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus,
+            standardOutput: String(decoding: outData, as: UTF8.self),
+            standardError: String(decoding: errData, as: UTF8.self))
+    }
+}
+
+/// A temporary folder with files written into it, removed by the caller.
+struct Scratch {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("flowrun-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    @discardableResult
+    func write(_ name: String, _ text: String) throws -> URL {
+        let file = url.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: file)
+        return file
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: url)
+    }
+}
