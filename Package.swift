@@ -15,6 +15,7 @@ let package = Package(
         .executable(name: "flowrun", targets: ["flowrun"]),
         .library(name: "FlowDescriptor", targets: ["FlowDescriptor"]),
         .library(name: "FlowCheck", targets: ["FlowCheck"]),
+        .library(name: "FlowTransform", targets: ["FlowTransform"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -33,6 +34,11 @@ let package = Package(
         .target(
             name: "FlowCatalog",
             dependencies: ["FlowDescriptor"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "FlowTransform",
+            dependencies: ["FlowDescriptor", "FlowCatalog"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -57,6 +63,11 @@ let package = Package(
             name: "FlowCheckTests",
             dependencies: ["FlowDescriptor", "FlowCatalog", "FlowCheck"],
             resources: [.copy("Corpus")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "FlowTransformTests",
+            dependencies: ["FlowTransform", "FlowDescriptor", "FlowCatalog"],
             swiftSettings: strictSettings
         ),
         .testTarget(

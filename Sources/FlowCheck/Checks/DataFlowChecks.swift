@@ -2,10 +2,11 @@ import FlowCatalog
 import FlowDescriptor
 
 extension CheckContext {
-    /// For each mode, follows the info keys through the flow: every key a step requires must be provided,
+    /// For the onboard and restore modes, follows the info keys through the flow: every key a step requires must be provided,
     /// with a compatible type, by the transform tree (through a welcome step) or a step before it.
     mutating func checkDataFlow() {
-        for flow in descriptor.flows {
+        // A reset flow runs each step's reset, which reads what it needs from the state folder, not the info.
+        for flow in descriptor.flows where flow.mode != .reset {
             var available: [String: ProvidedKey] = [:]
             for key in ["onboardingID"] {
                 if let builtin = catalog.key(named: key) {

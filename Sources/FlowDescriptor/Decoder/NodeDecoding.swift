@@ -51,7 +51,7 @@ struct NodeDecoding {
 
     /// A plain decimal integer; `"8"` (quoted) and `0x10` are not.
     mutating func int(_ node: Node, at path: DescriptorPath, what: String, range: ClosedRange<Int>? = nil) -> Located<Int>? {
-        guard let scalar = node.scalar, scalar.style == .plain, let value = Self.decimalInt(scalar.text) else {
+        guard let scalar = node.plainScalar, let value = Self.decimalInt(scalar.text) else {
             report(Diagnostic(
                 .wrongType, "Expected \(what) to be an integer, found \(node.kindDescription).", at: node.location, path: path))
             return nil
@@ -67,7 +67,7 @@ struct NodeDecoding {
 
     /// A plain number.
     mutating func double(_ node: Node, at path: DescriptorPath, what: String) -> Located<Double>? {
-        guard let scalar = node.scalar, scalar.style == .plain, let value = Self.decimalDouble(scalar.text) else {
+        guard let scalar = node.plainScalar, let value = Self.decimalDouble(scalar.text) else {
             report(Diagnostic(
                 .wrongType, "Expected \(what) to be a number, found \(node.kindDescription).", at: node.location, path: path))
             return nil
@@ -166,7 +166,7 @@ struct NodeDecoding {
     }
 
     static func boolean(_ node: Node) -> Bool? {
-        guard let scalar = node.scalar, scalar.style == .plain else { return nil }
+        guard let scalar = node.plainScalar else { return nil }
         switch scalar.text {
         case "true", "True", "TRUE": return true
         case "false", "False", "FALSE": return false
@@ -211,9 +211,9 @@ extension Node {
     /// The scalar read as a boolean the way the decoder reads one (`true`/`false`, unquoted).
     public var booleanValue: Bool? { NodeDecoding.boolean(self) }
     /// The scalar read as a plain decimal integer.
-    public var integerValue: Int? { scalar.flatMap { $0.style == .plain ? NodeDecoding.decimalInt($0.text) : nil } }
+    public var integerValue: Int? { plainScalar.flatMap { NodeDecoding.decimalInt($0.text) } }
     /// The scalar read as a plain number.
-    public var doubleValue: Double? { scalar.flatMap { $0.style == .plain ? NodeDecoding.decimalDouble($0.text) : nil } }
+    public var doubleValue: Double? { plainScalar.flatMap { NodeDecoding.decimalDouble($0.text) } }
 }
 
 extension Duration {

@@ -79,6 +79,13 @@ extension Node {
         pairs?.first { $0.key.scalar?.text == key }?.value
     }
 
+    /// The scalar, if it is plain and not tagged as a string (`!!str 1` is text): only such scalars may be
+    /// read as numbers or booleans.
+    public var plainScalar: Scalar? {
+        guard let scalar, scalar.style == .plain, tag != "tag:yaml.org,2002:str" else { return nil }
+        return scalar
+    }
+
     /// Whether the node is a null: `~`, `null`, or nothing at all, written plain.
     public var isNull: Bool {
         guard let scalar, scalar.style == .plain, tag == nil else { return false }
@@ -92,8 +99,8 @@ extension Node {
         case .sequence: return "a sequence"
         case .scalar(let scalar):
             if isNull { return "null" }
-            if scalar.style == .plain {
-                if Int(scalar.text) != nil { return "the number \(scalar.text)" }
+            if plainScalar != nil {
+                if integerValue != nil { return "the number \(scalar.text)" }
                 if ["true", "false"].contains(scalar.text) { return "the boolean \(scalar.text)" }
             }
             let shown = scalar.text.count > 40 ? String(scalar.text.prefix(37)) + "..." : scalar.text

@@ -12,6 +12,8 @@ struct TreeBuilder {
         var pendingKey: Node?
         var firstSeen: [String: SourceLocation] = [:]
         var merges: [Node] = []
+        /// The tallest child so far: a scalar is 0, a collection 1 + its tallest child.
+        var childHeight = 0
     }
 
     let limits: ReaderLimits
@@ -19,7 +21,7 @@ struct TreeBuilder {
     private(set) var root: Node?
     private var stack: [Open] = []
     private var nodeCount = 0
-    private var anchors: [String: (node: Node, count: Int)] = [:]
+    private var anchors: [String: (node: Node, count: Int, height: Int)] = [:]
 
     init(limits: ReaderLimits) {
         self.limits = limits
@@ -49,29 +51,38 @@ struct TreeBuilder {
         } else {
             node = Node(.sequence(open.elements), tag: open.tag, at: open.location)
         }
+        let height = open.childHeight + 1
         if let anchor = open.anchor {
-            anchors[anchor] = (node, nodeCount - open.nodeCountAtStart)
+            anchors[anchor] = (node, nodeCount - open.nodeCountAtStart, height)
         }
-        try add(node)
+        try add(node, height: height)
     }
 
     mutating func scalar(_ scalar: Scalar, tag: String?, anchor: String?, at location: SourceLocation) throws(ReadFailure) {
         try count(1, at: location)
         let node = Node(.scalar(scalar), tag: tag, at: location)
         if let anchor {
-            anchors[anchor] = (node, 1)
+            anchors[anchor] = (node, 1, 0)
         }
-        try add(node)
+        try add(node, height: 0)
     }
 
     mutating func alias(_ name: String, at location: SourceLocation) throws(ReadFailure) {
-        guard let (target, size) = anchors[name] else {
+        guard let (target, size, height) = anchors[name] else {
             throw ReadFailure(Diagnostic(.undefinedAlias, "Alias `*\(name)` names no anchor defined before it.", at: location))
+        }
+        // An alias pastes its anchor's whole subtree here, so its height counts toward the depth limit.
+        guard stack.count + height <= limits.maxDepth else {
+            throw ReadFailure(Diagnostic(
+                .depthLimit,
+                "Alias `*\(name)` makes the nesting deeper than \(limits.maxDepth) levels here.",
+                at: location,
+                hint: "Flatten the structure; flow files never need this depth."))
         }
         try count(size, at: location)
         var copy = target
         copy.location = location
-        try add(copy)
+        try add(copy, height: height)
     }
 
     private mutating func count(_ nodes: Int, at location: SourceLocation) throws(ReadFailure) {
@@ -86,12 +97,13 @@ struct TreeBuilder {
         }
     }
 
-    private mutating func add(_ node: Node) throws(ReadFailure) {
+    private mutating func add(_ node: Node, height: Int) throws(ReadFailure) {
         guard !stack.isEmpty else {
             root = node
             return
         }
         let top = stack.count - 1
+        stack[top].childHeight = max(stack[top].childHeight, height)
         if !stack[top].isMapping {
             stack[top].elements.append(node)
             return

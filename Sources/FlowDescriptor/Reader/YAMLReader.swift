@@ -11,15 +11,17 @@ final class YAMLReader {
     private var builder: TreeBuilder
 
     init(bytes: [UInt8], file: String, limits: ReaderLimits) {
-        self.bytes = bytes
         self.file = file
         self.builder = TreeBuilder(limits: limits)
         parser = .allocate(capacity: 1)
-        input = .allocate(capacity: max(bytes.count, 1))
-        _ = input.initialize(from: bytes)
+        // A UTF-8 byte-order mark is not content; with the encoding set, libyaml would read it as a character.
+        let body = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes[...]
+        self.bytes = Array(body)
+        input = .allocate(capacity: max(body.count, 1))
+        _ = input.initialize(from: body)
         yaml_parser_initialize(parser)
         yaml_parser_set_encoding(parser, YAML_UTF8_ENCODING)
-        yaml_parser_set_input_string(parser, input.baseAddress, bytes.count)
+        yaml_parser_set_input_string(parser, input.baseAddress, body.count)
     }
 
     deinit {
@@ -111,8 +113,8 @@ final class YAMLReader {
                 hint: "Save the file as UTF-8 without control characters.")
         }
         let location = mark(parser.pointee.problem_mark)
-        let index = parser.pointee.problem_mark.index
-        if index < bytes.count, bytes[index] == UInt8(ascii: "\t") {
+        // libyaml's mark index counts characters, not bytes.
+        if Self.character(at: parser.pointee.problem_mark.index, in: input) == UInt8(ascii: "\t") {
             return Diagnostic(
                 .tabIndentation, "A tab character is used here, where YAML allows only spaces.",
                 at: location, hint: "Indent with spaces.")
@@ -123,6 +125,16 @@ final class YAMLReader {
             message += " \(context) that starts at line \(start.line), column \(start.column)"
         }
         return Diagnostic(.syntax, message + ".", at: location)
+    }
+
+    /// The first byte of the `index`-th character of `bytes`.
+    private static func character(at index: Int, in bytes: UnsafeMutableBufferPointer<UInt8>) -> UInt8? {
+        var characters = 0
+        for byte in bytes where byte & 0xC0 != 0x80 {
+            if characters == index { return byte }
+            characters += 1
+        }
+        return nil
     }
 
     private func mark(_ mark: yaml_mark_t) -> SourceLocation {

@@ -1,0 +1,196 @@
+public import FlowCatalog
+public import FlowDescriptor
+
+/// The built-in structure transformers: they read a whole structure and provide several keys.
+enum BuiltinTransformer: Sendable {
+    /// The SDK's default configuration structure: `host`, `port`, `protocol`, `auth[]`.
+    case discoveryService(destination: String?)
+    /// The certificate service structure, into two keys.
+    case userIdentityDiscovery(key: String, oauthKey: String)
+    /// Downloaded settings: passcode policy, log settings, feature vector policies.
+    case settings
+
+    init(name: Located<String>, parameters: [Parameter], catalog: Catalog) throws(TransformError) {
+        let canonical = catalog.transformer(named: name.value)?.name
+        func parameter(_ key: String) -> String? {
+            parameters.first { $0.name.value == key }?.value.scalar?.text
+        }
+        switch canonical {
+        case "discovery-service":
+            self = .discoveryService(destination: parameter("destination"))
+        case "user-identity-discovery":
+            guard let key = parameter("key"), let oauthKey = parameter("oauth-key") else {
+                throw TransformError(.missingArgument, at: "", "user-identity-discovery needs `key` and `oauth-key`", location: name.location)
+            }
+            self = .userIdentityDiscovery(key: key, oauthKey: oauthKey)
+        case "settings":
+            self = .settings
+        default:
+            throw TransformError(.invalidArgument, at: "", "`\(name.value)` is not a built-in structure transformer", location: name.location)
+        }
+    }
+
+    func transform(_ node: Node, at path: ConfigPath, environment: TransformEnvironment, conversion: Conversion) throws(TransformError) -> [String: InfoValue] {
+        guard node.pairs != nil else {
+            throw TransformError(.invalidArgument, at: path.text, "expected a mapping, found \(node.kindDescription)")
+        }
+        switch self {
+        case .discoveryService(let destination):
+            return try DiscoveryService.transform(node, destination: destination, at: path, environment: environment, conversion: conversion)
+        case .userIdentityDiscovery(let key, let oauthKey):
+            return try UserIdentityDiscovery.transform(node, key: key, oauthKey: oauthKey, at: path, conversion: conversion)
+        case .settings:
+            return try SettingsTransformer.transform(node, at: path)
+        }
+    }
+}
+
+/// The default configuration structure of the discovery service and of `ConfigurationProvider.plist`.
+enum DiscoveryService {
+    static let defaultDestination = "/mobileservices/application/{application-id}/roleservice/application/{application-id}/v2/Me"
+
+    static func transform(
+        _ node: Node, destination: String?, at path: ConfigPath, environment: TransformEnvironment, conversion: Conversion
+    ) throws(TransformError) -> [String: InfoValue] {
+        guard let hostNode = node["host"], let host = hostNode.scalar?.text, !host.isEmpty, !hostNode.isNull else {
+            throw TransformError(.missingArgument, at: path.appending("host").text, "`host` is missing; the backend cannot be reached without it")
+        }
+        let scheme = (node["protocol"]?.scalar?.text ?? "https").lowercased()
+        guard scheme == "https" || scheme == "http" else {
+            throw TransformError(.invalidArgument, at: path.appending("protocol").text, "expected `https` or `http`, found `\(scheme)`")
+        }
+        var backendURL = "\(scheme)://\(host)"
+        if let portNode = node["port"], !portNode.isNull {
+            guard let port = Int(portNode.scalar?.text ?? ""), (1...65535).contains(port) else {
+                throw TransformError(.invalidArgument, at: path.appending("port").text, "expected a port number, found \(portNode.kindDescription)")
+            }
+            if !(scheme == "https" && port == 443) && !(scheme == "http" && port == 80) { backendURL += ":\(port)" }
+        }
+        guard let applicationID = node["appID"]?.scalar?.text ?? environment.applicationID else {
+            throw TransformError(.missingArgument, at: path.appending("appID").text,
+                                 "no application ID: set `application.id` in the flow file or `appID` in the configuration")
+        }
+        let path_ = (destination ?? defaultDestination).replacing("{application-id}", with: applicationID)
+        var info: [String: InfoValue] = [
+            "backendURL": .url(backendURL),
+            "authenticationURL": .url(backendURL + (path_.hasPrefix("/") ? path_ : "/" + path_)),
+            "applicationID": .string(applicationID),
+        ]
+        var settings: [String: InfoValue] = ["backendURL": .url(backendURL), "applicationID": .string(applicationID)]
+        if let version = environment.applicationVersion { settings["applicationVersion"] = .string(version) }
+        if let device = environment.deviceID { settings["deviceID"] = .string(device) }
+        info["settingsParameters"] = .record(settings)
+
+        guard let authNode = node["auth"], !authNode.isNull else {
+            info["authenticationMethod"] = .string("none")
+            return info
+        }
+        let authPath = path.appending("auth")
+        guard let entries = authNode.elements else {
+            throw TransformError(.invalidArgument, at: authPath.text, "expected a list of `{type, config}`, found \(authNode.kindDescription)")
+        }
+        guard let first = entries.first else {
+            info["authenticationMethod"] = .string("none")
+            return info
+        }
+        let entryPath = authPath.appending(index: 0)
+        guard let type = first["type"]?.scalar?.text else {
+            throw TransformError(.missingArgument, at: entryPath.appending("type").text, "`type` is missing")
+        }
+        let config = first["config"] ?? Node(.mapping([]), at: first.location)
+        let configPath = entryPath.appending("config")
+        switch type {
+        case "basic.default", "basic":
+            info["authenticationMethod"] = .string("basic")
+        case "oauth2":
+            let codeClient = try? OAuthForms.client(config, grant: "authorization_code", at: configPath)
+            let credentialsClient = try? OAuthForms.client(config, grant: "client_credentials", at: configPath)
+            let flat = config["oauth2.clientID"] != nil
+            if codeClient != nil || flat {
+                info["oauth2Parameters"] = try OAuthForms.authorizationCode(config, at: configPath, conversion: conversion)
+            }
+            if credentialsClient != nil, config["oauth2.clients"]?.elements?.contains(where: { $0["grantType"]?.scalar?.text == "client_credentials" }) == true {
+                info["oauth2ClientCredentialsParameters"] = try OAuthForms.clientCredentials(config, at: configPath, conversion: conversion)
+            }
+            let onlyCredentials = info["oauth2Parameters"] == nil && info["oauth2ClientCredentialsParameters"] != nil
+            if info["oauth2Parameters"] == nil && info["oauth2ClientCredentialsParameters"] == nil {
+                throw TransformError(.missingArgument, at: configPath.appending("oauth2.clients").text, "an oauth2 entry needs at least one client")
+            }
+            info["authenticationMethod"] = .string(onlyCredentials ? "oauth2-client-credentials" : "oauth2")
+        case "saml2.web.post", "saml":
+            info["samlParameters"] = try SAMLForm.parameters(config, backendURL: backendURL, at: configPath, conversion: conversion)
+            info["authenticationMethod"] = .string("saml")
+        case "none":
+            info["authenticationMethod"] = .string("none")
+        default:
+            throw TransformError(.invalidArgument, at: entryPath.appending("type").text,
+                                 "unsupported authentication type `\(type)`; expected basic.default, oauth2, saml2.web.post or none")
+        }
+        if first["requireOtp"]?.scalar?.text == "true" {
+            info["otpParameters"] = .record([
+                "authorizationEndpointURL": .url(backendURL + "/mobileservices/OTPForm"),
+                "finishEndpointURL": .url(backendURL + "/mobileservices/OTPForm?finished=true"),
+            ])
+        }
+        return info
+    }
+}
+
+/// The certificate service structure (`com.sap.mobilesecure.certificateService.*`).
+enum UserIdentityDiscovery {
+    static let prefix = "com.sap.mobilesecure.certificateService."
+
+    static func transform(_ node: Node, key: String, oauthKey: String, at path: ConfigPath, conversion: Conversion) throws(TransformError) -> [String: InfoValue] {
+        func url(_ name: String) throws(TransformError) -> InfoValue {
+            try OAuthForms.url(node, prefix + name, at: path, conversion)
+        }
+        let pinsKey = prefix + "publicKeyPinSet"
+        guard let pins = node[pinsKey], let pinElements = pins.elements else {
+            throw TransformError(.missingArgument, at: path.appending(pinsKey).text, "`\(pinsKey)` (a list) is missing")
+        }
+        let identity: InfoValue = .record([
+            "attributesEndpoint": try url("attributesEndpoint"),
+            "requestEndpoint": try url("requestEndpoint"),
+            "retireEndpoint": try url("retireEndpoint"),
+            "publicKeyPinSet": .list(pinElements.map { .string($0.scalar?.text ?? "") }),
+        ])
+        let authKey = prefix + "authType"
+        guard let auth = node[authKey], auth.pairs != nil else {
+            throw TransformError(.missingArgument, at: path.appending(authKey).text, "`\(authKey)` is missing")
+        }
+        let oauth = try OAuthForms.authorizationCode(auth, at: path.appending(authKey), conversion: conversion)
+        return [key: identity, oauthKey: oauth]
+    }
+}
+
+/// Downloaded application settings: `passwordPolicy`, `logSettings`, `featureVectorPolicies`, inside
+/// `mobileservices.settingsExchange` or at the top.
+enum SettingsTransformer {
+    static func transform(_ node: Node, at path: ConfigPath) throws(TransformError) -> [String: InfoValue] {
+        var exchange = node
+        var exchangePath = path
+        if let inner = node["mobileservices"]?["settingsExchange"] {
+            exchange = inner
+            exchangePath = path.appending("mobileservices").appending("settingsExchange")
+        } else if let inner = node["settingsExchange"] {
+            exchange = inner
+            exchangePath = path.appending("settingsExchange")
+        }
+        let empty = Node(.mapping([]), at: node.location)
+        func section(_ key: String) throws(TransformError) -> (Node, ConfigPath) {
+            guard let value = exchange[key], !value.isNull else { return (empty, exchangePath.appending(key)) }
+            guard value.pairs != nil else {
+                throw TransformError(.invalidArgument, at: exchangePath.appending(key).text, "expected a mapping, found \(value.kindDescription)")
+            }
+            return (value, exchangePath.appending(key))
+        }
+        let (policy, policyPath) = try section("passwordPolicy")
+        let (log, logPath) = try section("logSettings")
+        let (features, featuresPath) = try section("featureVectorPolicies")
+        return [
+            "passcodePolicy": try SettingsForms.passcodePolicy(policy, at: policyPath),
+            "logSettings": try SettingsForms.logSettings(log, at: logPath),
+            "featureVectorPolicies": try SettingsForms.featureVectorPolicies(features, at: featuresPath),
+        ]
+    }
+}

@@ -1,0 +1,216 @@
+public import FlowCatalog
+public import FlowDescriptor
+
+/// The built-in record types and how configuration becomes each: their plain form (a mapping with the
+/// record's field names) and the backend's forms (`oauth2.*`, `saml2.web.post.*`, `passwordPolicy*` strings).
+public struct RecordTable: Sendable {
+    private let fieldsByName: [String: [ValueType.Field]]
+    private let canonicalNames: [String: String]
+
+    public init(catalog: Catalog) {
+        var fields: [String: [ValueType.Field]] = [:]
+        var names: [String: String] = [:]
+        for record in catalog.records {
+            for name in [record.name] + record.aliases {
+                fields[name] = record.fields
+                names[name] = record.name
+            }
+        }
+        fieldsByName = fields
+        canonicalNames = names
+    }
+
+    /// The fields of record `name` (or an SDK alias of it).
+    public func fields(_ name: String) -> [ValueType.Field]? { fieldsByName[name] }
+
+    func convert(_ node: Node, to name: String, at path: ConfigPath, conversion: Conversion) throws(TransformError) -> InfoValue {
+        guard let fields = fieldsByName[name], let canonical = canonicalNames[name] else {
+            throw TransformError(.invalidArgument, at: path.text, "no built-in record is named `\(name)`")
+        }
+        guard node.pairs != nil else {
+            throw TransformError(.invalidArgument, at: path.text, "expected a mapping for \(canonical), found \(node.kindDescription)")
+        }
+        switch canonical {
+        case "oauth2-parameters" where node["authorizationEndpointURL"] == nil:
+            return try OAuthForms.authorizationCode(node, at: path, conversion: conversion)
+        case "oauth2-client-credentials-parameters" where node["tokenEndpointURL"] == nil:
+            return try OAuthForms.clientCredentials(node, at: path, conversion: conversion)
+        case "saml-parameters" where node["authenticationEndpoint"] == nil:
+            return try SAMLForm.parameters(node, backendURL: nil, at: path, conversion: conversion)
+        case "passcode-policy" where node["enabled"] == nil:
+            return try SettingsForms.passcodePolicy(node, at: path)
+        case "log-settings" where node["enabled"] == nil:
+            return try SettingsForms.logSettings(node, at: path)
+        case "feature-vector-policies" where node["allEnabled"] == nil:
+            return try SettingsForms.featureVectorPolicies(node, at: path)
+        case "store":
+            throw TransformError(.invalidArgument, at: path.text, "a store is opened by the store-manager step, not read from configuration")
+        default:
+            return try conversion.record(node, fields: fields, at: path)
+        }
+    }
+}
+
+/// OAuth 2.0 parameters from the backend's configuration forms.
+enum OAuthForms {
+    /// The current form (`oauth2.authorizationEndpoint`, `oauth2.tokenEndpoint`, `oauth2.clients[]`), the older
+    /// flat one (`oauth2.clientID`), or the certificate service's (`authorizationEndpoint`, `client_id`).
+    static func authorizationCode(_ node: Node, at path: ConfigPath, conversion: Conversion) throws(TransformError) -> InfoValue {
+        if node["authorizationEndpoint"] != nil || node["client_id"] != nil {
+            return .record([
+                "authorizationEndpointURL": try url(node, "authorizationEndpoint", at: path, conversion),
+                "tokenEndpointURL": try url(node, "tokenEndpoint", at: path, conversion),
+                "clientID": .string(try string(node, "client_id", at: path)),
+                "redirectURL": try url(node, "redirect_uri", at: path, conversion),
+            ])
+        }
+        let authorization = node["oauth2.xsuaaAuthorizationEndpoint"] != nil ? "oauth2.xsuaaAuthorizationEndpoint" : "oauth2.authorizationEndpoint"
+        var record: [String: InfoValue] = [
+            "authorizationEndpointURL": try url(node, authorization, at: path, conversion),
+            "tokenEndpointURL": try url(node, "oauth2.tokenEndpoint", at: path, conversion),
+        ]
+        if let client = try client(node, grant: "authorization_code", at: path) {
+            record["clientID"] = .string(try string(client.node, "clientID", at: client.path))
+            record["redirectURL"] = try url(client.node, "redirectURL", at: client.path, conversion)
+        } else {
+            record["clientID"] = .string(try string(node, "oauth2.clientID", at: path))
+            record["redirectURL"] = try url(node, "oauth2.redirectURL", at: path, conversion)
+        }
+        return .record(record)
+    }
+
+    static func clientCredentials(_ node: Node, at path: ConfigPath, conversion: Conversion) throws(TransformError) -> InfoValue {
+        var record: [String: InfoValue] = ["tokenEndpointURL": try url(node, "oauth2.tokenEndpoint", at: path, conversion)]
+        if let client = try client(node, grant: "client_credentials", at: path) {
+            record["clientID"] = .string(try string(client.node, "clientID", at: client.path))
+        } else {
+            record["clientID"] = .string(try string(node, "oauth2.clientID", at: path))
+        }
+        return .record(record)
+    }
+
+    /// The first client in `oauth2.clients` with `grant` (or no grant type), if the list is there.
+    static func client(_ node: Node, grant: String, at path: ConfigPath) throws(TransformError) -> (node: Node, path: ConfigPath)? {
+        guard let clients = node["oauth2.clients"] else { return nil }
+        let listPath = path.appending("oauth2.clients")
+        guard let elements = clients.elements else {
+            throw TransformError(.invalidArgument, at: listPath.text, "expected a list of clients, found \(clients.kindDescription)")
+        }
+        for (index, element) in elements.enumerated() {
+            let type = element["grantType"]?.scalar?.text
+            if type == nil || type == grant { return (element, listPath.appending(index: index)) }
+        }
+        throw TransformError(.missingArgument, at: listPath.text, "no client with grant type `\(grant)`")
+    }
+
+    static func url(_ node: Node, _ key: String, at path: ConfigPath, _ conversion: Conversion) throws(TransformError) -> InfoValue {
+        guard let child = node[key], !child.isNull else {
+            throw TransformError(.missingArgument, at: path.appending(key).text, "`\(key)` is missing")
+        }
+        return .url(try conversion.url(child, at: path.appending(key)))
+    }
+
+    static func string(_ node: Node, _ key: String, at path: ConfigPath) throws(TransformError) -> String {
+        guard let child = node[key], !child.isNull else {
+            throw TransformError(.missingArgument, at: path.appending(key).text, "`\(key)` is missing")
+        }
+        guard let text = child.scalar?.text, !text.isEmpty else {
+            throw TransformError(.invalidArgument, at: path.appending(key).text, "expected a non-empty string, found \(child.kindDescription)")
+        }
+        return text
+    }
+}
+
+/// SAML 2.0 parameters from the backend's `saml2.web.post.*` form, with its documented defaults.
+enum SAMLForm {
+    static let defaultChallengeHeader = "com.sap.cloud.security.login"
+    static let defaultFinishPath = "/SAMLAuthLauncher"
+    static let defaultRedirectParameter = "finishEndpointParam"
+
+    static func parameters(_ node: Node, backendURL: String?, at path: ConfigPath, conversion: Conversion) throws(TransformError) -> InfoValue {
+        let header = node["saml2.web.post.authchallengeheader.name"]?.scalar?.text ?? defaultChallengeHeader
+        let finishURI = node["saml2.web.post.finish.endpoint.uri"]?.scalar?.text ?? defaultFinishPath
+        let parameter = node["saml2.web.post.finish.endpoint.redirectparam"]?.scalar?.text ?? defaultRedirectParameter
+        let launcher: String
+        if Conversion.isAbsoluteURL(finishURI) {
+            launcher = finishURI
+        } else if let backendURL {
+            launcher = backendURL + (finishURI.hasPrefix("/") ? finishURI : "/" + finishURI)
+        } else {
+            throw TransformError(
+                .invalidArgument, at: path.appending("saml2.web.post.finish.endpoint.uri").text,
+                "the finish endpoint `\(finishURI)` is relative and no backend URL is known here; use the discovery-service transformer or an absolute URL")
+        }
+        let separator = launcher.contains("?") ? "&" : "?"
+        return .record([
+            "authenticationEndpoint": .url(launcher),
+            "finishEndpoint": .url(launcher + separator + parameter + "=someUnusedValue"),
+            "challengeHeaderName": .string(header),
+        ])
+    }
+}
+
+/// The backend's client policies: every value arrives as a string and missing ones take the client defaults.
+enum SettingsForms {
+    static func passcodePolicy(_ node: Node, at path: ConfigPath) throws(TransformError) -> InfoValue {
+        let reader = StringSettings(node: node, path: path)
+        return .record([
+            "enabled": try reader.bool("passwordPolicyEnabled", default: true),
+            "minLength": try reader.int("passwordPolicyMinLength", default: 8),
+            "digitRequired": try reader.bool("passwordPolicyDigitRequired", default: false),
+            "lowerRequired": try reader.bool("passwordPolicyLowerRequired", default: false),
+            "upperRequired": try reader.bool("passwordPolicyUpperRequired", default: false),
+            "specialRequired": try reader.bool("passwordPolicySpecialRequired", default: false),
+            "minUniqueChars": try reader.int("passwordPolicyMinUniqueChars", default: 0),
+            "retryLimit": try reader.int("passwordPolicyRetryLimit", default: 20),
+            "lockTimeout": try reader.int("passwordPolicyLockTimeout", default: 300),
+            "expiresInDays": try reader.int("passwordPolicyExpiresInNDays", default: 0),
+            "defaultPasswordAllowed": try reader.bool("passwordPolicyDefaultPasswordAllowed", default: false),
+            "fingerprintEnabled": try reader.bool("passwordPolicyFingerprintEnabled", default: false),
+            "digitsOnly": try reader.bool("passwordPolicyIsDigitsOnly", default: false),
+        ])
+    }
+
+    static let logLevels = ["NONE", "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "PATH"]
+
+    static func logSettings(_ node: Node, at path: ConfigPath) throws(TransformError) -> InfoValue {
+        let reader = StringSettings(node: node, path: path)
+        let level = node["logLevel"]?.scalar?.text.uppercased() ?? "WARN"
+        guard logLevels.contains(level) else {
+            throw TransformError(.invalidArgument, at: path.appending("logLevel").text,
+                                 "unknown log level `\(level)`; expected one of " + logLevels.joined(separator: ", "))
+        }
+        return .record([
+            "enabled": try reader.bool("logEnabled", default: false),
+            "level": .string(level),
+            "entryExpiry": try reader.int("logEntryExpiry", default: 7),
+        ])
+    }
+
+    static func featureVectorPolicies(_ node: Node, at path: ConfigPath) throws(TransformError) -> InfoValue {
+        .record(["allEnabled": try StringSettings(node: node, path: path).bool("featureVectorPolicyAllEnabled", default: true)])
+    }
+}
+
+/// Reads settings whose values are strings ("8", "false") or plain values.
+private struct StringSettings {
+    let node: Node
+    let path: ConfigPath
+
+    func bool(_ key: String, default value: Bool) throws(TransformError) -> InfoValue {
+        guard let text = node[key]?.scalar?.text, !(node[key]?.isNull ?? true) else { return .bool(value) }
+        switch text.lowercased() {
+        case "true": return .bool(true)
+        case "false": return .bool(false)
+        default: throw TransformError(.invalidArgument, at: path.appending(key).text, "expected \"true\" or \"false\", found `\(text)`")
+        }
+    }
+
+    func int(_ key: String, default value: Int) throws(TransformError) -> InfoValue {
+        guard let text = node[key]?.scalar?.text, !(node[key]?.isNull ?? true) else { return .int(value) }
+        guard let number = Int(text), number >= 0 else {
+            throw TransformError(.invalidArgument, at: path.appending(key).text, "expected a whole number, found `\(text)`")
+        }
+        return .int(number)
+    }
+}

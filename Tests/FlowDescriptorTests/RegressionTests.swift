@@ -1,0 +1,44 @@
+@testable import FlowDescriptor
+import Testing
+
+/// Problems found by review of the reader, each pinned by the smallest input that showed it.
+@Suite("Reader regressions")
+struct RegressionTests {
+    @Test func utf8ByteOrderMarkIsSkippedInYAML() throws {
+        let result = readBytes([0xEF, 0xBB, 0xBF] + Array("a: 1\nb: 2\n".utf8), format: .yaml)
+        #expect(result.diagnostics.isEmpty)
+        let root = try #require(result.root)
+        #expect(root["a"]?.scalar?.text == "1")
+        #expect(root["b"]?.at == "2:4")
+        #expect(root.pairs?.first?.key.at == "1:1")
+    }
+
+    @Test func tabAfterNonASCIITextIsStillATabFinding() throws {
+        try expectRefused(readYAML("名前: a\nb:\n\tc: 1\n"), .tabIndentation, at: "3:1")
+    }
+
+    @Test func aliasesCountTowardTheDepthLimit() throws {
+        try expectRefused(readYAML("a: &a [[1]]\nb: [[*a]]\n", limits: ReaderLimits(maxDepth: 3)), .depthLimit, at: "2:6")
+        // The same document within the limit reads.
+        #expect(readYAML("a: &a [[1]]\nb: [[*a]]\n", limits: ReaderLimits(maxDepth: 5)).diagnostics.isEmpty)
+    }
+
+    @Test func chainedAnchorsCannotBuildATreeDeeperThanTheLimit() throws {
+        var text = "c0: &c0 {info: x, exists: true}\n"
+        for level in 1...20 {
+            text += "c\(level): &c\(level) " + String(repeating: "{not: ", count: 60) + "*c\(level - 1)" + String(repeating: "}", count: 60) + "\n"
+        }
+        let result = readYAML(text)
+        #expect(result.root == nil)
+        #expect(result.diagnostics.map(\.code) == [.depthLimit])
+    }
+
+    @Test func explicitStringTagKeepsAScalarText() throws {
+        let root = try #require(readYAML("flowrun: !!str 1\nname: x\nflows: {onboard: [a]}\n").root)
+        #expect(root["flowrun"]?.integerValue == nil)
+        let (_, diagnostics) = FlowDecoder.decode(root, file: "flow.yaml")
+        #expect(diagnostics.map(\.code).contains(.wrongType))
+        let secure = try #require(readYAML("x: !!str true\n").root)
+        #expect(secure["x"]?.booleanValue == nil)
+    }
+}
