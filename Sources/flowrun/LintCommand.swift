@@ -2,6 +2,7 @@ public import ArgumentParser
 public import FlowCheck
 import FlowDescriptor
 import Foundation
+import Synchronization
 
 extension LintFormat: ExpressibleByArgument {}
 
@@ -59,10 +60,9 @@ struct LintCommand: ParsableCommand {
         for missing in discovery.missing {
             Console.error("flowrun: cannot read `\(missing)`: no such file or folder.")
         }
-        let linter = Linter()
         var run = LintRun(reports: [], strict: strict, toolVersion: Flowrun.version)
-        for file in discovery.files {
-            if let report = linter.lint(path: file.path, onlyFlowFiles: file.foundInFolder) {
+        for (file, report) in zip(discovery.files, Self.lint(discovery.files)) {
+            if let report {
                 run.reports.append(report)
             } else {
                 run.skipped.append(file.path)
@@ -82,6 +82,19 @@ struct LintCommand: ParsableCommand {
         let unreadable = run.diagnostics.contains { $0.code == .unreadable }
         if !discovery.missing.isEmpty || unreadable { throw ExitCode.usage }
         if run.fails { throw ExitCode.findings }
+    }
+}
+
+extension LintCommand {
+    /// Lints `files` on every core; the reports come back in the order of `files`.
+    static func lint(_ files: [FlowFileDiscovery.File]) -> [FileReport?] {
+        let linter = Linter()
+        let reports = Mutex<[FileReport?]>(Array(repeating: nil, count: files.count))
+        DispatchQueue.concurrentPerform(iterations: files.count) { index in
+            let report = linter.lint(path: files[index].path, onlyFlowFiles: files[index].foundInFolder)
+            reports.withLock { $0[index] = report }
+        }
+        return reports.withLock { $0 }
     }
 }
 

@@ -39,7 +39,14 @@ enum Reference {
         return found
     }
 
-    static func containsReference(_ text: String) -> Bool { text.contains("${") }
+    static func containsReference(_ text: String) -> Bool {
+        var previous: UInt8 = 0
+        for byte in text.utf8 {
+            if previous == UInt8(ascii: "$"), byte == UInt8(ascii: "{") { return true }
+            previous = byte
+        }
+        return false
+    }
 
     /// Whether `text` is an acceptable source for a secret: exactly one env or input reference, or `prompt`.
     static func isSecretSource(_ text: String) -> Bool {
@@ -56,8 +63,8 @@ extension CheckContext {
     /// Every `${...}` in the document is well formed, in a known namespace, and `info` names a known key.
     mutating func checkReferences() {
         guard let root = descriptor.root else { return }
-        visitScalars(root, path: .root) { context, node, path in
-            guard let text = node.scalar?.text, Reference.containsReference(text) else { return }
+        visitScalars(root, path: .root, where: Reference.containsReference) { context, node, path in
+            guard let text = node.scalar?.text else { return }
             for reference in Reference.all(in: text) {
                 let location = SourceLocation(
                     file: node.location.file, line: node.location.line,
@@ -89,21 +96,35 @@ extension CheckContext {
         }
     }
 
-    /// Calls `body` for every scalar value (not keys) below `node`.
-    mutating func visitScalars(_ node: Node, path: DescriptorPath, _ body: (inout CheckContext, Node, DescriptorPath) -> Void) {
-        Self.visit(node, path: path, context: &self, body)
+    /// Calls `body` for every scalar value (not keys) below `node` that `wanted` accepts; the path is built only
+    /// for those, so a walk over a whole file allocates nothing for the scalars it passes over.
+    mutating func visitScalars(
+        _ node: Node, path: DescriptorPath, where wanted: (String) -> Bool,
+        _ body: (inout CheckContext, Node, DescriptorPath) -> Void
+    ) {
+        var components = path.components
+        Self.visit(node, components: &components, context: &self, wanted: wanted, body)
     }
 
     private static func visit(
-        _ node: Node, path: DescriptorPath, context: inout CheckContext,
-        _ body: (inout CheckContext, Node, DescriptorPath) -> Void
+        _ node: Node, components: inout [DescriptorPath.Component], context: inout CheckContext,
+        wanted: (String) -> Bool, _ body: (inout CheckContext, Node, DescriptorPath) -> Void
     ) {
         switch node.content {
-        case .scalar: body(&context, node, path)
+        case .scalar(let scalar):
+            if wanted(scalar.text) { body(&context, node, DescriptorPath(components)) }
         case .sequence(let elements):
-            for (index, element) in elements.enumerated() { visit(element, path: path.appending(index: index), context: &context, body) }
+            for (index, element) in elements.enumerated() {
+                components.append(.index(index))
+                visit(element, components: &components, context: &context, wanted: wanted, body)
+                components.removeLast()
+            }
         case .mapping(let pairs):
-            for pair in pairs { visit(pair.value, path: path.appending(pair.key.scalar?.text ?? ""), context: &context, body) }
+            for pair in pairs {
+                components.append(.key(pair.key.scalar?.text ?? ""))
+                visit(pair.value, components: &components, context: &context, wanted: wanted, body)
+                components.removeLast()
+            }
         }
     }
 }

@@ -11,8 +11,8 @@ extension CheckContext {
 
     private mutating func checkInsecureEndpoints() {
         guard descriptor.security.allowInsecureHTTP?.value != true, let root = descriptor.root else { return }
-        visitScalars(root, path: .root) { context, node, path in
-            guard let text = node.scalar?.text, text.lowercased().hasPrefix("http://"), !Self.isLoopback(text) else { return }
+        visitScalars(root, path: .root, where: Self.isClearTextURL) { context, node, path in
+            guard let text = node.scalar?.text, !Self.isLoopback(text) else { return }
             context.report(Diagnostic(
                 .insecureEndpoint,
                 "Endpoint `\(text)` uses `http://`: credentials and tokens would cross the network in clear text.",
@@ -20,6 +20,16 @@ extension CheckContext {
                 hint: "Use `https://`. Loopback addresses are exempt; to accept clear text elsewhere (a lab backend), set `security: {allow-insecure-http: true}`.",
                 replacement: "https://" + text.dropFirst("http://".count)))
         }
+    }
+
+    /// Whether `text` starts with `http://`, in any case.
+    static func isClearTextURL(_ text: String) -> Bool {
+        var prefix = "http://".utf8.makeIterator()
+        for byte in text.utf8 {
+            guard let expected = prefix.next() else { return true }
+            if byte | 0x20 != expected | 0x20 { return false }
+        }
+        return prefix.next() == nil
     }
 
     /// Whether an `http://` URL points at this machine (RFC 8252 §7.3 allows loopback in clear text).

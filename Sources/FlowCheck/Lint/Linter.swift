@@ -8,12 +8,19 @@ public struct FileReport: Sendable {
     public var diagnostics: [Diagnostic]
     /// How many findings an inline `flowrun-lint: disable` comment silenced.
     public var suppressedCount: Int
-    /// The file's lines, for excerpts; empty when the file could not be read.
-    public var lines: [Substring]
+    /// The file's text, for excerpts; empty when the file could not be read or has no findings.
+    public var text: String
 
-    /// The text of line `number` (1-based), if there is one.
-    public func line(_ number: Int) -> Substring? {
-        lines.indices.contains(number - 1) ? lines[number - 1] : nil
+    /// The file's lines, without line ends, for excerpts.
+    public var lines: [Substring] { Self.lines(of: text) }
+
+    /// Every line of `text`, without line ends.
+    /// (Split on the byte, since `\r\n` is one `Character` and a character split would miss it.)
+    static func lines(of text: String) -> [Substring] {
+        text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { line in
+            let end = line.last == UInt8(ascii: "\r") ? line.index(before: line.endIndex) : line.endIndex
+            return Substring(text.utf8[line.startIndex..<end])
+        }
     }
 }
 
@@ -34,7 +41,7 @@ public struct Linter: Sendable {
     /// not linted as one.
     public func lint(path: String, onlyFlowFiles: Bool = false) -> FileReport? {
         guard let bytes = FileBytes.read(path, limit: limits.maxFileBytes) else {
-            return FileReport(file: path, diagnostics: [DocumentReader.unreadable(path)], suppressedCount: 0, lines: [])
+            return FileReport(file: path, diagnostics: [DocumentReader.unreadable(path)], suppressedCount: 0, text: "")
         }
         return lint(bytes: bytes, file: path, format: DocumentFormat(path: path), onlyFlowFiles: onlyFlowFiles)
     }
@@ -56,15 +63,27 @@ public struct Linter: Sendable {
             diagnostics += checker.check(descriptor)
         }
         let text = String(decoding: bytes, as: UTF8.self)
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
-            $0.last == "\r" ? $0.dropLast() : $0
-        }
-        var suppressions = format == .yaml ? Suppressions(lines: lines, file: file) : Suppressions.none
+        // Most files have no suppression comment: look for the marker before splitting lines.
+        var suppressions = format == .yaml && Self.mentionsSuppression(bytes)
+            ? Suppressions(lines: FileReport.lines(of: text), file: file) : Suppressions.none
         let kept = suppressions.apply(to: diagnostics)
         let unique = Self.removingDuplicates(kept + suppressions.findings)
         return FileReport(
             file: file, diagnostics: unique.sorted(by: Diagnostic.inSourceOrder),
-            suppressedCount: diagnostics.count - kept.count, lines: lines)
+            suppressedCount: diagnostics.count - kept.count, text: unique.isEmpty ? "" : text)
+    }
+
+    private static let marker = Array("flowrun-lint".utf8)
+
+    static func mentionsSuppression(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count >= marker.count else { return false }
+        var index = 0
+        let last = bytes.count - marker.count
+        while index <= last {
+            if bytes[index] == marker[0], bytes[index..<(index + marker.count)].elementsEqual(marker) { return true }
+            index += 1
+        }
+        return false
     }
 
     /// Two stages can report the same problem at the same place; show it once.

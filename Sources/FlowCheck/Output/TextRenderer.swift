@@ -6,16 +6,17 @@ struct TextRenderer {
 
     func render(_ run: LintRun) -> String {
         var output = ""
-        for report in run.reports {
+        for report in run.reports where !report.diagnostics.isEmpty {
+            let lines = report.lines
             for diagnostic in report.diagnostics {
-                output += render(diagnostic, in: report)
+                output += render(diagnostic, in: report, lines: lines)
             }
         }
         output += style(run.fails ? "1;31" : "1;32", run.summary) + "\n"
         return output
     }
 
-    private func render(_ diagnostic: Diagnostic, in report: FileReport) -> String {
+    private func render(_ diagnostic: Diagnostic, in report: FileReport, lines: [Substring]) -> String {
         let severity = diagnostic.severity.rawValue
         let severityColor = switch diagnostic.severity {
         case .error: "1;31"
@@ -25,7 +26,8 @@ struct TextRenderer {
         let place = diagnostic.location.map { "\($0): " } ?? "\(report.file): "
         var output = style("1", place) + style(severityColor, "\(severity)[\(diagnostic.code.rawValue)]") + ": "
             + style("1", diagnostic.message) + "\n"
-        if let location = diagnostic.location, let line = report.line(location.line) {
+        if let location = diagnostic.location, lines.indices.contains(location.line - 1) {
+            let line = lines[location.line - 1]
             let number = String(location.line)
             let gutter = String(repeating: " ", count: number.count)
             var shown = String(line.replacing("\t", with: " "))

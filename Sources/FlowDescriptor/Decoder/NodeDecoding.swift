@@ -145,6 +145,21 @@ struct NodeDecoding {
     // MARK: Scalar grammar, shared with the checker through the public helpers below.
 
     static func isIdentifier(_ text: String) -> Bool {
+        // The common case, ASCII, without Unicode property look-ups.
+        var utf8 = text.utf8.makeIterator()
+        if let first = utf8.next(), first < 0x80 {
+            func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
+            var allASCII = true
+            if isLetter(first) {
+                while let byte = utf8.next() {
+                    if byte >= 0x80 { allASCII = false; break }
+                    guard isLetter(byte) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D || byte == 0x5F || byte == 0x2E else { return false }
+                }
+                if allASCII { return true }
+            } else {
+                return false
+            }
+        }
         guard let first = text.unicodeScalars.first, first.properties.isAlphabetic else { return false }
         return text.unicodeScalars.allSatisfy {
             $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" || $0 == "."
