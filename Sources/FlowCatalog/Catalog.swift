@@ -272,7 +272,7 @@ extension Catalog {
             BuiltinKey(name: "authenticationURL", type: .url, summary: "The URL of the validating request that triggers authentication."),
             BuiltinKey(name: "applicationID", type: .string, summary: "The application's ID on the backend."),
             BuiltinKey(name: "deviceID", type: .string, summary: "The device ID sent as `X-SMP-DEVICEID`."),
-            BuiltinKey(name: "authenticationMethod", type: .string, summary: "The method in the configuration: `basic`, `oauth2`, `saml`, `otp` or `none`."),
+            BuiltinKey(name: "authenticationMethod", type: .string, summary: "The method in the configuration: `basic`, `oauth2`, `oauth2-client-credentials`, `saml` or `none`."),
             BuiltinKey(name: "settingsParameters", type: .record("settings-parameters"), summary: "Backend URL, application ID and version, device ID."),
             BuiltinKey(name: "oauth2Parameters", type: .record("oauth2-parameters"), summary: "OAuth 2.0 authorization code parameters."),
             BuiltinKey(name: "oauth2ClientCredentialsParameters", type: .record("oauth2-client-credentials-parameters"), summary: "OAuth 2.0 client credentials parameters."),

@@ -42,3 +42,27 @@ struct RegressionTests {
         #expect(secure["x"]?.booleanValue == nil)
     }
 }
+
+@Suite("Duplicate keys in large mappings")
+struct LargeMappingTests {
+    /// Mappings past the in-place search size are indexed; duplicates must be found the same way.
+    @Test(arguments: [5, 23, 24, 25, 60])
+    func duplicateKeyIsFoundAtAnySize(count: Int) throws {
+        var text = (0..<count).map { "key\($0): \($0)" }.joined(separator: "\n")
+        text += "\nkey\(count / 2): again\n"
+        let result = readYAML(text)
+        let diagnostic = try onlyDiagnostic(result)
+        #expect(diagnostic.code == .duplicateKey)
+        #expect(diagnostic.at == "\(count + 1):1")
+        #expect(diagnostic.message.contains("line \(count / 2 + 1)"))
+    }
+
+    @Test func mergeKeysIntoALargeMappingKeepWrittenKeys() throws {
+        var text = "base: &base {key3: merged, extra: merged}\nbig:\n  <<: *base\n"
+        text += (0..<40).map { "  key\($0): written" }.joined(separator: "\n") + "\n"
+        let root = try #require(readYAML(text).root)
+        #expect(root["big"]?["key3"]?.scalar?.text == "written")
+        #expect(root["big"]?["extra"]?.scalar?.text == "merged")
+        #expect(root["big"]?.pairs?.count == 41)
+    }
+}

@@ -72,8 +72,8 @@ struct CheckContext {
 
     /// Reports an unknown key (with "did you mean") and returns whether `key` is known.
     mutating func requireKnownKey(_ key: Located<String>, path: DescriptorPath?, context what: String) -> Bool {
-        if keyType(key.value) != nil { return true }
-        let suggestion = Suggestion.closest(to: key.value, in: knownKeyNames)
+        if keyType(key.value) != nil || declaredCommandOutputs.contains(key.value) { return true }
+        let suggestion = Suggestion.closest(to: key.value, in: knownKeyNames + declaredCommandOutputs.sorted())
         report(Diagnostic(
             .unknownKey,
             "Info key `\(key.value)` in \(what) is neither declared in `keys` nor built in"

@@ -65,10 +65,17 @@ extension CheckContext {
         guard let root = descriptor.root else { return }
         visitScalars(root, path: .root, where: Reference.containsReference) { context, node, path in
             guard let text = node.scalar?.text else { return }
+            // A description is prose for people: a `${...}` there is text, not a reference.
+            if case .key("description")? = path.components.last { return }
+            let style = node.scalar!.style
+            let singleLine = style != .literal && style != .folded && !text.contains(where: \.isNewline)
             for reference in Reference.all(in: text) {
-                let location = SourceLocation(
-                    file: node.location.file, line: node.location.line,
-                    column: node.location.column + reference.offset + (node.scalar!.style == .plain ? 0 : 1))
+                // Within a one-line scalar the column is exact; in a block scalar, point at the scalar itself.
+                let location = singleLine
+                    ? SourceLocation(
+                        file: node.location.file, line: node.location.line,
+                        column: node.location.column + reference.offset + (style == .plain ? 0 : 1))
+                    : node.location
                 guard reference.closed else {
                     context.report(Diagnostic(
                         .invalidReference, "Reference `${\(reference.name)` is not closed with `}`.", at: location, path: path))

@@ -47,6 +47,18 @@ extension CheckContext {
     }
 
     private static let secretWords = ["password", "passwd", "secret", "passcode", "token", "apikey", "api-key", "api_key", "credential"]
+        .map { Array($0.utf8) }
+
+    /// Whether a parameter name contains a word that says it holds a secret, in any case.
+    static func looksSecret(_ name: String) -> Bool {
+        let lowered = name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+        return secretWords.contains { word in
+            guard lowered.count >= word.count else { return false }
+            return (0...(lowered.count - word.count)).contains { start in
+                lowered[start] == word[0] && lowered[start..<(start + word.count)].elementsEqual(word)
+            }
+        }
+    }
 
     /// Parameters whose names say "secret" but whose spec does not (a `command` step's `env`, say) still
     /// must not hold literals.
@@ -71,8 +83,7 @@ extension CheckContext {
             }
         }
         for candidate in candidates {
-            let lowered = candidate.name.lowercased()
-            guard Self.secretWords.contains(where: { lowered.contains($0) }),
+            guard Self.looksSecret(candidate.name),
                   let text = candidate.node.scalar?.text, !candidate.node.isNull, !text.isEmpty,
                   !Reference.isSecretSource(text)
             else { continue }

@@ -19,6 +19,7 @@ public enum FlowSchema {
             ("required", ["flowrun", "name", "flows"]),
             ("additionalProperties", false),
             ("properties", .object([
+                ("$schema", .object([("description", "The schema editors validate this file with (JSON flow files)."), ("type", "string")])),
                 ("flowrun", .object([("description", "The format version; this flowrun reads 1."), ("const", 1)])),
                 ("name", .object([("description", "The flow's name: letters, digits, `-`, `_`, `.`."), ("type", "string"), ("pattern", "^[A-Za-z][A-Za-z0-9._-]*$")])),
                 ("description", .object([("description", "What the flow is for."), ("type", "string")])),
@@ -139,7 +140,7 @@ public enum FlowSchema {
     private static func provider(_ catalog: Catalog) -> JSONValue {
         var choices: [JSONValue] = [.object([
             ("description", "A provider with its defaults."),
-            ("enum", .array(catalog.providers.map { .string($0.name) })),
+            ("enum", .array(catalog.providerNames.map { .string($0) })),
         ])]
         for spec in catalog.providers {
             let parameters = parametersSchema(spec.parameters, description: spec.summary)
@@ -148,7 +149,7 @@ public enum FlowSchema {
                 : .object([("description", .string(spec.summary)), ("anyOf", [.object([("type", "string")]), parameters])])
             choices.append(.object([
                 ("type", "object"), ("additionalProperties", false), ("minProperties", 1), ("maxProperties", 1),
-                ("properties", .object([(spec.name, value)])),
+                ("properties", .object(([spec.name] + spec.aliases).map { ($0, value) })),
             ]))
         }
         return .object([("description", "A configuration provider: its name, or `{NAME: parameters}`."), ("anyOf", .array(choices))])
@@ -157,7 +158,7 @@ public enum FlowSchema {
     private static func transform(_ catalog: Catalog) -> JSONValue {
         let structures = catalog.transformers.filter { if case .structure = $0.kind { true } else { false } }
         let conversions = catalog.transformers.filter { if case .conversion = $0.kind { true } else { false } }
-        let structureNames: JSONValue = .array(structures.map { .string($0.name) })
+        let structureNames: JSONValue = .array(structures.flatMap { [$0.name] + $0.aliases }.map { .string($0) })
         let conversionNames: JSONValue = .array(conversions.map { .string($0.name) })
         let reference: JSONValue = .object([("$ref", "#/definitions/transform")])
         let named: JSONValue = .object([("description", "A built-in structure transformer."), ("enum", structureNames)])

@@ -10,7 +10,7 @@ public struct FlowDecoder {
     public static let formatVersion = 1
 
     static let topLevelFields = [
-        "flowrun", "name", "description", "application", "keys", "configuration", "authentication", "security",
+        "$schema", "flowrun", "name", "description", "application", "keys", "configuration", "authentication", "security",
         "steps", "flows",
     ]
 

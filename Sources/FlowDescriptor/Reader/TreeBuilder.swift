@@ -14,6 +14,24 @@ struct TreeBuilder {
         var merges: [Node] = []
         /// The tallest child so far: a scalar is 0, a collection 1 + its tallest child.
         var childHeight = 0
+
+        /// Small mappings are searched in place; a large one gets an index once it passes this size.
+        static let indexThreshold = 24
+
+        /// Where key `text` first appeared in this mapping, if it did.
+        func firstLocation(of text: String) -> SourceLocation? {
+            if pairs.count >= Self.indexThreshold { return firstSeen[text] }
+            return pairs.first { $0.key.scalar?.text == text }?.key.location
+        }
+
+        /// Records a key just appended to `pairs`.
+        mutating func noteKey(_ text: String, at location: SourceLocation) {
+            if pairs.count == Self.indexThreshold {
+                for pair in pairs { firstSeen[pair.key.scalar?.text ?? ""] = pair.key.location }
+            } else if pairs.count > Self.indexThreshold {
+                firstSeen[text] = location
+            }
+        }
     }
 
     let limits: ReaderLimits
@@ -122,7 +140,7 @@ struct TreeBuilder {
             stack[top].merges.append(node)
             return
         }
-        if let first = stack[top].firstSeen[text] {
+        if let first = stack[top].firstLocation(of: text) {
             diagnostics.append(Diagnostic(
                 .duplicateKey,
                 "Key `\(text)` appears twice in this mapping; the first is at line \(first.line), column \(first.column).",
@@ -131,8 +149,8 @@ struct TreeBuilder {
             ))
             return
         }
-        stack[top].firstSeen[text] = key.location
         stack[top].pairs.append(Pair(key: key, value: node))
+        stack[top].noteKey(text, at: key.location)
     }
 
     /// Applies `<<: *base` (or a list of them): keys written in the mapping win over merged ones.
@@ -146,9 +164,11 @@ struct TreeBuilder {
                         at: source.location))
                     continue
                 }
-                for pair in pairs where open.firstSeen[pair.key.scalar?.text ?? ""] == nil {
-                    open.firstSeen[pair.key.scalar?.text ?? ""] = pair.key.location
+                for pair in pairs {
+                    let text = pair.key.scalar?.text ?? ""
+                    guard open.firstLocation(of: text) == nil else { continue }
                     open.pairs.append(pair)
+                    open.noteKey(text, at: pair.key.location)
                 }
             }
         }
