@@ -66,7 +66,7 @@ extension CheckContext {
         visitScalars(root, path: .root, where: Reference.containsReference) { context, node, path in
             guard let text = node.scalar?.text else { return }
             // A description is prose for people: a `${...}` there is text, not a reference.
-            if case .key("description")? = path.components.last { return }
+            if case .key("description")? = path.lastComponent { return }
             let style = node.scalar!.style
             let singleLine = style != .literal && style != .folded && !text.contains(where: \.isNewline)
             for reference in Reference.all(in: text) {
