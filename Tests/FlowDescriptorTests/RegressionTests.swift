@@ -66,3 +66,10 @@ struct LargeMappingTests {
         #expect(root["big"]?.pairs?.count == 41)
     }
 }
+
+@Suite("Byte-order mark and encoding columns")
+struct ByteOrderMarkTests {
+    @Test func invalidByteOnTheFirstLineAfterAMarkCountsColumnsWithoutIt() throws {
+        try expectRefused(readBytes([0xEF, 0xBB, 0xBF] + Array("flowrun: 1".utf8) + [0xFF], format: .yaml), .encoding, at: "1:11")
+    }
+}

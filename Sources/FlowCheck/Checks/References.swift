@@ -21,9 +21,9 @@ enum Reference {
     static func all(in text: String) -> [Found] {
         var found: [Found] = []
         var rest = Substring(text)
-        var offset = 0
         while let start = rest.range(of: "${") {
-            offset += rest.distance(from: rest.startIndex, to: start.lowerBound)
+            // Columns count Unicode scalars, as libyaml's marks do.
+            let offset = text.unicodeScalars.distance(from: text.startIndex, to: start.lowerBound)
             let body = rest[start.upperBound...]
             guard let end = body.firstIndex(of: "}") else {
                 found.append(Found(namespace: "", name: String(body), offset: offset, closed: false))
@@ -33,7 +33,6 @@ enum Reference {
             let parts = inner.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
             found.append(Found(
                 namespace: String(parts[0]), name: parts.count > 1 ? String(parts[1]) : "", offset: offset, closed: true))
-            offset += 2 + inner.count + 1
             rest = body[body.index(after: end)...]
         }
         return found

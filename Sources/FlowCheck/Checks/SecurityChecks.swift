@@ -11,48 +11,86 @@ extension CheckContext {
 
     private mutating func checkInsecureEndpoints() {
         guard descriptor.security.allowInsecureHTTP?.value != true, let root = descriptor.root else { return }
-        visitScalars(root, path: .root, where: Self.isClearTextURL) { context, node, path in
-            guard let text = node.scalar?.text, !Self.isLoopback(text) else { return }
-            context.report(Diagnostic(
-                .insecureEndpoint,
-                "Endpoint `\(text)` uses `http://`: credentials and tokens would cross the network in clear text.",
-                at: node.location, path: path,
-                hint: "Use `https://`. Loopback addresses are exempt; to accept clear text elsewhere (a lab backend), set `security: {allow-insecure-http: true}`.",
-                replacement: "https://" + text.dropFirst("http://".count)))
+        visitScalars(root, path: .root, where: Self.mentionsClearText) { context, node, path in
+            guard let scalar = node.scalar else { return }
+            let singleLine = scalar.style != .literal && scalar.style != .folded && !scalar.text.contains(where: \.isNewline)
+            for (offset, url) in Self.clearTextURLs(in: scalar.text) where !Self.isLoopback(url) {
+                let location = singleLine
+                    ? SourceLocation(file: node.location.file, line: node.location.line,
+                                     column: node.location.column + offset + (scalar.style == .plain ? 0 : 1))
+                    : node.location
+                context.report(Diagnostic(
+                    .insecureEndpoint,
+                    "Endpoint `\(url)` uses `http://`: credentials and tokens would cross the network in clear text.",
+                    at: location, path: path,
+                    hint: "Use `https://`. Loopback addresses are exempt; to accept clear text elsewhere (a lab backend), set `security: {allow-insecure-http: true}`.",
+                    replacement: "https://" + url.dropFirst("http://".count)))
+            }
         }
     }
 
-    /// Whether `text` starts with `http://`, in any case.
-    static func isClearTextURL(_ text: String) -> Bool {
-        var prefix = "http://".utf8.makeIterator()
-        for byte in text.utf8 {
-            guard let expected = prefix.next() else { return true }
-            if byte | 0x20 != expected | 0x20 { return false }
-        }
-        return prefix.next() == nil
+    private static let clearTextPrefix = Array("http://".utf8)
+
+    /// Whether `text` holds `http://` anywhere, in any case.
+    static func mentionsClearText(_ text: String) -> Bool {
+        clearTextOffsets(in: Array(text.utf8)).first != nil
     }
 
-    /// Whether an `http://` URL points at this machine (RFC 8252 §7.3 allows loopback in clear text).
+    private static func clearTextOffsets(in bytes: [UInt8]) -> [Int] {
+        guard bytes.count >= clearTextPrefix.count else { return [] }
+        var offsets: [Int] = []
+        for start in 0...(bytes.count - clearTextPrefix.count) where bytes[start] | 0x20 == 0x68 {
+            if (0..<clearTextPrefix.count).allSatisfy({ bytes[start + $0] | 0x20 == clearTextPrefix[$0] | 0x20 || bytes[start + $0] == clearTextPrefix[$0] }) {
+                offsets.append(start)
+            }
+        }
+        return offsets
+    }
+
+    /// Every `http://` URL in `text`, with its offset in Unicode scalars (columns count scalars).
+    static func clearTextURLs(in text: String) -> [(offset: Int, url: String)] {
+        let bytes = Array(text.utf8)
+        return clearTextOffsets(in: bytes).map { start in
+            var end = start
+            while end < bytes.count, !" \t\"'<>,;)]}".utf8.contains(bytes[end]) { end += 1 }
+            let url = String(decoding: bytes[start..<end], as: UTF8.self)
+            let offset = String(decoding: bytes[..<start], as: UTF8.self).unicodeScalars.count
+            return (offset, url)
+        }
+    }
+
+    /// Whether an `http://` URL points at this machine (RFC 8252 §7.3 allows loopback in clear text):
+    /// `localhost`, an IPv4 address in 127.0.0.0/8, or `[::1]`. A name that merely starts with `127.` is not.
     static func isLoopback(_ url: String) -> Bool {
         let rest = url.dropFirst("http://".count)
         let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         let host = authority.split(separator: "@").last.map(String.init) ?? ""
-        let name: String
         if host.hasPrefix("[") {
-            name = String(host.prefix { $0 != "]" }) + "]"
-        } else {
-            name = String(host.prefix { $0 != ":" })
+            return host.prefix { $0 != "]" } + "]" == "[::1]"
         }
-        return name == "localhost" || name.hasPrefix("127.") || name == "[::1]"
+        let name = host.prefix { $0 != ":" }.lowercased()
+        if name == "localhost" { return true }
+        let octets = name.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { octet in
+            !octet.isEmpty && octet.count <= 3 && octet.allSatisfy(\.isASCII) && octet.allSatisfy(\.isNumber) && Int(octet)! <= 255
+        }
     }
 
     private static let secretWords = ["password", "passwd", "secret", "passcode", "token", "apikey", "api-key", "api_key", "credential"]
         .map { Array($0.utf8) }
 
-    /// Whether a parameter name contains a word that says it holds a secret, in any case.
+    /// Words that say a name holds something about a secret rather than the secret: its URL, name, file.
+    private static let notSecretWords = ["url", "uri", "endpoint", "name", "path", "file", "header", "type"].map { Array($0.utf8) }
+
+    /// Whether a parameter name says it holds a secret (`CLIENT_SECRET`, `api-token`), in any case, and not
+    /// something about one (`TOKEN_URL`, `SECRET_NAME`).
     static func looksSecret(_ name: String) -> Bool {
         let lowered = name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
-        return secretWords.contains { word in
+        return contains(any: secretWords, in: lowered) && !contains(any: notSecretWords, in: lowered)
+    }
+
+    private static func contains(any words: [[UInt8]], in lowered: [UInt8]) -> Bool {
+        words.contains { word in
             guard lowered.count >= word.count else { return false }
             return (0...(lowered.count - word.count)).contains { start in
                 lowered[start] == word[0] && lowered[start..<(start + word.count)].elementsEqual(word)
@@ -85,7 +123,7 @@ extension CheckContext {
         for candidate in candidates {
             guard Self.looksSecret(candidate.name),
                   let text = candidate.node.scalar?.text, !candidate.node.isNull, !text.isEmpty,
-                  !Reference.isSecretSource(text)
+                  !Reference.isSecretSource(text), !text.contains("://")
             else { continue }
             report(Diagnostic(
                 .literalSecret,

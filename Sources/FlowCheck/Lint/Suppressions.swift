@@ -28,22 +28,41 @@ struct Suppressions {
 
     init(lines: [Substring], file: String) {
         var pendingOwnLine: [Int] = []
+        var blockIndent: Int?
         for (index, line) in lines.enumerated() {
             let number = index + 1
+            let indent = line.prefix { $0 == " " }.count
+            let blank = line.allSatisfy(\.isWhitespace)
+            // Lines of a block scalar (`|`, `>`) are text, even when they start with `#`.
+            if let parent = blockIndent {
+                if blank || indent > parent { continue }
+                blockIndent = nil
+            }
             let comment = Self.comment(in: line)
-            let hasContent = !line[..<(comment?.start ?? line.endIndex)].allSatisfy(\.isWhitespace)
+            let code = line[..<(comment?.start ?? line.endIndex)]
+            let hasContent = !code.allSatisfy(\.isWhitespace)
             if hasContent {
                 for rule in pendingOwnLine { rules[rule].line = number }
                 pendingOwnLine = []
+                if Self.opensBlockScalar(code) { blockIndent = indent }
             }
             guard let comment, let marker = comment.text.range(of: "flowrun-lint:") else { continue }
-            let column = line.distance(from: line.startIndex, to: marker.lowerBound) + 1
+            let column = line.unicodeScalars.distance(from: line.startIndex, to: marker.lowerBound) + 1
             let location = SourceLocation(file: file, line: number, column: column)
             guard let rule = parse(comment.text[marker.upperBound...], at: location) else { continue }
             rules.append(rule)
             if rule.line != nil && !hasContent { pendingOwnLine.append(rules.count - 1) }
             else if rule.line != nil { rules[rules.count - 1].line = number }
         }
+    }
+
+    /// Whether a line's code ends with a block scalar indicator: `|`, `>`, `|-`, `>+`, `|2`.
+    static func opensBlockScalar(_ code: Substring) -> Bool {
+        let trimmed = code.reversed().drop { $0 == " " || $0 == "\t" }
+        let indicator = trimmed.prefix { $0 == "-" || $0 == "+" || $0.isNumber }
+        guard let mark = trimmed.dropFirst(indicator.count).first, mark == "|" || mark == ">" else { return false }
+        let before = trimmed.dropFirst(indicator.count + 1).first
+        return before == nil || before == " " || before == ":" || before == "-"
     }
 
     private mutating func parse(_ body: Substring, at location: SourceLocation) -> Rule? {
@@ -100,22 +119,47 @@ struct Suppressions {
         return kept
     }
 
-    /// The comment on a YAML line, if any: a `#` at the start or after white space, outside quotes.
+    /// The comment on a YAML line, if any: a `#` at the start or after white space, outside quoted scalars.
+    ///
+    /// A quote opens a quoted scalar only where a scalar starts (after `: `, `- `, `[`, `{`, `,` or the
+    /// indentation); inside, `''` (single) and `\"` (double) are escapes, not ends.
     static func comment(in line: Substring) -> (start: Substring.Index, text: Substring)? {
         var quote: Character?
         var previous: Character = " "
+        var atScalarStart = true
         var index = line.startIndex
         while index < line.endIndex {
             let character = line[index]
+            let next = line.index(after: index)
             if let open = quote {
-                if character == open { quote = nil }
-            } else if character == "\"" || character == "'" {
-                if previous == " " || previous == "[" || previous == "{" || previous == "," || previous == ":" { quote = character }
+                if open == "'", character == "'" {
+                    if next < line.endIndex, line[next] == "'" {
+                        index = line.index(after: next)
+                        previous = "'"
+                        continue
+                    }
+                    quote = nil
+                } else if open == "\"", character == "\\" {
+                    index = next < line.endIndex ? line.index(after: next) : next
+                    continue
+                } else if open == "\"", character == "\"" {
+                    quote = nil
+                }
             } else if character == "#", previous == " " || previous == "\t" {
-                return (index, line[line.index(after: index)...])
+                return (index, line[next...])
+            } else if character == "\"" || character == "'", atScalarStart {
+                quote = character
+            } else if character == " " || character == "\t" {
+                if previous == ":" || (previous == "-" && atScalarStart) || previous == "?" { atScalarStart = true }
+            } else if character == "[" || character == "{" || character == "," {
+                atScalarStart = true
+            } else if character == "-" || character == "?", atScalarStart {
+                // A sequence entry or key indicator: the scalar starts after the space that follows.
+            } else {
+                atScalarStart = false
             }
             previous = character
-            index = line.index(after: index)
+            index = next
         }
         return nil
     }

@@ -47,9 +47,11 @@ public enum DocumentReader {
                 hint: "Flow files are small; split large configuration into a file provider's document.")])
         }
         if let offset = firstInvalidUTF8Offset(bytes) {
+            // A byte-order mark is not part of the first line's columns.
+            let bom = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
             return ReadResult(root: nil, diagnostics: [Diagnostic(
                 .encoding, "The file is not valid UTF-8 (byte 0x\(String(bytes[offset], radix: 16, uppercase: true)) at offset \(offset)).",
-                at: YAMLReader.location(ofByte: offset, in: bytes, file: file),
+                at: YAMLReader.location(ofByte: offset - bom, in: Array(bytes[bom...]), file: file),
                 hint: "Save the file as UTF-8.")])
         }
         switch format {

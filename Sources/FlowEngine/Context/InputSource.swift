@@ -1,0 +1,80 @@
+import Foundation
+public import FlowTransform
+
+/// Where a run gets what a person supplies: `--input NAME=VALUE`, the environment, or a prompt on a terminal.
+///
+/// With no terminal, a missing input is an error that names it and says how to supply it: a run never waits
+/// for input that cannot come.
+public struct InputSource: Sendable {
+    /// Values given with `--input NAME=VALUE`.
+    public var flags: [String: String]
+    /// The process environment, for `${env.NAME}` and `FLOWRUN_INPUT_NAME`.
+    public var environment: [String: String]
+    /// Whether a person can be asked (standard input is a terminal).
+    public var interactive: Bool
+    /// Asks a person; `secret` turns echo off. Used only when `interactive`.
+    public var prompter: @Sendable (_ question: String, _ secret: Bool) -> String?
+
+    public init(
+        flags: [String: String] = [:], environment: [String: String] = ProcessInfo.processInfo.environment,
+        interactive: Bool = false, prompter: @escaping @Sendable (String, Bool) -> String? = { _, _ in nil }
+    ) {
+        self.flags = flags
+        self.environment = environment
+        self.interactive = interactive
+        self.prompter = prompter
+    }
+
+    /// The environment variable that can supply input `name` (`email-address` → `FLOWRUN_INPUT_EMAIL_ADDRESS`).
+    public static func environmentName(for name: String) -> String {
+        "FLOWRUN_INPUT_" + name.uppercased().map { $0.isLetter || $0.isNumber ? String($0) : "_" }.joined()
+    }
+
+    /// Input `name`: a flag, then the environment, then a prompt.
+    /// - Throws: ``StepFailure`` `missing-input` naming the input and the ways to supply it.
+    public func value(_ name: String, question: String? = nil, secret: Bool = false) throws(StepFailure) -> String {
+        if let value = flags[name] { return value }
+        if let value = environment[Self.environmentName(for: name)] { return value }
+        if interactive, let value = prompter(question ?? "\(name): ", secret), !value.isEmpty { return value }
+        throw StepFailure(
+            "missing-input",
+            "input `\(name)` is needed and \(interactive ? "none was entered" : "there is no terminal to ask on"): pass `--input \(name)=...` or set \(Self.environmentName(for: name))")
+    }
+
+    /// Resolves a parameter value: `${env.NAME}`, `${input.NAME}`, `${info.KEY}` (from `info`) and `prompt`
+    /// (asking for `name`).
+    /// - Throws: ``StepFailure`` when a reference cannot be resolved.
+    public func resolve(_ text: String, parameter name: String, secret: Bool, info: InfoStore) throws(StepFailure) -> String {
+        if text == "prompt" { return try value(name, question: "\(name): ", secret: secret) }
+        var output = ""
+        var rest = Substring(text)
+        while let start = rest.range(of: "${") {
+            output += rest[..<start.lowerBound]
+            let body = rest[start.upperBound...]
+            guard let end = body.firstIndex(of: "}") else {
+                throw StepFailure("bad-reference", "`\(name)` has a `${` that is not closed")
+            }
+            let reference = body[..<end]
+            let parts = reference.split(separator: ".", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { throw StepFailure("bad-reference", "`${\(reference)}` in `\(name)` needs a namespace and a name") }
+            switch parts[0] {
+            case "env":
+                guard let value = environment[parts[1]] else {
+                    throw StepFailure("missing-environment", "`\(name)` reads environment variable \(parts[1]), which is not set")
+                }
+                output += value
+            case "input":
+                output += try value(parts[1], secret: secret)
+            case "info":
+                guard let value = info[parts[1]] else {
+                    throw StepFailure("missing-info", "`\(name)` reads info key `\(parts[1])`, which no step has provided yet")
+                }
+                output += value.text ?? value.json(revealingSecrets: true).rendered(pretty: false)
+            default:
+                throw StepFailure("bad-reference", "`${\(reference)}` in `\(name)` uses unknown namespace `\(parts[0])`")
+            }
+            rest = body[body.index(after: end)...]
+        }
+        return output + rest
+    }
+}

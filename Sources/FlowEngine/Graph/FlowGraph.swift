@@ -1,0 +1,92 @@
+public import FlowCatalog
+public import FlowDescriptor
+
+/// One mode of a flow, compiled: the step invocations in order, each with how to run it.
+public struct FlowGraph: Sendable {
+    public var mode: FlowMode
+    public var nodes: [StepNode]
+
+    public init(mode: FlowMode, nodes: [StepNode]) {
+        self.mode = mode
+        self.nodes = nodes
+    }
+
+    /// The index of the node that runs step `name`.
+    public func index(of name: String) -> Int? {
+        nodes.firstIndex { $0.name == name }
+    }
+}
+
+/// A step invocation: the declared step, its built-in, its parameters, and the entry's run policy.
+public struct StepNode: Sendable {
+    /// The declared step name (`auth`).
+    public var name: String
+    /// The built-in it binds (`oauth2-authentication`).
+    public var spec: StepSpec
+    public var parameters: [String: Node]
+    public var retry: Retry
+    public var timeout: Duration
+    public var condition: Condition?
+    public var onFailure: Route
+    public var location: SourceLocation
+
+    /// Where to go when the step fails for good.
+    public enum Route: Sendable, Hashable {
+        case fail
+        case `continue`
+        /// Jump to the node at `index`, at most `limit` times.
+        case jump(to: Int, name: String, limit: Int)
+        /// Abandon this mode and run these modes in order.
+        case modes([FlowMode])
+    }
+
+    public init(
+        name: String, spec: StepSpec, parameters: [String: Node] = [:], retry: Retry = .once,
+        timeout: Duration? = nil, condition: Condition? = nil, onFailure: Route = .fail,
+        location: SourceLocation = SourceLocation(file: "", line: 0, column: 0)
+    ) {
+        self.name = name
+        self.spec = spec
+        self.parameters = parameters
+        self.retry = retry
+        self.timeout = timeout ?? spec.waits.defaultTimeout
+        self.condition = condition
+        self.onFailure = onFailure
+        self.location = location
+    }
+}
+
+/// How often a step is tried, and the waits between tries.
+///
+/// `attempts` counts every try, the first included: `attempts: 3` is one try and up to two retries. Only
+/// failures a step marks as transient (network errors, 5xx answers, timeouts) are retried; a wrong password
+/// or a bad configuration fails at once.
+public struct Retry: Sendable, Hashable {
+    public var attempts: Int
+    public var backoff: Duration
+    public var multiplier: Double
+    public var maxBackoff: Duration
+    public var jitter: Bool
+
+    public init(attempts: Int, backoff: Duration = .milliseconds(500), multiplier: Double = 2,
+                maxBackoff: Duration = .seconds(30), jitter: Bool = true) {
+        self.attempts = max(1, attempts)
+        self.backoff = backoff
+        self.multiplier = multiplier
+        self.maxBackoff = maxBackoff
+        self.jitter = jitter
+    }
+
+    /// One try, no retry.
+    public static let once = Retry(attempts: 1)
+
+    /// The wait before try `attempt + 1` (attempt counts from 1), before jitter.
+    public func delay(after attempt: Int) -> Duration {
+        var delay = backoff
+        for _ in 1..<max(1, attempt) {
+            delay = delay * multiplier
+            if delay >= maxBackoff { return maxBackoff }
+        }
+        return min(delay, maxBackoff)
+    }
+}

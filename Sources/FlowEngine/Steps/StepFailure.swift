@@ -1,0 +1,21 @@
+/// Why a step failed: a stable code, a message without secrets, and whether trying again may help.
+public struct StepFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A stable, kebab-case code such as `command-exit`, `timeout`, `missing-input`.
+    public var code: String
+    public var message: String
+    /// Network errors, 5xx answers and timeouts are transient; a wrong password or a bad configuration is not.
+    public var isTransient: Bool
+
+    public init(_ code: String, _ message: String, transient: Bool = false) {
+        self.code = code
+        self.message = message
+        self.isTransient = transient
+    }
+
+    public var description: String { "\(code): \(message)" }
+
+    /// The step ran longer than its timeout.
+    public static func timeout(_ duration: Duration) -> StepFailure {
+        StepFailure("timeout", "the step did not finish within \(duration.flowText)", transient: true)
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+public import FlowDescriptor
+import Synchronization
+
+/// One traced transition of the state machine.
+public struct TraceEvent: Sendable {
+    public var time: Date
+    public var mode: FlowMode
+    public var step: String?
+    public var from: String
+    public var to: String
+    /// `started`, `succeeded`, `failed`, `skipped`, `retrying`, `cancelled`, `finished`, or a note (`unmatched`).
+    public var outcome: String
+    public var attempt: Int?
+    public var duration: Duration?
+    public var errorCode: String?
+    public var message: String?
+
+    public init(
+        time: Date = Date(), mode: FlowMode, step: String?, from: String, to: String, outcome: String,
+        attempt: Int? = nil, duration: Duration? = nil, errorCode: String? = nil, message: String? = nil
+    ) {
+        self.time = time
+        self.mode = mode
+        self.step = step
+        self.from = from
+        self.to = to
+        self.outcome = outcome
+        self.attempt = attempt
+        self.duration = duration
+        self.errorCode = errorCode
+        self.message = message
+    }
+
+    /// The event as one JSON line.
+    public func jsonLine() -> String {
+        var members: [(String, JSONValue)] = [
+            ("time", .string(Self.timestamp(time))), ("mode", .string(mode.rawValue)),
+        ]
+        if let step { members.append(("step", .string(step))) }
+        members += [("from", .string(from)), ("to", .string(to)), ("outcome", .string(outcome))]
+        if let attempt { members.append(("attempt", .int(attempt))) }
+        if let duration { members.append(("duration_ms", .double(duration.milliseconds))) }
+        if let errorCode { members.append(("error", .string(errorCode))) }
+        if let message { members.append(("message", .string(message))) }
+        return JSONValue.object(members).rendered(pretty: false)
+    }
+
+    private static func timestamp(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day().timeZone(separator: .omitted).time(includingFractionalSeconds: true).timeSeparator(.colon))
+    }
+}
+
+extension Duration {
+    /// The duration in milliseconds, to the microsecond.
+    public var milliseconds: Double {
+        let (seconds, attoseconds) = components
+        return ((Double(seconds) * 1000 + Double(attoseconds) / 1e15) * 1000).rounded() / 1000
+    }
+}
+
+/// Masks secret values wherever text leaves the process: traces, progress, errors.
+public final class Redactor: Sendable {
+    private let secrets = Mutex<Set<String>>([])
+
+    public init() {}
+
+    /// Remembers `value` as a secret; values shorter than 4 characters are too common to mask safely
+    /// and are kept out of messages by the steps themselves.
+    public func add(_ value: String) {
+        guard value.count >= 4 else { return }
+        secrets.withLock { _ = $0.insert(value) }
+    }
+
+    /// `text` with every known secret replaced by `<redacted>`.
+    public func redact(_ text: String) -> String {
+        let known = secrets.withLock { $0 }
+        guard !known.isEmpty else { return text }
+        var result = text
+        for secret in known.sorted(by: { $0.count > $1.count }) {
+            result = result.replacingOccurrences(of: secret, with: "<redacted>")
+        }
+        return result
+    }
+}
+
+/// Where trace events go.
+public protocol TraceSink: Sendable {
+    func record(_ event: TraceEvent)
+}
+
+/// Writes trace events as JSON lines to a file created with mode 0600.
+public final class FileTrace: TraceSink {
+    private let handle: Mutex<FileHandle>
+    private let redactor: Redactor
+
+    /// - Throws: when the file cannot be created.
+    public init(path: String, redactor: Redactor) throws {
+        let manager = FileManager.default
+        if manager.fileExists(atPath: path) { try manager.removeItem(atPath: path) }
+        guard manager.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
+              let handle = FileHandle(forWritingAtPath: path)
+        else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+        }
+        self.handle = Mutex(handle)
+        self.redactor = redactor
+    }
+
+    public func record(_ event: TraceEvent) {
+        var event = event
+        event.message = event.message.map(redactor.redact)
+        let line = event.jsonLine() + "\n"
+        handle.withLock { $0.write(Data(line.utf8)) }
+    }
+}
+
+/// Keeps trace events in memory (tests, the summary).
+public final class MemoryTrace: TraceSink {
+    private let storage = Mutex<[TraceEvent]>([])
+
+    public init() {}
+
+    public func record(_ event: TraceEvent) {
+        storage.withLock { $0.append(event) }
+    }
+
+    public var events: [TraceEvent] { storage.withLock { $0 } }
+}
+
+/// Sends every event to several sinks.
+public struct TraceFanout: TraceSink {
+    public var sinks: [any TraceSink]
+
+    public init(_ sinks: [any TraceSink]) {
+        self.sinks = sinks
+    }
+
+    public func record(_ event: TraceEvent) {
+        for sink in sinks { sink.record(event) }
+    }
+}
