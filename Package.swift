@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "FlowDescriptor", targets: ["FlowDescriptor"]),
         .library(name: "FlowCheck", targets: ["FlowCheck"]),
         .library(name: "FlowTransform", targets: ["FlowTransform"]),
+        .library(name: "FlowEngine", targets: ["FlowEngine"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -46,10 +47,15 @@ let package = Package(
             dependencies: ["FlowDescriptor", "FlowCatalog"],
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "FlowEngine",
+            dependencies: ["FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowTransform"],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "flowrun",
             dependencies: [
-                "FlowDescriptor", "FlowCatalog", "FlowCheck",
+                "FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowTransform", "FlowEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings

@@ -3,21 +3,26 @@ import FlowCheck
 
 /// The `flowrun` command: a thin layer over the library targets.
 @main
-struct Flowrun: ParsableCommand {
+struct Flowrun: AsyncParsableCommand {
     static let version = "0.1.0"
 
     static let configuration = CommandConfiguration(
         commandName: "flowrun",
         abstract: "Declarative onboarding flows for mobile backends: lint, inspect and run flow files.",
         version: version,
-        subcommands: [LintCommand.self, SchemaCommand.self, StepsCommand.self]
+        subcommands: [RunCommand.self, LintCommand.self, GraphCommand.self, StepsCommand.self, SchemaCommand.self],
+        defaultSubcommand: RunCommand.self
     )
 
     /// Usage errors exit with 2 (not ArgumentParser's 64), the code `flowrun lint` documents.
-    static func main() {
+    static func main() async {
         do {
             var command = try parseAsRoot()
-            try command.run()
+            if var asynchronous = command as? any AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
         } catch {
             let code = exitCode(for: error)
             if code == .validationFailure {

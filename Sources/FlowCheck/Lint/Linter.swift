@@ -11,6 +11,13 @@ public struct FileReport: Sendable {
     /// The file's text, for excerpts; empty when the file could not be read or has no findings.
     public var text: String
 
+    public init(file: String, diagnostics: [Diagnostic], suppressedCount: Int, text: String) {
+        self.file = file
+        self.diagnostics = diagnostics
+        self.suppressedCount = suppressedCount
+        self.text = text
+    }
+
     /// The file's lines, without line ends, for excerpts.
     public var lines: [Substring] { Self.lines(of: text) }
 

@@ -153,6 +153,13 @@ public struct Flow: Sendable {
     public var entries: [FlowEntry]
     public var location: SourceLocation
     public var path: DescriptorPath
+
+    public init(mode: FlowMode, entries: [FlowEntry], location: SourceLocation, path: DescriptorPath) {
+        self.mode = mode
+        self.entries = entries
+        self.location = location
+        self.path = path
+    }
 }
 
 /// One entry of a flow: a step and how to run it.
@@ -164,6 +171,19 @@ public struct FlowEntry: Sendable {
     public var onFailure: FailureRoute?
     public var location: SourceLocation
     public var path: DescriptorPath
+
+    public init(
+        step: Located<String>, retry: RetryPolicy? = nil, timeout: Located<Duration>? = nil, condition: Condition? = nil,
+        onFailure: FailureRoute? = nil, location: SourceLocation, path: DescriptorPath
+    ) {
+        self.step = step
+        self.retry = retry
+        self.timeout = timeout
+        self.condition = condition
+        self.onFailure = onFailure
+        self.location = location
+        self.path = path
+    }
 }
 
 /// How often a step is tried and how long to wait between tries.

@@ -104,3 +104,30 @@ public enum JSONValue: Sendable, Hashable, ExpressibleByStringLiteral, Expressib
         output += "\""
     }
 }
+
+extension JSONValue {
+    /// The value of a node read from JSON (or YAML): quoted scalars are strings, plain ones numbers, booleans
+    /// or null where they read as such.
+    public init(node: Node) {
+        switch node.content {
+        case .scalar(let scalar):
+            if node.plainScalar == nil {
+                self = .string(scalar.text)
+            } else if node.isNull {
+                self = .null
+            } else if let value = node.booleanValue {
+                self = .bool(value)
+            } else if let value = node.integerValue {
+                self = .int(value)
+            } else if let value = node.doubleValue {
+                self = .double(value)
+            } else {
+                self = .string(scalar.text)
+            }
+        case .sequence(let elements):
+            self = .array(elements.map(JSONValue.init(node:)))
+        case .mapping(let pairs):
+            self = .object(pairs.map { ($0.key.scalar?.text ?? "", JSONValue(node: $0.value)) })
+        }
+    }
+}

@@ -1,5 +1,6 @@
-import Foundation
+public import Foundation
 public import FlowTransform
+import FlowDescriptor
 
 /// Where a run gets what a person supplies: `--input NAME=VALUE`, the environment, or a prompt on a terminal.
 ///

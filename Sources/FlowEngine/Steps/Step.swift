@@ -1,7 +1,7 @@
 public import FlowCatalog
 public import FlowDescriptor
 public import FlowTransform
-import Foundation
+public import Foundation
 import Synchronization
 
 /// How a step ended.
@@ -64,6 +64,8 @@ public struct StepContext: Sendable {
     public var suppliedConfiguration: Node?
     /// The providers of the flow's `configuration.providers`.
     public var providers: [ProviderEntry]
+    /// Whether the welcome step keeps the configuration for restore (`configuration.persist`, default `state`).
+    public var persistConfiguration: Bool
 
     /// Provides `values` into the info, checked against the keys' declared types.
     public func provide(_ values: [String: InfoValue]) throws(StepFailure) {
@@ -78,10 +80,7 @@ public struct StepContext: Sendable {
 
     /// A string parameter with `${...}` references and `prompt` resolved; `nil` when the parameter is absent.
     public func string(_ parameter: String) throws(StepFailure) -> String? {
-        guard let node = parameters[parameter], let text = node.scalar?.text, !node.isNull else {
-            return spec.parameter(parameter)?.defaultValue.flatMap { $0.hasPrefix("${") || $0 == "prompt" ? $0 : nil }
-                .map { _ in "" }.flatMap { _ in nil }
-        }
+        guard let node = parameters[parameter], let text = node.scalar?.text, !node.isNull else { return nil }
         let secret = spec.parameter(parameter)?.type == .secret
         let value = try input.resolve(text, parameter: parameter, secret: secret, info: info)
         if secret { redactor.add(value) }

@@ -1,3 +1,5 @@
+import FlowDescriptor
+
 /// Why a step failed: a stable code, a message without secrets, and whether trying again may help.
 public struct StepFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// A stable, kebab-case code such as `command-exit`, `timeout`, `missing-input`.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import FlowDescriptor
 import Synchronization
 
@@ -97,11 +97,16 @@ public final class FileTrace: TraceSink {
     /// - Throws: when the file cannot be created.
     public init(path: String, redactor: Redactor) throws {
         let manager = FileManager.default
-        if manager.fileExists(atPath: path) { try manager.removeItem(atPath: path) }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        var isFolder: ObjCBool = false
+        guard manager.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw TraceError(message: "the folder \(folder) does not exist")
+        }
+        if manager.fileExists(atPath: path) { try? manager.removeItem(atPath: path) }
         guard manager.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
               let handle = FileHandle(forWritingAtPath: path)
         else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+            throw TraceError(message: "it cannot be created (permission denied?)")
         }
         self.handle = Mutex(handle)
         self.redactor = redactor
@@ -113,6 +118,12 @@ public final class FileTrace: TraceSink {
         let line = event.jsonLine() + "\n"
         handle.withLock { $0.write(Data(line.utf8)) }
     }
+}
+
+/// Why a trace file cannot be written.
+public struct TraceError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
 }
 
 /// Keeps trace events in memory (tests, the summary).

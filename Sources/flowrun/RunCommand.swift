@@ -1,0 +1,141 @@
+public import ArgumentParser
+import FlowCheck
+import FlowDescriptor
+public import FlowEngine
+import FlowTransform
+import Foundation
+
+extension RunMode: ExpressibleByArgument {}
+
+/// `flowrun run FILE` (or `flowrun FILE`): compiles the flow and runs it.
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run a flow file: onboard, restore or reset.",
+        discussion: """
+            Mode `auto` (the default) restores when an earlier onboarding left state in the state folder and \
+            onboards otherwise. Inputs a step needs come from --input NAME=VALUE, the environment \
+            (FLOWRUN_INPUT_NAME), or a prompt on a terminal; with no terminal a missing input is an error that \
+            names it. Ctrl-C stops the running step, runs no further step, keeps no partial state and exits 130.
+
+            Exit status: 0 success, 1 the flow failed, 2 the file has errors or the options are wrong, 130 cancelled.
+            """
+    )
+
+    @Argument(help: "The flow file.")
+    var file: String
+
+    @Option(help: "auto, onboard, restore or reset.")
+    var mode: RunMode = .auto
+
+    @Option(name: .customLong("input"), help: ArgumentHelp("An input a step asks for, as NAME=VALUE (repeatable).", valueName: "NAME=VALUE"))
+    var inputs: [String] = []
+
+    @Option(help: ArgumentHelp("A configuration document for the `json` provider: a JSON file, or - for standard input.", valueName: "FILE|-"))
+    var config: String?
+
+    @Option(help: ArgumentHelp("Write a JSON-lines trace of every state transition to this file.", valueName: "FILE"))
+    var trace: String?
+
+    @Option(help: ArgumentHelp("Where the flow keeps its state (default: $XDG_DATA_HOME/flowrun/NAME).", valueName: "DIR"))
+    var stateDir: String?
+
+    @Flag(help: "Compile the flow and print the plan of every mode; run nothing.")
+    var dryRun = false
+
+    func run() async throws {
+        let descriptor = try Self.load(file)
+        let engine: FlowEngine
+        do {
+            engine = try FlowEngine(descriptor: descriptor)
+        } catch {
+            let run = LintRun(reports: [FileReport(file: file, diagnostics: error.diagnostics, suppressedCount: 0, text: Self.text(of: file))],
+                              strict: false, toolVersion: Flowrun.version)
+            FileHandle.standardError.write(Data(run.rendered(as: .text, color: Console.wantsErrorColor).utf8))
+            Console.error("flowrun: \(file) cannot run until these are fixed (`flowrun lint \(file)` shows them too).")
+            throw ExitCode.usage
+        }
+        if dryRun {
+            Console.print(Plan.render(engine))
+            return
+        }
+        var flags: [String: String] = [:]
+        for input in inputs {
+            guard let equals = input.firstIndex(of: "="), equals != input.startIndex else {
+                throw ValidationError("--input takes NAME=VALUE, found `\(input)`.")
+            }
+            flags[String(input[..<equals])] = String(input[input.index(after: equals)...])
+        }
+        let configuration = try config.map(Self.configurationDocument)
+        let redactor = Redactor()
+        var sinks: [any TraceSink] = []
+        if let trace {
+            do {
+                sinks.append(try FileTrace(path: trace, redactor: redactor))
+            } catch {
+                Console.error("flowrun: cannot write the trace to `\(trace)`: \(error)")
+                throw ExitCode.usage
+            }
+        }
+        let interactive = isatty(STDIN_FILENO) == 1
+        let options = RunOptions(
+            mode: mode,
+            input: InputSource(flags: flags, interactive: interactive, prompter: Prompt.ask),
+            configuration: configuration,
+            stateFolder: stateDir.map { StateFolder(url: URL(fileURLWithPath: $0)) } ?? StateFolder.default(flowName: engine.name),
+            trace: TraceFanout(sinks), progress: ProgressPrinter(live: isatty(STDERR_FILENO) == 1), redactor: redactor)
+
+        let task = Task { await engine.run(options) }
+        let interrupt = Interrupt.onSignal { task.cancel() }
+        let report = await task.value
+        interrupt.cancel()
+        Console.print(Summary.render(report, redactor: redactor))
+        switch report.result {
+        case .succeeded: return
+        case .failed: throw ExitCode.findings
+        case .cancelled: throw ExitCode(130)
+        }
+    }
+
+    /// Reads and decodes the flow file; read errors are printed like lint's and exit 2.
+    static func load(_ file: String) throws -> FlowDescriptor {
+        let read = DocumentReader.read(path: file)
+        guard let root = read.root, !read.diagnostics.hasErrors else {
+            let run = LintRun(reports: [FileReport(file: file, diagnostics: read.diagnostics, suppressedCount: 0, text: text(of: file))],
+                              strict: false, toolVersion: Flowrun.version)
+            FileHandle.standardError.write(Data(run.rendered(as: .text, color: Console.wantsErrorColor).utf8))
+            throw ExitCode.usage
+        }
+        return FlowDecoder.decode(root, file: file).0
+    }
+
+    static func text(of file: String) -> String {
+        FileBytes.read(file, limit: ReaderLimits.default.maxFileBytes).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    }
+
+    /// The `--config` document: a JSON file, or standard input for `-`.
+    static func configurationDocument(_ path: String) throws -> Node {
+        let bytes: [UInt8]
+        let name: String
+        if path == "-" {
+            guard isatty(STDIN_FILENO) == 0 else {
+                throw ValidationError("--config - reads the configuration from standard input, which is a terminal; pipe the document in.")
+            }
+            bytes = [UInt8](FileHandle.standardInput.readDataToEndOfFile())
+            name = "standard input"
+        } else {
+            guard let read = FileBytes.read(path, limit: ReaderLimits.default.maxFileBytes) else {
+                throw ValidationError("--config: cannot read `\(path)`.")
+            }
+            bytes = read
+            name = path
+        }
+        let result = DocumentReader.read(bytes: bytes, file: name, format: .json)
+        guard let root = result.root, result.diagnostics.isEmpty else {
+            let problem = result.diagnostics.first.map { "\($0.location.map { "\($0): " } ?? "")\($0.message)" } ?? "unreadable"
+            throw ValidationError("--config: \(problem)")
+        }
+        guard root.pairs != nil else { throw ValidationError("--config: \(name) is not a JSON object.") }
+        return root
+    }
+}

@@ -1,0 +1,146 @@
+import FlowCatalog
+import FlowDescriptor
+import FlowEngine
+import FlowTransform
+import Foundation
+import Synchronization
+
+/// Progress on standard error: on a terminal a live line per step that becomes its result; otherwise one plain
+/// line per finished step.
+final class ProgressPrinter: ProgressSink {
+    private let live: Bool
+    private let lock = Mutex(())
+
+    init(live: Bool) {
+        self.live = live
+    }
+
+    private func write(_ text: String) {
+        lock.withLock { _ in FileHandle.standardError.write(Data(text.utf8)) }
+    }
+
+    func modeStarted(_ mode: FlowMode) {
+        write("\(mode.rawValue):\n")
+    }
+
+    func stepStarted(mode: FlowMode, step: String, attempt: Int) {
+        guard live else { return }
+        write("\u{1B}[2K\r  … \(step)" + (attempt > 1 ? " (try \(attempt))" : ""))
+    }
+
+    func stepFinished(mode: FlowMode, step: String, outcome: StepOutcome, duration: Duration, willRetry: Bool) {
+        let time = Self.format(duration)
+        let line = switch outcome {
+        case .success: "  ok      \(step)  \(time)"
+        case .failure(let failure): "  \(willRetry ? "retry " : "failed")  \(step)  \(time)  \(failure.code): \(failure.message)"
+        case .cancelled: "  stopped \(step)  \(time)"
+        }
+        write((live ? "\u{1B}[2K\r" : "") + line + "\n")
+    }
+
+    func stepSkipped(mode: FlowMode, step: String) {
+        write((live ? "\u{1B}[2K\r" : "") + "  skipped \(step)  (its `when` condition is false)\n")
+    }
+
+    static func format(_ duration: Duration) -> String {
+        let milliseconds = duration.milliseconds
+        return milliseconds < 1000 ? String(format: "%.0fms", milliseconds) : String(format: "%.2fs", milliseconds / 1000)
+    }
+}
+
+/// The final summary: the result, the modes that ran, and the info keys produced (secret values masked).
+enum Summary {
+    static func render(_ report: RunReport, redactor: Redactor) -> String {
+        var lines: [String] = []
+        switch report.result {
+        case .succeeded:
+            lines.append("succeeded: " + report.modes.map(\.rawValue).joined(separator: " → "))
+        case .failed(let failure, let step, let mode):
+            lines.append("failed in \(mode.rawValue) at step `\(step)`: \(failure.code): \(redactor.redact(failure.message))")
+        case .cancelled:
+            lines.append("cancelled: no further step ran and no state was kept")
+        }
+        if let id = report.onboardingID, report.result == .succeeded, report.modes.last != .reset {
+            lines.append("onboarding ID: \(id.uuidString)")
+        }
+        let keys = report.info.keys.filter { $0 != "configuration" && $0 != "onboardingID" }.sorted()
+        if !keys.isEmpty {
+            lines.append("info:")
+            let width = keys.map(\.count).max() ?? 0
+            for key in keys {
+                let value = report.info[key]!
+                let type = report.types[key].map { " (\($0))" } ?? ""
+                let shown = report.types[key]?.isSecret == true ? "<redacted>" : redactor.redact(value.summary)
+                lines.append("  \(key.padding(toLength: width, withPad: " ", startingAt: 0))  \(shown)\(type)")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// `--dry-run`: every mode's plan, with each step's policy.
+enum Plan {
+    static func render(_ engine: FlowEngine) -> String {
+        var lines: [String] = []
+        for mode in FlowMode.allCases {
+            guard let graph = engine.graphs[mode] else { continue }
+            lines.append("\(mode.rawValue)\(engine.descriptor.flow(for: mode) == nil ? " (default: each onboard step's reset, in reverse)" : ""):")
+            for (index, node) in graph.nodes.enumerated() {
+                var details = ["\(node.spec.name)", "timeout \(node.timeout.flowText)"]
+                if node.retry.attempts > 1 {
+                    details.append("\(node.retry.attempts) attempts, backoff \(node.retry.backoff.flowText)×\(node.retry.multiplier)")
+                }
+                if node.condition != nil { details.append("when …") }
+                switch node.onFailure {
+                case .fail: break
+                case .continue: details.append("on failure: continue")
+                case .jump(_, let name, let limit): details.append("on failure: go to \(name) (at most \(limit)×)")
+                case .modes(let modes): details.append("on failure: run " + modes.map(\.rawValue).joined(separator: ", "))
+                }
+                lines.append("  \(index + 1). \(node.name)  [" + details.joined(separator: "; ") + "]")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// Asks a person on the terminal; secrets are read with echo off.
+enum Prompt {
+    @Sendable static func ask(_ question: String, secret: Bool) -> String? {
+        FileHandle.standardError.write(Data(question.utf8))
+        var saved = termios()
+        let restore = secret && tcgetattr(STDIN_FILENO, &saved) == 0
+        if restore {
+            var quiet = saved
+            quiet.c_lflag &= ~tcflag_t(ECHO)
+            tcsetattr(STDIN_FILENO, TCSANOW, &quiet)
+        }
+        defer {
+            if restore {
+                tcsetattr(STDIN_FILENO, TCSANOW, &saved)
+                FileHandle.standardError.write(Data("\n".utf8))
+            }
+        }
+        return readLine(strippingNewline: true)
+    }
+}
+
+/// Ctrl-C (SIGINT) and SIGTERM as a callback instead of the default exit.
+struct Interrupt {
+    private let sources: [any DispatchSourceSignal]
+
+    static func onSignal(_ handler: @escaping @Sendable () -> Void) -> Interrupt {
+        let sources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler(handler: handler)
+            source.resume()
+            return source
+        }
+        return Interrupt(sources: sources)
+    }
+
+    func cancel() {
+        for source in sources { source.cancel() }
+    }
+}
