@@ -77,6 +77,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "FlowEngineTests",
+            dependencies: ["FlowEngine", "FlowTransform", "FlowDescriptor", "FlowCatalog"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "flowrunTests",
             dependencies: ["flowrun", "FlowCheck", "FlowCatalog", "FlowDescriptor"],
             swiftSettings: strictSettings

@@ -50,8 +50,12 @@ extension CheckContext {
         checkModeCycles()
     }
 
+    /// A flow with a store keeps what onboarding made in it, so its restore flow opens the store first. A flow
+    /// without a store (command steps only) keeps its state in the state folder and has nothing to open.
     private mutating func checkRestoreOpensStore() {
-        guard let restore = descriptor.flow(for: .restore), let first = restore.entries.first else { return }
+        guard let restore = descriptor.flow(for: .restore), let first = restore.entries.first,
+              descriptor.steps.contains(where: { resolvedSteps[$0.name.value]?.opensStore == true })
+        else { return }
         if let spec = resolvedSteps[first.step.value], spec.opensStore { return }
         guard descriptor.step(named: first.step.value) != nil, resolvedSteps[first.step.value] != nil else { return }
         let storeStep = restore.entries.first { resolvedSteps[$0.step.value]?.opensStore == true }

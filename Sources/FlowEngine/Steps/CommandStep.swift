@@ -6,7 +6,8 @@ import Synchronization
 /// The `command` step: runs a program with the declared inputs as a JSON object on standard input, and merges
 /// the JSON object it prints into the info, checked against the declared `provides`.
 ///
-/// A non-zero exit, output that is not a JSON object, a key it does not declare, or a value of the wrong type
+/// Exit status 75 (`EX_TEMPFAIL`) is a transient failure that a retry policy retries; any other non-zero exit,
+/// output that is not a JSON object, a key it does not declare, or a value of the wrong type
 /// fails the step with the program's standard error (secrets masked) in the message. A cancelled or timed-out
 /// step terminates the program.
 struct CommandStep: Step {
@@ -69,45 +70,23 @@ struct CommandStep: Step {
             variables[name] = try context.input.resolve(raw, parameter: name, secret: true, info: context.info)
             if raw.contains("${env.") || raw.contains("${input.") { context.redactor.add(variables[name]!) }
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.environment = variables
-        process.currentDirectoryURL = workingDirectory.map {
+        // A program that exits without reading its input closes the pipe: writing to it is an error (EPIPE),
+        // not a signal that ends flowrun.
+        signal(SIGPIPE, SIG_IGN)
+        let directory = workingDirectory.map {
             $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : context.flowFolder.appendingPathComponent($0)
         } ?? context.flowFolder
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        let result = ProcessResult()
-        do {
-            try process.run()
-        } catch {
-            throw StepFailure("command-not-started", "step `\(context.name)` could not start `\(arguments[0])`: \(error.localizedDescription)")
-        }
-        let pid = process.processIdentifier
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                DispatchQueue.global().async {
-                    let group = DispatchGroup()
-                    DispatchQueue.global().async(group: group) { result.setOutput(stdout.fileHandleForReading.readDataToEndOfFile()) }
-                    DispatchQueue.global().async(group: group) { result.setError(stderr.fileHandleForReading.readDataToEndOfFile()) }
-                    try? stdin.fileHandleForWriting.write(contentsOf: input)
-                    try? stdin.fileHandleForWriting.close()
-                    group.wait()
-                    process.waitUntilExit()
-                    continuation.resume()
-                }
-            }
-        } onCancel: {
-            kill(pid, SIGTERM)
-        }
+        let result = try await ChildProcess.run(arguments, environment: variables, directory: directory.path, input: input)
         if Task.isCancelled { throw StepFailure("cancelled", "step `\(context.name)` was cancelled") }
         let errorText = context.redactor.redact(Self.tail(String(decoding: result.error, as: UTF8.self)))
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            let how = process.terminationReason == .exit ? "exited with status \(process.terminationStatus)" : "was killed by signal \(process.terminationStatus)"
-            throw StepFailure("command-failed", "`\(arguments.joined(separator: " "))` \(how)" + (errorText.isEmpty ? "" : ": \(errorText)"))
+        guard result.termination == .exited(0) else {
+            let how = switch result.termination {
+            case .exited(let status): "exited with status \(status)"
+            case .signalled(let signal): "was killed by signal \(signal)"
+            }
+            // Exit status 75 (EX_TEMPFAIL) says "try again later": the only exit a retry policy retries.
+            throw StepFailure("command-failed", "`\(arguments.joined(separator: " "))` \(how)" + (errorText.isEmpty ? "" : ": \(errorText)"),
+                              transient: result.termination == .exited(75))
         }
         return result.output
     }
@@ -146,13 +125,4 @@ struct CommandStep: Step {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         return trimmed.count > 2000 ? "..." + trimmed.suffix(2000) : trimmed
     }
-}
-
-/// What a program wrote, gathered from two reading threads.
-private final class ProcessResult: Sendable {
-    private let storage = Mutex<(output: Data, error: Data)>((Data(), Data()))
-    func setOutput(_ data: Data) { storage.withLock { $0.output = data } }
-    func setError(_ data: Data) { storage.withLock { $0.error = data } }
-    var output: Data { storage.withLock { $0.output } }
-    var error: Data { storage.withLock { $0.error } }
 }

@@ -1,0 +1,275 @@
+import FlowCatalog
+import FlowDescriptor
+@testable import FlowEngine
+import FlowTransform
+import Foundation
+import Testing
+
+/// A flow file written to a scratch folder, compiled, and run against a state folder beside it.
+struct EngineFixture {
+    let folder: URL
+    let engine: FlowEngine
+
+    init(_ yaml: String, files: [String: String] = [:]) throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowrun-engine-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for (name, text) in files {
+            try Data(text.utf8).write(to: folder.appendingPathComponent(name))
+        }
+        let path = folder.appendingPathComponent("flow.yaml").path
+        try Data(yaml.utf8).write(to: URL(fileURLWithPath: path))
+        let read = DocumentReader.read(path: path)
+        let root = try #require(read.root, "\(read.diagnostics)")
+        engine = try FlowEngine(descriptor: FlowDecoder.decode(root, file: path).0)
+    }
+
+    var state: StateFolder { StateFolder(url: folder.appendingPathComponent("state")) }
+
+    func run(_ mode: RunMode = .auto, inputs: [String: String] = [:], environment: [String: String] = [:],
+             trace: MemoryTrace = MemoryTrace(), configuration: Node? = nil) async -> RunReport {
+        var env = ProcessInfo.processInfo.environment
+        env.merge(environment) { $1 }
+        return await engine.run(RunOptions(
+            mode: mode, input: InputSource(flags: inputs, environment: env, interactive: false), configuration: configuration,
+            stateFolder: state, trace: trace))
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: folder) }
+}
+
+/// A flow of command steps (YAML steps and flows sections indented by 2).
+func commandFlow(keys: String = "{}", steps: String, flows: String) -> String {
+    """
+    flowrun: 1
+    name: engine-test
+    keys: \(keys)
+    steps:
+    \(steps)
+    flows:
+    \(flows)
+
+    """
+}
+
+@Suite("The engine, running command steps as processes")
+struct EngineTests {
+    @Test func commandStepsPassTypedKeysAlong() async throws {
+        let fixture = try EngineFixture(commandFlow(
+            steps: """
+              make: {uses: command, with: {run: [sh, -c, "echo '{\\"count\\": 3, \\"site\\": \\"https://a.example.com\\"}'"], provides: {count: int, site: url}}}
+              use:
+                uses: command
+                with: {run: [sh, -c, "read input; echo \\"{\\\\\\"seen\\\\\\": $input}\\""], inputs: [count, site], provides: {seen: value}}
+            """,
+            flows: "  onboard: [make, use]"))
+        defer { fixture.remove() }
+        let report = await fixture.run(.onboard)
+        #expect(report.result == .succeeded)
+        #expect(report.info["count"] == .int(3))
+        #expect(report.info["site"] == .url("https://a.example.com"))
+        #expect(report.info["seen"] == .record(["count": .int(3), "site": .string("https://a.example.com")]))
+    }
+
+    @Test func aValueOfTheWrongTypeFailsTheStep() async throws {
+        let fixture = try EngineFixture(commandFlow(
+            steps: "  make: {uses: command, with: {run: [sh, -c, \"echo '{\\\"count\\\": \\\"many\\\"}'\"], provides: {count: int}}}",
+            flows: "  onboard: [make]"))
+        defer { fixture.remove() }
+        let report = await fixture.run(.onboard)
+        guard case .failed(let failure, let step, _) = report.result else { Issue.record("expected a failure"); return }
+        #expect(step == "make")
+        #expect(failure.code == "wrong-key-type")
+        #expect(failure.message.contains("`count`"))
+    }
+
+    @Test func aFailingProgramReportsItsStandardError() async throws {
+        let fixture = try EngineFixture(commandFlow(
+            steps: "  check: {uses: command, with: {run: [sh, -c, \"echo 'device is not enrolled' >&2; exit 3\"]}}",
+            flows: "  onboard: [check]"))
+        defer { fixture.remove() }
+        let report = await fixture.run(.onboard)
+        guard case .failed(let failure, _, _) = report.result else { Issue.record("expected a failure"); return }
+        #expect(failure.code == "command-failed")
+        #expect(failure.message.contains("exited with status 3"))
+        #expect(failure.message.contains("device is not enrolled"))
+        #expect(!failure.isTransient)
+    }
+
+    @Test(arguments: ["not json", "[1, 2]", "{\"extra\": 1}", "{}"])
+    func badOutputFailsTheStep(output: String) async throws {
+        let fixture = try EngineFixture(commandFlow(
+            steps: "  make:\n    uses: command\n    with:\n      run: [sh, -c, 'cat output']\n      provides: {count: int}",
+            flows: "  onboard: [make]"), files: ["output": output])
+        defer { fixture.remove() }
+        let report = await fixture.run(.onboard)
+        guard case .failed(let failure, _, _) = report.result else { Issue.record("expected a failure for \(output)"); return }
+        #expect(["command-bad-output", "command-undeclared-output", "command-missing-output"].contains(failure.code))
+    }
+
+    @Test func aStepThatOverrunsItsTimeoutIsStoppedAndRetried() async throws {
+        let fixture = try EngineFixture(commandFlow(
+            steps: "  slow: {uses: command, with: {run: [sh, -c, \"sleep 30 & echo $! >> children; wait\"]}}",
+            flows: "  onboard:\n    - step: slow\n      timeout: 200ms\n      retry: {attempts: 2, backoff: 10ms, jitter: false}"))
+        defer { fixture.remove() }
+        let trace = MemoryTrace()
+        let report = await fixture.run(.onboard, trace: trace)
+        guard case .failed(let failure, _, _) = report.result else { Issue.record("expected a timeout"); return }
+        #expect(failure.code == "timeout")
+        #expect(trace.events.filter { $0.outcome == "retrying" }.count == 1)
+        #expect(trace.events.filter { $0.outcome == "failed" }.count == 1)
+        // Both tries were stopped, the program's own children included.
+        let children = try String(contentsOf: fixture.folder.appendingPathComponent("children"), encoding: .utf8)
+            .split(separator: "\n").compactMap { Int32($0) }
+        #expect(children.count == 2)
+        try await expectGone(children)
+    }
+
+    @Test func exitStatus75IsTransientAndRetried() async throws {
+        let fixture = try EngineFixture(commandFlow(
+            steps: "  flaky: {uses: command, with: {run: [sh, -c, \"if [ -e tried ]; then echo '{}'; else touch tried; exit 75; fi\"]}}",
+            flows: "  onboard:\n    - step: flaky\n      retry: {attempts: 3, backoff: 10ms}"))
+        defer { fixture.remove() }
+        let trace = MemoryTrace()
+        let report = await fixture.run(.onboard, trace: trace)
+        #expect(report.result == .succeeded)
+        #expect(trace.events.filter { $0.outcome == "retrying" }.count == 1)
+    }
+
+    @Test func onboardKeepsStateThatAutoThenRestoresAndResetClears() async throws {
+        let fixture = try EngineFixture(commandFlow(
+            steps: "  id: {uses: command, with: {run: [sh, -c, \"echo '{}'\"]}}",
+            flows: "  onboard: [id]\n  restore: [id]"))
+        defer { fixture.remove() }
+        let first = await fixture.run()
+        #expect(first.modes == [.onboard])
+        let stateFile = fixture.state.url.appendingPathComponent("state.json").path
+        let attributes = try FileManager.default.attributesOfItem(atPath: stateFile)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let second = await fixture.run()
+        #expect(second.modes == [.restore])
+        #expect(second.onboardingID == first.onboardingID)
+        let reset = await fixture.run(.reset)
+        #expect(reset.result == .succeeded)
+        #expect(!FileManager.default.fileExists(atPath: stateFile))
+        let third = await fixture.run()
+        #expect(third.modes == [.onboard])
+        #expect(third.onboardingID != first.onboardingID)
+    }
+
+    @Test func aFailedOnboardKeepsNothing() async throws {
+        let fixture = try EngineFixture(commandFlow(
+            steps: "  ok: {uses: command, with: {run: [sh, -c, \"echo '{}'\"]}}\n  bad: {uses: command, with: {run: [\"false\"]}}",
+            flows: "  onboard: [ok, bad]"))
+        defer { fixture.remove() }
+        let report = await fixture.run(.onboard)
+        #expect(report.result != .succeeded)
+        #expect(!FileManager.default.fileExists(atPath: fixture.state.url.path))
+    }
+
+    @Test func aFailedRestoreHandsOverToResetAndOnboard() async throws {
+        let fixture = try EngineFixture(commandFlow(
+            steps: "  ok: {uses: command, with: {run: [sh, -c, \"echo '{}'\"]}}\n  gate: {uses: command, with: {run: [sh, -c, \"test ! -e broken && echo '{}'\"]}}",
+            flows: "  onboard: [ok]\n  restore:\n    - step: gate\n      on-failure: {modes: [reset, onboard]}\n  reset: [ok]"))
+        defer { fixture.remove() }
+        _ = await fixture.run(.onboard)
+        try Data().write(to: fixture.folder.appendingPathComponent("broken"))
+        let report = await fixture.run()
+        #expect(report.result == .succeeded)
+        #expect(report.modes == [.restore, .reset, .onboard])
+    }
+
+    @Test func cancellingStopsTheProgramAndKeepsNoState() async throws {
+        let fixture = try EngineFixture(commandFlow(
+            steps: "  slow: {uses: command, with: {run: [sh, -c, \"sleep 30 & echo $! > child; wait\"]}}",
+            flows: "  onboard: [slow]"))
+        defer { fixture.remove() }
+        let task = Task { await fixture.run(.onboard) }
+        let childFile = fixture.folder.appendingPathComponent("child")
+        while !FileManager.default.fileExists(atPath: childFile.path) { try await Task.sleep(for: .milliseconds(20)) }
+        task.cancel()
+        let report = await task.value
+        #expect(report.result == .cancelled)
+        #expect(!FileManager.default.fileExists(atPath: fixture.state.url.path))
+        let child = try #require(Int32(String(contentsOf: childFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        try await expectGone([child])
+    }
+
+    @Test func aMissingInputWithoutATerminalNamesIt() async throws {
+        let fixture = try EngineFixture(commandFlow(
+            steps: "  ask: {uses: command, with: {run: [sh, -c, \"echo '{}'\"], env: {WHO: \"${input.user-name}\"}}}",
+            flows: "  onboard: [ask]"))
+        defer { fixture.remove() }
+        let report = await fixture.run(.onboard)
+        guard case .failed(let failure, _, _) = report.result else { Issue.record("expected a failure"); return }
+        #expect(failure.code == "missing-input")
+        #expect(failure.message.contains("--input user-name="))
+        #expect(failure.message.contains("FLOWRUN_INPUT_USER_NAME"))
+        let supplied = await fixture.run(.onboard, inputs: ["user-name": "ada"])
+        #expect(supplied.result == .succeeded)
+    }
+
+    @Test func secretsAreRedactedInTracesAndErrors() async throws {
+        let fixture = try EngineFixture(commandFlow(
+            steps: "  leak: {uses: command, with: {run: [sh, -c, \"echo \\\"token was $TOKEN\\\" >&2; exit 1\"], env: {TOKEN: \"${env.FLOW_TOKEN}\"}}}",
+            flows: "  onboard: [leak]"))
+        defer { fixture.remove() }
+        let trace = MemoryTrace()
+        let report = await fixture.run(.onboard, environment: ["FLOW_TOKEN": "s3cr3t-t0ken-value"], trace: trace)
+        guard case .failed(let failure, _, _) = report.result else { Issue.record("expected a failure"); return }
+        #expect(failure.message.contains("token was <redacted>"))
+        #expect(!failure.message.contains("s3cr3t"))
+        #expect(trace.events.allSatisfy { !($0.message ?? "").contains("s3cr3t") && !$0.jsonLine().contains("s3cr3t") })
+    }
+
+    @Test func conditionsReadTheInfo() async throws {
+        let fixture = try EngineFixture(commandFlow(
+            steps: """
+              decide: {uses: command, with: {run: [sh, -c, "echo '{\\"method\\": \\"saml\\"}'"], provides: {method: string}}}
+              oauth: {uses: command, with: {run: ["false"]}}
+              saml: {uses: command, with: {run: [sh, -c, "echo '{\\"done\\": true}'"], provides: {done: bool}}}
+            """,
+            flows: """
+              onboard:
+                - decide
+                - step: oauth
+                  when: {info: method, equals: oauth2}
+                - step: saml
+                  when: {info: method, in: [saml, saml2]}
+            """))
+        defer { fixture.remove() }
+        let trace = MemoryTrace()
+        let report = await fixture.run(.onboard, trace: trace)
+        #expect(report.result == .succeeded)
+        #expect(report.info["done"] == .bool(true))
+        #expect(trace.events.contains { $0.step == "oauth" && $0.outcome == "skipped" })
+    }
+
+    @Test func everyTransitionIsTracedWithFromToAndOutcome() async throws {
+        let fixture = try EngineFixture(commandFlow(
+            steps: "  a: {uses: command, with: {run: [sh, -c, \"echo '{}'\"]}}\n  b: {uses: command, with: {run: [sh, -c, \"echo '{}'\"]}}",
+            flows: "  onboard: [a, b]"))
+        defer { fixture.remove() }
+        let trace = MemoryTrace()
+        _ = await fixture.run(.onboard, trace: trace)
+        let transitions = trace.events.map { "\($0.from) -> \($0.to) [\($0.outcome)]" }
+        #expect(transitions == [
+            "ready -> running a [started]",
+            "running a -> running b [succeeded]",
+            "running b -> succeeded [succeeded]",
+        ])
+        #expect(trace.events.dropFirst().allSatisfy { $0.duration != nil })
+    }
+}
+
+/// Expects every process in `pids` to have ended (gone, or a zombie waiting for its parent), allowing the
+/// engine's grace period before SIGKILL.
+func expectGone(_ pids: [Int32]) async throws {
+    func alive(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return false }
+        return stat[stat.index(after: close)...].split(separator: " ").first != "Z"
+    }
+    for _ in 0..<100 where pids.contains(where: alive) {
+        try await Task.sleep(for: .milliseconds(50))
+    }
+    #expect(!pids.contains(where: alive), "still running: \(pids.filter(alive))")
+}

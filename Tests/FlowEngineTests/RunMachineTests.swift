@@ -1,0 +1,146 @@
+import FlowCatalog
+import FlowDescriptor
+@testable import FlowEngine
+import Testing
+
+/// A graph of steps named `a`, `b`, `c`... with default policies, adjusted by `configure`.
+func graph(_ count: Int, _ configure: (inout [StepNode]) -> Void = { _ in }) -> FlowGraph {
+    let spec = Catalog.builtin.step(named: "command")!
+    var nodes = (0..<count).map { StepNode(name: String(UnicodeScalar(UInt8(97 + $0))), spec: spec) }
+    configure(&nodes)
+    return FlowGraph(mode: .onboard, nodes: nodes)
+}
+
+let transient = StepFailure("network", "connection reset", transient: true)
+let permanent = StepFailure("wrong-password", "the password was refused")
+
+@Suite("The run state machine")
+struct RunMachineTests {
+    @Test func stepsRunInOrderThenTheRunSucceeds() {
+        var machine = RunMachine(graph: graph(3))
+        #expect(machine.handle(.start) == [.runStep(index: 0, attempt: 1)])
+        #expect(machine.handle(.stepSucceeded) == [.runStep(index: 1, attempt: 1)])
+        #expect(machine.handle(.stepSucceeded) == [.runStep(index: 2, attempt: 1)])
+        #expect(machine.handle(.stepSucceeded) == [.finish])
+        #expect(machine.state == .succeeded)
+    }
+
+    @Test func attemptsCountEveryTryTheFirstIncluded() {
+        var machine = RunMachine(graph: graph(1) { $0[0].retry = Retry(attempts: 3, backoff: .milliseconds(100), jitter: false) })
+        #expect(machine.handle(.start) == [.runStep(index: 0, attempt: 1)])
+        #expect(machine.handle(.stepFailed(transient)) == [.wait(delay: .milliseconds(100), jitter: false)])
+        #expect(machine.handle(.backoffElapsed) == [.runStep(index: 0, attempt: 2)])
+        #expect(machine.handle(.stepFailed(transient)) == [.wait(delay: .milliseconds(200), jitter: false)])
+        #expect(machine.handle(.backoffElapsed) == [.runStep(index: 0, attempt: 3)])
+        // The third try was the last: attempts: 3 is one try and two retries.
+        #expect(machine.handle(.stepFailed(transient)) == [.finish])
+        #expect(machine.state == .failed(transient, step: "a"))
+    }
+
+    @Test func aRetrySucceedsAndTheRunGoesOn() {
+        var machine = RunMachine(graph: graph(2) { $0[0].retry = Retry(attempts: 2, jitter: true) })
+        _ = machine.handle(.start)
+        #expect(machine.handle(.stepFailed(transient)) == [.wait(delay: .milliseconds(500), jitter: true)])
+        _ = machine.handle(.backoffElapsed)
+        #expect(machine.handle(.stepSucceeded) == [.runStep(index: 1, attempt: 1)])
+    }
+
+    @Test func permanentFailuresAreNotRetried() {
+        var machine = RunMachine(graph: graph(1) { $0[0].retry = Retry(attempts: 5) })
+        _ = machine.handle(.start)
+        #expect(machine.handle(.stepFailed(permanent)) == [.finish])
+        #expect(machine.state == .failed(permanent, step: "a"))
+    }
+
+    @Test(arguments: [(1, 100), (2, 300), (3, 900), (4, 1000), (9, 1000)])
+    func backoffGrowsByTheMultiplierUpToTheMaximum(attempt: Int, milliseconds: Int) {
+        let retry = Retry(attempts: 10, backoff: .milliseconds(100), multiplier: 3, maxBackoff: .seconds(1))
+        #expect(retry.delay(after: attempt) == .milliseconds(milliseconds))
+    }
+
+    @Test func aFalseConditionSkipsTheStep() {
+        var machine = RunMachine(graph: graph(2) { $0[0].condition = .exists(key: Located("x", at: .init(file: "", line: 1, column: 1)), true) })
+        #expect(machine.handle(.start) == [.evaluateCondition(index: 0)])
+        #expect(machine.handle(.conditionEvaluated(false)) == [.skip(index: 0), .runStep(index: 1, attempt: 1)])
+        #expect(machine.handle(.stepSucceeded) == [.finish])
+    }
+
+    @Test func aTrueConditionRunsTheStep() {
+        var machine = RunMachine(graph: graph(1) { $0[0].condition = .exists(key: Located("x", at: .init(file: "", line: 1, column: 1)), true) })
+        _ = machine.handle(.start)
+        #expect(machine.handle(.conditionEvaluated(true)) == [.runStep(index: 0, attempt: 1)])
+    }
+
+    @Test func continueRoutesToTheNextStep() {
+        var machine = RunMachine(graph: graph(2) { $0[0].onFailure = .continue })
+        _ = machine.handle(.start)
+        #expect(machine.handle(.stepFailed(permanent)) == [.runStep(index: 1, attempt: 1)])
+    }
+
+    @Test func aJumpBackIsBoundedByItsLimit() {
+        var machine = RunMachine(graph: graph(3) { $0[2].onFailure = .jump(to: 0, name: "a", limit: 2) })
+        _ = machine.handle(.start)
+        for _ in 0..<2 {
+            _ = machine.handle(.stepSucceeded)
+            _ = machine.handle(.stepSucceeded)
+            #expect(machine.handle(.stepFailed(permanent)) == [.runStep(index: 0, attempt: 1)])
+        }
+        _ = machine.handle(.stepSucceeded)
+        _ = machine.handle(.stepSucceeded)
+        #expect(machine.handle(.stepFailed(permanent)) == [.finish])
+        #expect(machine.state == .failed(permanent, step: "c"))
+        #expect(machine.jumps[2] == 2)
+    }
+
+    @Test func aModeRouteHandsOver() {
+        var machine = RunMachine(graph: graph(1) { $0[0].onFailure = .modes([.reset, .onboard]) })
+        _ = machine.handle(.start)
+        #expect(machine.handle(.stepFailed(permanent)) == [.finish])
+        #expect(machine.state == .handedOver([.reset, .onboard], failure: permanent, step: "a"))
+    }
+
+    @Test func cancelStopsARunningStepAndNothingRunsAfter() {
+        var machine = RunMachine(graph: graph(2))
+        _ = machine.handle(.start)
+        #expect(machine.handle(.cancelRequested) == [.finish])
+        #expect(machine.state == .cancelled)
+        #expect(machine.handle(.stepSucceeded).isEmpty)
+        #expect(machine.handle(.start).isEmpty)
+    }
+
+    @Test func cancelDuringBackoff() {
+        var machine = RunMachine(graph: graph(1) { $0[0].retry = Retry(attempts: 2) })
+        _ = machine.handle(.start)
+        _ = machine.handle(.stepFailed(transient))
+        #expect(machine.handle(.cancelRequested) == [.finish])
+        #expect(machine.handle(.backoffElapsed).isEmpty)
+    }
+
+    @Test func eventsThatDoNotFitTheStateChangeNothing() {
+        var machine = RunMachine(graph: graph(1))
+        #expect(machine.handle(.stepSucceeded).isEmpty)
+        #expect(machine.state == .ready)
+        _ = machine.handle(.start)
+        #expect(machine.handle(.backoffElapsed).isEmpty)
+        #expect(machine.state == .running(index: 0, attempt: 1))
+    }
+
+    @Test func theSameEventsGiveTheSameActions() {
+        let events: [RunMachine.Event] = [.start, .stepFailed(transient), .backoffElapsed, .stepSucceeded, .stepFailed(permanent), .stepSucceeded]
+        func replay() -> [[RunMachine.Action]] {
+            var machine = RunMachine(graph: graph(3) {
+                $0[0].retry = Retry(attempts: 2)
+                $0[1].onFailure = .continue
+            })
+            return events.map { machine.handle($0) }
+        }
+        #expect(replay() == replay())
+        #expect(replay().last == [.finish])
+    }
+
+    @Test func anEmptyGraphSucceedsAtOnce() {
+        var machine = RunMachine(graph: graph(0))
+        #expect(machine.handle(.start) == [.finish])
+        #expect(machine.state == .succeeded)
+    }
+}
