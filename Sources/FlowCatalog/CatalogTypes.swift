@@ -119,6 +119,27 @@ public struct StepSpec: Sendable, Hashable {
     /// The authentication methods the step implements.
     public var authenticates: [AuthenticationMethod] = []
 
+    /// A step's description: what it takes, requires and provides. Custom steps registered through
+    /// `StepRegistry.register` describe themselves with one.
+    public init(
+        name: String, aliases: [String] = [], summary: String, parameters: [ParameterSpec] = [], requires: [KeySpec] = [],
+        provides: [KeySpec] = [], waits: WaitKind, providesTransformKeys: Bool = false, opensStore: Bool = false,
+        requiresFromParameter: String? = nil, providesFromParameter: String? = nil, authenticates: [AuthenticationMethod] = []
+    ) {
+        self.name = name
+        self.aliases = aliases
+        self.summary = summary
+        self.parameters = parameters
+        self.requires = requires
+        self.provides = provides
+        self.waits = waits
+        self.providesTransformKeys = providesTransformKeys
+        self.opensStore = opensStore
+        self.requiresFromParameter = requiresFromParameter
+        self.providesFromParameter = providesFromParameter
+        self.authenticates = authenticates
+    }
+
     /// The parameter spec named `name`.
     public func parameter(_ name: String) -> ParameterSpec? {
         parameters.first { $0.name == name }

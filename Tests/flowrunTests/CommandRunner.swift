@@ -28,7 +28,7 @@ struct CommandRunner {
     }()
 
     /// Runs `flowrun` with `arguments` in `directory` (the repository root by default), with no standard input.
-    static func run(_ arguments: [String], in directory: URL = root, environment: [String: String] = [:]) throws -> Result {
+    static func run(_ arguments: [String], in directory: URL = root, environment: [String: String] = [:], input: String? = nil) throws -> Result {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -40,8 +40,13 @@ struct CommandRunner {
         let output = Pipe(), error = Pipe()
         process.standardOutput = output
         process.standardError = error
-        process.standardInput = FileHandle.nullDevice
+        let inputPipe = Pipe()
+        process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
         try process.run()
+        if let input {
+            inputPipe.fileHandleForWriting.write(Data(input.utf8))
+            try inputPipe.fileHandleForWriting.close()
+        }
         // Read both pipes before waiting, so a large output cannot block the child.
         let outData = output.fileHandleForReading.readDataToEndOfFile()
         let errData = error.fileHandleForReading.readDataToEndOfFile()
@@ -51,6 +56,23 @@ struct CommandRunner {
             standardOutput: String(decoding: outData, as: UTF8.self),
             standardError: String(decoding: errData, as: UTF8.self))
     }
+}
+
+/// Starts `flowrun` without waiting for it (for signals).
+func startFlowrun(_ arguments: [String], in directory: URL) throws -> (Process, Pipe, Pipe) {
+    let process = Process()
+    process.executableURL = CommandRunner.binary
+    process.arguments = arguments
+    process.currentDirectoryURL = directory
+    var environment = ProcessInfo.processInfo.environment
+    environment["NO_COLOR"] = "1"
+    process.environment = environment
+    let output = Pipe(), error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    return (process, output, error)
 }
 
 /// A temporary folder with files written into it, removed by the caller.

@@ -1,0 +1,184 @@
+import Foundation
+import Testing
+
+/// A flow of command steps: `greet` reads an input, `token` provides a secret, `echo` reads both.
+let commandFlowFile = """
+    flowrun: 1
+    name: cli-run-test
+    keys:
+      accessToken: secret
+    steps:
+      greet:
+        uses: command
+        with:
+          run: [sh, -c, "echo \\"{\\\\\\"greeting\\\\\\": \\\\\\"hello $WHO\\\\\\"}\\""]
+          env: {WHO: "${input.who}"}
+          provides: {greeting: string}
+      token:
+        uses: command
+        with: {run: [sh, -c, "echo '{\\"accessToken\\": \\"tk-1234567890\\"}'"], provides: {accessToken: secret}}
+    flows:
+      onboard:
+        - greet
+        - step: token
+          timeout: 10s
+      restore: [greet]
+
+    """
+
+@Suite("flowrun run, as a process")
+struct RunCommandTests {
+    @Test func theShortFormRunsTheSDKExample() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let result = try CommandRunner.run(["examples/sdk-transformer-example.yaml", "--state-dir", scratch.url.appendingPathComponent("state").path])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.hasPrefix("succeeded: onboard\n"))
+        #expect(result.standardOutput.contains("requiredURL"))
+        #expect(result.standardOutput.contains("https://travel-mobile.example.com/travel/api/v1 (url)"))
+        // Not a terminal: one plain line per step.
+        #expect(result.standardError.contains("  ok      welcome"))
+        #expect(result.standardError.contains("  ok      show"))
+    }
+
+    @Test func inputsSecretsAndModes() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try scratch.write("flow.yaml", commandFlowFile)
+        let state = scratch.url.appendingPathComponent("state").path
+        let missing = try CommandRunner.run(["run", "flow.yaml", "--state-dir", state], in: scratch.url)
+        #expect(missing.status == 1)
+        #expect(missing.standardOutput.contains("missing-input: input `who` is needed and there is no terminal to ask on: pass `--input who=...` or set FLOWRUN_INPUT_WHO"))
+        #expect(!FileManager.default.fileExists(atPath: state))
+
+        let onboard = try CommandRunner.run(["run", "flow.yaml", "--state-dir", state, "--input", "who=Ada", "--trace", "trace.jsonl"], in: scratch.url)
+        #expect(onboard.status == 0, "\(onboard.standardOutput)\(onboard.standardError)")
+        #expect(onboard.standardOutput.contains("greeting     hello Ada (string)"))
+        #expect(onboard.standardOutput.contains("accessToken  <redacted> (secret)"))
+        #expect(!onboard.standardOutput.contains("tk-1234567890"))
+        let trace = try String(contentsOf: scratch.url.appendingPathComponent("trace.jsonl"), encoding: .utf8)
+        #expect(!trace.contains("tk-1234567890"))
+        let lines = trace.split(separator: "\n")
+        #expect(lines.count >= 3)
+        for line in lines {
+            let event = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(event["time"] is String && event["mode"] as? String == "onboard" && event["outcome"] is String)
+        }
+        let permissions = try FileManager.default.attributesOfItem(atPath: scratch.url.appendingPathComponent("trace.jsonl").path)[.posixPermissions] as? NSNumber
+        #expect(permissions?.intValue == 0o600)
+
+        let restore = try CommandRunner.run(["flow.yaml", "--state-dir", state], in: scratch.url, environment: ["FLOWRUN_INPUT_WHO": "Grace"])
+        #expect(restore.status == 0)
+        #expect(restore.standardOutput.hasPrefix("succeeded: restore"))
+        #expect(restore.standardOutput.contains("hello Grace"))
+
+        let reset = try CommandRunner.run(["flow.yaml", "--state-dir", state, "--mode", "reset"], in: scratch.url)
+        #expect(reset.status == 0)
+        #expect(!FileManager.default.fileExists(atPath: state))
+    }
+
+    @Test func configurationFromStandardInput() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try scratch.write("flow.yaml", """
+            flowrun: 1
+            name: stdin-config
+            keys: {siteURL: url}
+            configuration:
+              providers: [json]
+              persist: none
+              transform: {site: {to: url, key: siteURL}}
+            steps: {welcome: {uses: welcome}}
+            flows: {onboard: [welcome]}
+
+            """)
+        let state = scratch.url.appendingPathComponent("state").path
+        let good = try CommandRunner.run(["flow.yaml", "--state-dir", state, "--config", "-"], in: scratch.url, input: #"{"site": "https://mobile.example.com", "extra": 1}"#)
+        #expect(good.status == 0, "\(good.standardOutput)\(good.standardError)")
+        #expect(good.standardOutput.contains("siteURL  https://mobile.example.com (url)"))
+        let bad = try CommandRunner.run(["flow.yaml", "--state-dir", state, "--mode", "onboard", "--config", "-"], in: scratch.url, input: #"{"site": "not a url"}"#)
+        #expect(bad.status == 1)
+        #expect(bad.standardOutput.contains("transform-invalid-argument"))
+        #expect(bad.standardOutput.contains("`site`"))
+        let none = try CommandRunner.run(["flow.yaml", "--state-dir", state, "--mode", "onboard"], in: scratch.url)
+        #expect(none.status == 1)
+        #expect(none.standardOutput.contains("no provider yielded a configuration (json: no document was given with --config)"))
+    }
+
+    @Test func aFlowWithErrorsDoesNotRun() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try scratch.write("broken.yaml", brokenFlow)
+        let result = try CommandRunner.run(["broken.yaml", "--state-dir", scratch.url.appendingPathComponent("s").path], in: scratch.url)
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("broken.yaml:12:17: error[FR300]"))
+        #expect(result.standardError.contains("cannot run until these are fixed"))
+    }
+
+    @Test func stepsThisBuildCannotRunAreNamedBeforeAnythingRuns() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try scratch.write("clean.yaml", cleanFlow)
+        let result = try CommandRunner.run(["clean.yaml", "--state-dir", scratch.url.appendingPathComponent("s").path], in: scratch.url)
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("uses `session-configuration`, which this build of flowrun cannot run yet"))
+        #expect(result.standardOutput.isEmpty)
+    }
+
+    @Test func dryRunPrintsThePlanOfEveryMode() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try scratch.write("flow.yaml", commandFlowFile)
+        let result = try CommandRunner.run(["run", "flow.yaml", "--dry-run"], in: scratch.url)
+        #expect(result.status == 0)
+        #expect(result.standardOutput == """
+            onboard:
+              1. greet  [command; timeout 1m]
+              2. token  [command; timeout 10s]
+            restore:
+              1. greet  [command; timeout 1m]
+            reset (default: each onboard step's reset, in reverse):
+              1. token  [command; timeout 1m]
+              2. greet  [command; timeout 1m]
+
+            """)
+    }
+
+    @Test func ctrlCStopsTheRunWithExit130AndKeepsNoState() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try scratch.write("slow.yaml", """
+            flowrun: 1
+            name: slow
+            steps:
+              slow: {uses: command, with: {run: [sh, -c, "touch started; sleep 30"]}}
+            flows: {onboard: [slow]}
+
+            """)
+        let state = scratch.url.appendingPathComponent("state").path
+        let (process, output, _) = try startFlowrun(["slow.yaml", "--state-dir", state], in: scratch.url)
+        let started = scratch.url.appendingPathComponent("started").path
+        for _ in 0..<200 where !FileManager.default.fileExists(atPath: started) { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(FileManager.default.fileExists(atPath: started))
+        kill(process.processIdentifier, SIGINT)
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        #expect(text.contains("cancelled: no further step ran and no state was kept"))
+        #expect(!FileManager.default.fileExists(atPath: state))
+    }
+
+    @Test func graphDrawsSuccessAndFailureEdges() throws {
+        let mermaid = try CommandRunner.run(["graph", "flows/oauth2-device-check.yaml"])
+        #expect(mermaid.status == 0, "\(mermaid.standardError)")
+        #expect(mermaid.standardOutput.hasPrefix("flowchart TD\n"))
+        #expect(mermaid.standardOutput.contains("subgraph onboard"))
+        #expect(mermaid.standardOutput.contains("-->|success|"))
+        #expect(mermaid.standardOutput.contains("-.->|failure"))
+        let dot = try CommandRunner.run(["graph", "flows/oauth2-device-check.yaml", "--format", "dot"])
+        #expect(dot.status == 0)
+        #expect(dot.standardOutput.hasPrefix("digraph flow {"))
+        #expect(dot.standardOutput.contains("subgraph cluster_restore"))
+        #expect(dot.standardOutput.contains("style=dashed"))
+    }
+}
