@@ -1,3 +1,13 @@
+/// The known fields of a mapping, by name. Mappings in flow files are small, so a list searched in place
+/// beats hashing every key.
+struct Fields {
+    var pairs: [(name: String, pair: Pair)] = []
+
+    subscript(name: String) -> Pair? {
+        pairs.first { $0.name == name }?.pair
+    }
+}
+
 /// The typed reads every section of the decoder shares: each reports a located diagnostic and
 /// returns `nil` when the node is not what the field needs. Scalars are typed here, by the field.
 struct NodeDecoding {
@@ -10,17 +20,17 @@ struct NodeDecoding {
     /// The fields of a mapping, after reporting unknown ones (with "did you mean") and missing required ones.
     mutating func fields(
         of node: Node, at path: DescriptorPath, known: [String], required: [String] = [], what: String
-    ) -> [String: Pair]? {
+    ) -> Fields? {
         guard let pairs = node.pairs else {
             report(Diagnostic(
                 .wrongType, "Expected \(what) to be a mapping, found \(node.kindDescription).", at: node.location, path: path))
             return nil
         }
-        var result: [String: Pair] = [:]
+        var result = Fields()
         for pair in pairs {
             let name = pair.key.scalar?.text ?? ""
             if known.contains(name) {
-                result[name] = pair
+                result.pairs.append((name, pair))
                 continue
             }
             let suggestion = Suggestion.closest(to: name, in: known)

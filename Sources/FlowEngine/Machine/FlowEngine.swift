@@ -5,7 +5,7 @@ public import FlowTransform
 
 /// Which flow a run starts with.
 public enum RunMode: String, Sendable, CaseIterable {
-    /// Restore when an earlier onboarding left state, else onboard.
+    /// Restore when an earlier onboarding left state and the flow has a restore flow, else onboard.
     case auto
     case onboard
     case restore
@@ -108,7 +108,7 @@ public struct FlowEngine: Sendable {
         }
         var queue: [FlowMode]
         switch options.mode {
-        case .auto: queue = [saved == nil ? .onboard : .restore]
+        case .auto: queue = [saved != nil && graphs[.restore] != nil ? .restore : .onboard]
         case .onboard: queue = [.onboard]
         case .restore: queue = [.restore]
         case .reset: queue = [.reset]
