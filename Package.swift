@@ -60,6 +60,7 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .executableTarget(name: "flowrun-engine-bench", dependencies: ["FlowEngine", "FlowTransform", "FlowDescriptor", "FlowCatalog"], swiftSettings: strictSettings),
         .testTarget(
             name: "FlowDescriptorTests",
             dependencies: ["FlowDescriptor"],

@@ -38,9 +38,18 @@ struct CheckContext {
     /// Keys the transform tree provides, in tree order.
     var transformKeys: [ProvidedKey] = []
 
+    /// Declared steps by name (the first declaration of a name; duplicates are a reader finding).
+    let declaredSteps: [String: StepDeclaration]
+
     init(descriptor: FlowDescriptor, catalog: Catalog) {
         self.descriptor = descriptor
         self.catalog = catalog
+        declaredSteps = Dictionary(descriptor.steps.map { ($0.name.value, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The step declared under `name`, if any.
+    func declaredStep(_ name: String) -> StepDeclaration? {
+        declaredSteps[name]
     }
 
     mutating func report(_ diagnostic: Diagnostic) {

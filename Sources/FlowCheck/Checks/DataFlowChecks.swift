@@ -15,7 +15,7 @@ extension CheckContext {
                 }
             }
             for (index, entry) in flow.entries.enumerated() {
-                guard let step = descriptor.step(named: entry.step.value), let spec = resolvedSteps[entry.step.value] else { continue }
+                guard let step = declaredStep(entry.step.value), let spec = resolvedSteps[entry.step.value] else { continue }
                 for key in entry.condition?.keys ?? [] {
                     _ = requireKnownKey(key, path: entry.path.appending("when"), context: "a `when` condition")
                 }
@@ -105,7 +105,7 @@ extension CheckContext {
     private func origins(of requirement: KeySpec, after index: Int, in flow: Flow) -> String {
         var places: [String] = []
         for later in flow.entries[(index + 1)...] {
-            guard let step = descriptor.step(named: later.step.value), let spec = resolvedSteps[later.step.value] else { continue }
+            guard let step = declaredStep(later.step.value), let spec = resolvedSteps[later.step.value] else { continue }
             if provided(by: step, spec: spec, at: later.step.location, path: later.path).contains(where: { $0.name == requirement.name }) {
                 places.append("step `\(step.name.value)` provides it but runs later (line \(later.step.location.line)); move it earlier")
             }

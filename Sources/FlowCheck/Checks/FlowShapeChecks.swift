@@ -19,7 +19,7 @@ extension CheckContext {
             for entry in flow.entries {
                 let name = entry.step.value
                 used.insert(name)
-                if descriptor.step(named: name) == nil {
+                if declaredStep(name) == nil {
                     let suggestion = Suggestion.closest(to: name, in: declared)
                     let builtin = catalog.step(named: name)
                     report(Diagnostic(
@@ -57,7 +57,7 @@ extension CheckContext {
               descriptor.steps.contains(where: { resolvedSteps[$0.name.value]?.opensStore == true })
         else { return }
         if let spec = resolvedSteps[first.step.value], spec.opensStore { return }
-        guard descriptor.step(named: first.step.value) != nil, resolvedSteps[first.step.value] != nil else { return }
+        guard declaredStep(first.step.value) != nil, resolvedSteps[first.step.value] != nil else { return }
         let storeStep = restore.entries.first { resolvedSteps[$0.step.value]?.opensStore == true }
         report(Diagnostic(
             .restoreWithoutStore,
@@ -142,7 +142,7 @@ extension CheckContext {
         for flow in descriptor.flows {
             for entry in flow.entries {
                 guard let spec = resolvedSteps[entry.step.value], !spec.authenticates.isEmpty,
-                      let step = descriptor.step(named: entry.step.value)
+                      let step = declaredStep(entry.step.value)
                 else { continue }
                 authenticating.append((entry, spec, step))
             }
@@ -171,7 +171,7 @@ extension CheckContext {
             }
             let onboard = descriptor.flow(for: .onboard)?.entries ?? []
             let covered = onboard.contains { entry in
-                guard let spec = resolvedSteps[entry.step.value], let step = descriptor.step(named: entry.step.value) else { return false }
+                guard let spec = resolvedSteps[entry.step.value], let step = declaredStep(entry.step.value) else { return false }
                 return !spec.authenticates.isEmpty && Self.method(of: spec, step: step) == declared.value
             }
             let unresolved = onboard.contains { resolvedSteps[$0.step.value] == nil }

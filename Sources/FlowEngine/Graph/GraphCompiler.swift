@@ -17,8 +17,9 @@ public enum GraphCompiler {
         guard !diagnostics.hasErrors else { throw CompileError(diagnostics: diagnostics.filter { $0.severity == .error }) }
         var graphs: [FlowMode: FlowGraph] = [:]
         var problems: [Diagnostic] = []
+        let declarations = Dictionary(descriptor.steps.map { ($0.name.value, $0) }, uniquingKeysWith: { first, _ in first })
         for flow in descriptor.flows {
-            graphs[flow.mode] = graph(for: flow, descriptor: descriptor, registry: registry, problems: &problems)
+            graphs[flow.mode] = graph(for: flow, declarations: declarations, registry: registry, problems: &problems)
         }
         if graphs[.reset] == nil, let onboard = descriptor.flow(for: .onboard) {
             var seen: Set<String> = []
@@ -26,16 +27,18 @@ public enum GraphCompiler {
                 FlowEntry(step: $0.step, location: $0.location, path: $0.path)
             }
             let reset = Flow(mode: .reset, entries: entries, location: onboard.location, path: onboard.path)
-            graphs[.reset] = graph(for: reset, descriptor: descriptor, registry: registry, problems: &problems)
+            graphs[.reset] = graph(for: reset, declarations: declarations, registry: registry, problems: &problems)
         }
         guard problems.isEmpty else { throw CompileError(diagnostics: problems) }
         return graphs
     }
 
-    private static func graph(for flow: Flow, descriptor: FlowDescriptor, registry: StepRegistry, problems: inout [Diagnostic]) -> FlowGraph {
+    private static func graph(
+        for flow: Flow, declarations: [String: StepDeclaration], registry: StepRegistry, problems: inout [Diagnostic]
+    ) -> FlowGraph {
         var nodes: [StepNode] = []
         for entry in flow.entries {
-            guard let declaration = descriptor.step(named: entry.step.value),
+            guard let declaration = declarations[entry.step.value],
                   let spec = registry.catalog.step(named: declaration.uses.value)
             else { continue }
             if !registry.isImplemented(spec.name) {
@@ -55,12 +58,14 @@ public enum GraphCompiler {
                 condition: entry.condition, onFailure: .fail, location: entry.location))
         }
         // Routes refer to positions, so they are resolved once every node is placed.
+        var positions: [String: Int] = [:]
+        for (index, node) in nodes.enumerated() where positions[node.name] == nil { positions[node.name] = index }
         for (index, entry) in flow.entries.enumerated() where index < nodes.count {
             switch entry.onFailure {
             case nil, .fail?: nodes[index].onFailure = .fail
             case .continue?: nodes[index].onFailure = .continue
             case .step(let target, let limit)?:
-                let targetIndex = nodes.firstIndex { $0.name == target.value } ?? index
+                let targetIndex = positions[target.value] ?? index
                 nodes[index].onFailure = .jump(to: targetIndex, name: target.value, limit: limit ?? (targetIndex > index ? 1 : 0))
             case .modes(let modes)?:
                 nodes[index].onFailure = .modes(modes.map(\.value))

@@ -67,12 +67,23 @@ public struct FlowEngine: Sendable {
     public let graphs: [FlowMode: FlowGraph]
     public let registry: StepRegistry
     let transformTree: TransformTree?
+    /// The flow file's folder: relative paths in parameters start here.
+    let flowFolder: URL
+    /// What every step context shares, worked out once.
+    let transformEnvironment: TransformEnvironment
+    let providers: [ProviderEntry]
+    let persistConfiguration: Bool
 
     /// Compiles `descriptor`.
     /// - Throws: ``CompileError`` with the checker's errors, or the steps this build cannot run.
     public init(descriptor: FlowDescriptor, registry: StepRegistry = .builtin) throws(CompileError) {
         self.descriptor = descriptor
         self.registry = registry
+        flowFolder = URL(fileURLWithPath: descriptor.file).deletingLastPathComponent()
+        transformEnvironment = TransformEnvironment(
+            applicationID: descriptor.application?.id?.value, applicationVersion: descriptor.application?.version?.value, deviceID: nil)
+        providers = descriptor.configuration?.providers ?? []
+        persistConfiguration = descriptor.configuration?.persist?.value != PersistPolicy.none
         graphs = try GraphCompiler.compile(descriptor, registry: registry)
         do {
             transformTree = try TransformTree(descriptor: descriptor, catalog: registry.catalog)
@@ -180,6 +191,8 @@ public struct FlowEngine: Sendable {
         var machine = RunMachine(graph: graph)
         var pending = transition(&machine, .start, options: options)
         var steps: [Int: any Step] = [:]
+        let watchdog = Watchdog()
+        defer { watchdog.stop() }
         while !pending.isEmpty {
             let action = pending.removeFirst()
             switch action {
@@ -207,7 +220,7 @@ public struct FlowEngine: Sendable {
                         steps[index] = step
                     }
                     let context = makeContext(node, mode: graph.mode, info: info, saved: saved, staging: staging, onboardingID: onboardingID, options: options)
-                    outcome = await Self.run(step, mode: graph.mode, context: context, timeout: node.timeout)
+                    outcome = await Self.run(step, mode: graph.mode, context: context, timeout: node.timeout, watchdog: watchdog)
                 } catch {
                     outcome = .failure(error)
                 }
@@ -235,6 +248,7 @@ public struct FlowEngine: Sendable {
     private func transition(_ machine: inout RunMachine, _ event: RunMachine.Event, options: RunOptions, duration: Duration? = nil) -> [RunMachine.Action] {
         let from = machine.state
         let actions = machine.handle(event)
+        guard options.trace.isRecording else { return actions }
         let to = machine.state
         let step = Self.stepName(from, graph: machine.graph) ?? Self.stepName(to, graph: machine.graph)
         var errorCode: String?
@@ -296,32 +310,21 @@ public struct FlowEngine: Sendable {
         StepContext(
             name: node.name, spec: node.spec, mode: mode, onboardingID: onboardingID, parameters: node.parameters, info: info,
             input: options.input, redactor: options.redactor, trace: options.trace,
-            flowFolder: URL(fileURLWithPath: descriptor.file).deletingLastPathComponent(),
+            flowFolder: flowFolder,
             persisted: saved?.steps[node.name], staging: staging, transformTree: transformTree,
-            transformEnvironment: TransformEnvironment(
-                applicationID: descriptor.application?.id?.value, applicationVersion: descriptor.application?.version?.value,
-                deviceID: nil),
-            suppliedConfiguration: options.configuration, providers: descriptor.configuration?.providers ?? [],
-            persistConfiguration: descriptor.configuration?.persist?.value != PersistPolicy.none)
+            transformEnvironment: transformEnvironment,
+            suppliedConfiguration: options.configuration, providers: providers,
+            persistConfiguration: persistConfiguration)
     }
 
-    /// Runs `step` against its timeout: the step and a timer race, and the loser is cancelled.
-    static func run(_ step: any Step, mode: FlowMode, context: StepContext, timeout: Duration) async -> StepOutcome {
-        await withTaskGroup(of: StepOutcome?.self) { group in
-            group.addTask { await step.run(mode, context: context) }
-            group.addTask {
-                do {
-                    try await Task.sleep(for: timeout)
-                    return nil
-                } catch {
-                    return .cancelled
-                }
-            }
-            let first = await group.next() ?? .cancelled
-            group.cancelAll()
-            if Task.isCancelled { return .cancelled }
-            return first ?? .failure(.timeout(timeout))
-        }
+    /// Runs `step` in a task of its own, watched by the run's watchdog for its timeout.
+    static func run(_ step: any Step, mode: FlowMode, context: StepContext, timeout: Duration, watchdog: Watchdog) async -> StepOutcome {
+        let task = Task { await step.run(mode, context: context) }
+        let generation = watchdog.arm(task, deadline: .now + timeout)
+        let outcome = await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+        let timedOut = watchdog.disarm(generation)
+        if Task.isCancelled { return .cancelled }
+        return timedOut ? .failure(.timeout(timeout)) : outcome
     }
 }
 

@@ -87,6 +87,12 @@ public final class Redactor: Sendable {
 /// Where trace events go.
 public protocol TraceSink: Sendable {
     func record(_ event: TraceEvent)
+    /// Whether events are kept at all; when not, the engine does not build them.
+    var isRecording: Bool { get }
+}
+
+extension TraceSink {
+    public var isRecording: Bool { true }
 }
 
 /// Writes trace events as JSON lines to a file created with mode 0600.
@@ -150,4 +156,6 @@ public struct TraceFanout: TraceSink {
     public func record(_ event: TraceEvent) {
         for sink in sinks { sink.record(event) }
     }
+
+    public var isRecording: Bool { sinks.contains { $0.isRecording } }
 }

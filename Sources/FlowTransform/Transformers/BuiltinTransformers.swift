@@ -52,10 +52,17 @@ enum DiscoveryService {
     static func transform(
         _ node: Node, destination: String?, at path: ConfigPath, environment: TransformEnvironment, conversion: Conversion
     ) throws(TransformError) -> [String: InfoValue] {
-        guard let hostNode = node["host"], let host = hostNode.scalar?.text, !host.isEmpty, !hostNode.isNull else {
+        guard let hostNode = node["host"].present, hostNode.scalar?.text.isEmpty != true else {
             throw TransformError(.missingArgument, at: path.appending("host").text, "`host` is missing; the backend cannot be reached without it")
         }
-        let scheme = (node["protocol"]?.scalar?.text ?? "https").lowercased()
+        // A host name, or an address: not a URL, and nothing after it.
+        guard let host = hostNode.quotedOrPlainText, !host.isEmpty, hostNode.integerValue == nil,
+              host.allSatisfy({ $0.isLetter || $0.isNumber || "-._[]:".contains($0) }), !host.contains("://")
+        else {
+            throw TransformError(.invalidArgument, at: path.appending("host").text,
+                                 "expected a host name such as `mobile.example.com`, found \(hostNode.kindDescription)")
+        }
+        let scheme = (node["protocol"].present?.scalar?.text ?? "https").lowercased()
         guard scheme == "https" || scheme == "http" else {
             throw TransformError(.invalidArgument, at: path.appending("protocol").text, "expected `https` or `http`, found `\(scheme)`")
         }
@@ -66,7 +73,10 @@ enum DiscoveryService {
             }
             if !(scheme == "https" && port == 443) && !(scheme == "http" && port == 80) { backendURL += ":\(port)" }
         }
-        guard let applicationID = node["appID"]?.scalar?.text ?? environment.applicationID else {
+        if let appID = node["appID"].present, appID.scalar?.text.isEmpty != false {
+            throw TransformError(.invalidArgument, at: path.appending("appID").text, "expected an application ID, found \(appID.kindDescription)")
+        }
+        guard let applicationID = node["appID"].present?.scalar?.text ?? environment.applicationID else {
             throw TransformError(.missingArgument, at: path.appending("appID").text,
                                  "no application ID: set `application.id` in the flow file or `appID` in the configuration")
         }
@@ -94,6 +104,9 @@ enum DiscoveryService {
             return info
         }
         let entryPath = authPath.appending(index: 0)
+        guard first.pairs != nil else {
+            throw TransformError(.invalidArgument, at: entryPath.text, "expected `{type, config}`, found \(first.kindDescription)")
+        }
         guard let type = first["type"]?.scalar?.text else {
             throw TransformError(.missingArgument, at: entryPath.appending("type").text, "`type` is missing")
         }
@@ -113,6 +126,10 @@ enum DiscoveryService {
                 info["oauth2ClientCredentialsParameters"] = try OAuthForms.clientCredentials(config, at: configPath, conversion: conversion)
             }
             let onlyCredentials = info["oauth2Parameters"] == nil && info["oauth2ClientCredentialsParameters"] != nil
+            if let clients = config["oauth2.clients"].present, clients.elements == nil {
+                throw TransformError(.invalidArgument, at: configPath.appending("oauth2.clients").text,
+                                     "expected a list of clients, found \(clients.kindDescription)")
+            }
             if info["oauth2Parameters"] == nil && info["oauth2ClientCredentialsParameters"] == nil {
                 throw TransformError(.missingArgument, at: configPath.appending("oauth2.clients").text, "an oauth2 entry needs at least one client")
             }
@@ -126,7 +143,7 @@ enum DiscoveryService {
             throw TransformError(.invalidArgument, at: entryPath.appending("type").text,
                                  "unsupported authentication type `\(type)`; expected basic.default, oauth2, saml2.web.post or none")
         }
-        if first["requireOtp"]?.scalar?.text == "true" {
+        if first["requireOtp"]?.scalar?.text.lowercased() == "true" {
             info["otpParameters"] = .record([
                 "authorizationEndpointURL": .url(backendURL + "/mobileservices/OTPForm"),
                 "finishEndpointURL": .url(backendURL + "/mobileservices/OTPForm?finished=true"),
@@ -145,8 +162,11 @@ enum UserIdentityDiscovery {
             try OAuthForms.url(node, prefix + name, at: path, conversion)
         }
         let pinsKey = prefix + "publicKeyPinSet"
-        guard let pins = node[pinsKey], let pinElements = pins.elements else {
+        guard let pins = node[pinsKey].present else {
             throw TransformError(.missingArgument, at: path.appending(pinsKey).text, "`\(pinsKey)` (a list) is missing")
+        }
+        guard let pinElements = pins.elements, pinElements.allSatisfy({ $0.scalar != nil && !$0.isNull }) else {
+            throw TransformError(.invalidArgument, at: path.appending(pinsKey).text, "expected a list of strings, found \(pins.kindDescription)")
         }
         let identity: InfoValue = .record([
             "attributesEndpoint": try url("attributesEndpoint"),
@@ -155,10 +175,16 @@ enum UserIdentityDiscovery {
             "publicKeyPinSet": .list(pinElements.map { .string($0.scalar?.text ?? "") }),
         ])
         let authKey = prefix + "authType"
-        guard let auth = node[authKey], auth.pairs != nil else {
+        guard let auth = node[authKey].present else {
             throw TransformError(.missingArgument, at: path.appending(authKey).text, "`\(authKey)` is missing")
         }
+        guard auth.pairs != nil else {
+            throw TransformError(.invalidArgument, at: path.appending(authKey).text, "expected a mapping, found \(auth.kindDescription)")
+        }
         let oauth = try OAuthForms.authorizationCode(auth, at: path.appending(authKey), conversion: conversion)
+        guard key != oauthKey else {
+            throw TransformError(.conflictingKey, at: path.text, "`key` and `oauth-key` both name `\(key)`; they need two keys")
+        }
         return [key: identity, oauthKey: oauth]
     }
 }
@@ -176,6 +202,9 @@ enum SettingsTransformer {
             exchange = inner
             exchangePath = path.appending("settingsExchange")
         }
+        guard exchange.pairs != nil else {
+            throw TransformError(.invalidArgument, at: exchangePath.text, "expected a mapping of settings, found \(exchange.kindDescription)")
+        }
         let empty = Node(.mapping([]), at: node.location)
         func section(_ key: String) throws(TransformError) -> (Node, ConfigPath) {
             guard let value = exchange[key], !value.isNull else { return (empty, exchangePath.appending(key)) }
@@ -192,5 +221,21 @@ enum SettingsTransformer {
             "logSettings": try SettingsForms.logSettings(log, at: logPath),
             "featureVectorPolicies": try SettingsForms.featureVectorPolicies(features, at: featuresPath),
         ]
+    }
+}
+
+extension Optional where Wrapped == Node {
+    /// The node, unless it is missing or null: configuration treats `null` as absent.
+    var present: Node? {
+        guard let node = self, !node.isNull else { return nil }
+        return node
+    }
+}
+
+extension Node {
+    /// The text of a scalar that is not null.
+    var quotedOrPlainText: String? {
+        guard let scalar, !isNull else { return nil }
+        return scalar.text
     }
 }

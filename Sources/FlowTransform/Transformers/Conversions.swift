@@ -30,7 +30,7 @@ struct Conversion: Sendable {
             return .double(value)
         case .bool:
             let raw = try text(node, at: path, what: "a boolean", acceptingPlain: true)
-            switch raw.lowercased() {
+            switch raw.trimmingCharacters(in: .whitespaces).lowercased() {
             case "true": return .bool(true)
             case "false": return .bool(false)
             default: throw TransformError(.invalidArgument, at: path.text, "expected `true` or `false`, found \(node.kindDescription)")

@@ -1,3 +1,4 @@
+import Foundation
 public import FlowCatalog
 public import FlowDescriptor
 
@@ -129,7 +130,11 @@ enum SAMLForm {
 
     static func parameters(_ node: Node, backendURL: String?, at path: ConfigPath, conversion: Conversion) throws(TransformError) -> InfoValue {
         let header = node["saml2.web.post.authchallengeheader.name"]?.scalar?.text ?? defaultChallengeHeader
-        let finishURI = node["saml2.web.post.finish.endpoint.uri"]?.scalar?.text ?? defaultFinishPath
+        if let finish = node["saml2.web.post.finish.endpoint.uri"].present, finish.scalar == nil {
+            throw TransformError(.invalidArgument, at: path.appending("saml2.web.post.finish.endpoint.uri").text,
+                                 "expected a URL or path, found \(finish.kindDescription)")
+        }
+        let finishURI = node["saml2.web.post.finish.endpoint.uri"].present?.scalar?.text ?? defaultFinishPath
         let parameter = node["saml2.web.post.finish.endpoint.redirectparam"]?.scalar?.text ?? defaultRedirectParameter
         let launcher: String
         if Conversion.isAbsoluteURL(finishURI) {
@@ -175,7 +180,7 @@ enum SettingsForms {
 
     static func logSettings(_ node: Node, at path: ConfigPath) throws(TransformError) -> InfoValue {
         let reader = StringSettings(node: node, path: path)
-        let level = node["logLevel"]?.scalar?.text.uppercased() ?? "WARN"
+        let level = node["logLevel"].present?.scalar?.text.uppercased() ?? "WARN"
         guard logLevels.contains(level) else {
             throw TransformError(.invalidArgument, at: path.appending("logLevel").text,
                                  "unknown log level `\(level)`; expected one of " + logLevels.joined(separator: ", "))
@@ -197,8 +202,17 @@ private struct StringSettings {
     let node: Node
     let path: ConfigPath
 
+    /// The trimmed text of setting `key`; `nil` when it is missing or null (the default applies).
+    func text(_ key: String) throws(TransformError) -> String? {
+        guard let value = node[key].present else { return nil }
+        guard let scalar = value.scalar else {
+            throw TransformError(.invalidArgument, at: path.appending(key).text, "expected a value, found \(value.kindDescription)")
+        }
+        return scalar.text.trimmingCharacters(in: .whitespaces)
+    }
+
     func bool(_ key: String, default value: Bool) throws(TransformError) -> InfoValue {
-        guard let text = node[key]?.scalar?.text, !(node[key]?.isNull ?? true) else { return .bool(value) }
+        guard let text = try self.text(key) else { return .bool(value) }
         switch text.lowercased() {
         case "true": return .bool(true)
         case "false": return .bool(false)
@@ -207,7 +221,7 @@ private struct StringSettings {
     }
 
     func int(_ key: String, default value: Int) throws(TransformError) -> InfoValue {
-        guard let text = node[key]?.scalar?.text, !(node[key]?.isNull ?? true) else { return .int(value) }
+        guard let text = try self.text(key) else { return .int(value) }
         guard let number = Int(text), number >= 0 else {
             throw TransformError(.invalidArgument, at: path.appending(key).text, "expected a whole number, found `\(text)`")
         }

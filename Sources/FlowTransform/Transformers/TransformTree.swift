@@ -24,18 +24,13 @@ public struct TransformResult: Sendable {
     /// Where in the flow file each key's transformer is written.
     public var origins: [String: SourceLocation] = [:]
 
-    mutating func merge(_ other: TransformResult, at path: ConfigPath) throws(TransformError) {
-        for (key, value) in other.info.sorted(by: { $0.key < $1.key }) {
-            if info[key] != nil {
-                let first = origins[key].map { " (first at \($0))" } ?? ""
-                throw TransformError(
-                    .conflictingKey, at: path.text, "key `\(key)` is provided by two transformers\(first)", location: other.origins[key])
-            }
-            info[key] = value
-            if let origin = other.origins[key] { origins[key] = origin }
+    mutating func add(_ key: String, _ value: InfoValue, from location: SourceLocation, at path: ConfigPath) throws(TransformError) {
+        if info[key] != nil {
+            let first = origins[key].map { " (first at \($0))" } ?? ""
+            throw TransformError(.conflictingKey, at: path.text, "key `\(key)` is provided by two transformers\(first)", location: location)
         }
-        unmatched += other.unmatched
-        absent += other.absent
+        info[key] = value
+        origins[key] = location
     }
 }
 
@@ -44,8 +39,16 @@ public struct TransformResult: Sendable {
 public struct TransformTree: Sendable {
     indirect enum Transformer: Sendable {
         case leaf(type: ValueType, key: String, location: SourceLocation)
-        case map([(String, Transformer)], location: SourceLocation)
+        case map(Entries, location: SourceLocation)
         case builtin(BuiltinTransformer, location: SourceLocation)
+    }
+
+    /// A map's entries: looked up by source key, listed in the order written.
+    struct Entries: Sendable {
+        var order: [String] = []
+        var byKey: [String: Transformer] = [:]
+
+        subscript(key: String) -> Transformer? { byKey[key] }
     }
 
     let root: Transformer
@@ -63,59 +66,77 @@ public struct TransformTree: Sendable {
     /// Transforms `configuration` into info values.
     /// - Throws: ``TransformError`` naming the configuration path and the transformer's place in the flow file.
     public func transform(_ configuration: Node, environment: TransformEnvironment = .init()) throws(TransformError) -> TransformResult {
-        try apply(root, to: configuration, at: ConfigPath(), environment: environment)
+        var result = TransformResult()
+        try apply(root, to: configuration, at: ConfigPath(), environment: environment, into: &result)
+        return result
     }
 
-    private func apply(_ transformer: Transformer, to node: Node, at path: ConfigPath, environment: TransformEnvironment) throws(TransformError) -> TransformResult {
-        var result = TransformResult()
+    /// Applies `transformer` and adds what it provides to `result` (one dictionary for the whole tree, so a deep
+    /// tree costs no re-merging at every level).
+    private func apply(
+        _ transformer: Transformer, to node: Node, at path: ConfigPath, environment: TransformEnvironment, into result: inout TransformResult
+    ) throws(TransformError) {
         switch transformer {
         case .leaf(let type, let key, let location):
+            let value: InfoValue
             do {
-                result.info[key] = try conversion.convert(node, to: type, at: path)
+                value = try conversion.convert(node, to: type, at: path)
             } catch {
                 var located = error
                 located.location = location
                 throw located
             }
-            result.origins[key] = location
+            try result.add(key, value, from: location, at: path)
         case .map(let entries, let location):
             guard let pairs = node.pairs else {
                 throw TransformError(.invalidArgument, at: path.text, "expected a mapping, found \(node.kindDescription)", location: location)
             }
             for pair in pairs {
                 let key = pair.key.scalar?.text ?? ""
-                guard let child = entries.first(where: { $0.0 == key })?.1 else {
+                guard let child = entries[key] else {
                     result.unmatched.append(path.appending(key).text)
                     continue
                 }
-                try result.merge(try apply(child, to: pair.value, at: path.appending(key), environment: environment), at: path.appending(key))
+                try apply(child, to: pair.value, at: path.appending(key), environment: environment, into: &result)
             }
-            for (key, _) in entries where node[key] == nil {
+            for key in entries.order where node[key] == nil {
                 result.absent.append(path.appending(key).text)
             }
         case .builtin(let builtin, let location):
+            let values: [String: InfoValue]
             do {
-                result.info = try builtin.transform(node, at: path, environment: environment, conversion: conversion)
+                values = try builtin.transform(node, at: path, environment: environment, conversion: conversion)
             } catch {
                 var located = error
                 located.location = location
                 throw located
             }
-            for key in result.info.keys { result.origins[key] = location }
+            for (key, value) in values.sorted(by: { $0.key < $1.key }) {
+                try result.add(key, value, from: location, at: path)
+            }
         }
-        return result
     }
 
     /// Resolves the descriptor's transform nodes against the catalog.
     private struct Builder {
         let descriptor: FlowDescriptor
         let catalog: Catalog
+        let declaredTypes: [String: ValueType]
+
+        init(descriptor: FlowDescriptor, catalog: Catalog) {
+            self.descriptor = descriptor
+            self.catalog = catalog
+            declaredTypes = Dictionary(descriptor.keys.map { ($0.name.value, $0.type) }, uniquingKeysWith: { first, _ in first })
+        }
 
         mutating func build(_ node: TransformNode) throws(TransformError) -> Transformer {
             switch node {
             case .map(let entries, let location, _):
-                var children: [(String, Transformer)] = []
-                for entry in entries { children.append((entry.sourceKey.value, try build(entry.transformer))) }
+                var children = Entries()
+                for entry in entries where children.byKey[entry.sourceKey.value] == nil {
+                    children.order.append(entry.sourceKey.value)
+                    children.byKey[entry.sourceKey.value] = try build(entry.transformer)
+                }
                 return .map(children, location: location)
             case .leaf(let conversion, let key, let location, _):
                 return .leaf(type: try type(of: conversion, key: key), key: key.value, location: location)
@@ -125,7 +146,7 @@ public struct TransformTree: Sendable {
         }
 
         private func type(of conversion: Located<String>?, key: Located<String>) throws(TransformError) -> ValueType {
-            let declared = descriptor.keys.first { $0.name.value == key.value }?.type ?? catalog.key(named: key.value)?.type
+            let declared = declaredTypes[key.value] ?? catalog.key(named: key.value)?.type
             guard let conversion else {
                 guard let declared else {
                     throw TransformError(.invalidArgument, at: "", "key `\(key.value)` has no declared type and the leaf no `to:`", location: key.location)
@@ -135,8 +156,8 @@ public struct TransformTree: Sendable {
             if let spec = catalog.transformer(named: conversion.value), case .conversion(let type) = spec.kind {
                 return type
             }
-            if let structKey = descriptor.keys.first(where: { $0.name.value == conversion.value }), case .struct = structKey.type {
-                return structKey.type
+            if let structType = declaredTypes[conversion.value], case .struct = structType {
+                return structType
             }
             throw TransformError(.invalidArgument, at: "", "unknown conversion `\(conversion.value)`", location: conversion.location)
         }
