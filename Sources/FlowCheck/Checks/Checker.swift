@@ -22,7 +22,7 @@ public struct Checker: Sendable {
         context.checkFlowShape()
         context.checkAuthentication()
         context.checkDataFlow()
-        context.checkReferences()
+        context.checkScalarValues()
         context.checkSecurity()
         return context.diagnostics
     }
@@ -96,10 +96,30 @@ struct CheckContext {
 
 /// A key provided by the transform tree or a step, and where.
 struct ProvidedKey {
+    /// Who provides a key; worded only when a message needs it.
+    enum Origin {
+        case engine
+        case step(String)
+        case transformTree
+        case transformer(String)
+        /// The transform tree's key, provided when the `welcome` step named here runs.
+        case transformTreeThrough(String)
+    }
+
     var name: String
     var type: ValueType
     var location: SourceLocation
     var path: DescriptorPath
+    var origin: Origin
+
     /// Who provides it, for messages: "the transform tree", "step `welcome`".
-    var source: String
+    var source: String {
+        switch origin {
+        case .engine: "the engine"
+        case .step(let name): "step `\(name)`"
+        case .transformTree: "the transform tree"
+        case .transformer(let name): "transformer `\(name)`"
+        case .transformTreeThrough(let step): "the transform tree (through step `\(step)`)"
+        }
+    }
 }

@@ -11,7 +11,7 @@ extension CheckContext {
             for key in ["onboardingID"] {
                 if let builtin = catalog.key(named: key) {
                     available[key] = ProvidedKey(
-                        name: key, type: builtin.type, location: flow.location, path: flow.path, source: "the engine")
+                        name: key, type: builtin.type, location: flow.location, path: flow.path, origin: .engine)
                 }
             }
             for (index, entry) in flow.entries.enumerated() {
@@ -67,15 +67,14 @@ extension CheckContext {
 
     /// The keys a declared step provides at `entry`.
     func provided(by step: StepDeclaration, spec: StepSpec, at location: SourceLocation, path: DescriptorPath) -> [ProvidedKey] {
-        let source = "step `\(step.name.value)`"
         var result = spec.provides.map {
-            ProvidedKey(name: $0.name, type: $0.type, location: location, path: path, source: source)
+            ProvidedKey(name: $0.name, type: $0.type, location: location, path: path, origin: .step(step.name.value))
         }
         if spec.providesTransformKeys {
-            result += transformKeys.map {
-                var key = $0
-                key.source = "the transform tree (through \(source))"
-                return key
+            result.reserveCapacity(result.count + transformKeys.count)
+            for var key in transformKeys {
+                key.origin = .transformTreeThrough(step.name.value)
+                result.append(key)
             }
         }
         if let parameter = spec.providesFromParameter,
@@ -85,7 +84,7 @@ extension CheckContext {
                 guard let name = pair.key.scalar?.text,
                       let type = FlowDecoder.decodeType(pair.value, at: .root, file: descriptor.file).0
                 else { continue }
-                result.append(ProvidedKey(name: name, type: normalized(type), location: pair.key.location, path: path, source: source))
+                result.append(ProvidedKey(name: name, type: normalized(type), location: pair.key.location, path: path, origin: .step(step.name.value)))
             }
         }
         return result

@@ -60,44 +60,52 @@ enum Reference {
 
 extension CheckContext {
     /// Every `${...}` in the document is well formed, in a known namespace, and `info` names a known key.
-    mutating func checkReferences() {
+    /// One walk over every scalar value for the checks that read values anywhere in the file: `${...}`
+    /// references, and `http://` endpoints.
+    mutating func checkScalarValues() {
         guard let root = descriptor.root else { return }
-        visitScalars(root, path: .root, where: Reference.containsReference) { context, node, path in
+        let checkClearText = descriptor.security.allowInsecureHTTP?.value != true
+        visitScalars(root, path: .root, where: { text in
+            Reference.containsReference(text) || (checkClearText && CheckContext.mentionsClearText(text))
+        }) { context, node, path in
             guard let text = node.scalar?.text else { return }
-            // A description is prose for people: a `${...}` there is text, not a reference.
-            if case .key("description")? = path.lastComponent { return }
-            let style = node.scalar!.style
-            let singleLine = style != .literal && style != .folded && !text.contains(where: \.isNewline)
-            for reference in Reference.all(in: text) {
-                // Within a one-line scalar the column is exact; in a block scalar, point at the scalar itself.
-                let location = singleLine
-                    ? SourceLocation(
-                        file: node.location.file, line: node.location.line,
-                        column: node.location.column + reference.offset + (style == .plain ? 0 : 1))
-                    : node.location
-                guard reference.closed else {
-                    context.report(Diagnostic(
-                        .invalidReference, "Reference `${\(reference.name)` is not closed with `}`.", at: location, path: path))
-                    continue
-                }
-                guard let namespace = Reference.Namespace(rawValue: reference.namespace) else {
-                    let suggestion = Suggestion.closest(to: reference.namespace, in: Reference.Namespace.allCases.map(\.rawValue))
-                    context.report(Diagnostic(
-                        .invalidReference,
-                        "Reference `${\(reference.namespace).\(reference.name)}` uses unknown namespace `\(reference.namespace)`"
-                            + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
-                        at: location, path: path, hint: "Use `${env.NAME}`, `${input.NAME}` or `${info.KEY}`."))
-                    continue
-                }
-                guard !reference.name.isEmpty, reference.name.allSatisfy({ $0.isLetter || $0.isNumber || "_-.".contains($0) }) else {
-                    context.report(Diagnostic(
-                        .invalidReference, "Reference `${\(reference.namespace).\(reference.name)}` needs a name after `\(reference.namespace).`.",
-                        at: location, path: path))
-                    continue
-                }
-                if namespace == .info, !context.declaredCommandOutputs.contains(reference.name) {
-                    _ = context.requireKnownKey(Located(reference.name, at: location), path: path, context: "a reference")
-                }
+            if Reference.containsReference(text) { context.checkReferences(in: node, text: text, path: path) }
+            if checkClearText { context.checkClearText(in: node, path: path) }
+        }
+    }
+
+    private mutating func checkReferences(in node: Node, text: String, path: DescriptorPath) {
+        // A description is prose for people: a `${...}` there is text, not a reference.
+        if case .key("description")? = path.lastComponent { return }
+        let style = node.scalar!.style
+        let singleLine = style != .literal && style != .folded && !text.contains(where: \.isNewline)
+        for reference in Reference.all(in: text) {
+            // Within a one-line scalar the column is exact; in a block scalar, point at the scalar itself.
+            let location = singleLine
+                ? node.location.advanced(byColumns: reference.offset + (style == .plain ? 0 : 1))
+                : node.location
+            guard reference.closed else {
+                report(Diagnostic(
+                    .invalidReference, "Reference `${\(reference.name)` is not closed with `}`.", at: location, path: path))
+                continue
+            }
+            guard let namespace = Reference.Namespace(rawValue: reference.namespace) else {
+                let suggestion = Suggestion.closest(to: reference.namespace, in: Reference.Namespace.allCases.map(\.rawValue))
+                report(Diagnostic(
+                    .invalidReference,
+                    "Reference `${\(reference.namespace).\(reference.name)}` uses unknown namespace `\(reference.namespace)`"
+                        + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
+                    at: location, path: path, hint: "Use `${env.NAME}`, `${input.NAME}` or `${info.KEY}`."))
+                continue
+            }
+            guard !reference.name.isEmpty, reference.name.allSatisfy({ $0.isLetter || $0.isNumber || "_-.".contains($0) }) else {
+                report(Diagnostic(
+                    .invalidReference, "Reference `${\(reference.namespace).\(reference.name)}` needs a name after `\(reference.namespace).`.",
+                    at: location, path: path))
+                continue
+            }
+            if namespace == .info, !declaredCommandOutputs.contains(reference.name) {
+                _ = requireKnownKey(Located(reference.name, at: location), path: path, context: "a reference")
             }
         }
     }

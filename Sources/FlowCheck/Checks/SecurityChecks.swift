@@ -4,28 +4,24 @@ import FlowDescriptor
 extension CheckContext {
     /// Clear-text endpoints, secrets written into the file, and onboarding links from any host.
     mutating func checkSecurity() {
-        checkInsecureEndpoints()
         checkSecretLookingParameters()
         checkURLProviders()
     }
 
-    private mutating func checkInsecureEndpoints() {
-        guard descriptor.security.allowInsecureHTTP?.value != true, let root = descriptor.root else { return }
-        visitScalars(root, path: .root, where: Self.mentionsClearText) { context, node, path in
-            guard let scalar = node.scalar else { return }
-            let singleLine = scalar.style != .literal && scalar.style != .folded && !scalar.text.contains(where: \.isNewline)
-            for (offset, url) in Self.clearTextURLs(in: scalar.text) where !Self.isLoopback(url) {
-                let location = singleLine
-                    ? SourceLocation(file: node.location.file, line: node.location.line,
-                                     column: node.location.column + offset + (scalar.style == .plain ? 0 : 1))
-                    : node.location
-                context.report(Diagnostic(
-                    .insecureEndpoint,
-                    "Endpoint `\(url)` uses `http://`: credentials and tokens would cross the network in clear text.",
-                    at: location, path: path,
-                    hint: "Use `https://`. Loopback addresses are exempt; to accept clear text elsewhere (a lab backend), set `security: {allow-insecure-http: true}`.",
-                    replacement: "https://" + url.dropFirst("http://".count)))
-            }
+    /// `http://` URLs in a scalar value that are not loopback.
+    mutating func checkClearText(in node: Node, path: DescriptorPath) {
+        guard let scalar = node.scalar else { return }
+        let singleLine = scalar.style != .literal && scalar.style != .folded && !scalar.text.contains(where: \.isNewline)
+        for (offset, url) in Self.clearTextURLs(in: scalar.text) where !Self.isLoopback(url) {
+            let location = singleLine
+                ? node.location.advanced(byColumns: offset + (scalar.style == .plain ? 0 : 1))
+                : node.location
+            report(Diagnostic(
+                .insecureEndpoint,
+                "Endpoint `\(url)` uses `http://`: credentials and tokens would cross the network in clear text.",
+                at: location, path: path,
+                hint: "Use `https://`. Loopback addresses are exempt; to accept clear text elsewhere (a lab backend), set `security: {allow-insecure-http: true}`.",
+                replacement: "https://" + url.dropFirst("http://".count)))
         }
     }
 

@@ -81,7 +81,7 @@ extension CheckContext {
         }
         transformKeys.append(ProvidedKey(
             name: key.value, type: declaredType ?? resultType, location: key.location, path: path.appending("key"),
-            source: "the transform tree"))
+            origin: .transformTree))
     }
 
     private static func conversionName(for type: ValueType, key: String) -> String {
@@ -118,7 +118,7 @@ extension CheckContext {
         checkParameters(parameters, against: spec.parameters, owner: "transformer `\(spec.name)`", at: location, path: path)
         for key in provides {
             transformKeys.append(ProvidedKey(
-                name: key.name, type: key.type, location: name.location, path: path, source: "transformer `\(spec.name)`"))
+                name: key.name, type: key.type, location: name.location, path: path, origin: .transformer(spec.name)))
         }
         for (parameterName, type) in keyParameters.sorted(by: { $0.key < $1.key }) {
             guard let parameter = parameters.first(where: { $0.name.value == parameterName }),
@@ -133,7 +133,7 @@ extension CheckContext {
                     at: key.location, path: parameter.path))
             }
             transformKeys.append(ProvidedKey(
-                name: keyName, type: type, location: key.location, path: parameter.path, source: "transformer `\(spec.name)`"))
+                name: keyName, type: type, location: key.location, path: parameter.path, origin: .transformer(spec.name)))
         }
     }
 }

@@ -64,9 +64,20 @@ public enum DocumentReader {
 
     /// The offset of the first byte that breaks UTF-8, if any.
     static func firstInvalidUTF8Offset(_ bytes: [UInt8]) -> Int? {
-        var index = 0
+        // Flow files are mostly ASCII: check eight bytes at a time for a high bit before looking closer.
+        var start = 0
+        bytes.withUnsafeBytes { raw in
+            while start + 8 <= raw.count, raw.loadUnaligned(fromByteOffset: start, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                start += 8
+            }
+        }
+        var index = start
         while index < bytes.count {
             let byte = bytes[index]
+            if byte < 0x80 {
+                index += 1
+                continue
+            }
             let length: Int
             switch byte {
             case 0x00...0x7F: length = 1

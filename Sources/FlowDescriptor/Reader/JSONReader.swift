@@ -5,6 +5,7 @@
 struct JSONReader {
     private let bytes: [UInt8]
     private let file: String
+    private let fileID: UInt32
     private var builder: TreeBuilder
     private var index = 0
     private var line = 1
@@ -13,6 +14,7 @@ struct JSONReader {
     init(bytes: [UInt8], file: String, limits: ReaderLimits) {
         self.bytes = bytes
         self.file = file
+        self.fileID = SourceLocation(file: file, line: 1, column: 1).fileID
         self.builder = TreeBuilder(limits: limits)
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
     }
@@ -36,7 +38,7 @@ struct JSONReader {
         }
     }
 
-    private var here: SourceLocation { SourceLocation(file: file, line: line, column: column) }
+    private var here: SourceLocation { SourceLocation(fileID: fileID, line: line, column: column) }
 
     private func failure(_ message: String, at location: SourceLocation? = nil) -> ReadFailure {
         ReadFailure(Diagnostic(.syntax, "Invalid JSON: \(message).", at: location ?? here))

@@ -8,10 +8,12 @@ final class YAMLReader {
     private let input: UnsafeMutableBufferPointer<UInt8>
     private let bytes: [UInt8]
     private let file: String
+    private let fileID: UInt32
     private var builder: TreeBuilder
 
     init(bytes: [UInt8], file: String, limits: ReaderLimits) {
         self.file = file
+        self.fileID = SourceLocation(file: file, line: 1, column: 1).fileID
         self.builder = TreeBuilder(limits: limits)
         parser = .allocate(capacity: 1)
         // A UTF-8 byte-order mark is not content; with the encoding set, libyaml would read it as a character.
@@ -138,7 +140,7 @@ final class YAMLReader {
     }
 
     private func mark(_ mark: yaml_mark_t) -> SourceLocation {
-        SourceLocation(file: file, line: Int(mark.line) + 1, column: Int(mark.column) + 1)
+        SourceLocation(fileID: fileID, line: Int(mark.line) + 1, column: Int(mark.column) + 1)
     }
 
     private func style(_ style: yaml_scalar_style_t) -> Scalar.Style {
