@@ -40,11 +40,16 @@ struct CheckContext {
 
     /// Declared steps by name (the first declaration of a name; duplicates are a reader finding).
     let declaredSteps: [String: StepDeclaration]
+    /// The types of the keys `keys:` declares, record aliases resolved.
+    private(set) var declaredKeyTypes: [String: ValueType] = [:]
 
     init(descriptor: FlowDescriptor, catalog: Catalog) {
         self.descriptor = descriptor
         self.catalog = catalog
         declaredSteps = Dictionary(descriptor.steps.map { ($0.name.value, $0) }, uniquingKeysWith: { first, _ in first })
+        for declaration in descriptor.keys where declaredKeyTypes[declaration.name.value] == nil {
+            declaredKeyTypes[declaration.name.value] = normalized(declaration.type)
+        }
     }
 
     /// The step declared under `name`, if any.
@@ -58,10 +63,7 @@ struct CheckContext {
 
     /// The declared or built-in type of `key`, with record aliases resolved.
     func keyType(_ key: String) -> ValueType? {
-        if let declared = descriptor.keys.first(where: { $0.name.value == key }) {
-            return normalized(declared.type)
-        }
-        return catalog.key(named: key)?.type
+        declaredKeyTypes[key] ?? catalog.key(named: key)?.type
     }
 
     /// Every key name a flow may use, for "did you mean".

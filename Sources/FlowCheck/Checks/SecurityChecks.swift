@@ -29,7 +29,18 @@ extension CheckContext {
 
     /// Whether `text` holds `http://` anywhere, in any case.
     static func mentionsClearText(_ text: String) -> Bool {
-        clearTextOffsets(in: Array(text.utf8)).first != nil
+        // Without copying the text: most values hold no `http://` at all.
+        var matched = 0
+        for byte in text.utf8 {
+            let expected = clearTextPrefix[matched]
+            if byte == expected || (byte | 0x20 == expected && expected >= 0x61) {
+                matched += 1
+                if matched == clearTextPrefix.count { return true }
+            } else {
+                matched = (byte | 0x20) == clearTextPrefix[0] ? 1 : 0
+            }
+        }
+        return false
     }
 
     private static func clearTextOffsets(in bytes: [UInt8]) -> [Int] {
