@@ -20,6 +20,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         .systemLibrary(
@@ -48,14 +50,29 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "FlowEmulator",
+            dependencies: [
+                "FlowDescriptor",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "FlowHTTP",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "FlowEngine",
-            dependencies: ["FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowTransform"],
+            dependencies: ["FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowTransform", "FlowHTTP"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "flowrun",
             dependencies: [
-                "FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowTransform", "FlowEngine",
+                "FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowTransform", "FlowEngine", "FlowEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -79,7 +96,15 @@ let package = Package(
         ),
         .testTarget(
             name: "FlowEngineTests",
-            dependencies: ["FlowEngine", "FlowTransform", "FlowDescriptor", "FlowCatalog"],
+            dependencies: ["FlowEngine", "FlowTransform", "FlowDescriptor", "FlowCatalog", "FlowEmulator", "FlowHTTP"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "FlowEmulatorTests",
+            dependencies: [
+                "FlowEmulator",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

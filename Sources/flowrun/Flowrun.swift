@@ -10,7 +10,7 @@ struct Flowrun: AsyncParsableCommand {
         commandName: "flowrun",
         abstract: "Declarative onboarding flows for mobile backends: lint, inspect and run flow files.",
         version: version,
-        subcommands: [RunCommand.self, LintCommand.self, GraphCommand.self, StepsCommand.self, SchemaCommand.self],
+        subcommands: [RunCommand.self, LintCommand.self, GraphCommand.self, StepsCommand.self, SchemaCommand.self, EmulatorCommand.self],
         defaultSubcommand: RunCommand.self
     )
 

@@ -1,6 +1,7 @@
 public import ArgumentParser
 import FlowCheck
 import FlowDescriptor
+import FlowEmulator
 public import FlowEngine
 import FlowTransform
 import Foundation
@@ -43,6 +44,15 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Compile the flow and print the plan of every mode; run nothing.")
     var dryRun = false
 
+    @Flag(help: "Start the built-in backend emulator on a free loopback port and point the flow at it.")
+    var emulator = false
+
+    @Option(help: ArgumentHelp("The emulator's data file (with --emulator; default: the built-in data).", valueName: "FILE"))
+    var emulatorData: String?
+
+    @Option(help: ArgumentHelp("An onboarding link for the `url` provider.", valueName: "URL"))
+    var link: String?
+
     func run() async throws {
         let descriptor = try Self.load(file)
         let engine: FlowEngine
@@ -67,6 +77,34 @@ struct RunCommand: AsyncParsableCommand {
             flags[String(input[..<equals])] = String(input[input.index(after: equals)...])
         }
         let configuration = try config.map(Self.configurationDocument)
+        var linkURL: URL?
+        if let link {
+            guard let url = URL(string: link), url.scheme != nil, url.host != nil else {
+                throw ValidationError("--link takes an absolute URL, found `\(link)`.")
+            }
+            linkURL = url
+        }
+        if emulatorData != nil, !emulator { throw ValidationError("--emulator-data goes with --emulator.") }
+        var backend: BackendEmulator?
+        var backendURL: URL?
+        if emulator {
+            let data: EmulatorData
+            do {
+                data = try emulatorData.map { try EmulatorData.load(path: $0) } ?? .builtIn
+            } catch {
+                Console.error("flowrun: \(error)")
+                throw ExitCode.usage
+            }
+            let server = BackendEmulator(data: data)
+            do {
+                backendURL = try await server.start(port: 0)
+            } catch {
+                Console.error("flowrun: cannot start the emulator: \(error)")
+                throw ExitCode(1)
+            }
+            backend = server
+            FileHandle.standardError.write(Data("emulator: \(backendURL!.absoluteString)\n".utf8))
+        }
         let redactor = Redactor()
         var sinks: [any TraceSink] = []
         if let trace {
@@ -83,12 +121,14 @@ struct RunCommand: AsyncParsableCommand {
             input: InputSource(flags: flags, interactive: interactive, prompter: Prompt.ask),
             configuration: configuration,
             stateFolder: stateDir.map { StateFolder(url: URL(fileURLWithPath: $0)) } ?? StateFolder.default(flowName: engine.name),
-            trace: TraceFanout(sinks), progress: ProgressPrinter(live: isatty(STDERR_FILENO) == 1), redactor: redactor)
+            trace: TraceFanout(sinks), progress: ProgressPrinter(live: isatty(STDERR_FILENO) == 1), redactor: redactor,
+            backendOverride: backendURL, link: linkURL)
 
         let task = Task { await engine.run(options) }
         let interrupt = Interrupt.onSignal { task.cancel() }
         let report = await task.value
         interrupt.cancel()
+        await backend?.stop()
         Console.print(Summary.render(report, redactor: redactor))
         switch report.result {
         case .succeeded: return

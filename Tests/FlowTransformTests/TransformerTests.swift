@@ -497,7 +497,7 @@ struct InfoValueTests {
 
     @Test func summaryAndKinds() {
         #expect(InfoValue.list([.int(1)]).summary == "[1 item]")
-        #expect(InfoValue.record(["b": .null, "a": .null]).summary == "{a, b}")
+        #expect(InfoValue.record(["b": .null, "a": .null]).summary == "{a: null, b: null}")
         #expect(InfoValue.string(String(repeating: "x", count: 70)).summary == String(repeating: "x", count: 57) + "...")
         #expect(InfoValue.secret(Secret("s")).kindDescription == "a secret")
         #expect(InfoValue.record([:])["missing"] == nil)

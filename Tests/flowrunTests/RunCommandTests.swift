@@ -121,7 +121,7 @@ struct RunCommandTests {
         try scratch.write("clean.yaml", cleanFlow)
         let result = try CommandRunner.run(["clean.yaml", "--state-dir", scratch.url.appendingPathComponent("s").path], in: scratch.url)
         #expect(result.status == 2)
-        #expect(result.standardError.contains("uses `session-configuration`, which this build of flowrun cannot run yet"))
+        #expect(result.standardError.contains("uses `basic-authentication`, which this build of flowrun cannot run yet"))
         #expect(result.standardOutput.isEmpty)
     }
 
@@ -180,5 +180,34 @@ struct RunCommandTests {
         #expect(dot.standardOutput.hasPrefix("digraph flow {"))
         #expect(dot.standardOutput.contains("subgraph cluster_restore"))
         #expect(dot.standardOutput.contains("style=dashed"))
+    }
+}
+
+@Suite("flowrun run --emulator, as a process")
+struct EmulatorRunTests {
+    @Test func thePolicyPreviewFlowRunsAgainstTheBuiltInEmulator() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let state = scratch.url.appendingPathComponent("state").path
+        let result = try CommandRunner.run([
+            "run", "--emulator", "flows/policy-preview.yaml", "--input", "email-address=ada@example.com", "--state-dir", state,
+        ])
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        #expect(result.standardOutput.hasPrefix("succeeded: onboard\n"))
+        #expect(result.standardOutput.contains("passcodePolicy         {defaultPasswordAllowed: false, digitRequired: false"))
+        #expect(result.standardOutput.contains("applicationID          com.example.travel (string)"))
+        #expect(result.standardError.contains("emulator: http://127.0.0.1:"))
+        #expect(result.standardError.contains("  ok      settings"))
+        let again = try CommandRunner.run(["flows/policy-preview.yaml", "--emulator", "--state-dir", state])
+        #expect(again.status == 0, "\(again.standardOutput)\(again.standardError)")
+        #expect(again.standardOutput.hasPrefix("succeeded: restore\n"))
+    }
+
+    @Test func withoutTheEmailAddressAndNoTerminalTheRunSaysWhatIsMissing() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let result = try CommandRunner.run(["run", "--emulator", "flows/policy-preview.yaml", "--state-dir", scratch.url.appendingPathComponent("s").path])
+        #expect(result.status == 1)
+        #expect(result.standardOutput.contains("input `email-address` is needed and there is no terminal to ask on: pass `--input email-address=...` or set FLOWRUN_INPUT_EMAIL_ADDRESS"))
     }
 }

@@ -2,6 +2,7 @@ public import Foundation
 public import FlowCatalog
 public import FlowDescriptor
 public import FlowTransform
+import FlowHTTP
 
 /// Which flow a run starts with.
 public enum RunMode: String, Sendable, CaseIterable {
@@ -30,9 +31,16 @@ public struct RunOptions: Sendable {
     public var trace: any TraceSink
     public var progress: (any ProgressSink)?
     public var redactor: Redactor
+    /// Send network steps and providers here instead of the hosts in the flow (the emulator).
+    public var backendOverride: URL?
+    /// An onboarding link for the `url` provider (`--link`).
+    public var link: URL?
 
     public init(mode: RunMode = .auto, input: InputSource = InputSource(), configuration: Node? = nil, stateFolder: StateFolder,
-                trace: any TraceSink = MemoryTrace(), progress: (any ProgressSink)? = nil, redactor: Redactor = Redactor()) {
+                trace: any TraceSink = MemoryTrace(), progress: (any ProgressSink)? = nil, redactor: Redactor = Redactor(),
+                backendOverride: URL? = nil, link: URL? = nil) {
+        self.backendOverride = backendOverride
+        self.link = link
         self.mode = mode
         self.input = input
         self.configuration = configuration
@@ -110,6 +118,8 @@ public struct FlowEngine: Sendable {
             }
         }
         let info = InfoStore(keys: table)
+        let http = HTTPSession(configuration: .init(allowInsecureHTTP: descriptor.security.allowInsecureHTTP?.value == true))
+        defer { Task { await http.shutdown() } }
         var types: [String: ValueType] = [:]
         var saved: StateFolder.Saved?
         do throws(StepFailure) {
@@ -141,7 +151,7 @@ public struct FlowEngine: Sendable {
             do throws(StepFailure) {
                 try info.set("onboardingID", .string(onboardingID.uuidString), by: "engine")
             } catch {}
-            let end = await runGraph(graph, info: info, saved: saved, staging: staging, onboardingID: onboardingID, options: options)
+            let end = await runGraph(graph, info: info, saved: saved, staging: staging, onboardingID: onboardingID, options: options, http: http)
             switch end {
             case .succeeded:
                 do throws(StepFailure) {
@@ -186,7 +196,8 @@ public struct FlowEngine: Sendable {
 
     /// Drives one mode's machine to its end, performing its actions.
     private func runGraph(
-        _ graph: FlowGraph, info: InfoStore, saved: StateFolder.Saved?, staging: PersistStaging, onboardingID: UUID, options: RunOptions
+        _ graph: FlowGraph, info: InfoStore, saved: StateFolder.Saved?, staging: PersistStaging, onboardingID: UUID, options: RunOptions,
+        http: HTTPSession
     ) async -> RunMachine.State {
         var machine = RunMachine(graph: graph)
         var pending = transition(&machine, .start, options: options)
@@ -219,7 +230,7 @@ public struct FlowEngine: Sendable {
                         step = try registry.make(node)
                         steps[index] = step
                     }
-                    let context = makeContext(node, mode: graph.mode, info: info, saved: saved, staging: staging, onboardingID: onboardingID, options: options)
+                    let context = makeContext(node, mode: graph.mode, info: info, saved: saved, staging: staging, onboardingID: onboardingID, options: options, http: http)
                     outcome = await Self.run(step, mode: graph.mode, context: context, timeout: node.timeout, watchdog: watchdog)
                 } catch {
                     outcome = .failure(error)
@@ -305,7 +316,7 @@ public struct FlowEngine: Sendable {
 
     private func makeContext(
         _ node: StepNode, mode: FlowMode, info: InfoStore, saved: StateFolder.Saved?, staging: PersistStaging, onboardingID: UUID,
-        options: RunOptions
+        options: RunOptions, http: HTTPSession
     ) -> StepContext {
         StepContext(
             name: node.name, spec: node.spec, mode: mode, onboardingID: onboardingID, parameters: node.parameters, info: info,
@@ -314,7 +325,7 @@ public struct FlowEngine: Sendable {
             persisted: saved?.steps[node.name], staging: staging, transformTree: transformTree,
             transformEnvironment: transformEnvironment,
             suppliedConfiguration: options.configuration, providers: providers,
-            persistConfiguration: persistConfiguration)
+            persistConfiguration: persistConfiguration, http: http, backendOverride: options.backendOverride, link: options.link)
     }
 
     /// Runs `step` in a task of its own, watched by the run's watchdog for its timeout.

@@ -1,6 +1,7 @@
 public import FlowCatalog
 public import FlowDescriptor
 public import FlowTransform
+public import FlowHTTP
 public import Foundation
 import Synchronization
 
@@ -66,6 +67,12 @@ public struct StepContext: Sendable {
     public var providers: [ProviderEntry]
     /// Whether the welcome step keeps the configuration for restore (`configuration.persist`, default `state`).
     public var persistConfiguration: Bool
+    /// The run's HTTP session, shared by every step.
+    public var http: HTTPSession
+    /// Where network steps and providers go instead of the hosts in the flow (`flowrun run --emulator`).
+    public var backendOverride: URL?
+    /// An onboarding link given with `--link`, for the `url` provider.
+    public var link: URL?
 
     /// Provides `values` into the info, checked against the keys' declared types.
     public func provide(_ values: [String: InfoValue]) throws(StepFailure) {

@@ -18,6 +18,8 @@ public struct StepRegistry: Sendable {
         var registry = StepRegistry(catalog: .builtin)
         registry.bind("command") { node throws(StepFailure) in try CommandStep(node: node) }
         registry.bind("welcome") { _ in WelcomeStep() }
+        registry.bind("session-configuration") { _ in SessionConfigurationStep() }
+        registry.bind("settings-download") { _ in SettingsDownloadStep() }
         return registry
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 public import FlowDescriptor
+import FlowHTTP
 import FlowTransform
 
 /// The `welcome` step: finds the configuration through the provider queue, transforms it with the flow's
@@ -11,7 +12,7 @@ import FlowTransform
 struct WelcomeStep: Step {
     func onboard(_ context: StepContext) async -> StepOutcome {
         do throws(StepFailure) {
-            let (configuration, source) = try load(context)
+            let (configuration, source) = try await load(context)
             try apply(configuration, from: source, context: context)
             return .success
         } catch {
@@ -57,33 +58,39 @@ struct WelcomeStep: Step {
     }
 
     /// The first provider's document, and where it came from.
-    private func load(_ context: StepContext) throws(StepFailure) -> (Node, String) {
+    private func load(_ context: StepContext) async throws(StepFailure) -> (Node, String) {
         var providers = context.providers.map { ($0.name.value, $0.parameters) }
         if providers.isEmpty { providers = [("json", [])] }
         var reports: [String] = []
+        var transient = false
         for (name, parameters) in providers {
-            switch ConfigurationProviders.load(name, parameters: parameters, context: context) {
+            switch await ConfigurationProviders.load(name, parameters: parameters, context: context) {
             case .found(let node, let source):
-                return (node, source)
-            case .nothing(let reason), .failed(let reason):
+                return (ConfigurationProviders.pointed(node, at: context.backendOverride), source)
+            case .nothing(let reason):
                 reports.append("\(name): \(reason)")
                 context.note("provider-skipped", "\(name): \(reason)")
+            case .failed(let reason, let isTransient):
+                transient = transient || isTransient
+                reports.append("\(name): \(reason)")
+                context.note("provider-failed", "\(name): \(reason)")
             }
         }
-        throw StepFailure("no-configuration", "no provider yielded a configuration (" + reports.joined(separator: "; ") + ")")
+        // When a provider failed for a passing reason (a timeout, a 503), trying the queue again may help.
+        throw StepFailure("no-configuration", "no provider yielded a configuration (" + reports.joined(separator: "; ") + ")", transient: transient)
     }
 }
 
-/// The configuration providers this build reads without a network: `json` (`--config`), `file` and `managed`.
+/// The configuration providers: `json` (`--config`), `file`, `managed`, `discovery-service` and `url`.
 enum ConfigurationProviders {
     enum Answer {
         case found(Node, source: String)
         /// The provider has no data (not an error; the next one is asked).
         case nothing(String)
-        case failed(String)
+        case failed(String, transient: Bool)
     }
 
-    static func load(_ name: String, parameters: [Parameter], context: StepContext) -> Answer {
+    static func load(_ name: String, parameters: [Parameter], context: StepContext) async -> Answer {
         func parameter(_ key: String) -> String? {
             parameters.first { $0.name.value == key || ($0.name.value.isEmpty && key == "path") }?.value.scalar?.text
         }
@@ -92,7 +99,7 @@ enum ConfigurationProviders {
             guard let node = context.suppliedConfiguration else { return .nothing("no document was given with --config") }
             return .found(node, source: "--config")
         case "file":
-            guard let path = parameter("path") else { return .failed("no `path`") }
+            guard let path = parameter("path") else { return .failed("no `path`", transient: false) }
             let url = path.hasPrefix("/") ? URL(fileURLWithPath: path) : context.flowFolder.appendingPathComponent(path)
             return read(url.path)
         case "managed":
@@ -102,14 +109,85 @@ enum ConfigurationProviders {
             let path = (parameter("path") ?? "/etc/flowrun/managed/{application-id}.json").replacing("{application-id}", with: application)
             guard FileManager.default.fileExists(atPath: path) else { return .nothing("\(variable) is not set and \(path) does not exist") }
             return read(path)
+        case "discovery-service":
+            return await discovery(parameters: parameter, context: context)
+        case "url":
+            return await link(parameters: parameters, context: context)
         default:
-            return .failed("this build of flowrun cannot use the `\(name)` provider yet (it needs the network)")
+            return .failed("`\(name)` is not a configuration provider", transient: false)
         }
+    }
+
+    static let defaultDiscoveryHost = "https://discovery.sapmobileservices.com"
+
+    /// Looks the configuration up on the discovery service by email address or onboarding code (asked for
+    /// through the input source: flag, environment, prompt).
+    private static func discovery(parameters: (String) -> String?, context: StepContext) async -> Answer {
+        guard let application = parameters("application-id") ?? context.transformEnvironment.applicationID else {
+            return .failed("no application ID: set `application.id` or the provider's `application-id`", transient: false)
+        }
+        let hostText = parameters("host") ?? defaultDiscoveryHost
+        guard let configured = URL(string: hostText), configured.host != nil else {
+            return .failed("`host` \(hostText) is not a URL", transient: false)
+        }
+        let host = Backend.redirect(configured, to: context.backendOverride)
+        let input = parameters("input") ?? "email-address"
+        let value: String
+        do throws(StepFailure) {
+            value = try context.input.value(input, question: input == "email-address" ? "Email address: " : "Onboarding code: ")
+        } catch {
+            return .failed(error.message, transient: false)
+        }
+        let quoted = { (text: String) in text.replacingOccurrences(of: "'", with: "''") }
+        let function = input == "email-address"
+            ? "getApplicationConfiguration(AppConfigID='\(quoted(application)):1.0',EmailAddress='\(quoted(value))')"
+            : "getApplicationConfigurationByCode(AppConfigID='\(quoted(application)):1.0',OnboardingCode='\(quoted(value))')"
+        let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "?#"))
+        guard let encoded = function.addingPercentEncoding(withAllowedCharacters: allowed),
+              let url = URL(string: "/config-api.svc/ApplicationConfigurations/" + encoded, relativeTo: host)?.absoluteURL
+        else { return .failed("cannot form the discovery URL", transient: false) }
+        return await fetch(url, context: context, what: "discovery for \(input == "email-address" ? "this email address" : "this onboarding code")")
+    }
+
+    /// The configuration an onboarding link (`--link`) points at, accepted only from the allowed hosts: links
+    /// can be forged to send people to a hostile backend.
+    private static func link(parameters: [Parameter], context: StepContext) async -> Answer {
+        guard let link = context.link else { return .nothing("no link was given with --link") }
+        let allowed = parameters.first { $0.name.value == "allowed-hosts" }?.value.elements?.compactMap { $0.scalar?.text.lowercased() } ?? []
+        guard let host = link.host?.lowercased(), allowed.contains(host) else {
+            return .failed("the link's host \(link.host ?? "(none)") is not in `allowed-hosts` (" + allowed.joined(separator: ", ") + ")", transient: false)
+        }
+        return await fetch(Backend.redirect(link, to: context.backendOverride), context: context, what: "the onboarding link")
+    }
+
+    private static func fetch(_ url: URL, context: StepContext, what: String) async -> Answer {
+        do throws(StepFailure) {
+            let response = try await Backend.fetch(HTTPRequest(url: url, headers: [("Accept", "application/json")]), context: context, what: what)
+            return .found(try Backend.json(response, what: what), source: url.absoluteString)
+        } catch {
+            if error.code == "http-404" { return .nothing("\(what): not found") }
+            return .failed(error.message, transient: error.isTransient)
+        }
+    }
+
+    /// With `--emulator`, a configuration's `host`, `port` and `protocol` point at the emulator.
+    static func pointed(_ node: Node, at override: URL?) -> Node {
+        guard let override, let pairs = node.pairs, node["host"] != nil, let host = override.host else { return node }
+        var replaced = pairs.filter { !["host", "port", "protocol"].contains($0.key.scalar?.text ?? "") }
+        func scalar(_ text: String, quoted: Bool) -> Node {
+            Node(.scalar(Scalar(text, style: quoted ? .doubleQuoted : .plain)), at: node.location)
+        }
+        replaced.append(Pair(key: scalar("host", quoted: true), value: scalar(host, quoted: true)))
+        replaced.append(Pair(key: scalar("port", quoted: true), value: scalar(String(override.port ?? 443), quoted: false)))
+        replaced.append(Pair(key: scalar("protocol", quoted: true), value: scalar(override.scheme ?? "https", quoted: true)))
+        return Node(.mapping(replaced), at: node.location)
     }
 
     private static func canonical(_ name: String) -> String {
         switch name {
         case "JSONConfigurationProvider": "json"
+        case "DiscoveryServiceConfigurationProvider": "discovery-service"
+        case "URLConfigurationProvider": "url"
         case "FileConfigurationProvider": "file"
         case "ManagedConfigurationProvider": "managed"
         default: name
@@ -118,14 +196,14 @@ enum ConfigurationProviders {
 
     private static func read(_ path: String) -> Answer {
         guard path.lowercased().hasSuffix(".json") else {
-            return .failed("\(path): only JSON documents are read in this build")
+            return .failed("\(path): only JSON documents are read in this build", transient: false)
         }
         let result = DocumentReader.read(path: path)
         guard let root = result.root, result.diagnostics.isEmpty else {
             let problem = result.diagnostics.first.map { "\($0.location.map { "\($0): " } ?? "")\($0.message)" } ?? "unreadable"
-            return .failed(problem)
+            return .failed(problem, transient: false)
         }
-        guard root.pairs != nil else { return .failed("\(path): the document is not a JSON object") }
+        guard root.pairs != nil else { return .failed("\(path): the document is not a JSON object", transient: false) }
         return .found(root, source: path)
     }
 }

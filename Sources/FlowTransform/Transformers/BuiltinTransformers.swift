@@ -239,3 +239,16 @@ extension Node {
         return scalar.text
     }
 }
+
+/// The built-in structure readers, for steps that read a document themselves (the settings download).
+public enum StructureReaders {
+    /// Downloaded settings (`mobileservices.settingsExchange`, values as strings) as `passcodePolicy`,
+    /// `logSettings` and `featureVectorPolicies`.
+    /// - Throws: ``TransformError`` naming the path of a value that cannot be read.
+    public static func settings(_ node: Node) throws(TransformError) -> [String: InfoValue] {
+        guard node.pairs != nil else {
+            throw TransformError(.invalidArgument, at: "", "expected a mapping of settings, found \(node.kindDescription)")
+        }
+        return try SettingsTransformer.transform(node, at: ConfigPath())
+    }
+}

@@ -107,8 +107,21 @@ public indirect enum InfoValue: Sendable, Hashable {
         case .double(let value): String(value)
         case .bool(let value): String(value)
         case .list(let values): "[\(values.count) item\(values.count == 1 ? "" : "s")]"
-        case .record(let fields): "{" + fields.keys.sorted().joined(separator: ", ") + "}"
+        case .record(let fields):
+            Self.shortened("{" + fields.keys.sorted().map { "\($0): \(fields[$0]!.shortSummary)" }.joined(separator: ", ") + "}")
         }
+    }
+
+    /// A summary for inside a record: nested records and lists by size only.
+    private var shortSummary: String {
+        switch self {
+        case .record(let fields): "{\(fields.count) fields}"
+        default: summary
+        }
+    }
+
+    private static func shortened(_ text: String) -> String {
+        text.count > 120 ? String(text.prefix(117)) + "...}" : text
     }
 
     /// The kind of value, for errors: "a string", "a mapping".

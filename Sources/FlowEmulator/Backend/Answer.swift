@@ -1,0 +1,198 @@
+internal import FlowDescriptor
+internal import Foundation
+
+/// An HTTP answer before it is written: status, headers and a JSON body.
+struct Answer: Sendable {
+    var status: Int
+    var headers: [(String, String)]
+    var body: String
+
+    init(status: Int, headers: [(String, String)] = [], json: JSONValue) {
+        self.status = status
+        self.headers = headers
+        self.body = json.rendered(pretty: false)
+    }
+
+    init(status: Int, headers: [(String, String)] = [], body: String) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// An error answer: `{"error": {"code": …, "message": …}}`.
+    static func error(_ status: Int, code: String, _ message: String, headers: [(String, String)] = []) -> Answer {
+        Answer(status: status, headers: headers, json: ["error": ["code": .string(code), "message": .string(message)]])
+    }
+
+    /// No content.
+    static let noContent = Answer(status: 204, body: "")
+}
+
+/// What the backend answers, as pure functions of the data, the registration states and the request.
+struct Backend {
+    var data: EmulatorData
+    var registrations: [RegistrationKey: RegistrationState]
+    /// The emulator's own address: `http://127.0.0.1:PORT`.
+    var ownHost: String
+    var ownPort: Int
+
+    /// The request's facts the answers depend on.
+    struct RequestFacts {
+        var method: String
+        var path: String
+        var applicationHeader: String?
+        var deviceHeader: String?
+    }
+
+    func answer(_ route: Route, _ request: RequestFacts) -> Answer {
+        switch route {
+        case .discoveryByEmail(let configID, let email):
+            switch application(configID: configID) {
+            case .failure(let error): return error.answer
+            case .success(let app):
+                guard let user = data.user(email: email), data.users(of: app.id).contains(user) else {
+                    return .error(404, code: "userNotFound", "No user with the email address `\(email)` is onboarded to application `\(app.id)`.")
+                }
+                return Answer(status: 200, json: discoveryDocument(app))
+            }
+        case .discoveryByCode(let configID, let code):
+            switch application(configID: configID) {
+            case .failure(let error): return error.answer
+            case .success(let app):
+                guard data.onboardingCodes.contains(where: { $0.code == code && $0.application == app.id }) else {
+                    return .error(404, code: "onboardingCodeNotFound", "No onboarding code `\(code)` was issued for application `\(app.id)`.")
+                }
+                return Answer(status: 200, json: discoveryDocument(app))
+            }
+        case .badDiscovery(let reason):
+            return .error(400, code: "badRequest", reason)
+        case .configuration(let id):
+            return withApplication(id, request) { app in
+                var document = discoveryDocument(app)
+                if case .object(let members) = document { document = .object([("appID", .string(app.id))] + members) }
+                return Answer(status: 200, json: document)
+            }
+        case .settings(let id):
+            return withApplication(id, request) { app in
+                let groups = JSONValue.object(app.settings.map { group in
+                    (group.name, .object(group.values.map { ($0.0, .string($0.1)) }))
+                })
+                return Answer(status: 200, json: ["mobileservices": ["settingsExchange": groups]])
+            }
+        case .me(let id):
+            guard data.application(id) != nil else { return unknownApplication(id) }
+            guard let header = request.applicationHeader, header == id else {
+                let found = request.applicationHeader.map { "is `\($0)`" } ?? "is missing"
+                return .error(403, code: "applicationMismatch", "The X-SMP-APPID header \(found); requests for application `\(id)` must carry `X-SMP-APPID: \(id)`.")
+            }
+            return withApplication(id, request) { app in
+                guard let user = data.users(of: app.id).first else {
+                    return .error(404, code: "userNotFound", "Application `\(app.id)` has no users.")
+                }
+                return Answer(status: 200, json: me(user))
+            }
+        case .destination(let name):
+            guard let app = data.application(forDestination: name) else {
+                return .error(404, code: "notFound", "No destination `\(name)`.")
+            }
+            return withApplication(app.id, request) { app in
+                Answer(status: 200, json: [
+                    "destination": .string(name), "application": .string(app.id), "method": .string(request.method),
+                    "path": .string(request.path), "status": "ok",
+                ])
+            }
+        case .admin, .notFound:
+            return .error(404, code: "notFound", "The emulated backend has no resource at `\(request.path)`.")
+        }
+    }
+
+    // MARK: Documents
+
+    /// The configuration in the discovery-service structure `{host, port, protocol, auth}`; `${backend}` in the
+    /// auth configuration's strings becomes the backend URL.
+    func discoveryDocument(_ app: EmulatorApplication) -> JSONValue {
+        let host = app.host ?? ownHost
+        let scheme = app.protocol ?? "http"
+        let port = app.port ?? (app.host == nil ? ownPort : (scheme == "https" ? 443 : 80))
+        let defaultPort = (scheme == "https" && port == 443) || (scheme == "http" && port == 80)
+        let backendURL = "\(scheme)://\(host)" + (defaultPort ? "" : ":\(port)")
+        let auth = app.auth.map { entry -> JSONValue in
+            [
+                "type": .string(entry.type),
+                "config": Self.substitute(entry.config, backend: backendURL),
+                "requireOtp": .bool(entry.requireOtp),
+            ]
+        }
+        return ["host": .string(host), "port": .int(port), "protocol": .string(scheme), "auth": .array(auth)]
+    }
+
+    static func substitute(_ value: JSONValue, backend: String) -> JSONValue {
+        switch value {
+        case .string(let text): .string(text.replacingOccurrences(of: "${backend}", with: backend))
+        case .array(let elements): .array(elements.map { substitute($0, backend: backend) })
+        case .object(let members): .object(members.map { ($0.0, substitute($0.1, backend: backend)) })
+        default: value
+        }
+    }
+
+    func me(_ user: EmulatorUser) -> JSONValue {
+        [
+            "id": .string(user.id),
+            "userName": .string(user.userName),
+            "name": ["givenName": .string(user.givenName), "familyName": .string(user.familyName)],
+            "emails": [["value": .string(user.email)]],
+            "roles": .array(user.roles.map(JSONValue.string)),
+        ]
+    }
+
+    // MARK: Look-ups
+
+    private func application(configID: String) -> Result<EmulatorApplication, AnswerError> {
+        let (id, version) = Self.split(configID: configID)
+        guard let app = data.application(id) else { return .failure(AnswerError(unknownApplication(id))) }
+        if let version, version != app.version {
+            return .failure(AnswerError(.error(404, code: "applicationNotFound", "Application `\(id)` has configuration version `\(app.version)`, not `\(version)`.")))
+        }
+        return .success(app)
+    }
+
+    /// `com.example.travel:1.0` → (`com.example.travel`, `1.0`); the version is optional.
+    static func split(configID: String) -> (id: String, version: String?) {
+        guard let colon = configID.lastIndex(of: ":") else { return (configID, nil) }
+        return (String(configID[..<colon]), String(configID[configID.index(after: colon)...]))
+    }
+
+    private func unknownApplication(_ id: String) -> Answer {
+        let suggestion = Suggestion.closest(to: id, in: data.applications.map(\.id)).map { " Did you mean `\($0)`?" } ?? ""
+        return .error(404, code: "applicationNotFound", "No application `\(id)` is registered on the backend.\(suggestion)")
+    }
+
+    /// The answer of an application-scoped resource: 404 for an unknown application, 403 with `x-message-code` for
+    /// a locked or wiped registration, else `body`.
+    private func withApplication(_ id: String, _ request: RequestFacts, _ body: (EmulatorApplication) -> Answer) -> Answer {
+        guard let app = data.application(id) else { return unknownApplication(id) }
+        let state = registrationState(application: id, device: request.deviceHeader)
+        if let code = state.messageCode {
+            let subject = request.deviceHeader.map { "device `\($0)` of application `\(id)`" } ?? "application `\(id)`"
+            return .error(403, code: code, "The registration of \(subject) is \(state.rawValue).", headers: [("x-message-code", code)])
+        }
+        return body(app)
+    }
+
+    func registrationState(application: String, device: String?) -> RegistrationState {
+        if let device, let state = registrations[RegistrationKey(application: application, device: device)] { return state }
+        return registrations[RegistrationKey(application: application, device: nil)] ?? .active
+    }
+}
+
+/// An error answer carried through a `Result`.
+struct AnswerError: Error {
+    var answer: Answer
+    init(_ answer: Answer) { self.answer = answer }
+}
+
+/// Which registrations a state applies to: one application's devices, or one of its devices.
+struct RegistrationKey: Sendable, Hashable {
+    var application: String
+    var device: String?
+}

@@ -1,0 +1,166 @@
+internal import Foundation
+
+/// Where a request goes: which endpoint, with the values its path carries. Matching is pure, so it is tested
+/// without a server.
+enum Route: Sendable, Equatable {
+    /// `getApplicationConfiguration(AppConfigID='<id>:<version>',EmailAddress='<email>')`.
+    case discoveryByEmail(configID: String, email: String)
+    /// `getApplicationConfigurationByCode(AppConfigID='<id>:<version>',OnboardingCode='<code>')`.
+    case discoveryByCode(configID: String, code: String)
+    /// A discovery path whose function or arguments are not understood.
+    case badDiscovery(reason: String)
+    case configuration(application: String)
+    case settings(application: String)
+    case me(application: String)
+    case destination(name: String)
+    case admin(AdminRoute)
+    case notFound
+
+    /// The endpoint the route belongs to, for faults and the request log; admin and unknown paths have none.
+    var endpoint: EmulatorEndpoint? {
+        switch self {
+        case .discoveryByEmail, .discoveryByCode, .badDiscovery: .discovery
+        case .configuration: .configuration
+        case .settings: .settings
+        case .me: .me
+        case .destination: .destination
+        case .admin, .notFound: nil
+        }
+    }
+
+    /// The methods the route answers; `nil` means any method.
+    var methods: Set<String>? {
+        switch self {
+        case .destination, .notFound: nil
+        case .admin(let admin): admin.methods
+        default: ["GET", "HEAD"]
+        }
+    }
+
+    /// The route of a raw (percent-encoded) path; `destinations` are the destination names the data declares.
+    static func match(path: String, destinations: Set<String>) -> Route {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: true).map { segment in
+            String(segment).removingPercentEncoding ?? String(segment)
+        }
+        switch segments.first {
+        case "config-api.svc":
+            guard segments.count == 3, segments[1] == "ApplicationConfigurations" else { return .notFound }
+            return discovery(segments[2])
+        case "mobileservices":
+            return mobileServices(Array(segments.dropFirst()))
+        case "_emulator":
+            return AdminRoute(Array(segments.dropFirst())).map(Route.admin) ?? .notFound
+        case let first? where destinations.contains(first):
+            return .destination(name: first)
+        default:
+            return .notFound
+        }
+    }
+
+    private static func mobileServices(_ segments: [String]) -> Route {
+        switch segments.count {
+        case 4 where segments[0] == "application" && segments[2] == "onboarding" && segments[3] == "configuration":
+            return .configuration(application: segments[1])
+        case 8 where segments[0] == "Storage" && segments[1] == "v1" && segments[2] == "runtime"
+            && segments[3] == "application" && segments[5] == "global" && segments[6] == "mobileservices"
+            && segments[7] == "settingsExchange":
+            return .settings(application: segments[4])
+        case 7 where segments[0] == "application" && segments[2] == "roleservice" && segments[3] == "application"
+            && segments[5] == "v2" && segments[6] == "Me" && segments[1] == segments[4]:
+            return .me(application: segments[1])
+        default:
+            return .notFound
+        }
+    }
+
+    /// Reads an OData function call such as `getApplicationConfiguration(AppConfigID='a:1.0',EmailAddress='b')`.
+    private static func discovery(_ call: String) -> Route {
+        guard let open = call.firstIndex(of: "("), call.hasSuffix(")") else { return .notFound }
+        let name = String(call[..<open])
+        guard name == "getApplicationConfiguration" || name == "getApplicationConfigurationByCode" else { return .notFound }
+        guard let arguments = ODataArguments.parse(call[call.index(after: open)..<call.index(before: call.endIndex)]) else {
+            return .badDiscovery(reason: "The arguments of `\(name)` are not `Name='value'` pairs separated by commas.")
+        }
+        guard let configID = arguments["AppConfigID"] else {
+            return .badDiscovery(reason: "`\(name)` needs the argument `AppConfigID`.")
+        }
+        if name == "getApplicationConfiguration" {
+            guard let email = arguments["EmailAddress"] else {
+                return .badDiscovery(reason: "`getApplicationConfiguration` needs the argument `EmailAddress`.")
+            }
+            return .discoveryByEmail(configID: configID, email: email)
+        }
+        guard let code = arguments["OnboardingCode"] else {
+            return .badDiscovery(reason: "`getApplicationConfigurationByCode` needs the argument `OnboardingCode`.")
+        }
+        return .discoveryByCode(configID: configID, code: code)
+    }
+}
+
+/// OData function arguments: `Name='text'` pairs separated by commas, a quote inside the text doubled (`''`).
+enum ODataArguments {
+    static func parse(_ text: Substring) -> [String: String]? {
+        var arguments: [String: String] = [:]
+        var rest = text
+        while !rest.isEmpty {
+            guard let equals = rest.firstIndex(of: "=") else { return nil }
+            let name = rest[..<equals].trimmingCharacters(in: .whitespaces)
+            rest = rest[rest.index(after: equals)...].drop { $0 == " " }
+            guard rest.first == "'" else { return nil }
+            rest = rest.dropFirst()
+            var value = ""
+            var closed = false
+            while let character = rest.first {
+                rest = rest.dropFirst()
+                if character == "'" {
+                    if rest.first == "'" {
+                        value.append("'")
+                        rest = rest.dropFirst()
+                    } else {
+                        closed = true
+                        break
+                    }
+                } else {
+                    value.append(character)
+                }
+            }
+            guard closed, !name.isEmpty else { return nil }
+            arguments[name] = value
+            rest = rest.drop { $0 == " " }
+            if rest.first == "," {
+                rest = rest.dropFirst()
+                guard !rest.isEmpty else { return nil }
+            } else if !rest.isEmpty {
+                return nil
+            }
+        }
+        return arguments
+    }
+}
+
+/// The emulator's own control paths under `/_emulator`.
+enum AdminRoute: Sendable, Equatable {
+    case requests
+    case faults
+    case fault(EmulatorEndpoint?, name: String)
+    case registrations
+
+    init?(_ segments: [String]) {
+        switch segments.count {
+        case 1 where segments[0] == "requests": self = .requests
+        case 1 where segments[0] == "faults": self = .faults
+        case 2 where segments[0] == "faults": self = .fault(EmulatorEndpoint(rawValue: segments[1]), name: segments[1])
+        case 1 where segments[0] == "registrations": self = .registrations
+        default: return nil
+        }
+    }
+
+    var methods: Set<String> {
+        switch self {
+        case .requests: ["GET", "DELETE"]
+        case .faults: ["GET", "DELETE"]
+        case .fault: ["GET", "PUT", "DELETE"]
+        case .registrations: ["GET", "PUT", "DELETE"]
+        }
+    }
+}

@@ -1,0 +1,228 @@
+public import FlowDescriptor
+
+/// Everything the emulated backend knows: applications, users, onboarding codes, and the faults and registration
+/// states it starts with.
+///
+/// Read it from a file with ``EmulatorData/load(path:)`` or start from ``EmulatorData/builtIn``.
+public struct EmulatorData: Sendable, Hashable {
+    public var applications: [EmulatorApplication]
+    public var users: [EmulatorUser]
+    public var onboardingCodes: [OnboardingCode]
+    /// Faults switched on from the start, by endpoint.
+    public var faults: [EmulatorEndpoint: Fault]
+    /// Registration states (lock, wipe) switched on from the start.
+    public var registrations: [Registration]
+
+    public init(
+        applications: [EmulatorApplication],
+        users: [EmulatorUser] = [],
+        onboardingCodes: [OnboardingCode] = [],
+        faults: [EmulatorEndpoint: Fault] = [:],
+        registrations: [Registration] = []
+    ) {
+        self.applications = applications
+        self.users = users
+        self.onboardingCodes = onboardingCodes
+        self.faults = faults
+        self.registrations = registrations
+    }
+
+    /// The application with the identifier `id`, if there is one.
+    public func application(_ id: String) -> EmulatorApplication? {
+        applications.first { $0.id == id }
+    }
+
+    /// The user with the email address `email` (compared without case), if there is one.
+    public func user(email: String) -> EmulatorUser? {
+        let lowered = email.lowercased()
+        return users.first { $0.email.lowercased() == lowered }
+    }
+
+    /// The users who may use the application `id`, in the order they were written.
+    public func users(of id: String) -> [EmulatorUser] {
+        users.filter { $0.applications == nil || $0.applications!.contains(id) }
+    }
+
+    /// The application that declares the destination `name`, if any.
+    public func application(forDestination name: String) -> EmulatorApplication? {
+        applications.first { $0.destinations.contains(name) }
+    }
+}
+
+/// An application registered on the backend.
+public struct EmulatorApplication: Sendable, Hashable {
+    /// The application identifier (`com.example.travel`), the `X-SMP-APPID` header's value.
+    public var id: String
+    /// The configuration version; discovery looks the application up as `<id>:<version>`.
+    public var version: String
+    /// The backend host the configuration names; `nil` means the emulator's own address.
+    public var host: String?
+    /// The backend port the configuration names; `nil` means the emulator's own port.
+    public var port: Int?
+    /// `http` or `https`; `nil` means `http`, the emulator's own protocol.
+    public var `protocol`: String?
+    /// The authentication entries, in the discovery-service structure.
+    public var auth: [AuthEntry]
+    /// The settings the storage service hands out, by group (`passwordPolicy`, `logSettings`,
+    /// `featureVectorPolicies`), every value a string as the backend sends it.
+    public var settings: [SettingsGroup]
+    /// Destination names answered at `/<name>/...` (the validating request).
+    public var destinations: [String]
+
+    public init(
+        id: String,
+        version: String = "1.0",
+        host: String? = nil,
+        port: Int? = nil,
+        protocol: String? = nil,
+        auth: [AuthEntry],
+        settings: [SettingsGroup] = SettingsGroup.defaults,
+        destinations: [String] = []
+    ) {
+        self.id = id
+        self.version = version
+        self.host = host
+        self.port = port
+        self.protocol = `protocol`
+        self.auth = auth
+        self.settings = settings
+        self.destinations = destinations
+    }
+}
+
+/// One entry of a configuration's `auth` list: `{type, config, requireOtp}`.
+public struct AuthEntry: Sendable, Hashable {
+    /// `oauth2`, `basic.default`, `saml2.web.post`, `certificate.sdkprovider`, `none`, ...
+    public var type: String
+    /// The method's parameters, passed through as written (`oauth2.tokenEndpoint`, ...).
+    public var config: JSONValue
+    public var requireOtp: Bool
+
+    public init(type: String, config: JSONValue = .object([]), requireOtp: Bool = false) {
+        self.type = type
+        self.config = config
+        self.requireOtp = requireOtp
+    }
+}
+
+/// One group of client settings, values kept as the strings the backend sends.
+public struct SettingsGroup: Sendable, Hashable {
+    public var name: String
+    /// Keys and string values, in the order written.
+    public var values: [(String, String)]
+
+    public init(name: String, values: [(String, String)]) {
+        self.name = name
+        self.values = values
+    }
+
+    public static func == (lhs: SettingsGroup, rhs: SettingsGroup) -> Bool {
+        lhs.name == rhs.name && lhs.values.elementsEqual(rhs.values) { $0 == $1 }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        for (key, value) in values {
+            hasher.combine(key)
+            hasher.combine(value)
+        }
+    }
+
+    /// The value of `key`, if the group has it.
+    public subscript(key: String) -> String? {
+        values.first { $0.0 == key }?.1
+    }
+}
+
+/// A user the backend knows.
+public struct EmulatorUser: Sendable, Hashable {
+    public var email: String
+    /// The user's `id` in the role service's answer; the email address when not given.
+    public var id: String
+    /// The `userName` in the role service's answer; the email address when not given.
+    public var userName: String
+    public var givenName: String
+    public var familyName: String
+    public var roles: [String]
+    /// The password for Basic authentication; never logged, never printed.
+    public var password: String?
+    /// The applications the user may use; `nil` means every application.
+    public var applications: [String]?
+
+    public init(
+        email: String,
+        id: String? = nil,
+        userName: String? = nil,
+        givenName: String = "",
+        familyName: String = "",
+        roles: [String] = [],
+        password: String? = nil,
+        applications: [String]? = nil
+    ) {
+        self.email = email
+        self.id = id ?? email
+        self.userName = userName ?? email
+        self.givenName = givenName
+        self.familyName = familyName
+        self.roles = roles
+        self.password = password
+        self.applications = applications
+    }
+}
+
+extension EmulatorUser: CustomStringConvertible, CustomDebugStringConvertible {
+    /// The user without the password.
+    public var description: String {
+        "EmulatorUser(\(email), roles: \(roles)\(password == nil ? "" : ", password: <redacted>"))"
+    }
+
+    /// The same as ``description``: the password stays out of debug output too.
+    public var debugDescription: String { description }
+}
+
+/// An onboarding code that stands for a user's email address in configuration discovery.
+public struct OnboardingCode: Sendable, Hashable {
+    public var code: String
+    public var application: String
+    /// The user the code was issued to (an email address), if any.
+    public var user: String?
+
+    public init(code: String, application: String, user: String? = nil) {
+        self.code = code
+        self.application = application
+        self.user = user
+    }
+}
+
+/// Whether a registration still may talk to the backend.
+public enum RegistrationState: String, Sendable, Hashable, CaseIterable {
+    /// Requests are answered.
+    case active
+    /// Requests are refused with 403 and `x-message-code: TRAFFIC_REG_LOCKED`.
+    case locked
+    /// Requests are refused with 403 and `x-message-code: TRAFFIC_REG_WIPED`; the client must reset.
+    case wiped
+
+    /// The `x-message-code` header value a blocked request is answered with.
+    public var messageCode: String? {
+        switch self {
+        case .active: nil
+        case .locked: "TRAFFIC_REG_LOCKED"
+        case .wiped: "TRAFFIC_REG_WIPED"
+        }
+    }
+}
+
+/// The registration state of one application's devices: every device (`device == nil`) or one device
+/// (the `X-SMP-DEVICEID` header's value). A device's own state wins over the application's.
+public struct Registration: Sendable, Hashable {
+    public var application: String
+    public var device: String?
+    public var state: RegistrationState
+
+    public init(application: String, device: String? = nil, state: RegistrationState) {
+        self.application = application
+        self.device = device
+        self.state = state
+    }
+}

@@ -1,0 +1,399 @@
+public import FlowDescriptor
+
+extension EmulatorData {
+    /// Reads emulator data from a YAML or JSON file (`.json` files are JSON).
+    ///
+    /// - Throws: ``EmulatorDataError`` naming `file:line:column` of every problem when the file cannot be read or
+    ///   its data is not valid.
+    public static func load(path: String) throws(EmulatorDataError) -> EmulatorData {
+        try from(DocumentReader.read(path: path))
+    }
+
+    /// Reads emulator data from `bytes`, naming `file` in every location.
+    ///
+    /// - Throws: ``EmulatorDataError`` when the text cannot be read or its data is not valid.
+    public static func read(bytes: [UInt8], file: String, format: DocumentFormat) throws(EmulatorDataError) -> EmulatorData {
+        try from(DocumentReader.read(bytes: bytes, file: file, format: format))
+    }
+
+    /// The data a document tree describes.
+    ///
+    /// - Throws: ``EmulatorDataError`` when the tree is not valid emulator data.
+    public init(node: Node) throws(EmulatorDataError) {
+        var reader = DataReader()
+        let data = reader.data(node)
+        if !reader.problems.isEmpty { throw EmulatorDataError(reader.problems) }
+        self = data!
+    }
+
+    private static func from(_ result: ReadResult) throws(EmulatorDataError) -> EmulatorData {
+        let errors = result.diagnostics.filter { $0.severity == .error }
+        if !errors.isEmpty || result.root == nil {
+            throw EmulatorDataError(errors.map { .init($0.message, at: $0.location) })
+        }
+        return try EmulatorData(node: result.root!)
+    }
+}
+
+extension Fault {
+    /// Reads a fault from a mapping (`status`, `delay`, `malformed-body`, `drop-connection`, `count`), the form the
+    /// data file's `faults` and the admin API's body share.
+    ///
+    /// - Throws: ``EmulatorDataError`` when the mapping is not a valid fault.
+    public init(node: Node) throws(EmulatorDataError) {
+        var reader = DataReader()
+        let fault = reader.fault(node, path: "fault")
+        if !reader.problems.isEmpty { throw EmulatorDataError(reader.problems) }
+        self = fault!
+    }
+}
+
+extension Registration {
+    /// Reads a registration state from a mapping (`application`, `device`, `state`).
+    ///
+    /// - Throws: ``EmulatorDataError`` when the mapping is not a valid registration state.
+    public init(node: Node) throws(EmulatorDataError) {
+        var reader = DataReader()
+        let registration = reader.registration(node, path: "registration")
+        if !reader.problems.isEmpty { throw EmulatorDataError(reader.problems) }
+        self = registration!
+    }
+}
+
+/// Reads the node tree into emulator data, collecting every problem instead of stopping at the first.
+struct DataReader {
+    private(set) var problems: [EmulatorDataError.Problem] = []
+
+    /// Path segments the emulator answers itself; a destination may not take them.
+    static let reservedDestinations: Set<String> = ["mobileservices", "config-api.svc", "_emulator", "oauth2", "SAMLAuthLauncher"]
+
+    mutating func fail(_ message: String, at node: Node) {
+        problems.append(.init(message, at: node.location))
+    }
+
+    // MARK: The document
+
+    mutating func data(_ root: Node) -> EmulatorData? {
+        guard let fields = mapping(root, path: "the emulator data", keys: ["applications", "users", "onboarding-codes", "faults", "registrations"]) else {
+            return nil
+        }
+        let applications: [EmulatorApplication]
+        if let node = fields["applications"] {
+            applications = list(node, path: "applications") { reader, element, path in reader.application(element, path: path) }
+        } else {
+            fail("The emulator data has no `applications`; it needs at least one application.", at: root)
+            applications = []
+        }
+        let users = fields["users"].map { list($0, path: "users") { $0.user($1, path: $2) } } ?? []
+        let codes = fields["onboarding-codes"].map { list($0, path: "onboarding-codes") { $0.onboardingCode($1, path: $2) } } ?? []
+        let registrations = fields["registrations"].map { list($0, path: "registrations") { $0.registration($1, path: $2) } } ?? []
+        var faults: [EmulatorEndpoint: Fault] = [:]
+        if let node = fields["faults"], let pairs = mapping(node, path: "faults", keys: EmulatorEndpoint.allCases.map(\.rawValue)) {
+            for pair in pairs.ordered {
+                guard let endpoint = EmulatorEndpoint(rawValue: pair.key.scalar?.text ?? "") else { continue }
+                faults[endpoint] = fault(pair.value, path: "faults.\(endpoint)")
+            }
+        }
+        let data = EmulatorData(
+            applications: applications, users: users, onboardingCodes: codes, faults: faults, registrations: registrations)
+        crossCheck(data, root: root)
+        return data
+    }
+
+    /// The checks that need the whole document: duplicates and references between the lists.
+    private mutating func crossCheck(_ data: EmulatorData, root: Node) {
+        let appNodes = root["applications"]?.elements ?? []
+        var seenApps: [String: Int] = [:]
+        var seenDestinations: [String: String] = [:]
+        for (index, app) in data.applications.enumerated() where index < appNodes.count {
+            if let first = seenApps[app.id] {
+                fail("Application `\(app.id)` is listed twice (also as applications[\(first)]).", at: appNodes[index]["id"] ?? appNodes[index])
+            } else {
+                seenApps[app.id] = index
+            }
+            for (position, name) in app.destinations.enumerated() {
+                let node = appNodes[index]["destinations"]?.elements?[position] ?? appNodes[index]
+                if let owner = seenDestinations[name] {
+                    fail("Destination `\(name)` of application `\(app.id)` is already declared by application `\(owner)`.", at: node)
+                }
+                seenDestinations[name] = app.id
+            }
+        }
+        let known = Set(data.applications.map(\.id))
+        let userNodes = root["users"]?.elements ?? []
+        var seenUsers: Set<String> = []
+        for (index, user) in data.users.enumerated() where index < userNodes.count {
+            if !seenUsers.insert(user.email.lowercased()).inserted {
+                fail("User `\(user.email)` is listed twice.", at: userNodes[index]["email"] ?? userNodes[index])
+            }
+            for (position, id) in (user.applications ?? []).enumerated() where !known.contains(id) {
+                unknownApplication(id, in: "users[\(index)].applications", at: userNodes[index]["applications"]?.elements?[position] ?? userNodes[index], known: known)
+            }
+        }
+        let codeNodes = root["onboarding-codes"]?.elements ?? []
+        var seenCodes: Set<String> = []
+        for (index, code) in data.onboardingCodes.enumerated() where index < codeNodes.count {
+            let node = codeNodes[index]
+            if !seenCodes.insert(code.code).inserted {
+                fail("Onboarding code `\(code.code)` is listed twice.", at: node["code"] ?? node)
+            }
+            if !known.contains(code.application) {
+                unknownApplication(code.application, in: "onboarding-codes[\(index)].application", at: node["application"] ?? node, known: known)
+            }
+            if let email = code.user, data.user(email: email) == nil {
+                let suggestion = Suggestion.closest(to: email, in: data.users.map(\.email)).map { " Did you mean `\($0)`?" } ?? ""
+                fail("`onboarding-codes[\(index)].user` names `\(email)`, which is not in `users`.\(suggestion)", at: node["user"] ?? node)
+            }
+        }
+        let registrationNodes = root["registrations"]?.elements ?? []
+        for (index, registration) in data.registrations.enumerated() where index < registrationNodes.count && !known.contains(registration.application) {
+            let node = registrationNodes[index]
+            unknownApplication(registration.application, in: "registrations[\(index)].application", at: node["application"] ?? node, known: known)
+        }
+    }
+
+    private mutating func unknownApplication(_ id: String, in path: String, at node: Node, known: Set<String>) {
+        let suggestion = Suggestion.closest(to: id, in: known.sorted()).map { " Did you mean `\($0)`?" } ?? ""
+        fail("`\(path)` names application `\(id)`, which is not in `applications`.\(suggestion)", at: node)
+    }
+
+    // MARK: Entries
+
+    mutating func application(_ node: Node, path: String) -> EmulatorApplication? {
+        guard let fields = mapping(node, path: path, keys: ["id", "version", "host", "port", "protocol", "auth", "settings", "destinations"]) else {
+            return nil
+        }
+        let id = required(fields, "id", in: node, path: path).flatMap { string($0, path: "\(path).id") }
+        let version = fields["version"].map { string($0, path: "\(path).version") } ?? "1.0"
+        let host = fields["host"].flatMap { string($0, path: "\(path).host") }
+        var port: Int?
+        if let node = fields["port"] {
+            port = integer(node, path: "\(path).port", in: 1...65535)
+        }
+        var scheme: String?
+        if let node = fields["protocol"], let text = string(node, path: "\(path).protocol") {
+            if ["http", "https"].contains(text) {
+                scheme = text
+            } else {
+                fail("`\(path).protocol` is `\(text)`; expected `http` or `https`.", at: node)
+            }
+        }
+        let auth = required(fields, "auth", in: node, path: path).map { list($0, path: "\(path).auth") { $0.authEntry($1, path: $2) } }
+        let settings = fields["settings"].map { settingsGroups($0, path: "\(path).settings") } ?? SettingsGroup.defaults
+        var destinations: [String] = []
+        if let node = fields["destinations"] {
+            destinations = list(node, path: "\(path).destinations") { reader, element, elementPath in
+                guard let name = reader.string(element, path: elementPath) else { return nil }
+                if name.isEmpty || name.contains("/") || Self.reservedDestinations.contains(name) {
+                    reader.fail("`\(elementPath)` is `\(name)`, which cannot be a destination name: it must be one path segment that the emulator does not answer itself.", at: element)
+                    return nil
+                }
+                return name
+            }
+        }
+        guard let id, let version, let auth else { return nil }
+        return EmulatorApplication(
+            id: id, version: version, host: host, port: port, protocol: scheme, auth: auth, settings: settings,
+            destinations: destinations)
+    }
+
+    mutating func authEntry(_ node: Node, path: String) -> AuthEntry? {
+        guard let fields = mapping(node, path: path, keys: ["type", "config", "requireOtp"]) else { return nil }
+        let type = required(fields, "type", in: node, path: path).flatMap { string($0, path: "\(path).type") }
+        var config = JSONValue.object([])
+        if let node = fields["config"] {
+            if node.pairs != nil {
+                config = JSONValue(node: node)
+            } else if !node.isNull {
+                fail("`\(path).config` is \(node.kindDescription); expected a mapping of the method's parameters.", at: node)
+            }
+        }
+        let requireOtp = fields["requireOtp"].map { boolean($0, path: "\(path).requireOtp") } ?? false
+        guard let type, let requireOtp else { return nil }
+        return AuthEntry(type: type, config: config, requireOtp: requireOtp)
+    }
+
+    mutating func settingsGroups(_ node: Node, path: String) -> [SettingsGroup] {
+        guard let pairs = node.pairs else {
+            fail("`\(path)` is \(node.kindDescription); expected a mapping of settings groups (`passwordPolicy`, `logSettings`, `featureVectorPolicies`).", at: node)
+            return []
+        }
+        var groups: [SettingsGroup] = []
+        for pair in pairs {
+            let name = pair.key.scalar?.text ?? ""
+            guard let values = pair.value.pairs else {
+                fail("`\(path).\(name)` is \(pair.value.kindDescription); expected a mapping of setting names to values.", at: pair.value)
+                continue
+            }
+            var group = SettingsGroup(name: name, values: [])
+            for value in values {
+                let key = value.key.scalar?.text ?? ""
+                // The backend sends every value as a string: `8` and `true` are kept as the text written.
+                guard let scalar = value.value.scalar else {
+                    fail("`\(path).\(name).\(key)` is \(value.value.kindDescription); expected a single value (sent as a string).", at: value.value)
+                    continue
+                }
+                group.values.append((key, scalar.text))
+            }
+            groups.append(group)
+        }
+        return groups
+    }
+
+    mutating func user(_ node: Node, path: String) -> EmulatorUser? {
+        let keys = ["email", "id", "user-name", "given-name", "family-name", "roles", "password", "applications"]
+        guard let fields = mapping(node, path: path, keys: keys) else { return nil }
+        let email = required(fields, "email", in: node, path: path).flatMap { string($0, path: "\(path).email") }
+        if let email, !email.contains("@"), let emailNode = fields["email"] {
+            fail("`\(path).email` is `\(email)`, which is not an email address.", at: emailNode)
+        }
+        let id = fields["id"].flatMap { string($0, path: "\(path).id") }
+        let userName = fields["user-name"].flatMap { string($0, path: "\(path).user-name") }
+        let given = fields["given-name"].flatMap { string($0, path: "\(path).given-name") } ?? ""
+        let family = fields["family-name"].flatMap { string($0, path: "\(path).family-name") } ?? ""
+        let roles = fields["roles"].map { list($0, path: "\(path).roles") { $0.string($1, path: $2) } } ?? []
+        let password = fields["password"].flatMap { string($0, path: "\(path).password") }
+        let applications = fields["applications"].map { list($0, path: "\(path).applications") { $0.string($1, path: $2) } }
+        guard let email else { return nil }
+        return EmulatorUser(
+            email: email, id: id, userName: userName, givenName: given, familyName: family, roles: roles,
+            password: password, applications: applications)
+    }
+
+    mutating func onboardingCode(_ node: Node, path: String) -> OnboardingCode? {
+        guard let fields = mapping(node, path: path, keys: ["code", "application", "user"]) else { return nil }
+        let code = required(fields, "code", in: node, path: path).flatMap { string($0, path: "\(path).code") }
+        let application = required(fields, "application", in: node, path: path).flatMap { string($0, path: "\(path).application") }
+        let user = fields["user"].flatMap { string($0, path: "\(path).user") }
+        guard let code, let application else { return nil }
+        return OnboardingCode(code: code, application: application, user: user)
+    }
+
+    mutating func registration(_ node: Node, path: String) -> Registration? {
+        guard let fields = mapping(node, path: path, keys: ["application", "device", "state"]) else { return nil }
+        let application = required(fields, "application", in: node, path: path).flatMap { string($0, path: "\(path).application") }
+        let device = fields["device"].flatMap { $0.isNull ? nil : string($0, path: "\(path).device") }
+        var state: RegistrationState?
+        if let stateNode = required(fields, "state", in: node, path: path), let text = string(stateNode, path: "\(path).state") {
+            state = RegistrationState(rawValue: text)
+            if state == nil {
+                fail("`\(path).state` is `\(text)`; expected one of \(Self.quoted(RegistrationState.allCases.map(\.rawValue))).", at: stateNode)
+            }
+        }
+        guard let application, let state else { return nil }
+        return Registration(application: application, device: device, state: state)
+    }
+
+    mutating func fault(_ node: Node, path: String) -> Fault? {
+        guard let fields = mapping(node, path: path, keys: ["status", "delay", "malformed-body", "drop-connection", "count"]) else {
+            return nil
+        }
+        var fault = Fault()
+        var valid = true
+        if let node = fields["status"] {
+            if let status = integer(node, path: "\(path).status", in: 100...599) { fault.status = status } else { valid = false }
+        }
+        if let node = fields["delay"] {
+            if let milliseconds = node.integerValue, milliseconds >= 0 {
+                fault.delay = .milliseconds(milliseconds)
+            } else if let text = node.scalar?.text, let delay = Duration.parse(flowText: text) {
+                fault.delay = delay
+            } else {
+                fail("`\(path).delay` is \(node.kindDescription); expected milliseconds or a duration such as `250ms` or `2s`.", at: node)
+                valid = false
+            }
+        }
+        if let node = fields["malformed-body"] {
+            if let value = boolean(node, path: "\(path).malformed-body") { fault.malformedBody = value } else { valid = false }
+        }
+        if let node = fields["drop-connection"] {
+            if let value = boolean(node, path: "\(path).drop-connection") { fault.dropConnection = value } else { valid = false }
+        }
+        if let node = fields["count"], !node.isNull {
+            if let count = integer(node, path: "\(path).count", in: 1...Int.max) { fault.count = count } else { valid = false }
+        }
+        return valid ? fault : nil
+    }
+
+    // MARK: Shapes and scalars
+
+    /// A mapping's values by key, after checking that every key is one of `keys`.
+    private mutating func mapping(_ node: Node, path: String, keys: [String]) -> Fields? {
+        guard let pairs = node.pairs else {
+            fail("`\(path)` is \(node.kindDescription); expected a mapping.", at: node)
+            return nil
+        }
+        var fields = Fields()
+        for pair in pairs {
+            let key = pair.key.scalar?.text ?? ""
+            if !keys.contains(key) {
+                let suggestion = Suggestion.closest(to: key, in: keys).map { " Did you mean `\($0)`?" } ?? ""
+                let context = path.hasPrefix("the ") ? path : "`\(path)`"
+                fail("Unknown key `\(key)` in \(context); expected one of \(Self.quoted(keys)).\(suggestion)", at: pair.key)
+            } else if fields[key] != nil {
+                fail("Key `\(key)` appears twice in `\(path)`.", at: pair.key)
+            } else {
+                fields.ordered.append(pair)
+            }
+        }
+        return fields
+    }
+
+    private mutating func required(_ fields: Fields, _ key: String, in node: Node, path: String) -> Node? {
+        if let value = fields[key] { return value }
+        fail("`\(path)` has no `\(key)`.", at: node)
+        return nil
+    }
+
+    private mutating func list<Element>(
+        _ node: Node, path: String, _ element: (inout DataReader, Node, String) -> Element?
+    ) -> [Element] {
+        guard let elements = node.elements else {
+            fail("`\(path)` is \(node.kindDescription); expected a list.", at: node)
+            return []
+        }
+        return elements.enumerated().compactMap { index, item in element(&self, item, "\(path)[\(index)]") }
+    }
+
+    mutating func string(_ node: Node, path: String) -> String? {
+        guard let scalar = node.scalar, !node.isNull else {
+            fail("`\(path)` is \(node.kindDescription); expected a string.", at: node)
+            return nil
+        }
+        return scalar.text
+    }
+
+    private mutating func integer(_ node: Node, path: String, in range: ClosedRange<Int>) -> Int? {
+        guard let value = node.integerValue else {
+            fail("`\(path)` is \(node.kindDescription); expected a whole number.", at: node)
+            return nil
+        }
+        guard range.contains(value) else {
+            let upper = range.upperBound == Int.max ? "" : " to \(range.upperBound)"
+            fail("`\(path)` is \(value); expected \(range.lowerBound)\(upper.isEmpty ? " or more" : upper).", at: node)
+            return nil
+        }
+        return value
+    }
+
+    private mutating func boolean(_ node: Node, path: String) -> Bool? {
+        guard let value = node.booleanValue else {
+            fail("`\(path)` is \(node.kindDescription); expected `true` or `false`.", at: node)
+            return nil
+        }
+        return value
+    }
+
+    static func quoted(_ words: [String]) -> String {
+        words.map { "`\($0)`" }.joined(separator: ", ")
+    }
+}
+
+/// A mapping's accepted pairs.
+private struct Fields {
+    var ordered: [Pair] = []
+
+    subscript(key: String) -> Node? {
+        ordered.first { $0.key.scalar?.text == key }?.value
+    }
+}

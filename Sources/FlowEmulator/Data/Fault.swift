@@ -1,0 +1,73 @@
+/// An endpoint of the emulated backend that faults can be switched on for.
+public enum EmulatorEndpoint: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// Configuration discovery, by email address or by onboarding code.
+    case discovery
+    /// The application's onboarding configuration export.
+    case configuration
+    /// The storage service's application settings.
+    case settings
+    /// The role service's `Me` resource (user info and roles).
+    case me
+    /// A destination, the validating request.
+    case destination
+
+    public var description: String { rawValue }
+}
+
+/// A fault an endpoint shows instead of (or before) its normal answer.
+///
+/// The parts combine in this order: wait `delay`; then drop the connection if `dropConnection`; otherwise answer,
+/// with `status` instead of the normal status and an error body when `status` is set, and with the body cut short
+/// (not valid JSON) when `malformedBody`. With a `count`, the fault applies to that many requests and then switches
+/// itself off.
+public struct Fault: Sendable, Hashable {
+    /// The status to answer with (e.g. 503) instead of the endpoint's answer.
+    public var status: Int?
+    /// How long to wait before answering (or dropping).
+    public var delay: Duration
+    /// Whether the body is cut short, so that it is not valid JSON.
+    public var malformedBody: Bool
+    /// Whether the connection is closed without any answer.
+    public var dropConnection: Bool
+    /// How many more requests the fault applies to; `nil` means every request until it is switched off.
+    public var count: Int?
+
+    public init(
+        status: Int? = nil,
+        delay: Duration = .zero,
+        malformedBody: Bool = false,
+        dropConnection: Bool = false,
+        count: Int? = nil
+    ) {
+        self.status = status
+        self.delay = delay
+        self.malformedBody = malformedBody
+        self.dropConnection = dropConnection
+        self.count = count
+    }
+
+    /// Answers with `status` (and a JSON error body).
+    public static func status(_ status: Int, count: Int? = nil) -> Fault {
+        Fault(status: status, count: count)
+    }
+
+    /// Waits `delay`, then answers normally.
+    public static func delay(_ delay: Duration, count: Int? = nil) -> Fault {
+        Fault(delay: delay, count: count)
+    }
+
+    /// Answers with a body that is not valid JSON.
+    public static func malformedBody(count: Int? = nil) -> Fault {
+        Fault(malformedBody: true, count: count)
+    }
+
+    /// Closes the connection without an answer.
+    public static func dropConnection(count: Int? = nil) -> Fault {
+        Fault(dropConnection: true, count: count)
+    }
+
+    /// Whether the fault does anything at all.
+    public var isEffective: Bool {
+        (count ?? 1) > 0 && (status != nil || delay > .zero || malformedBody || dropConnection)
+    }
+}

@@ -1,0 +1,107 @@
+internal import FlowDescriptor
+internal import Hummingbird
+internal import NIOCore
+
+/// The emulator's control API under `/_emulator`: the request log, faults and registration states. Its own
+/// requests are not recorded.
+struct Admin {
+    let emulator: BackendEmulator
+
+    func answer(_ route: AdminRoute, method: String, request: inout Request) async -> Answer {
+        guard route.methods.contains(method) else {
+            let allowed = route.methods.sorted().joined(separator: ", ")
+            return .error(405, code: "methodNotAllowed", "This admin resource answers \(allowed), not \(method).", headers: [("Allow", allowed)])
+        }
+        switch (route, method) {
+        case (.requests, "GET"):
+            return Answer(status: 200, json: .array(emulator.requests().map(\.json)))
+        case (.requests, _):
+            emulator.clearRequests()
+            return .noContent
+        case (.faults, "GET"):
+            let faults = emulator.withState { $0.faults }
+            return Answer(status: 200, json: .object(EmulatorEndpoint.allCases.compactMap { endpoint in
+                faults[endpoint].map { (endpoint.rawValue, Self.json($0)) }
+            }))
+        case (.faults, _):
+            emulator.clearFaults()
+            return .noContent
+        case (.fault(nil, let name), _):
+            let names = EmulatorEndpoint.allCases.map(\.rawValue)
+            let suggestion = Suggestion.closest(to: name, in: names).map { " Did you mean `\($0)`?" } ?? ""
+            return .error(404, code: "unknownEndpoint", "There is no endpoint `\(name)`; faults can be set for \(DataReader.quoted(names)).\(suggestion)")
+        case (.fault(let endpoint?, _), "GET"):
+            return Answer(status: 200, json: emulator.fault(for: endpoint).map(Self.json) ?? .object([]))
+        case (.fault(let endpoint?, _), "PUT"):
+            switch await body(of: &request) {
+            case .failure(let error): return error.answer
+            case .success(let node):
+                do {
+                    let fault = try Fault(node: node)
+                    emulator.setFault(fault, for: endpoint)
+                    return Answer(status: 200, json: emulator.fault(for: endpoint).map(Self.json) ?? .object([]))
+                } catch {
+                    return .error(400, code: "badFault", error.description)
+                }
+            }
+        case (.fault(let endpoint?, _), _):
+            emulator.setFault(nil, for: endpoint)
+            return .noContent
+        case (.registrations, "GET"):
+            return Answer(status: 200, json: .array(emulator.withState { $0.registrationList }.map(Self.json)))
+        case (.registrations, "PUT"):
+            switch await body(of: &request) {
+            case .failure(let error): return error.answer
+            case .success(let node):
+                do {
+                    let registration = try Registration(node: node)
+                    guard emulator.data.application(registration.application) != nil else {
+                        return .error(404, code: "applicationNotFound", "No application `\(registration.application)` is registered on the backend.")
+                    }
+                    emulator.setRegistrationState(registration.state, application: registration.application, device: registration.device)
+                    return Answer(status: 200, json: Self.json(registration))
+                } catch {
+                    return .error(400, code: "badRegistration", error.description)
+                }
+            }
+        case (.registrations, _):
+            emulator.clearRegistrationStates()
+            return .noContent
+        }
+    }
+
+    /// The request body read as a JSON document.
+    private func body(of request: inout Request) async -> Result<Node, AnswerError> {
+        let bytes: [UInt8]
+        do {
+            bytes = Array(try await request.collectBody(upTo: 64 * 1024).readableBytesView)
+        } catch {
+            return .failure(AnswerError(.error(413, code: "bodyTooLarge", "The request body is larger than 64 KiB.")))
+        }
+        let result = DocumentReader.read(bytes: bytes, file: "request body", format: .json)
+        guard let root = result.root, !result.diagnostics.hasErrors else {
+            let message = result.diagnostics.map { "\($0.location.map { "\($0): " } ?? "")\($0.message)" }.joined(separator: " ")
+            return .failure(AnswerError(.error(400, code: "badJSON", message.isEmpty ? "The request body is not a JSON document." : message)))
+        }
+        return .success(root)
+    }
+
+    static func json(_ fault: Fault) -> JSONValue {
+        let milliseconds = Int((Double(fault.delay.components.seconds) * 1000 + Double(fault.delay.components.attoseconds) / 1e15).rounded())
+        return [
+            "status": fault.status.map(JSONValue.int) ?? .null,
+            "delay": .int(milliseconds),
+            "malformed-body": .bool(fault.malformedBody),
+            "drop-connection": .bool(fault.dropConnection),
+            "count": fault.count.map(JSONValue.int) ?? .null,
+        ]
+    }
+
+    static func json(_ registration: Registration) -> JSONValue {
+        [
+            "application": .string(registration.application),
+            "device": registration.device.map(JSONValue.string) ?? .null,
+            "state": .string(registration.state.rawValue),
+        ]
+    }
+}

@@ -1,0 +1,214 @@
+internal import FlowDescriptor
+public import Foundation
+internal import Hummingbird
+internal import Logging
+internal import NIOCore
+import Synchronization
+
+/// A local mobile backend: a real HTTP server on 127.0.0.1 that answers configuration discovery, the onboarding
+/// configuration, settings, user info and destinations from ``EmulatorData``, with switchable faults, lock and wipe,
+/// and a log of every request.
+///
+/// ```swift
+/// let emulator = BackendEmulator(data: .builtIn)
+/// let url = try await emulator.start()          // http://127.0.0.1:PORT
+/// emulator.setFault(.status(503, count: 1), for: .settings)
+/// // ... talk to `url` ...
+/// await emulator.stop()
+/// ```
+///
+/// It may be started and stopped any number of times; faults, registration states and the request log survive a
+/// restart.
+public final class BackendEmulator: Sendable {
+    private let state: Mutex<EmulatorState>
+    private let onRequest: (@Sendable (RecordedRequest) -> Void)?
+
+    /// An emulator serving `data`; `onRequest` is called with every request recorded (secrets already masked).
+    public init(data: EmulatorData = .builtIn, onRequest: (@Sendable (RecordedRequest) -> Void)? = nil) {
+        state = Mutex(EmulatorState(data: data))
+        self.onRequest = onRequest
+    }
+
+    // MARK: Life cycle
+
+    /// Starts the server on 127.0.0.1 and returns its base URL (`http://127.0.0.1:PORT`) once it accepts
+    /// connections.
+    ///
+    /// - Parameter port: The port to listen on; 0 picks a free one.
+    /// - Throws: ``EmulatorError/alreadyRunning`` when the server runs already, ``EmulatorError/cannotStart(port:reason:)``
+    ///   when it cannot listen (the port is taken, for one).
+    public func start(port: Int = 0) async throws -> URL {
+        while true {
+            let previous: Task<Void, Never>? = try state.withLock { state in
+                switch state.server {
+                case .stopped:
+                    state.server = .starting
+                    return nil
+                case .stopping(let task):
+                    return task
+                case .starting, .running:
+                    throw EmulatorError.alreadyRunning
+                }
+            }
+            guard let previous else { break }
+            await previous.value
+        }
+
+        let (events, sink) = AsyncStream.makeStream(of: Result<Int, any Error>.self)
+        let application = Application(
+            responder: EmulatorResponder(emulator: self),
+            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: port), serverName: "flowrun-emulator"),
+            onServerRunning: { channel in
+                sink.yield(.success(channel.localAddress?.port ?? port))
+            },
+            logger: Logger(label: "flowrun.emulator") { _ in SwiftLogNoOpLogHandler() }
+        )
+        let task = Task {
+            do {
+                try await application.run()
+                sink.yield(.failure(EmulatorError.cannotStart(port: port, reason: "the server stopped before it listened")))
+            } catch {
+                sink.yield(.failure(error))
+            }
+            sink.finish()
+        }
+        var iterator = events.makeAsyncIterator()
+        switch await iterator.next() ?? .failure(EmulatorError.cannotStart(port: port, reason: "no answer from the server")) {
+        case .success(let bound):
+            let baseURL = "http://127.0.0.1:\(bound)"
+            state.withLock { $0.server = .running(baseURL: baseURL, port: bound, task: task) }
+            return URL(string: baseURL)!
+        case .failure(let error):
+            task.cancel()
+            await task.value
+            state.withLock { $0.server = .stopped }
+            if let error = error as? EmulatorError { throw error }
+            if let error = error as? IOError {
+                // "Address already in use" rather than NIO's description of the system call.
+                throw EmulatorError.cannotStart(port: port, reason: String(cString: strerror(error.errnoCode)))
+            }
+            throw EmulatorError.cannotStart(port: port, reason: "\(error)")
+        }
+    }
+
+    /// Stops the server and waits until it has closed its connections; does nothing when it is not running.
+    public func stop() async {
+        let task: Task<Void, Never>? = state.withLock { state in
+            switch state.server {
+            case .running(_, _, let task):
+                state.server = .stopping(task: task)
+                return task
+            case .stopping(let task):
+                return task
+            case .stopped, .starting:
+                return nil
+            }
+        }
+        guard let task else { return }
+        task.cancel()
+        await task.value
+        state.withLock { state in
+            if case .stopping = state.server { state.server = .stopped }
+        }
+    }
+
+    /// Waits until the server stops (after ``stop()``); returns at once when it is not running.
+    public func wait() async {
+        let task: Task<Void, Never>? = state.withLock { state in
+            switch state.server {
+            case .running(_, _, let task), .stopping(let task): task
+            case .stopped, .starting: nil
+            }
+        }
+        await task?.value
+    }
+
+    /// The base URL while the server runs.
+    public var url: URL? {
+        state.withLock { state in
+            if case .running(let baseURL, _, _) = state.server { return URL(string: baseURL) }
+            return nil
+        }
+    }
+
+    /// The data the emulator serves.
+    public var data: EmulatorData {
+        state.withLock { $0.data }
+    }
+
+    // MARK: Faults
+
+    /// Switches `fault` on for `endpoint`, replacing the one it had; `nil` switches faults off for it.
+    public func setFault(_ fault: Fault?, for endpoint: EmulatorEndpoint) {
+        state.withLock { $0.faults[endpoint] = fault.flatMap { $0.isEffective ? $0 : nil } }
+    }
+
+    /// The fault switched on for `endpoint` (with its remaining count), if any.
+    public func fault(for endpoint: EmulatorEndpoint) -> Fault? {
+        state.withLock { $0.faults[endpoint] }
+    }
+
+    /// Switches every fault off.
+    public func clearFaults() {
+        state.withLock { $0.faults = [:] }
+    }
+
+    // MARK: Lock and wipe
+
+    /// Sets the registration state of every device of `application` (`device == nil`) or of one device (the
+    /// `X-SMP-DEVICEID` value); a device's own state wins over the application's.
+    public func setRegistrationState(_ registrationState: RegistrationState, application: String, device: String? = nil) {
+        state.withLock { $0.setRegistration(registrationState, application: application, device: device) }
+    }
+
+    /// The registration state a request of `device` for `application` meets.
+    public func registrationState(application: String, device: String? = nil) -> RegistrationState {
+        state.withLock { state in
+            Backend(data: state.data, registrations: state.registrations, ownHost: "", ownPort: 0)
+                .registrationState(application: application, device: device)
+        }
+    }
+
+    /// Sets every registration back to active.
+    public func clearRegistrationStates() {
+        state.withLock { $0.registrations = [:] }
+    }
+
+    // MARK: Request log
+
+    /// Every request received so far (admin requests excepted), oldest first, with secrets masked.
+    public func requests() -> [RecordedRequest] {
+        state.withLock { $0.log }
+    }
+
+    /// Empties the request log.
+    public func clearRequests() {
+        state.withLock { $0.log = [] }
+    }
+
+    // MARK: For the responder
+
+    func withState<Result>(_ body: (inout EmulatorState) throws -> Result) rethrows -> Result {
+        try state.withLock { try body(&$0) }
+    }
+
+    func record(_ request: RecordedRequest) {
+        state.withLock { $0.record(request) }
+        onRequest?(request)
+    }
+}
+
+/// Why the emulator could not do what it was asked.
+public enum EmulatorError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// ``BackendEmulator/start(port:)`` was called while the server runs.
+    case alreadyRunning
+    /// The server could not listen on `port`.
+    case cannotStart(port: Int, reason: String)
+
+    public var description: String {
+        switch self {
+        case .alreadyRunning: "The emulator is already running; stop it first."
+        case .cannotStart(let port, let reason): "The emulator cannot listen on 127.0.0.1:\(port): \(reason)."
+        }
+    }
+}

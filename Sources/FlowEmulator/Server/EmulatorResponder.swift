@@ -1,0 +1,113 @@
+internal import FlowDescriptor
+internal import Foundation
+internal import HTTPTypes
+internal import Hummingbird
+internal import NIOCore
+
+/// The request context: Hummingbird's core storage plus the connection, which a dropped-connection fault closes.
+struct EmulatorContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let channel: any Channel
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = CoreRequestContextStorage(source: source)
+        channel = source.channel
+    }
+}
+
+/// Thrown after a dropped-connection fault closed the connection: there is nothing left to answer.
+struct ConnectionDropped: Error {}
+
+/// The async driver: routes each request, applies faults, asks ``Backend`` for the answer and records the request.
+struct EmulatorResponder: HTTPResponder {
+    let emulator: BackendEmulator
+
+    func respond(to request: Request, context: EmulatorContext) async throws -> Response {
+        let time = Date()
+        let method = request.method.rawValue
+        let path = request.uri.path
+        let (route, backend) = emulator.withState { state in
+            let destinations = Set(state.data.applications.flatMap(\.destinations))
+            var ownPort = 0
+            if case .running(_, let port, _) = state.server { ownPort = port }
+            let backend = Backend(data: state.data, registrations: state.registrations, ownHost: "127.0.0.1", ownPort: ownPort)
+            return (Route.match(path: path, destinations: destinations), backend)
+        }
+        if case .admin(let admin) = route {
+            var request = request
+            return response(await Admin(emulator: emulator).answer(admin, method: method, request: &request), method: method)
+        }
+
+        let headers = request.headers.map { field in
+            RecordedRequest.Header(name: field.name.rawName, value: Masking.header(name: field.name.rawName, value: field.value))
+        }
+        var recorded = RecordedRequest(
+            time: time, method: method, path: path, query: request.uri.query.map(Masking.query), headers: headers,
+            endpoint: route.endpoint, status: nil, fault: nil)
+
+        if let methods = route.methods, !methods.contains(method) {
+            let answer = Answer.error(405, code: "methodNotAllowed", "`\(path)` answers \(methods.sorted().joined(separator: ", ")), not \(method).",
+                                      headers: [("Allow", methods.sorted().joined(separator: ", "))])
+            recorded.status = answer.status
+            emulator.record(recorded)
+            return response(answer, method: method)
+        }
+
+        let fault = route.endpoint.flatMap { endpoint in emulator.withState { $0.takeFault(for: endpoint) } }
+        if let fault {
+            recorded.fault = Self.describe(fault)
+            if fault.delay > .zero {
+                try await Task.sleep(for: fault.delay)
+            }
+            if fault.dropConnection {
+                emulator.record(recorded)
+                // Close the connection before any byte of an answer is written; the client sees the connection
+                // closed by the server with no response.
+                try? await context.channel.close().get()
+                throw ConnectionDropped()
+            }
+        }
+
+        let facts = Backend.RequestFacts(
+            method: method, path: path,
+            applicationHeader: request.headers[HTTPField.Name("X-SMP-APPID")!],
+            deviceHeader: request.headers[HTTPField.Name("X-SMP-DEVICEID")!])
+        var answer = backend.answer(route, facts)
+        if let fault {
+            if let status = fault.status {
+                answer = .error(status, code: "emulatorFault", "The emulator was told to answer \(status) for the `\(route.endpoint!)` endpoint.")
+            }
+            if fault.malformedBody {
+                // A proper prefix of a JSON object or array is never valid JSON.
+                answer.body = String(answer.body.prefix(max(1, answer.body.count / 2)))
+            }
+        }
+        recorded.status = answer.status
+        emulator.record(recorded)
+        return response(answer, method: method)
+    }
+
+    private func response(_ answer: Answer, method: String) -> Response {
+        var fields = HTTPFields()
+        if !answer.body.isEmpty {
+            fields[.contentType] = "application/json; charset=utf-8"
+        }
+        for (name, value) in answer.headers {
+            if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
+        }
+        let body = method == "HEAD" || answer.body.isEmpty ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(string: answer.body))
+        return Response(status: HTTPResponse.Status(code: answer.status), headers: fields, body: body)
+    }
+
+    static func describe(_ fault: Fault) -> String {
+        var parts: [String] = []
+        if fault.delay > .zero { parts.append("delay \(fault.delay.flowText)") }
+        if fault.dropConnection {
+            parts.append("dropped connection")
+        } else {
+            if let status = fault.status { parts.append("status \(status)") }
+            if fault.malformedBody { parts.append("malformed body") }
+        }
+        return parts.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,57 @@
+/// The emulator's shared, changing state, kept in one `Mutex`.
+struct EmulatorState: Sendable {
+    var data: EmulatorData
+    var faults: [EmulatorEndpoint: Fault]
+    var registrations: [RegistrationKey: RegistrationState]
+    var log: [RecordedRequest] = []
+    var server: ServerState = .stopped
+
+    /// The most requests the log keeps; older ones are dropped first.
+    static let logLimit = 10_000
+
+    init(data: EmulatorData) {
+        self.data = data
+        faults = data.faults.filter { $0.value.isEffective }
+        registrations = [:]
+        for registration in data.registrations {
+            registrations[RegistrationKey(application: registration.application, device: registration.device)] = registration.state
+        }
+    }
+
+    /// The fault to apply to one request to `endpoint`, counting it against the fault's `count`.
+    mutating func takeFault(for endpoint: EmulatorEndpoint) -> Fault? {
+        guard var fault = faults[endpoint], fault.isEffective else { return nil }
+        if let count = fault.count {
+            fault.count = count - 1
+            faults[endpoint] = count > 1 ? fault : nil
+        }
+        return fault
+    }
+
+    mutating func record(_ request: RecordedRequest) {
+        log.append(request)
+        if log.count > Self.logLimit { log.removeFirst(log.count - Self.logLimit) }
+    }
+
+    mutating func setRegistration(_ state: RegistrationState, application: String, device: String?) {
+        let key = RegistrationKey(application: application, device: device)
+        if device == nil, state == .active {
+            registrations[key] = nil
+        } else {
+            registrations[key] = state
+        }
+    }
+
+    var registrationList: [Registration] {
+        registrations.map { Registration(application: $0.key.application, device: $0.key.device, state: $0.value) }
+            .sorted { ($0.application, $0.device ?? "") < ($1.application, $1.device ?? "") }
+    }
+}
+
+/// Where the server is in its life.
+enum ServerState: Sendable {
+    case stopped
+    case starting
+    case running(baseURL: String, port: Int, task: Task<Void, Never>)
+    case stopping(task: Task<Void, Never>)
+}

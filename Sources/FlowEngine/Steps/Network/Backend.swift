@@ -1,0 +1,67 @@
+import Foundation
+import FlowDescriptor
+import FlowHTTP
+import FlowTransform
+
+/// What the network steps share: where the backend is, and how its answers become step outcomes.
+enum Backend {
+    /// `url` with its scheme, host and port replaced by `override`'s (the emulator), path and query kept.
+    static func redirect(_ url: URL, to override: URL?) -> URL {
+        guard let override, var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return url }
+        components.scheme = override.scheme
+        components.host = override.host
+        components.port = override.port
+        return components.url ?? url
+    }
+
+    /// The backend URL of the settings parameters, pointed at the override when there is one.
+    static func base(_ context: StepContext) throws(StepFailure) -> (url: URL, applicationID: String) {
+        guard let parameters = context.info["settingsParameters"], let text = parameters["backendURL"]?.text,
+              let url = URL(string: text), let applicationID = parameters["applicationID"]?.text
+        else {
+            throw StepFailure("missing-info", "step `\(context.name)` needs `settingsParameters` with the backend URL and application ID")
+        }
+        return (redirect(url, to: context.backendOverride), applicationID)
+    }
+
+    /// Sends `request`, mapping transport errors and error answers to step failures that name the endpoint:
+    /// timeouts, connection problems and 5xx answers are transient (a retry policy retries them); lock, wipe,
+    /// 401/403/404 and malformed answers are not.
+    static func fetch(_ request: HTTPRequest, context: StepContext, what: String) async throws(StepFailure) -> HTTPResponse {
+        let response: HTTPResponse
+        do {
+            response = try await context.http.send(request)
+        } catch {
+            throw StepFailure(error.code, "\(what): \(error.message)", transient: error.isTransient)
+        }
+        let endpoint = "\(request.method) \(request.url.absoluteString)"
+        switch response.status {
+        case 200..<300:
+            return response
+        case 403 where response.header("x-message-code") == "TRAFFIC_REG_LOCKED":
+            throw StepFailure("locked", "\(what): the backend has locked this device or user (\(endpoint) answered 403 TRAFFIC_REG_LOCKED)")
+        case 403 where response.header("x-message-code") == "TRAFFIC_REG_WIPED":
+            throw StepFailure("wiped", "\(what): the backend asks to wipe this device (\(endpoint) answered 403 TRAFFIC_REG_WIPED); run with --mode reset")
+        case 500..<600:
+            throw StepFailure("server-error", "\(what): \(endpoint) answered \(response.status)\(detail(response))", transient: true)
+        default:
+            throw StepFailure("http-\(response.status)", "\(what): \(endpoint) answered \(response.status)\(detail(response))")
+        }
+    }
+
+    /// A JSON object answer, read with the project's reader.
+    static func json(_ response: HTTPResponse, what: String) throws(StepFailure) -> Node {
+        let read = DocumentReader.read(bytes: response.body, file: response.url.absoluteString, format: .json)
+        guard let root = read.root, read.diagnostics.isEmpty, root.pairs != nil else {
+            let problem = read.diagnostics.first?.message ?? "it is not a JSON object"
+            throw StepFailure("bad-response", "\(what): the answer from \(response.url.absoluteString) is not valid JSON: \(problem)")
+        }
+        return root
+    }
+
+    /// A short excerpt of an error answer's body, for the message.
+    private static func detail(_ response: HTTPResponse) -> String {
+        let text = String(decoding: response.body.prefix(300), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? "" : ": \(text)"
+    }
+}

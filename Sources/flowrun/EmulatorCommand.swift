@@ -1,0 +1,58 @@
+import ArgumentParser
+import FlowEmulator
+import Foundation
+
+/// `flowrun emulator`: a local mobile backend to run flows against, with no network.
+struct EmulatorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "emulator",
+        abstract: "Run a local mobile backend (configuration discovery, settings, user info, destinations) on 127.0.0.1.",
+        discussion: """
+            Prints one line, `flowrun emulator listening on http://127.0.0.1:PORT`, then logs each request on \
+            standard error until Ctrl-C or SIGTERM. See docs/emulator.md for the endpoints and the data file.
+            """
+    )
+
+    @Option(help: "The port to listen on; 0 picks a free one.")
+    var port: Int = 0
+
+    @Option(help: ArgumentHelp("A YAML or JSON file with the applications, users, onboarding codes and faults to serve.", valueName: "file"))
+    var config: String?
+
+    func validate() throws {
+        guard (0...65535).contains(port) else {
+            throw ValidationError("The port must be between 0 and 65535; \(port) is not.")
+        }
+    }
+
+    func run() async throws {
+        let data: EmulatorData
+        if let config {
+            do {
+                data = try EmulatorData.load(path: config)
+            } catch {
+                Console.error(error.description)
+                throw ExitCode.usage
+            }
+        } else {
+            data = .builtIn
+        }
+        let emulator = BackendEmulator(data: data) { request in
+            Console.error("\(request.time.formatted(.iso8601)) \(request.summary)")
+        }
+        let url: URL
+        do {
+            url = try await emulator.start(port: port)
+        } catch {
+            Console.error("error: \(error)")
+            throw ExitCode.failure
+        }
+        // Console writes straight to the file descriptor, unbuffered: a script waiting for this line sees it now.
+        Console.print("flowrun emulator listening on \(url.absoluteString)")
+        let interrupt = Interrupt.onSignal {
+            Task { await emulator.stop() }
+        }
+        await emulator.wait()
+        interrupt.cancel()
+    }
+}

@@ -1,0 +1,198 @@
+import AsyncHTTPClient
+import FlowDescriptor
+import FlowEmulator
+import Foundation
+import Testing
+
+@Suite("Data file")
+struct DataFileTests {
+    static let full = """
+        applications:
+          - id: com.example.shop
+            version: "2.1"
+            auth:
+              - type: basic.default
+                config: {}
+                requireOtp: true
+            settings:
+              passwordPolicy:
+                passwordPolicyMinLength: 12
+                passwordPolicyEnabled: true
+              logSettings: {logLevel: DEBUG}
+            destinations: [shop, catalog]
+          - id: com.example.saml
+            host: mobile.example.com
+            port: 8443
+            protocol: https
+            auth:
+              - type: saml2.web.post
+                config:
+                  saml2.web.post.finish.endpoint.uri: /SAMLAuthLauncher
+        users:
+          - email: grace@example.com
+            given-name: Grace
+            family-name: Hopper
+            roles: [Buyer, Admin]
+            password: cobol
+            applications: [com.example.shop]
+          - email: alan@example.com
+        onboarding-codes:
+          - code: SHOP-1
+            application: com.example.shop
+            user: grace@example.com
+        faults:
+          settings: {status: 503, count: 2}
+          me: {delay: 250ms}
+          destination: {drop-connection: true, delay: 100}
+        registrations:
+          - {application: com.example.saml, state: wiped}
+          - {application: com.example.shop, device: d9, state: locked}
+        """
+
+    @Test("A complete YAML file is read into applications, users, codes, faults and registrations")
+    func readsEverything() throws {
+        let file = try TemporaryFile(name: "emulator.yaml", contents: Self.full)
+        defer { file.remove() }
+        let data = try EmulatorData.load(path: file.path)
+        #expect(data.applications.map(\.id) == ["com.example.shop", "com.example.saml"])
+        let shop = data.applications[0]
+        #expect(shop.version == "2.1")
+        #expect(shop.host == nil && shop.port == nil && shop.protocol == nil)
+        #expect(shop.auth == [AuthEntry(type: "basic.default", config: .object([]), requireOtp: true)])
+        #expect(shop.settings.map(\.name) == ["passwordPolicy", "logSettings"])
+        #expect(shop.settings[0]["passwordPolicyMinLength"] == "12")
+        #expect(shop.settings[0]["passwordPolicyEnabled"] == "true")
+        #expect(shop.destinations == ["shop", "catalog"])
+        let saml = data.applications[1]
+        #expect(saml.version == "1.0")
+        #expect(saml.port == 8443)
+        #expect(saml.protocol == "https")
+        #expect(saml.settings == SettingsGroup.defaults)
+        #expect(saml.auth[0].config["saml2.web.post.finish.endpoint.uri"] == "/SAMLAuthLauncher")
+        #expect(data.users[0].roles == ["Buyer", "Admin"])
+        #expect(data.users[0].password == "cobol")
+        #expect(data.users[0].givenName == "Grace")
+        #expect(data.users[0].id == "grace@example.com")
+        #expect(data.users[1].applications == nil)
+        #expect(data.users(of: "com.example.saml").map(\.email) == ["alan@example.com"])
+        #expect(data.onboardingCodes == [OnboardingCode(code: "SHOP-1", application: "com.example.shop", user: "grace@example.com")])
+        #expect(data.faults[.settings] == .status(503, count: 2))
+        #expect(data.faults[.me] == .delay(.milliseconds(250)))
+        #expect(data.faults[.destination] == Fault(delay: .milliseconds(100), dropConnection: true))
+        #expect(data.registrations == [
+            Registration(application: "com.example.saml", state: .wiped),
+            Registration(application: "com.example.shop", device: "d9", state: .locked),
+        ])
+    }
+
+    @Test("The file's data is served: settings as strings, the explicit address, registrations and faults")
+    func served() async throws {
+        let file = try TemporaryFile(name: "emulator.yaml", contents: Self.full)
+        defer { file.remove() }
+        try await withEmulator(try EmulatorData.load(path: file.path)) { (emulator, client) async throws in
+            let settingsPath = "/mobileservices/Storage/v1/runtime/application/com.example.shop/global/mobileservices/settingsExchange"
+            #expect(try await client.get(settingsPath).status == 503)
+            #expect(try await client.get(settingsPath).status == 503)
+            let settings = try await client.get(settingsPath)
+            #expect(settings.status == 200)
+            #expect(settings.body == #"{"mobileservices":{"settingsExchange":{"passwordPolicy":{"passwordPolicyMinLength":"12","passwordPolicyEnabled":"true"},"logSettings":{"logLevel":"DEBUG"}}}}"#)
+
+            let discovery = try await client.get(
+                "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='com.example.saml:1.0',EmailAddress='alan@example.com')")
+            #expect(discovery.body == #"{"host":"mobile.example.com","port":8443,"protocol":"https","auth":[{"type":"saml2.web.post","config":{"saml2.web.post.finish.endpoint.uri":"/SAMLAuthLauncher"},"requireOtp":false}]}"#)
+            let notForGrace = try await client.get(
+                "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='com.example.saml:1.0',EmailAddress='grace@example.com')")
+            #expect(notForGrace.status == 404)
+            let byCode = try await client.get(
+                "/config-api.svc/ApplicationConfigurations/getApplicationConfigurationByCode(AppConfigID='com.example.shop:2.1',OnboardingCode='SHOP-1')")
+            #expect(byCode.object?["auth"] as? [[String: Any]] != nil)
+
+            let wiped = try await client.get("/mobileservices/application/com.example.saml/onboarding/configuration")
+            #expect(wiped.header("x-message-code") == "TRAFFIC_REG_WIPED")
+            // The data drops the destination's connections; with that fault off, device d9's lock shows.
+            await #expect(throws: HTTPClientError.self) { _ = try await client.get("/catalog/items") }
+            emulator.setFault(nil, for: .destination)
+            #expect(try await client.get("/catalog/items", headers: [("X-SMP-DEVICEID", "d1")]).status == 200)
+            let locked = try await client.get("/catalog/items", headers: [("X-SMP-DEVICEID", "d9")])
+            #expect(locked.header("x-message-code") == "TRAFFIC_REG_LOCKED")
+            let me = try await client.get(
+                "/mobileservices/application/com.example.shop/roleservice/application/com.example.shop/v2/Me",
+                headers: [("X-SMP-APPID", "com.example.shop")])
+            #expect(me.status == 200)
+            #expect(me.object?["roles"] as? [String] == ["Buyer", "Admin"])
+        }
+    }
+
+    @Test("A JSON file is read the same way")
+    func json() throws {
+        let file = try TemporaryFile(name: "emulator.json", contents: """
+            {"applications": [{"id": "com.example.json", "auth": [{"type": "oauth2", "config": {"oauth2.clientID": "c1"}}]}],
+             "users": [{"email": "json@example.com", "roles": ["R"]}]}
+            """)
+        defer { file.remove() }
+        let data = try EmulatorData.load(path: file.path)
+        #expect(data.applications[0].auth[0].config == ["oauth2.clientID": "c1"])
+        #expect(data.users[0].roles == ["R"])
+    }
+
+    @Test(
+        "Bad data is an error naming file:line:column",
+        arguments: [
+            ("applications:\n  - id: a\n    auth: []\n    port: 70000\n", 4, 11, "`applications[0].port` is 70000"),
+            ("applications:\n  - id: a\n    auth: []\n    destinaton: [x]\n", 4, 5, "Did you mean `destinations`?"),
+            ("applications:\n  - version: \"1.0\"\n    auth: []\n", 2, 5, "`applications[0]` has no `id`"),
+            ("applications:\n  - id: a\n    auth: []\nfaults:\n  setings: {status: 503}\n", 5, 3, "Did you mean `settings`?"),
+            ("applications:\n  - id: a\n    auth: []\nfaults:\n  settings: {status: 700}\n", 5, 22, "`faults.settings.status` is 700"),
+            ("applications:\n  - id: a\n    auth: []\nfaults:\n  me: {delay: soon}\n", 5, 15, "`faults.me.delay`"),
+            ("applications:\n  - id: a\n    auth: []\nonboarding-codes:\n  - {code: X, application: b}\n", 5, 28, "names application `b`"),
+            ("applications:\n  - id: a\n    auth: []\nusers:\n  - email: nobody\n", 5, 12, "not an email address"),
+            ("applications:\n  - id: a\n    auth: [{type: oauth2, requireOtp: maybe}]\n", 3, 39, "`applications[0].auth[0].requireOtp`"),
+            ("applications:\n  - id: a\n    auth: []\n    destinations: [mobileservices]\n", 4, 20, "cannot be a destination name"),
+            ("applications:\n  - id: a\n    auth: []\n  - id: a\n    auth: []\n", 4, 9, "listed twice"),
+            ("applications:\n  - id: a\n    auth: []\nregistrations:\n  - {application: a, state: frozen}\n", 5, 29, "`registrations[0].state` is `frozen`"),
+            ("applications: [\n", 2, 1, "Invalid YAML"),
+            ("users: []\n", 1, 1, "has no `applications`"),
+        ] as [(String, Int, Int, String)]
+    )
+    func badData(text: String, line: Int, column: Int, message: String) throws {
+        let file = try TemporaryFile(name: "bad.yaml", contents: text)
+        defer { file.remove() }
+        let error = try #require(throws: EmulatorDataError.self) { try EmulatorData.load(path: file.path) }
+        let problem = try #require(error.problems.first)
+        #expect(problem.location?.file == file.path)
+        #expect(problem.location?.line == line)
+        #expect(problem.location?.column == column)
+        #expect(problem.message.contains(message), "\(problem.message)")
+        #expect(error.description.hasPrefix("\(file.path):\(line):\(column): error: "))
+    }
+
+    @Test("Every problem is reported, not only the first")
+    func allProblems() throws {
+        let text = "applications:\n  - id: a\n    auth: []\n    port: 0\n    protocol: ftp\n"
+        #expect(throws: EmulatorDataError.self) {
+            try EmulatorData.read(bytes: Array(text.utf8), file: "inline.yaml", format: .yaml)
+        }
+        do {
+            _ = try EmulatorData.read(bytes: Array(text.utf8), file: "inline.yaml", format: .yaml)
+        } catch {
+            #expect(error.problems.map { $0.location?.line } == [4, 5])
+            #expect(error.description.components(separatedBy: "\n").count == 2)
+        }
+    }
+
+    @Test("A missing file is an error naming it")
+    func missingFile() {
+        let error = #expect(throws: EmulatorDataError.self) { try EmulatorData.load(path: "/nonexistent/emulator.yaml") }
+        #expect(error?.description.hasPrefix("/nonexistent/emulator.yaml:1:1: error: Cannot read the file") == true)
+    }
+
+    @Test("The built-in data has the travel application, Ada, an onboarding code and the default settings")
+    func builtIn() {
+        let data = EmulatorData.builtIn
+        #expect(data.application("com.example.travel")?.auth.first?.type == "oauth2")
+        #expect(data.application("com.example.travel")?.settings == SettingsGroup.defaults)
+        #expect(data.user(email: "ada@example.com")?.roles == ["TravelUser"])
+        #expect(data.onboardingCodes.first?.code == "TRAVEL-0001")
+        #expect(data.faults.isEmpty)
+    }
+}

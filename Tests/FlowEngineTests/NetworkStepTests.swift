@@ -1,0 +1,160 @@
+import FlowDescriptor
+@testable import FlowEmulator
+@testable import FlowEngine
+import FlowTransform
+import Foundation
+import Testing
+
+/// The policy-preview flow: discovery, session headers, settings download.
+let policyFlow = """
+    flowrun: 1
+    name: policy-preview-test
+    application: {id: com.example.travel, version: "1.0"}
+    configuration:
+      providers:
+        - discovery-service: {input: email-address}
+        - json
+      transform: discovery-service
+    authentication: none
+    steps:
+      welcome: {uses: welcome}
+      session: {uses: session-configuration}
+      settings: {uses: settings-download}
+    flows:
+      onboard:
+        - step: welcome
+          retry: {attempts: 2, backoff: 10ms, jitter: false}
+        - session
+        - step: settings
+          retry: {attempts: 2, backoff: 10ms, jitter: false}
+          timeout: 2s
+      restore: [welcome, session, settings]
+
+    """
+
+/// A running emulator and a flow pointed at it.
+struct EmulatorFixture {
+    let emulator: BackendEmulator
+    let url: URL
+    let flow: EngineFixture
+
+    static func start(_ yaml: String = policyFlow) async throws -> EmulatorFixture {
+        let emulator = BackendEmulator()
+        let url = try await emulator.start(port: 0)
+        return EmulatorFixture(emulator: emulator, url: url, flow: try EngineFixture(yaml))
+    }
+
+    func run(_ mode: RunMode = .auto, email: String = "ada@example.com", trace: MemoryTrace = MemoryTrace(), link: URL? = nil) async -> RunReport {
+        await flow.engine.run(RunOptions(
+            mode: mode, input: InputSource(flags: ["email-address": email], environment: [:], interactive: false),
+            stateFolder: flow.state, trace: trace, backendOverride: url, link: link))
+    }
+
+    func stop() async {
+        await emulator.stop()
+        flow.remove()
+    }
+}
+
+@Suite("Network steps against the emulator", .serialized)
+struct NetworkStepTests {
+    @Test func discoveryHeadersAndSettings() async throws {
+        let fixture = try await EmulatorFixture.start()
+        let report = await fixture.run(.onboard)
+        await fixture.stop()
+        #expect(report.result == .succeeded, "\(report.result)")
+        #expect(report.info["applicationID"] == .string("com.example.travel"))
+        #expect(report.info["authenticationMethod"] == .string("oauth2"))
+        let policy = try #require(report.info["passcodePolicy"])
+        #expect(policy["minLength"] == .int(8))
+        #expect(policy["retryLimit"] == .int(10))
+        #expect(policy["enabled"] == .bool(true))
+        #expect(report.info["logSettings"]?["level"] != nil)
+        let deviceID = try #require(report.info["deviceID"]?.text)
+        let settings = try #require(fixture.emulator.requests().last { $0.path.contains("/settingsExchange") })
+        #expect(settings.header("X-SMP-APPID") == "com.example.travel")
+        #expect(settings.header("X-SMP-DEVICEID") == deviceID)
+        #expect(settings.header("X-SMP-APPVERSION") == "1.0")
+        let discovery = try #require(fixture.emulator.requests().first)
+        #expect(discovery.path.contains("getApplicationConfiguration"))
+        #expect(discovery.path.contains("ada@example.com"))
+    }
+
+    @Test func restoreUsesTheKeptConfigurationAndDeviceID() async throws {
+        let fixture = try await EmulatorFixture.start()
+        let first = await fixture.run()
+        fixture.emulator.clearRequests()
+        let second = await fixture.run()
+        await fixture.stop()
+        #expect(first.modes == [.onboard])
+        #expect(second.modes == [.restore])
+        #expect(second.result == .succeeded)
+        #expect(second.info["deviceID"] == first.info["deviceID"])
+        #expect(!fixture.emulator.requests().contains { $0.path.contains("getApplicationConfiguration") })
+    }
+
+    @Test(arguments: [EmulatorEndpoint.discovery, .settings])
+    func aPassingFailureIsRetried(endpoint: EmulatorEndpoint) async throws {
+        let fixture = try await EmulatorFixture.start()
+        fixture.emulator.setFault(.status(503, count: 1), for: endpoint)
+        let trace = MemoryTrace()
+        let report = await fixture.run(.onboard, trace: trace)
+        await fixture.stop()
+        #expect(report.result == .succeeded, "\(report.result)")
+        #expect(trace.events.filter { $0.outcome == "retrying" }.count == 1)
+    }
+
+    @Test(arguments: [
+        (EmulatorEndpoint.settings, Fault.status(503), "server-error"),
+        (.settings, .malformedBody(), "bad-response"),
+        (.settings, .dropConnection(), "connection"),
+        (.settings, .delay(.seconds(5)), "timeout"),
+        (.discovery, .status(503), "no-configuration"),
+        (.discovery, .malformedBody(), "no-configuration"),
+    ])
+    func faultsGiveClearErrorsAndKeepNothing(endpoint: EmulatorEndpoint, fault: Fault, code: String) async throws {
+        let fixture = try await EmulatorFixture.start()
+        fixture.emulator.setFault(fault, for: endpoint)
+        let report = await fixture.run(.onboard)
+        await fixture.stop()
+        guard case .failed(let failure, let step, _) = report.result else { Issue.record("expected a failure, got \(report.result)"); return }
+        #expect(failure.code.hasPrefix(code) || failure.message.contains(code), "\(failure)")
+        #expect(step == (endpoint == .settings ? "settings" : "welcome"))
+        if endpoint == .settings, code != "timeout" {
+            #expect(failure.message.contains("/settingsExchange"), "\(failure.message)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: fixture.flow.state.url.path))
+    }
+
+    @Test func anUnknownUserMovesOnToTheNextProvider() async throws {
+        let fixture = try await EmulatorFixture.start()
+        let report = await fixture.run(.onboard, email: "nobody@example.com")
+        await fixture.stop()
+        guard case .failed(let failure, _, _) = report.result else { Issue.record("expected a failure"); return }
+        #expect(failure.code == "no-configuration")
+        #expect(failure.message.contains("discovery-service: discovery for this email address: not found"))
+        #expect(failure.message.contains("json: no document was given with --config"))
+        #expect(!failure.isTransient)
+    }
+
+    @Test func aLockedDeviceIsNamed() async throws {
+        let fixture = try await EmulatorFixture.start()
+        fixture.emulator.setRegistrationState(.locked, application: "com.example.travel")
+        let report = await fixture.run(.onboard)
+        await fixture.stop()
+        guard case .failed(let failure, _, _) = report.result else { Issue.record("expected a failure, got \(report.result)"); return }
+        #expect(failure.code == "locked")
+    }
+
+    @Test func anOnboardingLinkIsFetchedOnlyFromAllowedHosts() async throws {
+        let flow = policyFlow.replacingOccurrences(of: "    - discovery-service: {input: email-address}\n", with: "    - url: {allowed-hosts: [mobile.example.com]}\n")
+        let fixture = try await EmulatorFixture.start(flow)
+        let path = "/mobileservices/application/com.example.travel/onboarding/configuration"
+        let allowed = await fixture.run(.onboard, link: URL(string: "https://mobile.example.com" + path))
+        let refused = await fixture.run(.onboard, link: URL(string: "https://phish.example.net" + path))
+        await fixture.stop()
+        #expect(allowed.result == .succeeded, "\(allowed.result)")
+        guard case .failed(let failure, _, _) = refused.result else { Issue.record("expected a refusal"); return }
+        #expect(failure.message.contains("phish.example.net is not in `allowed-hosts`"))
+    }
+}
