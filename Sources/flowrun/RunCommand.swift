@@ -53,6 +53,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("An onboarding link for the `url` provider.", valueName: "URL"))
     var link: String?
 
+    @Option(help: ArgumentHelp("The log level until the backend's log settings set one: none, fatal, error, warn, info, debug, path.", valueName: "LEVEL"))
+    var logLevel: String = "warn"
+
     func run() async throws {
         let descriptor = try Self.load(file)
         let engine: FlowEngine
@@ -115,6 +118,12 @@ struct RunCommand: AsyncParsableCommand {
                 throw ExitCode.usage
             }
         }
+        guard let level = RunLog.Level(backendName: logLevel) else {
+            throw ValidationError("--log-level takes none, fatal, error, warn, info, debug or path, found `\(logLevel)`.")
+        }
+        let log = RunLog(level: level, redactor: redactor) { level, message in
+            FileHandle.standardError.write(Data("[\(level.name)] \(message)\n".utf8))
+        }
         let interactive = isatty(STDIN_FILENO) == 1
         let options = RunOptions(
             mode: mode,
@@ -122,7 +131,7 @@ struct RunCommand: AsyncParsableCommand {
             configuration: configuration,
             stateFolder: stateDir.map { StateFolder(url: URL(fileURLWithPath: $0)) } ?? StateFolder.default(flowName: engine.name),
             trace: TraceFanout(sinks), progress: ProgressPrinter(live: isatty(STDERR_FILENO) == 1), redactor: redactor,
-            backendOverride: backendURL, link: linkURL)
+            backendOverride: backendURL, link: linkURL, log: log)
 
         let task = Task { await engine.run(options) }
         let interrupt = Interrupt.onSignal { task.cancel() }

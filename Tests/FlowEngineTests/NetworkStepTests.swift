@@ -3,6 +3,7 @@ import FlowDescriptor
 @testable import FlowEngine
 import FlowTransform
 import Foundation
+import Synchronization
 import Testing
 
 /// The policy-preview flow: discovery, session headers, settings download.
@@ -157,4 +158,29 @@ struct NetworkStepTests {
         guard case .failed(let failure, _, _) = refused.result else { Issue.record("expected a refusal"); return }
         #expect(failure.message.contains("phish.example.net is not in `allowed-hosts`"))
     }
+}
+
+@Suite("Log settings set the log level")
+struct LogLevelTests {
+    @Test func theDownloadedLogSettingsSetTheRunsLevel() async throws {
+        let fixture = try await EmulatorFixture.start()
+        let lines = LinesBox()
+        let log = RunLog(level: .path) { level, message in lines.append("\(level.name) \(message)") }
+        let report = await fixture.flow.engine.run(RunOptions(
+            mode: .onboard, input: InputSource(flags: ["email-address": "ada@example.com"], environment: [:], interactive: false),
+            stateFolder: fixture.flow.state, backendOverride: fixture.url, log: log))
+        await fixture.stop()
+        #expect(report.result == .succeeded)
+        let expected = try #require(report.info["logSettings"]?["level"]?.text.flatMap(RunLog.Level.init(backendName:)))
+        let enabled = report.info["logSettings"]?["enabled"] == .bool(true)
+        #expect(log.level == (enabled ? expected : .none))
+        // Before the settings arrived, the run logged at the level it started with.
+        #expect(lines.all.contains { $0.hasPrefix("DEBUG welcome: GET ") })
+    }
+}
+
+final class LinesBox: Sendable {
+    private let lines = Mutex<[String]>([])
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+    var all: [String] { lines.withLock { $0 } }
 }

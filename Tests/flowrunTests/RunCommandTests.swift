@@ -211,3 +211,43 @@ struct EmulatorRunTests {
         #expect(result.standardOutput.contains("input `email-address` is needed and there is no terminal to ask on: pass `--input email-address=...` or set FLOWRUN_INPUT_EMAIL_ADDRESS"))
     }
 }
+
+@Suite("flowrun emulator, as a process")
+struct EmulatorCommandTests {
+    @Test func itPrintsItsAddressServesAndStopsOnCtrlC() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let (process, output, _) = try startFlowrun(["emulator"], in: scratch.url)
+        // The first line is the address; read it byte by byte so that the rest of the stream stays open.
+        var line = Data()
+        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
+            line.append(byte)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        #expect(text.hasPrefix("flowrun emulator listening on http://127.0.0.1:"))
+        let base = try #require(URL(string: String(text.dropFirst("flowrun emulator listening on ".count))))
+        // A real request over the network stack: discovery for the built-in user.
+        let discovery = base.appendingPathComponent("config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='com.example.travel:1.0',EmailAddress='ada@example.com')")
+        let curl = Process()
+        curl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        let pipe = Pipe()
+        curl.arguments = ["python3", "-c", "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())", discovery.absoluteString]
+        curl.standardOutput = pipe
+        try curl.run()
+        let body = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        curl.waitUntilExit()
+        #expect(body.contains("\"host\""))
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
+
+    @Test func aBadDataFileIsNamedWithItsLine() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try scratch.write("data.yaml", "applications:\n  - id: com.example.travel\n    versoin: \"1.0\"\n")
+        let result = try CommandRunner.run(["emulator", "--config", "data.yaml"], in: scratch.url)
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("data.yaml:3:5"))
+    }
+}

@@ -35,12 +35,15 @@ public struct RunOptions: Sendable {
     public var backendOverride: URL?
     /// An onboarding link for the `url` provider (`--link`).
     public var link: URL?
+    /// The run's log; its level follows the downloaded log settings.
+    public var log: RunLog
 
     public init(mode: RunMode = .auto, input: InputSource = InputSource(), configuration: Node? = nil, stateFolder: StateFolder,
                 trace: any TraceSink = MemoryTrace(), progress: (any ProgressSink)? = nil, redactor: Redactor = Redactor(),
-                backendOverride: URL? = nil, link: URL? = nil) {
+                backendOverride: URL? = nil, link: URL? = nil, log: RunLog = RunLog()) {
         self.backendOverride = backendOverride
         self.link = link
+        self.log = log
         self.mode = mode
         self.input = input
         self.configuration = configuration
@@ -325,7 +328,8 @@ public struct FlowEngine: Sendable {
             persisted: saved?.steps[node.name], staging: staging, transformTree: transformTree,
             transformEnvironment: transformEnvironment,
             suppliedConfiguration: options.configuration, providers: providers,
-            persistConfiguration: persistConfiguration, http: http, backendOverride: options.backendOverride, link: options.link)
+            persistConfiguration: persistConfiguration, http: http, backendOverride: options.backendOverride, link: options.link,
+            log: options.log)
     }
 
     /// Runs `step` in a task of its own, watched by the run's watchdog for its timeout.

@@ -73,6 +73,8 @@ public struct StepContext: Sendable {
     public var backendOverride: URL?
     /// An onboarding link given with `--link`, for the `url` provider.
     public var link: URL?
+    /// The run's log.
+    public var log: RunLog
 
     /// Provides `values` into the info, checked against the keys' declared types.
     public func provide(_ values: [String: InfoValue]) throws(StepFailure) {

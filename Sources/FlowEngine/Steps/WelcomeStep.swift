@@ -70,10 +70,12 @@ struct WelcomeStep: Step {
             case .nothing(let reason):
                 reports.append("\(name): \(reason)")
                 context.note("provider-skipped", "\(name): \(reason)")
+                context.log.write(.info, "welcome: provider \(name) has nothing: \(reason)")
             case .failed(let reason, let isTransient):
                 transient = transient || isTransient
                 reports.append("\(name): \(reason)")
                 context.note("provider-failed", "\(name): \(reason)")
+                context.log.write(.warn, "welcome: provider \(name) failed: \(reason)")
             }
         }
         // When a provider failed for a passing reason (a timeout, a 503), trying the queue again may help.
@@ -81,7 +83,8 @@ struct WelcomeStep: Step {
     }
 }
 
-/// The configuration providers: `json` (`--config`), `file`, `managed`, `discovery-service` and `url`.
+/// The configuration providers: `json` (`--config`), `file` (JSON or property list), `managed`,
+/// `discovery-service` and `url`.
 enum ConfigurationProviders {
     enum Answer {
         case found(Node, source: String)
@@ -195,9 +198,7 @@ enum ConfigurationProviders {
     }
 
     private static func read(_ path: String) -> Answer {
-        guard path.lowercased().hasSuffix(".json") else {
-            return .failed("\(path): only JSON documents are read in this build", transient: false)
-        }
+        if path.lowercased().hasSuffix(".plist") { return readPropertyList(path) }
         let result = DocumentReader.read(path: path)
         guard let root = result.root, result.diagnostics.isEmpty else {
             let problem = result.diagnostics.first.map { "\($0.location.map { "\($0): " } ?? "")\($0.message)" } ?? "unreadable"
@@ -205,5 +206,37 @@ enum ConfigurationProviders {
         }
         guard root.pairs != nil else { return .failed("\(path): the document is not a JSON object", transient: false) }
         return .found(root, source: path)
+    }
+
+    /// A property list (`ConfigurationProvider.plist` of assistant-generated apps), XML or binary, read with
+    /// Foundation and turned into the same tree as JSON (a property list has no line numbers to keep).
+    private static func readPropertyList(_ path: String) -> Answer {
+        guard let data = FileManager.default.contents(atPath: path) else { return .failed("\(path): cannot be read", transient: false) }
+        let object: Any
+        do {
+            object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+        } catch {
+            return .failed("\(path): not a property list: \(error.localizedDescription)", transient: false)
+        }
+        guard let dictionary = object as? [String: Any] else { return .failed("\(path): the property list is not a dictionary", transient: false) }
+        let text = propertyListJSON(dictionary).rendered(pretty: false)
+        guard let root = DocumentReader.read(bytes: Array(text.utf8), file: path, format: .json).root else {
+            return .failed("\(path): cannot be converted", transient: false)
+        }
+        return .found(root, source: path)
+    }
+
+    private static func propertyListJSON(_ value: Any) -> JSONValue {
+        switch value {
+        case let text as String: return .string(text)
+        case let flag as Bool where type(of: value) == Bool.self: return .bool(flag)
+        case let number as Int: return .int(number)
+        case let number as Double: return number == number.rounded() && abs(number) < 1e15 ? .int(Int(number)) : .double(number)
+        case let array as [Any]: return .array(array.map(propertyListJSON))
+        case let dictionary as [String: Any]: return .object(dictionary.keys.sorted().map { ($0, propertyListJSON(dictionary[$0]!)) })
+        case let date as Date: return .string(date.ISO8601Format())
+        case let data as Data: return .string(data.base64EncodedString())
+        default: return .string("\(value)")
+        }
     }
 }

@@ -32,8 +32,10 @@ enum Backend {
         do {
             response = try await context.http.send(request)
         } catch {
+            context.log.write(.error, "\(context.name): \(request.method) \(request.url.absoluteString) failed: \(error.code)")
             throw StepFailure(error.code, "\(what): \(error.message)", transient: error.isTransient)
         }
+        context.log.write(.debug, "\(context.name): \(request.method) \(request.url.absoluteString) → \(response.status)")
         let endpoint = "\(request.method) \(request.url.absoluteString)"
         switch response.status {
         case 200..<300:

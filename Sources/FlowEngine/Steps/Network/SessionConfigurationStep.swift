@@ -74,8 +74,11 @@ struct SettingsDownloadStep: Step {
                 throw StepFailure("bad-settings", "the settings from \(url.absoluteString) cannot be read: \(error.description)")
             }
             try context.provide(values)
-            if let logLevel = values["logSettings"]?["level"]?.text {
-                context.note("log-level", "log level set to \(logLevel) by the downloaded log settings")
+            if let settings = values["logSettings"], let name = settings["level"]?.text, let level = RunLog.Level(backendName: name) {
+                let effective = settings["enabled"] == .bool(false) ? RunLog.Level.none : level
+                context.log.setLevel(effective)
+                context.note("log-level", "log level set to \(effective.name) by the downloaded log settings")
+                context.log.write(.info, "settings: log level \(effective.name)")
             }
             return .success
         } catch {
