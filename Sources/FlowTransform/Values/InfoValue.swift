@@ -30,28 +30,7 @@ public indirect enum InfoValue: Sendable, Hashable {
     /// The value of a configuration node as written, without conversion: quoted scalars are strings, plain ones
     /// are numbers, booleans or null where they read as such.
     public init(node: Node) {
-        switch node.content {
-        case .scalar(let scalar):
-            if scalar.style != .plain {
-                self = .string(scalar.text)
-            } else if node.isNull {
-                self = .null
-            } else if let value = node.booleanValue {
-                self = .bool(value)
-            } else if let value = node.integerValue {
-                self = .int(value)
-            } else if let value = node.doubleValue {
-                self = .double(value)
-            } else {
-                self = .string(scalar.text)
-            }
-        case .sequence(let elements):
-            self = .list(elements.map(InfoValue.init(node:)))
-        case .mapping(let pairs):
-            var fields: [String: InfoValue] = [:]
-            for pair in pairs { fields[pair.key.scalar?.text ?? ""] = InfoValue(node: pair.value) }
-            self = .record(fields)
-        }
+        self = InfoValue.from(json: JSONValue(node: node))
     }
 
     /// The field `name` of a record.
