@@ -118,6 +118,17 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "FlowHTTPTests",
+            dependencies: [
+                "FlowHTTP",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "flowrunTests",
             dependencies: ["flowrun", "FlowCheck", "FlowCatalog", "FlowDescriptor"],
             swiftSettings: strictSettings

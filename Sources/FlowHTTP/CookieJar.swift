@@ -1,8 +1,10 @@
 public import Foundation
 import Synchronization
 
-/// Cookies a session received, sent back only to the host that set them (or its subdomains when the cookie
-/// names a `Domain`), on matching paths, and `Secure` ones only over https. AsyncHTTPClient keeps none.
+/// Cookies a session received, sent back only to the origin that set them (host and port; with a `Domain`,
+/// that domain and its subdomains), on matching paths, and `Secure` ones only over https. Host-only cookies are
+/// bound to the port too, stricter than RFC 6265, so that no cookie crosses to another origin on the same host.
+/// AsyncHTTPClient keeps none.
 public final class CookieJar: Sendable {
     struct Cookie: Sendable, Hashable {
         var name: String
@@ -10,6 +12,8 @@ public final class CookieJar: Sendable {
         var domain: String
         /// `true` when set without `Domain`: only the exact host gets it.
         var hostOnly: Bool
+        /// The port of the origin that set a host-only cookie.
+        var port: Int
         var path: String
         var secure: Bool
         var expires: Date?
@@ -24,11 +28,11 @@ public final class CookieJar: Sendable {
         guard let host = url.host?.lowercased() else { return }
         let now = Date()
         for header in headers {
-            let parts = header.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            let parts = header.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             guard let first = parts.first, let equals = first.firstIndex(of: "="), equals != first.startIndex else { continue }
             var cookie = Cookie(
                 name: String(first[..<equals]), value: String(first[first.index(after: equals)...]),
-                domain: host, hostOnly: true, path: Self.defaultPath(url), secure: false, expires: nil)
+                domain: host, hostOnly: true, port: Self.port(url), path: Self.defaultPath(url), secure: false, expires: nil)
             for attribute in parts.dropFirst() {
                 let pieces = attribute.split(separator: "=", maxSplits: 1).map { String($0) }
                 let key = pieces[0].lowercased(), value = pieces.count > 1 ? pieces[1] : ""
@@ -56,12 +60,15 @@ public final class CookieJar: Sendable {
     /// The `Cookie` header value for a request to `url`, if any cookie matches.
     public func header(for url: URL) -> String? {
         guard let host = url.host?.lowercased() else { return nil }
-        let path = url.path.isEmpty ? "/" : url.path
+        let path = Self.requestPath(url)
+        let port = Self.port(url)
         let secure = url.scheme?.lowercased() == "https"
         let now = Date()
         let matching = cookies.withLock { jar in
             jar.filter { cookie in
-                let domainMatches = cookie.hostOnly ? host == cookie.domain : (host == cookie.domain || host.hasSuffix("." + cookie.domain))
+                let domainMatches = cookie.hostOnly
+                    ? host == cookie.domain && port == cookie.port
+                    : (host == cookie.domain || host.hasSuffix("." + cookie.domain))
                 let pathMatches = path == cookie.path || path.hasPrefix(cookie.path.hasSuffix("/") ? cookie.path : cookie.path + "/")
                 return domainMatches && pathMatches && (!cookie.secure || secure) && (cookie.expires.map { $0 > now } ?? true)
             }
@@ -75,8 +82,18 @@ public final class CookieJar: Sendable {
         cookies.withLock { $0.removeAll() }
     }
 
+    /// The request path as sent, trailing slash kept (`URL.path` drops it).
+    private static func requestPath(_ url: URL) -> String {
+        let path = URLComponents(url: url, resolvingAgainstBaseURL: true)?.percentEncodedPath ?? url.path
+        return path.isEmpty ? "/" : path
+    }
+
+    private static func port(_ url: URL) -> Int {
+        url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+    }
+
     private static func defaultPath(_ url: URL) -> String {
-        let path = url.path
+        let path = requestPath(url)
         guard path.hasPrefix("/"), let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
         return String(path[..<slash])
     }

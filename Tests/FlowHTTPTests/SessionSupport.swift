@@ -1,0 +1,54 @@
+import FlowHTTP
+import Foundation
+import Synchronization
+
+/// Runs `body` with a new session and shuts the session down afterwards (also when `body` throws).
+func withSession<T>(
+    _ configuration: HTTPSession.Configuration = HTTPSession.Configuration(),
+    _ body: (HTTPSession) async throws -> T
+) async throws -> T {
+    let session = HTTPSession(configuration: configuration)
+    do {
+        let result = try await body(session)
+        await session.shutdown()
+        return result
+    } catch {
+        await session.shutdown()
+        throw error
+    }
+}
+
+extension HTTPSession {
+    /// `GET url`.
+    func get(_ url: URL, headers: [(name: String, value: String)] = []) async throws -> HTTPResponse {
+        try await send(HTTPRequest(url: url, headers: headers))
+    }
+
+    /// The error `request` fails with, or `nil` when it gets an answer.
+    func failure(
+        of request: HTTPRequest, redirects: @Sendable (URL, URL) -> RedirectDecision = { _, _ in .follow }
+    ) async -> HTTPError? {
+        do {
+            _ = try await send(request, redirects: redirects)
+            return nil
+        } catch {
+            return error
+        }
+    }
+}
+
+extension HTTPResponse {
+    /// The body as UTF-8 text.
+    var text: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// A thread-safe counter for observers and handlers.
+final class Counter: Sendable {
+    private let value = Mutex(0)
+
+    /// Adds one and returns the new value.
+    @discardableResult
+    func next() -> Int { value.withLock { $0 += 1; return $0 } }
+
+    var count: Int { value.withLock { $0 } }
+}
