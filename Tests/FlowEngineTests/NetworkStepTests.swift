@@ -127,6 +127,26 @@ struct NetworkStepTests {
         #expect(!FileManager.default.fileExists(atPath: fixture.flow.state.url.path))
     }
 
+    @Test(arguments: [Fault.status(503), .malformedBody(), .dropConnection(), .status(503, count: 1)])
+    func faultsOnTheOnboardingLinksEndpoint(fault: Fault) async throws {
+        let flow = policyFlow.replacingOccurrences(of: "    - discovery-service: {input: email-address}\n", with: "    - url: {allowed-hosts: [mobile.example.com]}\n")
+        let fixture = try await EmulatorFixture.start(flow)
+        fixture.emulator.setFault(fault, for: .configuration)
+        let link = URL(string: "https://mobile.example.com/mobileservices/application/com.example.travel/onboarding/configuration")
+        let report = await fixture.run(.onboard, link: link)
+        await fixture.stop()
+        if fault.count == 1 {
+            // The welcome entry's retry asks the queue again, and the second answer is good.
+            #expect(report.result == .succeeded, "\(report.result)")
+        } else {
+            guard case .failed(let failure, let step, _) = report.result else { Issue.record("expected a failure"); return }
+            #expect(step == "welcome")
+            #expect(failure.code == "no-configuration")
+            #expect(failure.message.contains("url: the onboarding link:"), "\(failure.message)")
+            #expect(!FileManager.default.fileExists(atPath: fixture.flow.state.url.path))
+        }
+    }
+
     @Test func anUnknownUserMovesOnToTheNextProvider() async throws {
         let fixture = try await EmulatorFixture.start()
         let report = await fixture.run(.onboard, email: "nobody@example.com")
