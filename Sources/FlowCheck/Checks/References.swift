@@ -1,51 +1,13 @@
 import Foundation
 import FlowDescriptor
 
-/// `${env.NAME}`, `${input.NAME}` and `${info.KEY}` references inside flow values.
+/// The checker's view of `${...}` references; finding them is ``ValueReference``'s.
 enum Reference {
-    enum Namespace: String, CaseIterable {
-        case env
-        case input
-        case info
-    }
+    typealias Namespace = ValueReference.Namespace
 
-    struct Found {
-        var namespace: String
-        var name: String
-        /// Offset of `${` in the text, in characters.
-        var offset: Int
-        var closed: Bool
-    }
+    static func all(in text: String) -> [ValueReference.Found] { ValueReference.all(in: text) }
 
-    /// Every `${...}` in `text`.
-    static func all(in text: String) -> [Found] {
-        var found: [Found] = []
-        var rest = Substring(text)
-        while let start = rest.range(of: "${") {
-            // Columns count Unicode scalars, as libyaml's marks do.
-            let offset = text.unicodeScalars.distance(from: text.startIndex, to: start.lowerBound)
-            let body = rest[start.upperBound...]
-            guard let end = body.firstIndex(of: "}") else {
-                found.append(Found(namespace: "", name: String(body), offset: offset, closed: false))
-                break
-            }
-            let inner = body[..<end]
-            let parts = inner.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-            found.append(Found(
-                namespace: String(parts[0]), name: parts.count > 1 ? String(parts[1]) : "", offset: offset, closed: true))
-            rest = body[body.index(after: end)...]
-        }
-        return found
-    }
-
-    static func containsReference(_ text: String) -> Bool {
-        var previous: UInt8 = 0
-        for byte in text.utf8 {
-            if previous == UInt8(ascii: "$"), byte == UInt8(ascii: "{") { return true }
-            previous = byte
-        }
-        return false
-    }
+    static func containsReference(_ text: String) -> Bool { ValueReference.appears(in: text) }
 
     /// Whether `text` is an acceptable source for a secret: exactly one env or input reference, or `prompt`.
     static func isSecretSource(_ text: String) -> Bool {

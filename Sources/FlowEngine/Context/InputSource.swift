@@ -48,34 +48,33 @@ public struct InputSource: Sendable {
     public func resolve(_ text: String, parameter name: String, secret: Bool, info: InfoStore) throws(StepFailure) -> String {
         if text == "prompt" { return try value(name, question: "\(name): ", secret: secret) }
         var output = ""
-        var rest = Substring(text)
-        while let start = rest.range(of: "${") {
-            output += rest[..<start.lowerBound]
-            let body = rest[start.upperBound...]
-            guard let end = body.firstIndex(of: "}") else {
+        var cursor = text.startIndex
+        for reference in ValueReference.all(in: text) {
+            output += text[cursor..<reference.range.lowerBound]
+            cursor = reference.range.upperBound
+            guard reference.closed else {
                 throw StepFailure("bad-reference", "`\(name)` has a `${` that is not closed")
             }
-            let reference = body[..<end]
-            let parts = reference.split(separator: ".", maxSplits: 1).map(String.init)
-            guard parts.count == 2 else { throw StepFailure("bad-reference", "`${\(reference)}` in `\(name)` needs a namespace and a name") }
-            switch parts[0] {
-            case "env":
-                guard let value = environment[parts[1]] else {
-                    throw StepFailure("missing-environment", "`\(name)` reads environment variable \(parts[1]), which is not set")
+            guard !reference.name.isEmpty else {
+                throw StepFailure("bad-reference", "`${\(reference.namespace)}` in `\(name)` needs a namespace and a name")
+            }
+            switch ValueReference.Namespace(rawValue: reference.namespace) {
+            case .env?:
+                guard let value = environment[reference.name] else {
+                    throw StepFailure("missing-environment", "`\(name)` reads environment variable \(reference.name), which is not set")
                 }
                 output += value
-            case "input":
-                output += try value(parts[1], secret: secret)
-            case "info":
-                guard let value = info[parts[1]] else {
-                    throw StepFailure("missing-info", "`\(name)` reads info key `\(parts[1])`, which no step has provided yet")
+            case .input?:
+                output += try value(reference.name, secret: secret)
+            case .info?:
+                guard let value = info[reference.name] else {
+                    throw StepFailure("missing-info", "`\(name)` reads info key `\(reference.name)`, which no step has provided yet")
                 }
                 output += value.text ?? value.json(revealingSecrets: true).rendered(pretty: false)
-            default:
-                throw StepFailure("bad-reference", "`${\(reference)}` in `\(name)` uses unknown namespace `\(parts[0])`")
+            case nil:
+                throw StepFailure("bad-reference", "`${\(reference.namespace).\(reference.name)}` in `\(name)` uses unknown namespace `\(reference.namespace)`")
             }
-            rest = body[body.index(after: end)...]
         }
-        return output + rest
+        return output + text[cursor...]
     }
 }
