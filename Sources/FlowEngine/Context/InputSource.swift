@@ -1,5 +1,5 @@
 public import Foundation
-public import FlowTransform
+import FlowTransform
 import FlowDescriptor
 
 /// Where a run gets what a person supplies: `--input NAME=VALUE`, the environment, or a prompt on a terminal.

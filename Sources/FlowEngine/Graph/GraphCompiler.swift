@@ -1,4 +1,4 @@
-public import FlowCatalog
+import FlowCatalog
 import FlowCheck
 public import FlowDescriptor
 

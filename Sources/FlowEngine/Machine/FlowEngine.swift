@@ -1,5 +1,5 @@
 public import Foundation
-public import FlowCatalog
+import FlowCatalog
 public import FlowDescriptor
 public import FlowTransform
 import FlowHTTP

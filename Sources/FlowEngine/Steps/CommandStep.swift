@@ -1,6 +1,6 @@
 import Foundation
 import FlowCheck
-public import FlowDescriptor
+import FlowDescriptor
 import FlowTransform
 import Synchronization
 

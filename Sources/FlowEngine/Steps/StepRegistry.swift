@@ -1,5 +1,5 @@
 public import FlowCatalog
-public import FlowDescriptor
+import FlowDescriptor
 
 /// Binds step names to implementations, beside the catalog that describes them.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-public import FlowDescriptor
+import FlowDescriptor
 import FlowHTTP
 import FlowTransform
 

@@ -1,4 +1,4 @@
-public import FlowCatalog
+import FlowCatalog
 public import FlowDescriptor
 
 /// The built-in structure transformers: they read a whole structure and provide several keys.

@@ -1,5 +1,5 @@
 import Foundation
-public import FlowDescriptor
+import FlowDescriptor
 
 /// Converts one configuration value to a declared type: the SDK's `transformToURL`, `transformToString`,
 /// `transformToValue`, and the initialisers of its parameter structures, as data.
