@@ -10,15 +10,9 @@ enum Console {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 
-    /// Whether standard error is a terminal and colour is wanted.
-    static var wantsErrorColor: Bool {
-        isatty(STDERR_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
-            && ProcessInfo.processInfo.environment["TERM"] != "dumb"
-    }
-
-    /// Whether standard output is a terminal and colour is wanted (`NO_COLOR` turns it off).
-    static var wantsColor: Bool {
-        isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+    /// Whether output on `descriptor` is a terminal and colour is wanted (`NO_COLOR` and `TERM=dumb` turn it off).
+    static func wants(color descriptor: Int32) -> Bool {
+        isatty(descriptor) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
             && ProcessInfo.processInfo.environment["TERM"] != "dumb"
     }
 }

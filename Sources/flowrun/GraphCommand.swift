@@ -27,9 +27,7 @@ struct GraphCommand: ParsableCommand {
         do {
             engine = try FlowEngine(descriptor: descriptor, registry: .catalogOnly)
         } catch {
-            for diagnostic in error.diagnostics {
-                Console.error("\(diagnostic.location.map { "\($0): " } ?? "")error[\(diagnostic.code.rawValue)]: \(diagnostic.message)")
-            }
+            RunCommand.printFindings(error.diagnostics, in: file)
             throw ExitCode.usage
         }
         Console.print(GraphRenderer.render(engine.graphs, format: format))

@@ -68,7 +68,7 @@ struct LintCommand: ParsableCommand {
                 run.skipped.append(file.path)
             }
         }
-        let text = run.rendered(as: format, color: format == .text && (color ?? Console.wantsColor))
+        let text = run.rendered(as: format, color: format == .text && (color ?? Console.wants(color: STDOUT_FILENO)))
         Console.print(text, terminator: "")
         if let output {
             let plain = color == true ? run.rendered(as: format) : text

@@ -62,9 +62,7 @@ struct RunCommand: AsyncParsableCommand {
         do {
             engine = try FlowEngine(descriptor: descriptor)
         } catch {
-            let run = LintRun(reports: [FileReport(file: file, diagnostics: error.diagnostics, suppressedCount: 0, text: Self.text(of: file))],
-                              strict: false, toolVersion: Flowrun.version)
-            FileHandle.standardError.write(Data(run.rendered(as: .text, color: Console.wantsErrorColor).utf8))
+            Self.printFindings(error.diagnostics, in: file)
             Console.error("flowrun: \(file) cannot run until these are fixed (`flowrun lint \(file)` shows them too).")
             throw ExitCode.usage
         }
@@ -150,16 +148,18 @@ struct RunCommand: AsyncParsableCommand {
     static func load(_ file: String) throws -> FlowDescriptor {
         let read = DocumentReader.read(path: file)
         guard let root = read.root, !read.diagnostics.hasErrors else {
-            let run = LintRun(reports: [FileReport(file: file, diagnostics: read.diagnostics, suppressedCount: 0, text: text(of: file))],
-                              strict: false, toolVersion: Flowrun.version)
-            FileHandle.standardError.write(Data(run.rendered(as: .text, color: Console.wantsErrorColor).utf8))
+            printFindings(read.diagnostics, in: file)
             throw ExitCode.usage
         }
         return FlowDecoder.decode(root, file: file).0
     }
 
-    static func text(of file: String) -> String {
-        FileBytes.read(file, limit: ReaderLimits.default.maxFileBytes).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    /// Prints findings that stop a run on standard error, as `flowrun lint` prints them (excerpt and caret).
+    static func printFindings(_ diagnostics: [Diagnostic], in file: String) {
+        let text = FileBytes.read(file, limit: ReaderLimits.default.maxFileBytes).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let run = LintRun(reports: [FileReport(file: file, diagnostics: diagnostics, suppressedCount: 0, text: text)],
+                          strict: false, toolVersion: Flowrun.version)
+        FileHandle.standardError.write(Data(run.rendered(as: .text, color: Console.wants(color: STDERR_FILENO)).utf8))
     }
 
     /// The `--config` document: a JSON file, or standard input for `-`.

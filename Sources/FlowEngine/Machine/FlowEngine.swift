@@ -109,6 +109,13 @@ public struct FlowEngine: Sendable {
     /// Runs the flow: the mode `options` asks for, then any modes a failure route hands over to.
     /// Cancelling the calling task stops the running step and runs no further step.
     public func run(_ options: RunOptions) async -> RunReport {
+        let http = HTTPSession(configuration: .init(allowInsecureHTTP: descriptor.security.allowInsecureHTTP?.value == true))
+        let report = await runModes(options, http: http)
+        await http.shutdown()
+        return report
+    }
+
+    private func runModes(_ options: RunOptions, http: HTTPSession) async -> RunReport {
         let keys = KeyTable(descriptor: descriptor, catalog: registry.catalog)
         var table = keys
         for graph in graphs.values {
@@ -121,8 +128,6 @@ public struct FlowEngine: Sendable {
             }
         }
         let info = InfoStore(keys: table)
-        let http = HTTPSession(configuration: .init(allowInsecureHTTP: descriptor.security.allowInsecureHTTP?.value == true))
-        defer { Task { await http.shutdown() } }
         var types: [String: ValueType] = [:]
         var saved: StateFolder.Saved?
         do throws(StepFailure) {
