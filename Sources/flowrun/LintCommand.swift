@@ -1,5 +1,6 @@
 public import ArgumentParser
 public import FlowCheck
+import FlowCatalog
 import FlowDescriptor
 import Foundation
 import Synchronization
@@ -87,12 +88,21 @@ struct LintCommand: ParsableCommand {
 
 extension LintCommand {
     /// Lints `files` on every core; the reports come back in the order of `files`.
+    ///
+    /// Each worker has a linter and catalog of its own and takes the next file from a shared counter: with one
+    /// shared catalog, the cores would take turns writing the same reference counts.
     static func lint(_ files: [FlowFileDiscovery.File]) -> [FileReport?] {
-        let linter = Linter()
         let reports = Mutex<[FileReport?]>(Array(repeating: nil, count: files.count))
-        DispatchQueue.concurrentPerform(iterations: files.count) { index in
-            let report = linter.lint(path: files[index].path, onlyFlowFiles: files[index].foundInFolder)
-            reports.withLock { $0[index] = report }
+        let next = Atomic<Int>(0)
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, files.count))
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            let linter = workers == 1 ? Linter() : Linter(catalog: .makeBuiltin())
+            while true {
+                let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard index < files.count else { return }
+                let report = linter.lint(path: files[index].path, onlyFlowFiles: files[index].foundInFolder)
+                reports.withLock { $0[index] = report }
+            }
         }
         return reports.withLock { $0 }
     }

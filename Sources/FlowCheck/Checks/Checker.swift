@@ -42,11 +42,16 @@ struct CheckContext {
     let declaredSteps: [String: StepDeclaration]
     /// The types of the keys `keys:` declares, record aliases resolved.
     private(set) var declaredKeyTypes: [String: ValueType] = [:]
+    /// Keys declared by `command` steps' `provides`, which count as declared.
+    let declaredCommandOutputs: Set<String>
 
     init(descriptor: FlowDescriptor, catalog: Catalog) {
         self.descriptor = descriptor
         self.catalog = catalog
         declaredSteps = Dictionary(descriptor.steps.map { ($0.name.value, $0) }, uniquingKeysWith: { first, _ in first })
+        declaredCommandOutputs = Self.commandOutputs(of: descriptor, catalog: catalog)
+        declaredKeyTypes.reserveCapacity(descriptor.keys.count)
+        resolvedSteps.reserveCapacity(descriptor.steps.count)
         for declaration in descriptor.keys where declaredKeyTypes[declaration.name.value] == nil {
             declaredKeyTypes[declaration.name.value] = normalized(declaration.type)
         }

@@ -5,29 +5,43 @@ extension CheckContext {
     /// For the onboard and restore modes, follows the info keys through the flow: every key a step requires must be provided,
     /// with a compatible type, by the transform tree (through a welcome step) or a step before it.
     mutating func checkDataFlow() {
+        // What each declared step requires and provides does not depend on the mode: worked out once per step.
+        var stepKeys: [String: (requires: [KeySpec], provides: [ProvidedKey])] = [:]
         // A reset flow runs each step's reset, which reads what it needs from the state folder, not the info.
         for flow in descriptor.flows where flow.mode != .reset {
-            var available: [String: ProvidedKey] = [:]
-            for key in ["onboardingID"] {
-                if let builtin = catalog.key(named: key) {
-                    available[key] = ProvidedKey(
-                        name: key, type: builtin.type, location: flow.location, path: flow.path, origin: .engine)
-                }
+            // Keys by name, each the first provider's, as positions in `provided`.
+            var available: [String: Int] = [:]
+            var provided: [ProvidedKey] = []
+            available.reserveCapacity(transformKeys.count + 16)
+            provided.reserveCapacity(transformKeys.count + 16)
+            if let builtin = catalog.key(named: "onboardingID") {
+                available[builtin.name] = provided.count
+                provided.append(ProvidedKey(name: builtin.name, type: builtin.type, location: flow.location, path: flow.path, origin: .engine))
             }
             for (index, entry) in flow.entries.enumerated() {
                 guard let step = declaredStep(entry.step.value), let spec = resolvedSteps[entry.step.value] else { continue }
                 for key in entry.condition?.keys ?? [] {
                     _ = requireKnownKey(key, path: entry.path.appending("when"), context: "a `when` condition")
                 }
-                for requirement in requirements(of: step, spec: spec) {
-                    if let provided = available[requirement.name] {
+                let keys: (requires: [KeySpec], provides: [ProvidedKey])
+                if let known = stepKeys[step.name.value] {
+                    keys = known
+                } else {
+                    keys = (
+                        requirements(of: step, spec: spec),
+                        self.provided(by: step, spec: spec, at: step.location, path: step.path))
+                    stepKeys[step.name.value] = keys
+                }
+                for requirement in keys.requires {
+                    if let position = available[requirement.name] {
+                        let provider = provided[position]
                         let required = normalized(requirement.type)
-                        if !required.accepts(provided.type) {
+                        if !required.accepts(provider.type) {
                             report(Diagnostic(
                                 .keyTypeMismatch,
-                                "Step `\(step.name.value)` (\(spec.name)) requires `\(requirement.name)` of type `\(required)`, but \(provided.source) provides it as `\(provided.type)`.",
+                                "Step `\(step.name.value)` (\(spec.name)) requires `\(requirement.name)` of type `\(required)`, but \(provider.source) provides it as `\(provider.type)`.",
                                 at: entry.step.location, path: entry.path,
-                                hint: "Provided at line \(provided.location.line), column \(provided.location.column)."))
+                                hint: "Provided at line \(provider.location.line), column \(provider.location.column)."))
                         }
                     } else if !requirement.optional {
                         report(Diagnostic(
@@ -37,8 +51,14 @@ extension CheckContext {
                             hint: origins(of: requirement, after: index, in: flow)))
                     }
                 }
-                for key in provided(by: step, spec: spec, at: entry.step.location, path: entry.path) where available[key.name] == nil {
-                    available[key.name] = key
+                for (position, var key) in keys.provides.enumerated() where available[key.name] == nil {
+                    // The spec's own keys come first (see `provided(by:)`); they are provided where the flow runs the step.
+                    if position < spec.provides.count {
+                        key.location = entry.step.location
+                        key.path = entry.path
+                    }
+                    available[key.name] = provided.count
+                    provided.append(key)
                 }
             }
         }
@@ -65,7 +85,8 @@ extension CheckContext {
         return result
     }
 
-    /// The keys a declared step provides at `entry`.
+    /// The keys a declared step provides at `entry`: the spec's own keys first, then the transform tree's (for a
+    /// welcome step), then those a parameter declares.
     func provided(by step: StepDeclaration, spec: StepSpec, at location: SourceLocation, path: DescriptorPath) -> [ProvidedKey] {
         var result = spec.provides.map {
             ProvidedKey(name: $0.name, type: $0.type, location: location, path: path, origin: .step(step.name.value))

@@ -11,11 +11,13 @@ extension CheckContext {
                 at: descriptor.root?["flows"]?.location, path: .root.appending("flows").appending("onboard")))
         }
         var used: Set<String> = []
+        used.reserveCapacity(descriptor.steps.count)
         for flow in descriptor.flows {
             if flow.entries.isEmpty {
                 report(Diagnostic(.emptyFlow, "The \(flow.mode.rawValue) flow has no steps.", at: flow.location, path: flow.path))
             }
             var seen: [String: SourceLocation] = [:]
+            seen.reserveCapacity(flow.entries.count)
             for entry in flow.entries {
                 let name = entry.step.value
                 used.insert(name)

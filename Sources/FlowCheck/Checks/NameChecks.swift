@@ -76,7 +76,7 @@ extension CheckContext {
     }
 
     /// Keys declared by `command` steps' `provides`, which count as declared.
-    var declaredCommandOutputs: Set<String> {
+    static func commandOutputs(of descriptor: FlowDescriptor, catalog: Catalog) -> Set<String> {
         var names: Set<String> = []
         for step in descriptor.steps {
             guard let spec = catalog.step(named: step.uses.value), let parameter = spec.providesFromParameter,

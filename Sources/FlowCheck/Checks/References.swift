@@ -28,11 +28,30 @@ extension CheckContext {
         guard let root = descriptor.root else { return }
         let checkClearText = descriptor.security.allowInsecureHTTP?.value != true
         visitScalars(root, path: .root, where: { text in
-            Reference.containsReference(text) || (checkClearText && CheckContext.mentionsClearText(text))
+            Self.mayHoldReferenceOrURL(text, clearText: checkClearText)
         }) { context, node, path in
             guard let text = node.scalar?.text else { return }
             if Reference.containsReference(text) { context.checkReferences(in: node, text: text, path: path) }
-            if checkClearText { context.checkClearText(in: node, path: path) }
+            if checkClearText, CheckContext.mentionsClearText(text) { context.checkClearText(in: node, path: path) }
+        }
+    }
+
+    /// Whether `text` holds `${` or (with `clearText`) `://`, in one pass over its bytes: the cheap filter
+    /// in front of the exact checks, which most values never reach.
+    static func mayHoldReferenceOrURL(_ text: String, clearText: Bool) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard bytes.count >= 2 else { return false }
+            for index in 1..<bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "{") {
+                    if bytes[index - 1] == UInt8(ascii: "$") { return true }
+                } else if byte == UInt8(ascii: "/"), clearText, index >= 2,
+                          bytes[index - 1] == UInt8(ascii: "/"), bytes[index - 2] == UInt8(ascii: ":") {
+                    return true
+                }
+            }
+            return false
         }
     }
 
@@ -73,34 +92,54 @@ extension CheckContext {
     }
 
     /// Calls `body` for every scalar value (not keys) below `node` that `wanted` accepts; the path is built only
-    /// for those, so a walk over a whole file allocates nothing for the scalars it passes over.
+    /// for those. The walk keeps only the positions it passed through (integers, no reference counting), and
+    /// a wanted scalar's path is rebuilt from them.
     mutating func visitScalars(
         _ node: Node, path: DescriptorPath, where wanted: (String) -> Bool,
         _ body: (inout CheckContext, Node, DescriptorPath) -> Void
     ) {
-        var components = path.components
-        Self.visit(node, components: &components, context: &self, wanted: wanted, body)
+        var trail: [Int] = []
+        Self.visit(node, trail: &trail, root: node, base: path, context: &self, wanted: wanted, body)
     }
 
     private static func visit(
-        _ node: Node, components: inout [DescriptorPath.Component], context: inout CheckContext,
+        _ node: Node, trail: inout [Int], root: Node, base: DescriptorPath, context: inout CheckContext,
         wanted: (String) -> Bool, _ body: (inout CheckContext, Node, DescriptorPath) -> Void
     ) {
         switch node.content {
         case .scalar(let scalar):
-            if wanted(scalar.text) { body(&context, node, DescriptorPath(components)) }
+            if wanted(scalar.text) { body(&context, node, path(to: trail, in: root, from: base)) }
         case .sequence(let elements):
-            for (index, element) in elements.enumerated() {
-                components.append(.index(index))
-                visit(element, components: &components, context: &context, wanted: wanted, body)
-                components.removeLast()
+            for index in elements.indices {
+                trail.append(index)
+                visit(elements[index], trail: &trail, root: root, base: base, context: &context, wanted: wanted, body)
+                trail.removeLast()
             }
         case .mapping(let pairs):
-            for pair in pairs {
-                components.append(.key(pair.key.scalar?.text ?? ""))
-                visit(pair.value, components: &components, context: &context, wanted: wanted, body)
-                components.removeLast()
+            for index in pairs.indices {
+                trail.append(index)
+                visit(pairs[index].value, trail: &trail, root: root, base: base, context: &context, wanted: wanted, body)
+                trail.removeLast()
             }
         }
+    }
+
+    /// The path of the node reached from `root` through the positions in `trail`.
+    private static func path(to trail: [Int], in root: Node, from base: DescriptorPath) -> DescriptorPath {
+        var path = base
+        var node = root
+        for index in trail {
+            switch node.content {
+            case .sequence(let elements):
+                path = path.appending(index: index)
+                node = elements[index]
+            case .mapping(let pairs):
+                path = path.appending(pairs[index].key.scalar?.text ?? "")
+                node = pairs[index].value
+            case .scalar:
+                return path
+            }
+        }
+        return path
     }
 }

@@ -6,15 +6,16 @@ extension CheckContext {
     mutating func checkTransformTree() {
         guard let tree = descriptor.configuration?.transform else { return }
         walk(tree)
-        var firstProvider: [String: ProvidedKey] = [:]
-        for key in transformKeys {
-            if let first = firstProvider[key.name] {
+        var firstProvider: [String: Int] = [:]
+        firstProvider.reserveCapacity(transformKeys.count)
+        for (position, key) in transformKeys.enumerated() {
+            if let first = firstProvider[key.name].map({ transformKeys[$0] }) {
                 report(Diagnostic(
                     .keyProvidedTwice,
                     "Key `\(key.name)` is provided twice by the transform tree; the first is at line \(first.location.line), column \(first.location.column).",
                     at: key.location, path: key.path, hint: "Give one of them another key."))
             } else {
-                firstProvider[key.name] = key
+                firstProvider[key.name] = position
             }
         }
     }

@@ -69,10 +69,10 @@ public struct Linter: Sendable {
             diagnostics += decodeDiagnostics
             diagnostics += checker.check(descriptor)
         }
-        let text = String(decoding: bytes, as: UTF8.self)
-        // Most files have no suppression comment: look for the marker before splitting lines.
-        var suppressions = format == .yaml && Self.mentionsSuppression(bytes)
-            ? Suppressions(lines: FileReport.lines(of: text), file: file) : Suppressions.none
+        // Most files have no finding and no suppression comment: the text is made only when one needs it.
+        let mayHaveSuppressions = format == .yaml && Self.mentionsSuppression(bytes)
+        let text = !diagnostics.isEmpty || mayHaveSuppressions ? String(decoding: bytes, as: UTF8.self) : ""
+        var suppressions = mayHaveSuppressions ? Suppressions(lines: FileReport.lines(of: text), file: file) : Suppressions.none
         let kept = suppressions.apply(to: diagnostics)
         let unique = Self.removingDuplicates(kept + suppressions.findings)
         return FileReport(
@@ -84,13 +84,22 @@ public struct Linter: Sendable {
 
     static func mentionsSuppression(_ bytes: [UInt8]) -> Bool {
         guard bytes.count >= marker.count else { return false }
-        var index = 0
-        let last = bytes.count - marker.count
-        while index <= last {
-            if bytes[index] == marker[0], bytes[index..<(index + marker.count)].elementsEqual(marker) { return true }
-            index += 1
+        return bytes.withUnsafeBufferPointer { buffer in
+            marker.withUnsafeBufferPointer { marker in
+                let first = marker[0]
+                var index = 0
+                let last = buffer.count - marker.count
+                while index <= last {
+                    if buffer[index] == first {
+                        var matched = 1
+                        while matched < marker.count, buffer[index + matched] == marker[matched] { matched += 1 }
+                        if matched == marker.count { return true }
+                    }
+                    index += 1
+                }
+                return false
+            }
         }
-        return false
     }
 
     /// Two stages can report the same problem at the same place; show it once.

@@ -186,11 +186,11 @@ public struct FlowDecoder {
         return ProviderEntry(name: name, parameters: parameters(of: pair.value, at: parametersPath, what: "provider `\(name.value)`"), path: path)
     }
 
-    private mutating func parameters(of node: Node, at path: DescriptorPath, what: String) -> [Parameter] {
+    private mutating func parameters(of node: Node, at path: DescriptorPath, what: @autoclosure () -> String) -> [Parameter] {
         if node.isNull { return [] }
         guard let pairs = node.pairs else {
             decoding.report(Diagnostic(
-                .wrongType, "Expected the parameters of \(what) to be a mapping, found \(node.kindDescription).",
+                .wrongType, "Expected the parameters of \(what()) to be a mapping, found \(node.kindDescription).",
                 at: node.location, path: path))
             return []
         }
@@ -214,19 +214,21 @@ public struct FlowDecoder {
                 at: node.location, path: path))
             return nil
         }
-        let names = Set(pairs.compactMap { $0.key.scalar?.text })
-        if names.contains("use") {
+        // A transform node has a handful of keys: look them up in place rather than hashing them.
+        func has(_ name: String) -> Bool { pairs.contains { $0.key.scalar?.text == name } }
+        if has("use") {
             let name = decoding.string(node["use"]!, at: path.appending("use"), what: "`use`")
             let rest = Node(.mapping(pairs.filter { $0.key.scalar?.text != "use" }), at: node.location)
             guard let name else { return nil }
             return .builtin(name: name, parameters: parameters(of: rest, at: path, what: "transformer `\(name.value)`"), location: node.location, path: path)
         }
-        if names.contains("map") {
+        if has("map") {
             guard let fields = decoding.fields(of: node, at: path, known: ["map"], what: "a transform map") else { return nil }
             return decodeMap(fields["map"]!.value, at: path.appending("map"))
         }
-        if !topLevel || names.contains("to") || names.contains("key") {
-            guard names.contains("to") || names.contains("key") else {
+        let isLeaf = has("to") || has("key")
+        if !topLevel || isLeaf {
+            guard isLeaf else {
                 decoding.report(Diagnostic(
                     .missingField,
                     "Expected a transformer: `{to: TYPE, key: KEY}`, `{map: {...}}`, `{use: NAME}` or a built-in name.",

@@ -10,15 +10,32 @@ public struct Node: Sendable, Hashable {
     }
 
     public var content: Content
-    /// The explicit tag, if one was written (`!!str`).
-    public var tag: String?
+    /// The explicit core tag, if one was written (`!!str`); the readers refuse every other tag.
+    public var coreTag: CoreTag?
     public var location: SourceLocation
 
-    public init(_ content: Content, tag: String? = nil, at location: SourceLocation) {
+    public init(_ content: Content, tag: CoreTag? = nil, at location: SourceLocation) {
         self.content = content
-        self.tag = tag
+        self.coreTag = tag
         self.location = location
     }
+
+    /// The explicit tag as written out in full (`tag:yaml.org,2002:str`), if one was written.
+    public var tag: String? { coreTag?.rawValue }
+}
+
+/// The tags of the YAML core schema, the only ones a flow file may write. A node keeps one in a byte, so
+/// that copying a node copies no string.
+public enum CoreTag: String, Sendable, Hashable, CaseIterable {
+    /// `!`, the non-specific tag: the value is a string.
+    case nonSpecific = "!"
+    case str = "tag:yaml.org,2002:str"
+    case int = "tag:yaml.org,2002:int"
+    case float = "tag:yaml.org,2002:float"
+    case bool = "tag:yaml.org,2002:bool"
+    case null = "tag:yaml.org,2002:null"
+    case map = "tag:yaml.org,2002:map"
+    case seq = "tag:yaml.org,2002:seq"
 }
 
 /// A scalar's text and how it was written.
@@ -82,14 +99,17 @@ extension Node {
     /// The scalar, if it is plain and not tagged as a string (`!!str 1` is text): only such scalars may be
     /// read as numbers or booleans.
     public var plainScalar: Scalar? {
-        guard let scalar, scalar.style == .plain, tag != "tag:yaml.org,2002:str" else { return nil }
+        guard let scalar, scalar.style == .plain, coreTag != .str else { return nil }
         return scalar
     }
 
     /// Whether the node is a null: `~`, `null`, or nothing at all, written plain.
     public var isNull: Bool {
-        guard let scalar, scalar.style == .plain, tag == nil else { return false }
-        return ["", "~", "null", "Null", "NULL"].contains(scalar.text)
+        guard case .scalar(let scalar) = content, scalar.style == .plain, coreTag == nil, scalar.text.utf8.count <= 4 else { return false }
+        switch scalar.text {
+        case "", "~", "null", "Null", "NULL": return true
+        default: return false
+        }
     }
 
     /// How the node reads in a message: "a mapping", "a sequence", "the string `x`", "null".

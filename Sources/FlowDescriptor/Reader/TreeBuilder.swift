@@ -2,7 +2,7 @@
 /// on nodes after alias expansion, scalar keys, duplicate keys, and YAML merge keys (`<<`).
 struct TreeBuilder {
     private struct Open {
-        var tag: String?
+        var tag: CoreTag?
         var anchor: String?
         var location: SourceLocation
         var nodeCountAtStart: Int
@@ -15,13 +15,59 @@ struct TreeBuilder {
         /// The tallest child so far: a scalar is 0, a collection 1 + its tallest child.
         var childHeight = 0
 
+        /// Room made for children at the first one: most collections in flow files hold a few, and growing an
+        /// array from one element reallocates it at every doubling.
+        static let initialCapacity = 4
+
         /// Small mappings are searched in place; a large one gets an index once it passes this size.
         static let indexThreshold = 24
 
         /// Where key `text` first appeared in this mapping, if it did.
         func firstLocation(of text: String) -> SourceLocation? {
             if pairs.count >= Self.indexThreshold { return firstSeen[text] }
-            return pairs.first { $0.key.scalar?.text == text }?.key.location
+            let length = text.utf8.count
+            for pair in pairs {
+                // Lengths first: comparing two different strings is the slow path of `==`.
+                if case .scalar(let key) = pair.key.content, key.text.utf8.count == length, key.text == text {
+                    return pair.key.location
+                }
+            }
+            return nil
+        }
+
+        enum Outcome {
+            case added
+            case keyNotScalar
+            /// `key` repeats a key first written at `first`; the pair is dropped.
+            case duplicate(key: Node, first: SourceLocation)
+        }
+
+        /// Adds a child: an element, a key waiting for its value, or the value that completes a pair.
+        mutating func add(_ node: Node, height: Int) -> Outcome {
+            if height > childHeight { childHeight = height }
+            guard isMapping else {
+                if elements.isEmpty { elements.reserveCapacity(Self.initialCapacity) }
+                elements.append(node)
+                return .added
+            }
+            guard let key = pendingKey else {
+                guard case .scalar = node.content else { return .keyNotScalar }
+                pendingKey = node
+                return .added
+            }
+            pendingKey = nil
+            guard case .scalar(let scalar) = key.content else { return .keyNotScalar }
+            if scalar.style == .plain, key.coreTag == nil, scalar.text == "<<" {
+                merges.append(node)
+                return .added
+            }
+            if let first = firstLocation(of: scalar.text) {
+                return .duplicate(key: key, first: first)
+            }
+            if pairs.isEmpty { pairs.reserveCapacity(Self.initialCapacity) }
+            pairs.append(Pair(key: key, value: node))
+            noteKey(scalar.text, at: key.location)
+            return .added
         }
 
         /// Records a key just appended to `pairs`.
@@ -47,7 +93,7 @@ struct TreeBuilder {
 
     var depth: Int { stack.count }
 
-    mutating func startCollection(mapping: Bool, tag: String?, anchor: String?, at location: SourceLocation) throws(ReadFailure) {
+    mutating func startCollection(mapping: Bool, tag: CoreTag?, anchor: String?, at location: SourceLocation) throws(ReadFailure) {
         guard stack.count < limits.maxDepth else {
             throw ReadFailure(Diagnostic(
                 .depthLimit,
@@ -76,7 +122,7 @@ struct TreeBuilder {
         try add(node, height: height)
     }
 
-    mutating func scalar(_ scalar: Scalar, tag: String?, anchor: String?, at location: SourceLocation) throws(ReadFailure) {
+    mutating func scalar(_ scalar: Scalar, tag: CoreTag?, anchor: String?, at location: SourceLocation) throws(ReadFailure) {
         try count(1, at: location)
         let node = Node(.scalar(scalar), tag: tag, at: location)
         if let anchor {
@@ -120,37 +166,21 @@ struct TreeBuilder {
             root = node
             return
         }
-        let top = stack.count - 1
-        stack[top].childHeight = max(stack[top].childHeight, height)
-        if !stack[top].isMapping {
-            stack[top].elements.append(node)
+        // One in-place access to the open collection (a mutating call), not a copy of it per field touched.
+        switch stack[stack.count - 1].add(node, height: height) {
+        case .added:
             return
-        }
-        guard let key = stack[top].pendingKey else {
-            guard node.scalar != nil else {
-                throw ReadFailure(Diagnostic(
-                    .wrongType, "A mapping key must be a scalar, found \(node.kindDescription).", at: node.location))
-            }
-            stack[top].pendingKey = node
-            return
-        }
-        stack[top].pendingKey = nil
-        let text = key.scalar!.text
-        if text == "<<", key.scalar!.style == .plain, key.tag == nil {
-            stack[top].merges.append(node)
-            return
-        }
-        if let first = stack[top].firstLocation(of: text) {
+        case .keyNotScalar:
+            throw ReadFailure(Diagnostic(
+                .wrongType, "A mapping key must be a scalar, found \(node.kindDescription).", at: node.location))
+        case .duplicate(let key, let first):
             diagnostics.append(Diagnostic(
                 .duplicateKey,
-                "Key `\(text)` appears twice in this mapping; the first is at line \(first.line), column \(first.column).",
+                "Key `\(key.scalar?.text ?? "")` appears twice in this mapping; the first is at line \(first.line), column \(first.column).",
                 at: key.location,
                 hint: "Remove one of them; YAML keeps neither reliably."
             ))
-            return
         }
-        stack[top].pairs.append(Pair(key: key, value: node))
-        stack[top].noteKey(text, at: key.location)
     }
 
     /// Applies `<<: *base` (or a list of them): keys written in the mapping win over merged ones.

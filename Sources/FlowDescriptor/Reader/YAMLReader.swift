@@ -18,7 +18,8 @@ final class YAMLReader {
         parser = .allocate(capacity: 1)
         // A UTF-8 byte-order mark is not content; with the encoding set, libyaml would read it as a character.
         let body = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes[...]
-        self.bytes = Array(body)
+        // Kept for error locations; without a byte-order mark this shares the caller's storage.
+        self.bytes = body.startIndex == 0 ? bytes : Array(body)
         input = .allocate(capacity: max(body.count, 1))
         _ = input.initialize(from: body)
         yaml_parser_initialize(parser)
@@ -49,6 +50,10 @@ final class YAMLReader {
     }
 
     private func readEvents() throws(ReadFailure) {
+        // The builder is worked on as a local and put back at the end (or on failure): a stored property of a
+        // class would pay an exclusivity check on every event.
+        var builder = self.builder
+        defer { self.builder = builder }
         var documents = 0
         var event = yaml_event_t()
         while true {
@@ -90,16 +95,11 @@ final class YAMLReader {
         }
     }
 
-    private static let coreTags: Set<String> = [
-        "!", "tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float",
-        "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq",
-    ]
-
-    private func checkedTag(_ pointer: UnsafeMutablePointer<yaml_char_t>?, at location: SourceLocation) throws(ReadFailure) -> String? {
-        guard let tag = optionalString(pointer) else { return nil }
-        guard Self.coreTags.contains(tag) else {
+    private func checkedTag(_ pointer: UnsafeMutablePointer<yaml_char_t>?, at location: SourceLocation) throws(ReadFailure) -> CoreTag? {
+        guard let text = optionalString(pointer) else { return nil }
+        guard let tag = CoreTag(rawValue: text) else {
             throw ReadFailure(Diagnostic(
-                .unsupportedTag, "Tag `\(tag)` is not supported; flow files use plain YAML values.",
+                .unsupportedTag, "Tag `\(text)` is not supported; flow files use plain YAML values.",
                 at: location, hint: "Remove the tag; only the core tags such as `!!str` are read."))
         }
         return tag
