@@ -3,6 +3,7 @@ public import FlowCheck
 import FlowCatalog
 import FlowDescriptor
 import Foundation
+import Glibc
 import Synchronization
 
 extension LintFormat: ExpressibleByArgument {}
@@ -143,18 +144,35 @@ struct FlowFileDiscovery {
     }
 
     /// Flow-file candidates below `folder`, sorted, skipping hidden folders (`.git`, `.build`).
+    ///
+    /// Read with `readdir`, whose entries say which are folders, so that a folder of thousands of flows costs
+    /// no `stat` per file; only entries of unknown type and symbolic links are looked at with `stat`.
     private static func walk(_ folder: String) -> [String] {
-        let manager = FileManager.default
         let base = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
-        guard let entries = try? manager.contentsOfDirectory(atPath: base) else { return [] }
+        guard let directory = opendir(base) else { return [] }
+        var entries: [(name: String, isDirectory: Bool)] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard !name.hasPrefix(".") else { continue }
+            switch Int32(entry.pointee.d_type) {
+            case Int32(DT_DIR): entries.append((name, true))
+            case Int32(DT_REG): entries.append((name, false))
+            default:
+                // A link or a file system that does not say: follow it, as opening the path would.
+                var status = stat()
+                guard stat(base + "/" + name, &status) == 0 else { continue }
+                entries.append((name, status.st_mode & S_IFMT == S_IFDIR))
+            }
+        }
+        closedir(directory)
         var found: [String] = []
-        for entry in entries.sorted() where !entry.hasPrefix(".") {
-            let path = base + "/" + entry
-            var isDirectory: ObjCBool = false
-            guard manager.fileExists(atPath: path, isDirectory: &isDirectory) else { continue }
-            if isDirectory.boolValue {
+        for entry in entries.sorted(by: { $0.name < $1.name }) {
+            let path = base + "/" + entry.name
+            if entry.isDirectory {
                 found += walk(path)
-            } else if extensions.contains((entry as NSString).pathExtension.lowercased()) {
+            } else if let dot = entry.name.lastIndex(of: "."), extensions.contains(entry.name[entry.name.index(after: dot)...].lowercased()) {
                 found.append(path)
             }
         }

@@ -179,6 +179,33 @@ struct LintCommandTests {
         #expect(named.standardOutput.contains("flows/config.json:1:1: error[FR201]"))
     }
 
+    @Test func folderWalkFollowsLinksAndSortsByName() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try scratch.write("flows/b.YAML", brokenFlow)
+        try scratch.write("flows/a.yaml", cleanFlow)
+        try scratch.write("elsewhere/linked.yaml", brokenFlow)
+        try scratch.write("elsewhere/folder/inner.yml", brokenFlow)
+        try scratch.write("flows/no-extension", brokenFlow)
+        try scratch.write("flows/trailing-dot.", brokenFlow)
+        let manager = FileManager.default
+        // A link to a file and a link to a folder are followed, as opening their paths would.
+        try manager.createSymbolicLink(
+            atPath: scratch.url.appendingPathComponent("flows/c-link.yaml").path,
+            withDestinationPath: scratch.url.appendingPathComponent("elsewhere/linked.yaml").path)
+        try manager.createSymbolicLink(
+            atPath: scratch.url.appendingPathComponent("flows/d-folder").path,
+            withDestinationPath: scratch.url.appendingPathComponent("elsewhere/folder").path)
+        // A dangling link is passed over.
+        try manager.createSymbolicLink(
+            atPath: scratch.url.appendingPathComponent("flows/e-dangling.yaml").path,
+            withDestinationPath: scratch.url.appendingPathComponent("nowhere.yaml").path)
+        let result = try CommandRunner.run(["lint", "flows/", "--format", "json"], in: scratch.url)
+        #expect(result.status == 1)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        #expect(document["files"] as? [String] == ["flows/a.yaml", "flows/b.YAML", "flows/c-link.yaml", "flows/d-folder/inner.yml"])
+    }
+
     @Test func missingPathsAndUsageErrorsExitTwo() throws {
         let scratch = try Scratch()
         defer { scratch.remove() }

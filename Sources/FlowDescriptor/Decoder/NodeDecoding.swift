@@ -19,11 +19,11 @@ struct NodeDecoding {
 
     /// The fields of a mapping, after reporting unknown ones (with "did you mean") and missing required ones.
     mutating func fields(
-        of node: Node, at path: DescriptorPath, known: [String], required: [String] = [], what: @autoclosure () -> String
+        of node: Node, at path: @autoclosure () -> DescriptorPath, known: [String], required: [String] = [], what: @autoclosure () -> String
     ) -> Fields? {
         guard let pairs = node.pairs else {
             report(Diagnostic(
-                .wrongType, "Expected \(what()) to be a mapping, found \(node.kindDescription).", at: node.location, path: path))
+                .wrongType, "Expected \(what()) to be a mapping, found \(node.kindDescription).", at: node.location, path: path()))
             return nil
         }
         var result = Fields()
@@ -37,73 +37,73 @@ struct NodeDecoding {
             report(Diagnostic(
                 .unknownField,
                 "Unknown field `\(name)` in \(what())" + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
-                at: pair.key.location, path: path.appending(name),
+                at: pair.key.location, path: path().appending(name),
                 hint: suggestion == nil ? "Known fields: " + known.map { "`\($0)`" }.joined(separator: ", ") + "." : nil,
                 replacement: suggestion))
         }
         for name in required where result[name] == nil {
             report(Diagnostic(
                 .missingField, "Expected to find `\(name)` in \(what()), but it is missing.",
-                at: node.location, path: path.appending(name)))
+                at: node.location, path: path().appending(name)))
         }
         return result
     }
 
     /// A scalar read as text: any non-null scalar qualifies (`version: 1.0` is the string `1.0`).
-    mutating func string(_ node: Node, at path: DescriptorPath, what: @autoclosure () -> String) -> Located<String>? {
+    mutating func string(_ node: Node, at path: @autoclosure () -> DescriptorPath, what: @autoclosure () -> String) -> Located<String>? {
         guard let scalar = node.scalar, !node.isNull else {
             report(Diagnostic(
-                .wrongType, "Expected \(what()) to be a string, found \(node.kindDescription).", at: node.location, path: path))
+                .wrongType, "Expected \(what()) to be a string, found \(node.kindDescription).", at: node.location, path: path()))
             return nil
         }
         return Located(scalar.text, at: node.location)
     }
 
     /// A plain decimal integer; `"8"` (quoted) and `0x10` are not.
-    mutating func int(_ node: Node, at path: DescriptorPath, what: @autoclosure () -> String, range: ClosedRange<Int>? = nil) -> Located<Int>? {
+    mutating func int(_ node: Node, at path: @autoclosure () -> DescriptorPath, what: @autoclosure () -> String, range: ClosedRange<Int>? = nil) -> Located<Int>? {
         guard let scalar = node.plainScalar, let value = Self.decimalInt(scalar.text) else {
             report(Diagnostic(
-                .wrongType, "Expected \(what()) to be an integer, found \(node.kindDescription).", at: node.location, path: path))
+                .wrongType, "Expected \(what()) to be an integer, found \(node.kindDescription).", at: node.location, path: path()))
             return nil
         }
         if let range, !range.contains(value) {
             report(Diagnostic(
                 .invalidValue, "Expected \(what()) to be between \(range.lowerBound) and \(range.upperBound), found \(value).",
-                at: node.location, path: path))
+                at: node.location, path: path()))
             return nil
         }
         return Located(value, at: node.location)
     }
 
     /// A plain number.
-    mutating func double(_ node: Node, at path: DescriptorPath, what: @autoclosure () -> String) -> Located<Double>? {
+    mutating func double(_ node: Node, at path: @autoclosure () -> DescriptorPath, what: @autoclosure () -> String) -> Located<Double>? {
         guard let scalar = node.plainScalar, let value = Self.decimalDouble(scalar.text) else {
             report(Diagnostic(
-                .wrongType, "Expected \(what()) to be a number, found \(node.kindDescription).", at: node.location, path: path))
+                .wrongType, "Expected \(what()) to be a number, found \(node.kindDescription).", at: node.location, path: path()))
             return nil
         }
         return Located(value, at: node.location)
     }
 
     /// `true` or `false`, unquoted. YAML 1.1's `yes`, `no`, `on`, `off` are refused with a hint.
-    mutating func bool(_ node: Node, at path: DescriptorPath, what: @autoclosure () -> String) -> Located<Bool>? {
+    mutating func bool(_ node: Node, at path: @autoclosure () -> DescriptorPath, what: @autoclosure () -> String) -> Located<Bool>? {
         if let value = Self.boolean(node) {
             return Located(value, at: node.location)
         }
         let legacy = node.scalar.map { ["yes", "no", "on", "off", "y", "n"].contains($0.text.lowercased()) } ?? false
         report(Diagnostic(
-            .wrongType, "Expected \(what()) to be a boolean, found \(node.kindDescription).", at: node.location, path: path,
+            .wrongType, "Expected \(what()) to be a boolean, found \(node.kindDescription).", at: node.location, path: path(),
             hint: legacy ? "Write `true` or `false`; YAML 1.1 words such as `yes` are read as strings here." : nil))
         return nil
     }
 
     /// A duration such as `500ms`, `2s`, `1.5m`, `1h` or `1m30s`.
-    mutating func duration(_ node: Node, at path: DescriptorPath, what: @autoclosure () -> String) -> Located<Duration>? {
+    mutating func duration(_ node: Node, at path: @autoclosure () -> DescriptorPath, what: @autoclosure () -> String) -> Located<Duration>? {
         guard let scalar = node.scalar, let value = Self.duration(scalar.text) else {
             let bareNumber = node.scalar.map { Int($0.text) != nil } ?? false
             report(Diagnostic(
                 .wrongType, "Expected \(what()) to be a duration such as `500ms` or `30s`, found \(node.kindDescription).",
-                at: node.location, path: path,
+                at: node.location, path: path(),
                 hint: bareNumber ? "Add a unit: `ms`, `s`, `m` or `h`." : nil,
                 replacement: bareNumber ? node.scalar!.text + "s" : nil))
             return nil
@@ -113,9 +113,9 @@ struct NodeDecoding {
 
     /// One of a closed set of words, with "did you mean".
     mutating func oneOf<Value: RawRepresentable & CaseIterable & Sendable>(
-        _ type: Value.Type, _ node: Node, at path: DescriptorPath, what: @autoclosure () -> String
+        _ type: Value.Type, _ node: Node, at path: @autoclosure () -> DescriptorPath, what: @autoclosure () -> String
     ) -> Located<Value>? where Value.RawValue == String {
-        guard let text = string(node, at: path, what: what()) else { return nil }
+        guard let text = string(node, at: path(), what: what()) else { return nil }
         if let value = Value(rawValue: text.value) {
             return Located(value, at: text.location)
         }
@@ -124,29 +124,29 @@ struct NodeDecoding {
         report(Diagnostic(
             .invalidValue,
             "Unknown \(what()) `\(text.value)`" + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
-            at: text.location, path: path,
+            at: text.location, path: path(),
             hint: "Expected one of " + names.map { "`\($0)`" }.joined(separator: ", ") + ".", replacement: suggestion))
         return nil
     }
 
     /// A sequence's elements, or a report.
-    mutating func sequence(_ node: Node, at path: DescriptorPath, what: @autoclosure () -> String) -> [Node]? {
+    mutating func sequence(_ node: Node, at path: @autoclosure () -> DescriptorPath, what: @autoclosure () -> String) -> [Node]? {
         guard let elements = node.elements else {
             report(Diagnostic(
-                .wrongType, "Expected \(what()) to be a sequence, found \(node.kindDescription).", at: node.location, path: path))
+                .wrongType, "Expected \(what()) to be a sequence, found \(node.kindDescription).", at: node.location, path: path()))
             return nil
         }
         return elements
     }
 
     /// A name usable for steps and keys: a letter, then letters, digits, `-`, `_` or `.`.
-    mutating func identifier(_ node: Node, at path: DescriptorPath, what: @autoclosure () -> String) -> Located<String>? {
-        guard let text = string(node, at: path, what: what()) else { return nil }
+    mutating func identifier(_ node: Node, at path: @autoclosure () -> DescriptorPath, what: @autoclosure () -> String) -> Located<String>? {
+        guard let text = string(node, at: path(), what: what()) else { return nil }
         guard Self.isIdentifier(text.value) else {
             report(Diagnostic(
                 .invalidValue,
                 "Expected \(what()) to be a name made of letters, digits, `-`, `_` and `.` that starts with a letter, found `\(text.value)`.",
-                at: text.location, path: path))
+                at: text.location, path: path()))
             return nil
         }
         return text
