@@ -221,6 +221,23 @@ struct EngineTests {
         #expect(trace.events.allSatisfy { !($0.message ?? "").contains("s3cr3t") && !$0.jsonLine().contains("s3cr3t") })
     }
 
+    // The key is typed string: the env entry's secret-looking name alone must mask it.
+    @Test func aTokenPassedOnThroughTheInfoStaysRedacted() async throws {
+        let fixture = try EngineFixture(commandFlow(
+            steps: """
+              fetch: {uses: command, with: {run: [sh, -c, "echo '{\\"deviceToken\\": \\"t0k3n-from-vault\\"}'"], provides: {deviceToken: string}}}
+              leak: {uses: command, with: {run: [sh, -c, "echo \\"token was $DEVICE_TOKEN\\" >&2; exit 1"], env: {DEVICE_TOKEN: "${info.deviceToken}"}}}
+            """,
+            flows: "  onboard: [fetch, leak]"))
+        defer { fixture.remove() }
+        let trace = MemoryTrace()
+        let report = await fixture.run(.onboard, trace: trace)
+        guard case .failed(let failure, _, _) = report.result else { Issue.record("expected a failure"); return }
+        #expect(failure.message.contains("token was <redacted>"))
+        #expect(!failure.message.contains("t0k3n"))
+        #expect(trace.events.allSatisfy { !($0.message ?? "").contains("t0k3n") && !$0.jsonLine().contains("t0k3n") })
+    }
+
     @Test func conditionsReadTheInfo() async throws {
         let fixture = try EngineFixture(commandFlow(
             steps: """

@@ -6,7 +6,7 @@ extension CheckContext {
     /// with a compatible type, by the transform tree (through a welcome step) or a step before it.
     mutating func checkDataFlow() {
         // What each declared step requires and provides does not depend on the mode: worked out once per step.
-        var stepKeys: [String: (requires: [KeySpec], provides: [ProvidedKey])] = [:]
+        var stepKeys: [String: StepKeys] = [:]
         // A reset flow runs each step's reset, which reads what it needs from the state folder, not the info.
         for flow in descriptor.flows where flow.mode != .reset {
             // Keys by name, each the first provider's, as positions in `provided`.
@@ -23,14 +23,23 @@ extension CheckContext {
                 for key in entry.condition?.keys ?? [] {
                     _ = requireKnownKey(key, path: entry.path.appending("when"), context: "a `when` condition")
                 }
-                let keys: (requires: [KeySpec], provides: [ProvidedKey])
+                let keys: StepKeys
                 if let known = stepKeys[step.name.value] {
                     keys = known
                 } else {
-                    keys = (
-                        requirements(of: step, spec: spec),
-                        self.provided(by: step, spec: spec, at: step.location, path: step.path))
+                    keys = StepKeys(
+                        requires: requirements(of: step, spec: spec),
+                        provides: self.provided(by: step, spec: spec, at: step.location, path: step.path),
+                        references: Self.infoReferences(in: step))
                     stepKeys[step.name.value] = keys
+                }
+                for reference in keys.references where available[reference.key] == nil {
+                    report(Diagnostic(
+                        .missingKey,
+                        "Step `\(step.name.value)` reads `${info.\(reference.key)}` in `with.\(reference.parameter)`, which nothing before it provides in the \(flow.mode.rawValue) flow.",
+                        at: entry.step.location, path: entry.path,
+                        hint: "It is read when the step starts (line \(reference.location.line)); "
+                            + origins(of: KeySpec(reference.key, keyType(reference.key) ?? .value), after: index, in: flow)))
                 }
                 for requirement in keys.requires {
                     if let position = available[requirement.name] {
@@ -62,6 +71,43 @@ extension CheckContext {
                 }
             }
         }
+    }
+
+    /// What a declared step requires and provides, the same in every mode.
+    private struct StepKeys {
+        var requires: [KeySpec]
+        var provides: [ProvidedKey]
+        var references: [InfoReference]
+    }
+
+    /// A `${info.KEY}` in a step's parameters: the engine resolves it when the step starts.
+    struct InfoReference {
+        var key: String
+        /// The top-level parameter it is written in.
+        var parameter: String
+        var location: SourceLocation
+    }
+
+    /// Every well-formed `${info.KEY}` in the parameters of `step`, in document order. (Malformed ones are
+    /// `FR206` findings of the reference check.)
+    static func infoReferences(in step: StepDeclaration) -> [InfoReference] {
+        var result: [InfoReference] = []
+        func collect(_ node: Node, parameter: String) {
+            switch node.content {
+            case .scalar(let scalar):
+                guard ValueReference.appears(in: scalar.text) else { return }
+                for found in ValueReference.all(in: scalar.text)
+                where found.closed && found.namespace == ValueReference.Namespace.info.rawValue && !found.name.isEmpty {
+                    result.append(InfoReference(key: found.name, parameter: parameter, location: node.location))
+                }
+            case .sequence(let elements):
+                for element in elements { collect(element, parameter: parameter) }
+            case .mapping(let pairs):
+                for pair in pairs { collect(pair.value, parameter: parameter) }
+            }
+        }
+        for parameter in step.parameters { collect(parameter.value, parameter: parameter.name.value) }
+        return result
     }
 
     /// The keys a declared step requires, its parameters considered.

@@ -62,7 +62,15 @@ extension CheckContext {
                     let (type, typeDiagnostics) = FlowDecoder.decodeType(
                         pair.value, at: provides.path.appending(pair.key.scalar?.text ?? ""), file: descriptor.file)
                     diagnostics += typeDiagnostics
-                    if let type { checkTypeNames(type, at: pair.value.location, path: provides.path) }
+                    guard let type else { continue }
+                    checkTypeNames(type, at: pair.value.location, path: provides.path)
+                    if let name = pair.key.scalar?.text, let declared = declaredKeyTypes[name], !declared.accepts(normalized(type)) {
+                        report(Diagnostic(
+                            .keyTypeMismatch,
+                            "Step `\(step.name.value)` provides `\(name)` as `\(normalized(type))`, but `keys` declares it `\(declared)`.",
+                            at: pair.value.location, path: provides.path.appending(name),
+                            hint: "Write the same type in both places; the engine checks the program's output against `provides`."))
+                    }
                 }
             }
             if let parameter = spec.requiresFromParameter, let inputs = step.parameters.first(where: { $0.name.value == parameter }) {

@@ -49,7 +49,7 @@ extension CheckContext {
                     .literalSecret,
                     "Parameter `\(spec.name)` holds a literal secret; secrets never belong in a flow file.",
                     at: node.location, path: path,
-                    hint: "Write `${env.NAME}` (an environment variable), `${input.NAME}` (`--input NAME=...`) or `prompt`."))
+                    hint: "Write `${env.NAME}` (an environment variable), `${input.NAME}` (`--input NAME=...`), `${info.KEY}` (a key an earlier step provides) or `prompt`."))
             }
         case .url:
             guard let text else { return wrongType(node, "a URL", spec, path) }

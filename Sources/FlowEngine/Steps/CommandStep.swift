@@ -69,8 +69,11 @@ struct CommandStep: Step {
         for (name, node) in environment {
             let raw = node.scalar?.text ?? ""
             variables[name] = try context.input.resolve(raw, parameter: name, secret: true, info: context.info)
-            // A value from outside the file under a secret-looking name (`TOKEN: ${env.API_TOKEN}`) is masked.
-            if SecretNames.looksSecret(name), raw.contains("${env.") || raw.contains("${input.") { context.redactor.add(variables[name]!) }
+            // A value from outside the file under a secret-looking name (`TOKEN: ${env.API_TOKEN}`,
+            // `TOKEN: ${info.deviceToken}`) is masked.
+            if SecretNames.looksSecret(name), ["${env.", "${input.", "${info."].contains(where: raw.contains) {
+                context.redactor.add(variables[name]!)
+            }
         }
         // A program that exits without reading its input closes the pipe: writing to it is an error (EPIPE),
         // not a signal that ends flowrun.
