@@ -101,7 +101,7 @@ struct ProviderTests {
         #expect(failure.code == "no-configuration")
         #expect(failure.message.contains("managed:"))
         #expect(failure.message.contains("file:"))
-        #expect(failure.message.contains("missing.json"))
+        #expect(failure.message.contains("missing.json does not exist"))
         #expect(failure.message.contains("json: no document was given with --config"))
         #expect(!FileManager.default.fileExists(atPath: fixture.state.url.path))
     }

@@ -104,6 +104,9 @@ enum ConfigurationProviders {
         case "file":
             guard let path = parameter("path") else { return .failed("no `path`", transient: false) }
             let url = path.hasPrefix("/") ? URL(fileURLWithPath: path) : context.flowFolder.appendingPathComponent(path)
+            // As in the SDK, a file that is not there is a provider with nothing to offer (it is often put in
+            // place when the app is deployed); a file that is there but cannot be read is an error.
+            guard FileBytes.exists(url.path) else { return .nothing("\(url.path) does not exist") }
             return read(url.path)
         case "managed":
             let variable = parameter("env") ?? "FLOWRUN_MANAGED_CONFIG"
