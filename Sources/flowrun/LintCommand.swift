@@ -20,6 +20,8 @@ struct LintCommand: ParsableCommand {
             Exit status: 0 when nothing fails, 1 when a finding fails (an error, or a warning with --strict), \
             2 for usage errors and files or folders that cannot be read.
 
+            `-` reads one flow from standard input (for editors and hooks); --stdin-name names it in the report.
+
             Silence one finding with a comment on its line (or alone on the line before it):
               # flowrun-lint: disable=FR601 -- reason
             or for the whole file:
@@ -27,8 +29,11 @@ struct LintCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "Flow files or folders to check.")
+    @Argument(help: "Flow files or folders to check; `-` for standard input.")
     var paths: [String] = []
+
+    @Option(help: "The file name standard input is reported under; its extension (.json or not) says how to read it.")
+    var stdinName = "<stdin>"
 
     @Option(name: .shortAndLong, help: "Output format: text, json, sarif or github.")
     var format: LintFormat = .text
@@ -49,6 +54,9 @@ struct LintCommand: ParsableCommand {
         if paths.isEmpty && !listCodes {
             throw ValidationError("Name at least one flow file or folder, e.g. `flowrun lint flows`.")
         }
+        if paths.filter({ $0 == "-" }).count > 1 {
+            throw ValidationError("Standard input (`-`) can be read once.")
+        }
     }
 
     func run() throws {
@@ -58,7 +66,7 @@ struct LintCommand: ParsableCommand {
             }
             return
         }
-        let discovery = FlowFileDiscovery.find(paths)
+        let discovery = FlowFileDiscovery.find(paths, standardInputName: stdinName)
         for missing in discovery.missing {
             Console.error("flowrun: cannot read `\(missing)`: no such file or folder.")
         }
@@ -93,6 +101,7 @@ extension LintCommand {
     /// Each worker has a linter and catalog of its own and takes the next file from a shared counter: with one
     /// shared catalog, the cores would take turns writing the same reference counts.
     static func lint(_ files: [FlowFileDiscovery.File]) -> [FileReport?] {
+        // (Standard input, if named, is one of the files: a worker reads it like any other.)
         let reports = Mutex<[FileReport?]>(Array(repeating: nil, count: files.count))
         let next = Atomic<Int>(0)
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, files.count))
@@ -101,7 +110,9 @@ extension LintCommand {
             while true {
                 let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
                 guard index < files.count else { return }
-                let report = linter.lint(path: files[index].path, onlyFlowFiles: files[index].foundInFolder)
+                let report = files[index].isStandardInput
+                    ? linter.lintStandardInput(as: files[index].path)
+                    : linter.lint(path: files[index].path, onlyFlowFiles: files[index].foundInFolder)
                 reports.withLock { $0[index] = report }
             }
         }
@@ -112,9 +123,11 @@ extension LintCommand {
 /// The flow files that paths on the command line stand for.
 struct FlowFileDiscovery {
     struct File: Hashable {
+        /// The path, or for standard input the name it is reported under.
         var path: String
         /// Found by walking a folder rather than named.
         var foundInFolder: Bool
+        var isStandardInput = false
     }
 
     static let extensions: Set<String> = ["yaml", "yml", "json"]
@@ -122,11 +135,15 @@ struct FlowFileDiscovery {
     var files: [File] = []
     var missing: [String] = []
 
-    static func find(_ paths: [String]) -> FlowFileDiscovery {
+    static func find(_ paths: [String], standardInputName: String = "<stdin>") -> FlowFileDiscovery {
         var result = FlowFileDiscovery()
         var seen: Set<String> = []
         let manager = FileManager.default
         for path in paths {
+            if path == "-" {
+                result.files.append(File(path: standardInputName, foundInFolder: false, isStandardInput: true))
+                continue
+            }
             var isDirectory: ObjCBool = false
             guard manager.fileExists(atPath: path, isDirectory: &isDirectory) else {
                 result.missing.append(path)

@@ -206,6 +206,45 @@ struct LintCommandTests {
         #expect(document["files"] as? [String] == ["flows/a.yaml", "flows/b.YAML", "flows/c-link.yaml", "flows/d-folder/inner.yml"])
     }
 
+    @Test func standardInputIsLintedUnderTheNameGiven() throws {
+        let typo = "flowrun: 1\nname: piped\nsteps:\n  w: {uses: welcom}\nflows:\n  onboard: [w]\n"
+        let text = try CommandRunner.run(["lint", "-", "--stdin-name", "flows/piped.yaml"], input: typo)
+        #expect(text.status == 1)
+        #expect(text.standardOutput.contains("flows/piped.yaml:4:13: error[FR300]: Step `w` uses `welcom`"))
+        #expect(text.standardOutput.contains(" 4 |   w: {uses: welcom}"))
+        // Without a name it is `<stdin>`; the name's extension says JSON.
+        let unnamed = try CommandRunner.run(["lint", "-", "--format", "github"], input: typo)
+        #expect(unnamed.standardOutput.contains("::error file=<stdin>,line=4,col=13,title=FR300"))
+        let json = #"{"flowrun": 1, "name": "piped", "steps": {"w": {"uses": "welcome"}}, "flows": {"onboard": ["w"]}}"#
+        let clean = try CommandRunner.run(["lint", "-", "--stdin-name", "piped.json"], input: json)
+        #expect(clean.status == 0)
+        #expect(clean.standardOutput.contains("no findings in 1 file"))
+        // Empty input is an empty document, not a hang.
+        let empty = try CommandRunner.run(["lint", "-"], input: "")
+        #expect(empty.status == 1)
+        #expect(empty.standardOutput.contains("<stdin>:1:1: error[FR107]"))
+        let twice = try CommandRunner.run(["lint", "-", "-"], input: typo)
+        #expect(twice.status == 2)
+        #expect(twice.standardError.contains("Standard input (`-`) can be read once."))
+    }
+
+    @Test func longLinesAreCutAroundTheCaret() throws {
+        let padding = String(repeating: "d", count: 500)
+        let minified = #"{"flowrun": 1, "name": "x", "description": "\#(padding)", "steps": {"w": {"uses": "welcom"}}, "flows": {"onboard": ["w"]}}"#
+        let result = try CommandRunner.run(["lint", "-", "--stdin-name", "min.json"], input: minified)
+        #expect(result.status == 1)
+        let lines = result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let excerpt = Array(try #require(lines.first { $0.hasPrefix(" 1 | ") }))
+        let caret = Array(try #require(lines.first { $0.contains("^") }))
+        #expect(String(excerpt).hasPrefix(" 1 | …"))
+        // The gutter, the cut marks, and at most 160 characters of the line.
+        #expect(excerpt.count <= " 1 | ".count + 2 + 160)
+        // The caret stands under the misspelt value, underlined to its end.
+        let column = try #require(caret.firstIndex(of: "^"))
+        #expect(String(excerpt[column...]).hasPrefix(#""welcom""#))
+        #expect(String(caret[column...]) == "^" + String(repeating: "~", count: #""welcom""#.count - 1))
+    }
+
     @Test func missingPathsAndUsageErrorsExitTwo() throws {
         let scratch = try Scratch()
         defer { scratch.remove() }

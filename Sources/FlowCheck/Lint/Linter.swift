@@ -54,6 +54,15 @@ public struct Linter: Sendable {
         return lint(bytes: bytes, file: path, format: DocumentFormat(path: path), onlyFlowFiles: onlyFlowFiles)
     }
 
+    /// Lints standard input, reported as `name` (whose extension says whether it is JSON); input that cannot be
+    /// read yields an `FR110` finding.
+    public func lintStandardInput(as name: String) -> FileReport {
+        guard let bytes = FileBytes.readStandardInput(limit: limits.maxFileBytes) else {
+            return FileReport(file: name, diagnostics: [DocumentReader.unreadable(name)], suppressedCount: 0, text: "")
+        }
+        return lint(bytes: bytes, file: name, format: DocumentFormat(path: name))
+    }
+
     /// Lints `bytes` as a file named `file`.
     public func lint(bytes: [UInt8], file: String, format: DocumentFormat) -> FileReport {
         lint(bytes: bytes, file: file, format: format, onlyFlowFiles: false)!

@@ -31,12 +31,13 @@ struct TextRenderer {
             let number = String(location.line)
             let gutter = String(repeating: " ", count: number.count)
             var shown = String(line.replacing("\t", with: " "))
-            let caretColumn = max(0, min(location.column - 1, shown.count))
-            let width = Self.tokenWidth(in: shown, from: caretColumn)
+            var caretColumn = max(0, min(location.column - 1, shown.count))
+            var width = Self.tokenWidth(in: shown, from: caretColumn)
             if diagnostic.code == .literalSecret {
                 // The finding is that a secret is in the file: the excerpt must not print it again.
                 shown = Self.masking(shown, from: caretColumn, width: width)
             }
+            (shown, caretColumn, width) = Self.clipped(shown, caret: caretColumn, width: width)
             output += style("34", " \(number) | ") + shown + "\n"
             output += style("34", " \(gutter) | ") + String(repeating: " ", count: caretColumn)
                 + style(severityColor, "^" + String(repeating: "~", count: max(0, width - 1))) + "\n"
@@ -67,6 +68,22 @@ struct TextRenderer {
             end += 1
         }
         return max(1, end - column)
+    }
+
+    /// The widest excerpt shown; a longer line (minified JSON, a long value) is cut around the caret.
+    static let excerptWidth = 160
+
+    /// `line` cut to ``excerptWidth`` characters around `caret`, with `…` where text was left out, and the caret
+    /// and underline moved to match.
+    static func clipped(_ line: String, caret: Int, width: Int) -> (line: String, caret: Int, width: Int) {
+        let characters = Array(line)
+        guard characters.count > excerptWidth else { return (line, caret, width) }
+        let start = max(0, min(caret - excerptWidth / 3, characters.count - excerptWidth))
+        let end = min(characters.count, start + excerptWidth)
+        let head = start > 0 ? "…" : ""
+        let tail = end < characters.count ? "…" : ""
+        let shownCaret = caret - start + head.count
+        return (head + String(characters[start..<end]) + tail, shownCaret, max(1, min(width, end - caret)))
     }
 
     static func masking(_ line: String, from column: Int, width: Int) -> String {

@@ -11,11 +11,18 @@ public enum FileBytes {
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
-        let wanted = min(Int(status.st_size), limit) + 1
-        var bytes = [UInt8](repeating: 0, count: wanted)
+        return read(from: descriptor, wanted: min(Int(status.st_size), limit) + 1, exact: true)
+    }
+
+    /// Up to `wanted` bytes from `descriptor`. With `exact`, `wanted` is the size to expect (a regular file's);
+    /// otherwise the buffer grows as bytes come (a pipe's size is not known ahead).
+    private static func read(from descriptor: Int32, wanted: Int, exact: Bool) -> [UInt8]? {
+        var bytes = [UInt8](repeating: 0, count: exact ? wanted : min(wanted, 1 << 16))
         var count = 0
         while count < wanted {
-            let got = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, wanted - count) }
+            if count == bytes.count { bytes += [UInt8](repeating: 0, count: min(bytes.count, wanted - bytes.count)) }
+            let room = bytes.count - count
+            let got = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, room) }
             if got > 0 {
                 count += got
             } else if got == 0 {
@@ -24,8 +31,14 @@ public enum FileBytes {
                 return nil
             }
         }
-        bytes.removeLast(wanted - count)
+        bytes.removeLast(bytes.count - count)
         return bytes
+    }
+
+    /// Standard input to its end, at most `limit + 1` bytes (so that input over the limit is noticed without
+    /// keeping all of it); `nil` when it cannot be read.
+    public static func readStandardInput(limit: Int) -> [UInt8]? {
+        read(from: STDIN_FILENO, wanted: limit + 1, exact: false)
     }
 
     /// Whether anything exists at `path`.
