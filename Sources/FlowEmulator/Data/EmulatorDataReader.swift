@@ -41,10 +41,7 @@ extension Fault {
     ///
     /// - Throws: ``EmulatorDataError`` when the mapping is not a valid fault.
     public init(node: Node) throws(EmulatorDataError) {
-        var reader = DataReader()
-        let fault = reader.fault(node, path: "fault")
-        if !reader.problems.isEmpty { throw EmulatorDataError(reader.problems) }
-        self = fault!
+        self = try DataReader.readOne { $0.fault(node, path: "fault") }
     }
 }
 
@@ -53,10 +50,17 @@ extension Registration {
     ///
     /// - Throws: ``EmulatorDataError`` when the mapping is not a valid registration state.
     public init(node: Node) throws(EmulatorDataError) {
+        self = try DataReader.readOne { $0.registration(node, path: "registration") }
+    }
+}
+
+extension DataReader {
+    /// One value read on its own (the admin API's bodies): the value, or every problem found reading it.
+    static func readOne<Value>(_ read: (inout DataReader) -> Value?) throws(EmulatorDataError) -> Value {
         var reader = DataReader()
-        let registration = reader.registration(node, path: "registration")
-        if !reader.problems.isEmpty { throw EmulatorDataError(reader.problems) }
-        self = registration!
+        let value = read(&reader)
+        guard reader.problems.isEmpty, let value else { throw EmulatorDataError(reader.problems) }
+        return value
     }
 }
 

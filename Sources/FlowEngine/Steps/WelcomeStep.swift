@@ -113,7 +113,7 @@ enum ConfigurationProviders {
             if let path = context.input.environment[variable] { return read(path) }
             let application = context.transformEnvironment.applicationID ?? "application"
             let path = (parameter("path") ?? "/etc/flowrun/managed/{application-id}.json").replacing("{application-id}", with: application)
-            guard FileManager.default.fileExists(atPath: path) else { return .nothing("\(variable) is not set and \(path) does not exist") }
+            guard FileBytes.exists(path) else { return .nothing("\(variable) is not set and \(path) does not exist") }
             return read(path)
         case "discovery-service":
             return await discovery(parameters: parameter, context: context)
