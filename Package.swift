@@ -17,6 +17,9 @@ let package = Package(
         .library(name: "FlowCheck", targets: ["FlowCheck"]),
         .library(name: "FlowTransform", targets: ["FlowTransform"]),
         .library(name: "FlowEngine", targets: ["FlowEngine"]),
+        .library(name: "FlowConfig", targets: ["FlowConfig"]),
+        .library(name: "FlowSteps", targets: ["FlowSteps"]),
+        .library(name: "FlowEmulator", targets: ["FlowEmulator"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -25,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
     ],
     targets: [
         .systemLibrary(
@@ -72,20 +76,33 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The engine: pipeline, graph compiler, run machines and driver, step protocol and registry, services.
+        // It knows the step protocol, not the steps.
         .target(
             name: "FlowEngine",
             dependencies: ["FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowTransform", "FlowHTTP"],
             swiftSettings: strictSettings
         ),
+        // The configuration loader and its providers.
+        .target(
+            name: "FlowConfig",
+            dependencies: ["FlowDescriptor", "FlowCatalog", "FlowEngine", "FlowHTTP", "FlowTransform"],
+            swiftSettings: strictSettings
+        ),
+        // The built-in steps, and `Builtins`: the registry and catalog made from their type list.
+        .target(
+            name: "FlowSteps",
+            dependencies: ["FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowEngine", "FlowConfig", "FlowHTTP", "FlowTransform"],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "flowrun",
             dependencies: [
-                "FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowTransform", "FlowEngine", "FlowEmulator",
+                "FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowTransform", "FlowEngine", "FlowSteps", "FlowEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
         ),
-        .executableTarget(name: "flowrun-engine-bench", dependencies: ["FlowEngine", "FlowTransform", "FlowDescriptor", "FlowCatalog"], swiftSettings: strictSettings),
         .testTarget(
             name: "FlowDescriptorTests",
             dependencies: ["FlowDescriptor"],
@@ -93,18 +110,21 @@ let package = Package(
         ),
         .testTarget(
             name: "FlowCheckTests",
-            dependencies: ["FlowDescriptor", "FlowCatalog", "FlowCheck"],
+            dependencies: ["FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowEngine", "FlowSteps"],
             resources: [.copy("Corpus")],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "FlowTransformTests",
-            dependencies: ["FlowTransform", "FlowDescriptor", "FlowCatalog"],
+            dependencies: ["FlowTransform", "FlowDescriptor", "FlowCatalog", "FlowSteps"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "FlowEngineTests",
-            dependencies: ["FlowEngine", "FlowTransform", "FlowDescriptor", "FlowCatalog", "FlowEmulator", "FlowHTTP"],
+            dependencies: [
+                "FlowEngine", "FlowConfig", "FlowSteps", "FlowTransform", "FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowEmulator",
+                "FlowHTTP", .product(name: "Clocks", package: "swift-clocks"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -130,7 +150,7 @@ let package = Package(
         ),
         .testTarget(
             name: "flowrunTests",
-            dependencies: ["flowrun", "FlowCheck", "FlowCatalog", "FlowDescriptor"],
+            dependencies: ["flowrun", "FlowCheck", "FlowCatalog", "FlowDescriptor", "FlowSteps"],
             swiftSettings: strictSettings
         ),
     ]

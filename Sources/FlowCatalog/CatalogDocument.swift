@@ -2,11 +2,13 @@ public import FlowDescriptor
 
 /// The catalog as JSON, for `flowrun steps --json` and tools.
 public enum CatalogDocument {
-    /// Every built-in step with its parameters and the keys it requires and provides.
-    public static func steps(_ catalog: Catalog) -> JSONValue {
+    /// Every built-in step with its parameters, the keys it requires and provides, and whether `runnable` says
+    /// this build runs it.
+    public static func steps(_ catalog: Catalog, runnable: (String) -> Bool) -> JSONValue {
         .array(catalog.steps.map { step in
             .object([
                 ("name", .string(step.name)),
+                ("runnable", .bool(runnable(step.name))),
                 ("aliases", .array(step.aliases.map { .string($0) })),
                 ("summary", .string(step.summary)),
                 ("waits", .string(step.waits.rawValue)),
@@ -25,7 +27,7 @@ public enum CatalogDocument {
         var members: [(String, JSONValue)] = [
             ("name", .string(spec.name)), ("type", .string(spec.type.description)), ("required", .bool(spec.required)),
         ]
-        if let value = spec.defaultValue { members.append(("default", .string(value))) }
+        if let value = spec.defaultValue { members.append(("default", .string(value.description))) }
         members.append(("summary", .string(spec.summary)))
         return .object(members)
     }

@@ -40,15 +40,46 @@ public enum ParameterType: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+/// What a parameter is when the flow leaves it out.
+public enum ParameterDefault: Sendable, Hashable, CustomStringConvertible {
+    /// This value, written as a flow file would write it; the built-in reads it from here, so the catalog and
+    /// the implementation cannot disagree.
+    case value(String)
+    /// Worked out at run time (the flow's application ID, a device ID generated once); described in prose.
+    case derived(String)
+
+    /// The value, when the default is one.
+    public var value: String? {
+        if case .value(let text) = self { text } else { nil }
+    }
+
+    public var description: String {
+        switch self {
+        case .value(let text): text
+        case .derived(let prose): prose
+        }
+    }
+}
+
 /// One parameter of a built-in.
 public struct ParameterSpec: Sendable, Hashable {
     public var name: String
     public var type: ParameterType
     public var required: Bool
-    public var defaultValue: String?
+    public var defaultValue: ParameterDefault?
     public var summary: String
 
-    public init(_ name: String, _ type: ParameterType, required: Bool = false, default defaultValue: String? = nil, _ summary: String) {
+    /// A parameter whose default, if any, is a value.
+    public init(_ name: String, _ type: ParameterType, required: Bool = false, default value: String? = nil, _ summary: String) {
+        self.init(name, type, required: required, defaultValue: value.map(ParameterDefault.value), summary)
+    }
+
+    /// A parameter whose default is worked out at run time, described by `derived`.
+    public init(_ name: String, _ type: ParameterType, derived: String, _ summary: String) {
+        self.init(name, type, required: false, defaultValue: .derived(derived), summary)
+    }
+
+    private init(_ name: String, _ type: ParameterType, required: Bool, defaultValue: ParameterDefault?, _ summary: String) {
         self.name = name
         self.type = type
         self.required = required
@@ -161,6 +192,14 @@ public struct TransformerSpec: Sendable, Hashable {
     public var kind: Kind
     public var parameters: [ParameterSpec]
 
+    public init(name: String, aliases: [String] = [], summary: String, kind: Kind, parameters: [ParameterSpec] = []) {
+        self.name = name
+        self.aliases = aliases
+        self.summary = summary
+        self.kind = kind
+        self.parameters = parameters
+    }
+
     /// The parameter spec named `name`.
     public func parameter(_ name: String) -> ParameterSpec? {
         parameters.first { $0.name == name }
@@ -177,6 +216,18 @@ public struct ProviderSpec: Sendable, Hashable {
     public var primaryParameter: String?
     /// Inputs the provider may ask the person for.
     public var inputs: [String]
+
+    public init(
+        name: String, aliases: [String] = [], summary: String, parameters: [ParameterSpec] = [], primaryParameter: String? = nil,
+        inputs: [String] = []
+    ) {
+        self.name = name
+        self.aliases = aliases
+        self.summary = summary
+        self.parameters = parameters
+        self.primaryParameter = primaryParameter
+        self.inputs = inputs
+    }
 
     /// The parameter spec named `name`.
     public func parameter(_ name: String) -> ParameterSpec? {

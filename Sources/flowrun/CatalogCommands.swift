@@ -2,6 +2,8 @@ import ArgumentParser
 import FlowCatalog
 import FlowCheck
 import FlowDescriptor
+import FlowEngine
+import FlowSteps
 
 /// `flowrun schema`: the JSON Schema of the flow format, for editors.
 struct SchemaCommand: ParsableCommand {
@@ -12,7 +14,7 @@ struct SchemaCommand: ParsableCommand {
     )
 
     func run() throws {
-        Console.print(FlowSchema.build(from: .builtin).rendered())
+        Console.print(FlowSchema.build(from: Builtins.catalog).rendered())
     }
 }
 
@@ -27,15 +29,17 @@ struct StepsCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let catalog = Catalog.builtin
+        let registry = Builtins.registry
+        let catalog = registry.catalog
         if json {
-            Console.print(CatalogDocument.steps(catalog).rendered())
+            Console.print(CatalogDocument.steps(catalog, runnable: registry.isRunnable).rendered())
             return
         }
         for step in catalog.steps {
             let aliases = step.aliases.isEmpty ? "" : " (also " + step.aliases.joined(separator: ", ") + ")"
             Console.print("\(step.name)\(aliases)")
             Console.print("  \(step.summary)")
+            Console.print("  runs in this build: \(registry.isRunnable(step.name) ? "yes" : "not yet (flows that use it lint, draw and plan)")")
             Console.print("  waits on: \(step.waits.rawValue), default timeout \(step.waits.defaultTimeout.flowText)")
             for parameter in step.parameters {
                 let extra = parameter.required ? ", required" : parameter.defaultValue.map { ", default \($0)" } ?? ""

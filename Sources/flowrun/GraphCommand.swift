@@ -2,6 +2,7 @@ import ArgumentParser
 import FlowCatalog
 import FlowDescriptor
 import FlowEngine
+import FlowSteps
 
 enum GraphFormat: String, ExpressibleByArgument, CaseIterable {
     case mermaid
@@ -22,15 +23,8 @@ struct GraphCommand: ParsableCommand {
     var format: GraphFormat = .mermaid
 
     func run() throws {
-        let descriptor = try RunCommand.load(file)
-        let engine: FlowEngine
-        do {
-            engine = try FlowEngine(descriptor: descriptor, registry: .catalogOnly)
-        } catch {
-            RunCommand.printFindings(error.diagnostics, in: file)
-            throw ExitCode.usage
-        }
-        Console.print(GraphRenderer.render(engine.graphs, format: format))
+        let flow = try RunCommand.load(file, pipeline: FlowPipeline(registry: Builtins.registry))
+        Console.print(GraphRenderer.render(flow.graphs, format: format))
     }
 }
 

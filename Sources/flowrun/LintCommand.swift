@@ -2,6 +2,8 @@ public import ArgumentParser
 public import FlowCheck
 import FlowCatalog
 import FlowDescriptor
+import FlowEngine
+import FlowSteps
 import Foundation
 import Glibc
 import Synchronization
@@ -96,9 +98,10 @@ struct LintCommand: ParsableCommand {
 }
 
 extension LintCommand {
-    /// Lints `files` on every core; the reports come back in the order of `files`.
+    /// Lints `files` on every core through the pipeline every command uses (read, decode, check, compile); the
+    /// reports come back in the order of `files`.
     ///
-    /// Each worker has a linter and catalog of its own and takes the next file from a shared counter: with one
+    /// Each worker has a pipeline and catalog of its own and takes the next file from a shared counter: with one
     /// shared catalog, the cores would take turns writing the same reference counts.
     static func lint(_ files: [FlowFileDiscovery.File]) -> [FileReport?] {
         // (Standard input, if named, is one of the files: a worker reads it like any other.)
@@ -106,14 +109,14 @@ extension LintCommand {
         let next = Atomic<Int>(0)
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, files.count))
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            let linter = workers == 1 ? Linter() : Linter(catalog: .makeBuiltin())
+            let pipeline = FlowPipeline(registry: workers == 1 ? Builtins.registry : Builtins.makeRegistry())
             while true {
                 let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
                 guard index < files.count else { return }
-                let report = files[index].isStandardInput
-                    ? linter.lintStandardInput(as: files[index].path)
-                    : linter.lint(path: files[index].path, onlyFlowFiles: files[index].foundInFolder)
-                reports.withLock { $0[index] = report }
+                let loaded = files[index].isStandardInput
+                    ? pipeline.loadStandardInput(as: files[index].path)
+                    : pipeline.load(path: files[index].path, onlyFlowFiles: files[index].foundInFolder)
+                reports.withLock { $0[index] = loaded?.report }
             }
         }
         return reports.withLock { $0 }

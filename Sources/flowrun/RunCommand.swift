@@ -3,6 +3,7 @@ import FlowCheck
 import FlowDescriptor
 import FlowEmulator
 public import FlowEngine
+import FlowSteps
 import FlowTransform
 import Foundation
 
@@ -57,17 +58,9 @@ struct RunCommand: AsyncParsableCommand {
     var logLevel: String = "warn"
 
     func run() async throws {
-        let descriptor = try Self.load(file)
-        let engine: FlowEngine
-        do {
-            engine = try FlowEngine(descriptor: descriptor)
-        } catch {
-            Self.printFindings(error.diagnostics, in: file)
-            Console.error("flowrun: \(file) cannot run until these are fixed (`flowrun lint \(file)` shows them too).")
-            throw ExitCode.usage
-        }
+        let flow = try Self.load(file, pipeline: FlowPipeline(registry: Builtins.registry))
         if dryRun {
-            Console.print(Plan.render(engine))
+            Console.print(Plan.render(flow))
             return
         }
         var flags: [String: String] = [:]
@@ -86,8 +79,26 @@ struct RunCommand: AsyncParsableCommand {
             linkURL = url
         }
         if emulatorData != nil, !emulator { throw ValidationError("--emulator-data goes with --emulator.") }
+        guard let level = RunLog.Level(backendName: logLevel) else {
+            throw ValidationError("--log-level takes none, fatal, error, warn, info, debug or path, found `\(logLevel)`.")
+        }
+        let engine = FlowEngine(flow)
+        let redactor = Redactor()
+        let interactive = isatty(STDIN_FILENO) == 1
+        var options = RunOptions(
+            mode: mode,
+            input: InputSource(flags: flags, interactive: interactive, prompter: Prompt.ask, document: configuration, link: linkURL),
+            state: stateDir.map { StateFolder(url: URL(fileURLWithPath: $0)) } ?? StateFolder.default(flowName: engine.name),
+            progress: ProgressPrinter(live: isatty(STDERR_FILENO) == 1), redactor: redactor)
+        // What would stop the run is found before anything starts: steps this build cannot run, state that
+        // cannot be kept.
+        let blockers = engine.readiness(options)
+        guard blockers.isEmpty else {
+            Self.printFindings(blockers, in: file)
+            Console.error("flowrun: \(file) cannot run here until these are resolved.")
+            throw ExitCode.usage
+        }
         var backend: BackendEmulator?
-        var backendURL: URL?
         if emulator {
             let data: EmulatorData
             do {
@@ -98,38 +109,28 @@ struct RunCommand: AsyncParsableCommand {
             }
             let server = BackendEmulator(data: data)
             do {
-                backendURL = try await server.start(port: 0)
+                options.backendOverride = try await server.start(port: 0)
             } catch {
                 Console.error("flowrun: cannot start the emulator: \(error)")
                 throw ExitCode(1)
             }
             backend = server
-            FileHandle.standardError.write(Data("emulator: \(backendURL!.absoluteString)\n".utf8))
+            FileHandle.standardError.write(Data("emulator: \(options.backendOverride!.absoluteString)\n".utf8))
         }
-        let redactor = Redactor()
-        var sinks: [any TraceSink] = []
         if let trace {
             do {
-                sinks.append(try FileTrace(path: trace, redactor: redactor))
+                options.trace = TraceFanout([try FileTrace(path: trace, redactor: redactor)])
             } catch {
                 Console.error("flowrun: cannot write the trace to `\(trace)`: \(error)")
+                await backend?.stop()
                 throw ExitCode.usage
             }
+        } else {
+            options.trace = TraceFanout([])
         }
-        guard let level = RunLog.Level(backendName: logLevel) else {
-            throw ValidationError("--log-level takes none, fatal, error, warn, info, debug or path, found `\(logLevel)`.")
-        }
-        let log = RunLog(level: level, redactor: redactor) { level, message in
+        options.log = RunLog(level: level, redactor: redactor) { level, message in
             FileHandle.standardError.write(Data("[\(level.name)] \(message)\n".utf8))
         }
-        let interactive = isatty(STDIN_FILENO) == 1
-        let options = RunOptions(
-            mode: mode,
-            input: InputSource(flags: flags, interactive: interactive, prompter: Prompt.ask),
-            configuration: configuration,
-            stateFolder: stateDir.map { StateFolder(url: URL(fileURLWithPath: $0)) } ?? StateFolder.default(flowName: engine.name),
-            trace: TraceFanout(sinks), progress: ProgressPrinter(live: isatty(STDERR_FILENO) == 1), redactor: redactor,
-            backendOverride: backendURL, link: linkURL, log: log)
 
         let task = Task { await engine.run(options) }
         let interrupt = Interrupt.onSignal { task.cancel() }
@@ -144,14 +145,19 @@ struct RunCommand: AsyncParsableCommand {
         }
     }
 
-    /// Reads and decodes the flow file; read errors are printed like lint's and exit 2.
-    static func load(_ file: String) throws -> FlowDescriptor {
-        let read = DocumentReader.read(path: file)
-        guard let root = read.root, !read.diagnostics.hasErrors else {
-            printFindings(read.diagnostics, in: file)
+    /// The flow file through the pipeline. Its findings are printed on standard error exactly as `flowrun lint`
+    /// prints them; an error among them exits 2, warnings alone do not stop the command.
+    static func load(_ file: String, pipeline: FlowPipeline) throws -> CompiledFlow {
+        let loaded = pipeline.load(path: file)!
+        if !loaded.report.diagnostics.isEmpty {
+            let run = LintRun(reports: [loaded.report], strict: false, toolVersion: Flowrun.version)
+            FileHandle.standardError.write(Data(run.rendered(as: .text, color: Console.wants(color: STDERR_FILENO)).utf8))
+        }
+        guard let flow = loaded.flow else {
+            Console.error("flowrun: \(file) cannot run until these are fixed.")
             throw ExitCode.usage
         }
-        return FlowDecoder.decode(root, file: file).0
+        return flow
     }
 
     /// Prints findings that stop a run on standard error, as `flowrun lint` prints them (excerpt and caret).

@@ -80,13 +80,14 @@ enum Summary {
 
 /// `--dry-run`: every mode's plan, with each step's policy.
 enum Plan {
-    static func render(_ engine: FlowEngine) -> String {
+    static func render(_ flow: CompiledFlow) -> String {
         var lines: [String] = []
         for mode in FlowMode.allCases {
-            guard let graph = engine.graphs[mode] else { continue }
-            lines.append("\(mode.rawValue)\(engine.descriptor.flow(for: mode) == nil ? " (default: each onboard step's reset, in reverse)" : ""):")
+            guard let graph = flow.graphs[mode] else { continue }
+            lines.append("\(mode.rawValue)\(flow.descriptor.flow(for: mode) == nil ? " (default: each onboard step's reset, in reverse)" : ""):")
             for (index, node) in graph.nodes.enumerated() {
                 var details = ["\(node.spec.name)", "timeout \(node.timeout.flowText)"]
+                if node.step == nil { details.append("not runnable in this build") }
                 if node.retry.attempts > 1 {
                     details.append("\(node.retry.attempts) attempts, backoff \(node.retry.backoff.flowText)×\(node.retry.multiplier)")
                 }

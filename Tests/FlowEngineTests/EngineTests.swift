@@ -1,5 +1,6 @@
 import FlowCatalog
 import FlowDescriptor
+import FlowSteps
 @testable import FlowEngine
 import FlowTransform
 import Foundation
@@ -20,7 +21,7 @@ struct EngineFixture {
         try Data(yaml.utf8).write(to: URL(fileURLWithPath: path))
         let read = DocumentReader.read(path: path)
         let root = try #require(read.root, "\(read.diagnostics)")
-        engine = try FlowEngine(descriptor: FlowDecoder.decode(root, file: path).0)
+        engine = try FlowEngine(descriptor: FlowDecoder.decode(root, file: path).0, registry: Builtins.registry)
     }
 
     var state: StateFolder { StateFolder(url: folder.appendingPathComponent("state")) }
@@ -30,8 +31,8 @@ struct EngineFixture {
         var env = ProcessInfo.processInfo.environment
         env.merge(environment) { $1 }
         return await engine.run(RunOptions(
-            mode: mode, input: InputSource(flags: inputs, environment: env, interactive: false), configuration: configuration,
-            stateFolder: state, trace: trace))
+            mode: mode, input: InputSource(flags: inputs, environment: env, interactive: false, document: configuration),
+            state: state, trace: trace))
     }
 
     func remove() { try? FileManager.default.removeItem(at: folder) }

@@ -47,8 +47,8 @@ struct EmulatorFixture {
 
     func run(_ mode: RunMode = .auto, email: String = "ada@example.com", trace: MemoryTrace = MemoryTrace(), link: URL? = nil) async -> RunReport {
         await flow.engine.run(RunOptions(
-            mode: mode, input: InputSource(flags: ["email-address": email], environment: [:], interactive: false),
-            stateFolder: flow.state, trace: trace, backendOverride: url, link: link))
+            mode: mode, input: InputSource(flags: ["email-address": email], environment: [:], interactive: false, link: link),
+            state: flow.state, trace: trace, backendOverride: url))
     }
 
     func stop() async {
@@ -188,7 +188,7 @@ struct LogLevelTests {
         let log = RunLog(level: .path) { level, message in lines.append("\(level.name) \(message)") }
         let report = await fixture.flow.engine.run(RunOptions(
             mode: .onboard, input: InputSource(flags: ["email-address": "ada@example.com"], environment: [:], interactive: false),
-            stateFolder: fixture.flow.state, backendOverride: fixture.url, log: log))
+            state: fixture.flow.state, backendOverride: fixture.url, log: log))
         await fixture.stop()
         #expect(report.result == .succeeded)
         let expected = try #require(report.info["logSettings"]?["level"]?.text.flatMap(RunLog.Level.init(backendName:)))

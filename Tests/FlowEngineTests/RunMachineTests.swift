@@ -1,5 +1,6 @@
 import FlowCatalog
 import FlowDescriptor
+import FlowSteps
 @testable import FlowEngine
 import Testing
 

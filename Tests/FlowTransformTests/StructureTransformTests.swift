@@ -1,5 +1,6 @@
 import FlowCatalog
 import FlowDescriptor
+import FlowSteps
 import Foundation
 import Testing
 @testable import FlowTransform
@@ -437,10 +438,15 @@ struct TransformerRegressionTests {
             "tokenEndpoint": "https://c.example.com/t", "client_id": "x", "redirect_uri": "https://c.example.com/d"}}}
         """
 
-    @Test func userIdentityWithOneKeyForBothIsAConflictNotACrash() throws {
+    @Test func userIdentityWithOneKeyForBothIsRejectedWhenTheTreeIsBuilt() throws {
         let flow = try descriptor(keys: "{k: value}", transform: "    cert: {use: user-identity-discovery, key: k, oauth-key: k}")
-        let error = try #require(try transformError(flow, Self.certificate))
-        #expect(error.kind == .conflictingKey)
+        #expect {
+            _ = try TransformTree(descriptor: flow)
+        } throws: { error in
+            guard let error = error as? TransformError else { return false }
+            // Located at the `oauth-key` value, so lint reports it (FR700) before anything runs.
+            return error.kind == .invalidArgument && error.message.contains("both name `k`") && error.location?.line == transformLine
+        }
     }
 
     @Test(arguments: [

@@ -1,5 +1,6 @@
 import FlowCatalog
 import FlowDescriptor
+import FlowSteps
 import Foundation
 import Testing
 @testable import FlowTransform

@@ -316,9 +316,11 @@ struct CatalogCommandTests {
         let steps = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]])
         let names = steps.compactMap { $0["name"] as? String }
         #expect(names == [
-            "welcome", "session-configuration", "basic-authentication", "oauth2-authentication", "saml-authentication",
-            "otp-session-configuration", "settings-download", "store-manager", "command",
+            "welcome", "session-configuration", "settings-download", "command", "basic-authentication", "oauth2-authentication",
+            "saml-authentication", "otp-session-configuration", "store-manager",
         ])
+        let runnable = steps.filter { $0["runnable"] as? Bool == true }.compactMap { $0["name"] as? String }
+        #expect(runnable == ["welcome", "session-configuration", "settings-download", "command"])
         let oauth = try #require(steps.first { $0["name"] as? String == "oauth2-authentication" })
         #expect((oauth["aliases"] as? [String])?.contains("OAuth2AuthenticationStep") == true)
         let requires = try #require(oauth["requires"] as? [[String: Any]])

@@ -8,7 +8,7 @@ public import FlowDescriptor
 public struct Checker: Sendable {
     public var catalog: Catalog
 
-    public init(catalog: Catalog = .builtin) {
+    public init(catalog: Catalog) {
         self.catalog = catalog
     }
 

@@ -116,7 +116,7 @@ extension CheckContext {
         for key in spec.requires {
             if let condition = key.onlyWhen {
                 let value = step.parameters.first { $0.name.value == condition.parameter }?.value.scalar?.text
-                    ?? spec.parameter(condition.parameter)?.defaultValue
+                    ?? spec.parameter(condition.parameter)?.defaultValue?.value
                 guard let value, condition.values.contains(value) else { continue }
             }
             result.append(key)

@@ -80,6 +80,11 @@ public struct DiagnosticCode: Sendable, Hashable, Comparable, CustomStringConver
     public static let literalSecret = DiagnosticCode("FR601", "literal-secret", .error, "A secret is written in the flow file.")
     public static let urlProviderWithoutAllowlist = DiagnosticCode("FR602", "url-provider-without-allowlist", .error, "A `url` provider accepts links from any host.")
 
+    // MARK: Compiling and running (FR7xx)
+    public static let invalidParameter = DiagnosticCode("FR700", "invalid-parameter", .error, "A built-in step, provider or transformer cannot be made from its parameters.")
+    public static let stepNotRunnable = DiagnosticCode("FR701", "step-not-runnable", .error, "A step uses a built-in that this build of flowrun cannot run yet (reported by `flowrun run`).")
+    public static let stateUnwritable = DiagnosticCode("FR702", "state-unwritable", .error, "The state folder cannot be created or written (reported by `flowrun run` before the first step).")
+
     // MARK: Suppressions (FR9xx)
     public static let unknownSuppressedCode = DiagnosticCode("FR900", "unknown-suppressed-code", .warning, "A `flowrun-lint: disable` comment names no known code.")
     public static let unusedSuppression = DiagnosticCode("FR901", "unused-suppression", .warning, "A `flowrun-lint: disable` comment silences nothing.")
@@ -95,6 +100,7 @@ public struct DiagnosticCode: Sendable, Hashable, Comparable, CustomStringConver
         restoreWithoutStore, unknownRouteTarget, endlessCycle, missingOnboardFlow, emptyFlow,
         missingKey, keyTypeMismatch, keyProvidedTwice,
         insecureEndpoint, literalSecret, urlProviderWithoutAllowlist,
+        invalidParameter, stepNotRunnable, stateUnwritable,
         unknownSuppressedCode, unusedSuppression, malformedSuppression,
     ]
 }

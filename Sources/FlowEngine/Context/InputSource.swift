@@ -1,8 +1,9 @@
 public import Foundation
 import FlowTransform
-import FlowDescriptor
+public import FlowDescriptor
 
-/// Where a run gets what a person supplies: `--input NAME=VALUE`, the environment, or a prompt on a terminal.
+/// Where a run gets what a person supplies: `--input NAME=VALUE`, the environment, or a prompt on a terminal;
+/// and the documents given on the command line (`--config` for the `json` provider, `--link` for `url`).
 ///
 /// With no terminal, a missing input is an error that names it and says how to supply it: a run never waits
 /// for input that cannot come.
@@ -15,11 +16,18 @@ public struct InputSource: Sendable {
     public var interactive: Bool
     /// Asks a person; `secret` turns echo off. Used only when `interactive`.
     public var prompter: @Sendable (_ question: String, _ secret: Bool) -> String?
+    /// The configuration document given with `--config` (the `json` provider), if any.
+    public var document: Node?
+    /// The onboarding link given with `--link` (the `url` provider), if any.
+    public var link: URL?
 
     public init(
         flags: [String: String] = [:], environment: [String: String] = ProcessInfo.processInfo.environment,
-        interactive: Bool = false, prompter: @escaping @Sendable (String, Bool) -> String? = { _, _ in nil }
+        interactive: Bool = false, prompter: @escaping @Sendable (String, Bool) -> String? = { _, _ in nil },
+        document: Node? = nil, link: URL? = nil
     ) {
+        self.document = document
+        self.link = link
         self.flags = flags
         self.environment = environment
         self.interactive = interactive

@@ -17,13 +17,16 @@ public struct FlowGraph: Sendable {
     }
 }
 
-/// A step invocation: the declared step, its built-in, its parameters, and the entry's run policy.
+/// A step invocation: the declared step, its built-in, the step made from its parameters, and the entry's run
+/// policy. Every entry of every mode that names one declared step shares that one step value.
 public struct StepNode: Sendable {
     /// The declared step name (`auth`).
     public var name: String
     /// The built-in it binds (`oauth2-authentication`).
     public var spec: StepSpec
-    public var parameters: [String: Node]
+    /// The step, made when the flow compiled; `nil` when this build cannot run the built-in (a dry run and a
+    /// graph still show it; a run refuses to start, finding FR701).
+    public var step: (any Step)?
     public var retry: Retry
     public var timeout: Duration
     public var condition: Condition?
@@ -41,13 +44,13 @@ public struct StepNode: Sendable {
     }
 
     public init(
-        name: String, spec: StepSpec, parameters: [String: Node] = [:], retry: Retry = .once,
+        name: String, spec: StepSpec, step: (any Step)? = nil, retry: Retry = .once,
         timeout: Duration? = nil, condition: Condition? = nil, onFailure: Route = .fail,
         location: SourceLocation = SourceLocation(file: "", line: 0, column: 0)
     ) {
         self.name = name
         self.spec = spec
-        self.parameters = parameters
+        self.step = step
         self.retry = retry
         self.timeout = timeout ?? spec.waits.defaultTimeout
         self.condition = condition

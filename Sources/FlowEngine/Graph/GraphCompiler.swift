@@ -1,25 +1,47 @@
 import FlowCatalog
-import FlowCheck
 public import FlowDescriptor
 
-/// Why a flow cannot be compiled: the checker's errors, or steps this build cannot run.
-public struct CompileError: Error, Sendable {
-    public var diagnostics: [Diagnostic]
-}
-
-/// Compiles a checked descriptor into one graph per mode.
+/// Compiles a checked descriptor into one graph per mode, making each declared step from its typed parameters.
 ///
-/// A flow file with checker errors is never compiled: every problem the compiler could meet is a located
-/// diagnostic first. A mode without a `reset` flow gets the default: every onboard step's reset, in reverse order.
+/// Each declared step that a flow runs is made once; a parameter a step cannot use is finding FR700 at the
+/// value. A step whose declaration already has an error from an earlier stage is not made (the finding is
+/// there already, and would only be said twice). A mode without a `reset` flow gets the default: every
+/// onboard step's reset, in reverse order.
 public enum GraphCompiler {
-    public static func compile(_ descriptor: FlowDescriptor, registry: StepRegistry) throws(CompileError) -> [FlowMode: FlowGraph] {
-        let diagnostics = descriptor.check(catalog: registry.catalog)
-        guard !diagnostics.hasErrors else { throw CompileError(diagnostics: diagnostics.filter { $0.severity == .error }) }
+    /// The graphs of `descriptor` and the findings of this stage.
+    /// - Parameter earlier: the findings of the stages before (read, decode, check).
+    public static func compile(
+        _ descriptor: FlowDescriptor, registry: StepRegistry, after earlier: [Diagnostic]
+    ) -> (graphs: [FlowMode: FlowGraph], diagnostics: [Diagnostic]) {
+        var findings: [Diagnostic] = []
+        let errorPaths = earlier.filter { $0.severity == .error }.compactMap(\.path).map(\.components)
+        func hasErrors(under path: DescriptorPath) -> Bool {
+            let prefix = path.components
+            return errorPaths.contains { $0.starts(with: prefix) }
+        }
+        let used = Set(descriptor.flows.flatMap { $0.entries.map(\.step.value) })
+        var steps: [String: (spec: StepSpec, step: (any Step)?)] = [:]
+        for declaration in descriptor.steps where steps[declaration.name.value] == nil && used.contains(declaration.name.value) {
+            guard let spec = registry.catalog.step(named: declaration.uses.value) else { continue }
+            var step: (any Step)?
+            let blocked = hasErrors(under: declaration.path)
+                || (spec.providesTransformKeys && hasErrors(under: DescriptorPath([.key("configuration")])))
+            if !blocked {
+                let parameters = BuiltinParameters(
+                    owner: "step `\(declaration.name.value)`", specs: spec.parameters, entries: declaration.parameters,
+                    location: declaration.location, path: declaration.path.appending("with"), flow: descriptor)
+                do {
+                    step = try registry.make(spec, parameters: parameters)
+                } catch {
+                    findings.append(Diagnostic(
+                        .invalidParameter, error.message, at: error.location ?? declaration.location, path: error.path))
+                }
+            }
+            steps[declaration.name.value] = (spec, step)
+        }
         var graphs: [FlowMode: FlowGraph] = [:]
-        var problems: [Diagnostic] = []
-        let declarations = Dictionary(descriptor.steps.map { ($0.name.value, $0) }, uniquingKeysWith: { first, _ in first })
         for flow in descriptor.flows {
-            graphs[flow.mode] = graph(for: flow, declarations: declarations, registry: registry, problems: &problems)
+            graphs[flow.mode] = graph(for: flow, steps: steps)
         }
         if graphs[.reset] == nil, let onboard = descriptor.flow(for: .onboard) {
             var seen: Set<String> = []
@@ -27,40 +49,28 @@ public enum GraphCompiler {
                 FlowEntry(step: $0.step, location: $0.location, path: $0.path)
             }
             let reset = Flow(mode: .reset, entries: entries, location: onboard.location, path: onboard.path)
-            graphs[.reset] = graph(for: reset, declarations: declarations, registry: registry, problems: &problems)
+            graphs[.reset] = graph(for: reset, steps: steps)
         }
-        guard problems.isEmpty else { throw CompileError(diagnostics: problems) }
-        return graphs
+        return (graphs, findings)
     }
 
-    private static func graph(
-        for flow: Flow, declarations: [String: StepDeclaration], registry: StepRegistry, problems: inout [Diagnostic]
-    ) -> FlowGraph {
+    private static func graph(for flow: Flow, steps: [String: (spec: StepSpec, step: (any Step)?)]) -> FlowGraph {
         var nodes: [StepNode] = []
+        var entries: [FlowEntry] = []
         for entry in flow.entries {
-            guard let declaration = declarations[entry.step.value],
-                  let spec = registry.catalog.step(named: declaration.uses.value)
-            else { continue }
-            if !registry.isImplemented(spec.name) {
-                problems.append(Diagnostic(
-                    .unknownStep,
-                    "Step `\(declaration.name.value)` uses `\(spec.name)`, which this build of flowrun cannot run yet.",
-                    at: declaration.uses.location, path: declaration.path.appending("uses"),
-                    hint: "Built-in steps that run today: " + registry.catalog.steps.map(\.name).filter(registry.isImplemented).map { "`\($0)`" }.joined(separator: ", ") + "."))
-            }
-            var parameters: [String: Node] = [:]
-            for parameter in declaration.parameters { parameters[parameter.name.value] = parameter.value }
+            guard let made = steps[entry.step.value] else { continue }
             let retry = entry.retry.map {
                 Retry(attempts: $0.attempts.value, backoff: $0.backoff, multiplier: $0.multiplier, maxBackoff: $0.maxBackoff, jitter: $0.jitter)
             } ?? .once
             nodes.append(StepNode(
-                name: declaration.name.value, spec: spec, parameters: parameters, retry: retry, timeout: entry.timeout?.value,
+                name: entry.step.value, spec: made.spec, step: made.step, retry: retry, timeout: entry.timeout?.value,
                 condition: entry.condition, onFailure: .fail, location: entry.location))
+            entries.append(entry)
         }
         // Routes refer to positions, so they are resolved once every node is placed.
         var positions: [String: Int] = [:]
         for (index, node) in nodes.enumerated() where positions[node.name] == nil { positions[node.name] = index }
-        for (index, entry) in flow.entries.enumerated() where index < nodes.count {
+        for (index, entry) in entries.enumerated() {
             switch entry.onFailure {
             case nil, .fail?: nodes[index].onFailure = .fail
             case .continue?: nodes[index].onFailure = .continue
@@ -72,12 +82,5 @@ public enum GraphCompiler {
             }
         }
         return FlowGraph(mode: flow.mode, nodes: nodes)
-    }
-}
-
-extension FlowDescriptor {
-    /// The checker's findings for this descriptor with `catalog`.
-    func check(catalog: Catalog) -> [Diagnostic] {
-        Checker(catalog: catalog).check(self)
     }
 }

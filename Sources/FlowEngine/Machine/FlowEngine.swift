@@ -1,5 +1,6 @@
 public import Foundation
 import FlowCatalog
+public import FlowCheck
 public import FlowDescriptor
 public import FlowTransform
 import FlowHTTP
@@ -24,43 +25,38 @@ public protocol ProgressSink: Sendable {
 /// What a run needs from outside the flow file.
 public struct RunOptions: Sendable {
     public var mode: RunMode
+    /// What a person supplies, and the `--config` document and `--link`.
     public var input: InputSource
-    /// The document given with `--config` (the `json` provider).
-    public var configuration: Node?
-    public var stateFolder: StateFolder
+    /// Where the run keeps state for a later start.
+    public var state: any StateStore
     public var trace: any TraceSink
     public var progress: (any ProgressSink)?
     public var redactor: Redactor
     /// Send network steps and providers here instead of the hosts in the flow (the emulator).
     public var backendOverride: URL?
-    /// An onboarding link for the `url` provider (`--link`).
-    public var link: URL?
     /// The run's log; its level follows the downloaded log settings.
     public var log: RunLog
+    /// The clock of step timeouts and retry waits: a test clock in tests, so that no test races the wall clock.
+    public var clock: any Clock<Duration>
 
-    public init(mode: RunMode = .auto, input: InputSource = InputSource(), configuration: Node? = nil, stateFolder: StateFolder,
+    public init(mode: RunMode = .auto, input: InputSource = InputSource(), state: any StateStore,
                 trace: any TraceSink = MemoryTrace(), progress: (any ProgressSink)? = nil, redactor: Redactor = Redactor(),
-                backendOverride: URL? = nil, link: URL? = nil, log: RunLog = RunLog()) {
-        self.backendOverride = backendOverride
-        self.link = link
-        self.log = log
+                backendOverride: URL? = nil, log: RunLog = RunLog(), clock: any Clock<Duration> = ContinuousClock()) {
         self.mode = mode
         self.input = input
-        self.configuration = configuration
-        self.stateFolder = stateFolder
+        self.state = state
         self.trace = trace
         self.progress = progress
         self.redactor = redactor
+        self.backendOverride = backendOverride
+        self.log = log
+        self.clock = clock
     }
 }
 
 /// How a run ended.
 public struct RunReport: Sendable {
-    public enum Result: Sendable, Equatable {
-        case succeeded
-        case failed(StepFailure, step: String, mode: FlowMode)
-        case cancelled
-    }
+    public typealias Result = SessionMachine.Result
 
     public var result: Result
     /// The modes that ran, in order (a failed restore handing over to reset and onboard shows all three).
@@ -72,145 +68,136 @@ public struct RunReport: Sendable {
     public var onboardingID: UUID?
 }
 
-/// A compiled flow, ready to run: the graphs per mode, the step implementations and the transform tree.
-public struct FlowEngine: Sendable {
-    public let descriptor: FlowDescriptor
-    public let graphs: [FlowMode: FlowGraph]
-    public let registry: StepRegistry
-    let transformTree: TransformTree?
-    /// The flow file's folder: relative paths in parameters start here.
-    let flowFolder: URL
-    /// What every step context shares, worked out once.
-    let transformEnvironment: TransformEnvironment
-    let providers: [ProviderEntry]
-    let persistConfiguration: Bool
+/// Why a flow cannot be compiled: the findings that are errors.
+public struct CompileError: Error, Sendable {
+    public var diagnostics: [Diagnostic]
+}
 
-    /// Compiles `descriptor`.
-    /// - Throws: ``CompileError`` with the checker's errors, or the steps this build cannot run.
-    public init(descriptor: FlowDescriptor, registry: StepRegistry = .builtin) throws(CompileError) {
-        self.descriptor = descriptor
-        self.registry = registry
-        flowFolder = URL(fileURLWithPath: descriptor.file).deletingLastPathComponent()
-        transformEnvironment = TransformEnvironment(
-            applicationID: descriptor.application?.id?.value, applicationVersion: descriptor.application?.version?.value, deviceID: nil)
-        providers = descriptor.configuration?.providers ?? []
-        persistConfiguration = descriptor.configuration?.persist?.value != PersistPolicy.none
-        graphs = try GraphCompiler.compile(descriptor, registry: registry)
-        do {
-            transformTree = try TransformTree(descriptor: descriptor, catalog: registry.catalog)
-        } catch {
-            throw CompileError(diagnostics: [Diagnostic(.unknownTransformer, error.message, at: error.location)])
-        }
+/// A compiled flow, ready to run: the graphs per mode with their steps, and the driver that runs them.
+public struct FlowEngine: Sendable {
+    public let flow: CompiledFlow
+
+    public var descriptor: FlowDescriptor { flow.descriptor }
+    public var graphs: [FlowMode: FlowGraph] { flow.graphs }
+    public var registry: StepRegistry { flow.registry }
+
+    /// An engine for a flow the pipeline compiled.
+    public init(_ flow: CompiledFlow) {
+        self.flow = flow
+    }
+
+    /// Checks and compiles `descriptor` (for the Swift API; the CLI goes through ``FlowPipeline``).
+    /// - Throws: ``CompileError`` with the findings that are errors.
+    public init(descriptor: FlowDescriptor, registry: StepRegistry) throws(CompileError) {
+        let (flow, findings) = FlowPipeline(registry: registry).compile(descriptor)
+        guard !findings.hasErrors else { throw CompileError(diagnostics: findings.filter { $0.severity == .error }) }
+        self.flow = flow
     }
 
     /// The flow's name, for the state folder.
-    public var name: String { descriptor.name?.value ?? "flow" }
+    public var name: String { flow.name }
+
+    /// What stops this run before its first step: steps this build cannot run (FR701, one per step) and state
+    /// that cannot be written (FR702). Empty when the run can start.
+    public func readiness(_ options: RunOptions) -> [Diagnostic] {
+        var findings = flow.unrunnableSteps
+        do throws(StepFailure) {
+            try options.state.checkWritable()
+        } catch {
+            findings.append(Diagnostic(
+                .stateUnwritable, "The state of flow `\(name)` cannot be kept: \(error.message).", at: nil,
+                hint: "Choose another folder with --state-dir, or make this one writable."))
+        }
+        return findings
+    }
 
     /// Runs the flow: the mode `options` asks for, then any modes a failure route hands over to.
     /// Cancelling the calling task stops the running step and runs no further step.
     public func run(_ options: RunOptions) async -> RunReport {
         let http = HTTPSession(configuration: .init(allowInsecureHTTP: descriptor.security.allowInsecureHTTP?.value == true))
-        let report = await runModes(options, http: http)
+        let report = await drive(options, http: http, clock: options.clock)
         await http.shutdown()
         return report
     }
 
-    private func runModes(_ options: RunOptions, http: HTTPSession) async -> RunReport {
-        let keys = KeyTable(descriptor: descriptor, catalog: registry.catalog)
-        var table = keys
+    /// Performs the session machine's actions until it finishes.
+    private func drive<C: Clock>(_ options: RunOptions, http: HTTPSession, clock: C) async -> RunReport where C.Duration == Duration {
+        var table = KeyTable(descriptor: descriptor, catalog: registry.catalog)
         for graph in graphs.values {
             for node in graph.nodes where node.spec.providesFromParameter != nil {
-                for pair in node.parameters[node.spec.providesFromParameter!]?.pairs ?? [] {
-                    if let name = pair.key.scalar?.text, let type = FlowDecoder.decodeType(pair.value, at: .root, file: "").0 {
-                        table.declare(name, as: type)
+                let declaration = descriptor.step(named: node.name)
+                for parameter in declaration?.parameters ?? [] where parameter.name.value == node.spec.providesFromParameter {
+                    for pair in parameter.value.pairs ?? [] {
+                        if let name = pair.key.scalar?.text, let type = FlowDecoder.decodeType(pair.value, at: .root, file: "").0 {
+                            table.declare(name, as: type)
+                        }
                     }
                 }
             }
         }
         let info = InfoStore(keys: table)
-        var types: [String: ValueType] = [:]
-        var saved: StateFolder.Saved?
+        var machine = SessionMachine()
+        var kept: KeptState?
         do throws(StepFailure) {
-            saved = try options.stateFolder.load()
+            kept = try options.state.load()
         } catch {
             return RunReport(result: .failed(error, step: "(state)", mode: .restore), modes: [], info: [:], types: [:], onboardingID: nil)
         }
-        var queue: [FlowMode]
-        switch options.mode {
-        case .auto: queue = [saved != nil && graphs[.restore] != nil ? .restore : .onboard]
-        case .onboard: queue = [.onboard]
-        case .restore: queue = [.restore]
-        case .reset: queue = [.reset]
-        }
-        var ran: [FlowMode] = []
-        var onboardingID = saved?.onboardingID ?? UUID()
-        while !queue.isEmpty {
-            let mode = queue.removeFirst()
-            guard let graph = graphs[mode] else {
-                return report(.failed(StepFailure("no-flow", "the flow file has no \(mode.rawValue) flow"), step: "(flow)", mode: mode), ran, info, onboardingID)
-            }
-            if mode == .restore, saved == nil {
-                return report(.failed(StepFailure("nothing-to-restore", "no earlier onboarding left state in \(options.stateFolder.url.path); run with --mode onboard"), step: "(state)", mode: mode), ran, info, onboardingID)
-            }
-            if mode == .onboard { onboardingID = saved?.onboardingID ?? UUID() }
-            ran.append(mode)
-            options.progress?.modeStarted(mode)
-            let staging = PersistStaging()
-            do throws(StepFailure) {
-                try info.set("onboardingID", .string(onboardingID.uuidString), by: "engine")
-            } catch {}
-            let end = await runGraph(graph, info: info, saved: saved, staging: staging, onboardingID: onboardingID, options: options, http: http)
-            switch end {
-            case .succeeded:
+        var onboardingID = kept?.onboardingID ?? UUID()
+        var staging = PersistStaging()
+        var pending = machine.handle(.start(options.mode, hasKeptState: kept != nil, modes: Set(graphs.keys)))
+        var result: SessionMachine.Result = .succeeded
+        while !pending.isEmpty {
+            switch pending.removeFirst() {
+            case .runMode(let mode):
+                if mode == .onboard { onboardingID = kept?.onboardingID ?? UUID() }
+                options.progress?.modeStarted(mode)
+                staging = PersistStaging()
+                try? info.set("onboardingID", .string(onboardingID.uuidString), by: "engine")
+                let end = await runGraph(graphs[mode]!, info: info, kept: kept, staging: staging, onboardingID: onboardingID,
+                                         options: options, http: http, clock: clock)
+                pending += machine.handle(.modeEnded(end))
+            case .keepState:
+                var steps = kept?.steps ?? [:]
+                steps.merge(staging.staged) { $1 }
+                let state = KeptState(onboardingID: onboardingID, steps: steps)
                 do throws(StepFailure) {
-                    switch mode {
-                    case .onboard, .restore:
-                        var steps = saved?.steps ?? [:]
-                        steps.merge(staging.staged) { $1 }
-                        try options.stateFolder.save(onboardingID: onboardingID, flow: name, steps: steps)
-                        saved = StateFolder.Saved(onboardingID: onboardingID, steps: steps)
-                    case .reset:
-                        try options.stateFolder.clear()
-                        saved = nil
-                        info.removeAll()
-                    }
+                    try options.state.save(state, flow: name)
+                    kept = state
+                    pending += machine.handle(.stateDone)
                 } catch {
-                    return report(.failed(error, step: "(state)", mode: mode), ran, info, onboardingID)
+                    pending += machine.handle(.stateFailed(error))
                 }
-            case .failed(let failure, let step):
-                return report(.failed(failure, step: step, mode: mode), ran, info, onboardingID)
-            case .handedOver(let modes, let failure, let step):
-                // Each mode runs at most once per run, so a hand-over can never loop.
-                let next = modes.filter { !ran.contains($0) }
-                guard !next.isEmpty else { return report(.failed(failure, step: step, mode: mode), ran, info, onboardingID) }
+            case .clearState:
+                do throws(StepFailure) {
+                    try options.state.clear()
+                    kept = nil
+                    info.removeAll()
+                    pending += machine.handle(.stateDone)
+                } catch {
+                    pending += machine.handle(.stateFailed(error))
+                }
+            case .handOver(let mode, let step, let failure, let modes):
                 options.trace.record(TraceEvent(mode: mode, step: step, from: "failed", to: "handover", outcome: "handover",
-                                                errorCode: failure.code, message: "running " + next.map(\.rawValue).joined(separator: ", ")))
-                queue = next
-            case .cancelled:
-                return report(.cancelled, ran, info, onboardingID)
-            default:
-                break
+                                                errorCode: failure.code, message: "running " + modes.map(\.rawValue).joined(separator: ", ")))
+            case .finish(let end):
+                result = end
             }
         }
-        for key in info.snapshot.keys { types[key] = table.type(of: key) }
-        return RunReport(result: .succeeded, modes: ran, info: info.snapshot, types: types, onboardingID: onboardingID)
-
-        func report(_ result: RunReport.Result, _ ran: [FlowMode], _ info: InfoStore, _ id: UUID) -> RunReport {
-            var types: [String: ValueType] = [:]
-            for key in info.snapshot.keys { types[key] = table.type(of: key) }
-            return RunReport(result: result, modes: ran, info: info.snapshot, types: types, onboardingID: id)
-        }
+        var types: [String: ValueType] = [:]
+        let snapshot = info.snapshot
+        for key in snapshot.keys { types[key] = table.type(of: key) }
+        return RunReport(result: result, modes: machine.ran, info: snapshot, types: types, onboardingID: onboardingID)
     }
 
     /// Drives one mode's machine to its end, performing its actions.
-    private func runGraph(
-        _ graph: FlowGraph, info: InfoStore, saved: StateFolder.Saved?, staging: PersistStaging, onboardingID: UUID, options: RunOptions,
-        http: HTTPSession
-    ) async -> RunMachine.State {
+    private func runGraph<C: Clock>(
+        _ graph: FlowGraph, info: InfoStore, kept: KeptState?, staging: PersistStaging, onboardingID: UUID, options: RunOptions,
+        http: HTTPSession, clock: C
+    ) async -> SessionMachine.ModeEnd where C.Duration == Duration {
         var machine = RunMachine(graph: graph)
         var pending = transition(&machine, .start, options: options)
-        var steps: [Int: any Step] = [:]
-        let watchdog = Watchdog()
+        let watchdog = Watchdog(clock: clock)
         defer { watchdog.stop() }
         while !pending.isEmpty {
             let action = pending.removeFirst()
@@ -222,29 +209,24 @@ public struct FlowEngine: Sendable {
                 options.progress?.stepSkipped(mode: graph.mode, step: graph.nodes[index].name)
             case .wait(let delay, let jitter):
                 let actual = jitter ? delay * Double.random(in: 0.5...1.0) : delay
-                try? await Task.sleep(for: actual)
+                try? await clock.sleep(for: actual)
                 pending += transition(&machine, Task.isCancelled ? .cancelRequested : .backoffElapsed, options: options)
             case .runStep(let index, let attempt):
                 let node = graph.nodes[index]
                 options.progress?.stepStarted(mode: graph.mode, step: node.name, attempt: attempt)
-                let clock = ContinuousClock()
-                let started = clock.now
+                let started = ContinuousClock.now
                 var outcome: StepOutcome
-                do throws(StepFailure) {
-                    let step: any Step
-                    if let made = steps[index] {
-                        step = made
-                    } else {
-                        step = try registry.make(node)
-                        steps[index] = step
-                    }
-                    let context = makeContext(node, mode: graph.mode, info: info, saved: saved, staging: staging, onboardingID: onboardingID, options: options, http: http)
-                    outcome = await Self.run(step, mode: graph.mode, context: context, timeout: node.timeout, watchdog: watchdog)
-                } catch {
-                    outcome = .failure(error)
+                if let step = node.step {
+                    let context = StepContext(
+                        name: node.name, mode: graph.mode, onboardingID: onboardingID, info: info, http: http, input: options.input,
+                        state: StepState(step: node.name, kept: kept?.steps[node.name], staging: staging), trace: options.trace,
+                        log: options.log, redactor: options.redactor, backendOverride: options.backendOverride)
+                    outcome = await Self.run(step, mode: graph.mode, context: context, timeout: node.timeout, watchdog: watchdog, clock: clock)
+                } else {
+                    outcome = .failure(StepFailure("not-runnable", "step `\(node.name)` uses `\(node.spec.name)`, which this build cannot run"))
                 }
                 if Task.isCancelled { outcome = .cancelled }
-                let duration = clock.now - started
+                let duration = ContinuousClock.now - started
                 let event: RunMachine.Event = switch outcome {
                 case .success: .stepSucceeded
                 case .failure(let failure): .stepFailed(StepFailure(failure.code, options.redactor.redact(failure.message), transient: failure.isTransient))
@@ -260,7 +242,12 @@ public struct FlowEngine: Sendable {
                 pending = transition(&machine, .cancelRequested, options: options)
             }
         }
-        return machine.state
+        switch machine.state {
+        case .failed(let failure, let step): return .failed(failure, step: step)
+        case .handedOver(let modes, let failure, let step): return .handedOver(modes, failure: failure, step: step)
+        case .cancelled: return .cancelled
+        default: return .succeeded
+        }
     }
 
     /// Applies `event` and traces the transition.
@@ -322,25 +309,12 @@ public struct FlowEngine: Sendable {
         }
     }
 
-    private func makeContext(
-        _ node: StepNode, mode: FlowMode, info: InfoStore, saved: StateFolder.Saved?, staging: PersistStaging, onboardingID: UUID,
-        options: RunOptions, http: HTTPSession
-    ) -> StepContext {
-        StepContext(
-            name: node.name, spec: node.spec, mode: mode, onboardingID: onboardingID, parameters: node.parameters, info: info,
-            input: options.input, redactor: options.redactor, trace: options.trace,
-            flowFolder: flowFolder,
-            persisted: saved?.steps[node.name], staging: staging, transformTree: transformTree,
-            transformEnvironment: transformEnvironment,
-            suppliedConfiguration: options.configuration, providers: providers,
-            persistConfiguration: persistConfiguration, http: http, backendOverride: options.backendOverride, link: options.link,
-            log: options.log)
-    }
-
     /// Runs `step` in a task of its own, watched by the run's watchdog for its timeout.
-    static func run(_ step: any Step, mode: FlowMode, context: StepContext, timeout: Duration, watchdog: Watchdog) async -> StepOutcome {
+    static func run<C: Clock>(
+        _ step: any Step, mode: FlowMode, context: StepContext, timeout: Duration, watchdog: Watchdog<C>, clock: C
+    ) async -> StepOutcome where C.Duration == Duration {
         let task = Task { await step.run(mode, context: context) }
-        let generation = watchdog.arm(task, deadline: .now + timeout)
+        let generation = watchdog.arm(task, deadline: clock.now.advanced(by: timeout))
         let outcome = await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
         let timedOut = watchdog.disarm(generation)
         if Task.isCancelled { return .cancelled }

@@ -3,7 +3,7 @@ public import FlowDescriptor
 /// The interpreter of one mode's graph as a value: events in, actions out, no I/O and no clocks.
 ///
 /// For a given sequence of events it always gives the same actions, so every path (retries, routing,
-/// conditions, cancellation) is tested with plain values. ``FlowRunner`` performs the actions.
+/// conditions, cancellation) is tested with plain values. ``FlowEngine`` performs the actions.
 public struct RunMachine: Sendable {
     public enum State: Sendable, Hashable {
         /// Not started.

@@ -6,22 +6,28 @@ import Synchronization
 /// A single sleeping task wakes at the earliest deadline it knows; if that step is still the armed one, its
 /// task is cancelled and the watchdog remembers that it timed out. Steps that finish in time cost a lock, not a
 /// timer (a per-step timer task was most of the engine's per-step overhead).
-final class Watchdog: Sendable {
+final class Watchdog<C: Clock>: Sendable where C.Duration == Duration {
     private struct State {
         var generation = 0
-        var deadline: ContinuousClock.Instant?
+        var deadline: C.Instant?
         var task: Task<StepOutcome, Never>?
         var timedOut: Set<Int> = []
         /// The deadline the sleeper is waiting for, and the sleeper.
-        var sleepingUntil: ContinuousClock.Instant?
+        var sleepingUntil: C.Instant?
         var sleeper: Task<Void, Never>?
         var stopped = false
     }
 
     private let state = Mutex(State())
+    private let clock: C
+
+    /// A watchdog that reads deadlines on `clock` (a test clock in tests, so no test races the wall clock).
+    init(clock: C) {
+        self.clock = clock
+    }
 
     /// Watches `task` until `deadline`; returns the generation to disarm and ask about.
-    func arm(_ task: Task<StepOutcome, Never>, deadline: ContinuousClock.Instant) -> Int {
+    func arm(_ task: Task<StepOutcome, Never>, deadline: C.Instant) -> Int {
         let (generation, startSleeper) = state.withLock { state -> (Int, Bool) in
             state.generation += 1
             state.deadline = deadline
@@ -59,11 +65,12 @@ final class Watchdog: Sendable {
         sleeper?.cancel()
     }
 
-    private func startSleeping(until deadline: ContinuousClock.Instant) {
+    private func startSleeping(until deadline: C.Instant) {
+        let clock = self.clock
         let sleeper = Task { [weak self] in
             var wake = deadline
             while !Task.isCancelled {
-                try? await Task.sleep(until: wake, clock: .continuous)
+                try? await clock.sleep(until: wake, tolerance: nil)
                 if Task.isCancelled { return }
                 guard let self, let next = self.expire() else { return }
                 wake = next
@@ -75,9 +82,9 @@ final class Watchdog: Sendable {
     }
 
     /// Called when the sleeper wakes: cancels an overrun step, and says when to wake next (`nil`: nothing armed).
-    private func expire() -> ContinuousClock.Instant? {
-        let now = ContinuousClock.now
-        let (overrun, next) = state.withLock { state -> (Task<StepOutcome, Never>?, ContinuousClock.Instant?) in
+    private func expire() -> C.Instant? {
+        let now = clock.now
+        let (overrun, next) = state.withLock { state -> (Task<StepOutcome, Never>?, C.Instant?) in
             guard let deadline = state.deadline, !state.stopped else {
                 state.sleepingUntil = nil
                 state.sleeper = nil

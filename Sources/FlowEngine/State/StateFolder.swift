@@ -1,10 +1,40 @@
 public import Foundation
 public import FlowDescriptor
 
+/// Where a run keeps what onboarding made, so that a later start can restore it.
+///
+/// The engine sees state only through this protocol; the state folder is one implementation, and the
+/// encrypted store takes its place without the engine changing.
+public protocol StateStore: Sendable {
+    /// Where the state is, for messages.
+    var location: String { get }
+    /// What an earlier onboarding kept, or `nil` when none completed here.
+    /// - Throws: ``StepFailure`` when state is there but cannot be read.
+    func load() throws(StepFailure) -> KeptState?
+    /// Writes `state` whole, or leaves the previous state as it was.
+    func save(_ state: KeptState, flow: String) throws(StepFailure)
+    /// Removes everything onboarding kept.
+    func clear() throws(StepFailure)
+    /// Proves, before the first step runs, that ``save(_:flow:)`` will be able to write; changes nothing.
+    /// - Throws: ``StepFailure`` `state-unwritable` saying why not.
+    func checkWritable() throws(StepFailure)
+}
+
+/// What a completed onboarding kept: its ID, and what each step kept, by step name.
+public struct KeptState: Sendable, Equatable {
+    public var onboardingID: UUID
+    public var steps: [String: JSONValue]
+
+    public init(onboardingID: UUID, steps: [String: JSONValue]) {
+        self.onboardingID = onboardingID
+        self.steps = steps
+    }
+}
+
 /// The folder where a flow keeps what onboarding made: the onboarding ID, the configuration, and what steps
 /// persisted. Written whole and atomically (a temporary file renamed into place), files with mode 0600, the
 /// folder 0700.
-public struct StateFolder: Sendable {
+public struct StateFolder: StateStore {
     public let url: URL
 
     public init(url: URL) {
@@ -25,15 +55,11 @@ public struct StateFolder: Sendable {
 
     private var stateFile: URL { url.appendingPathComponent("state.json") }
 
-    /// What an earlier onboarding left, if anything.
-    public struct Saved: Sendable {
-        public var onboardingID: UUID
-        public var steps: [String: JSONValue]
-    }
+    public var location: String { url.path }
 
     /// The saved state, or `nil` when onboarding never completed here.
     /// - Throws: when the file exists but cannot be read.
-    public func load() throws(StepFailure) -> Saved? {
+    public func load() throws(StepFailure) -> KeptState? {
         guard FileManager.default.fileExists(atPath: stateFile.path) else { return nil }
         let read = DocumentReader.read(path: stateFile.path)
         guard let root = read.root, let id = root["onboardingID"]?.scalar.flatMap({ UUID(uuidString: $0.text) }) else {
@@ -43,14 +69,14 @@ public struct StateFolder: Sendable {
         for pair in root["steps"]?.pairs ?? [] {
             steps[pair.key.scalar?.text ?? ""] = JSONValue(node: pair.value)
         }
-        return Saved(onboardingID: id, steps: steps)
+        return KeptState(onboardingID: id, steps: steps)
     }
 
     /// Writes the state whole: a temporary file in the folder, renamed over the old one.
-    public func save(onboardingID: UUID, flow: String, steps: [String: JSONValue]) throws(StepFailure) {
+    public func save(_ state: KeptState, flow: String) throws(StepFailure) {
         let document: JSONValue = .object([
-            ("flowrun", 1), ("flow", .string(flow)), ("onboardingID", .string(onboardingID.uuidString)),
-            ("steps", .object(steps.keys.sorted().map { ($0, steps[$0]!) })),
+            ("flowrun", 1), ("flow", .string(flow)), ("onboardingID", .string(state.onboardingID.uuidString)),
+            ("steps", .object(state.steps.keys.sorted().map { ($0, state.steps[$0]!) })),
         ])
         try write(document.rendered() + "\n", to: stateFile)
     }
@@ -62,6 +88,30 @@ public struct StateFolder: Sendable {
             try FileManager.default.removeItem(at: url)
         } catch {
             throw StepFailure("state-unwritable", "cannot remove the state folder \(url.path): \(error.localizedDescription)")
+        }
+    }
+
+    /// The folder, if it exists, must be a folder this process can write in (a probe file is made and
+    /// removed); if it does not exist, its nearest existing ancestor must be such a folder.
+    public func checkWritable() throws(StepFailure) {
+        var candidate = url.standardizedFileURL
+        var isFolder: ObjCBool = false
+        while !FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isFolder) {
+            let parent = candidate.deletingLastPathComponent()
+            if parent.path == candidate.path { break }
+            candidate = parent
+        }
+        guard isFolder.boolValue else {
+            throw StepFailure("state-unwritable", "the state folder \(url.path) cannot be made: \(candidate.path) is a file, not a folder")
+        }
+        if candidate.path == url.standardizedFileURL.path {
+            let probe = url.appendingPathComponent(".probe-\(UUID().uuidString)")
+            guard FileManager.default.createFile(atPath: probe.path, contents: Data(), attributes: [.posixPermissions: 0o600]) else {
+                throw StepFailure("state-unwritable", "the state folder \(url.path) cannot be written: \(String(cString: strerror(errno)))")
+            }
+            try? FileManager.default.removeItem(at: probe)
+        } else if access(candidate.path, W_OK | X_OK) != 0 {
+            throw StepFailure("state-unwritable", "the state folder \(url.path) cannot be made in \(candidate.path): \(String(cString: strerror(errno)))")
         }
     }
 

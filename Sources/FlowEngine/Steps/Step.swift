@@ -14,14 +14,15 @@ public enum StepOutcome: Sendable, Hashable {
 
 /// A unit of onboarding work, run in one of three modes. The SDK's `OnboardingStep`.
 ///
-/// A step reads what it needs from the context's info and parameters, provides its keys through
-/// ``StepContext/provide(_:)``, and keeps what a later start needs with ``StepContext/persist(_:)``.
+/// A step is made once, when the flow compiles, from its typed parameters; the same instance then runs in
+/// every mode. It reads what it needs from the context's info, provides its keys through
+/// ``StepContext/provide(_:)``, and keeps what a later start needs with ``StepContext/keep(_:)``.
 public protocol Step: Sendable {
     /// First start: gather, authenticate, create.
     func onboard(_ context: StepContext) async -> StepOutcome
     /// Later starts: re-open what onboarding made.
     func restore(_ context: StepContext) async -> StepOutcome
-    /// Forget what onboarding made.
+    /// Forget what onboarding made. Running it twice is the same as running it once.
     func reset(_ context: StepContext) async -> StepOutcome
 }
 
@@ -41,59 +42,104 @@ extension Step {
     }
 }
 
-/// What a running step sees: its parameters, the shared info, the inputs, its persisted state, the trace.
+/// A built-in step: a type that describes itself and is made from its parameters when the flow compiles.
+///
+/// The registry is built from a list of these types, and the catalog that lint, the schema, the docs and
+/// `flowrun steps` read is made from their ``spec``s: one description per step, beside its code.
+public protocol BuiltinStep: Step {
+    /// Name, SDK aliases, parameters with their defaults, required and provided keys, what it waits on.
+    static var spec: StepSpec { get }
+    /// Makes the step from the flow's parameters (already checked against ``spec`` by the checker).
+    /// - Throws: ``ParameterProblem`` at the value that cannot be used; it becomes finding FR700.
+    init(_ parameters: BuiltinParameters) throws(ParameterProblem)
+}
+
+/// A parameter value resolved when the step runs: `${env.NAME}`, `${input.NAME}`, `${info.KEY}` or `prompt`
+/// may stand in it, so it cannot be read when the flow compiles.
+public struct ParameterText: Sendable, Hashable {
+    /// The parameter's name, for prompts and messages.
+    public var parameter: String
+    public var text: String
+    /// A secret is masked in every output once resolved.
+    public var isSecret: Bool
+
+    public init(parameter: String, text: String, isSecret: Bool) {
+        self.parameter = parameter
+        self.text = text
+        self.isSecret = isSecret
+    }
+}
+
+extension BuiltinParameters {
+    /// `name` as text to resolve when the step runs, or its default; `nil` when neither is there.
+    /// - Throws: ``ParameterProblem`` when the flow's value is not a scalar.
+    public func runtimeText(_ name: String) throws(ParameterProblem) -> ParameterText? {
+        guard let text = try text(name) else { return nil }
+        return ParameterText(parameter: name, text: text, isSecret: spec(name)?.type == .secret)
+    }
+}
+
+/// What a running step sees: the run's shared services, not the run's fields.
+///
+/// The info, the HTTP session, the input source, the kept state, the trace and the log; the step's own
+/// parameters are the fields of the step value itself.
 public struct StepContext: Sendable {
+    /// The declared step name (`login`), for messages.
     public var name: String
-    public var spec: StepSpec
     public var mode: FlowMode
     public var onboardingID: UUID
-    public var parameters: [String: Node]
+    /// The typed keys the steps share.
     public var info: InfoStore
-    public var input: InputSource
-    public var redactor: Redactor
-    public var trace: any TraceSink
-    /// The folder of the flow file: relative paths in parameters start here.
-    public var flowFolder: URL
-    /// What this step persisted in an earlier run (restore), if anything.
-    public var persisted: JSONValue?
-    /// What the run persists when it succeeds.
-    let staging: PersistStaging
-    /// The flow's transform tree and the environment it runs in (for the welcome step).
-    public var transformTree: TransformTree?
-    public var transformEnvironment: TransformEnvironment
-    /// The configuration document given with `--config` (the `json` provider), if any.
-    public var suppliedConfiguration: Node?
-    /// The providers of the flow's `configuration.providers`.
-    public var providers: [ProviderEntry]
-    /// Whether the welcome step keeps the configuration for restore (`configuration.persist`, default `state`).
-    public var persistConfiguration: Bool
     /// The run's HTTP session, shared by every step.
     public var http: HTTPSession
+    /// What a person supplies: `--input`, the environment, prompts, `--config`, `--link`.
+    public var input: InputSource
+    /// What this step kept in an earlier run, and where it keeps what a later start needs.
+    public var state: StepState
+    public var trace: any TraceSink
+    public var log: RunLog
+    public var redactor: Redactor
     /// Where network steps and providers go instead of the hosts in the flow (`flowrun run --emulator`).
     public var backendOverride: URL?
-    /// An onboarding link given with `--link`, for the `url` provider.
-    public var link: URL?
-    /// The run's log.
-    public var log: RunLog
 
-    /// Provides `values` into the info, checked against the keys' declared types.
+    public init(
+        name: String, mode: FlowMode, onboardingID: UUID, info: InfoStore, http: HTTPSession, input: InputSource,
+        state: StepState, trace: any TraceSink, log: RunLog, redactor: Redactor, backendOverride: URL?
+    ) {
+        self.name = name
+        self.mode = mode
+        self.onboardingID = onboardingID
+        self.info = info
+        self.http = http
+        self.input = input
+        self.state = state
+        self.trace = trace
+        self.log = log
+        self.redactor = redactor
+        self.backendOverride = backendOverride
+    }
+
+    /// Provides `values` into the info, checked against the keys' declared types; secret values join the
+    /// redactor so that no output shows them.
     public func provide(_ values: [String: InfoValue]) throws(StepFailure) {
         for value in values.values { remember(secretsIn: value) }
         try info.set(values, by: name)
     }
 
-    /// Keeps `value` for later runs; written to the state folder only when the whole run succeeds.
-    public func persist(_ value: JSONValue) {
-        staging.stage(step: name, value)
+    /// What this step kept in an earlier run (restore), if anything.
+    public var kept: JSONValue? { state.kept }
+
+    /// Keeps `value` for later runs; written only when the whole run succeeds.
+    public func keep(_ value: JSONValue) {
+        state.keep(value)
     }
 
-    /// A string parameter with `${...}` references and `prompt` resolved; `nil` when the parameter is absent.
-    public func string(_ parameter: String) throws(StepFailure) -> String? {
-        guard let node = parameters[parameter], let text = node.scalar?.text, !node.isNull else { return nil }
-        let secret = spec.parameter(parameter)?.type == .secret
-        let value = try input.resolve(text, parameter: parameter, secret: secret, info: info)
-        if secret { redactor.add(value) }
-        return value
+    /// `value` with its `${...}` references and `prompt` resolved; a secret joins the redactor.
+    /// - Throws: ``StepFailure`` when a reference cannot be resolved or an input cannot be had.
+    public func resolve(_ value: ParameterText) throws(StepFailure) -> String {
+        let resolved = try input.resolve(value.text, parameter: value.parameter, secret: value.isSecret, info: info)
+        if value.isSecret { redactor.add(resolved) }
+        return resolved
     }
 
     /// Records a note in the trace (for example the configuration keys no transformer matched).
@@ -111,13 +157,34 @@ public struct StepContext: Sendable {
     }
 }
 
+/// One step's view of the run's state: what it kept last time, and a place to keep what it has now.
+public struct StepState: Sendable {
+    public let kept: JSONValue?
+    let step: String
+    let staging: PersistStaging
+
+    /// A state for `step` that starts with `kept` and stages into `staging`.
+    public init(step: String, kept: JSONValue?, staging: PersistStaging) {
+        self.step = step
+        self.kept = kept
+        self.staging = staging
+    }
+
+    func keep(_ value: JSONValue) {
+        staging.stage(step: step, value)
+    }
+}
+
 /// Step data waiting for the run to succeed before it is written.
-final class PersistStaging: Sendable {
+public final class PersistStaging: Sendable {
     private let values = Mutex<[String: JSONValue]>([:])
+
+    public init() {}
 
     func stage(step: String, _ value: JSONValue) {
         values.withLock { $0[step] = value }
     }
 
-    var staged: [String: JSONValue] { values.withLock { $0 } }
+    /// What the steps kept, by step name.
+    public var staged: [String: JSONValue] { values.withLock { $0 } }
 }

@@ -1,64 +1,63 @@
 public import FlowCatalog
-import FlowDescriptor
+public import FlowDescriptor
 
-/// Binds step names to implementations, beside the catalog that describes them.
+/// The steps a flow may use, by name and SDK alias, with the catalog that describes them.
 ///
-/// The built-in steps are registered by name; an app registers its own with ``register(_:make:)`` and a
-/// ``StepSpec`` that says what the step requires and provides, so the checker and the graph compiler treat it
-/// like a built-in. (The SDK's two modes become: this library API, and the flow file.)
+/// Built from a list of ``BuiltinStep`` types; steps the format describes but this build cannot run yet are
+/// described without an implementation; an app adds its own with ``register(_:make:)``. The catalog the
+/// checker, the schema and `flowrun steps` read is this registry's: a step added here is known everywhere.
 public struct StepRegistry: Sendable {
-    /// Makes a step for one node of a graph.
-    public typealias Factory = @Sendable (StepNode) throws(StepFailure) -> any Step
+    /// Makes a step from its parameters when the flow compiles.
+    public typealias Factory = @Sendable (BuiltinParameters) throws(ParameterProblem) -> any Step
 
+    /// The catalog: `base`'s keys, records, transformers and providers, and the steps registered here.
     public private(set) var catalog: Catalog
     private var factories: [String: Factory] = [:]
 
-    /// The built-in steps this build implements.
-    public static var builtin: StepRegistry {
-        var registry = StepRegistry(catalog: .builtin)
-        registry.bind("command") { node throws(StepFailure) in try CommandStep(node: node) }
-        registry.bind("welcome") { _ in WelcomeStep() }
-        registry.bind("session-configuration") { _ in SessionConfigurationStep() }
-        registry.bind("settings-download") { _ in SettingsDownloadStep() }
-        return registry
+    /// A registry with `base`'s tables and no steps.
+    public init(catalog base: Catalog) {
+        catalog = base
     }
 
-    /// Every catalog step counts as implemented, with no implementation: for drawing and planning only.
-    public static var catalogOnly: StepRegistry {
-        var registry = StepRegistry(catalog: .builtin)
-        for step in registry.catalog.steps {
-            registry.bind(step.name) { node throws(StepFailure) in
-                throw StepFailure("not-implemented", "step `\(node.name)` cannot run from a catalog-only registry")
-            }
-        }
-        return registry
-    }
-
-    public init(catalog: Catalog) {
+    /// A registry of `steps` (runnable) and `described` (catalogued, not runnable in this build) over `base`.
+    public init(catalog base: Catalog, steps: [any BuiltinStep.Type], described: [StepSpec] = []) {
+        var catalog = base
+        catalog.steps = steps.map { $0.spec } + described
         self.catalog = catalog
+        for type in steps {
+            factories[type.spec.name] = type.factory
+        }
     }
 
-    /// Registers a custom step: its spec joins the catalog, its factory makes instances.
+    /// Adds a built-in step type.
+    public mutating func register(_ type: any BuiltinStep.Type) {
+        register(type.spec, make: type.factory)
+    }
+
+    /// Registers a custom step: its spec joins the catalog, its factory makes instances when the flow compiles.
     public mutating func register(_ spec: StepSpec, make factory: @escaping Factory) {
         catalog.steps.removeAll { $0.name == spec.name }
         catalog.steps.append(spec)
         factories[spec.name] = factory
     }
 
-    /// Binds an implementation to a step the catalog already describes.
-    public mutating func bind(_ name: String, make factory: @escaping Factory) {
-        factories[name] = factory
+    /// Whether the step named `name` (a catalog name) can run in this build.
+    public func isRunnable(_ name: String) -> Bool { factories[name] != nil }
+
+    /// The names of the steps this build runs, in catalog order.
+    public var runnableNames: [String] { catalog.steps.map(\.name).filter(isRunnable) }
+
+    /// The step `spec` describes, made from `parameters`; `nil` when this build cannot run it.
+    /// - Throws: ``ParameterProblem`` from the step's initialiser.
+    public func make(_ spec: StepSpec, parameters: BuiltinParameters) throws(ParameterProblem) -> (any Step)? {
+        guard let factory = factories[spec.name] else { return nil }
+        return try factory(parameters)
     }
+}
 
-    /// Whether `name` (a catalog name) has an implementation in this build.
-    public func isImplemented(_ name: String) -> Bool { factories[name] != nil }
-
-    /// A step for `node`.
-    /// - Throws: ``StepFailure`` `not-implemented` when this build has no implementation for the step.
-    public func make(_ node: StepNode) throws(StepFailure) -> any Step {
-        guard let factory = factories[node.spec.name] else {
-            throw StepFailure("not-implemented", "step `\(node.name)` uses `\(node.spec.name)`, which this build of flowrun does not implement yet")
-        }
-        return try factory(node)
+extension BuiltinStep {
+    /// Makes the step from `parameters`, as a registry's factory.
+    static var factory: StepRegistry.Factory {
+        { parameters throws(ParameterProblem) in try Self(parameters) }
     }
 }

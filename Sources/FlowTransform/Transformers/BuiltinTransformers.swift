@@ -1,47 +1,110 @@
-import FlowCatalog
+public import FlowCatalog
 public import FlowDescriptor
 
-/// The built-in structure transformers: they read a whole structure and provide several keys.
-enum BuiltinTransformer: Sendable {
-    /// The SDK's default configuration structure: `host`, `port`, `protocol`, `auth[]`.
-    case discoveryService(destination: String?)
-    /// The certificate service structure, into two keys.
-    case userIdentityDiscovery(key: String, oauthKey: String)
-    /// Downloaded settings: passcode policy, log settings, feature vector policies.
-    case settings
+/// A built-in structure transformer: reads a whole structure and provides several keys (`use: NAME`).
+///
+/// Each describes itself (name, SDK aliases, parameters, the keys it provides) and is made from its
+/// parameters when the flow compiles, so a bad parameter is a located finding before anything runs.
+public protocol StructureTransformer: Sendable {
+    /// The transformer's description, from which the catalog is made.
+    static var spec: TransformerSpec { get }
+    /// Makes the transformer from the flow's parameters.
+    /// - Throws: ``ParameterProblem`` at the parameter that cannot be used.
+    init(_ parameters: BuiltinParameters) throws(ParameterProblem)
+    /// Reads `node` (a mapping) into info values.
+    func transform(_ node: Node, context: TransformContext) throws(TransformError) -> [String: InfoValue]
+}
 
-    init(name: Located<String>, parameters: [Parameter], catalog: Catalog) throws(TransformError) {
-        let canonical = catalog.transformer(named: name.value)?.name
-        func parameter(_ key: String) -> String? {
-            parameters.first { $0.name.value == key }?.value.scalar?.text
-        }
-        switch canonical {
-        case "discovery-service":
-            self = .discoveryService(destination: parameter("destination"))
-        case "user-identity-discovery":
-            guard let key = parameter("key"), let oauthKey = parameter("oauth-key") else {
-                throw TransformError(.missingArgument, at: "", "user-identity-discovery needs `key` and `oauth-key`", location: name.location)
-            }
-            self = .userIdentityDiscovery(key: key, oauthKey: oauthKey)
-        case "settings":
-            self = .settings
-        default:
-            throw TransformError(.invalidArgument, at: "", "`\(name.value)` is not a built-in structure transformer", location: name.location)
+/// What a structure transformer sees beside the node: where it is in the configuration, the conversions,
+/// and the environment.
+public struct TransformContext: Sendable {
+    let path: ConfigPath
+    let conversion: Conversion
+    public let environment: TransformEnvironment
+}
+
+/// The SDK's default configuration structure (`host`, `port`, `protocol`, `auth[]`).
+struct DiscoveryServiceTransformer: StructureTransformer {
+    static let spec = TransformerSpec(
+        name: "discovery-service", aliases: ["DiscoveryServiceConfigurationTransformer"],
+        summary: "Reads the default configuration structure (`host`, `port`, `protocol`, `auth[]`) into the backend, authentication and settings keys.",
+        kind: .structure(
+            provides: [
+                KeySpec("backendURL", .url),
+                KeySpec("authenticationURL", .url),
+                KeySpec("applicationID", .string),
+                KeySpec("settingsParameters", .record("settings-parameters")),
+                KeySpec("authenticationMethod", .string),
+                KeySpec("oauth2Parameters", .record("oauth2-parameters"), optional: true),
+                KeySpec("oauth2ClientCredentialsParameters", .record("oauth2-client-credentials-parameters"), optional: true),
+                KeySpec("samlParameters", .record("saml-parameters"), optional: true),
+                KeySpec("otpParameters", .record("otp-parameters"), optional: true),
+            ],
+            keyParameters: [:]),
+        parameters: [
+            ParameterSpec("destination", .string, "The backend destination the validating request goes to; `authenticationURL` is the backend URL plus this path."),
+        ])
+
+    let destination: String?
+
+    init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
+        destination = try parameters.text("destination")
+    }
+
+    func transform(_ node: Node, context: TransformContext) throws(TransformError) -> [String: InfoValue] {
+        try DiscoveryService.transform(
+            node, destination: destination, at: context.path, environment: context.environment, conversion: context.conversion)
+    }
+}
+
+/// The certificate service structure, into two keys the flow names.
+struct UserIdentityDiscoveryTransformer: StructureTransformer {
+    static let spec = TransformerSpec(
+        name: "user-identity-discovery",
+        aliases: ["SAPcpmsUserIdentityDiscoveryConfigurationTransformer", "DiscoveryServiceCertificateConfigurationTransformer"],
+        summary: "Reads the certificate service structure (`com.sap.mobilesecure.certificateService.*`) into user identity parameters and the OAuth 2.0 parameters that protect it.",
+        kind: .structure(provides: [], keyParameters: ["key": .record("user-identity-parameters"), "oauth-key": .record("oauth2-parameters")]),
+        parameters: [
+            ParameterSpec("key", .key, required: true, "The key that receives the user identity parameters."),
+            ParameterSpec("oauth-key", .key, required: true, "The key that receives the OAuth 2.0 parameters."),
+        ])
+
+    let key: String
+    let oauthKey: String
+
+    init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
+        key = try parameters.requiredText("key")
+        oauthKey = try parameters.requiredText("oauth-key")
+        if key == oauthKey {
+            throw ParameterProblem(
+                "`key` and `oauth-key` of \(parameters.owner) both name `\(key)`; they need two keys.",
+                at: parameters.node("oauth-key")?.value.location ?? parameters.location, path: parameters.path.appending("oauth-key"))
         }
     }
 
-    func transform(_ node: Node, at path: ConfigPath, environment: TransformEnvironment, conversion: Conversion) throws(TransformError) -> [String: InfoValue] {
-        guard node.pairs != nil else {
-            throw TransformError(.invalidArgument, at: path.text, "expected a mapping, found \(node.kindDescription)")
-        }
-        switch self {
-        case .discoveryService(let destination):
-            return try DiscoveryService.transform(node, destination: destination, at: path, environment: environment, conversion: conversion)
-        case .userIdentityDiscovery(let key, let oauthKey):
-            return try UserIdentityDiscovery.transform(node, key: key, oauthKey: oauthKey, at: path, conversion: conversion)
-        case .settings:
-            return try SettingsTransformer.transform(node, at: path)
-        }
+    func transform(_ node: Node, context: TransformContext) throws(TransformError) -> [String: InfoValue] {
+        try UserIdentityDiscovery.transform(node, key: key, oauthKey: oauthKey, at: context.path, conversion: context.conversion)
+    }
+}
+
+/// Downloaded settings: passcode policy, log settings, feature vector policies.
+struct SettingsStructureTransformer: StructureTransformer {
+    static let spec = TransformerSpec(
+        name: "settings", aliases: ["SAPcpmsSettingsTransformationMap"],
+        summary: "Reads downloaded settings (`passwordPolicy`, `logSettings`, `featureVectorPolicies`) into typed keys.",
+        kind: .structure(
+            provides: [
+                KeySpec("passcodePolicy", .record("passcode-policy")),
+                KeySpec("logSettings", .record("log-settings")),
+                KeySpec("featureVectorPolicies", .record("feature-vector-policies")),
+            ],
+            keyParameters: [:]),
+        parameters: [])
+
+    init(_ parameters: BuiltinParameters) throws(ParameterProblem) {}
+
+    func transform(_ node: Node, context: TransformContext) throws(TransformError) -> [String: InfoValue] {
+        try SettingsTransformer.transform(node, at: context.path)
     }
 }
 

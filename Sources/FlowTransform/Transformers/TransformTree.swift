@@ -40,7 +40,7 @@ public struct TransformTree: Sendable {
     indirect enum Transformer: Sendable {
         case leaf(type: ValueType, key: String, location: SourceLocation)
         case map(Entries, location: SourceLocation)
-        case builtin(BuiltinTransformer, location: SourceLocation)
+        case builtin(any StructureTransformer, location: SourceLocation)
     }
 
     /// A map's entries: looked up by source key, listed in the order written.
@@ -55,11 +55,18 @@ public struct TransformTree: Sendable {
     let conversion: Conversion
 
     /// Builds the tree of `descriptor`; `nil` when the flow has no transform section.
-    /// - Throws: a ``TransformError`` for a name the catalog does not know (the checker reports these first).
-    public init?(descriptor: FlowDescriptor, catalog: Catalog = .builtin) throws(TransformError) {
+    ///
+    /// `catalog` gives the key and record types; `transformers` makes the structure transformers from their
+    /// parameters.
+    /// - Throws: a ``TransformError`` for a name the catalog does not know (the checker reports these first) or
+    ///   a structure transformer whose parameters cannot be used.
+    public init?(
+        descriptor: FlowDescriptor, catalog: Catalog = TransformerRegistry.builtin.catalog,
+        transformers: TransformerRegistry = .builtin
+    ) throws(TransformError) {
         guard let node = descriptor.configuration?.transform else { return nil }
         conversion = Conversion(records: RecordTable(catalog: catalog))
-        var builder = Builder(descriptor: descriptor, catalog: catalog)
+        var builder = Builder(descriptor: descriptor, catalog: catalog, transformers: transformers)
         root = try builder.build(node)
     }
 
@@ -104,8 +111,11 @@ public struct TransformTree: Sendable {
             }
         case .builtin(let builtin, let location):
             let values: [String: InfoValue]
-            do {
-                values = try builtin.transform(node, at: path, environment: environment, conversion: conversion)
+            do throws(TransformError) {
+                guard node.pairs != nil else {
+                    throw TransformError(.invalidArgument, at: path.text, "expected a mapping, found \(node.kindDescription)")
+                }
+                values = try builtin.transform(node, context: TransformContext(path: path, conversion: conversion, environment: environment))
             } catch {
                 var located = error
                 located.location = location
@@ -121,11 +131,13 @@ public struct TransformTree: Sendable {
     private struct Builder {
         let descriptor: FlowDescriptor
         let catalog: Catalog
+        let transformers: TransformerRegistry
         let declaredTypes: [String: ValueType]
 
-        init(descriptor: FlowDescriptor, catalog: Catalog) {
+        init(descriptor: FlowDescriptor, catalog: Catalog, transformers: TransformerRegistry) {
             self.descriptor = descriptor
             self.catalog = catalog
+            self.transformers = transformers
             declaredTypes = Dictionary(descriptor.keys.map { ($0.name.value, $0.type) }, uniquingKeysWith: { first, _ in first })
         }
 
@@ -140,8 +152,19 @@ public struct TransformTree: Sendable {
                 return .map(children, location: location)
             case .leaf(let conversion, let key, let location, _):
                 return .leaf(type: try type(of: conversion, key: key), key: key.value, location: location)
-            case .builtin(let name, let parameters, let location, _):
-                return .builtin(try BuiltinTransformer(name: name, parameters: parameters, catalog: catalog), location: location)
+            case .builtin(let name, let parameters, let location, let path):
+                guard let type = transformers.structure(named: name.value) else {
+                    throw TransformError(.invalidArgument, at: "", "`\(name.value)` is not a built-in structure transformer", location: name.location)
+                }
+                let given = BuiltinParameters(
+                    owner: "transformer `\(type.spec.name)`", specs: type.spec.parameters, entries: parameters, location: location,
+                    path: path, flow: descriptor)
+                do {
+                    return .builtin(try type.init(given), location: location)
+                } catch {
+                    throw TransformError(error.isMissing ? .missingArgument : .invalidArgument, at: "", error.message,
+                                         location: error.location ?? location)
+                }
             }
         }
 

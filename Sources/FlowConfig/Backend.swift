@@ -1,12 +1,13 @@
-import Foundation
-import FlowDescriptor
-import FlowHTTP
+public import Foundation
+public import FlowDescriptor
+public import FlowEngine
+public import FlowHTTP
 import FlowTransform
 
 /// What the network steps share: where the backend is, and how its answers become step outcomes.
-enum Backend {
+public enum Backend {
     /// `url` with its scheme, host and port replaced by `override`'s (the emulator), path and query kept.
-    static func redirect(_ url: URL, to override: URL?) -> URL {
+    public static func redirect(_ url: URL, to override: URL?) -> URL {
         guard let override, var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return url }
         components.scheme = override.scheme
         components.host = override.host
@@ -15,7 +16,7 @@ enum Backend {
     }
 
     /// The backend URL of the settings parameters, pointed at the override when there is one.
-    static func base(_ context: StepContext) throws(StepFailure) -> (url: URL, applicationID: String) {
+    public static func base(_ context: StepContext) throws(StepFailure) -> (url: URL, applicationID: String) {
         guard let parameters = context.info["settingsParameters"], let text = parameters["backendURL"]?.text,
               let url = URL(string: text), let applicationID = parameters["applicationID"]?.text
         else {
@@ -27,7 +28,7 @@ enum Backend {
     /// Sends `request`, mapping transport errors and error answers to step failures that name the endpoint:
     /// timeouts, connection problems and 5xx answers are transient (a retry policy retries them); lock, wipe,
     /// 401/403/404 and malformed answers are not.
-    static func fetch(_ request: HTTPRequest, context: StepContext, what: String) async throws(StepFailure) -> HTTPResponse {
+    public static func fetch(_ request: HTTPRequest, context: StepContext, what: String) async throws(StepFailure) -> HTTPResponse {
         let response: HTTPResponse
         do {
             response = try await context.http.send(request)
@@ -52,7 +53,7 @@ enum Backend {
     }
 
     /// A JSON object answer, read with the project's reader.
-    static func json(_ response: HTTPResponse, what: String) throws(StepFailure) -> Node {
+    public static func json(_ response: HTTPResponse, what: String) throws(StepFailure) -> Node {
         let read = DocumentReader.read(bytes: response.body, file: response.url.absoluteString, format: .json)
         guard let root = read.root, read.diagnostics.isEmpty, root.pairs != nil else {
             let problem = read.diagnostics.first?.message ?? "it is not a JSON object"

@@ -1,4 +1,3 @@
-public import FlowCatalog
 public import FlowDescriptor
 import Glibc
 
@@ -32,62 +31,24 @@ public struct FileReport: Sendable {
     }
 }
 
-/// Reads, decodes, checks and applies inline suppressions: the whole of `flowrun lint` for one file.
-public struct Linter: Sendable {
-    public var checker: Checker
-    public var limits: ReaderLimits
-
-    public init(catalog: Catalog = .builtin, limits: ReaderLimits = .default) {
-        self.checker = Checker(catalog: catalog)
-        self.limits = limits
-    }
-
-    /// Lints the file at `path`; a file that cannot be read yields an `FR110` finding.
-    ///
-    /// With `onlyFlowFiles` (files found by walking a folder), a well-formed document whose top level has no
-    /// `flowrun` key is not a flow file: the result is `nil`, so that sample configuration beside a flow is
-    /// not linted as one.
-    public func lint(path: String, onlyFlowFiles: Bool = false) -> FileReport? {
-        guard let bytes = FileBytes.read(path, limit: limits.maxFileBytes) else {
-            return FileReport(file: path, diagnostics: [DocumentReader.unreadable(path)], suppressedCount: 0, text: "")
-        }
-        return lint(bytes: bytes, file: path, format: DocumentFormat(path: path), onlyFlowFiles: onlyFlowFiles)
-    }
-
-    /// Lints standard input, reported as `name` (whose extension says whether it is JSON); input that cannot be
-    /// read yields an `FR110` finding.
-    public func lintStandardInput(as name: String) -> FileReport {
-        guard let bytes = FileBytes.readStandardInput(limit: limits.maxFileBytes) else {
-            return FileReport(file: name, diagnostics: [DocumentReader.unreadable(name)], suppressedCount: 0, text: "")
-        }
-        return lint(bytes: bytes, file: name, format: DocumentFormat(path: name))
-    }
-
-    /// Lints `bytes` as a file named `file`.
-    public func lint(bytes: [UInt8], file: String, format: DocumentFormat) -> FileReport {
-        lint(bytes: bytes, file: file, format: format, onlyFlowFiles: false)!
-    }
-
-    private func lint(bytes: [UInt8], file: String, format: DocumentFormat, onlyFlowFiles: Bool) -> FileReport? {
-        let result = DocumentReader.read(bytes: bytes, file: file, format: format, limits: limits)
-        if onlyFlowFiles, let root = result.root, root["flowrun"] == nil {
-            return nil
-        }
-        var diagnostics = result.diagnostics
-        if let root = result.root {
-            let (descriptor, decodeDiagnostics) = FlowDecoder.decode(root, file: file)
-            diagnostics += decodeDiagnostics
-            diagnostics += checker.check(descriptor)
-        }
+extension FileReport {
+    /// The report of `file` from the findings of every stage: inline suppressions applied (their own findings
+    /// added), duplicates removed, in source order. The text is kept only when a finding points into it.
+    public init(file: String, bytes: [UInt8], format: DocumentFormat, findings diagnostics: [Diagnostic]) {
         // Most files have no finding and no suppression comment: the text is made only when one needs it.
         let mayHaveSuppressions = format == .yaml && Self.mentionsSuppression(bytes)
         let text = !diagnostics.isEmpty || mayHaveSuppressions ? String(decoding: bytes, as: UTF8.self) : ""
-        var suppressions = mayHaveSuppressions ? Suppressions(lines: FileReport.lines(of: text), file: file) : Suppressions.none
+        var suppressions = mayHaveSuppressions ? Suppressions(lines: Self.lines(of: text), file: file) : Suppressions.none
         let kept = suppressions.apply(to: diagnostics)
         let unique = Self.removingDuplicates(kept + suppressions.findings)
-        return FileReport(
+        self.init(
             file: file, diagnostics: unique.sorted(by: Diagnostic.inSourceOrder),
             suppressedCount: diagnostics.count - kept.count, text: unique.isEmpty ? "" : text)
+    }
+
+    /// The report of a file that cannot be read.
+    public static func unreadable(_ file: String) -> FileReport {
+        FileReport(file: file, diagnostics: [DocumentReader.unreadable(file)], suppressedCount: 0, text: "")
     }
 
     private static let marker = Array("flowrun-lint".utf8)

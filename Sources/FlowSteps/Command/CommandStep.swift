@@ -1,8 +1,9 @@
 import Foundation
+import FlowCatalog
 import FlowCheck
 import FlowDescriptor
+import FlowEngine
 import FlowTransform
-import Synchronization
 
 /// The `command` step: runs a program with the declared inputs as a JSON object on standard input, and merges
 /// the JSON object it prints into the info, checked against the declared `provides`.
@@ -11,35 +12,59 @@ import Synchronization
 /// output that is not a JSON object, a key it does not declare, or a value of the wrong type
 /// fails the step with the program's standard error (secrets masked) in the message. A cancelled or timed-out
 /// step terminates the program.
-struct CommandStep: Step {
+struct CommandStep: BuiltinStep {
+    static let spec = StepSpec(
+        name: "command", aliases: [],
+        summary: "Runs a program: the declared inputs as JSON on stdin, its JSON stdout merged into the info, checked against the declared provides.",
+        parameters: [
+            ParameterSpec("run", .command, required: true, "The program and its arguments."),
+            ParameterSpec("inputs", .keyList, "Info keys passed to the program."),
+            ParameterSpec("provides", .keyTypes, "Info keys the program provides, with their types."),
+            ParameterSpec("env", .stringMap, "Extra environment variables."),
+            ParameterSpec("working-directory", .string, derived: "the flow file's folder", "Where the program runs."),
+        ],
+        waits: .local, requiresFromParameter: "inputs", providesFromParameter: "provides")
+
+    /// The most a program may print on standard output before the step fails: the output is one JSON object
+    /// of info values, and a program that prints without end must not take the machine's memory.
+    static let outputLimit = 16 << 20
+
     let arguments: [String]
     let inputs: [String]
     let provides: [String: ValueType]
-    let environment: [String: Node]
-    let workingDirectory: String?
+    let environment: [(name: String, value: String)]
+    let workingDirectory: URL
 
-    init(node: StepNode) throws(StepFailure) {
-        guard let run = node.parameters["run"] else { throw StepFailure("bad-parameter", "step `\(node.name)` has no `run`") }
-        if let elements = run.elements {
-            arguments = elements.compactMap { $0.scalar?.text }
-        } else if let text = run.scalar?.text {
-            arguments = ["/bin/sh", "-c", text]
-        } else {
-            throw StepFailure("bad-parameter", "`run` of step `\(node.name)` is neither a string nor a list")
+    init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
+        guard let run = parameters.node("run") else {
+            throw ParameterProblem("Expected to find parameter `run` in \(parameters.owner), but it is missing.",
+                                   at: parameters.location, path: parameters.path.appending("run"), missing: true)
         }
-        guard !arguments.isEmpty else { throw StepFailure("bad-parameter", "`run` of step `\(node.name)` is empty") }
-        inputs = node.parameters["inputs"]?.elements?.compactMap { $0.scalar?.text } ?? []
+        if run.value.elements != nil {
+            arguments = try parameters.textList("run")
+        } else {
+            arguments = ["/bin/sh", "-c", try parameters.requiredText("run")]
+        }
+        guard !arguments.isEmpty, !arguments[0].isEmpty else {
+            throw ParameterProblem("`run` of \(parameters.owner) names no program.", at: run.value.location, path: run.path)
+        }
+        inputs = try parameters.textList("inputs")
         var provides: [String: ValueType] = [:]
-        for pair in node.parameters["provides"]?.pairs ?? [] {
-            if let name = pair.key.scalar?.text, let type = FlowDecoder.decodeType(pair.value, at: .root, file: "").0 {
-                provides[name] = type
+        for (key, node) in try parameters.mapping("provides") {
+            let (type, problems) = FlowDecoder.decodeType(node, at: parameters.path.appending("provides").appending(key.value), file: parameters.flow.file)
+            guard let type, problems.isEmpty else {
+                throw ParameterProblem(
+                    problems.first?.message ?? "The type of `\(key.value)` in `provides` of \(parameters.owner) cannot be read.",
+                    at: problems.first?.location ?? node.location, path: parameters.path.appending("provides").appending(key.value))
             }
+            provides[key.value] = type
         }
         self.provides = provides
-        environment = Dictionary(uniqueKeysWithValues: (node.parameters["env"]?.pairs ?? []).compactMap { pair in
-            pair.key.scalar.map { ($0.text, pair.value) }
-        })
-        workingDirectory = node.parameters["working-directory"]?.scalar?.text
+        environment = try parameters.textMapping("env").map { ($0.key, $0.value) }
+        let folder = URL(fileURLWithPath: parameters.flow.file).deletingLastPathComponent()
+        workingDirectory = try parameters.text("working-directory").map {
+            $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : folder.appendingPathComponent($0)
+        } ?? folder
     }
 
     func onboard(_ context: StepContext) async -> StepOutcome {
@@ -66,8 +91,7 @@ struct CommandStep: Step {
 
     private func execute(_ context: StepContext, input: Data) async throws(StepFailure) -> Data {
         var variables = context.input.environment
-        for (name, node) in environment {
-            let raw = node.scalar?.text ?? ""
+        for (name, raw) in environment {
             variables[name] = try context.input.resolve(raw, parameter: name, secret: true, info: context.info)
             // A value from outside the file under a secret-looking name (`TOKEN: ${env.API_TOKEN}`,
             // `TOKEN: ${info.deviceToken}`) is masked.
@@ -78,12 +102,14 @@ struct CommandStep: Step {
         // A program that exits without reading its input closes the pipe: writing to it is an error (EPIPE),
         // not a signal that ends flowrun.
         signal(SIGPIPE, SIG_IGN)
-        let directory = workingDirectory.map {
-            $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : context.flowFolder.appendingPathComponent($0)
-        } ?? context.flowFolder
-        let result = try await ChildProcess.run(arguments, environment: variables, directory: directory.path, input: input)
+        let result = try await ChildProcess.run(
+            arguments, environment: variables, directory: workingDirectory.path, input: input, outputLimit: Self.outputLimit)
         if Task.isCancelled { throw StepFailure("cancelled", "step `\(context.name)` was cancelled") }
         let errorText = context.redactor.redact(Self.tail(String(decoding: result.error, as: UTF8.self)))
+        if result.outputExceeded {
+            throw StepFailure("command-output-too-large",
+                              "`\(arguments.joined(separator: " "))` printed more than \(Self.outputLimit >> 20) MiB on standard output and was stopped")
+        }
         guard result.termination == .exited(0) else {
             let how = switch result.termination {
             case .exited(let status): "exited with status \(status)"

@@ -1,3 +1,4 @@
+import FlowEngine
 import Foundation
 import Synchronization
 
@@ -16,14 +17,21 @@ struct ChildProcess {
     struct Result: Sendable {
         var termination: Termination
         var output: Data
+        /// The last bytes of standard error (at most ``errorLimit``).
         var error: Data
+        /// Standard output went past the limit: the program was stopped and `output` is cut.
+        var outputExceeded: Bool
     }
 
+    /// How much of standard error is kept: its end, where a program says what went wrong.
+    static let errorLimit = 64 * 1024
+
     /// Runs `arguments` (looked up on the child's `PATH`) in `directory` with `environment`, feeding `input` to
-    /// its standard input. Cancelling the calling task stops the program's whole process group.
+    /// its standard input. Cancelling the calling task stops the program's whole process group, and so does
+    /// standard output going past `outputLimit` bytes (reading stops there; the rest is drained unread).
     /// - Throws: ``StepFailure`` when the program cannot be started.
     static func run(
-        _ arguments: [String], environment: [String: String], directory: String, input: Data
+        _ arguments: [String], environment: [String: String], directory: String, input: Data, outputLimit: Int
     ) async throws(StepFailure) -> Result {
         var stdinPipe: [Int32] = [0, 0], stdoutPipe: [Int32] = [0, 0], stderrPipe: [Int32] = [0, 0]
         guard pipe(&stdinPipe) == 0, pipe(&stdoutPipe) == 0, pipe(&stderrPipe) == 0 else {
@@ -71,12 +79,14 @@ struct ChildProcess {
 
         let child = pid
         let writer = stdinPipe[1], outputReader = stdoutPipe[0], errorReader = stderrPipe[0]
-        let collected = Mutex<(output: Data, error: Data, status: Int32, pending: Int)>((Data(), Data(), 0, 4))
+        let collected = Mutex<(output: Data, error: Data, status: Int32, pending: Int, exceeded: Bool)>((Data(), Data(), 0, 4, false))
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 // Blocking reads and waits get threads of their own: a dispatch queue adds threads for blocked
                 // work only slowly, which would delay both the output and the cancellation.
-                @Sendable func finished(_ update: @escaping @Sendable (inout (output: Data, error: Data, status: Int32, pending: Int)) -> Void) {
+                @Sendable func finished(
+                    _ update: @escaping @Sendable (inout (output: Data, error: Data, status: Int32, pending: Int, exceeded: Bool)) -> Void
+                ) {
                     let done = collected.withLock { state -> Bool in
                         update(&state)
                         state.pending -= 1
@@ -85,11 +95,14 @@ struct ChildProcess {
                     if done { continuation.resume() }
                 }
                 Thread.detachNewThread {
-                    let data = readAll(outputReader)
-                    finished { $0.output = data }
+                    let (data, exceeded) = readAll(outputReader, limit: outputLimit, keepingEnd: false) { kill(-child, SIGKILL) }
+                    finished {
+                        $0.output = data
+                        $0.exceeded = exceeded
+                    }
                 }
                 Thread.detachNewThread {
-                    let data = readAll(errorReader)
+                    let (data, _) = readAll(errorReader, limit: errorLimit, keepingEnd: true) {}
                     finished { $0.error = data }
                 }
                 Thread.detachNewThread {
@@ -110,24 +123,40 @@ struct ChildProcess {
                 kill(-child, SIGKILL)
             }
         }
-        let (output, error, status) = collected.withLock { ($0.output, $0.error, $0.status) }
+        let (output, error, status, exceeded) = collected.withLock { ($0.output, $0.error, $0.status, $0.exceeded) }
         let termination: Termination = status & 0x7F == 0 ? .exited((status >> 8) & 0xFF) : .signalled(status & 0x7F)
-        return Result(termination: termination, output: output, error: error)
+        return Result(termination: termination, output: output, error: error, outputExceeded: exceeded)
     }
 
-    private static func readAll(_ descriptor: Int32) -> Data {
+    /// Reads `descriptor` to its end, keeping at most `limit` bytes: the first ones, or with `keepingEnd` the
+    /// last ones. Past the limit it calls `exceeded` once and drains the rest unread, so the program never
+    /// blocks on a full pipe.
+    private static func readAll(
+        _ descriptor: Int32, limit: Int, keepingEnd: Bool, exceeded: () -> Void
+    ) -> (Data, exceeded: Bool) {
         var data = Data()
+        var over = false
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let count = read(descriptor, &buffer, buffer.count)
             if count > 0 {
-                data.append(contentsOf: buffer[0..<count])
+                if keepingEnd {
+                    data.append(contentsOf: buffer[0..<count])
+                    if data.count > limit { data.removeFirst(data.count - limit) }
+                } else if !over {
+                    data.append(contentsOf: buffer[0..<min(count, limit - data.count + 1)])
+                    if data.count > limit {
+                        data.removeLast(data.count - limit)
+                        over = true
+                        exceeded()
+                    }
+                }
             } else if count == 0 || errno != EINTR {
                 break
             }
         }
         close(descriptor)
-        return data
+        return (data, over)
     }
 
     /// Writes `data` and closes; a program that exits without reading gets EPIPE here, not a signal here.

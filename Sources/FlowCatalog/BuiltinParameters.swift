@@ -1,0 +1,138 @@
+public import FlowDescriptor
+
+/// Why a built-in cannot be made from what the flow file gives it: a located finding of the compile stage.
+public struct ParameterProblem: Error, Sendable {
+    public var message: String
+    public var location: SourceLocation?
+    public var path: DescriptorPath?
+    /// A required value is missing (rather than there and unusable).
+    public var isMissing: Bool
+
+    public init(_ message: String, at location: SourceLocation?, path: DescriptorPath? = nil, missing: Bool = false) {
+        self.message = message
+        self.location = location
+        self.path = path
+        self.isMissing = missing
+    }
+}
+
+/// The parameters a flow file gives one built-in (a step's `with:`, a provider's or a transformer's fields),
+/// read through the built-in's own parameter specs.
+///
+/// Every accessor gives the flow's value or, when the flow leaves it out, the default the spec declares, so the
+/// description a built-in carries is also the value it runs with. A value of the wrong shape is a
+/// ``ParameterProblem`` at the value's line and column.
+public struct BuiltinParameters: Sendable {
+    /// What the parameters belong to, for messages: "step `login`".
+    public var owner: String
+    public var specs: [ParameterSpec]
+    public var entries: [Parameter]
+    /// Where the owner is written, and its path (for a missing parameter).
+    public var location: SourceLocation
+    public var path: DescriptorPath
+    /// The whole flow, for what a built-in needs from outside its own parameters (the application ID, the
+    /// configuration section, the flow file's folder).
+    public var flow: FlowDescriptor
+
+    public init(
+        owner: String, specs: [ParameterSpec], entries: [Parameter], location: SourceLocation, path: DescriptorPath,
+        flow: FlowDescriptor
+    ) {
+        self.owner = owner
+        self.specs = specs
+        self.entries = entries
+        self.location = location
+        self.path = path
+        self.flow = flow
+    }
+
+    /// The node the flow wrote for `name`, if any (a YAML null counts as absent).
+    public func node(_ name: String) -> Parameter? {
+        entries.first { $0.name.value == name && !$0.value.isNull }
+    }
+
+    /// The text of `name`, or its default value; `nil` when neither is there.
+    /// - Throws: ``ParameterProblem`` when the flow's value is not a scalar.
+    public func text(_ name: String) throws(ParameterProblem) -> String? {
+        guard let entry = node(name) else { return spec(name)?.defaultValue?.value }
+        guard let scalar = entry.value.scalar else { throw problem(entry, expected: "a string") }
+        return scalar.text
+    }
+
+    /// The text of `name`, which the flow or its default must give.
+    /// - Throws: ``ParameterProblem`` when it is missing or not a scalar.
+    public func requiredText(_ name: String) throws(ParameterProblem) -> String {
+        guard let text = try text(name) else {
+            throw ParameterProblem("Expected to find parameter `\(name)` in \(owner), but it is missing.", at: location,
+                                   path: path.appending(name), missing: true)
+        }
+        return text
+    }
+
+    /// `name` read as one of `Choice`'s raw values.
+    /// - Throws: ``ParameterProblem`` for any other value.
+    public func choice<Choice: RawRepresentable>(_ name: String, as _: Choice.Type) throws(ParameterProblem) -> Choice?
+    where Choice.RawValue == String {
+        guard let text = try text(name) else { return nil }
+        guard let choice = Choice(rawValue: text) else {
+            let location = node(name)?.value.location ?? self.location
+            throw ParameterProblem("Unknown value `\(text)` for `\(name)` in \(owner).", at: location, path: path.appending(name))
+        }
+        return choice
+    }
+
+    /// `name` as a list of strings (empty when absent).
+    /// - Throws: ``ParameterProblem`` when it is not a list of scalars.
+    public func textList(_ name: String) throws(ParameterProblem) -> [String] {
+        guard let entry = node(name) else { return [] }
+        guard let elements = entry.value.elements else { throw problem(entry, expected: "a list of strings") }
+        var result: [String] = []
+        for element in elements {
+            guard let text = element.scalar?.text, !element.isNull else {
+                throw ParameterProblem("Expected the elements of `\(name)` in \(owner) to be strings, found \(element.kindDescription).",
+                                       at: element.location, path: entry.path)
+            }
+            result.append(text)
+        }
+        return result
+    }
+
+    /// `name` as an ordered mapping of strings to nodes (empty when absent).
+    /// - Throws: ``ParameterProblem`` when it is not a mapping with string keys.
+    public func mapping(_ name: String) throws(ParameterProblem) -> [(key: Located<String>, value: Node)] {
+        guard let entry = node(name) else { return [] }
+        guard let pairs = entry.value.pairs else { throw problem(entry, expected: "a mapping") }
+        var result: [(key: Located<String>, value: Node)] = []
+        for pair in pairs {
+            guard let key = pair.key.scalar?.text else {
+                throw ParameterProblem("Expected the keys of `\(name)` in \(owner) to be strings.", at: pair.key.location, path: entry.path)
+            }
+            result.append((Located(key, at: pair.key.location), pair.value))
+        }
+        return result
+    }
+
+    /// `name` as a mapping of strings to strings (empty when absent).
+    /// - Throws: ``ParameterProblem`` when a value is not a scalar.
+    public func textMapping(_ name: String) throws(ParameterProblem) -> [(key: String, value: String)] {
+        var result: [(key: String, value: String)] = []
+        for (key, value) in try mapping(name) {
+            guard let text = value.scalar?.text, !value.isNull else {
+                throw ParameterProblem("Expected `\(name).\(key.value)` in \(owner) to be a string, found \(value.kindDescription).",
+                                       at: value.location, path: path.appending(name).appending(key.value))
+            }
+            result.append((key.value, text))
+        }
+        return result
+    }
+
+    /// The spec of parameter `name`.
+    public func spec(_ name: String) -> ParameterSpec? {
+        specs.first { $0.name == name }
+    }
+
+    private func problem(_ entry: Parameter, expected: String) -> ParameterProblem {
+        ParameterProblem("Expected `\(entry.name.value)` in \(owner) to be \(expected), found \(entry.value.kindDescription).",
+                         at: entry.value.location, path: entry.path)
+    }
+}

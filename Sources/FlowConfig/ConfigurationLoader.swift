@@ -1,0 +1,53 @@
+import FlowCatalog
+public import FlowDescriptor
+public import FlowEngine
+import Foundation
+
+/// The SDK's configuration loader: providers are examined in order and the first that yields data wins; a
+/// provider's error is noted in the trace and the next one is tried; when none yields data the load fails
+/// with what each said.
+public struct ConfigurationLoader: Sendable {
+    public let providers: [any ConfigurationProvider]
+
+    public init(providers: [any ConfigurationProvider]) {
+        self.providers = providers
+    }
+
+    /// The first provider's document, and where it came from.
+    /// - Throws: ``StepFailure`` `no-configuration` with what each provider said; transient when one failed
+    ///   for a passing reason (a timeout, a 503), so that trying the queue again may help.
+    public func load(_ context: StepContext) async throws(StepFailure) -> (document: Node, source: String) {
+        var reports: [String] = []
+        var transient = false
+        for provider in providers {
+            let name = type(of: provider).spec.name
+            switch await provider.load(context) {
+            case .found(let node, let source):
+                return (Self.pointed(node, at: context.backendOverride), source)
+            case .nothing(let reason):
+                reports.append("\(name): \(reason)")
+                context.note("provider-skipped", "\(name): \(reason)")
+                context.log.write(.info, "welcome: provider \(name) has nothing: \(reason)")
+            case .failed(let reason, let isTransient):
+                transient = transient || isTransient
+                reports.append("\(name): \(reason)")
+                context.note("provider-failed", "\(name): \(reason)")
+                context.log.write(.warn, "welcome: provider \(name) failed: \(reason)")
+            }
+        }
+        throw StepFailure("no-configuration", "no provider yielded a configuration (" + reports.joined(separator: "; ") + ")", transient: transient)
+    }
+
+    /// With `--emulator`, a configuration's `host`, `port` and `protocol` point at the emulator.
+    static func pointed(_ node: Node, at override: URL?) -> Node {
+        guard let override, let pairs = node.pairs, node["host"] != nil, let host = override.host else { return node }
+        var replaced = pairs.filter { !["host", "port", "protocol"].contains($0.key.scalar?.text ?? "") }
+        func scalar(_ text: String, quoted: Bool) -> Node {
+            Node(.scalar(Scalar(text, style: quoted ? .doubleQuoted : .plain)), at: node.location)
+        }
+        replaced.append(Pair(key: scalar("host", quoted: true), value: scalar(host, quoted: true)))
+        replaced.append(Pair(key: scalar("port", quoted: true), value: scalar(String(override.port ?? 443), quoted: false)))
+        replaced.append(Pair(key: scalar("protocol", quoted: true), value: scalar(override.scheme ?? "https", quoted: true)))
+        return Node(.mapping(replaced), at: node.location)
+    }
+}

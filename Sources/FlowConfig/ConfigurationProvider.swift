@@ -1,0 +1,80 @@
+public import FlowCatalog
+public import FlowDescriptor
+public import FlowEngine
+
+/// What a configuration provider found.
+public enum ProviderAnswer: Sendable {
+    /// A document, and where it came from (for the trace).
+    case found(Node, source: String)
+    /// The provider has no data; not an error: the next provider is asked (as in the SDK).
+    case nothing(String)
+    /// The provider failed; `transient` when asking again may help (a timeout, a 503).
+    case failed(String, transient: Bool)
+}
+
+/// A source of the configuration document, examined in the order of `configuration.providers`. The SDK's
+/// `ConfigurationProviding`.
+///
+/// Each describes itself and is made from its parameters when the flow compiles, so a bad parameter is a
+/// located finding before anything runs; `load` runs when the `welcome` step asks.
+public protocol ConfigurationProvider: Sendable {
+    /// The provider's description, from which the catalog is made.
+    static var spec: ProviderSpec { get }
+    /// Makes the provider from the flow's parameters (a shorthand value sets ``ProviderSpec/primaryParameter``).
+    /// - Throws: ``ParameterProblem`` at the value that cannot be used.
+    init(_ parameters: BuiltinParameters) throws(ParameterProblem)
+    /// Looks for the document; the context gives the input source, the HTTP session and the log.
+    func load(_ context: StepContext) async -> ProviderAnswer
+}
+
+/// The configuration providers by name and SDK alias. The catalog's provider table is made from it.
+public struct ProviderRegistry: Sendable {
+    private var types: [String: any ConfigurationProvider.Type] = [:]
+    private var order: [any ConfigurationProvider.Type] = []
+
+    public init(_ providers: [any ConfigurationProvider.Type]) {
+        for type in providers { register(type) }
+    }
+
+    /// Adds a provider under its name and aliases.
+    public mutating func register(_ type: any ConfigurationProvider.Type) {
+        order.append(type)
+        for name in [type.spec.name] + type.spec.aliases { types[name] = type }
+    }
+
+    /// Every provider's description, in registration order.
+    public var specs: [ProviderSpec] { order.map { $0.spec } }
+
+    /// The provider named `name` or with that alias.
+    public func provider(named name: String) -> (any ConfigurationProvider.Type)? { types[name] }
+
+    /// The providers of `flow`'s `configuration.providers`, made from their parameters; `json` alone when the
+    /// flow names none.
+    /// - Throws: ``ParameterProblem`` for a provider that is not known or cannot be made.
+    public func providers(of flow: FlowDescriptor) throws(ParameterProblem) -> [any ConfigurationProvider] {
+        let entries = flow.configuration?.providers ?? []
+        guard !entries.isEmpty else { return [JSONProvider()] }
+        var made: [any ConfigurationProvider] = []
+        for entry in entries {
+            guard let type = provider(named: entry.name.value) else {
+                throw ParameterProblem("`\(entry.name.value)` is not a configuration provider.", at: entry.name.location, path: entry.path)
+            }
+            // A shorthand (`file: config.json`) is decoded as a parameter with no name: it sets the primary one.
+            let parameters = entry.parameters.map { parameter -> Parameter in
+                guard parameter.name.value.isEmpty, let primary = type.spec.primaryParameter else { return parameter }
+                var named = parameter
+                named.name = Located(primary, at: parameter.name.location)
+                return named
+            }
+            made.append(try type.init(BuiltinParameters(
+                owner: "provider `\(type.spec.name)`", specs: type.spec.parameters, entries: parameters,
+                location: entry.name.location, path: entry.path, flow: flow)))
+        }
+        return made
+    }
+
+    /// flowrun's built-in providers.
+    public static let builtin = ProviderRegistry([
+        ManagedProvider.self, FileProvider.self, DiscoveryServiceProvider.self, JSONProvider.self, URLProvider.self,
+    ])
+}

@@ -1,0 +1,28 @@
+import FlowCatalog
+import FlowDescriptor
+import FlowEngine
+import Foundation
+
+/// `file`: a JSON or property-list file, relative to the flow file.
+struct FileProvider: ConfigurationProvider {
+    static let spec = ProviderSpec(
+        name: "file", aliases: ["FileConfigurationProvider"],
+        summary: "A JSON or property-list file (`ConfigurationProvider.plist` format), relative to the flow file.",
+        parameters: [ParameterSpec("path", .string, required: true, "The file, relative to the flow file.")],
+        primaryParameter: "path")
+
+    let url: URL
+
+    init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
+        let path = try parameters.requiredText("path")
+        let folder = URL(fileURLWithPath: parameters.flow.file).deletingLastPathComponent()
+        url = path.hasPrefix("/") ? URL(fileURLWithPath: path) : folder.appendingPathComponent(path)
+    }
+
+    func load(_ context: StepContext) async -> ProviderAnswer {
+        // As in the SDK, a file that is not there is a provider with nothing to offer (it is often put in
+        // place when the app is deployed); a file that is there but cannot be read is an error.
+        guard FileBytes.exists(url.path) else { return .nothing("\(url.path) does not exist") }
+        return ConfigurationFile.read(url.path)
+    }
+}

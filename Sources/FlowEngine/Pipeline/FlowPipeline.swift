@@ -1,0 +1,107 @@
+import FlowCatalog
+public import FlowCheck
+public import FlowDescriptor
+
+/// The one way a flow file becomes something to lint, draw or run: read → decode → check → compile.
+///
+/// `flowrun lint` reports what the stages found; `flowrun graph` and `flowrun run --dry-run` need a compiled
+/// flow; `flowrun run` needs one that is also ready to run (``FlowEngine/readiness(_:)``). Every command sees
+/// the same findings, printed the same way, so a flow that lint rejects never runs.
+public struct FlowPipeline: Sendable {
+    public let registry: StepRegistry
+    public var limits: ReaderLimits
+    private let checker: Checker
+
+    public init(registry: StepRegistry, limits: ReaderLimits = .default) {
+        self.registry = registry
+        self.limits = limits
+        checker = Checker(catalog: registry.catalog)
+    }
+
+    /// The file at `path` through every stage; a file that cannot be read is finding FR110.
+    ///
+    /// With `onlyFlowFiles` (files found by walking a folder), a well-formed document whose top level has no
+    /// `flowrun` key is not a flow file: the result is `nil`, so that sample configuration beside a flow is not
+    /// linted as one.
+    public func load(path: String, onlyFlowFiles: Bool = false) -> LoadedFlow? {
+        guard let bytes = FileBytes.read(path, limit: limits.maxFileBytes) else {
+            return LoadedFlow(report: .unreadable(path), flow: nil)
+        }
+        return load(bytes: bytes, file: path, format: DocumentFormat(path: path), onlyFlowFiles: onlyFlowFiles)
+    }
+
+    /// Standard input through every stage, reported as `name` (whose extension says whether it is JSON).
+    public func loadStandardInput(as name: String) -> LoadedFlow {
+        guard let bytes = FileBytes.readStandardInput(limit: limits.maxFileBytes) else {
+            return LoadedFlow(report: .unreadable(name), flow: nil)
+        }
+        return load(bytes: bytes, file: name, format: DocumentFormat(path: name), onlyFlowFiles: false)!
+    }
+
+    /// `bytes` through every stage, as a file named `file`.
+    public func load(bytes: [UInt8], file: String, format: DocumentFormat) -> LoadedFlow {
+        load(bytes: bytes, file: file, format: format, onlyFlowFiles: false)!
+    }
+
+    private func load(bytes: [UInt8], file: String, format: DocumentFormat, onlyFlowFiles: Bool) -> LoadedFlow? {
+        let read = DocumentReader.read(bytes: bytes, file: file, format: format, limits: limits)
+        if onlyFlowFiles, let root = read.root, root["flowrun"] == nil {
+            return nil
+        }
+        var findings = read.diagnostics
+        var compiled: CompiledFlow?
+        if let root = read.root {
+            let (descriptor, decodeFindings) = FlowDecoder.decode(root, file: file)
+            findings += decodeFindings
+            let (flow, laterFindings) = compile(descriptor, after: findings)
+            findings += laterFindings
+            compiled = flow
+        }
+        let report = FileReport(file: file, bytes: bytes, format: format, findings: findings)
+        return LoadedFlow(report: report, flow: report.diagnostics.hasErrors ? nil : compiled)
+    }
+
+    /// Checks and compiles a decoded flow: the flow, and the findings of both stages. The flow is fit to run
+    /// only when no finding (of these or `earlier`) is an error that a suppression does not silence.
+    /// - Parameter earlier: findings of the stages before (reading, decoding), which the compiler heeds.
+    public func compile(_ descriptor: FlowDescriptor, after earlier: [Diagnostic] = []) -> (flow: CompiledFlow, findings: [Diagnostic]) {
+        let checked = checker.check(descriptor)
+        let (graphs, compileFindings) = GraphCompiler.compile(descriptor, registry: registry, after: earlier + checked)
+        return (CompiledFlow(descriptor: descriptor, graphs: graphs, registry: registry), checked + compileFindings)
+    }
+}
+
+/// A flow file after the pipeline: every finding, and the compiled flow when none is an error.
+public struct LoadedFlow: Sendable {
+    /// Every stage's findings, inline suppressions applied, in source order: what `flowrun lint` prints.
+    public var report: FileReport
+    public var flow: CompiledFlow?
+}
+
+/// A flow that compiled: its graphs, with every step made from its parameters.
+public struct CompiledFlow: Sendable {
+    public let descriptor: FlowDescriptor
+    public let graphs: [FlowMode: FlowGraph]
+    public let registry: StepRegistry
+
+    /// The flow's name, for the state folder.
+    public var name: String { descriptor.name?.value ?? "flow" }
+
+    /// One finding (FR701) per declared step whose built-in this build cannot run, at its `uses`.
+    public var unrunnableSteps: [Diagnostic] {
+        var reported: Set<String> = []
+        var findings: [Diagnostic] = []
+        let names = registry.runnableNames.map { "`\($0)`" }.joined(separator: ", ")
+        for mode in FlowMode.allCases {
+            for node in graphs[mode]?.nodes ?? [] where node.step == nil && reported.insert(node.name).inserted {
+                let declaration = descriptor.step(named: node.name)
+                findings.append(Diagnostic(
+                    .stepNotRunnable,
+                    "Step `\(node.name)` uses `\(node.spec.name)`, which this build of flowrun cannot run yet.",
+                    at: declaration?.uses.location ?? node.location, path: declaration?.path.appending("uses"),
+                    hint: "Built-in steps this build runs: \(names). `flowrun run --dry-run` still shows the plan."))
+            }
+        }
+        return findings
+    }
+}

@@ -1,0 +1,65 @@
+import FlowCatalog
+import FlowConfig
+import FlowDescriptor
+import FlowEngine
+import FlowHTTP
+import FlowTransform
+import Foundation
+
+/// The `session-configuration` step: sets the backend's headers on the run's HTTP session: the application
+/// ID (`X-SMP-APPID`), the device ID (`X-SMP-DEVICEID`, generated once and kept for restore), the application
+/// version, and the flow's extra headers.
+struct SessionConfigurationStep: BuiltinStep {
+    /// The application-version header name is not confirmed for the real backend (see docs/emulator.md).
+    static let versionHeader = "X-SMP-APPVERSION"
+
+    static let spec = StepSpec(
+        name: "session-configuration", aliases: ["SAPcpmsSessionConfigurationStep"],
+        summary: "Sets the backend headers (application ID, device ID, application version) on the flow's HTTP session.",
+        parameters: [
+            ParameterSpec("headers", .stringMap, "Extra headers sent with every request."),
+            ParameterSpec("device-id", .string, derived: "generated once and kept in the state folder", "The device ID sent as `X-SMP-DEVICEID`."),
+        ],
+        requires: [KeySpec("settingsParameters", .record("settings-parameters"))],
+        provides: [KeySpec("deviceID", .string)],
+        waits: .local)
+
+    let headers: [(name: String, value: ParameterText)]
+    let deviceID: ParameterText?
+
+    init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
+        headers = try parameters.textMapping("headers").map { ($0.key, ParameterText(parameter: $0.key, text: $0.value, isSecret: false)) }
+        deviceID = try parameters.runtimeText("device-id")
+    }
+
+    func onboard(_ context: StepContext) async -> StepOutcome {
+        configure(context, keptDeviceID: nil)
+    }
+
+    func restore(_ context: StepContext) async -> StepOutcome {
+        configure(context, keptDeviceID: context.kept?["deviceID"].flatMap { if case .string(let id) = $0 { id } else { nil } })
+    }
+
+    private func configure(_ context: StepContext, keptDeviceID: String?) -> StepOutcome {
+        do throws(StepFailure) {
+            guard let parameters = context.info["settingsParameters"], let applicationID = parameters["applicationID"]?.text else {
+                throw StepFailure("missing-info", "step `\(context.name)` needs `settingsParameters` with the application ID")
+            }
+            let deviceID = try deviceID.map(context.resolve) ?? keptDeviceID ?? parameters["deviceID"]?.text ?? UUID().uuidString
+            context.http.setDefaultHeader("X-SMP-APPID", applicationID)
+            context.http.setDefaultHeader("X-SMP-DEVICEID", deviceID)
+            if let version = parameters["applicationVersion"]?.text {
+                context.http.setDefaultHeader(Self.versionHeader, version)
+            }
+            for header in headers {
+                context.http.setDefaultHeader(header.name, try context.resolve(header.value))
+            }
+            try context.provide(["deviceID": .string(deviceID)])
+            context.keep(.object([("deviceID", .string(deviceID))]))
+            context.note("headers", "session headers: X-SMP-APPID, X-SMP-DEVICEID" + (parameters["applicationVersion"] == nil ? "" : ", \(Self.versionHeader)"))
+            return .success
+        } catch {
+            return .failure(error)
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import FlowCatalog
+import FlowConfig
+import FlowDescriptor
+import FlowEngine
+import FlowHTTP
+import FlowTransform
+
+/// The `welcome` step: finds the configuration through the provider queue, transforms it with the flow's
+/// transform tree, provides the keys, and keeps the configuration for restore. On restore the kept
+/// configuration is used instead of asking the providers again.
+///
+/// The providers and the transform tree are made when the flow compiles, from `configuration`.
+struct WelcomeStep: BuiltinStep {
+    static let spec = StepSpec(
+        name: "welcome", aliases: ["WelcomeScreenStep", "WelcomeStep"],
+        summary: "Loads the configuration through the provider queue, transforms it with the flow's transform tree and provides its keys; restore reloads the persisted configuration.",
+        provides: [KeySpec("configuration", .value)],
+        waits: .person, providesTransformKeys: true)
+
+    let loader: ConfigurationLoader
+    let tree: TransformTree?
+    let environment: TransformEnvironment
+    /// Whether the configuration is kept for restore (`configuration.persist`, default `state`).
+    let keepsConfiguration: Bool
+
+    init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
+        let flow = parameters.flow
+        loader = ConfigurationLoader(providers: try ProviderRegistry.builtin.providers(of: flow))
+        do {
+            tree = try TransformTree(descriptor: flow, catalog: Builtins.catalog)
+        } catch {
+            throw ParameterProblem(error.message, at: error.location ?? flow.configuration?.location, path: DescriptorPath([.key("configuration"), .key("transform")]))
+        }
+        environment = TransformEnvironment(applicationID: flow.application?.id?.value, applicationVersion: flow.application?.version?.value)
+        keepsConfiguration = flow.configuration?.persist?.value != PersistPolicy.none
+    }
+
+    func onboard(_ context: StepContext) async -> StepOutcome {
+        do throws(StepFailure) {
+            let (configuration, source) = try await loader.load(context)
+            try apply(configuration, from: source, context: context)
+            return .success
+        } catch {
+            return Task.isCancelled ? .cancelled : .failure(error)
+        }
+    }
+
+    func restore(_ context: StepContext) async -> StepOutcome {
+        guard let kept = context.kept?["configuration"] else { return await onboard(context) }
+        do throws(StepFailure) {
+            let text = kept.rendered(pretty: false)
+            let read = DocumentReader.read(bytes: Array(text.utf8), file: "the kept configuration", format: .json)
+            guard let node = read.root else { throw StepFailure("state-unreadable", "the kept configuration cannot be read") }
+            try apply(node, from: "the state folder", context: context)
+            return .success
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private func apply(_ configuration: Node, from source: String, context: StepContext) throws(StepFailure) {
+        var values: [String: InfoValue] = ["configuration": InfoValue(node: configuration)]
+        if let tree {
+            let result: TransformResult
+            do {
+                result = try tree.transform(configuration, environment: environment)
+            } catch {
+                throw StepFailure("transform-\(error.kind.rawValue)", error.description)
+            }
+            values.merge(result.info) { $1 }
+            if !result.unmatched.isEmpty {
+                context.note("unmatched", "configuration keys no transformer reads: " + result.unmatched.joined(separator: ", "))
+            }
+            if !result.absent.isEmpty {
+                context.note("absent", "transformers whose source key the configuration lacks: " + result.absent.joined(separator: ", "))
+            }
+        }
+        try context.provide(values)
+        context.note("configuration", "configuration from \(source)")
+        if keepsConfiguration {
+            context.keep(.object([("configuration", JSONValue(node: configuration)), ("source", .string(source))]))
+        }
+    }
+}
