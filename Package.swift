@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .executable(name: "flowrun", targets: ["flowrun"]),
         .library(name: "FlowDescriptor", targets: ["FlowDescriptor"]),
+        .library(name: "FlowCatalog", targets: ["FlowCatalog"]),
         .library(name: "FlowCheck", targets: ["FlowCheck"]),
         .library(name: "FlowTransform", targets: ["FlowTransform"]),
         .library(name: "FlowEngine", targets: ["FlowEngine"]),
@@ -125,6 +126,11 @@ let package = Package(
                 "FlowEngine", "FlowConfig", "FlowSteps", "FlowTransform", "FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowEmulator",
                 "FlowHTTP", .product(name: "Clocks", package: "swift-clocks"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "FlowStepsTests",
+            dependencies: ["FlowSteps", "FlowEngine", "FlowConfig", "FlowTransform", "FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowEmulator", "FlowHTTP"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -17,9 +17,10 @@ if [[ -n "${ENGINE_BENCH:-}" ]]; then
     build_note="supplied with ENGINE_BENCH= (not built by this script)"
 else
     command -v swift >/dev/null || { echo "bench: swift not found" >&2; exit 2; }
+    # The benchmark is a package of its own (bench/engine), so that `swift test` never builds it.
     echo "bench: building flowrun-engine-bench (release, --static-swift-stdlib)..." >&2
-    (cd "$root" && swift build -c release --static-swift-stdlib --scratch-path .build-release --product flowrun-engine-bench) >&2
-    bench="$root/.build-release/release/flowrun-engine-bench"
+    (cd "$here/engine" && swift build -c release --static-swift-stdlib --scratch-path "$root/.build-bench" --product flowrun-engine-bench) >&2
+    bench="$root/.build-bench/release/flowrun-engine-bench"
     build_note="release build (-c release), linked with --static-swift-stdlib"
 fi
 [[ -x "$bench" ]] || { echo "bench: $bench is not an executable" >&2; exit 2; }

@@ -196,6 +196,34 @@ public final class BackendEmulator: Sendable {
         state.withLock { $0.record(request) }
         onRequest?(request)
     }
+
+    // MARK: Arrivals
+
+    /// Waits until a request to `endpoint` has arrived, counting those that arrived before the call: it returns
+    /// at once when `count` have. A request counts on arrival, before any fault delays its answer, so a test can
+    /// wait for "the step is now waiting on the server" as an event instead of guessing a time.
+    public func waitForArrivals(_ count: Int = 1, at endpoint: EmulatorEndpoint) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> Bool in
+                if state.arrivals[endpoint, default: 0] >= count { return true }
+                state.arrivalWaiters.append(.init(endpoint: endpoint, count: count, continuation: continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    func noteArrival(at endpoint: EmulatorEndpoint) {
+        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.arrivals[endpoint, default: 0] += 1
+            let seen = state.arrivals[endpoint]!
+            let (due, waiting) = (state.arrivalWaiters.filter { $0.endpoint == endpoint && $0.count <= seen },
+                                  state.arrivalWaiters.filter { !($0.endpoint == endpoint && $0.count <= seen) })
+            state.arrivalWaiters = waiting
+            return due.map(\.continuation)
+        }
+        for continuation in ready { continuation.resume() }
+    }
 }
 
 /// Why the emulator could not do what it was asked.

@@ -53,6 +53,7 @@ struct EmulatorResponder: HTTPResponder {
             return response(answer, method: method)
         }
 
+        if let endpoint = route.endpoint { emulator.noteArrival(at: endpoint) }
         let fault = route.endpoint.flatMap { endpoint in emulator.withState { $0.takeFault(for: endpoint) } }
         if let fault {
             recorded.fault = Self.describe(fault)

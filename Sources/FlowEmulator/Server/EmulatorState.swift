@@ -5,6 +5,15 @@ struct EmulatorState: Sendable {
     var registrations: [RegistrationKey: RegistrationState]
     var log: [RecordedRequest] = []
     var server: ServerState = .stopped
+    /// Requests that have arrived, by endpoint, and the tests waiting for a number of them.
+    var arrivals: [EmulatorEndpoint: Int] = [:]
+    var arrivalWaiters: [ArrivalWaiter] = []
+
+    struct ArrivalWaiter: Sendable {
+        var endpoint: EmulatorEndpoint
+        var count: Int
+        var continuation: CheckedContinuation<Void, Never>
+    }
 
     /// The most requests the log keeps; older ones are dropped first.
     static let logLimit = 10_000

@@ -8,6 +8,8 @@ import Synchronization
 public struct KeyTable: Sendable {
     private var types: [String: ValueType]
     private let records: RecordTable
+    /// The keys steps declare through a parameter (a `command` step's `provides`).
+    public private(set) var declaredByParameters: Set<String> = []
 
     public init(descriptor: FlowDescriptor, catalog: Catalog) {
         var types: [String: ValueType] = [:]
@@ -23,6 +25,23 @@ public struct KeyTable: Sendable {
         case .list(let element?): .list(canonical(element, catalog: catalog))
         case .struct(let fields): .struct(fields.map { .init(name: $0.name, type: canonical($0.type, catalog: catalog), optional: $0.optional) })
         default: type
+        }
+    }
+
+    /// The keys `flow` may hold: built-in, declared in `keys`, and those its steps declare through a parameter
+    /// (a `command` step's `provides`).
+    public init(flow: CompiledFlow) {
+        self.init(descriptor: flow.descriptor, catalog: flow.registry.catalog)
+        for declaration in flow.descriptor.steps {
+            guard let spec = flow.registry.catalog.step(named: declaration.uses.value), let parameter = spec.providesFromParameter else { continue }
+            for entry in declaration.parameters where entry.name.value == parameter {
+                for pair in entry.value.pairs ?? [] {
+                    if let name = pair.key.scalar?.text, let type = FlowDecoder.decodeType(pair.value, at: .root, file: "").0 {
+                        declare(name, as: Self.canonical(type, catalog: flow.registry.catalog))
+                        declaredByParameters.insert(name)
+                    }
+                }
+            }
         }
     }
 

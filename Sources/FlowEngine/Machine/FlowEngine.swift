@@ -122,19 +122,7 @@ public struct FlowEngine: Sendable {
 
     /// Performs the session machine's actions until it finishes.
     private func drive<C: Clock>(_ options: RunOptions, http: HTTPSession, clock: C) async -> RunReport where C.Duration == Duration {
-        var table = KeyTable(descriptor: descriptor, catalog: registry.catalog)
-        for graph in graphs.values {
-            for node in graph.nodes where node.spec.providesFromParameter != nil {
-                let declaration = descriptor.step(named: node.name)
-                for parameter in declaration?.parameters ?? [] where parameter.name.value == node.spec.providesFromParameter {
-                    for pair in parameter.value.pairs ?? [] {
-                        if let name = pair.key.scalar?.text, let type = FlowDecoder.decodeType(pair.value, at: .root, file: "").0 {
-                            table.declare(name, as: type)
-                        }
-                    }
-                }
-            }
-        }
+        let table = KeyTable(flow: flow)
         let info = InfoStore(keys: table)
         var machine = SessionMachine()
         var kept: KeptState?

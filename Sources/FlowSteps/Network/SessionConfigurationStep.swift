@@ -1,4 +1,5 @@
 import FlowCatalog
+import FlowCheck
 import FlowConfig
 import FlowDescriptor
 import FlowEngine
@@ -28,8 +29,17 @@ struct SessionConfigurationStep: BuiltinStep {
     let deviceID: ParameterText?
 
     init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
-        headers = try parameters.textMapping("headers").map { ($0.key, ParameterText(parameter: $0.key, text: $0.value, isSecret: false)) }
+        // A header whose name says it carries a credential (`Authorization`, `X-API-Key`) is a secret: masked once
+        // resolved.
+        headers = try parameters.textMapping("headers").map {
+            ($0.key, ParameterText(parameter: $0.key, text: $0.value, isSecret: Self.carriesCredential($0.key)))
+        }
         deviceID = try parameters.runtimeText("device-id")
+    }
+
+    /// Whether a header's name says its value is a credential.
+    static func carriesCredential(_ header: String) -> Bool {
+        ["authorization", "proxy-authorization", "cookie"].contains(header.lowercased()) || SecretNames.looksSecret(header)
     }
 
     func onboard(_ context: StepContext) async -> StepOutcome {

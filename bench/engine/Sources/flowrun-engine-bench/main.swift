@@ -11,6 +11,7 @@
 import FlowCatalog
 import FlowDescriptor
 import FlowEngine
+import FlowSteps
 import FlowTransform
 import Foundation
 
@@ -113,14 +114,14 @@ func summary(_ diagnostics: [Diagnostic]) -> String {
 }
 
 func makeRegistry() -> StepRegistry {
-    var registry = StepRegistry.builtin
+    var registry = Builtins.makeRegistry()
     registry.register(
         StepSpec(name: "noop", summary: "Does nothing and succeeds (engine benchmark).", waits: .local),
         make: { _ in NoopStep() })
     return registry
 }
 
-struct CompiledFlow {
+struct CompiledNoopFlow {
     var steps: Int
     var yamlBytes: Int
     var readSeconds: Double
@@ -128,7 +129,7 @@ struct CompiledFlow {
     var engine: FlowEngine
 }
 
-func compileNoopFlow(steps: Int) throws(Broken) -> CompiledFlow {
+func compileNoopFlow(steps: Int) throws(Broken) -> CompiledNoopFlow {
     let yaml = noopFlowYAML(steps: steps)
     let file = "/engine-bench/noop-\(steps).yaml"
     let (readSeconds, decoded) = timed { Result { () throws(Broken) in try descriptor(yaml: yaml, file: file) } }
@@ -138,18 +139,18 @@ func compileNoopFlow(steps: Int) throws(Broken) -> CompiledFlow {
     switch compiled {
     case .success(let engine):
         guard engine.graphs[.onboard]?.nodes.count == steps else { throw Broken("the onboard graph does not hold \(steps) nodes") }
-        return CompiledFlow(steps: steps, yamlBytes: yaml.utf8.count, readSeconds: readSeconds, compileSeconds: compileSeconds, engine: engine)
+        return CompiledNoopFlow(steps: steps, yamlBytes: yaml.utf8.count, readSeconds: readSeconds, compileSeconds: compileSeconds, engine: engine)
     case .failure(let error):
         throw Broken("the \(steps)-step flow does not compile: \(summary(error.diagnostics))")
     }
 }
 
 /// One onboard run in a fresh state folder; its wall time in seconds.
-func runOnce(_ flow: CompiledFlow, trace: any TraceSink, scratch: URL) async throws(Broken) -> Double {
+func runOnce(_ flow: CompiledNoopFlow, trace: any TraceSink, scratch: URL) async throws(Broken) -> Double {
     let state = scratch.appendingPathComponent("state-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: state) }
     let options = RunOptions(
-        mode: .onboard, input: InputSource(environment: [:], interactive: false), stateFolder: StateFolder(url: state), trace: trace)
+        mode: .onboard, input: InputSource(environment: [:], interactive: false), state: StateFolder(url: state), trace: trace)
     let start = clock.now
     let report = await flow.engine.run(options)
     let elapsed = (clock.now - start).seconds
@@ -160,7 +161,7 @@ func runOnce(_ flow: CompiledFlow, trace: any TraceSink, scratch: URL) async thr
 
 /// `runs` timed runs with each sink after one warm-up each, the sinks alternating run by run so that
 /// drift (allocator growth, frequency changes) does not favour either.
-func interleaved(_ runs: Int, _ flow: CompiledFlow, scratch: URL) async throws(Broken) -> (discard: [Double], memory: [Double]) {
+func interleaved(_ runs: Int, _ flow: CompiledNoopFlow, scratch: URL) async throws(Broken) -> (discard: [Double], memory: [Double]) {
     _ = try await runOnce(flow, trace: DiscardTrace(), scratch: scratch)
     _ = try await runOnce(flow, trace: MemoryTrace(), scratch: scratch)
     var discard: [Double] = []

@@ -1,0 +1,290 @@
+import FlowCatalog
+import FlowCheck
+import FlowDescriptor
+import FlowEmulator
+import FlowEngine
+import FlowHTTP
+import FlowSteps
+import FlowTransform
+import Foundation
+import Synchronization
+import Testing
+
+/// One built-in step in the conformance suite: flows that use it as `subject`, and what its run needs.
+struct ConformanceCase: Sendable, CustomTestStringConvertible {
+    /// How a variant of the flow makes the step wait until it is cancelled.
+    enum Wait: Sendable {
+        /// A request to this endpoint, whose answer the emulator holds back.
+        case server(EmulatorEndpoint)
+        /// A program that creates this file, then sleeps.
+        case program(file: String)
+    }
+
+    var name: String
+    /// The flow with the step as `subject`, for an emulator at the URL.
+    var flow: @Sendable (URL) -> String
+    /// The info the step requires, as an earlier step would have provided it.
+    var seed: @Sendable (URL) -> [String: InfoValue] = { _ in [:] }
+    /// A flow in which the step waits until cancelled, and what it waits on.
+    var waiting: (flow: @Sendable (URL) -> String, on: Wait)?
+    /// A flow that hands the step `${env.CONFORMANCE_SECRET}` through a parameter, and may make it fail with the
+    /// secret in what its program says.
+    var secretFlow: (@Sendable (URL) -> String)?
+
+    var testDescription: String { name }
+}
+
+/// A flow file around one declared step.
+func conformanceFlow(_ subject: String, configuration: String = "") -> String {
+    """
+    flowrun: 1
+    name: conformance
+    application: {id: com.example.travel, version: "1.0"}
+    \(configuration)
+    steps:
+      subject: \(subject)
+    flows:
+      onboard: [subject]
+
+    """
+}
+
+let backendSeed: @Sendable (URL) -> [String: InfoValue] = { url in
+    ["settingsParameters": .record(["backendURL": .url(url.absoluteString), "applicationID": .string("com.example.travel")])]
+}
+
+/// Every built-in step this build runs, with what it takes to run it.
+let conformanceCases: [ConformanceCase] = [
+    ConformanceCase(
+        name: "welcome",
+        flow: { _ in
+            conformanceFlow("{uses: welcome}", configuration: "configuration: {providers: [discovery-service], transform: discovery-service}")
+        },
+        waiting: ({ _ in
+            conformanceFlow("{uses: welcome}", configuration: "configuration: {providers: [discovery-service], transform: discovery-service}")
+        }, .server(.discovery))),
+    ConformanceCase(
+        name: "session-configuration",
+        flow: { _ in conformanceFlow("{uses: session-configuration}") },
+        seed: backendSeed,
+        secretFlow: { _ in
+            conformanceFlow(#"{uses: session-configuration, with: {headers: {Authorization: "Bearer ${env.CONFORMANCE_SECRET}"}}}"#)
+        }),
+    ConformanceCase(
+        name: "settings-download",
+        flow: { _ in conformanceFlow("{uses: settings-download}") },
+        seed: backendSeed,
+        waiting: ({ _ in conformanceFlow("{uses: settings-download}") }, .server(.settings))),
+    ConformanceCase(
+        name: "command",
+        flow: { _ in conformanceFlow(#"{uses: command, with: {run: [sh, -c, 'echo "{\"n\": 1}"'], provides: {n: int}}}"#) },
+        waiting: ({ _ in conformanceFlow(#"{uses: command, with: {run: [sh, -c, "touch started; exec sleep 3600"]}}"#) },
+                  .program(file: "started")),
+        secretFlow: { _ in
+            conformanceFlow(#"""
+                {uses: command, with: {run: [sh, -c, 'echo "the token $API_TOKEN was refused" >&2; exit 3'], env: {API_TOKEN: "${env.CONFORMANCE_SECRET}"}}}
+                """#)
+        }),
+]
+
+/// A step made from a flow through the pipeline, and the services it runs with, observed.
+final class StepHarness: Sendable {
+    let folder: URL
+    let step: any Step
+    let spec: StepSpec
+    let flow: CompiledFlow
+    let info: InfoStore
+    let http = HTTPSession()
+    let trace = MemoryTrace()
+    let redactor = Redactor()
+    let staging = PersistStaging()
+    let emulatorURL: URL
+    let lines = Lines()
+    let secret = "s3cr3t-\(UUID().uuidString)"
+
+    init(_ yaml: String, emulator: URL) throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowrun-conformance-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let path = folder.appendingPathComponent("flow.yaml").path
+        try Data(yaml.utf8).write(to: URL(fileURLWithPath: path))
+        let loaded = try #require(FlowPipeline(registry: Builtins.registry).load(path: path))
+        // The step runs alone here, so the checker rightly says nothing before it provides what it requires: the
+        // harness provides it. Any other error is a broken case.
+        let errors = loaded.report.diagnostics.filter { $0.severity == .error && $0.code != .missingKey }
+        #expect(errors.isEmpty, "\(errors.map(\.message))")
+        let (flow, _) = FlowPipeline(registry: Builtins.registry).compile(
+            FlowDecoder.decode(try #require(DocumentReader.read(path: path).root), file: path).0)
+        let node = try #require(flow.graphs[.onboard]?.nodes.first { $0.name == "subject" })
+        self.flow = flow
+        step = try #require(node.step, "the registry made no step")
+        spec = node.spec
+        info = InfoStore(keys: KeyTable(flow: flow))
+        emulatorURL = emulator
+    }
+
+    func context(_ mode: FlowMode, kept: JSONValue? = nil) -> StepContext {
+        var environment = ProcessInfo.processInfo.environment
+        environment["CONFORMANCE_SECRET"] = secret
+        let log = RunLog(level: .path, redactor: redactor) { [lines] level, message in lines.append("\(level.name) \(message)") }
+        return StepContext(
+            name: "subject", mode: mode, onboardingID: UUID(), info: info, http: http,
+            input: InputSource(flags: ["email-address": "ada@example.com"], environment: environment, interactive: false),
+            state: StepState(step: "subject", kept: kept, staging: staging), trace: trace, log: log, redactor: redactor,
+            backendOverride: emulatorURL)
+    }
+
+    /// Everything the step has said anywhere: trace, log, kept state, info.
+    func everythingSaid(_ outcome: StepOutcome) -> String {
+        var text = "\(outcome)\n"
+        text += trace.events.map { "\($0.outcome) \($0.errorCode ?? "") \($0.message ?? "")" }.joined(separator: "\n")
+        text += lines.all.joined(separator: "\n")
+        text += staging.staged.values.map { $0.rendered(pretty: false) }.joined(separator: "\n")
+        text += info.snapshot.values.map(\.summary).joined(separator: "\n")
+        return text
+    }
+
+    func close() async {
+        await http.shutdown()
+        try? FileManager.default.removeItem(at: folder)
+    }
+}
+
+/// Log lines, collected from any thread.
+final class Lines: Sendable {
+    private let storage = Mutex<[String]>([])
+
+    func append(_ line: String) { storage.withLock { $0.append(line) } }
+
+    var all: [String] { storage.withLock { $0 } }
+}
+
+/// Runs `body` with an emulator on loopback.
+func withEmulator(_ body: (BackendEmulator, URL) async throws -> Void) async throws {
+    let emulator = BackendEmulator()
+    let url = try await emulator.start(port: 0)
+    do {
+        try await body(emulator, url)
+    } catch {
+        await emulator.stop()
+        throw error
+    }
+    await emulator.stop()
+}
+
+@Suite("Every built-in step conforms", .timeLimit(.minutes(2)))
+struct StepConformanceTests {
+    @Test func everyBuiltInStepHasACaseAndIsTheCatalogsEntry() {
+        let names = Builtins.steps.map { $0.spec.name }
+        #expect(Set(names) == Set(conformanceCases.map(\.name)), "a built-in step without a conformance case")
+        for type in Builtins.steps {
+            #expect(Builtins.catalog.step(named: type.spec.name) == type.spec)
+            for alias in type.spec.aliases { #expect(Builtins.catalog.step(named: alias)?.name == type.spec.name) }
+            #expect(Builtins.registry.isRunnable(type.spec.name))
+        }
+    }
+
+    /// It provides every key it says it provides (optional ones aside), and nothing it does not say.
+    @Test(arguments: conformanceCases)
+    func providesWhatItsDescriptionSays(_ test: ConformanceCase) async throws {
+        try await withEmulator { _, url in
+            let harness = try StepHarness(test.flow(url), emulator: url)
+            let seeded = test.seed(url)
+            try harness.info.set(seeded, by: "harness")
+            let outcome = await harness.step.onboard(harness.context(.onboard))
+            let provided = Set(harness.info.snapshot.keys).subtracting(seeded.keys)
+            await harness.close()
+            #expect(outcome == .success, "\(outcome)")
+            var allowed = Set(harness.spec.provides.map(\.name))
+            if harness.spec.providesTransformKeys, let transform = TransformerRegistry.builtin.structure(named: "discovery-service"),
+               case .structure(let keys, _) = transform.spec.kind {
+                allowed.formUnion(keys.map(\.name))
+            }
+            if harness.spec.providesFromParameter != nil {
+                allowed.formUnion(KeyTable(flow: harness.flow).declaredByParameters)
+            }
+            #expect(provided.isSubset(of: allowed), "provides what it does not describe: \(provided.subtracting(allowed).sorted())")
+            let promised = Set(harness.spec.provides.filter { !$0.optional }.map(\.name))
+            #expect(promised.isSubset(of: provided), "does not provide: \(promised.subtracting(provided).sorted())")
+        }
+    }
+
+    /// A key it requires that is missing is a failure that names it, never a crash or a success.
+    @Test(arguments: conformanceCases.filter { !$0.seed(URL(fileURLWithPath: "/")).isEmpty })
+    func aMissingRequiredKeyIsAFailure(_ test: ConformanceCase) async throws {
+        try await withEmulator { _, url in
+            let harness = try StepHarness(test.flow(url), emulator: url)
+            let outcome = await harness.step.onboard(harness.context(.onboard))
+            await harness.close()
+            guard case .failure(let failure) = outcome else {
+                Issue.record("expected a failure, got \(outcome)")
+                return
+            }
+            let required = harness.spec.requires.filter { !$0.optional }.map(\.name)
+            #expect(required.contains { failure.message.contains("`\($0)`") }, "\(failure)")
+        }
+    }
+
+    /// Cancelled while it waits on a server or a program, it ends with `cancelled`, and keeps nothing.
+    @Test(arguments: conformanceCases.filter { $0.waiting != nil })
+    func honoursCancellation(_ test: ConformanceCase) async throws {
+        let (flow, wait) = try #require(test.waiting)
+        try await withEmulator { emulator, url in
+            if case .server(let endpoint) = wait { emulator.setFault(.delay(.seconds(3600)), for: endpoint) }
+            let harness = try StepHarness(flow(url), emulator: url)
+            try harness.info.set(test.seed(url), by: "harness")
+            let context = harness.context(.onboard)
+            let task = Task { await harness.step.onboard(context) }
+            switch wait {
+            case .server(let endpoint):
+                await emulator.waitForArrivals(at: endpoint)
+            case .program(let file):
+                let marker = harness.folder.appendingPathComponent(file).path
+                // The program says it started by creating the file; the loop ends on that event (the suite's time
+                // limit guards it).
+                while !FileManager.default.fileExists(atPath: marker) { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            task.cancel()
+            let outcome = await task.value
+            await harness.close()
+            #expect(outcome == .cancelled, "\(outcome)")
+            #expect(harness.staging.staged.isEmpty)
+        }
+    }
+
+    /// A secret handed to it through a parameter appears nowhere it reports: outcome, trace, log, state, info.
+    @Test(arguments: conformanceCases.filter { $0.secretFlow != nil })
+    func neverPrintsASecretParameter(_ test: ConformanceCase) async throws {
+        let secretFlow = try #require(test.secretFlow)
+        try await withEmulator { _, url in
+            let harness = try StepHarness(secretFlow(url), emulator: url)
+            try harness.info.set(test.seed(url), by: "harness")
+            let outcome = await harness.step.onboard(harness.context(.onboard))
+            let said = harness.everythingSaid(outcome)
+            await harness.close()
+            #expect(!said.contains(harness.secret), "the secret appears in: \(said)")
+            if case .failure(let failure) = outcome {
+                // The program's words came through, with the secret masked.
+                #expect(failure.message.contains("was refused"), "\(failure.message)")
+            }
+        }
+    }
+
+    /// Reset after onboarding succeeds, and a second reset finds nothing more to do and changes nothing.
+    @Test(arguments: conformanceCases)
+    func resetIsIdempotent(_ test: ConformanceCase) async throws {
+        try await withEmulator { _, url in
+            let harness = try StepHarness(test.flow(url), emulator: url)
+            try harness.info.set(test.seed(url), by: "harness")
+            #expect(await harness.step.onboard(harness.context(.onboard)) == .success)
+            let kept = harness.staging.staged["subject"]
+            let first = await harness.step.reset(harness.context(.reset, kept: kept))
+            let afterFirst = (harness.info.snapshot, harness.staging.staged)
+            let second = await harness.step.reset(harness.context(.reset, kept: kept))
+            await harness.close()
+            #expect(first == .success)
+            #expect(second == .success)
+            #expect(harness.info.snapshot == afterFirst.0)
+            #expect(harness.staging.staged == afterFirst.1)
+        }
+    }
+}

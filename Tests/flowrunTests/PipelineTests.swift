@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+
+/// The broken-flow corpus of the checker's tests, as files a person would name on the command line.
+enum BrokenCorpus {
+    static let folder = CommandRunner.root.appendingPathComponent("Tests/FlowCheckTests/Corpus")
+
+    static let files: [String] = {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.filter { !$0.hasSuffix(".expect") && !$0.hasPrefix(".") }.sorted()
+    }()
+}
+
+@Suite("One pipeline: every command sees a flow file the same way")
+struct OnePipelineTests {
+    @Test func theCorpusIsThere() {
+        #expect(BrokenCorpus.files.count > 90)
+    }
+
+    /// For every corpus file lint rejects, `run`, `run --dry-run` and `graph` exit 2 having printed exactly what
+    /// lint printed (every stage's findings), and run nothing.
+    @Test(arguments: BrokenCorpus.files)
+    func whatLintRejectsNeverRuns(_ name: String) throws {
+        let path = BrokenCorpus.folder.appendingPathComponent(name).path
+        let lint = try CommandRunner.run(["lint", path])
+        #expect([0, 1].contains(lint.status), "\(name): lint exited \(lint.status): \(lint.standardError)")
+        guard lint.status == 1 else { return }
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let state = scratch.url.appendingPathComponent("state").path
+        for arguments in [["run", path, "--state-dir", state], ["run", path, "--dry-run"], ["graph", path]] {
+            let result = try CommandRunner.run(arguments, in: scratch.url)
+            let command = arguments.joined(separator: " ")
+            #expect(result.status == 2, "\(command) exited \(result.status)")
+            #expect(result.standardError.hasPrefix(lint.standardOutput), "\(command) printed:\n\(result.standardError)\nlint printed:\n\(lint.standardOutput)")
+            #expect(result.standardError.hasSuffix("flowrun: \(path) cannot run until these are fixed.\n"))
+            #expect(result.standardOutput.isEmpty, "\(command) printed on standard output: \(result.standardOutput)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: state), "\(name): a rejected flow left state")
+    }
+
+    /// The two cases a new user met: a misspelt policy field ran without retries, a timeout without a unit ran
+    /// with the default; both are now errors every command reports.
+    @Test(arguments: [
+        ("retyr: {attempts: 3}", "FR200"),
+        ("timeout: 10", "FR202"),
+    ])
+    func aMisspeltOrMistypedPolicyStopsTheRun(_ policy: String, _ code: String) throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try scratch.write("flow.yaml", """
+            flowrun: 1
+            name: policy
+            steps:
+              mark: {uses: command, with: {run: [sh, -c, "touch ran"]}}
+            flows:
+              onboard:
+                - step: mark
+                  \(policy)
+
+            """)
+        let lint = try CommandRunner.run(["lint", "flow.yaml"], in: scratch.url)
+        #expect(lint.status == 1)
+        #expect(lint.standardOutput.contains("error[\(code)]"))
+        for arguments in [["run", "flow.yaml", "--state-dir", "state"], ["graph", "flow.yaml"], ["run", "flow.yaml", "--dry-run"]] {
+            let result = try CommandRunner.run(arguments, in: scratch.url)
+            #expect(result.status == 2)
+            #expect(result.standardError.hasPrefix(lint.standardOutput))
+        }
+        #expect(!FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent("ran").path))
+    }
+
+    /// Warnings are printed as lint prints them, and the run goes on.
+    @Test func warningsAlonePrintAndRun() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try scratch.write("flow.yaml", """
+            flowrun: 1
+            name: warned
+            steps:
+              mark: {uses: command, with: {run: [sh, -c, "touch ran; echo {}"]}}
+              spare: {uses: command, with: {run: [sh, -c, "echo {}"]}}
+            flows:
+              onboard: [mark]
+
+            """)
+        let lint = try CommandRunner.run(["lint", "flow.yaml"], in: scratch.url)
+        #expect(lint.status == 0)
+        #expect(lint.standardOutput.contains("warning[FR304]"))
+        let run = try CommandRunner.run(["run", "flow.yaml", "--state-dir", "state"], in: scratch.url)
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardError.hasPrefix(lint.standardOutput))
+        #expect(FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent("ran").path))
+    }
+
+    /// A step this build cannot run is one FR701 per declared step, whatever the number of modes that use it;
+    /// the run refuses before its first step; the dry run plans it; `flowrun steps` says what runs.
+    @Test func stepsThisBuildCannotRunAreOneFindingEachAndNothingRuns() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try scratch.write("flow.yaml", """
+            flowrun: 1
+            name: unrunnable
+            application: {id: com.example.travel, version: "1.0"}
+            configuration: {providers: [json], transform: discovery-service}
+            authentication: basic
+            steps:
+              mark: {uses: command, with: {run: [sh, -c, "touch ran; echo {}"]}}
+              welcome: {uses: welcome}
+              store: {uses: store-manager}
+              login: {uses: basic-authentication, with: {password: "${env.PASSWORD}"}}
+            flows:
+              onboard: [mark, welcome, store, login]
+              restore: [store, mark, welcome, login]
+
+            """)
+        let lint = try CommandRunner.run(["lint", "--strict", "flow.yaml"], in: scratch.url)
+        #expect(lint.status == 0, "\(lint.standardOutput)")
+        let run = try CommandRunner.run(["run", "flow.yaml", "--state-dir", "state"], in: scratch.url, environment: ["PASSWORD": "x"])
+        #expect(run.status == 2)
+        #expect(run.standardError.components(separatedBy: "error[FR701]").count - 1 == 2)
+        #expect(run.standardError.contains("flow.yaml:9:17: error[FR701]: Step `store` uses `store-manager`"))
+        #expect(run.standardError.contains("flow.yaml:10:17: error[FR701]: Step `login` uses `basic-authentication`"))
+        #expect(!run.standardError.contains("flowrun lint"), "the footer must not claim that lint shows these")
+        #expect(!FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent("ran").path))
+
+        let plan = try CommandRunner.run(["run", "flow.yaml", "--dry-run"], in: scratch.url)
+        #expect(plan.status == 0, "\(plan.standardError)")
+        #expect(plan.standardOutput.contains("4. login  [basic-authentication; timeout 5m; not runnable in this build]"))
+
+        let steps = try CommandRunner.run(["steps"])
+        #expect(steps.standardOutput.contains("welcome (also WelcomeScreenStep, WelcomeStep)\n  Loads"))
+        #expect(steps.standardOutput.contains("  runs in this build: yes\n"))
+        #expect(steps.standardOutput.contains("  runs in this build: not yet"))
+    }
+
+    /// State that cannot be kept is found before the first step, not after the last.
+    @Test func anUnwritableStateFolderStopsTheRunBeforeItsFirstStep() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try scratch.write("flow.yaml", """
+            flowrun: 1
+            name: stateful
+            steps:
+              mark: {uses: command, with: {run: [sh, -c, "touch ran; echo {}"]}}
+            flows:
+              onboard: [mark]
+
+            """)
+        try scratch.write("in-the-way", "a file where the state folder's parent should be\n")
+        let run = try CommandRunner.run(["run", "flow.yaml", "--state-dir", "in-the-way/state"], in: scratch.url)
+        #expect(run.status == 2)
+        #expect(run.standardError.contains("error[FR702]: The state of flow `stateful` cannot be kept"))
+        #expect(run.standardError.contains("in-the-way is a file, not a folder"))
+        #expect(!FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent("ran").path))
+    }
+}

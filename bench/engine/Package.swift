@@ -1,0 +1,28 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// The engine benchmark, a package of its own so that `swift test` in the project never builds it.
+let package = Package(
+    name: "flowrun-engine-bench",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "flowrun", path: "../.."),
+    ],
+    targets: [
+        .executableTarget(
+            name: "flowrun-engine-bench",
+            dependencies: [
+                .product(name: "FlowEngine", package: "flowrun"),
+                .product(name: "FlowSteps", package: "flowrun"),
+                .product(name: "FlowTransform", package: "flowrun"),
+                .product(name: "FlowDescriptor", package: "flowrun"),
+                .product(name: "FlowCatalog", package: "flowrun"),
+            ],
+            swiftSettings: [
+                .enableUpcomingFeature("ExistentialAny"),
+                .enableUpcomingFeature("InternalImportsByDefault"),
+                .enableUpcomingFeature("MemberImportVisibility"),
+            ]
+        ),
+    ]
+)
