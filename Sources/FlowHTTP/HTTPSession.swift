@@ -41,6 +41,8 @@ public final class HTTPSession: Sendable {
         self.configuration = configuration
         var clientConfiguration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         clientConfiguration.timeout = .init(connect: .milliseconds(Int64(configuration.connectTimeout.milliseconds)))
+        // A refused connection is reported at once; the flow's retry policy decides whether to try again.
+        clientConfiguration.connectionPool.retryConnectionEstablishment = false
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
     }
 
@@ -127,15 +129,16 @@ public final class HTTPSession: Sendable {
         for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
         if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
         let endpoint = "\(request.method) \(request.url.absoluteString)"
+        let timeout = request.timeout ?? configuration.timeout
         do {
-            let response = try await client.execute(outgoing, timeout: .milliseconds(Int64(configuration.timeout.milliseconds)))
+            let response = try await client.execute(outgoing, timeout: .milliseconds(Int64(timeout.milliseconds)))
             var buffer = try await response.body.collect(upTo: configuration.maxBodyBytes)
             let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
             return HTTPResponse(
                 status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: bytes, url: request.url)
         } catch let error as HTTPClientError {
             if error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
-                throw HTTPError("timeout", "\(endpoint) did not answer within \(configuration.timeout.formatted())", transient: true)
+                throw HTTPError("timeout", "\(endpoint) did not answer within \(timeout.formatted())", transient: true)
             }
             if error == .remoteConnectionClosed {
                 throw HTTPError("connection-closed", "\(endpoint): the server closed the connection without an answer", transient: true)

@@ -65,8 +65,9 @@ struct LifecycleTests {
         await emulator.stop()
         // The listening socket is released as the server task ends; give the kernel a moment before saying
         // the port was not freed.
+        // The loop ends as soon as the port is free again; its bound only guards against a hang.
         var again: URL?
-        for _ in 0..<20 where again == nil {
+        for _ in 0..<600 where again == nil {
             again = try? await emulator.start(port: chosen)
             if again == nil { try await Task.sleep(for: .milliseconds(100)) }
         }
@@ -88,14 +89,16 @@ struct LifecycleTests {
     func stopDuringDelay() async throws {
         let emulator = BackendEmulator()
         let url = try await emulator.start()
-        emulator.setFault(.delay(.seconds(30)), for: .settings)
+        emulator.setFault(.delay(.seconds(3600)), for: .settings)
         let http = HTTPClient(eventLoopGroupProvider: .singleton)
         let pending = Task { try await Client(http: http, base: url).get(Paths.settings) }
-        try await Task.sleep(for: .milliseconds(200))
+        // The request is under way (held by its delay) once it has arrived.
+        await emulator.waitForArrivals(at: .settings)
         await emulator.stop()
-        _ = try? await pending.value
+        let answered = try? await pending.value
         try await http.shutdown()
         #expect(emulator.url == nil)
+        #expect(answered == nil, "a request held for an hour was answered")
     }
 }
 

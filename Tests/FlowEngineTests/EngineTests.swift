@@ -3,6 +3,7 @@ import FlowDescriptor
 import FlowSteps
 @testable import FlowEngine
 import FlowTransform
+import Clocks
 import Foundation
 import Testing
 
@@ -27,12 +28,24 @@ struct EngineFixture {
     var state: StateFolder { StateFolder(url: folder.appendingPathComponent("state")) }
 
     func run(_ mode: RunMode = .auto, inputs: [String: String] = [:], environment: [String: String] = [:],
-             trace: MemoryTrace = MemoryTrace(), configuration: Node? = nil) async -> RunReport {
+             trace: MemoryTrace = MemoryTrace(), configuration: Node? = nil, clock: any Clock<Duration> = ContinuousClock()) async -> RunReport {
         var env = ProcessInfo.processInfo.environment
         env.merge(environment) { $1 }
         return await engine.run(RunOptions(
             mode: mode, input: InputSource(flags: inputs, environment: env, interactive: false, document: configuration),
-            state: state, trace: trace))
+            state: state, trace: trace, clock: clock))
+    }
+
+    /// Waits until the program has written `count` whole lines to `file` in the flow's folder (an event the
+    /// program makes; the loop only looks for it) and returns them.
+    func lines(_ count: Int, in file: String) async throws -> [String] {
+        let url = folder.appendingPathComponent(file)
+        while true {
+            let text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
+            let complete = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+            if complete.count >= count { return complete }
+            try await Task.sleep(for: .milliseconds(10))
+        }
     }
 
     func remove() { try? FileManager.default.removeItem(at: folder) }
@@ -107,13 +120,23 @@ struct EngineTests {
         #expect(["command-bad-output", "command-undeclared-output", "command-missing-output"].contains(failure.code))
     }
 
-    @Test func aStepThatOverrunsItsTimeoutIsStoppedAndRetried() async throws {
+    /// Timeouts run on the run's clock: a test clock here, moved past each deadline only once the program has
+    /// started, so the test never races the wall clock however busy the machine is.
+    @Test(.timeLimit(.minutes(2)))
+    func aStepThatOverrunsItsTimeoutIsStoppedAndRetried() async throws {
         let fixture = try EngineFixture(commandFlow(
             steps: "  slow: {uses: command, with: {run: [sh, -c, \"sleep 30 & echo $! >> children; wait\"]}}",
-            flows: "  onboard:\n    - step: slow\n      timeout: 200ms\n      retry: {attempts: 2, backoff: 10ms, jitter: false}"))
+            flows: "  onboard:\n    - step: slow\n      timeout: 200ms\n      retry: {attempts: 2, backoff: 0ms, jitter: false}"))
         defer { fixture.remove() }
         let trace = MemoryTrace()
-        let report = await fixture.run(.onboard, trace: trace)
+        let clock = TestClock()
+        let run = Task { await fixture.run(.onboard, trace: trace, clock: clock) }
+        // Past the deadline (not onto it), so a watchdog that starts sleeping after the move still wakes at once.
+        _ = try await fixture.lines(1, in: "children")
+        await clock.advance(by: .milliseconds(250))
+        _ = try await fixture.lines(2, in: "children")
+        await clock.advance(by: .milliseconds(250))
+        let report = await run.value
         guard case .failed(let failure, _, _) = report.result else { Issue.record("expected a timeout"); return }
         #expect(failure.code == "timeout")
         #expect(trace.events.filter { $0.outcome == "retrying" }.count == 1)
@@ -181,17 +204,15 @@ struct EngineTests {
 
     @Test func cancellingStopsTheProgramAndKeepsNoState() async throws {
         let fixture = try EngineFixture(commandFlow(
-            steps: "  slow: {uses: command, with: {run: [sh, -c, \"sleep 30 & echo $! > child; wait\"]}}",
+            steps: "  slow: {uses: command, with: {run: [sh, -c, \"sleep 30 & echo $! >> child; wait\"]}}",
             flows: "  onboard: [slow]"))
         defer { fixture.remove() }
         let task = Task { await fixture.run(.onboard) }
-        let childFile = fixture.folder.appendingPathComponent("child")
-        while !FileManager.default.fileExists(atPath: childFile.path) { try await Task.sleep(for: .milliseconds(20)) }
+        let child = try #require(Int32(try await fixture.lines(1, in: "child")[0]))
         task.cancel()
         let report = await task.value
         #expect(report.result == .cancelled)
         #expect(!FileManager.default.fileExists(atPath: fixture.state.url.path))
-        let child = try #require(Int32(String(contentsOf: childFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
         try await expectGone([child])
     }
 
@@ -286,7 +307,8 @@ func expectGone(_ pids: [Int32]) async throws {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return false }
         return stat[stat.index(after: close)...].split(separator: " ").first != "Z"
     }
-    for _ in 0..<100 where pids.contains(where: alive) {
+    // The loop ends as soon as they are gone; its bound only guards against a hang.
+    for _ in 0..<600 where pids.contains(where: alive) {
         try await Task.sleep(for: .milliseconds(50))
     }
     #expect(!pids.contains(where: alive), "still running: \(pids.filter(alive))")

@@ -2,6 +2,7 @@ import FlowDescriptor
 @testable import FlowEmulator
 @testable import FlowEngine
 import FlowTransform
+import Clocks
 import Foundation
 import Synchronization
 import Testing
@@ -28,7 +29,7 @@ let policyFlow = """
         - session
         - step: settings
           retry: {attempts: 2, backoff: 10ms, jitter: false}
-          timeout: 2s
+          timeout: 30s
       restore: [welcome, session, settings]
 
     """
@@ -45,10 +46,13 @@ struct EmulatorFixture {
         return EmulatorFixture(emulator: emulator, url: url, flow: try EngineFixture(yaml))
     }
 
-    func run(_ mode: RunMode = .auto, email: String = "ada@example.com", trace: MemoryTrace = MemoryTrace(), link: URL? = nil) async -> RunReport {
+    func run(
+        _ mode: RunMode = .auto, email: String = "ada@example.com", trace: MemoryTrace = MemoryTrace(), link: URL? = nil,
+        clock: any Clock<Duration> = ContinuousClock()
+    ) async -> RunReport {
         await flow.engine.run(RunOptions(
             mode: mode, input: InputSource(flags: ["email-address": email], environment: [:], interactive: false, link: link),
-            state: flow.state, trace: trace, backendOverride: url))
+            state: flow.state, trace: trace, backendOverride: url, clock: clock))
     }
 
     func stop() async {
@@ -109,7 +113,6 @@ struct NetworkStepTests {
         (EmulatorEndpoint.settings, Fault.status(503), "server-error"),
         (.settings, .malformedBody(), "bad-response"),
         (.settings, .dropConnection(), "connection"),
-        (.settings, .delay(.seconds(5)), "timeout"),
         (.discovery, .status(503), "no-configuration"),
         (.discovery, .malformedBody(), "no-configuration"),
     ])
@@ -124,6 +127,26 @@ struct NetworkStepTests {
         if endpoint == .settings, code != "timeout" {
             #expect(failure.message.contains("/settingsExchange"), "\(failure.message)")
         }
+        #expect(!FileManager.default.fileExists(atPath: fixture.flow.state.url.path))
+    }
+
+    /// A server that does not answer: the step's timeout, on a test clock moved past it once the request has
+    /// reached the server, fires on each try; the run fails with a timeout and keeps nothing.
+    @Test(.timeLimit(.minutes(2)))
+    func aServerThatDoesNotAnswerTimesOutOnEachTry() async throws {
+        let fixture = try await EmulatorFixture.start(policyFlow.replacingOccurrences(of: "backoff: 10ms", with: "backoff: 0ms"))
+        fixture.emulator.setFault(.delay(.seconds(3600)), for: .settings)
+        let clock = TestClock()
+        let run = Task { await fixture.run(.onboard, clock: clock) }
+        await fixture.emulator.waitForArrivals(1, at: .settings)
+        await clock.advance(by: .seconds(31))
+        await fixture.emulator.waitForArrivals(2, at: .settings)
+        await clock.advance(by: .seconds(31))
+        let report = await run.value
+        await fixture.stop()
+        guard case .failed(let failure, let step, _) = report.result else { Issue.record("expected a failure, got \(report.result)"); return }
+        #expect(failure.code == "timeout")
+        #expect(step == "settings")
         #expect(!FileManager.default.fileExists(atPath: fixture.flow.state.url.path))
     }
 

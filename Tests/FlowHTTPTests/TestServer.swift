@@ -4,6 +4,7 @@
 // This file imports Hummingbird and HTTPTypes but not FlowHTTP: both define `HTTPRequest` and `HTTPResponse`.
 
 import Foundation
+import Glibc
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -181,11 +182,37 @@ func withServer<T>(
 }
 
 /// A port on 127.0.0.1 where nothing listens: one a server had and gave back.
-func closedPort() async throws -> Int {
-    let server = try await TestServer.start { _ in Reply() }
-    let port = server.port
-    await server.stop()
-    return port
+/// A loopback port bound by this test and not listening: a connection to it is refused at once, and no other
+/// test can be given the port while it is held (a port freed by a stopped server could be).
+final class ClosedPort: Sendable {
+    let port: Int
+    private let descriptor: Int32
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
+        self.descriptor = descriptor
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+        }
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        guard bound == 0, named == 0 else {
+            Glibc.close(descriptor)
+            throw POSIXError(.EADDRINUSE)
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func close() {
+        Glibc.close(descriptor)
+    }
 }
 
 /// A gate a handler waits at until the test opens it (a server that "does not answer").

@@ -197,7 +197,7 @@ public struct FlowEngine: Sendable {
                 options.progress?.stepSkipped(mode: graph.mode, step: graph.nodes[index].name)
             case .wait(let delay, let jitter):
                 let actual = jitter ? delay * Double.random(in: 0.5...1.0) : delay
-                try? await clock.sleep(for: actual)
+                if actual > .zero { try? await clock.sleep(for: actual) }
                 pending += transition(&machine, Task.isCancelled ? .cancelRequested : .backoffElapsed, options: options)
             case .runStep(let index, let attempt):
                 let node = graph.nodes[index]
