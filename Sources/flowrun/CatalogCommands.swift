@@ -28,9 +28,20 @@ struct StepsCommand: ParsableCommand {
     @Flag(help: "Print JSON instead of text.")
     var json = false
 
+    @Flag(help: "Print the reference tables of steps, providers and transformers in Markdown (as docs/flow-format.md has them).")
+    var markdown = false
+
+    func validate() throws {
+        if json && markdown { throw ValidationError("Choose one of --json and --markdown.") }
+    }
+
     func run() throws {
         let registry = Builtins.registry
         let catalog = registry.catalog
+        if markdown {
+            Console.print(CatalogTables.all(catalog, runnable: registry.isRunnable))
+            return
+        }
         if json {
             Console.print(CatalogDocument.steps(catalog, runnable: registry.isRunnable).rendered())
             return

@@ -8,18 +8,18 @@ struct LifecycleTests {
     @Test("Start and stop many times; each start listens on a real port")
     func restart() async throws {
         let emulator = BackendEmulator()
-        let http = HTTPClient(eventLoopGroupProvider: .singleton)
-        for _ in 0..<3 {
-            let url = try await emulator.start()
-            #expect(url.host == "127.0.0.1")
-            #expect((url.port ?? 0) > 0)
-            #expect(emulator.url == url)
-            #expect(try await Client(http: http, base: url).get(Paths.discovery).status == 200)
-            await emulator.stop()
-            #expect(emulator.url == nil)
+        try await withHTTPClient { http in
+            for _ in 0..<3 {
+                let url = try await emulator.start()
+                #expect(url.host == "127.0.0.1")
+                #expect((url.port ?? 0) > 0)
+                #expect(emulator.url == url)
+                #expect(try await Client(http: http, base: url).get(Paths.discovery).status == 200)
+                await emulator.stop()
+                #expect(emulator.url == nil)
+            }
         }
         await emulator.stop()
-        try await http.shutdown()
         #expect(emulator.requests().count == 3)
     }
 

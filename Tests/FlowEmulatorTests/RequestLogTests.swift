@@ -90,11 +90,13 @@ struct RequestLogTests {
         let seen = Seen()
         let emulator = BackendEmulator(data: .builtIn) { seen.add($0) }
         let url = try await emulator.start()
-        let http = AsyncHTTPClient.HTTPClient(eventLoopGroupProvider: .singleton)
-        let client = Client(http: http, base: url)
-        _ = try await client.get(Paths.settings, headers: [("Authorization", "Basic c2VjcmV0OnBhc3N3b3Jk")])
-        try await http.shutdown()
+        let answer = await Task {
+            try await withHTTPClient { http in
+                try await Client(http: http, base: url).get(Paths.settings, headers: [("Authorization", "Basic c2VjcmV0OnBhc3N3b3Jk")])
+            }
+        }.result
         await emulator.stop()
+        _ = try answer.get()
         let requests = seen.all
         #expect(requests.count == 1)
         #expect(requests.first?.header("authorization") == "Basic <redacted>")

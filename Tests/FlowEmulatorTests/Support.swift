@@ -47,7 +47,8 @@ struct Client {
         request.method = HTTPMethod(rawValue: method)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(ByteBuffer(string: body)) }
-        let response = try await http.execute(request, timeout: .seconds(20))
+        // A guard against a hang only: a busy machine may take long, and no test here is about time.
+        let response = try await http.execute(request, timeout: .seconds(600))
         let buffer = try await response.body.collect(upTo: 4 << 20)
         return Exchange(
             status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
@@ -56,6 +57,20 @@ struct Client {
 
     func get(_ path: String, headers: [(String, String)] = []) async throws -> Exchange {
         try await send("GET", path, headers: headers)
+    }
+}
+
+/// Hands `body` an HTTP client and shuts it down afterwards, whatever `body` does: a client left running ends
+/// the whole test process in its deinit.
+func withHTTPClient<Value>(_ body: (HTTPClient) async throws -> Value) async throws -> Value {
+    let http = HTTPClient(eventLoopGroupProvider: .singleton)
+    do {
+        let value = try await body(http)
+        try await http.shutdown()
+        return value
+    } catch {
+        try? await http.shutdown()
+        throw error
     }
 }
 

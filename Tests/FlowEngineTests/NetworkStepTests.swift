@@ -7,7 +7,8 @@ import Foundation
 import Synchronization
 import Testing
 
-/// The policy-preview flow: discovery, session headers, settings download.
+/// The policy-preview flow: discovery, session headers, settings download. Retries do not wait (a zero
+/// backoff), so the fixture's test clock, which only a timeout test moves, never holds a run up.
 let policyFlow = """
     flowrun: 1
     name: policy-preview-test
@@ -25,10 +26,10 @@ let policyFlow = """
     flows:
       onboard:
         - step: welcome
-          retry: {attempts: 2, backoff: 10ms, jitter: false}
+          retry: {attempts: 2, backoff: 0ms, jitter: false}
         - session
         - step: settings
-          retry: {attempts: 2, backoff: 10ms, jitter: false}
+          retry: {attempts: 2, backoff: 0ms, jitter: false}
           timeout: 30s
       restore: [welcome, session, settings]
 
@@ -46,13 +47,15 @@ struct EmulatorFixture {
         return EmulatorFixture(emulator: emulator, url: url, flow: try EngineFixture(yaml))
     }
 
+    /// Runs the flow on a test clock (a step times out only when a test moves it) and with requests that may take
+    /// ten minutes: no test here depends on how busy the machine is.
     func run(
         _ mode: RunMode = .auto, email: String = "ada@example.com", trace: MemoryTrace = MemoryTrace(), link: URL? = nil,
-        clock: any Clock<Duration> = ContinuousClock()
+        clock: any Clock<Duration> = TestClock()
     ) async -> RunReport {
         await flow.engine.run(RunOptions(
             mode: mode, input: InputSource(flags: ["email-address": email], environment: [:], interactive: false, link: link),
-            state: flow.state, trace: trace, backendOverride: url, clock: clock))
+            state: flow.state, trace: trace, backendOverride: url, clock: clock, requestTimeout: .seconds(600)))
     }
 
     func stop() async {
@@ -134,7 +137,7 @@ struct NetworkStepTests {
     /// reached the server, fires on each try; the run fails with a timeout and keeps nothing.
     @Test(.timeLimit(.minutes(2)))
     func aServerThatDoesNotAnswerTimesOutOnEachTry() async throws {
-        let fixture = try await EmulatorFixture.start(policyFlow.replacingOccurrences(of: "backoff: 10ms", with: "backoff: 0ms"))
+        let fixture = try await EmulatorFixture.start()
         fixture.emulator.setFault(.delay(.seconds(3600)), for: .settings)
         let clock = TestClock()
         let run = Task { await fixture.run(.onboard, clock: clock) }
@@ -211,7 +214,7 @@ struct LogLevelTests {
         let log = RunLog(level: .path) { level, message in lines.append("\(level.name) \(message)") }
         let report = await fixture.flow.engine.run(RunOptions(
             mode: .onboard, input: InputSource(flags: ["email-address": "ada@example.com"], environment: [:], interactive: false),
-            state: fixture.flow.state, backendOverride: fixture.url, log: log))
+            state: fixture.flow.state, backendOverride: fixture.url, log: log, clock: TestClock(), requestTimeout: .seconds(600)))
         await fixture.stop()
         #expect(report.result == .succeeded)
         let expected = try #require(report.info["logSettings"]?["level"]?.text.flatMap(RunLog.Level.init(backendName:)))

@@ -94,7 +94,8 @@ final class StepHarness: Sendable {
     let spec: StepSpec
     let flow: CompiledFlow
     let info: InfoStore
-    let http = HTTPSession()
+    // Requests may take ten minutes: a guard against a hang only, never a race with a busy machine.
+    let http = HTTPSession(configuration: .init(timeout: .seconds(600)))
     let trace = MemoryTrace()
     let redactor = Redactor()
     let staging = PersistStaging()

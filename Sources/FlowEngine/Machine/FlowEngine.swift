@@ -38,10 +38,14 @@ public struct RunOptions: Sendable {
     public var log: RunLog
     /// The clock of step timeouts and retry waits: a test clock in tests, so that no test races the wall clock.
     public var clock: any Clock<Duration>
+    /// How long one HTTP request may take before it fails with `timeout` (a transient failure).
+    public var requestTimeout: Duration
 
     public init(mode: RunMode = .auto, input: InputSource = InputSource(), state: any StateStore,
                 trace: any TraceSink = MemoryTrace(), progress: (any ProgressSink)? = nil, redactor: Redactor = Redactor(),
-                backendOverride: URL? = nil, log: RunLog = RunLog(), clock: any Clock<Duration> = ContinuousClock()) {
+                backendOverride: URL? = nil, log: RunLog = RunLog(), clock: any Clock<Duration> = ContinuousClock(),
+                requestTimeout: Duration = .seconds(30)) {
+        self.requestTimeout = requestTimeout
         self.mode = mode
         self.input = input
         self.state = state
@@ -114,7 +118,8 @@ public struct FlowEngine: Sendable {
     /// Runs the flow: the mode `options` asks for, then any modes a failure route hands over to.
     /// Cancelling the calling task stops the running step and runs no further step.
     public func run(_ options: RunOptions) async -> RunReport {
-        let http = HTTPSession(configuration: .init(allowInsecureHTTP: descriptor.security.allowInsecureHTTP?.value == true))
+        let http = HTTPSession(configuration: .init(
+            timeout: options.requestTimeout, allowInsecureHTTP: descriptor.security.allowInsecureHTTP?.value == true))
         let report = await drive(options, http: http, clock: options.clock)
         await http.shutdown()
         return report
