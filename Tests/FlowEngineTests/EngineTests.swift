@@ -148,6 +148,22 @@ struct EngineTests {
         try await expectGone(children)
     }
 
+    /// A program that prints without end is stopped once its output passes the limit, and the step fails
+    /// saying so; nothing waits for an end that never comes.
+    @Test(.timeLimit(.minutes(2)))
+    func outputPastTheLimitStopsTheProgram() async throws {
+        let fixture = try EngineFixture(commandFlow(
+            steps: "  chatty: {uses: command, with: {run: [sh, -c, \"echo $$ > shell.tmp && mv shell.tmp shell && exec yes\"]}}",
+            flows: "  onboard: [chatty]"))
+        defer { fixture.remove() }
+        let report = await fixture.run(.onboard)
+        guard case .failed(let failure, _, _) = report.result else { Issue.record("expected a failure, got \(report.result)"); return }
+        #expect(failure.code == "command-output-too-large")
+        #expect(failure.message.contains("16 MiB"))
+        let program = try #require(Int32(try await fixture.lines(1, in: "shell")[0]))
+        try await expectGone([program])
+    }
+
     @Test func exitStatus75IsTransientAndRetried() async throws {
         let fixture = try EngineFixture(commandFlow(
             steps: "  flaky: {uses: command, with: {run: [sh, -c, \"if [ -e tried ]; then echo '{}'; else touch tried; exit 75; fi\"]}}",

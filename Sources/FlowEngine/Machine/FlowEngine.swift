@@ -138,7 +138,8 @@ public struct FlowEngine: Sendable {
         }
         var onboardingID = kept?.onboardingID ?? UUID()
         var staging = PersistStaging()
-        var pending = machine.handle(.start(options.mode, hasKeptState: kept != nil, modes: Set(graphs.keys)))
+        var pending = machine.handle(.start(
+            options.mode, hasKeptState: kept != nil, modes: Set(graphs.keys), stateLocation: options.state.location))
         var result: SessionMachine.Result = .succeeded
         while !pending.isEmpty {
             switch pending.removeFirst() {

@@ -32,8 +32,9 @@ public struct SessionMachine: Sendable {
     }
 
     public enum Event: Sendable, Hashable {
-        /// Start with the mode asked for, whether an earlier onboarding kept state, and the modes the flow has.
-        case start(RunMode, hasKeptState: Bool, modes: Set<FlowMode>)
+        /// Start with the mode asked for, whether an earlier onboarding kept state (and where, for messages), and
+        /// the modes the flow has.
+        case start(RunMode, hasKeptState: Bool, modes: Set<FlowMode>, stateLocation: String = "the state folder")
         case modeEnded(ModeEnd)
         /// The state was written (after onboard or restore) or cleared (after reset).
         case stateDone
@@ -58,6 +59,7 @@ public struct SessionMachine: Sendable {
     private var queue: [FlowMode] = []
     private var hasKeptState = false
     private var modes: Set<FlowMode> = []
+    private var stateLocation = ""
 
     public init() {}
 
@@ -68,9 +70,10 @@ public struct SessionMachine: Sendable {
     /// Applies `event` and returns what to do next; events that make no sense now change nothing.
     public mutating func handle(_ event: Event) -> [Action] {
         switch (state, event) {
-        case (.ready, .start(let requested, let kept, let available)):
+        case (.ready, .start(let requested, let kept, let available, let location)):
             hasKeptState = kept
             modes = available
+            stateLocation = location
             switch requested {
             case .auto: queue = [kept && available.contains(.restore) ? .restore : .onboard]
             case .onboard: queue = [.onboard]
@@ -123,7 +126,8 @@ public struct SessionMachine: Sendable {
         }
         if mode == .restore, !hasKeptState {
             return finish(.failed(
-                StepFailure("nothing-to-restore", "no earlier onboarding left state; run with --mode onboard"), step: "(state)", mode: mode))
+                StepFailure("nothing-to-restore", "no earlier onboarding left state in \(stateLocation); run with --mode onboard"),
+                step: "(state)", mode: mode))
         }
         state = .running(mode)
         ran.append(mode)
