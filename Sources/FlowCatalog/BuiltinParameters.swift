@@ -33,11 +33,14 @@ public struct BuiltinParameters: Sendable {
     /// The whole flow, for what a built-in needs from outside its own parameters (the application ID, the
     /// configuration section, the flow file's folder).
     public var flow: FlowDescriptor
+    /// The catalog the flow is compiled with (key and record types).
+    public var catalog: Catalog
 
     public init(
         owner: String, specs: [ParameterSpec], entries: [Parameter], location: SourceLocation, path: DescriptorPath,
-        flow: FlowDescriptor
+        flow: FlowDescriptor, catalog: Catalog
     ) {
+        self.catalog = catalog
         self.owner = owner
         self.specs = specs
         self.entries = entries

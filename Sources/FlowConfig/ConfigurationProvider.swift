@@ -51,7 +51,7 @@ public struct ProviderRegistry: Sendable {
     /// The providers of `flow`'s `configuration.providers`, made from their parameters; `json` alone when the
     /// flow names none.
     /// - Throws: ``ParameterProblem`` for a provider that is not known or cannot be made.
-    public func providers(of flow: FlowDescriptor) throws(ParameterProblem) -> [any ConfigurationProvider] {
+    public func providers(of flow: FlowDescriptor, catalog: Catalog) throws(ParameterProblem) -> [any ConfigurationProvider] {
         let entries = flow.configuration?.providers ?? []
         guard !entries.isEmpty else { return [JSONProvider()] }
         var made: [any ConfigurationProvider] = []
@@ -68,7 +68,7 @@ public struct ProviderRegistry: Sendable {
             }
             made.append(try type.init(BuiltinParameters(
                 owner: "provider `\(type.spec.name)`", specs: type.spec.parameters, entries: parameters,
-                location: entry.name.location, path: entry.path, flow: flow)))
+                location: entry.name.location, path: entry.path, flow: flow, catalog: catalog)))
         }
         return made
     }

@@ -25,9 +25,9 @@ struct WelcomeStep: BuiltinStep {
 
     init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
         let flow = parameters.flow
-        loader = ConfigurationLoader(providers: try ProviderRegistry.builtin.providers(of: flow))
+        loader = ConfigurationLoader(providers: try ProviderRegistry.builtin.providers(of: flow, catalog: parameters.catalog))
         do {
-            tree = try TransformTree(descriptor: flow, catalog: Builtins.catalog)
+            tree = try TransformTree(descriptor: flow, catalog: parameters.catalog)
         } catch {
             throw ParameterProblem(error.message, at: error.location ?? flow.configuration?.location, path: DescriptorPath([.key("configuration"), .key("transform")]))
         }

@@ -113,10 +113,10 @@ extension LintCommand {
             while true {
                 let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
                 guard index < files.count else { return }
-                let loaded = files[index].isStandardInput
-                    ? pipeline.loadStandardInput(as: files[index].path)
-                    : pipeline.load(path: files[index].path, onlyFlowFiles: files[index].foundInFolder)
-                reports.withLock { $0[index] = loaded?.report }
+                let report = files[index].isStandardInput
+                    ? pipeline.loadStandardInput(as: files[index].path).report
+                    : pipeline.lint(path: files[index].path, onlyFlowFiles: files[index].foundInFolder)
+                reports.withLock { $0[index] = report }
             }
         }
         return reports.withLock { $0 }

@@ -11,15 +11,17 @@ struct FileProvider: ConfigurationProvider {
         parameters: [ParameterSpec("path", .string, required: true, "The file, relative to the flow file.")],
         primaryParameter: "path")
 
-    let url: URL
+    let path: String
+    let flowFile: String
 
     init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
-        let path = try parameters.requiredText("path")
-        let folder = URL(fileURLWithPath: parameters.flow.file).deletingLastPathComponent()
-        url = path.hasPrefix("/") ? URL(fileURLWithPath: path) : folder.appendingPathComponent(path)
+        path = try parameters.requiredText("path")
+        flowFile = parameters.flow.file
     }
 
     func load(_ context: StepContext) async -> ProviderAnswer {
+        let url = path.hasPrefix("/")
+            ? URL(fileURLWithPath: path) : URL(fileURLWithPath: flowFile).deletingLastPathComponent().appendingPathComponent(path)
         // As in the SDK, a file that is not there is a provider with nothing to offer (it is often put in
         // place when the app is deployed); a file that is there but cannot be read is an error.
         guard FileBytes.exists(url.path) else { return .nothing("\(url.path) does not exist") }

@@ -14,15 +14,17 @@ struct ManagedProvider: ConfigurationProvider {
         primaryParameter: "path")
 
     let variable: String
-    let path: String
+    let pathTemplate: String
+    let applicationID: String
 
     init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
         variable = try parameters.requiredText("env")
-        let application = parameters.flow.application?.id?.value ?? "application"
-        path = try parameters.requiredText("path").replacing("{application-id}", with: application)
+        pathTemplate = try parameters.requiredText("path")
+        applicationID = parameters.flow.application?.id?.value ?? "application"
     }
 
     func load(_ context: StepContext) async -> ProviderAnswer {
+        let path = pathTemplate.replacing("{application-id}", with: applicationID)
         if let path = context.input.environment[variable] { return ConfigurationFile.read(path) }
         guard FileBytes.exists(path) else { return .nothing("\(variable) is not set and \(path) does not exist") }
         return ConfigurationFile.read(path)

@@ -1,4 +1,4 @@
-import FlowCatalog
+public import FlowCatalog
 public import FlowDescriptor
 
 /// Compiles a checked descriptor into one graph per mode, making each declared step from its typed parameters.
@@ -8,19 +8,32 @@ public import FlowDescriptor
 /// there already, and would only be said twice). A mode without a `reset` flow gets the default: every
 /// onboard step's reset, in reverse order.
 public enum GraphCompiler {
+    /// A declared step, made.
+    public typealias MadeStep = (spec: StepSpec, step: (any Step)?)
+
     /// The graphs of `descriptor` and the findings of this stage.
     /// - Parameter earlier: the findings of the stages before (read, decode, check).
     public static func compile(
         _ descriptor: FlowDescriptor, registry: StepRegistry, after earlier: [Diagnostic]
     ) -> (graphs: [FlowMode: FlowGraph], diagnostics: [Diagnostic]) {
+        let (steps, findings) = makeSteps(descriptor, registry: registry, after: earlier)
+        return (graphs(descriptor, steps: steps), findings)
+    }
+
+    /// Each declared step that a flow runs, made from its parameters, and the findings of making them. (Lint
+    /// needs only the findings, and skips the graphs.)
+    public static func makeSteps(
+        _ descriptor: FlowDescriptor, registry: StepRegistry, after earlier: [Diagnostic]
+    ) -> (steps: [String: MadeStep], diagnostics: [Diagnostic]) {
         var findings: [Diagnostic] = []
         let errorPaths = earlier.filter { $0.severity == .error }.compactMap(\.path).map(\.components)
         func hasErrors(under path: DescriptorPath) -> Bool {
+            guard !errorPaths.isEmpty else { return false }
             let prefix = path.components
             return errorPaths.contains { $0.starts(with: prefix) }
         }
         let used = Set(descriptor.flows.flatMap { $0.entries.map(\.step.value) })
-        var steps: [String: (spec: StepSpec, step: (any Step)?)] = [:]
+        var steps: [String: MadeStep] = [:]
         for declaration in descriptor.steps where steps[declaration.name.value] == nil && used.contains(declaration.name.value) {
             guard let spec = registry.catalog.step(named: declaration.uses.value) else { continue }
             var step: (any Step)?
@@ -29,7 +42,8 @@ public enum GraphCompiler {
             if !blocked {
                 let parameters = BuiltinParameters(
                     owner: "step `\(declaration.name.value)`", specs: spec.parameters, entries: declaration.parameters,
-                    location: declaration.location, path: declaration.path.appending("with"), flow: descriptor)
+                    location: declaration.location, path: declaration.path.appending("with"), flow: descriptor,
+                    catalog: registry.catalog)
                 do {
                     step = try registry.make(spec, parameters: parameters)
                 } catch {
@@ -39,6 +53,11 @@ public enum GraphCompiler {
             }
             steps[declaration.name.value] = (spec, step)
         }
+        return (steps, findings)
+    }
+
+    /// The graph of each mode from the made steps.
+    static func graphs(_ descriptor: FlowDescriptor, steps: [String: MadeStep]) -> [FlowMode: FlowGraph] {
         var graphs: [FlowMode: FlowGraph] = [:]
         for flow in descriptor.flows {
             graphs[flow.mode] = graph(for: flow, steps: steps)
@@ -51,10 +70,10 @@ public enum GraphCompiler {
             let reset = Flow(mode: .reset, entries: entries, location: onboard.location, path: onboard.path)
             graphs[.reset] = graph(for: reset, steps: steps)
         }
-        return (graphs, findings)
+        return graphs
     }
 
-    private static func graph(for flow: Flow, steps: [String: (spec: StepSpec, step: (any Step)?)]) -> FlowGraph {
+    private static func graph(for flow: Flow, steps: [String: MadeStep]) -> FlowGraph {
         var nodes: [StepNode] = []
         var entries: [FlowEntry] = []
         for entry in flow.entries {

@@ -27,7 +27,15 @@ public struct FlowPipeline: Sendable {
         guard let bytes = FileBytes.read(path, limit: limits.maxFileBytes) else {
             return LoadedFlow(report: .unreadable(path), flow: nil)
         }
-        return load(bytes: bytes, file: path, format: DocumentFormat(path: path), onlyFlowFiles: onlyFlowFiles)
+        return load(bytes: bytes, file: path, format: DocumentFormat(path: path), onlyFlowFiles: onlyFlowFiles, keepFlow: true)
+    }
+
+    /// The report of the file at `path` after every stage, as ``load(path:onlyFlowFiles:)`` gives it, without
+    /// keeping the compiled flow (the steps are made, for their findings; the graphs are not drawn).
+    public func lint(path: String, onlyFlowFiles: Bool = false) -> FileReport? {
+        guard let bytes = FileBytes.read(path, limit: limits.maxFileBytes) else { return .unreadable(path) }
+        return load(bytes: bytes, file: path, format: DocumentFormat(path: path), onlyFlowFiles: onlyFlowFiles, keepFlow: false)?
+            .report
     }
 
     /// Standard input through every stage, reported as `name` (whose extension says whether it is JSON).
@@ -35,15 +43,15 @@ public struct FlowPipeline: Sendable {
         guard let bytes = FileBytes.readStandardInput(limit: limits.maxFileBytes) else {
             return LoadedFlow(report: .unreadable(name), flow: nil)
         }
-        return load(bytes: bytes, file: name, format: DocumentFormat(path: name), onlyFlowFiles: false)!
+        return load(bytes: bytes, file: name, format: DocumentFormat(path: name), onlyFlowFiles: false, keepFlow: true)!
     }
 
     /// `bytes` through every stage, as a file named `file`.
     public func load(bytes: [UInt8], file: String, format: DocumentFormat) -> LoadedFlow {
-        load(bytes: bytes, file: file, format: format, onlyFlowFiles: false)!
+        load(bytes: bytes, file: file, format: format, onlyFlowFiles: false, keepFlow: true)!
     }
 
-    private func load(bytes: [UInt8], file: String, format: DocumentFormat, onlyFlowFiles: Bool) -> LoadedFlow? {
+    private func load(bytes: [UInt8], file: String, format: DocumentFormat, onlyFlowFiles: Bool, keepFlow: Bool) -> LoadedFlow? {
         let read = DocumentReader.read(bytes: bytes, file: file, format: format, limits: limits)
         if onlyFlowFiles, let root = read.root, root["flowrun"] == nil {
             return nil
@@ -53,9 +61,15 @@ public struct FlowPipeline: Sendable {
         if let root = read.root {
             let (descriptor, decodeFindings) = FlowDecoder.decode(root, file: file)
             findings += decodeFindings
-            let (flow, laterFindings) = compile(descriptor, after: findings)
-            findings += laterFindings
-            compiled = flow
+            if keepFlow {
+                let (flow, laterFindings) = compile(descriptor, after: findings)
+                findings += laterFindings
+                compiled = flow
+            } else {
+                let checked = checker.check(descriptor)
+                findings += checked
+                findings += GraphCompiler.makeSteps(descriptor, registry: registry, after: findings).diagnostics
+            }
         }
         let report = FileReport(file: file, bytes: bytes, format: format, findings: findings)
         return LoadedFlow(report: report, flow: report.diagnostics.hasErrors ? nil : compiled)

@@ -33,7 +33,9 @@ struct CommandStep: BuiltinStep {
     let inputs: [String]
     let provides: [String: ValueType]
     let environment: [(name: String, value: String)]
-    let workingDirectory: URL
+    /// Where the program runs: `working-directory`, relative to the flow file's folder (resolved when it runs).
+    let workingDirectory: String?
+    let flowFile: String
 
     init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
         guard let run = parameters.node("run") else {
@@ -61,10 +63,8 @@ struct CommandStep: BuiltinStep {
         }
         self.provides = provides
         environment = try parameters.textMapping("env").map { ($0.key, $0.value) }
-        let folder = URL(fileURLWithPath: parameters.flow.file).deletingLastPathComponent()
-        workingDirectory = try parameters.text("working-directory").map {
-            $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : folder.appendingPathComponent($0)
-        } ?? folder
+        workingDirectory = try parameters.text("working-directory")
+        flowFile = parameters.flow.file
     }
 
     func onboard(_ context: StepContext) async -> StepOutcome {
@@ -102,8 +102,10 @@ struct CommandStep: BuiltinStep {
         // A program that exits without reading its input closes the pipe: writing to it is an error (EPIPE),
         // not a signal that ends flowrun.
         signal(SIGPIPE, SIG_IGN)
+        let folder = URL(fileURLWithPath: flowFile).deletingLastPathComponent()
+        let directory = workingDirectory.map { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : folder.appendingPathComponent($0) } ?? folder
         let result = try await ChildProcess.run(
-            arguments, environment: variables, directory: workingDirectory.path, input: input, outputLimit: Self.outputLimit)
+            arguments, environment: variables, directory: directory.path, input: input, outputLimit: Self.outputLimit)
         if Task.isCancelled { throw StepFailure("cancelled", "step `\(context.name)` was cancelled") }
         let errorText = context.redactor.redact(Self.tail(String(decoding: result.error, as: UTF8.self)))
         if result.outputExceeded {

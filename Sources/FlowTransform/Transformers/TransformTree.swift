@@ -52,7 +52,9 @@ public struct TransformTree: Sendable {
     }
 
     let root: Transformer
-    let conversion: Conversion
+    /// The record types, for conversions; the conversion table is made when a transformation runs, not when the
+    /// tree is built (`flowrun lint` builds every flow's tree and never runs one).
+    let catalog: Catalog
 
     /// Builds the tree of `descriptor`; `nil` when the flow has no transform section.
     ///
@@ -65,7 +67,7 @@ public struct TransformTree: Sendable {
         transformers: TransformerRegistry = .builtin
     ) throws(TransformError) {
         guard let node = descriptor.configuration?.transform else { return nil }
-        conversion = Conversion(records: RecordTable(catalog: catalog))
+        self.catalog = catalog
         var builder = Builder(descriptor: descriptor, catalog: catalog, transformers: transformers)
         root = try builder.build(node)
     }
@@ -74,14 +76,16 @@ public struct TransformTree: Sendable {
     /// - Throws: ``TransformError`` naming the configuration path and the transformer's place in the flow file.
     public func transform(_ configuration: Node, environment: TransformEnvironment = .init()) throws(TransformError) -> TransformResult {
         var result = TransformResult()
-        try apply(root, to: configuration, at: ConfigPath(), environment: environment, into: &result)
+        let conversion = Conversion(records: RecordTable(catalog: catalog))
+        try apply(root, to: configuration, at: ConfigPath(), environment: environment, conversion: conversion, into: &result)
         return result
     }
 
     /// Applies `transformer` and adds what it provides to `result` (one dictionary for the whole tree, so a deep
     /// tree costs no re-merging at every level).
     private func apply(
-        _ transformer: Transformer, to node: Node, at path: ConfigPath, environment: TransformEnvironment, into result: inout TransformResult
+        _ transformer: Transformer, to node: Node, at path: ConfigPath, environment: TransformEnvironment, conversion: Conversion,
+        into result: inout TransformResult
     ) throws(TransformError) {
         switch transformer {
         case .leaf(let type, let key, let location):
@@ -104,7 +108,7 @@ public struct TransformTree: Sendable {
                     result.unmatched.append(path.appending(key).text)
                     continue
                 }
-                try apply(child, to: pair.value, at: path.appending(key), environment: environment, into: &result)
+                try apply(child, to: pair.value, at: path.appending(key), environment: environment, conversion: conversion, into: &result)
             }
             for key in entries.order where node[key] == nil {
                 result.absent.append(path.appending(key).text)
@@ -158,7 +162,7 @@ public struct TransformTree: Sendable {
                 }
                 let given = BuiltinParameters(
                     owner: "transformer `\(type.spec.name)`", specs: type.spec.parameters, entries: parameters, location: location,
-                    path: path, flow: descriptor)
+                    path: path, flow: descriptor, catalog: catalog)
                 do {
                     return .builtin(try type.init(given), location: location)
                 } catch {
