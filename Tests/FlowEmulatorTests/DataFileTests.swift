@@ -144,6 +144,8 @@ struct DataFileTests {
             ("applications:\n  - id: a\n    auth: []\nfaults:\n  setings: {status: 503}\n", 5, 3, "Did you mean `settings`?"),
             ("applications:\n  - id: a\n    auth: []\nfaults:\n  settings: {status: 700}\n", 5, 22, "`faults.settings.status` is 700"),
             ("applications:\n  - id: a\n    auth: []\nfaults:\n  me: {delay: soon}\n", 5, 15, "`faults.me.delay`"),
+            ("applications:\n  - id: a\n    auth: []\nfaults:\n  me: {delay: 9223372036854775807}\n", 5, 15, "at most 24h"),
+            ("applications:\n  - id: a\n    auth: []\nfaults:\n  me: {delay: 999999999999999999h}\n", 5, 15, "at most 24h"),
             ("applications:\n  - id: a\n    auth: []\nonboarding-codes:\n  - {code: X, application: b}\n", 5, 28, "names application `b`"),
             ("applications:\n  - id: a\n    auth: []\nusers:\n  - email: nobody\n", 5, 12, "not an email address"),
             ("applications:\n  - id: a\n    auth: [{type: oauth2, requireOtp: maybe}]\n", 3, 39, "`applications[0].auth[0].requireOtp`"),

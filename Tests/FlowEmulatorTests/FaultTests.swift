@@ -157,6 +157,16 @@ struct FaultTests {
 
             let wrongMethod = try await client.send("POST", "/_emulator/faults/settings", body: "{}")
             #expect(wrongMethod.status == 405)
+
+            // Delays that used to overflow (and end the emulator) are refused; the fault list still answers.
+            for delay in ["9223372036854775807", #""999999999999999999h""#, "86400001", #""25h""#] {
+                let huge = try await client.send("PUT", "/_emulator/faults/settings", body: #"{"delay": \#(delay)}"#)
+                #expect(huge.status == 400, "\(delay)")
+                #expect(huge.body.contains("at most 24h"), "\(huge.body)")
+            }
+            #expect(emulator.fault(for: .settings) == nil)
+            #expect(try await client.send("PUT", "/_emulator/faults/settings", body: #"{"delay": "24h"}"#).status == 200)
+            #expect(try await client.get("/_emulator/faults").status == 200)
         }
     }
 

@@ -59,6 +59,18 @@ struct RunMachineTests {
         #expect(retry.delay(after: attempt) == .milliseconds(milliseconds))
     }
 
+    /// Numbers no flow file can write any more (the decoder bounds them) still give a wait, never a trap: the
+    /// product is worked out in floating point and capped before it becomes a `Duration`.
+    @Test(arguments: [1e308, .infinity, .nan, 0])
+    func backoffArithmeticSaturates(multiplier: Double) {
+        let retry = Retry(attempts: 100, backoff: .seconds(86_400), multiplier: multiplier, maxBackoff: .seconds(86_400))
+        for attempt in [1, 2, 50, 99] {
+            #expect(retry.delay(after: attempt) == .seconds(86_400))
+        }
+        let huge = Retry(attempts: 100, backoff: .seconds(1), multiplier: 1e308, maxBackoff: .seconds(Int64.max / 2))
+        #expect(huge.delay(after: 3) == .seconds(Int64.max / 2))
+    }
+
     @Test func aFalseConditionSkipsTheStep() {
         var machine = RunMachine(graph: graph(2) { $0[0].condition = .exists(key: Located("x", at: .init(file: "", line: 1, column: 1)), true) })
         #expect(machine.handle(.start) == [.evaluateCondition(index: 0)])

@@ -155,3 +155,31 @@ struct OnePipelineTests {
         #expect(!FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent("ran").path))
     }
 }
+
+@Suite("Hostile numbers: bounded by lint, saturating when run")
+struct HostileNumberTests {
+    /// One file with durations past a day and a runaway multiplier, beside a clean one: every command exits
+    /// with its findings (no crash), and lint still reports the clean file.
+    @Test func hugeDurationsAreFindingsNotCrashes() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let broken = try String(
+            contentsOf: BrokenCorpus.folder.appendingPathComponent("FR203-durations-and-multipliers-out-of-bounds.yaml"), encoding: .utf8)
+        try scratch.write("flows/huge.yaml", broken)
+        try scratch.write("flows/fine.yaml", """
+            flowrun: 1
+            name: fine
+            steps: {a: {uses: command, with: {run: [./a.sh]}}}
+            flows: {onboard: [a]}
+
+            """)
+        let lint = try CommandRunner.run(["lint", "flows"], in: scratch.url)
+        #expect(lint.status == 1)
+        #expect(lint.standardOutput.components(separatedBy: "error[FR203]").count - 1 == 5)
+        #expect(lint.standardOutput.hasSuffix("5 errors in 2 files\n"), "\(lint.standardOutput)")
+        for arguments in [["run", "flows/huge.yaml", "--dry-run"], ["graph", "flows/huge.yaml"], ["run", "flows/huge.yaml"]] {
+            let result = try CommandRunner.run(arguments, in: scratch.url)
+            #expect(result.status == 2, "\(arguments): \(result.standardError)")
+        }
+    }
+}

@@ -375,10 +375,10 @@ public struct FlowDecoder {
             policy.maxBackoff = value.value
         }
         if let value = fields["multiplier"].flatMap({ decoding.double($0.value, at: path.appending("multiplier"), what: "`multiplier`") }) {
-            if value.value < 1 {
+            if !(1...RetryPolicy.maximumMultiplier).contains(value.value) {
                 decoding.report(Diagnostic(
-                    .invalidValue, "Expected `multiplier` to be at least 1, found \(value.value).", at: value.location,
-                    path: path.appending("multiplier")))
+                    .invalidValue, "Expected `multiplier` to be between 1 and \(Int(RetryPolicy.maximumMultiplier)), found \(value.value).",
+                    at: value.location, path: path.appending("multiplier")))
             } else {
                 policy.multiplier = value.value
             }

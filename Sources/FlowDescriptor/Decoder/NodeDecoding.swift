@@ -99,6 +99,14 @@ struct NodeDecoding {
 
     /// A duration such as `500ms`, `2s`, `1.5m`, `1h` or `1m30s`.
     mutating func duration(_ node: Node, at path: @autoclosure () -> DescriptorPath, what: @autoclosure () -> String) -> Located<Duration>? {
+        if let scalar = node.scalar, let milliseconds = Self.durationMilliseconds(scalar.text),
+           milliseconds > Self.maximumDurationMilliseconds
+        {
+            report(Diagnostic(
+                .invalidValue, "Expected \(what()) to be at most 24h, found `\(scalar.text)`.", at: node.location, path: path(),
+                hint: "A step that waits longer than a day is better split, or driven by a `when` condition."))
+            return nil
+        }
         guard let scalar = node.scalar, let value = Self.duration(scalar.text) else {
             let bareNumber = node.scalar.map { Int($0.text) != nil } ?? false
             report(Diagnostic(
@@ -199,10 +207,16 @@ struct NodeDecoding {
         }
     }
 
-    static func duration(_ text: String) -> Duration? {
+    /// The longest duration a flow file may write (a day): every timeout, backoff and delay fits well inside
+    /// it, and arithmetic on it cannot overflow.
+    static let maximumDurationMilliseconds: Double = 86_400_000
+
+    /// The milliseconds `text` writes (`500ms`, `2s`, `1m30s`), whatever its size; `nil` when it is not a
+    /// duration or not a finite number.
+    static func durationMilliseconds(_ text: String) -> Double? {
         var rest = Substring(text)
         guard !rest.isEmpty else { return nil }
-        var total = Duration.zero
+        var total = 0.0
         while !rest.isEmpty {
             let number = rest.prefix { $0.isNumber || $0 == "." }
             guard !number.isEmpty, let value = Double(number) else { return nil }
@@ -210,21 +224,30 @@ struct NodeDecoding {
             let unit = rest.prefix { $0.isLetter }
             rest = rest.dropFirst(unit.count)
             switch unit {
-            case "ms": total += .milliseconds(value)
-            case "s": total += .milliseconds(value * 1000)
-            case "m": total += .milliseconds(value * 60_000)
-            case "h": total += .milliseconds(value * 3_600_000)
+            case "ms": total += value
+            case "s": total += value * 1000
+            case "m": total += value * 60_000
+            case "h": total += value * 3_600_000
             default: return nil
             }
         }
-        return total
+        return total.isFinite ? total : nil
+    }
+
+    /// The duration `text` writes, when it is one and at most a day long.
+    static func duration(_ text: String) -> Duration? {
+        guard let milliseconds = durationMilliseconds(text), milliseconds <= maximumDurationMilliseconds else { return nil }
+        return .milliseconds(milliseconds)
     }
 }
 
 extension Duration {
     /// The duration as written in flow files: `500ms`, `2s`, `1.5s`, `2m`.
     public var flowText: String {
-        let milliseconds = Int((Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15).rounded())
+        // Saturates rather than trapping: a duration from anywhere prints.
+        let exact = (Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15).rounded()
+        let milliseconds = exact.isFinite && abs(exact) < 1e15 ? Int(exact) : (exact < 0 ? -999_999_999_999_999 : 999_999_999_999_999)
+        if milliseconds % 3_600_000 == 0, milliseconds >= 3_600_000 { return "\(milliseconds / 3_600_000)h" }
         if milliseconds % 60_000 == 0, milliseconds >= 60_000 { return "\(milliseconds / 60_000)m" }
         if milliseconds % 1000 == 0 { return "\(milliseconds / 1000)s" }
         if milliseconds >= 1000 { return "\(Double(milliseconds) / 1000)s" }
@@ -242,8 +265,12 @@ extension Node {
 }
 
 extension Duration {
-    /// Parses a duration as written in flow files (`500ms`, `2s`, `1m30s`); `nil` when it is not one.
+    /// Parses a duration as written in flow files (`500ms`, `2s`, `1m30s`); `nil` when it is not one, or is
+    /// longer than ``maximumFlowDuration``.
     public static func parse(flowText text: String) -> Duration? {
         NodeDecoding.duration(text)
     }
+
+    /// The longest duration a flow file (or an emulator data file) may write: a day.
+    public static let maximumFlowDuration = Duration.milliseconds(NodeDecoding.maximumDurationMilliseconds)
 }

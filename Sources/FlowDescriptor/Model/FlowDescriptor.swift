@@ -200,6 +200,8 @@ public struct RetryPolicy: Sendable, Hashable {
     public var location: SourceLocation
 
     public static let defaultBackoff = Duration.milliseconds(500)
+    /// The largest `multiplier` a flow may write: past it, the second wait already reaches any `max-backoff`.
+    public static let maximumMultiplier = 100.0
     public static let defaultMaxBackoff = Duration.seconds(30)
 }
 

@@ -298,12 +298,16 @@ struct DataReader {
             if let status = integer(node, path: "\(path).status", in: 100...599) { fault.status = status } else { valid = false }
         }
         if let node = fields["delay"] {
-            if let milliseconds = node.integerValue, milliseconds >= 0 {
+            // At most a day, as in flow files: a longer delay is a test that never ends, and arithmetic on
+            // durations past that can overflow.
+            let maximum = Duration.maximumFlowDuration
+            if let milliseconds = node.integerValue, (0...86_400_000).contains(milliseconds) {
                 fault.delay = .milliseconds(milliseconds)
-            } else if let text = node.scalar?.text, let delay = Duration.parse(flowText: text) {
+            } else if node.integerValue == nil, let text = node.scalar?.text, let delay = Duration.parse(flowText: text) {
                 fault.delay = delay
             } else {
-                fail("`\(path).delay` is \(node.kindDescription); expected milliseconds or a duration such as `250ms` or `2s`.", at: node)
+                fail("`\(path).delay` is \(node.kindDescription); expected milliseconds or a duration such as `250ms` or `2s`, "
+                     + "at most \(maximum.flowText).", at: node)
                 valid = false
             }
         }

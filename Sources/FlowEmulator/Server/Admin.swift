@@ -87,7 +87,9 @@ struct Admin {
     }
 
     static func json(_ fault: Fault) -> JSONValue {
-        let milliseconds = Int((Double(fault.delay.components.seconds) * 1000 + Double(fault.delay.components.attoseconds) / 1e15).rounded())
+        // Saturating: a delay set through the Swift API may be longer than a data file may write.
+        let exact = (Double(fault.delay.components.seconds) * 1000 + Double(fault.delay.components.attoseconds) / 1e15).rounded()
+        let milliseconds = exact.isFinite && exact < 9e15 ? Int(exact) : 9_000_000_000_000_000
         return [
             "status": fault.status.map(JSONValue.int) ?? .null,
             "delay": .int(milliseconds),

@@ -74,22 +74,29 @@ public struct Retry: Sendable, Hashable {
     public init(attempts: Int, backoff: Duration = .milliseconds(500), multiplier: Double = 2,
                 maxBackoff: Duration = .seconds(30), jitter: Bool = true) {
         self.attempts = max(1, attempts)
-        self.backoff = backoff
-        self.multiplier = multiplier
-        self.maxBackoff = maxBackoff
+        self.backoff = max(.zero, backoff)
+        self.multiplier = multiplier.isFinite ? max(1, multiplier) : 1
+        self.maxBackoff = max(.zero, maxBackoff)
         self.jitter = jitter
     }
 
     /// One try, no retry.
     public static let once = Retry(attempts: 1)
 
-    /// The wait before try `attempt + 1` (attempt counts from 1), before jitter.
+    /// The wait before try `attempt + 1` (attempt counts from 1), before jitter: `backoff × multiplier^(attempt − 1)`,
+    /// at most `maxBackoff`. Worked out in seconds as a floating-point number and capped before it becomes a
+    /// `Duration`, so no multiplier or attempt count can overflow.
     public func delay(after attempt: Int) -> Duration {
-        var delay = backoff
-        for _ in 1..<max(1, attempt) {
-            delay = delay * multiplier
-            if delay >= maxBackoff { return maxBackoff }
+        let cap = Self.seconds(maxBackoff)
+        var seconds = Self.seconds(backoff)
+        for _ in 1..<max(1, attempt) where seconds < cap {
+            seconds *= multiplier
         }
-        return min(delay, maxBackoff)
+        guard seconds.isFinite, seconds < cap else { return maxBackoff }
+        return .milliseconds(seconds * 1000)
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }
