@@ -1,5 +1,6 @@
 import ArgumentParser
 import FlowCheck
+import FlowDescriptor
 
 /// The `flowrun` command: a thin layer over the library targets.
 @main
@@ -16,6 +17,11 @@ struct Flowrun: AsyncParsableCommand {
 
     /// Usage errors exit with 2 (not ArgumentParser's 64), the code `flowrun lint` documents.
     static func main() async {
+        if let problem = unknownCommand(in: Array(CommandLine.arguments.dropFirst())) {
+            Console.error("flowrun: \(problem)")
+            Console.error("See 'flowrun help' for the commands and options.")
+            exit(withError: ExitCode.usage)
+        }
         do {
             var command = try parseAsRoot()
             if var asynchronous = command as? any AsyncParsableCommand {
@@ -32,6 +38,28 @@ struct Flowrun: AsyncParsableCommand {
             }
             exit(withError: error)
         }
+    }
+}
+
+extension Flowrun {
+    /// The commands, by the name a person types.
+    static var commandNames: [String] {
+        configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]
+    }
+
+    /// What is wrong with a first argument that is neither a command nor a flow file (`flowrun lnit flows`,
+    /// `flowrun frobnicate`), or `nil` when it is one of them. `flowrun FILE` runs a file, so a word that names
+    /// no command is taken for a file only when it looks like one (a path or a flow file's extension) or is one.
+    static func unknownCommand(in arguments: [String]) -> String? {
+        guard let first = arguments.first, !first.hasPrefix("-"), !commandNames.contains(first) else { return nil }
+        let extensions = [".yaml", ".yml", ".json"]
+        let looksLikeAFile = first.contains("/") || extensions.contains { first.lowercased().hasSuffix($0) } || first == "-"
+        guard !looksLikeAFile, !FileBytes.exists(first) else { return nil }
+        if let suggestion = Suggestion.closest(to: first, in: commandNames) {
+            return "`\(first)` is not a command; did you mean `\(suggestion)`?"
+        }
+        return "`\(first)` is neither a command nor a flow file. Commands: "
+            + commandNames.map { "`\($0)`" }.joined(separator: ", ") + "; a flow file ends in .yaml, .yml or .json."
     }
 }
 

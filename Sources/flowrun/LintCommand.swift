@@ -80,6 +80,13 @@ struct LintCommand: ParsableCommand {
                 run.skipped.append(file.path)
             }
         }
+        // A CI job pointed at the wrong folder must not pass green: finding no flow file at all is an error.
+        if run.reports.isEmpty, discovery.missing.isEmpty {
+            let named = paths.map { "`\($0)`" }.joined(separator: ", ")
+            let skipped = run.skipped.isEmpty ? "" : " (\(run.skipped.count) YAML or JSON file\(run.skipped.count == 1 ? "" : "s") without a top-level `flowrun` key skipped)"
+            Console.error("flowrun: no flow files found in \(named)\(skipped); flow files are *.yaml, *.yml or *.json with a top-level `flowrun` key.")
+            throw ExitCode.usage
+        }
         let text = run.rendered(as: format, color: format == .text && (color ?? Console.wants(color: STDOUT_FILENO)))
         Console.print(text, terminator: "")
         if let output {
@@ -163,12 +170,40 @@ struct FlowFileDiscovery {
         return result
     }
 
-    /// Flow-file candidates below `folder`, sorted, skipping hidden folders (`.git`, `.build`).
+    /// A file or folder's identity, whatever path leads to it.
+    struct Identity: Hashable {
+        var device: UInt64
+        var inode: UInt64
+
+        init?(_ path: String) {
+            var status = stat()
+            guard stat(path, &status) == 0 else { return nil }
+            device = UInt64(status.st_dev)
+            inode = UInt64(status.st_ino)
+        }
+    }
+
+    /// Flow-file candidates below `folder`, sorted, skipping hidden folders (`.git`, `.build`). Symbolic links are
+    /// followed, and each folder and each file is taken once, whatever links lead to it: a link back to an
+    /// ancestor (`self -> .`) is a cycle that is not walked again.
     ///
     /// Read with `readdir`, whose entries say which are folders, so that a folder of thousands of flows costs
-    /// no `stat` per file; only entries of unknown type and symbolic links are looked at with `stat`.
+    /// no `stat` per file; only folders, entries of unknown type and symbolic links are looked at with `stat`.
     private static func walk(_ folder: String) -> [String] {
+        var folders: Set<Identity> = []
+        var linkedFiles = false
+        var found = walk(folder, folders: &folders, linkedFiles: &linkedFiles)
+        if linkedFiles {
+            // A link to a file may name one found by another path: keep the first path of each file.
+            var files: Set<Identity> = []
+            found = found.filter { path in Identity(path).map { files.insert($0).inserted } ?? true }
+        }
+        return found
+    }
+
+    private static func walk(_ folder: String, folders: inout Set<Identity>, linkedFiles: inout Bool) -> [String] {
         let base = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
+        guard let identity = Identity(base), folders.insert(identity).inserted else { return [] }
         guard let directory = opendir(base) else { return [] }
         var entries: [(name: String, isDirectory: Bool)] = []
         while let entry = readdir(directory) {
@@ -183,7 +218,9 @@ struct FlowFileDiscovery {
                 // A link or a file system that does not say: follow it, as opening the path would.
                 var status = stat()
                 guard stat(base + "/" + name, &status) == 0 else { continue }
-                entries.append((name, status.st_mode & S_IFMT == S_IFDIR))
+                let isDirectory = status.st_mode & S_IFMT == S_IFDIR
+                if !isDirectory { linkedFiles = true }
+                entries.append((name, isDirectory))
             }
         }
         closedir(directory)
@@ -191,7 +228,7 @@ struct FlowFileDiscovery {
         for entry in entries.sorted(by: { $0.name < $1.name }) {
             let path = base + "/" + entry.name
             if entry.isDirectory {
-                found += walk(path)
+                found += walk(path, folders: &folders, linkedFiles: &linkedFiles)
             } else if let dot = entry.name.lastIndex(of: "."), extensions.contains(entry.name[entry.name.index(after: dot)...].lowercased()) {
                 found.append(path)
             }

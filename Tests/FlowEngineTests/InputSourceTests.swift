@@ -1,5 +1,6 @@
 import FlowCatalog
 import FlowDescriptor
+import FlowEmulator
 import FlowSteps
 @testable import FlowEngine
 import FlowTransform
@@ -38,5 +39,33 @@ struct InputSourceTests {
         } catch {
             #expect(error.code == code, "\(text): \(error)")
         }
+    }
+}
+
+@Suite("Values in URLs never reach the trace")
+struct URLRedactionTests {
+    @Test(arguments: [
+        ("GET http://127.0.0.1:8080/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='com.example.travel:1.0',EmailAddress='ada@example.com') answered 404",
+         "GET http://127.0.0.1:8080/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID=<redacted>,EmailAddress=<redacted>) answered 404"),
+        ("see https://m.example.com/a?email=ada%40example.com&code=X-1#frag.",
+         "see https://m.example.com/a?email=<redacted>&code=<redacted>#frag."),
+        ("fn(Name='O''Brien, Ada') at https://h/x(Name='O''Brien,%20Ada',Other='x')/y",
+         "fn(Name='O''Brien, Ada') at https://h/x(Name=<redacted>,Other=<redacted>)/y"),
+        ("no URL here: a=b", "no URL here: a=b"),
+        ("https://m.example.com/path/only", "https://m.example.com/path/only"),
+    ])
+    func queryAndODataArgumentsAreMasked(_ text: String, _ expected: String) {
+        #expect(Redactor().redact(text) == expected)
+    }
+
+    @Test func theEmailAddressOfADiscoveryNeverReachesTheTrace() async throws {
+        let fixture = try await EmulatorFixture.start()
+        fixture.emulator.setFault(.status(503), for: .discovery)
+        let trace = MemoryTrace()
+        _ = await fixture.run(.onboard, email: "grace.hopper@example.com", trace: trace)
+        await fixture.stop()
+        let text = trace.events.map { "\($0.message ?? "") \($0.errorCode ?? "")" }.joined(separator: "\n")
+        #expect(text.contains("getApplicationConfiguration("), "the failure names what was asked: \(text)")
+        #expect(!text.contains("grace.hopper"), "\(text)")
     }
 }

@@ -32,8 +32,8 @@ public enum DocumentReader {
 
     /// The finding for a file that cannot be opened.
     public static func unreadable(_ path: String) -> Diagnostic {
-        let reason = FileBytes.exists(path) ? "permission denied, or it is not a regular file" : "no such file"
-        return Diagnostic(.unreadable, "Cannot read the file: \(reason).", at: SourceLocation(file: path, line: 1, column: 1))
+        Diagnostic(.unreadable, "Cannot read the file: \(FileBytes.whyUnreadable(path)).", at: SourceLocation(file: path, line: 1, column: 1),
+                   hint: FileBytes.isDirectory(path) ? "Name a flow file; `flowrun lint \(path)` checks every flow file in the folder." : nil)
     }
 
     /// Reads `bytes` as a document of `format`, naming `file` in every location.

@@ -41,6 +41,23 @@ public enum FileBytes {
         read(from: STDIN_FILENO, wanted: limit + 1, exact: false)
     }
 
+    /// Why the file at `path` cannot be read, in words: no such file, a directory, no permission, not a regular file.
+    public static func whyUnreadable(_ path: String) -> String {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return errno == EACCES ? "permission denied" : "no such file" }
+        switch status.st_mode & S_IFMT {
+        case S_IFDIR: return "it is a directory"
+        case S_IFREG: return access(path, R_OK) == 0 ? "it could not be read to its end" : "permission denied"
+        default: return "it is not a regular file (a device, a pipe or a socket)"
+        }
+    }
+
+    /// Whether `path` names a directory.
+    public static func isDirectory(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+    }
+
     /// Whether anything exists at `path`.
     public static func exists(_ path: String) -> Bool {
         FileManager.default.fileExists(atPath: path)

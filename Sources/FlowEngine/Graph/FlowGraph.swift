@@ -93,7 +93,7 @@ public struct Retry: Sendable, Hashable {
             seconds *= multiplier
         }
         guard seconds.isFinite, seconds < cap else { return maxBackoff }
-        return .milliseconds(seconds * 1000)
+        return .microseconds((seconds * 1_000_000).rounded())
     }
 
     private static func seconds(_ duration: Duration) -> Double {

@@ -72,13 +72,78 @@ public final class Redactor: Sendable {
         secrets.withLock { _ = $0.insert(value) }
     }
 
-    /// `text` with every known secret replaced by `<redacted>`.
+    /// `text` with every known secret replaced by `<redacted>`, and the values in its URLs too (query
+    /// parameters and OData function arguments such as `EmailAddress='ada@example.com'`): what a person typed
+    /// to be found by a service is theirs, not the trace's.
     public func redact(_ text: String) -> String {
         let known = secrets.withLock { $0 }
-        guard !known.isEmpty else { return text }
-        var result = text
+        var result = URLValues.redact(text)
         for secret in known.sorted(by: { $0.count > $1.count }) {
             result = result.replacingOccurrences(of: secret, with: "<redacted>")
+        }
+        return result
+    }
+}
+
+/// Masks the values a URL carries: `?name=value&…` becomes `?name=<redacted>&…`, and `fn(Name='value',…)` in a
+/// path becomes `fn(Name=<redacted>,…)`. Names, hosts and paths stay, so a message still says what was asked.
+enum URLValues {
+    static func redact(_ text: String) -> String {
+        guard text.contains("://") else { return text }
+        var output = ""
+        var rest = Substring(text)
+        while let scheme = rest.range(of: "://") {
+            // The URL runs from its scheme to the next white space or quote.
+            let start = rest[..<scheme.lowerBound].lastIndex { !($0.isLetter || $0 == "+" || $0 == "-" || $0 == ".") }
+                .map { rest.index(after: $0) } ?? rest.startIndex
+            let end = rest[scheme.upperBound...].firstIndex { $0.isWhitespace || $0 == "\"" || $0 == "<" || $0 == ">" || $0 == "`" }
+                ?? rest.endIndex
+            output += rest[..<start]
+            output += maskValues(in: rest[start..<end])
+            rest = rest[end...]
+        }
+        return output + rest
+    }
+
+    private static func maskValues(in url: Substring) -> String {
+        var result = ""
+        var inArguments = false
+        var inValue = false
+        var inQuery = false
+        var quoted = false
+        for character in url {
+            // A quoted OData value ends at its closing quote (`''` inside it is a quote, and toggles twice).
+            if inValue, inArguments, character == "'" {
+                quoted.toggle()
+                continue
+            }
+            if quoted { continue }
+            switch character {
+            case "?" where !inQuery:
+                inQuery = true
+                inValue = false
+                result.append(character)
+            case "(" where !inQuery:
+                inArguments = true
+                inValue = false
+                result.append(character)
+            case ")" where inArguments:
+                inArguments = false
+                inValue = false
+                result.append(character)
+            case "=" where (inArguments || inQuery) && !inValue:
+                inValue = true
+                result += "=<redacted>"
+            case "," where inArguments, "&" where inQuery, ";" where inQuery:
+                inValue = false
+                result.append(character)
+            case "#" where inQuery || !inArguments:
+                inQuery = true
+                inValue = false
+                result.append(character)
+            default:
+                if !inValue { result.append(character) }
+            }
         }
         return result
     }
