@@ -19,6 +19,7 @@ public struct ConfigurationLoader: Sendable {
     public func load(_ context: StepContext) async throws(StepFailure) -> (document: Node, source: String) {
         var reports: [String] = []
         var transient = false
+        var missingInput: (provider: String, message: String)?
         for provider in providers {
             let name = type(of: provider).spec.name
             switch await provider.load(context) {
@@ -33,7 +34,16 @@ public struct ConfigurationLoader: Sendable {
                 reports.append("\(name): \(reason)")
                 context.note("provider-failed", "\(name): \(reason)")
                 context.log.write(.warn, "welcome: provider \(name) failed: \(reason)")
+            case .needsInput(let reason):
+                if missingInput == nil { missingInput = (name, reason) }
+                context.note("provider-needs-input", "\(name): \(reason)")
+                context.log.write(.warn, "welcome: provider \(name) needs input: \(reason)")
             }
+        }
+        // What the person can do something about comes first: the input they did not give.
+        if let missingInput {
+            let others = reports.isEmpty ? "" : "; the other providers: " + reports.joined(separator: "; ")
+            throw StepFailure("missing-input", "\(missingInput.message) (the `\(missingInput.provider)` provider asks for it\(others))")
         }
         throw StepFailure("no-configuration", "no provider yielded a configuration (" + reports.joined(separator: "; ") + ")", transient: transient)
     }

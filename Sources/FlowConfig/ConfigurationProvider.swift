@@ -10,6 +10,9 @@ public enum ProviderAnswer: Sendable {
     case nothing(String)
     /// The provider failed; `transient` when asking again may help (a timeout, a 503).
     case failed(String, transient: Bool)
+    /// The provider needs an input the person has not given (and cannot be asked for): the message says which
+    /// and how to give it.
+    case needsInput(String)
 }
 
 /// A source of the configuration document, examined in the order of `configuration.providers`. The SDK's

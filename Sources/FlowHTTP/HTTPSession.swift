@@ -137,16 +137,34 @@ public final class HTTPSession: Sendable {
             return HTTPResponse(
                 status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: bytes, url: request.url)
         } catch let error as HTTPClientError {
+            if Task.isCancelled || error == .cancelled {
+                throw Self.cancelled(endpoint)
+            }
             if error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
-                throw HTTPError("timeout", "\(endpoint) did not answer within \(timeout.formatted())", transient: true)
+                throw HTTPError("timeout", "\(endpoint) did not answer within \(Self.text(timeout))", transient: true)
             }
             if error == .remoteConnectionClosed {
                 throw HTTPError("connection-closed", "\(endpoint): the server closed the connection without an answer", transient: true)
             }
             throw HTTPError("request-failed", "\(endpoint): \(error)", transient: true)
         } catch {
+            if Task.isCancelled || error is CancellationError { throw Self.cancelled(endpoint) }
             throw HTTPError("connection-failed", "\(endpoint): \(error)", transient: true)
         }
+    }
+
+    /// A request its caller stopped (a step's timeout, Ctrl-C): not a connection problem.
+    private static func cancelled(_ endpoint: String) -> HTTPError {
+        HTTPError("cancelled", "\(endpoint) was stopped before it was answered (the step timed out or the run was cancelled)", transient: true)
+    }
+
+    /// A duration as flow files write one: `200ms`, `30s`, `1.5s`, `2m`.
+    static func text(_ duration: Duration) -> String {
+        let milliseconds = (Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15).rounded()
+        if milliseconds < 1000 { return "\(Int(milliseconds))ms" }
+        if milliseconds.truncatingRemainder(dividingBy: 60_000) == 0 { return "\(Int(milliseconds / 60_000))m" }
+        if milliseconds.truncatingRemainder(dividingBy: 1000) == 0 { return "\(Int(milliseconds / 1000))s" }
+        return "\(milliseconds / 1000)s"
     }
 
     /// Closes the session's connections.

@@ -85,11 +85,16 @@ struct RunCommand: AsyncParsableCommand {
         let engine = FlowEngine(flow)
         let redactor = Redactor()
         let interactive = isatty(STDIN_FILENO) == 1
+        let progress = ProgressPrinter(live: isatty(STDERR_FILENO) == 1)
+        let prompter: @Sendable (String, Bool) -> String? = { question, secret in
+            progress.beforePrompt()
+            return Prompt.ask(question, secret: secret)
+        }
         var options = RunOptions(
             mode: mode,
-            input: InputSource(flags: flags, interactive: interactive, prompter: Prompt.ask, document: configuration, link: linkURL),
+            input: InputSource(flags: flags, interactive: interactive, prompter: prompter, document: configuration, link: linkURL),
             state: stateDir.map { StateFolder(url: URL(fileURLWithPath: $0)) } ?? StateFolder.default(flowName: engine.name),
-            progress: ProgressPrinter(live: isatty(STDERR_FILENO) == 1), redactor: redactor)
+            progress: progress, redactor: redactor)
         // What would stop the run is found before anything starts: steps this build cannot run, state that
         // cannot be kept.
         let blockers = engine.readiness(options)

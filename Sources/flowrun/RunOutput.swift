@@ -19,6 +19,12 @@ final class ProgressPrinter: ProgressSink {
         lock.withLock { _ in FileHandle.standardError.write(Data(text.utf8)) }
     }
 
+    /// Ends the live line before a prompt, so that the question starts a line of its own.
+    func beforePrompt() {
+        guard live else { return }
+        write("\u{1B}[2K\r")
+    }
+
     func modeStarted(_ mode: FlowMode) {
         write("\(mode.rawValue):\n")
     }

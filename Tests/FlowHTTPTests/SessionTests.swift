@@ -134,10 +134,32 @@ import Testing
                 #expect(error.code == "timeout")
                 #expect(error.isTransient)
                 #expect(error.message.contains(server.url("/slow").absoluteString))
+                #expect(error.message.hasSuffix("did not answer within 200ms"), "\(error.message)")
                 gate.open()
                 // The session still works afterwards (given all the time it needs: only the first request races).
                 let fast = try await session.send(HTTPRequest(url: server.url("/fast"), timeout: .seconds(60)))
                 #expect(String(decoding: fast.body, as: UTF8.self) == "late")
+            }
+        }
+    }
+
+    /// A request stopped by its caller (a step's timeout, Ctrl-C) says so; it is not a connection failure.
+    @Test func aCancelledRequestIsCalledCancelled() async throws {
+        let gate = Gate()
+        let arrived = Gate()
+        try await withServer({ _ in
+            arrived.open()
+            await gate.wait()
+            return Reply(body: "late")
+        }) { server in
+            defer { gate.open() }
+            try await withSession(HTTPSession.Configuration(timeout: .seconds(600))) { session throws in
+                let request = Task { await session.failure(of: HTTPRequest(url: server.url("/held"))) }
+                await arrived.wait()
+                request.cancel()
+                let error = try #require(await request.value)
+                #expect(error.code == "cancelled", "\(error)")
+                #expect(error.message.contains("was stopped before it was answered"))
             }
         }
     }

@@ -59,3 +59,47 @@ struct NewUserTests {
         #expect(result.standardError.contains("`flowrun lint flows` checks every flow file in the folder"))
     }
 }
+
+@Suite("Run messages a person reads")
+struct RunMessageTests {
+    /// Without a terminal and without the input, the failure leads with the missing input and how to give it.
+    @Test func aMissingInputLeadsTheMessage() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let result = try CommandRunner.run(
+            ["run", "--emulator", "flows/policy-preview.yaml", "--state-dir", scratch.url.appendingPathComponent("s").path])
+        #expect(result.status == 1)
+        #expect(result.standardOutput.contains(
+            "failed in onboard at step `welcome`: missing-input: input `email-address` is needed and there is no terminal to ask on"),
+            "\(result.standardOutput)")
+        #expect(result.standardOutput.contains("(the `discovery-service` provider asks for it; the other providers: managed:"))
+    }
+
+    /// On a terminal, a prompt starts a line of its own instead of being glued to the progress line.
+    @Test(.timeLimit(.minutes(2)))
+    func aPromptIsNotGluedToTheProgressLine() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let command = [CommandRunner.binary.path, "run", "--emulator", "flows/policy-preview.yaml", "--mode", "onboard",
+                       "--state-dir", scratch.url.appendingPathComponent("s").path].joined(separator: " ")
+        // script(1) gives the program a terminal; the answer waits in the terminal's input.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qec", command, "/dev/null"]
+        process.currentDirectoryURL = CommandRunner.root
+        var environment = ProcessInfo.processInfo.environment
+        environment["TERM"] = "xterm"
+        process.environment = environment
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        input.fileHandleForWriting.write(Data("ada@example.com\n".utf8))
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(text.contains("succeeded: onboard"), "\(text)")
+        #expect(text.contains("\u{1B}[2K\rEmail address: "), "\(text.debugDescription)")
+        #expect(!text.contains("welcomeEmail address"))
+    }
+}
