@@ -1,4 +1,5 @@
 import FlowCatalog
+import FlowCheck
 import FlowDescriptor
 import FlowEngine
 import FlowTransform
@@ -38,10 +39,15 @@ final class ProgressPrinter: ProgressSink {
         let time = Self.format(duration)
         let line = switch outcome {
         case .success: "  ok      \(step)  \(time)"
-        case .failure(let failure): "  \(willRetry ? "retry " : "failed")  \(step)  \(time)  \(failure.code): \(failure.message)"
+        case .failure(let failure): "  \(willRetry ? "retry " : "failed")  \(step)  \(time)  \(failure.code): \(TerminalText.safe(failure.message))"
         case .cancelled: "  stopped \(step)  \(time)"
         }
         write((live ? "\u{1B}[2K\r" : "") + line + "\n")
+    }
+
+    func stepSays(mode: FlowMode, step: String, text: String) {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { "    │ " + TerminalText.safe($0) }
+        write((live ? "\u{1B}[2K\r" : "") + lines.joined(separator: "\n") + "\n")
     }
 
     func stepSkipped(mode: FlowMode, step: String) {
@@ -62,7 +68,7 @@ enum Summary {
         case .succeeded:
             lines.append("succeeded: " + report.modes.map(\.rawValue).joined(separator: " → "))
         case .failed(let failure, let step, let mode):
-            lines.append("failed in \(mode.rawValue) at step `\(step)`: \(failure.code): \(redactor.redact(failure.message))")
+            lines.append("failed in \(mode.rawValue) at step `\(step)`: \(failure.code): \(TerminalText.safe(redactor.redact(failure.message)))")
         case .cancelled:
             lines.append("cancelled: no further step ran and no state was kept")
         }

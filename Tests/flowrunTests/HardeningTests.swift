@@ -52,6 +52,20 @@ struct NewUserTests {
         #expect(result.standardError.contains(message), "\(result.standardError)")
     }
 
+    /// Control characters and stray bytes in a flow file are shown, never sent to the terminal.
+    @Test func excerptsShowControlCharactersInsteadOfSendingThem() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let bytes = Array("flowrun: 1\nname: x\nsteps: {a: {uses: comm\u{1B}[31mand\u{07}, with: {}}}\nflows: {onboard: [a]}\n".utf8)
+        try Data(bytes).write(to: scratch.url.appendingPathComponent("control.yaml"))
+        let result = try CommandRunner.run(["lint", "control.yaml"], in: scratch.url)
+        #expect(result.status == 1)
+        #expect(!result.standardOutput.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(result.standardOutput.debugDescription)")
+        #expect(result.standardOutput.contains("comm\u{241B}[31mand\u{2407}"))
+        // The caret still points under the character it means.
+        #expect(result.standardOutput.contains(" 3 | steps: {a: {uses: comm␛[31mand␇, with: {}}}\n   |                       ^"))
+    }
+
     @Test func aDirectoryGivenAsAFlowFileIsCalledOne() throws {
         let result = try CommandRunner.run(["run", "flows"])
         #expect(result.status == 2)

@@ -39,6 +39,9 @@ struct RunCommandTests {
         // Not a terminal: one plain line per step.
         #expect(result.standardError.contains("  ok      welcome"))
         #expect(result.standardError.contains("  ok      show"))
+        // The `show` step asks for its program's standard error to be shown: the transformed keys.
+        #expect(result.standardError.contains("    │ {\"requiredURL\":\"https://travel-mobile.example.com/travel/api/v1\""),
+                "\(result.standardError)")
     }
 
     @Test func inputsSecretsAndModes() throws {

@@ -24,13 +24,13 @@ struct TextRenderer {
         case .note: "1;36"
         }
         let place = diagnostic.location.map { "\($0): " } ?? "\(report.file): "
-        var output = style("1", place) + style(severityColor, "\(severity)[\(diagnostic.code.rawValue)]") + ": "
-            + style("1", diagnostic.message) + "\n"
+        var output = style("1", TerminalText.safe(place)) + style(severityColor, "\(severity)[\(diagnostic.code.rawValue)]") + ": "
+            + style("1", TerminalText.safe(diagnostic.message)) + "\n"
         if let location = diagnostic.location, lines.indices.contains(location.line - 1) {
             let line = lines[location.line - 1]
             let number = String(location.line)
             let gutter = String(repeating: " ", count: number.count)
-            var shown = String(line.replacing("\t", with: " "))
+            var shown = TerminalText.safe(line.replacing("\t", with: " "))
             var caretColumn = max(0, min(location.column - 1, shown.count))
             var width = Self.tokenWidth(in: shown, from: caretColumn)
             if diagnostic.code == .literalSecret {
@@ -43,10 +43,10 @@ struct TextRenderer {
                 + style(severityColor, "^" + String(repeating: "~", count: max(0, width - 1))) + "\n"
         }
         if let replacement = diagnostic.replacement {
-            output += style("32", "  = fix: ") + "replace with `\(replacement)`\n"
+            output += style("32", "  = fix: ") + "replace with `\(TerminalText.safe(replacement))`\n"
         }
         if let hint = diagnostic.hint {
-            output += style("36", "  = help: ") + hint + "\n"
+            output += style("36", "  = help: ") + TerminalText.safe(hint) + "\n"
         }
         return output
     }

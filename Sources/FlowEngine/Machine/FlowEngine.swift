@@ -20,6 +20,12 @@ public protocol ProgressSink: Sendable {
     func stepFinished(mode: FlowMode, step: String, outcome: StepOutcome, duration: Duration, willRetry: Bool)
     func stepSkipped(mode: FlowMode, step: String)
     func modeStarted(_ mode: FlowMode)
+    /// A step shows a person something (a `command` step's standard error, when the flow asks for it).
+    func stepSays(mode: FlowMode, step: String, text: String)
+}
+
+extension ProgressSink {
+    public func stepSays(mode: FlowMode, step: String, text: String) {}
 }
 
 /// What a run needs from outside the flow file.
@@ -214,7 +220,8 @@ public struct FlowEngine: Sendable {
                     let context = StepContext(
                         name: node.name, mode: graph.mode, onboardingID: onboardingID, info: info, http: http, input: options.input,
                         state: StepState(step: node.name, kept: kept?.steps[node.name], staging: staging), trace: options.trace,
-                        log: options.log, redactor: options.redactor, backendOverride: options.backendOverride)
+                        log: options.log, redactor: options.redactor, backendOverride: options.backendOverride,
+                        progress: options.progress)
                     outcome = await Self.run(step, mode: graph.mode, context: context, timeout: node.timeout, watchdog: watchdog, clock: clock)
                 } else {
                     outcome = .failure(StepFailure("not-runnable", "step `\(node.name)` uses `\(node.spec.name)`, which this build cannot run"))

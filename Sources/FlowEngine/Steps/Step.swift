@@ -101,11 +101,15 @@ public struct StepContext: Sendable {
     public var redactor: Redactor
     /// Where network steps and providers go instead of the hosts in the flow (`flowrun run --emulator`).
     public var backendOverride: URL?
+    /// Where what a step shows a person goes (the progress on standard error).
+    public var progress: (any ProgressSink)?
 
     public init(
         name: String, mode: FlowMode, onboardingID: UUID, info: InfoStore, http: HTTPSession, input: InputSource,
-        state: StepState, trace: any TraceSink, log: RunLog, redactor: Redactor, backendOverride: URL?
+        state: StepState, trace: any TraceSink, log: RunLog, redactor: Redactor, backendOverride: URL?,
+        progress: (any ProgressSink)? = nil
     ) {
+        self.progress = progress
         self.name = name
         self.mode = mode
         self.onboardingID = onboardingID
@@ -140,6 +144,11 @@ public struct StepContext: Sendable {
         let resolved = try input.resolve(value.text, parameter: value.parameter, secret: value.isSecret, info: info)
         if value.isSecret { redactor.add(resolved) }
         return resolved
+    }
+
+    /// Shows `text` to the person running the flow, beside the step's progress line; secrets masked.
+    public func say(_ text: String) {
+        progress?.stepSays(mode: mode, step: name, text: redactor.redact(text))
     }
 
     /// Records a note in the trace (for example the configuration keys no transformer matched).

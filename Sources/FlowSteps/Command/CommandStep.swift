@@ -22,6 +22,9 @@ struct CommandStep: BuiltinStep {
             ParameterSpec("provides", .keyTypes, "Info keys the program provides, with their types."),
             ParameterSpec("env", .stringMap, "Extra environment variables."),
             ParameterSpec("working-directory", .string, derived: "the flow file's folder", "Where the program runs."),
+            ParameterSpec(
+                "stderr", .oneOf(["on-failure", "show"]), default: "on-failure",
+                "When the program's standard error is shown: in the failure message only, or also under the step's progress line."),
         ],
         waits: .local, requiresFromParameter: "inputs", providesFromParameter: "provides")
 
@@ -36,6 +39,8 @@ struct CommandStep: BuiltinStep {
     /// Where the program runs: `working-directory`, relative to the flow file's folder (resolved when it runs).
     let workingDirectory: String?
     let flowFile: String
+    /// Whether the program's standard error is shown when it succeeds too.
+    let showsStandardError: Bool
 
     init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
         guard let run = parameters.node("run") else {
@@ -65,6 +70,7 @@ struct CommandStep: BuiltinStep {
         environment = try parameters.textMapping("env").map { ($0.key, $0.value) }
         workingDirectory = try parameters.text("working-directory")
         flowFile = parameters.flow.file
+        showsStandardError = try parameters.requiredText("stderr") == "show"
     }
 
     func onboard(_ context: StepContext) async -> StepOutcome {
@@ -108,6 +114,7 @@ struct CommandStep: BuiltinStep {
             arguments, environment: variables, directory: directory.path, input: input, outputLimit: Self.outputLimit)
         if Task.isCancelled { throw StepFailure("cancelled", "step `\(context.name)` was cancelled") }
         let errorText = context.redactor.redact(Self.tail(String(decoding: result.error, as: UTF8.self)))
+        if showsStandardError, !errorText.isEmpty { context.say(errorText) }
         if result.outputExceeded {
             throw StepFailure("command-output-too-large",
                               "`\(arguments.joined(separator: " "))` printed more than \(Self.outputLimit >> 20) MiB on standard output and was stopped")
