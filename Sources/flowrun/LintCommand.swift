@@ -46,6 +46,9 @@ struct LintCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Also write the report to this file (e.g. results.sarif), written whole or not at all.")
     var output: String?
 
+    @Option(help: ArgumentHelp("Where flowrun's docs are published, for SARIF rules' help links (…/diagnostics.md#fr300).", valueName: "URL"))
+    var docsURL: String?
+
     @Flag(help: "List every diagnostic code with its severity and summary, and exit.")
     var listCodes = false
 
@@ -73,6 +76,7 @@ struct LintCommand: ParsableCommand {
             Console.error("flowrun: cannot read `\(missing)`: no such file or folder.")
         }
         var run = LintRun(reports: [], strict: strict, toolVersion: Flowrun.version)
+        run.docsURL = docsURL
         for (file, report) in zip(discovery.files, Self.lint(discovery.files)) {
             if let report {
                 run.reports.append(report)

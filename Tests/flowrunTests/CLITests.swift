@@ -142,6 +142,23 @@ struct LintCommandTests {
         let region = try #require(location["region"] as? [String: Any])
         #expect(region["startLine"] as? Int == 12)
         #expect(region["startColumn"] as? Int == 17)
+        // `basic-authentcation` spans columns 17 to 36; the end column is exclusive.
+        #expect(region["endColumn"] as? Int == 36)
+        // The "did you mean" is a fix that replaces exactly that region.
+        let fix = try #require((first["fixes"] as? [[String: Any]])?.first)
+        let change = try #require((fix["artifactChanges"] as? [[String: Any]])?.first)
+        let replacement = try #require((change["replacements"] as? [[String: Any]])?.first)
+        #expect((replacement["insertedContent"] as? [String: Any])?["text"] as? String == "basic-authentication")
+        #expect((replacement["deletedRegion"] as? [String: Any])?["endColumn"] as? Int == 36)
+        // No invented address: without --docs-url nothing links anywhere.
+        #expect(driver["informationUri"] == nil)
+        #expect(!rules.contains { $0["helpUri"] != nil })
+        let linked = try CommandRunner.run(
+            ["lint", "nested/broken.yaml", "--format", "sarif", "--docs-url", "https://docs.example.com/flowrun/"], in: scratch.url)
+        let linkedRun = try #require(((try JSONSerialization.jsonObject(with: Data(linked.standardOutput.utf8)) as? [String: Any])?["runs"]
+            as? [[String: Any]])?.first)
+        let linkedRules = try #require(((linkedRun["tool"] as? [String: Any])?["driver"] as? [String: Any])?["rules"] as? [[String: Any]])
+        #expect(linkedRules.first { $0["id"] as? String == "FR300" }?["helpUri"] as? String == "https://docs.example.com/flowrun/diagnostics.md#fr300")
     }
 
     @Test func githubOutputIsWorkflowCommands() throws {

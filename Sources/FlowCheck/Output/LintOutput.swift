@@ -21,6 +21,8 @@ public struct LintRun: Sendable {
     public var strict: Bool
     /// The version printed in JSON and SARIF output.
     public var toolVersion: String
+    /// Where the docs are published (`--docs-url`), for SARIF's `helpUri`; without it SARIF links nowhere.
+    public var docsURL: String?
 
     public init(reports: [FileReport], strict: Bool, toolVersion: String) {
         self.reports = reports

@@ -1,46 +1,52 @@
 import FlowDescriptor
 
 /// SARIF 2.1.0, as GitHub code scanning reads it: one run, the rule table from ``DiagnosticCode/all``, one
-/// result per finding with a relative `artifactLocation` under `%SRCROOT%`.
+/// result per finding with a relative `artifactLocation` under `%SRCROOT%`, a region that spans the token the
+/// finding points at, and a fix where the finding has a replacement ("did you mean").
+///
+/// Rules link to their documentation only when `--docs-url` says where it is published: no invented address.
 enum SARIFRenderer {
     static let schema = "https://json.schemastore.org/sarif-2.1.0.json"
-    static let informationURI = "https://github.com/flowrun/flowrun"
 
     static func render(_ run: LintRun) -> JSONValue {
         let rules = DiagnosticCode.all
-        let driver: JSONValue = .object([
-            ("name", "flowrun"),
-            ("semanticVersion", .string(run.toolVersion)),
-            ("informationUri", .string(informationURI)),
-            ("rules", .array(rules.map(rule))),
-        ])
+        var driver: [(String, JSONValue)] = [("name", "flowrun"), ("semanticVersion", .string(run.toolVersion))]
+        let docs = run.docsURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+        if let docs { driver.append(("informationUri", .string(docs))) }
+        driver.append(("rules", .array(rules.map { rule($0, docs: docs) })))
         let files = run.reports.map(\.file)
         return .object([
             ("$schema", .string(schema)),
             ("version", "2.1.0"),
             ("runs", .array([.object([
-                ("tool", .object([("driver", driver)])),
+                ("tool", .object([("driver", .object(driver))])),
                 ("originalUriBaseIds", .object([("%SRCROOT%", .object([("description", .object([("text", "The folder flowrun lint ran in.")]))]))])),
                 ("artifacts", .array(files.map { .object([("location", artifactLocation($0))]) })),
-                ("results", .array(run.diagnostics.map { result($0, rules: rules, files: files) })),
+                ("results", .array(run.reports.flatMap { report in
+                    let lines = report.lines
+                    return report.diagnostics.map { result($0, rules: rules, files: files, lines: lines) }
+                })),
                 ("columnKind", "unicodeCodePoints"),
             ])])),
         ])
     }
 
-    private static func rule(_ code: DiagnosticCode) -> JSONValue {
-        .object([
+    private static func rule(_ code: DiagnosticCode, docs: String?) -> JSONValue {
+        var members: [(String, JSONValue)] = [
             ("id", .string(code.rawValue)),
             ("name", .string(pascalCase(code.name))),
             ("shortDescription", .object([("text", .string(code.summary))])),
-            ("helpUri", .string("\(informationURI)/blob/main/docs/diagnostics.md#\(code.rawValue.lowercased())")),
+        ]
+        if let docs { members.append(("helpUri", .string("\(docs)/diagnostics.md#\(code.rawValue.lowercased())"))) }
+        members += [
             ("help", .object([("text", .string(code.summary + " See docs/diagnostics.md."))])),
             ("defaultConfiguration", .object([("level", .string(level(code.defaultSeverity)))])),
             ("properties", .object([("tags", .array(["flowrun", .string(category(code))]))])),
-        ])
+        ]
+        return .object(members)
     }
 
-    private static func result(_ diagnostic: Diagnostic, rules: [DiagnosticCode], files: [String]) -> JSONValue {
+    private static func result(_ diagnostic: Diagnostic, rules: [DiagnosticCode], files: [String], lines: [Substring]) -> JSONValue {
         var message = diagnostic.message
         if let hint = diagnostic.hint { message += " " + hint }
         var members: [(String, JSONValue)] = [
@@ -55,9 +61,10 @@ enum SARIFRenderer {
                 fields.append(("index", .int(index)))
                 artifact = .object(fields)
             }
+            let region = self.region(location, lines: lines)
             var place: [(String, JSONValue)] = [("physicalLocation", .object([
                 ("artifactLocation", artifact),
-                ("region", .object([("startLine", .int(location.line)), ("startColumn", .int(location.column))])),
+                ("region", region),
             ]))]
             if let path = diagnostic.path {
                 place.append(("logicalLocations", .array([.object([
@@ -68,6 +75,32 @@ enum SARIFRenderer {
             members.append(("partialFingerprints", .object([
                 ("primaryLocationLineHash", .string(fingerprint(diagnostic, location))),
             ])))
+            if let replacement = diagnostic.replacement {
+                members.append(("fixes", .array([.object([
+                    ("description", .object([("text", .string("Replace with `\(replacement)`."))])),
+                    ("artifactChanges", .array([.object([
+                        ("artifactLocation", artifact),
+                        ("replacements", .array([.object([
+                            ("deletedRegion", region), ("insertedContent", .object([("text", .string(replacement))])),
+                        ])])),
+                    ])])),
+                ])])))
+            }
+        }
+        return .object(members)
+    }
+
+    /// The finding's region: its line, and the columns of the token it points at (end exclusive, in code points,
+    /// as `columnKind` says); only the start when the line is not at hand.
+    static func region(_ location: SourceLocation, lines: [Substring]) -> JSONValue {
+        var members: [(String, JSONValue)] = [("startLine", .int(location.line)), ("startColumn", .int(location.column))]
+        if lines.indices.contains(location.line - 1) {
+            let line = String(lines[location.line - 1])
+            let column = location.column - 1
+            if column < line.unicodeScalars.count {
+                let width = TextRenderer.tokenWidth(in: line, from: column)
+                members.append(("endColumn", .int(location.column + width)))
+            }
         }
         return .object(members)
     }
