@@ -185,6 +185,23 @@ struct RunCommandTests {
         #expect(dot.standardOutput.contains("subgraph cluster_restore"))
         #expect(dot.standardOutput.contains("style=dashed"))
     }
+
+    /// Conditions sit on the edges they guard, a hand-over is followed to its end, and no label repeats itself.
+    @Test func graphShowsConditionsHandOversAndEachNameOnce() throws {
+        let conditions = try CommandRunner.run(["graph", "flows/from-configuration.yaml"])
+        #expect(conditions.status == 0)
+        #expect(conditions.standardOutput.contains(#"onboard_when_3{"when authenticationMethod = basic"}"#))
+        #expect(conditions.standardOutput.contains("onboard_when_3 -->|yes| onboard_3"))
+        #expect(conditions.standardOutput.contains("onboard_when_3 -->|no| onboard_when_4"))
+        #expect(conditions.standardOutput.contains(#"onboard_0["welcome"]"#), "a step named as its built-in is labelled once")
+        #expect(!conditions.standardOutput.contains("welcome<br/>welcome"))
+
+        let handOver = try CommandRunner.run(["graph", "flows/oauth2-device-check.yaml"])
+        #expect(handOver.standardOutput.contains("restore_0 -.->|failure: reset → onboard| reset_0"))
+        #expect(handOver.standardOutput.contains("reset_done -.->|hand-over: then onboard| onboard_0"))
+        let dot = try CommandRunner.run(["graph", "flows/from-configuration.yaml", "--format", "dot"])
+        #expect(dot.standardOutput.contains(#"onboard_when_3 [label="when authenticationMethod = basic", shape=diamond];"#))
+    }
 }
 
 @Suite("flowrun run --emulator, as a process")

@@ -215,6 +215,26 @@ public indirect enum Condition: Sendable {
     case any([Condition])
     case not(Condition)
 
+    /// The condition in words, for graphs and plans: `authenticationMethod = oauth2`, `x in [a, b]`.
+    public var summary: String {
+        func value(_ node: Node) -> String { node.scalar?.text ?? node.kindDescription }
+        func nested(_ condition: Condition) -> String {
+            switch condition {
+            case .all, .any: "(\(condition.summary))"
+            default: condition.summary
+            }
+        }
+        switch self {
+        case .equals(let key, let node): return "\(key.value) = \(value(node))"
+        case .notEquals(let key, let node): return "\(key.value) ≠ \(value(node))"
+        case .oneOf(let key, let nodes): return "\(key.value) in [" + nodes.map(value).joined(separator: ", ") + "]"
+        case .exists(let key, let expected): return expected ? "\(key.value) exists" : "no \(key.value)"
+        case .all(let conditions): return conditions.map(nested).joined(separator: " and ")
+        case .any(let conditions): return conditions.map(nested).joined(separator: " or ")
+        case .not(let condition): return "not \(nested(condition))"
+        }
+    }
+
     /// Every key the condition reads.
     public var keys: [Located<String>] {
         switch self {
