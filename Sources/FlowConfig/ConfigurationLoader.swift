@@ -1,7 +1,7 @@
 import FlowCatalog
 public import FlowDescriptor
 public import FlowEngine
-import Foundation
+public import Foundation
 
 /// The SDK's configuration loader: providers are examined in order and the first that yields data wins; a
 /// provider's error is noted in the trace and the next one is tried; when none yields data the load fails
@@ -24,7 +24,7 @@ public struct ConfigurationLoader: Sendable {
             let name = type(of: provider).spec.name
             switch await provider.load(context) {
             case .found(let node, let source):
-                return (Self.pointed(node, at: context.backendOverride), source)
+                return (node, source)
             case .nothing(let reason):
                 reports.append("\(name): \(reason)")
                 context.note("provider-skipped", "\(name): \(reason)")
@@ -48,8 +48,9 @@ public struct ConfigurationLoader: Sendable {
         throw StepFailure("no-configuration", "no provider yielded a configuration (" + reports.joined(separator: "; ") + ")", transient: transient)
     }
 
-    /// With `--emulator`, a configuration's `host`, `port` and `protocol` point at the emulator.
-    static func pointed(_ node: Node, at override: URL?) -> Node {
+    /// With `--emulator`, a configuration's `host`, `port` and `protocol` point at the emulator. Applied each time
+    /// the configuration is used, never to what is kept: a restore under another emulator port points at that one.
+    public static func pointed(_ node: Node, at override: URL?) -> Node {
         guard let override, let pairs = node.pairs, node["host"] != nil, let host = override.host else { return node }
         var replaced = pairs.filter { !["host", "port", "protocol"].contains($0.key.scalar?.text ?? "") }
         func scalar(_ text: String, quoted: Bool) -> Node {

@@ -59,11 +59,13 @@ struct WelcomeStep: BuiltinStep {
     }
 
     private func apply(_ configuration: Node, from source: String, context: StepContext) throws(StepFailure) {
-        var values: [String: InfoValue] = ["configuration": InfoValue(node: configuration)]
+        // What is kept is the configuration as found; where it points is decided each run (`--emulator`).
+        let effective = ConfigurationLoader.pointed(configuration, at: context.backendOverride)
+        var values: [String: InfoValue] = ["configuration": InfoValue(node: effective)]
         if let tree {
             let result: TransformResult
             do {
-                result = try tree.transform(configuration, environment: environment)
+                result = try tree.transform(effective, environment: environment)
             } catch {
                 throw StepFailure("transform-\(error.kind.rawValue)", error.description)
             }

@@ -101,6 +101,41 @@ struct NetworkStepTests {
         #expect(!fixture.emulator.requests().contains { $0.path.contains("getApplicationConfiguration") })
     }
 
+    /// A restore against an emulator on another port points at that one, in its info as in its requests.
+    @Test func restoreUnderAnotherEmulatorPointsAtIt() async throws {
+        let fixture = try await EmulatorFixture.start()
+        let first = await fixture.run(.onboard)
+        await fixture.emulator.stop()
+        let second = BackendEmulator()
+        let url = try await second.start(port: 0)
+        let restored = await fixture.flow.engine.run(RunOptions(
+            mode: .restore, input: InputSource(environment: [:], interactive: false), state: fixture.flow.state,
+            backendOverride: url, clock: TestClock(), requestTimeout: .seconds(600)))
+        await second.stop()
+        fixture.flow.remove()
+        #expect(first.result == .succeeded)
+        #expect(restored.result == .succeeded, "\(restored.result)")
+        #expect(restored.info["backendURL"]?.text == url.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")))
+        #expect(restored.info["backendURL"] != first.info["backendURL"])
+        #expect(second.requests().contains { $0.path.contains("/settingsExchange") })
+    }
+
+    /// The onboarding ID and the device ID are made once and kept until a reset; onboarding again is the same
+    /// installation, and a reset makes a new one.
+    @Test func onboardingAgainKeepsBothIDsAndResetMakesNewOnes() async throws {
+        let fixture = try await EmulatorFixture.start()
+        let first = await fixture.run(.onboard)
+        let again = await fixture.run(.onboard)
+        let reset = await fixture.run(.reset)
+        let fresh = await fixture.run(.onboard)
+        await fixture.stop()
+        #expect([first, again, reset, fresh].allSatisfy { $0.result == .succeeded })
+        #expect(again.onboardingID == first.onboardingID)
+        #expect(again.info["deviceID"] == first.info["deviceID"])
+        #expect(fresh.onboardingID != first.onboardingID)
+        #expect(fresh.info["deviceID"] != first.info["deviceID"])
+    }
+
     @Test(arguments: [EmulatorEndpoint.discovery, .settings])
     func aPassingFailureIsRetried(endpoint: EmulatorEndpoint) async throws {
         let fixture = try await EmulatorFixture.start()

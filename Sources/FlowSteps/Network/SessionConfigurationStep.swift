@@ -42,12 +42,18 @@ struct SessionConfigurationStep: BuiltinStep {
         ["authorization", "proxy-authorization", "cookie"].contains(header.lowercased()) || SecretNames.looksSecret(header)
     }
 
+    /// The device ID identifies this installation to the backend, as the onboarding ID identifies its
+    /// onboarding: both are made once and kept until a reset, so onboarding again is the same device.
     func onboard(_ context: StepContext) async -> StepOutcome {
-        configure(context, keptDeviceID: nil)
+        configure(context, keptDeviceID: Self.keptDeviceID(context))
     }
 
     func restore(_ context: StepContext) async -> StepOutcome {
-        configure(context, keptDeviceID: context.kept?["deviceID"].flatMap { if case .string(let id) = $0 { id } else { nil } })
+        configure(context, keptDeviceID: Self.keptDeviceID(context))
+    }
+
+    private static func keptDeviceID(_ context: StepContext) -> String? {
+        context.kept?["deviceID"].flatMap { if case .string(let id) = $0 { id } else { nil } }
     }
 
     private func configure(_ context: StepContext, keptDeviceID: String?) -> StepOutcome {
