@@ -37,6 +37,10 @@ struct EmulatorCommand: AsyncParsableCommand {
         } else {
             data = .builtIn
         }
+        // Signals are caught before the server starts, so a SIGTERM just after the "listening" line stops it cleanly.
+        let stop = StopRequest()
+        let interrupt = Interrupt.onSignal { stop.request() }
+        defer { interrupt.cancel() }
         let emulator = BackendEmulator(data: data) { request in
             Console.error("\(request.time.formatted(.iso8601)) \(request.summary)")
         }
@@ -49,10 +53,7 @@ struct EmulatorCommand: AsyncParsableCommand {
         }
         // Console writes straight to the file descriptor, unbuffered: a script waiting for this line sees it now.
         Console.print("flowrun emulator listening on \(url.absoluteString)")
-        let interrupt = Interrupt.onSignal {
-            Task { await emulator.stop() }
-        }
+        stop.onRequest { Task { await emulator.stop() } }
         await emulator.wait()
-        interrupt.cancel()
     }
 }

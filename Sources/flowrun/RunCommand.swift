@@ -58,6 +58,10 @@ struct RunCommand: AsyncParsableCommand {
     var logLevel: String = "warn"
 
     func run() async throws {
+        // Signals are caught before anything is printed: Ctrl-C at any moment ends with 130, never by the signal.
+        let stop = StopRequest()
+        let interrupt = Interrupt.onSignal { stop.request() }
+        defer { interrupt.cancel() }
         let flow = try Self.load(file, pipeline: FlowPipeline(registry: Builtins.registry))
         if dryRun {
             Console.print(Plan.render(flow))
@@ -138,9 +142,8 @@ struct RunCommand: AsyncParsableCommand {
         }
 
         let task = Task { await engine.run(options) }
-        let interrupt = Interrupt.onSignal { task.cancel() }
+        stop.onRequest { task.cancel() }
         let report = await task.value
-        interrupt.cancel()
         await backend?.stop()
         Console.print(Summary.render(report, redactor: redactor))
         switch report.result {

@@ -138,6 +138,33 @@ enum Prompt {
     }
 }
 
+/// A request to stop that may come before there is anything to stop: Ctrl-C in a command's first
+/// milliseconds is remembered, and the task attached later is cancelled at once.
+final class StopRequest: Sendable {
+    private let state = Mutex<(requested: Bool, task: Task<Void, Never>?, stop: (@Sendable () -> Void)?)>((false, nil, nil))
+
+    /// Whether a signal has asked the command to stop.
+    var isRequested: Bool { state.withLock { $0.requested } }
+
+    func request() {
+        let (task, stop) = state.withLock { state in
+            state.requested = true
+            return (state.task, state.stop)
+        }
+        task?.cancel()
+        stop?()
+    }
+
+    /// What to do on a request from now on; done at once when one has come already.
+    func onRequest(_ stop: @escaping @Sendable () -> Void) {
+        let now = state.withLock { state in
+            state.stop = stop
+            return state.requested
+        }
+        if now { stop() }
+    }
+}
+
 /// Ctrl-C (SIGINT) and SIGTERM as a callback instead of the default exit.
 struct Interrupt {
     private let sources: [any DispatchSourceSignal]

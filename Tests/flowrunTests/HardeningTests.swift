@@ -117,3 +117,57 @@ struct RunMessageTests {
         #expect(!text.contains("welcomeEmail address"))
     }
 }
+
+/// Reads `handle` up to and including its first line break (or its end).
+func firstLine(of handle: FileHandle) -> String {
+    var bytes: [UInt8] = []
+    while !bytes.contains(UInt8(ascii: "\n")) {
+        let chunk = handle.availableData
+        if chunk.isEmpty { break }
+        bytes += chunk
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+@Suite("Signals at any moment")
+struct SignalTests {
+    /// The handlers are in place before the first line, so a SIGTERM right after it stops the emulator cleanly:
+    /// exit 0, never death by the signal or a hang.
+    @Test(.timeLimit(.minutes(5)))
+    func theEmulatorStopsCleanlyOnSIGTERMJustAfterItsFirstLine() throws {
+        for round in 0..<20 {
+            let (process, output, _) = try startFlowrun(["emulator"], in: CommandRunner.root)
+            let line = firstLine(of: output.fileHandleForReading)
+            #expect(line.hasPrefix("flowrun emulator listening on http://127.0.0.1:"), "round \(round): \(line)")
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .exit, "round \(round): ended by a signal")
+            #expect(process.terminationStatus == 0, "round \(round)")
+        }
+    }
+
+    /// Ctrl-C right after a run's first line ends it with 130, keeping nothing.
+    @Test(.timeLimit(.minutes(5)))
+    func aRunInterruptedJustAfterItsFirstLineExits130() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try scratch.write("slow.yaml", """
+            flowrun: 1
+            name: slow
+            steps: {slow: {uses: command, with: {run: [sleep, "30"]}}}
+            flows: {onboard: [slow]}
+
+            """)
+        for round in 0..<20 {
+            let state = scratch.url.appendingPathComponent("state-\(round)").path
+            let (process, _, errors) = try startFlowrun(["slow.yaml", "--state-dir", state], in: scratch.url)
+            let line = firstLine(of: errors.fileHandleForReading)
+            #expect(line == "onboard:\n", "round \(round): \(line)")
+            kill(process.processIdentifier, SIGINT)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .exit, "round \(round): ended by the signal")
+            #expect(process.terminationStatus == 130, "round \(round)")
+            #expect(!FileManager.default.fileExists(atPath: state))
+        }
+    }
+}
