@@ -218,6 +218,26 @@ struct EngineTests {
         #expect(report.modes == [.restore, .reset, .onboard])
     }
 
+    /// A run killed while it wrote its state leaves temporary files; the next run removes them, and every file
+    /// it writes is 0600 in a 0700 folder from the moment it exists.
+    @Test func leftoversOfAKilledWriteAreRemovedAndStateIsPrivate() async throws {
+        let fixture = try EngineFixture(commandFlow(steps: "  a: {uses: command, with: {run: [sh, -c, \"echo '{}'\"]}}", flows: "  onboard: [a]"))
+        defer { fixture.remove() }
+        let folder = fixture.state.url
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let leftovers = [".state.json.0B1E5C2A-1111-4222-8333-944455556666.tmp", ".dat.nosync1a2b.Xy9Zq1"]
+        for name in leftovers {
+            FileManager.default.createFile(atPath: folder.appendingPathComponent(name).path, contents: Data("partial".utf8),
+                                           attributes: [.posixPermissions: 0o644])
+        }
+        let report = await fixture.run(.onboard)
+        #expect(report.result == .succeeded)
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(names == ["state.json"], "\(names)")
+        let file = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("state.json").path)
+        #expect((file[.posixPermissions] as? Int) == 0o600)
+    }
+
     @Test func cancellingStopsTheProgramAndKeepsNoState() async throws {
         let fixture = try EngineFixture(commandFlow(
             steps: "  slow: {uses: command, with: {run: [sh, -c, \"sleep 30 & echo $! >> child; wait\"]}}",

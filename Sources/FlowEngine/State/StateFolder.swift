@@ -1,4 +1,5 @@
 public import Foundation
+import Glibc
 public import FlowDescriptor
 
 /// Where a run keeps what onboarding made, so that a later start can restore it.
@@ -60,6 +61,7 @@ public struct StateFolder: StateStore {
     /// The saved state, or `nil` when onboarding never completed here.
     /// - Throws: when the file exists but cannot be read.
     public func load() throws(StepFailure) -> KeptState? {
+        removeLeftovers()
         guard FileManager.default.fileExists(atPath: stateFile.path) else { return nil }
         let read = DocumentReader.read(path: stateFile.path)
         guard let root = read.root, let id = root["onboardingID"]?.scalar.flatMap({ UUID(uuidString: $0.text) }) else {
@@ -116,19 +118,47 @@ public struct StateFolder: StateStore {
     }
 
     private func write(_ text: String, to file: URL) throws(StepFailure) {
-        let manager = FileManager.default
         do {
-            try manager.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            let temporary = url.appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString).tmp")
-            guard manager.createFile(atPath: temporary.path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
-                throw CocoaError(.fileWriteUnknown)
-            }
-            if rename(temporary.path, file.path) != 0 {
-                try? manager.removeItem(at: temporary)
-                throw CocoaError(.fileWriteUnknown)
-            }
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw StepFailure("state-unwritable", "cannot write \(file.path): \(error.localizedDescription)")
+            throw StepFailure("state-unwritable", "cannot create \(url.path): \(error.localizedDescription)")
+        }
+        // Written with POSIX calls, not Foundation's atomic write: that makes a temporary file of its own
+        // (`.dat.nosync…`, mode 0644) that a kill leaves behind. This one is 0600 from its creation, flushed to
+        // disk, then renamed over the old state; a leftover is removed by the next run.
+        let temporary = url.appendingPathComponent(Self.temporaryPrefix + UUID().uuidString + ".tmp").path
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw StepFailure("state-unwritable", "cannot write \(file.path): \(String(cString: strerror(errno)))")
+        }
+        let bytes = Array(text.utf8)
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + written, bytes.count - written) }
+            if count > 0 {
+                written += count
+            } else if errno != EINTR {
+                break
+            }
+        }
+        let flushed = fsync(descriptor) == 0
+        close(descriptor)
+        guard written == bytes.count, flushed, rename(temporary, file.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw StepFailure("state-unwritable", "cannot write \(file.path): \(reason)")
         }
     }
+
+    /// The start of the name of a state file being written.
+    static let temporaryPrefix = ".state.json."
+
+    /// Removes what a run killed while writing left behind: its temporary files, and Foundation's.
+    func removeLeftovers() {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: url.path) else { return }
+        for name in names where (name.hasPrefix(Self.temporaryPrefix) && name.hasSuffix(".tmp")) || name.hasPrefix(".dat.nosync") {
+            unlink(url.appendingPathComponent(name).path)
+        }
+    }
+
 }
