@@ -1,4 +1,5 @@
-import FlowEmulator
+@testable import FlowEmulator
+import Glibc
 import Foundation
 import Testing
 
@@ -121,4 +122,50 @@ final class Seen: Sendable {
     private let requests = Mutex<[RecordedRequest]>([])
     func add(_ request: RecordedRequest) { requests.withLock { $0.append(request) } }
     var all: [RecordedRequest] { requests.withLock { $0 } }
+}
+
+@Suite("Bounds a hostile client cannot push past")
+struct EmulatorBoundTests {
+    /// 3,000 requests with 16 KiB headers: the log stays within its byte bound, and header values are cut.
+    @Test func theRequestLogIsBoundedByBytes() {
+        var state = EmulatorState(data: .builtIn)
+        let large = String(repeating: "x", count: 16 * 1024)
+        for index in 0..<3000 {
+            state.record(RecordedRequest(
+                time: Date(), method: "GET", path: "/p/\(index)", query: nil,
+                headers: (0..<4).map { RecordedRequest.Header(name: "X-Big-\($0)", value: large) },
+                endpoint: .me, status: 200, fault: nil))
+        }
+        #expect(state.logBytes <= EmulatorState.logByteLimit)
+        #expect(state.logBytes == state.log.reduce(0) { $0 + EmulatorState.weight(of: $1) })
+        #expect(state.log.count < 3000)
+        #expect(state.log.last?.path == "/p/2999", "the newest requests are kept")
+        #expect(state.log.allSatisfy { $0.headers.allSatisfy { $0.value.utf8.count <= EmulatorState.headerValueLimit + 3 } })
+    }
+
+    /// A client that stops in the middle of its headers is disconnected once the connection has been idle.
+    @Test(.timeLimit(.minutes(2)))
+    func aClientThatStopsSendingIsDisconnected() async throws {
+        let emulator = BackendEmulator(idleTimeout: .milliseconds(200))
+        let url = try await emulator.start()
+        defer { Task { await emulator.stop() } }
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(url.port!).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        #expect(connected == 0)
+        // A guard against a hang only: the server's close is the event this waits for.
+        var guardTime = timeval(tv_sec: 60, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &guardTime, socklen_t(MemoryLayout<timeval>.size))
+        let partial = Array("GET /mobileservices/application/x HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".utf8)
+        _ = partial.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
+        var buffer = [UInt8](repeating: 0, count: 512)
+        let received = recv(descriptor, &buffer, buffer.count, 0)
+        #expect(received == 0, "expected the server to close the connection, read returned \(received) (errno \(errno))")
+    }
 }

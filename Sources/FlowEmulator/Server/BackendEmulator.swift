@@ -22,11 +22,17 @@ import Synchronization
 public final class BackendEmulator: Sendable {
     private let state: Mutex<EmulatorState>
     private let onRequest: (@Sendable (RecordedRequest) -> Void)?
+    private let idleTimeout: Duration
 
     /// An emulator serving `data`; `onRequest` is called with every request recorded (secrets already masked).
-    public init(data: EmulatorData = .builtIn, onRequest: (@Sendable (RecordedRequest) -> Void)? = nil) {
+    /// A connection that sends nothing for `idleTimeout` (a client that stops in the middle of its headers) is
+    /// closed.
+    public init(
+        data: EmulatorData = .builtIn, idleTimeout: Duration = .seconds(30), onRequest: (@Sendable (RecordedRequest) -> Void)? = nil
+    ) {
         state = Mutex(EmulatorState(data: data))
         self.onRequest = onRequest
+        self.idleTimeout = idleTimeout
     }
 
     // MARK: Life cycle
@@ -57,6 +63,8 @@ public final class BackendEmulator: Sendable {
         let (events, sink) = AsyncStream.makeStream(of: Result<Int, any Error>.self)
         let application = Application(
             responder: EmulatorResponder(emulator: self),
+            server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(idleTimeout.components.seconds) * 1_000_000_000
+                + idleTimeout.components.attoseconds / 1_000_000_000))),
             configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: port), serverName: "flowrun-emulator"),
             onServerRunning: { channel in
                 sink.yield(.success(channel.localAddress?.port ?? port))

@@ -17,6 +17,13 @@ struct EmulatorState: Sendable {
 
     /// The most requests the log keeps; older ones are dropped first.
     static let logLimit = 10_000
+    /// The most bytes of requests the log keeps (paths, queries and headers as recorded): large headers fill it
+    /// sooner than the count does.
+    static let logByteLimit = 8 << 20
+    /// The longest header value the log keeps; longer ones are cut, with `…`.
+    static let headerValueLimit = 1024
+    /// What the log's requests weigh now.
+    var logBytes = 0
 
     init(data: EmulatorData) {
         self.data = data
@@ -38,8 +45,24 @@ struct EmulatorState: Sendable {
     }
 
     mutating func record(_ request: RecordedRequest) {
+        var request = request
+        for index in request.headers.indices where request.headers[index].value.utf8.count > Self.headerValueLimit {
+            request.headers[index].value = String(request.headers[index].value.prefix(Self.headerValueLimit)) + "…"
+        }
         log.append(request)
-        if log.count > Self.logLimit { log.removeFirst(log.count - Self.logLimit) }
+        logBytes += Self.weight(of: request)
+        var dropped = 0
+        while log.count - dropped > Self.logLimit || (logBytes > Self.logByteLimit && log.count - dropped > 1) {
+            logBytes -= Self.weight(of: log[dropped])
+            dropped += 1
+        }
+        if dropped > 0 { log.removeFirst(dropped) }
+    }
+
+    /// Roughly what a recorded request takes in memory and in the listing.
+    static func weight(of request: RecordedRequest) -> Int {
+        128 + request.path.utf8.count + (request.query?.utf8.count ?? 0)
+            + request.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 16 }
     }
 
     mutating func setRegistration(_ state: RegistrationState, application: String, device: String?) {
