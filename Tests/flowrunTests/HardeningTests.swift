@@ -66,6 +66,23 @@ struct NewUserTests {
         #expect(result.standardOutput.contains(" 3 | steps: {a: {uses: comm␛[31mand␇, with: {}}}\n   |                       ^"))
     }
 
+    /// A file with thousands of findings lists the first ones and counts the rest: the output stays bounded.
+    @Test func aFloodOfFindingsIsCappedAndCounted() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let steps = (0..<1000).map { "  s\($0): {uses: nope\($0)}" }.joined(separator: "\n")
+        try scratch.write("flood.yaml", "flowrun: 1\nname: flood\nsteps:\n\(steps)\nflows: {onboard: [s0]}\n")
+        let text = try CommandRunner.run(["lint", "flood.yaml"], in: scratch.url)
+        #expect(text.status == 1)
+        #expect(text.standardOutput.components(separatedBy: "\n").count < 1000)
+        #expect(text.standardOutput.contains("flood.yaml: 1799 more findings not listed"))
+        #expect(text.standardOutput.hasSuffix("1000 errors, 999 warnings in 1 file (1799 not listed: at most 200 a file)\n"))
+        let json = try CommandRunner.run(["lint", "--format", "json", "flood.yaml"], in: scratch.url)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        #expect((document["diagnostics"] as? [Any])?.count == 200)
+        #expect((document["summary"] as? [String: Any])?["notListed"] as? Int == 1799)
+    }
+
     @Test func aDirectoryGivenAsAFlowFileIsCalledOne() throws {
         let result = try CommandRunner.run(["run", "flows"])
         #expect(result.status == 2)

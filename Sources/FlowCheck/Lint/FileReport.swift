@@ -10,13 +10,26 @@ public struct FileReport: Sendable {
     public var suppressedCount: Int
     /// The file's text, for excerpts; empty when the file could not be read or has no findings.
     public var text: String
+    /// Findings past ``findingLimit`` that are counted but not listed, by severity.
+    public var omitted: [Severity: Int] = [:]
+
+    /// The most findings listed for one file: a file that yields thousands (a generated one, a hostile one)
+    /// must not flood a terminal or a CI log. The rest are counted.
+    public static let findingLimit = 200
 
     public init(file: String, diagnostics: [Diagnostic], suppressedCount: Int, text: String) {
         self.file = file
         self.diagnostics = diagnostics
         self.suppressedCount = suppressedCount
         self.text = text
+        if diagnostics.count > Self.findingLimit {
+            for diagnostic in diagnostics[Self.findingLimit...] { omitted[diagnostic.severity, default: 0] += 1 }
+            self.diagnostics = Array(diagnostics.prefix(Self.findingLimit))
+        }
     }
+
+    /// How many findings were counted but not listed.
+    public var omittedCount: Int { omitted.values.reduce(0, +) }
 
     /// The file's lines, without line ends, for excerpts.
     public var lines: [Substring] { Self.lines(of: text) }

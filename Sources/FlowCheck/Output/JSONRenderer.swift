@@ -12,6 +12,7 @@ enum JSONRenderer {
                 ("warnings", .int(run.count(.warning))),
                 ("notes", .int(run.count(.note))),
                 ("silenced", .int(run.reports.reduce(0) { $0 + $1.suppressedCount })),
+                ("notListed", .int(run.omittedCount)),
                 ("failed", .bool(run.fails)),
             ])),
         ])

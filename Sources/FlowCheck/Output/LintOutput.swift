@@ -32,10 +32,16 @@ public struct LintRun: Sendable {
 
     public var diagnostics: [Diagnostic] { reports.flatMap(\.diagnostics) }
 
-    /// Whether the run fails: an error, or with `strict` a warning.
-    public var fails: Bool { diagnostics.contains { $0.fails(strict: strict) } }
+    /// Whether the run fails: an error, or with `strict` a warning (listed or not).
+    public var fails: Bool { count(.error) > 0 || (strict && count(.warning) > 0) }
 
-    public func count(_ severity: Severity) -> Int { diagnostics.count { $0.severity == severity } }
+    /// How many findings of `severity` there are, those past a file's listing limit included.
+    public func count(_ severity: Severity) -> Int {
+        diagnostics.count { $0.severity == severity } + reports.reduce(0) { $0 + $1.omitted[severity, default: 0] }
+    }
+
+    /// How many findings were counted but not listed.
+    public var omittedCount: Int { reports.reduce(0) { $0 + $1.omittedCount } }
 
     /// "2 errors and 1 warning in 3 files (1 silenced)".
     public var summary: String {
@@ -48,6 +54,7 @@ public struct LintRun: Sendable {
         let found = parts.isEmpty ? "no findings" : parts.joined(separator: ", ")
         var remarks: [String] = []
         if silenced > 0 { remarks.append("\(silenced) silenced by comments") }
+        if omittedCount > 0 { remarks.append("\(omittedCount) not listed: at most \(FileReport.findingLimit) a file") }
         if !skipped.isEmpty { remarks.append("\(Self.plural(skipped.count, "file")) without `flowrun:` skipped") }
         return "\(found) in \(Self.plural(reports.count, "file"))" + (remarks.isEmpty ? "" : " (" + remarks.joined(separator: "; ") + ")")
     }

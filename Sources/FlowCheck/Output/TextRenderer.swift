@@ -11,6 +11,10 @@ struct TextRenderer {
             for diagnostic in report.diagnostics {
                 output += render(diagnostic, in: report, lines: lines)
             }
+            if report.omittedCount > 0 {
+                output += style("1", TerminalText.safe(report.file)) + ": \(report.omittedCount) more findings not listed "
+                    + "(at most \(FileReport.findingLimit) a file; fix these first)\n"
+            }
         }
         output += style(run.fails ? "1;31" : "1;32", run.summary) + "\n"
         return output
