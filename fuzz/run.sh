@@ -11,7 +11,7 @@ seconds="${1:-600}"
 jobs="${JOBS:-1}"
 
 echo "fuzz: building (release, -sanitize=fuzzer)..." >&2
-(cd "$here" && swift build -c release --scratch-path "$root/.build-fuzz" -Xswiftc -sanitize=fuzzer --product flowrun-fuzz) >&2
+(cd "$here" && swift build -c release --scratch-path "$root/.build-fuzz" --sanitize fuzzer --product flowrun-fuzz) >&2
 binary="$root/.build-fuzz/release/flowrun-fuzz"
 
 work="$here/work"

@@ -22,8 +22,12 @@ struct Flowrun: AsyncParsableCommand {
             Console.error("See 'flowrun help' for the commands and options.")
             exit(withError: ExitCode.usage)
         }
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == "lint", LintCommand.runSimple(Array(arguments.dropFirst())) { return }
         do {
-            var command = try parseAsRoot()
+            var command = parseFast()
+            if command == nil { command = try parseAsRoot() }
+            guard var command else { return }
             if var asynchronous = command as? any AsyncParsableCommand {
                 try await asynchronous.run()
             } else {
@@ -42,6 +46,24 @@ struct Flowrun: AsyncParsableCommand {
 }
 
 extension Flowrun {
+    /// The subcommand named first, parsed on its own; `nil` when the arguments need the whole command tree
+    /// (help, the version, completion scripts, no subcommand named).
+    ///
+    /// Parsing at the root has ArgumentParser reflect over every subcommand (for completion requests and
+    /// passthrough checks): most of the start-up of `flowrun lint ONEFILE`, which editors and pre-commit hooks
+    /// run for every file. A named subcommand needs only its own arguments.
+    static func parseFast() -> (any ParsableCommand)? {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        guard let first = arguments.first,
+              let type = configuration.subcommands.first(where: { $0.configuration.commandName == first })
+        else { return nil }
+        let rest = Array(arguments.dropFirst())
+        let needsTree = rest.contains { ["-h", "--help", "-help", "--version", "--experimental-dump-help"].contains($0) || $0.hasPrefix("--generate-completion") }
+        guard !needsTree else { return nil }
+        // A mistake is parsed again at the root, which words its message and usage for `flowrun NAME`.
+        return try? type.parseAsRoot(rest)
+    }
+
     /// The commands, by the name a person types.
     static var commandNames: [String] {
         configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]

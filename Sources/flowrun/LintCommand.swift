@@ -71,6 +71,30 @@ struct LintCommand: ParsableCommand {
             }
             return
         }
+        try Self.lint(paths: paths, stdinName: stdinName, format: format, strict: strict, output: output, color: color, docsURL: docsURL)
+    }
+
+    /// The common case of editors and pre-commit hooks, `flowrun lint FILE...` with at most `--strict`, read
+    /// without ArgumentParser: building its argument tables by reflection was most of the start-up of linting one
+    /// file. Anything else (another option, `--help`, a mistake) goes through ArgumentParser as usual.
+    static func runSimple(_ arguments: [String]) -> Bool {
+        let strict = arguments.contains("--strict")
+        let paths = arguments.filter { $0 != "--strict" }
+        guard !paths.isEmpty, paths.allSatisfy({ !$0.hasPrefix("-") }) else { return false }
+        do {
+            try lint(paths: paths, stdinName: "<stdin>", format: .text, strict: strict, output: nil, color: nil, docsURL: nil)
+            Glibc.exit(0)
+        } catch let code as ExitCode {
+            Glibc.exit(code.rawValue)
+        } catch {
+            Console.error("flowrun: \(error)")
+            Glibc.exit(ExitCode.usage.rawValue)
+        }
+    }
+
+    static func lint(
+        paths: [String], stdinName: String, format: LintFormat, strict: Bool, output: String?, color: Bool?, docsURL: String?
+    ) throws {
         let discovery = FlowFileDiscovery.find(paths, standardInputName: stdinName)
         for missing in discovery.missing {
             Console.error("flowrun: cannot read `\(missing)`: no such file or folder.")

@@ -4,7 +4,7 @@ import FlowEngine
 import FlowSteps
 
 /// The pipeline every command uses, made once: the fuzzer calls it millions of times.
-nonisolated(unsafe) let pipeline = FlowPipeline(registry: Builtins.registry)
+let pipeline = FlowPipeline(registry: Builtins.registry)
 
 /// One input: read as YAML and as JSON through every stage, then rendered as `flowrun lint` prints it (text and
 /// SARIF), and the compiled graphs walked. Any crash, hang or blow-up here is a bug.
