@@ -21,6 +21,9 @@ find "$root/flows" "$root/examples" "$root/Tests/FlowCheckTests/Corpus" -type f 
     -exec cp {} "$work/corpus/" \;
 cp "$here"/regressions/* "$work/corpus/" 2>/dev/null || true
 
-"$binary" "$work/corpus" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
-    -artifact_prefix="$here/findings/" -jobs="$jobs" -workers="$jobs" -print_final_stats=1 2>&1 | tee "$work/last-run.log" | grep -E "^#[0-9]+.*(NEW|pulse|DONE)|stat::|ERROR|SUMMARY|Done" || true
+options=(-max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$here/findings/"
+         -print_final_stats=1)
+# More than one job runs as forked workers, each logging to fuzz-N.log in the work folder.
+[[ "$jobs" -gt 1 ]] && options+=(-jobs="$jobs" -workers="$jobs")
+(cd "$work" && "$binary" "$work/corpus" "${options[@]}") 2>&1 | tee "$work/last-run.log" | grep -E "pulse|DONE|stat::|ERROR|SUMMARY|Done" || true
 echo "fuzz: corpus $(ls "$work/corpus" | wc -l) inputs; findings: $(ls "$here/findings" | wc -l)" >&2
