@@ -95,10 +95,12 @@ enum SARIFRenderer {
     static func region(_ location: SourceLocation, lines: [Substring]) -> JSONValue {
         var members: [(String, JSONValue)] = [("startLine", .int(location.line)), ("startColumn", .int(location.column))]
         if lines.indices.contains(location.line - 1) {
-            let line = String(lines[location.line - 1])
-            let column = location.column - 1
-            if column < line.unicodeScalars.count {
-                let width = TextRenderer.tokenWidth(in: line, from: column)
+            // Only the text from the column on is looked at (a line may be a whole minified file).
+            let rest = lines[location.line - 1].unicodeScalars.dropFirst(location.column - 1).prefix(TextRenderer.excerptWidth)
+            if !rest.isEmpty {
+                var view = String.UnicodeScalarView()
+                view.append(contentsOf: rest)
+                let width = TextRenderer.tokenWidth(in: String(view), from: 0)
                 members.append(("endColumn", .int(location.column + width)))
             }
         }

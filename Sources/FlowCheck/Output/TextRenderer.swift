@@ -8,8 +8,9 @@ struct TextRenderer {
         var output = ""
         for report in run.reports where !report.diagnostics.isEmpty {
             let lines = report.lines
+            var windows = LineWindows()
             for diagnostic in report.diagnostics {
-                output += render(diagnostic, in: report, lines: lines)
+                output += render(diagnostic, in: report, lines: lines, windows: &windows)
             }
             if report.omittedCount > 0 {
                 output += style("1", TerminalText.safe(report.file)) + ": \(report.omittedCount) more findings not listed "
@@ -20,7 +21,7 @@ struct TextRenderer {
         return output
     }
 
-    private func render(_ diagnostic: Diagnostic, in report: FileReport, lines: [Substring]) -> String {
+    private func render(_ diagnostic: Diagnostic, in report: FileReport, lines: [Substring], windows: inout LineWindows) -> String {
         let severity = diagnostic.severity.rawValue
         let severityColor = switch diagnostic.severity {
         case .error: "1;31"
@@ -31,11 +32,12 @@ struct TextRenderer {
         var output = style("1", TerminalText.safe(place)) + style(severityColor, "\(severity)[\(diagnostic.code.rawValue)]") + ": "
             + style("1", TerminalText.safe(diagnostic.message)) + "\n"
         if let location = diagnostic.location, lines.indices.contains(location.line - 1) {
-            let line = lines[location.line - 1]
+            // A line may be a whole minified file: only a window around the column is ever looked at.
+            let (line, column) = windows.window(of: lines, at: location.line - 1, column: location.column - 1)
             let number = String(location.line)
             let gutter = String(repeating: " ", count: number.count)
             var shown = TerminalText.safe(line.replacing("\t", with: " "))
-            var caretColumn = max(0, min(location.column - 1, shown.count))
+            var caretColumn = max(0, min(column, shown.count))
             var width = Self.tokenWidth(in: shown, from: caretColumn)
             if diagnostic.code == .literalSecret {
                 // The finding is that a secret is in the file: the excerpt must not print it again.
@@ -76,6 +78,32 @@ struct TextRenderer {
 
     /// The widest excerpt shown; a longer line (minified JSON, a long value) is cut around the caret.
     static let excerptWidth = 160
+
+    /// Windows of long lines, so that many findings on one long line cost each a window, not the line.
+    struct LineWindows {
+        /// The code points of each long line met so far.
+        private var scalars: [Int: [Unicode.Scalar]] = [:]
+        /// Lines at most this long (in bytes) are used whole.
+        static let wholeLineLimit = 4 * TextRenderer.excerptWidth
+
+        /// The part of line `index` to show for a finding at `column` (0-based, in code points), and the
+        /// column within it. The part keeps ``excerptWidth`` code points and a margin each side, so that
+        /// ``clipped(_:caret:width:)`` still marks where text was left out.
+        mutating func window(of lines: [Substring], at index: Int, column: Int) -> (Substring, Int) {
+            let line = lines[index]
+            guard line.utf8.count > Self.wholeLineLimit else { return (line, column) }
+            if scalars[index] == nil { scalars[index] = Array(line.unicodeScalars) }
+            let all = scalars[index]!
+            let margin = TextRenderer.excerptWidth
+            let start = max(0, min(column, all.count) - margin)
+            let end = min(all.count, max(column, 0) + margin)
+            var view = String.UnicodeScalarView()
+            view.append(contentsOf: all[start..<end])
+            // One character stands for each end that was cut, so that the excerpt still shows `…` there.
+            let head = start > 0 ? " " : "", tail = end < all.count ? " " : ""
+            return (Substring(head + String(view) + tail), column - start + head.count)
+        }
+    }
 
     /// `line` cut to ``excerptWidth`` characters around `caret`, with `…` where text was left out, and the caret
     /// and underline moved to match.
