@@ -143,6 +143,38 @@ struct EmulatorBoundTests {
         #expect(state.log.allSatisfy { $0.headers.allSatisfy { $0.value.utf8.count <= EmulatorState.headerValueLimit + 3 } })
     }
 
+    /// A client that sends its headers a byte at a time (never idle for long) is disconnected once they take
+    /// longer than the limit.
+    @Test(.timeLimit(.minutes(2)))
+    func aClientThatSendsItsHeadersSlowlyIsDisconnected() async throws {
+        let emulator = BackendEmulator(idleTimeout: .milliseconds(300))
+        let url = try await emulator.start()
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(url.port!).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        #expect(connected == 0)
+        _ = Array("GET /x HTTP/1.1\r\nHost: 127.0.0.1\r\n".utf8).withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
+        // One more header byte every 50 ms, well inside the idle limit, until the server closes the connection
+        // (the event this waits for; the bound only guards against a hang).
+        var closed = false
+        for _ in 0..<1200 where !closed {
+            try await Task.sleep(for: .milliseconds(50))
+            var byte: UInt8 = UInt8(ascii: "x")
+            if send(descriptor, &byte, 1, Int32(MSG_NOSIGNAL)) < 0 { closed = true; break }
+            var probe: UInt8 = 0
+            let got = recv(descriptor, &probe, 1, Int32(MSG_DONTWAIT))
+            if got == 0 { closed = true }
+        }
+        await emulator.stop()
+        #expect(closed, "the server kept a connection whose headers never ended")
+    }
+
     /// A client that stops in the middle of its headers is disconnected once the connection has been idle.
     @Test(.timeLimit(.minutes(2)))
     func aClientThatStopsSendingIsDisconnected() async throws {

@@ -25,8 +25,9 @@ public final class BackendEmulator: Sendable {
     private let idleTimeout: Duration
 
     /// An emulator serving `data`; `onRequest` is called with every request recorded (secrets already masked).
-    /// A connection that sends nothing for `idleTimeout` (a client that stops in the middle of its headers) is
-    /// closed.
+    /// A connection that has no whole request for `idleTimeout` is closed: a client that stops in the middle of its
+    /// headers, or sends them a byte at a time, does not hold it forever (Hummingbird's idle timeout counts from
+    /// the last request, not the last byte).
     public init(
         data: EmulatorData = .builtIn, idleTimeout: Duration = .seconds(30), onRequest: (@Sendable (RecordedRequest) -> Void)? = nil
     ) {
