@@ -124,6 +124,23 @@ final class Seen: Sendable {
     var all: [RecordedRequest] { requests.withLock { $0 } }
 }
 
+/// A plain TCP connection to 127.0.0.1:`port`, for clients that misbehave below HTTP; `nil` when it cannot connect.
+func rawConnection(to port: Int) -> Int32? {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = UInt16(port).bigEndian
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard descriptor >= 0, connected == 0 else {
+        close(descriptor)
+        return nil
+    }
+    return descriptor
+}
+
 @Suite("Bounds a hostile client cannot push past")
 struct EmulatorBoundTests {
     /// 3,000 requests with 16 KiB headers: the log stays within its byte bound, and header values are cut.
@@ -149,16 +166,8 @@ struct EmulatorBoundTests {
     func aClientThatSendsItsHeadersSlowlyIsDisconnected() async throws {
         let emulator = BackendEmulator(idleTimeout: .milliseconds(300))
         let url = try await emulator.start()
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = try #require(rawConnection(to: url.port!))
         defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(url.port!).bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        #expect(connected == 0)
         _ = Array("GET /x HTTP/1.1\r\nHost: 127.0.0.1\r\n".utf8).withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
         // One more header byte every 50 ms, well inside the idle limit, until the server closes the connection
         // (the event this waits for; the bound only guards against a hang).
@@ -181,16 +190,8 @@ struct EmulatorBoundTests {
         let emulator = BackendEmulator(idleTimeout: .milliseconds(200))
         let url = try await emulator.start()
         defer { Task { await emulator.stop() } }
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = try #require(rawConnection(to: url.port!))
         defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(url.port!).bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        #expect(connected == 0)
         // A guard against a hang only: the server's close is the event this waits for.
         var guardTime = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &guardTime, socklen_t(MemoryLayout<timeval>.size))
