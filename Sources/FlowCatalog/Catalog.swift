@@ -1,4 +1,4 @@
-import FlowDescriptor
+public import FlowDescriptor
 
 /// Every step, transformer, provider, key and record type a flow may name, as data.
 ///
@@ -36,6 +36,13 @@ public struct Catalog: Sendable {
     /// The transformer named `name` or with that SDK alias.
     public func transformer(named name: String) -> TransformerSpec? {
         index.transformers[name].map { transformers[$0] }
+    }
+
+    /// The value type the conversion named `name` (or with that alias) produces; `nil` when `name` names no
+    /// conversion. Reads only the kind, without copying the transformer's whole description.
+    public func conversionType(named name: String) -> ValueType? {
+        guard let position = index.transformers[name], case .conversion(let type) = transformers[position].kind else { return nil }
+        return type
     }
 
     /// The provider named `name` or with that SDK alias.

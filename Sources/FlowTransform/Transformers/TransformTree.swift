@@ -180,7 +180,7 @@ public struct TransformTree: Sendable {
                 }
                 return declared
             }
-            if let spec = catalog.transformer(named: conversion.value), case .conversion(let type) = spec.kind {
+            if let type = catalog.conversionType(named: conversion.value) {
                 return type
             }
             if let structType = declaredTypes[conversion.value], case .struct = structType {
