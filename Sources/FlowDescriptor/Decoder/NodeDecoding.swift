@@ -243,10 +243,14 @@ struct NodeDecoding {
 
 extension Duration {
     /// The duration as written in flow files: `500ms`, `2s`, `1.5s`, `2m`.
-    public var flowText: String {
-        // Saturates rather than trapping: a duration from anywhere prints.
+    /// The duration in whole milliseconds, saturating rather than trapping: a duration from anywhere converts.
+    public var saturatingMilliseconds: Int {
         let exact = (Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15).rounded()
-        let milliseconds = exact.isFinite && abs(exact) < 1e15 ? Int(exact) : (exact < 0 ? -999_999_999_999_999 : 999_999_999_999_999)
+        return exact.isFinite && abs(exact) < 1e15 ? Int(exact) : (exact < 0 ? -999_999_999_999_999 : 999_999_999_999_999)
+    }
+
+    public var flowText: String {
+        let milliseconds = saturatingMilliseconds
         if milliseconds % 3_600_000 == 0, milliseconds >= 3_600_000 { return "\(milliseconds / 3_600_000)h" }
         if milliseconds % 60_000 == 0, milliseconds >= 60_000 { return "\(milliseconds / 60_000)m" }
         if milliseconds % 1000 == 0 { return "\(milliseconds / 1000)s" }

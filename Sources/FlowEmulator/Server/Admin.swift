@@ -88,8 +88,7 @@ struct Admin {
 
     static func json(_ fault: Fault) -> JSONValue {
         // Saturating: a delay set through the Swift API may be longer than a data file may write.
-        let exact = (Double(fault.delay.components.seconds) * 1000 + Double(fault.delay.components.attoseconds) / 1e15).rounded()
-        let milliseconds = exact.isFinite && exact < 9e15 ? Int(exact) : 9_000_000_000_000_000
+        let milliseconds = fault.delay.saturatingMilliseconds
         return [
             "status": fault.status.map(JSONValue.int) ?? .null,
             "delay": .int(milliseconds),

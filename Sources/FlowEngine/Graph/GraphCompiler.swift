@@ -11,15 +11,6 @@ public enum GraphCompiler {
     /// A declared step, made.
     public typealias MadeStep = (spec: StepSpec, step: (any Step)?)
 
-    /// The graphs of `descriptor` and the findings of this stage.
-    /// - Parameter earlier: the findings of the stages before (read, decode, check).
-    public static func compile(
-        _ descriptor: FlowDescriptor, registry: StepRegistry, after earlier: [Diagnostic]
-    ) -> (graphs: [FlowMode: FlowGraph], diagnostics: [Diagnostic]) {
-        let (steps, findings) = makeSteps(descriptor, registry: registry, after: earlier)
-        return (graphs(descriptor, steps: steps), findings)
-    }
-
     /// Each declared step that a flow runs, made from its parameters, and the findings of making them. (Lint
     /// needs only the findings, and skips the graphs.)
     public static func makeSteps(
@@ -57,7 +48,7 @@ public enum GraphCompiler {
     }
 
     /// The graph of each mode from the made steps.
-    static func graphs(_ descriptor: FlowDescriptor, steps: [String: MadeStep]) -> [FlowMode: FlowGraph] {
+    public static func graphs(_ descriptor: FlowDescriptor, steps: [String: MadeStep]) -> [FlowMode: FlowGraph] {
         var graphs: [FlowMode: FlowGraph] = [:]
         for flow in descriptor.flows {
             graphs[flow.mode] = graph(for: flow, steps: steps)

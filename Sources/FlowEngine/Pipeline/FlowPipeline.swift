@@ -61,15 +61,11 @@ public struct FlowPipeline: Sendable {
         if let root = read.root {
             let (descriptor, decodeFindings) = FlowDecoder.decode(root, file: file)
             findings += decodeFindings
+            let (steps, laterFindings) = checkAndMakeSteps(descriptor, after: findings)
             if keepFlow {
-                let (flow, laterFindings) = compile(descriptor, after: findings)
-                findings += laterFindings
-                compiled = flow
-            } else {
-                let checked = checker.check(descriptor)
-                findings += checked
-                findings += GraphCompiler.makeSteps(descriptor, registry: registry, after: findings).diagnostics
+                compiled = CompiledFlow(descriptor: descriptor, graphs: GraphCompiler.graphs(descriptor, steps: steps), registry: registry)
             }
+            findings += laterFindings
         }
         let report = FileReport(file: file, bytes: bytes, format: format, findings: findings)
         return LoadedFlow(report: report, flow: report.diagnostics.hasErrors ? nil : compiled)
@@ -79,9 +75,18 @@ public struct FlowPipeline: Sendable {
     /// only when no finding (of these or `earlier`) is an error that a suppression does not silence.
     /// - Parameter earlier: findings of the stages before (reading, decoding), which the compiler heeds.
     public func compile(_ descriptor: FlowDescriptor, after earlier: [Diagnostic] = []) -> (flow: CompiledFlow, findings: [Diagnostic]) {
+        let (steps, findings) = checkAndMakeSteps(descriptor, after: earlier)
+        return (CompiledFlow(descriptor: descriptor, graphs: GraphCompiler.graphs(descriptor, steps: steps), registry: registry), findings)
+    }
+
+    /// The check and the steps made from their parameters (lint stops here; the graphs are drawn only for a
+    /// flow that is kept).
+    private func checkAndMakeSteps(
+        _ descriptor: FlowDescriptor, after earlier: [Diagnostic]
+    ) -> (steps: [String: GraphCompiler.MadeStep], findings: [Diagnostic]) {
         let checked = checker.check(descriptor)
-        let (graphs, compileFindings) = GraphCompiler.compile(descriptor, registry: registry, after: earlier + checked)
-        return (CompiledFlow(descriptor: descriptor, graphs: graphs, registry: registry), checked + compileFindings)
+        let (steps, made) = GraphCompiler.makeSteps(descriptor, registry: registry, after: earlier + checked)
+        return (steps, checked + made)
     }
 }
 
