@@ -24,6 +24,8 @@ struct Flowrun: AsyncParsableCommand {
         }
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == "lint", LintCommand.runSimple(Array(arguments.dropFirst())) { return }
+        // Scripts ask for the version to check what is installed: answered without building ArgumentParser's tables.
+        if arguments == ["--version"] { return Console.print(version) }
         do {
             var command = parseFast()
             if command == nil { command = try parseAsRoot() }

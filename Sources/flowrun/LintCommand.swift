@@ -142,15 +142,21 @@ extension LintCommand {
         // (Standard input, if named, is one of the files: a worker reads it like any other.)
         let reports = Mutex<[FileReport?]>(Array(repeating: nil, count: files.count))
         let next = Atomic<Int>(0)
+        @Sendable func lint(_ file: FlowFileDiscovery.File, with pipeline: FlowPipeline) -> FileReport? {
+            file.isStandardInput
+                ? pipeline.loadStandardInput(as: file.path).report
+                : pipeline.lint(path: file.path, onlyFlowFiles: file.foundInFolder)
+        }
+        // One file (what editors and pre-commit hooks ask for) needs no workers, nor the core count, which
+        // Foundation works out by reading the cgroup's files.
+        if files.count == 1 { return [lint(files[0], with: FlowPipeline(registry: Builtins.registry))] }
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, files.count))
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             let pipeline = FlowPipeline(registry: workers == 1 ? Builtins.registry : Builtins.makeRegistry())
             while true {
                 let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
                 guard index < files.count else { return }
-                let report = files[index].isStandardInput
-                    ? pipeline.loadStandardInput(as: files[index].path).report
-                    : pipeline.lint(path: files[index].path, onlyFlowFiles: files[index].foundInFolder)
+                let report = lint(files[index], with: pipeline)
                 reports.withLock { $0[index] = report }
             }
         }
