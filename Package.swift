@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "FlowEngine", targets: ["FlowEngine"]),
         .library(name: "FlowConfig", targets: ["FlowConfig"]),
         .library(name: "FlowSteps", targets: ["FlowSteps"]),
+        .library(name: "FlowStore", targets: ["FlowStore"]),
         .library(name: "FlowEmulator", targets: ["FlowEmulator"]),
     ],
     dependencies: [
@@ -30,6 +31,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .systemLibrary(
@@ -92,8 +95,19 @@ let package = Package(
         ),
         // The built-in steps, and `Builtins`: the registry and catalog made from their type list.
         .target(
+            name: "FlowStore",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "FlowSteps",
-            dependencies: ["FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowEngine", "FlowConfig", "FlowHTTP", "FlowTransform"],
+            dependencies: [
+                "FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowEngine", "FlowConfig", "FlowHTTP", "FlowTransform", "FlowStore",
+            ],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -138,6 +152,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "FlowStoreTests",
+            dependencies: ["FlowStore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "FlowEmulatorTests",
             dependencies: [
                 "FlowEmulator",
@@ -160,7 +179,7 @@ let package = Package(
         ),
         .testTarget(
             name: "flowrunTests",
-            dependencies: ["flowrun", "FlowCheck", "FlowCatalog", "FlowDescriptor", "FlowSteps"],
+            dependencies: ["flowrun", "FlowCheck", "FlowCatalog", "FlowDescriptor", "FlowSteps", "FlowStore"],
             swiftSettings: strictSettings
         ),
     ]

@@ -1,0 +1,72 @@
+import Foundation
+import Crypto
+import CryptoExtras
+
+/// How the key that wraps a store's data key is derived from the passcode. Recorded in the store's header, so
+/// that it can be raised later: a store made with weaker parameters than ``recommended`` is re-wrapped with them
+/// on its next successful open.
+public enum KeyDerivation: Sendable, Equatable, Codable, CustomStringConvertible {
+    /// scrypt with `N = 2^logN`, block size `r` and parallelism `p`.
+    case scrypt(logN: Int, r: Int, p: Int)
+    /// PBKDF2 with HMAC-SHA-256.
+    case pbkdf2SHA256(iterations: Int)
+    /// No passcode: the data key is wrapped with a key made from the salt alone. Only when the passcode policy
+    /// allows it; such a store is not protected by anything but its file's permissions.
+    case unprotected
+
+    /// OWASP's minimum for scrypt (N = 2^17, r = 8, p = 1): about 128 MiB and a few tenths of a second.
+    public static let recommended = KeyDerivation.scrypt(logN: 17, r: 8, p: 1)
+    /// OWASP's minimum for PBKDF2-HMAC-SHA-256.
+    public static let pbkdf2Minimum = KeyDerivation.pbkdf2SHA256(iterations: 600_000)
+
+    public var description: String {
+        switch self {
+        case .scrypt(let logN, let r, let p): "scrypt (N=2^\(logN), r=\(r), p=\(p))"
+        case .pbkdf2SHA256(let iterations): "PBKDF2-HMAC-SHA-256 (\(iterations) iterations)"
+        case .unprotected: "none (no passcode)"
+        }
+    }
+
+    /// Whether this is at least as strong as `other` (both of the same kind); a passcode-less store never is.
+    func isAtLeast(_ other: KeyDerivation) -> Bool {
+        switch (self, other) {
+        case (.scrypt(let logN, let r, let p), .scrypt(let minimumLogN, let minimumR, let minimumP)):
+            logN >= minimumLogN && r >= minimumR && p >= minimumP
+        case (.pbkdf2SHA256(let iterations), .pbkdf2SHA256(let minimum)):
+            iterations >= minimum
+        case (.scrypt, .pbkdf2SHA256):
+            true
+        default:
+            false
+        }
+    }
+
+    /// Parameters a file may name without making an open take minutes or gigabytes.
+    var isWithinBounds: Bool {
+        switch self {
+        case .scrypt(let logN, let r, let p): (1...20).contains(logN) && (1...32).contains(r) && (1...16).contains(p)
+        case .pbkdf2SHA256(let iterations): (1...10_000_000).contains(iterations)
+        case .unprotected: true
+        }
+    }
+
+    /// The 256-bit key that wraps the data key.
+    func wrappingKey(passcode: String, salt: Data) throws(StoreError) -> SymmetricKey {
+        do {
+            switch self {
+            case .scrypt(let logN, let r, let p):
+                return try KDF.Scrypt.deriveKey(
+                    from: Array(passcode.utf8), salt: salt, outputByteCount: 32, rounds: 1 << logN, blockSize: r,
+                    parallelism: p, maxMemory: 128 * r * (1 << logN) * 2)
+            case .pbkdf2SHA256(let iterations):
+                return try KDF.Insecure.PBKDF2.deriveKey(
+                    from: Array(passcode.utf8), salt: salt, using: .sha256, outputByteCount: 32, unsafeUncheckedRounds: iterations)
+            case .unprotected:
+                return HKDF<SHA256>.deriveKey(
+                    inputKeyMaterial: SymmetricKey(data: salt), info: Data("flowrun store without passcode".utf8), outputByteCount: 32)
+            }
+        } catch {
+            throw StoreError(.damaged, "the key derivation \(self) failed: \(error)")
+        }
+    }
+}
