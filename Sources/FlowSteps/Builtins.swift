@@ -14,6 +14,7 @@ public enum Builtins {
         SessionConfigurationStep.self,
         SettingsDownloadStep.self,
         CommandStep.self,
+        StoreManagerStep.self,
     ]
 
     /// The registry of every built-in step: those of ``steps``, and those the format describes that this build

@@ -13,12 +13,17 @@ extension RunMode: ExpressibleByArgument {}
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Run a flow file: onboard, restore or reset.",
+        abstract: "Run a flow file: onboard, restore or reset, or change the store's passcode.",
         discussion: """
             Mode `auto` (the default) restores when an earlier onboarding left state in the state folder and \
             onboards otherwise. Inputs a step needs come from --input NAME=VALUE, the environment \
             (FLOWRUN_INPUT_NAME), or a prompt on a terminal; with no terminal a missing input is an error that \
             names it. Ctrl-C stops the running step, runs no further step, keeps no partial state and exits 130.
+
+            Secrets (the store passcode) never come from --input, which other users can read in the process \
+            list: from the environment (FLOWRUN_INPUT_PASSCODE, FLOWRUN_INPUT_NEW_PASSCODE), a file descriptor \
+            (--input-fd passcode=3), or a prompt without echo. --mode change-passcode opens the store with the \
+            current passcode and protects it with a new one.
 
             Exit status: 0 success, 1 the flow failed, 2 the file has errors or the options are wrong, 130 cancelled.
             """
@@ -27,11 +32,15 @@ struct RunCommand: AsyncParsableCommand {
     @Argument(help: "The flow file.")
     var file: String
 
-    @Option(help: "auto, onboard, restore or reset.")
+    @Option(help: "auto, onboard, restore, reset or change-passcode.")
     var mode: RunMode = .auto
 
     @Option(name: .customLong("input"), help: ArgumentHelp("An input a step asks for, as NAME=VALUE (repeatable).", valueName: "NAME=VALUE"))
     var inputs: [String] = []
+
+    @Option(name: .customLong("input-fd"), help: ArgumentHelp(
+        "Read input NAME (a secret, such as `passcode`) from file descriptor FD, up to its end (repeatable).", valueName: "NAME=FD"))
+    var inputDescriptors: [String] = []
 
     @Option(help: ArgumentHelp("A configuration document for the `json` provider: a JSON file, or - for standard input.", valueName: "FILE|-"))
     var config: String?
@@ -72,8 +81,14 @@ struct RunCommand: AsyncParsableCommand {
             guard let equals = input.firstIndex(of: "="), equals != input.startIndex else {
                 throw ValidationError("--input takes NAME=VALUE, found `\(input)`.")
             }
-            flags[String(input[..<equals])] = String(input[input.index(after: equals)...])
+            let name = String(input[..<equals])
+            if Self.secretInputs.contains(name) {
+                throw ValidationError(
+                    "--input \(name)=... would show a secret to every user in the process list: set \(InputSource.environmentName(for: name)) or use --input-fd \(name)=FD.")
+            }
+            flags[name] = String(input[input.index(after: equals)...])
         }
+        let descriptorValues = try Self.readDescriptors(inputDescriptors)
         let configuration = try config.map(Self.configurationDocument)
         var linkURL: URL?
         if let link {
@@ -99,6 +114,11 @@ struct RunCommand: AsyncParsableCommand {
             input: InputSource(flags: flags, interactive: interactive, prompter: prompter, document: configuration, link: linkURL),
             state: stateDir.map { StateFolder(url: URL(fileURLWithPath: $0)) } ?? StateFolder.default(flowName: engine.name),
             progress: progress, redactor: redactor)
+        options.input.descriptorValues = descriptorValues
+        if mode == .changePasscode, !engine.usesStore {
+            Console.error("flowrun: \(file) has no store-manager step: no passcode protects its state, so there is none to change.")
+            throw ExitCode.usage
+        }
         // What would stop the run is found before anything starts: steps this build cannot run, state that
         // cannot be kept.
         let blockers = engine.readiness(options)
@@ -145,12 +165,44 @@ struct RunCommand: AsyncParsableCommand {
         stop.onRequest { task.cancel() }
         let report = await task.value
         await backend?.stop()
-        Console.print(Summary.render(report, redactor: redactor))
+        Console.print(Summary.render(report, redactor: redactor, changingPasscode: mode == .changePasscode))
         switch report.result {
         case .succeeded: return
         case .failed: throw ExitCode.findings
         case .cancelled: throw ExitCode(130)
         }
+    }
+
+    /// Inputs that are refused on the command line (the store passcodes).
+    static let secretInputs = InputSource.neverOnCommandLine
+
+    /// The values of `--input-fd NAME=FD`: each descriptor read to its end, one trailing line break dropped.
+    static func readDescriptors(_ specs: [String]) throws -> [String: String] {
+        var values: [String: String] = [:]
+        for spec in specs {
+            guard let equals = spec.firstIndex(of: "="), equals != spec.startIndex,
+                  let descriptor = Int32(spec[spec.index(after: equals)...]), descriptor >= 0
+            else { throw ValidationError("--input-fd takes NAME=FD with a file descriptor number, found `\(spec)`.") }
+            guard fcntl(descriptor, F_GETFD) != -1 else {
+                throw ValidationError("--input-fd \(spec): file descriptor \(descriptor) is not open.")
+            }
+            var bytes: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while bytes.count <= 64 * 1024 {
+                let count = read(descriptor, &buffer, buffer.count)
+                if count > 0 {
+                    bytes += buffer[..<count]
+                } else if count < 0, errno == EINTR {
+                    continue
+                } else {
+                    break
+                }
+            }
+            var text = String(decoding: bytes, as: UTF8.self)
+            if text.hasSuffix("\r\n") { text.removeLast(2) } else if text.hasSuffix("\n") { text.removeLast() }
+            values[String(spec[..<equals])] = text
+        }
+        return values
     }
 
     /// The flow file through the pipeline. Its findings are printed on standard error exactly as `flowrun lint`

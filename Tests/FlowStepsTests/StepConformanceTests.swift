@@ -85,6 +85,11 @@ let conformanceCases: [ConformanceCase] = [
                 {uses: command, with: {run: [sh, -c, 'echo "the token $API_TOKEN was refused" >&2; exit 3'], env: {API_TOKEN: "${env.CONFORMANCE_SECRET}"}}}
                 """#)
         }),
+    ConformanceCase(
+        name: "store-manager",
+        // The passcode is the harness's secret, which follows the default passcode policy.
+        flow: { _ in conformanceFlow(#"{uses: store-manager, with: {passcode: "${env.CONFORMANCE_SECRET}"}}"#) },
+        secretFlow: { _ in conformanceFlow(#"{uses: store-manager, with: {passcode: "${env.CONFORMANCE_SECRET}"}}"#) }),
 ]
 
 /// A step made from a flow through the pipeline, and the services it runs with, observed.
@@ -131,7 +136,7 @@ final class StepHarness: Sendable {
             name: "subject", mode: mode, onboardingID: UUID(), info: info, http: http,
             input: InputSource(flags: ["email-address": "ada@example.com"], environment: environment, interactive: false),
             state: StepState(step: "subject", kept: kept, staging: staging), trace: trace, log: log, redactor: redactor,
-            backendOverride: emulatorURL)
+            backendOverride: emulatorURL, stateFolder: folder.path)
     }
 
     /// Everything the step has said anywhere: trace, log, kept state, info.

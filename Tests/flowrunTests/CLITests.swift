@@ -333,11 +333,11 @@ struct CatalogCommandTests {
         let steps = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]])
         let names = steps.compactMap { $0["name"] as? String }
         #expect(names == [
-            "welcome", "session-configuration", "settings-download", "command", "basic-authentication", "oauth2-authentication",
-            "saml-authentication", "otp-session-configuration", "store-manager",
+            "welcome", "session-configuration", "settings-download", "command", "store-manager", "basic-authentication",
+            "oauth2-authentication", "saml-authentication", "otp-session-configuration",
         ])
         let runnable = steps.filter { $0["runnable"] as? Bool == true }.compactMap { $0["name"] as? String }
-        #expect(runnable == ["welcome", "session-configuration", "settings-download", "command"])
+        #expect(runnable == ["welcome", "session-configuration", "settings-download", "command", "store-manager"])
         let oauth = try #require(steps.first { $0["name"] as? String == "oauth2-authentication" })
         #expect((oauth["aliases"] as? [String])?.contains("OAuth2AuthenticationStep") == true)
         let requires = try #require(oauth["requires"] as? [[String: Any]])

@@ -103,15 +103,16 @@ struct OnePipelineTests {
             name: unrunnable
             application: {id: com.example.travel, version: "1.0"}
             configuration: {providers: [json], transform: discovery-service}
-            authentication: basic
+            authentication: from-configuration
             steps:
               mark: {uses: command, with: {run: [sh, -c, "touch ran; echo {}"]}}
               welcome: {uses: welcome}
               store: {uses: store-manager}
               login: {uses: basic-authentication, with: {password: "${env.PASSWORD}"}}
+              otp: {uses: otp-session-configuration}
             flows:
-              onboard: [mark, welcome, store, login]
-              restore: [store, mark, welcome, login]
+              onboard: [mark, welcome, login, otp, store]
+              restore: [store, mark, welcome, login, otp]
 
             """)
         let lint = try CommandRunner.run(["lint", "--strict", "flow.yaml"], in: scratch.url)
@@ -119,14 +120,14 @@ struct OnePipelineTests {
         let run = try CommandRunner.run(["run", "flow.yaml", "--state-dir", "state"], in: scratch.url, environment: ["PASSWORD": "x"])
         #expect(run.status == 2)
         #expect(run.standardError.components(separatedBy: "error[FR701]").count - 1 == 2)
-        #expect(run.standardError.contains("flow.yaml:9:17: error[FR701]: Step `store` uses `store-manager`"))
+        #expect(run.standardError.contains("flow.yaml:11:15: error[FR701]: Step `otp` uses `otp-session-configuration`"))
         #expect(run.standardError.contains("flow.yaml:10:17: error[FR701]: Step `login` uses `basic-authentication`"))
         #expect(!run.standardError.contains("flowrun lint"), "the footer must not claim that lint shows these")
         #expect(!FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent("ran").path))
 
         let plan = try CommandRunner.run(["run", "flow.yaml", "--dry-run"], in: scratch.url)
         #expect(plan.status == 0, "\(plan.standardError)")
-        #expect(plan.standardOutput.contains("4. login  [basic-authentication; timeout 5m; not runnable in this build]"))
+        #expect(plan.standardOutput.contains("3. login  [basic-authentication; timeout 5m; not runnable in this build]"))
 
         let steps = try CommandRunner.run(["steps"])
         #expect(steps.standardOutput.contains("welcome (also WelcomeScreenStep, WelcomeStep)\n  Loads"))

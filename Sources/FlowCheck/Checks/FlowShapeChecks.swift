@@ -49,6 +49,7 @@ extension CheckContext {
                 at: step.name.location, path: step.path, hint: "Add it to a flow or remove it."))
         }
         checkRestoreOpensStore()
+        checkSecretsHaveStore()
         checkModeCycles()
     }
 
@@ -67,6 +68,20 @@ extension CheckContext {
             at: first.step.location, path: first.path,
             hint: storeStep.map { "Move `\($0.step.value)` to the start of the restore flow." }
                 ?? "Start the restore flow with a `store-manager` step."))
+    }
+
+    /// Credentials and tokens are kept for a restore, and only the encrypted store may hold them: never the
+    /// plain state folder.
+    private mutating func checkSecretsHaveStore() {
+        guard !descriptor.steps.contains(where: { resolvedSteps[$0.name.value]?.opensStore == true }) else { return }
+        for step in descriptor.steps {
+            guard let spec = resolvedSteps[step.name.value], !spec.authenticates.isEmpty else { continue }
+            report(Diagnostic(
+                .secretWithoutStore,
+                "Step `\(step.name.value)` (\(spec.name)) keeps credentials or tokens for a restore, but no step opens an encrypted store to keep them in.",
+                at: step.uses.location, path: step.path,
+                hint: "Declare a `store-manager` step; run it last when onboarding and first when restoring."))
+        }
     }
 
     private mutating func checkRoutes(in flow: Flow) {

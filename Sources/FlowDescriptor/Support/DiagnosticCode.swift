@@ -79,6 +79,7 @@ public struct DiagnosticCode: Sendable, Hashable, Comparable, CustomStringConver
     public static let insecureEndpoint = DiagnosticCode("FR600", "insecure-endpoint", .error, "An authentication or token endpoint uses `http://`.")
     public static let literalSecret = DiagnosticCode("FR601", "literal-secret", .error, "A secret is written in the flow file.")
     public static let urlProviderWithoutAllowlist = DiagnosticCode("FR602", "url-provider-without-allowlist", .error, "A `url` provider accepts links from any host.")
+    public static let secretWithoutStore = DiagnosticCode("FR603", "secret-without-store", .error, "A step keeps credentials or tokens, but no step opens an encrypted store for them.")
 
     // MARK: Compiling and running (FR7xx)
     public static let invalidParameter = DiagnosticCode("FR700", "invalid-parameter", .error, "A built-in step, provider or transformer cannot be made from its parameters.")
@@ -99,7 +100,7 @@ public struct DiagnosticCode: Sendable, Hashable, Comparable, CustomStringConver
         unknownType, authenticationMismatch, duplicateStepInFlow, builtinKeyRedeclared,
         restoreWithoutStore, unknownRouteTarget, endlessCycle, missingOnboardFlow, emptyFlow,
         missingKey, keyTypeMismatch, keyProvidedTwice,
-        insecureEndpoint, literalSecret, urlProviderWithoutAllowlist,
+        insecureEndpoint, literalSecret, urlProviderWithoutAllowlist, secretWithoutStore,
         invalidParameter, stepNotRunnable, stateUnwritable,
         unknownSuppressedCode, unusedSuppression, malformedSuppression,
     ]

@@ -20,6 +20,9 @@ public struct InputSource: Sendable {
     public var document: Node?
     /// The onboarding link given with `--link` (the `url` provider), if any.
     public var link: URL?
+    /// Values read from file descriptors (`--input-fd NAME=FD`): the way to hand a secret to a run without a
+    /// terminal, the environment or the command line.
+    public var descriptorValues: [String: String] = [:]
 
     public init(
         flags: [String: String] = [:], environment: [String: String] = ProcessInfo.processInfo.environment,
@@ -41,13 +44,51 @@ public struct InputSource: Sendable {
 
     /// Input `name`: a flag, then the environment, then a prompt.
     /// - Throws: ``StepFailure`` `missing-input` naming the input and the ways to supply it.
+    ///
+    /// A passcode is never taken from `--input`, where other users can read it in the process list: it comes
+    /// from `--input-fd NAME=FD`, the environment or a prompt without echo.
     public func value(_ name: String, question: String? = nil, secret: Bool = false) throws(StepFailure) -> String {
-        if let value = flags[name] { return value }
-        if let value = environment[Self.environmentName(for: name)] { return value }
+        if let value = try given(name, secret: secret) { return value }
         if interactive, let value = prompter(question ?? "\(name): ", secret), !value.isEmpty { return value }
-        throw StepFailure(
+        throw missing(name, secret: secret)
+    }
+
+    /// Input `name` if it is given without asking (a flag, a descriptor, the environment), else `nil`.
+    /// - Throws: ``StepFailure`` `secret-on-command-line` for a secret given with `--input`.
+    public func given(_ name: String, secret: Bool = false) throws(StepFailure) -> String? {
+        if secret, flags[name] != nil, Self.neverOnCommandLine.contains(name) {
+            throw StepFailure(
+                "secret-on-command-line",
+                "input `\(name)` is a secret and is not taken from the command line, where other users can read it in the process list: set \(Self.environmentName(for: name)) or pass it with `--input-fd \(name)=FD`")
+        }
+        if let value = flags[name] ?? descriptorValues[name] { return value }
+        return environment[Self.environmentName(for: name)]
+    }
+
+    /// A new secret (a passcode being set): given without asking, or asked twice on a terminal, both times
+    /// without echo.
+    /// - Throws: ``StepFailure`` when the two entries differ, or when it is missing.
+    public func newSecret(_ name: String, question: String) throws(StepFailure) -> String {
+        if let value = try given(name, secret: true) { return value }
+        guard interactive, let first = prompter(question, true), !first.isEmpty else { throw missing(name, secret: true) }
+        guard prompter("Repeat it: ", true) == first else {
+            throw StepFailure("input-mismatch", "the two entries of `\(name)` differ")
+        }
+        return first
+    }
+
+    /// Inputs that are never taken from `--input`: the store passcodes, which guard everything an onboarding
+    /// kept. (Other secrets may come from `--input` for scripts, though the environment is better.)
+    public static let neverOnCommandLine: Set<String> = ["passcode", "new-passcode"]
+
+    /// The failure for input `name` that is needed and cannot be had, saying how to supply it.
+    public func missing(_ name: String, secret: Bool) -> StepFailure {
+        let ways = secret && Self.neverOnCommandLine.contains(name)
+            ? "set \(Self.environmentName(for: name)) or pass it on a file descriptor with `--input-fd \(name)=FD`"
+            : "pass `--input \(name)=...` or set \(Self.environmentName(for: name))"
+        return StepFailure(
             "missing-input",
-            "input `\(name)` is needed and \(interactive ? "none was entered" : "there is no terminal to ask on"): pass `--input \(name)=...` or set \(Self.environmentName(for: name))")
+            "input `\(name)` is needed and \(interactive ? "none was entered" : "there is no terminal to ask on"): \(ways)")
     }
 
     /// Resolves a parameter value: `${env.NAME}`, `${input.NAME}`, `${info.KEY}` (from `info`) and `prompt`

@@ -4,6 +4,7 @@ public import FlowCheck
 public import FlowDescriptor
 public import FlowTransform
 import FlowHTTP
+import Synchronization
 
 /// Which flow a run starts with.
 public enum RunMode: String, Sendable, CaseIterable {
@@ -12,6 +13,8 @@ public enum RunMode: String, Sendable, CaseIterable {
     case onboard
     case restore
     case reset
+    /// Open the store with the current passcode and protect it with a new one (no flow runs).
+    case changePasscode = "change-passcode"
 }
 
 /// Hears about steps as they run, for progress lines.
@@ -131,6 +134,11 @@ public struct FlowEngine: Sendable {
         return report
     }
 
+    /// Whether the flow keeps its state in an encrypted store (it has a store-manager step).
+    public var usesStore: Bool {
+        graphs.values.contains { $0.nodes.contains { $0.spec.opensStore } }
+    }
+
     /// Performs the session machine's actions until it finishes.
     private func drive<C: Clock>(_ options: RunOptions, http: HTTPSession, clock: C) async -> RunReport where C.Duration == Duration {
         let table = KeyTable(flow: flow)
@@ -142,6 +150,13 @@ public struct FlowEngine: Sendable {
         } catch {
             return RunReport(result: .failed(error, step: "(state)", mode: .restore), modes: [], info: [:], types: [:], onboardingID: nil)
         }
+        let vault = RunVault()
+        if options.mode == .changePasscode {
+            return await changePasscode(kept: kept, info: info, vault: vault, options: options, http: http)
+        }
+        // With a store, the plain state holds only the onboarding ID: the steps' state comes from the store once
+        // the store-manager step has opened it.
+        let keptSteps = KeptSteps(kept?.steps ?? [:])
         var onboardingID = kept?.onboardingID ?? UUID()
         var staging = PersistStaging()
         var pending = machine.handle(.start(
@@ -153,25 +168,41 @@ public struct FlowEngine: Sendable {
                 if mode == .onboard { onboardingID = kept?.onboardingID ?? UUID() }
                 options.progress?.modeStarted(mode)
                 staging = PersistStaging()
+                vault.detach()
                 try? info.set("onboardingID", .string(onboardingID.uuidString), by: "engine")
-                let end = await runGraph(graphs[mode]!, info: info, kept: kept, staging: staging, onboardingID: onboardingID,
-                                         options: options, http: http, clock: clock)
+                let end = await runGraph(graphs[mode]!, info: info, kept: keptSteps, staging: staging, vault: vault,
+                                         onboardingID: onboardingID, options: options, http: http, clock: clock)
+                if vault.takeWipeRequest() {
+                    try? options.state.clear()
+                    kept = nil
+                    keptSteps.replace([:])
+                }
                 pending += machine.handle(.modeEnded(end))
             case .keepState:
-                var steps = kept?.steps ?? [:]
+                var steps = keptSteps.all
                 steps.merge(staging.staged) { $1 }
-                let state = KeptState(onboardingID: onboardingID, steps: steps)
                 do throws(StepFailure) {
-                    try options.state.save(state, flow: name)
-                    kept = state
+                    if usesStore {
+                        guard let store = vault.current else {
+                            throw StepFailure("store-not-open", "this flow keeps its state in the encrypted store, but its store-manager step did not run")
+                        }
+                        try store.saveSteps(steps, info: info)
+                        try options.state.save(KeptState(onboardingID: onboardingID, steps: [:]), flow: name)
+                    } else {
+                        try options.state.save(KeptState(onboardingID: onboardingID, steps: steps), flow: name)
+                    }
+                    kept = KeptState(onboardingID: onboardingID, steps: [:])
+                    keptSteps.replace(steps)
                     pending += machine.handle(.stateDone)
                 } catch {
-                    pending += machine.handle(.stateFailed(error))
+                    pending += machine.handle(.stateFailed(StepFailure(error.code, options.redactor.redact(error.message))))
                 }
             case .clearState:
                 do throws(StepFailure) {
                     try options.state.clear()
                     kept = nil
+                    keptSteps.replace([:])
+                    vault.detach()
                     info.removeAll()
                     pending += machine.handle(.stateDone)
                 } catch {
@@ -190,10 +221,47 @@ public struct FlowEngine: Sendable {
         return RunReport(result: result, modes: machine.ran, info: snapshot, types: types, onboardingID: onboardingID)
     }
 
+    /// `--mode change-passcode`: the flow's store-manager step opens the store with the current passcode and
+    /// protects it with a new one. No flow runs.
+    private func changePasscode(
+        kept: KeptState?, info: InfoStore, vault: RunVault, options: RunOptions, http: HTTPSession
+    ) async -> RunReport {
+        func failed(_ code: String, _ message: String, step: String = "(state)") -> RunReport {
+            RunReport(result: .failed(StepFailure(code, message), step: step, mode: .restore), modes: [], info: [:], types: [:],
+                      onboardingID: kept?.onboardingID)
+        }
+        let node = [FlowMode.restore, .onboard, .reset].lazy.compactMap { self.graphs[$0] }
+            .flatMap(\.nodes).first { $0.step is any PasscodeChangingStep }
+        guard let node, let step = node.step as? any PasscodeChangingStep else {
+            return failed("no-store", "flow `\(name)` has no store-manager step, so no passcode protects its state")
+        }
+        guard let kept else {
+            return failed("no-onboarding", "there is no onboarding in \(options.state.location) whose passcode could change: onboard first")
+        }
+        let context = StepContext(
+            name: node.name, mode: .restore, onboardingID: kept.onboardingID, info: info, http: http, input: options.input,
+            state: StepState(step: node.name, kept: nil, staging: PersistStaging()), trace: options.trace, log: options.log,
+            redactor: options.redactor, backendOverride: options.backendOverride, progress: options.progress, vault: vault,
+            stateFolder: options.state.location)
+        options.progress?.stepStarted(mode: .restore, step: node.name, attempt: 1)
+        let started = ContinuousClock.now
+        let outcome = await step.changePasscode(context)
+        options.progress?.stepFinished(mode: .restore, step: node.name, outcome: outcome, duration: ContinuousClock.now - started, willRetry: false)
+        if vault.takeWipeRequest() { try? options.state.clear() }
+        switch outcome {
+        case .success:
+            return RunReport(result: .succeeded, modes: [], info: [:], types: [:], onboardingID: kept.onboardingID)
+        case .failure(let failure):
+            return failed(failure.code, options.redactor.redact(failure.message), step: node.name)
+        case .cancelled:
+            return RunReport(result: .cancelled, modes: [], info: [:], types: [:], onboardingID: kept.onboardingID)
+        }
+    }
+
     /// Drives one mode's machine to its end, performing its actions.
     private func runGraph<C: Clock>(
-        _ graph: FlowGraph, info: InfoStore, kept: KeptState?, staging: PersistStaging, onboardingID: UUID, options: RunOptions,
-        http: HTTPSession, clock: C
+        _ graph: FlowGraph, info: InfoStore, kept: KeptSteps, staging: PersistStaging, vault: RunVault, onboardingID: UUID,
+        options: RunOptions, http: HTTPSession, clock: C
     ) async -> SessionMachine.ModeEnd where C.Duration == Duration {
         var machine = RunMachine(graph: graph)
         var pending = transition(&machine, .start, options: options)
@@ -219,10 +287,18 @@ public struct FlowEngine: Sendable {
                 if let step = node.step {
                     let context = StepContext(
                         name: node.name, mode: graph.mode, onboardingID: onboardingID, info: info, http: http, input: options.input,
-                        state: StepState(step: node.name, kept: kept?.steps[node.name], staging: staging), trace: options.trace,
+                        state: StepState(step: node.name, kept: kept.all[node.name], staging: staging), trace: options.trace,
                         log: options.log, redactor: options.redactor, backendOverride: options.backendOverride,
-                        progress: options.progress)
+                        progress: options.progress, vault: vault, stateFolder: options.state.location)
                     outcome = await Self.run(step, mode: graph.mode, context: context, timeout: node.timeout, watchdog: watchdog, clock: clock)
+                    // A store the step opened hands what onboarding kept to the steps after it.
+                    if outcome == .success, let store = vault.takeUnloaded() {
+                        do throws(StepFailure) {
+                            kept.merge(try store.loadSteps())
+                        } catch {
+                            outcome = .failure(error)
+                        }
+                    }
                 } else {
                     outcome = .failure(StepFailure("not-runnable", "step `\(node.name)` uses `\(node.spec.name)`, which this build cannot run"))
                 }
@@ -230,7 +306,9 @@ public struct FlowEngine: Sendable {
                 let duration = ContinuousClock.now - started
                 let event: RunMachine.Event = switch outcome {
                 case .success: .stepSucceeded
-                case .failure(let failure): .stepFailed(StepFailure(failure.code, options.redactor.redact(failure.message), transient: failure.isTransient))
+                case .failure(let failure):
+                    .stepFailed(StepFailure(failure.code, options.redactor.redact(failure.message), transient: failure.isTransient,
+                                            bypassesRoutes: failure.bypassesRoutes))
                 case .cancelled: .cancelRequested
                 }
                 pending += transition(&machine, event, options: options, duration: duration)
@@ -348,5 +426,24 @@ enum ConditionEvaluator {
             if let text = value.text, let scalar = node.scalar { return text == scalar.text }
             return value == written
         }
+    }
+}
+
+/// What the steps kept, by step name: from the plain state, or from the store once it is open.
+final class KeptSteps: Sendable {
+    private let steps: Mutex<[String: JSONValue]>
+
+    init(_ steps: [String: JSONValue]) {
+        self.steps = Mutex(steps)
+    }
+
+    var all: [String: JSONValue] { steps.withLock { $0 } }
+
+    func replace(_ new: [String: JSONValue]) {
+        steps.withLock { $0 = new }
+    }
+
+    func merge(_ more: [String: JSONValue]) {
+        steps.withLock { $0.merge(more) { $1 } }
     }
 }

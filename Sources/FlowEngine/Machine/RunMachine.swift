@@ -111,6 +111,10 @@ public struct RunMachine: Sendable {
 
     private mutating func route(_ failure: StepFailure, from index: Int) -> [Action] {
         let node = graph.nodes[index]
+        if failure.bypassesRoutes {
+            state = .failed(failure, step: node.name)
+            return [.finish]
+        }
         switch node.onFailure {
         case .fail:
             state = .failed(failure, step: node.name)

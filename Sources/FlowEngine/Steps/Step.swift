@@ -103,12 +103,18 @@ public struct StepContext: Sendable {
     public var backendOverride: URL?
     /// Where what a step shows a person goes (the progress on standard error).
     public var progress: (any ProgressSink)?
+    /// The run's slot for the encrypted store, which the store-manager step fills.
+    public var vault: RunVault
+    /// The state folder, where the store-manager step keeps the store file.
+    public var stateFolder: String
 
     public init(
         name: String, mode: FlowMode, onboardingID: UUID, info: InfoStore, http: HTTPSession, input: InputSource,
         state: StepState, trace: any TraceSink, log: RunLog, redactor: Redactor, backendOverride: URL?,
-        progress: (any ProgressSink)? = nil
+        progress: (any ProgressSink)? = nil, vault: RunVault = RunVault(), stateFolder: String = ""
     ) {
+        self.vault = vault
+        self.stateFolder = stateFolder
         self.progress = progress
         self.name = name
         self.mode = mode

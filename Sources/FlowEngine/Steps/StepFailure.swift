@@ -7,11 +7,16 @@ public struct StepFailure: Error, Sendable, Hashable, CustomStringConvertible {
     public var message: String
     /// Network errors, 5xx answers and timeouts are transient; a wrong password or a bad configuration is not.
     public var isTransient: Bool
+    /// The flow's `on-failure` route does not apply: the mode fails at once. A wrong passcode is one: routing
+    /// it to a reset would remove the onboarding after one mistyped passcode (the retry limit does that, and
+    /// only that).
+    public var bypassesRoutes: Bool
 
-    public init(_ code: String, _ message: String, transient: Bool = false) {
+    public init(_ code: String, _ message: String, transient: Bool = false, bypassesRoutes: Bool = false) {
         self.code = code
         self.message = message
         self.isTransient = transient
+        self.bypassesRoutes = bypassesRoutes
     }
 
     public var description: String { "\(code): \(message)" }

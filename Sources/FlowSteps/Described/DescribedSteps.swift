@@ -2,7 +2,7 @@ import FlowCatalog
 import FlowDescriptor
 
 /// Built-in steps the flow format describes and the checker knows, but that this build cannot run yet: the
-/// authentication steps and the store manager. Each moves to a type of its own (and out of this list) when
+/// authentication steps. Each moves to a type of its own (and out of this list) when
 /// it is implemented; until then a flow that uses one lints, draws and plans, and `flowrun run` refuses to
 /// start it with finding FR701.
 enum DescribedSteps {
@@ -61,15 +61,5 @@ enum DescribedSteps {
             requires: [KeySpec("otpParameters", .record("otp-parameters"))],
             provides: [],
             waits: .person, authenticates: [.otp]),
-        StepSpec(
-            name: "store-manager", aliases: ["StoreManagerStep"],
-            summary: "Creates (onboard) or opens (restore) the encrypted store, protected by a passcode that follows the passcode policy.",
-            parameters: [
-                ParameterSpec("passcode", .secret, default: "prompt", "The store passcode: `${env.NAME}`, `${input.NAME}` or `prompt`."),
-                ParameterSpec("file", .string, default: "store.db", "The store's file name in the state folder."),
-            ],
-            requires: [KeySpec("passcodePolicy", .record("passcode-policy"), optional: true)],
-            provides: [KeySpec("store", .record("store"))],
-            waits: .person, opensStore: true),
     ]
 }

@@ -1,0 +1,366 @@
+import FlowCatalog
+import FlowDescriptor
+import FlowEngine
+import FlowStore
+import FlowTransform
+import Foundation
+import Glibc
+import Synchronization
+
+/// The `store-manager` step, the SDK's `StoreManagerStep`: creates the encrypted store when onboarding (with a
+/// passcode that follows the downloaded passcode policy), opens it first when restoring, and removes it on reset.
+///
+/// Once the store is open, the engine keeps every step's state in it instead of the plain state folder
+/// (``StoreVault``). `flowrun run FILE --mode change-passcode` goes through ``changePasscode(_:)``.
+struct StoreManagerStep: BuiltinStep, PasscodeChangingStep {
+    static let spec = StepSpec(
+        name: "store-manager", aliases: ["StoreManagerStep"],
+        summary: "Creates (onboard) or opens (restore) the encrypted store, protected by a passcode that follows the passcode policy.",
+        parameters: [
+            ParameterSpec(
+                "passcode", .secret, default: "prompt",
+                "The store passcode: `prompt` (from `--input-fd passcode=FD`, FLOWRUN_INPUT_PASSCODE or the terminal, never `--input`) or `${env.NAME}`."),
+            ParameterSpec("file", .string, default: "store.db", "The store's file name in the state folder; the onboarding ID is added before its extension."),
+        ],
+        requires: [KeySpec("passcodePolicy", .record("passcode-policy"), optional: true)],
+        provides: [KeySpec("store", .record("store"))],
+        waits: .person, opensStore: true)
+
+    let passcode: ParameterText
+    let file: String
+
+    init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
+        passcode = try parameters.runtimeText("passcode") ?? ParameterText(parameter: "passcode", text: "prompt", isSecret: true)
+        file = try parameters.text("file") ?? "store.db"
+        guard !file.isEmpty, !file.contains("/"), !file.hasPrefix("."), file != ".." else {
+            throw ParameterProblem(
+                "`file` is a file name in the state folder (like `store.db`), without a folder and not hidden; found `\(file)`.",
+                at: parameters.location, path: parameters.path.appending("file"))
+        }
+    }
+
+    // MARK: - Modes
+
+    func onboard(_ context: StepContext) async -> StepOutcome {
+        do throws(StepFailure) {
+            let policy = Self.policy(in: context.info)
+            let chosen = try newPasscode(context, policy: policy, input: "passcode")
+            if chosen == nil {
+                context.say("The store is not protected by a passcode: the passcode policy \(policy.enabled ? "allows a default password" : "is off") and none was given.")
+            }
+            let final = path(context)
+            removeLeftovers(in: context.stateFolder)
+            let temporary = context.stateFolder + "/." + (final as NSString).lastPathComponent + ".creating-" + UUID().uuidString
+            let store = try Self.failure { () throws(StoreError) in try SecureStore.create(at: temporary, passcode: chosen, policy: policy) }
+            context.vault.attach(StoreVault(store: store, finalPath: final, stem: stem, passcode: chosen, isNew: true, input: context.input,
+                                            redactor: context.redactor))
+            try context.provide(["store": .record([:])])
+            return .success
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    func restore(_ context: StepContext) async -> StepOutcome {
+        do throws(StepFailure) {
+            var store = try open(context)
+            if store.header.policy.hasExpired(setAt: store.header.passcodeSetAt) {
+                let days = store.header.policy.expiresInDays
+                try replacePasscode(
+                    of: &store, context: context, policy: store.header.policy,
+                    reason: "the passcode has expired (the passcode policy sets \(days) day\(days == 1 ? "" : "s"))")
+            }
+            context.vault.attach(StoreVault(store: store, finalPath: store.path, stem: stem, passcode: nil, isNew: false, input: context.input,
+                                            redactor: context.redactor, current: try? currentPasscodeIfGiven(context, store: store)))
+            try context.provide(["store": .record([:])])
+            return .success
+        } catch {
+            return .failure(Self.unroutable(error))
+        }
+    }
+
+    /// A restore that fails because of the passcode ends the run as it is: the flow's route to a reset is for a
+    /// store that is missing or damaged, not for a mistyped or missing passcode.
+    static func unroutable(_ failure: StepFailure) -> StepFailure {
+        guard !["store-missing", "store-damaged", "store-format"].contains(failure.code) else { return failure }
+        var failure = failure
+        failure.bypassesRoutes = true
+        return failure
+    }
+
+    /// Removes every store of this step in the state folder (any onboarding ID) and unfinished ones.
+    func reset(_ context: StepContext) async -> StepOutcome {
+        removeLeftovers(in: context.stateFolder)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: context.stateFolder)) ?? [] where isStore(name) {
+            try? SecureStore.remove(at: context.stateFolder + "/" + name)
+        }
+        return .success
+    }
+
+    func changePasscode(_ context: StepContext) async -> StepOutcome {
+        do throws(StepFailure) {
+            var store = try open(context)
+            defer { store.close() }
+            guard let new = try newPasscode(context, policy: store.header.policy, input: "new-passcode", allowNone: false) else {
+                throw context.input.missing("new-passcode", secret: true)
+            }
+            try Self.failure { () throws(StoreError) in try store.changePasscode(to: new, policy: store.header.policy) }
+            context.say("The store's passcode was changed; the old one no longer opens it.")
+            return .success
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    // MARK: - Opening
+
+    /// Opens this onboarding's store with the current passcode, counting a wrong one; at the policy's retry
+    /// limit the store is removed and the engine asked to reset the onboarding.
+    private func open(_ context: StepContext) throws(StepFailure) -> SecureStore {
+        let path = path(context)
+        let header = try Self.failure { () throws(StoreError) in try SecureStore.header(at: path) }
+        // On a terminal a wrong passcode is asked again, up to the retry limit; otherwise each run is one try.
+        let given = try context.input.given("passcode", secret: true)
+        let asks = context.input.interactive && passcode.text == "prompt" && given == nil
+        while true {
+            let code = header.isProtected ? try currentPasscode(context) : nil
+            do throws(StoreError) {
+                return try SecureStore.open(at: path, passcode: code)
+            } catch where error.kind == .wrongPasscode {
+                let failed = error.failedOpens ?? header.failedOpens + 1
+                let limit = header.policy.retryLimit
+                if asks, limit == 0 || failed < limit {
+                    context.say("That passcode does not open the store (\(failed) wrong in a row\(limit > 0 ? " of \(limit) allowed" : "")).")
+                    continue
+                }
+                throw wrongPasscode(error, header: header, path: path, context: context)
+            } catch {
+                throw Self.stepFailure(error)
+            }
+        }
+    }
+
+    /// The failure for a wrong passcode; at the policy's retry limit the store is removed and the engine asked
+    /// to reset the onboarding, as the SDK does.
+    private func wrongPasscode(_ error: StoreError, header: SecureStore.Header, path: String, context: StepContext) -> StepFailure {
+        do {
+            let failed = error.failedOpens ?? header.failedOpens + 1
+            let limit = header.policy.retryLimit
+            if limit > 0, failed >= limit {
+                try? SecureStore.remove(at: path)
+                context.vault.requestWipe()
+                context.say("The passcode was wrong \(failed) times in a row, the passcode policy's retry limit: the store and the onboarding are removed. Run the flow again to onboard.")
+                return StepFailure("passcode-retry-limit", "the passcode was wrong \(failed) times in a row, the passcode policy's retry limit: the store and the onboarding were removed")
+            }
+            let left = limit > 0 ? "; after \(limit) the onboarding is reset" : ""
+            return StepFailure("wrong-passcode", "the passcode does not open the store (\(failed) wrong in a row\(left))")
+        }
+    }
+
+    /// The passcode that opens the store: the flow's `${env.NAME}`, or for `prompt` the input source.
+    private func currentPasscode(_ context: StepContext) throws(StepFailure) -> String {
+        let value = passcode.text == "prompt"
+            ? try context.input.value("passcode", question: "Store passcode: ", secret: true)
+            : try context.resolve(passcode)
+        context.redactor.add(value)
+        return value
+    }
+
+    private func currentPasscodeIfGiven(_ context: StepContext, store: SecureStore) throws(StepFailure) -> String? {
+        guard store.header.isProtected else { return nil }
+        return try currentPasscode(context)
+    }
+
+    /// A new passcode that follows `policy`: from `input` (given, or asked twice on a terminal, up to three
+    /// times while it breaks a rule). `nil` when none is given, no terminal can ask, and the policy allows a
+    /// store without one.
+    private func newPasscode(
+        _ context: StepContext, policy: PasscodePolicy, input: String, allowNone: Bool = true
+    ) throws(StepFailure) -> String? {
+        if input == "passcode", passcode.text != "prompt" {
+            let value = try context.resolve(passcode)
+            try Self.check(value, against: policy)
+            return value
+        }
+        let given = try context.input.given(input, secret: true)
+        if given == nil, !context.input.interactive, allowNone, policy.allowsNoPasscode { return nil }
+        var attempts = 0
+        while true {
+            attempts += 1
+            let value = try context.input.newSecret(input, question: input == "passcode" ? "New store passcode: " : "New passcode: ")
+            context.redactor.add(value)
+            let broken = policy.violations(of: value)
+            if broken.isEmpty { return value }
+            guard given == nil, context.input.interactive, attempts < 3 else { try Self.check(value, against: policy); return value }
+            context.say("That passcode does not follow the passcode policy: " + broken.joined(separator: "; ") + ".")
+        }
+    }
+
+    /// Asks for a new passcode and re-wraps `store` with it; without one given and no terminal, fails saying
+    /// why and how to change it.
+    private func replacePasscode(of store: inout SecureStore, context: StepContext, policy: PasscodePolicy, reason: String) throws(StepFailure) {
+        let given = try context.input.given("new-passcode", secret: true)
+        guard context.input.interactive || given != nil else {
+            throw StepFailure(
+                "passcode-change-required",
+                "\(reason): change it with `flowrun run FLOW --mode change-passcode` (or give FLOWRUN_INPUT_NEW_PASSCODE), then restore")
+        }
+        context.say("\(reason.prefix(1).uppercased() + reason.dropFirst()); choose a new one.")
+        guard let new = try newPasscode(context, policy: policy, input: "new-passcode", allowNone: false) else {
+            throw context.input.missing("new-passcode", secret: true)
+        }
+        var changed = store
+        try Self.failure { () throws(StoreError) in try changed.changePasscode(to: new, policy: policy) }
+        store = changed
+    }
+
+    static func check(_ passcode: String, against policy: PasscodePolicy) throws(StepFailure) {
+        let broken = policy.violations(of: passcode)
+        guard broken.isEmpty else {
+            throw StepFailure("passcode-policy", "the passcode does not follow the passcode policy: " + broken.joined(separator: "; "))
+        }
+    }
+
+    // MARK: - Files
+
+    private var stem: (name: String, extension: String) {
+        let name = file as NSString
+        let ext = name.pathExtension
+        return (ext.isEmpty ? file : name.deletingPathExtension, ext.isEmpty ? "" : "." + ext)
+    }
+
+    /// `<state folder>/<name>-<onboarding ID>.<extension>`.
+    private func path(_ context: StepContext) -> String {
+        context.stateFolder + "/" + stem.name + "-" + context.onboardingID.uuidString + stem.extension
+    }
+
+    private func isStore(_ name: String) -> Bool {
+        name.hasPrefix(stem.name + "-") && name.hasSuffix(stem.extension) && !name.hasPrefix(".")
+    }
+
+    /// Stores a killed onboarding left half made.
+    private func removeLeftovers(in folder: String) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        where name.hasPrefix("." + stem.name + "-") && name.contains(".creating-") {
+            unlink(folder + "/" + name)
+        }
+    }
+
+    // MARK: - Policy and errors
+
+    /// The passcode policy the settings provided, or the client's defaults.
+    static func policy(in info: InfoStore) -> PasscodePolicy {
+        guard case .record(let fields)? = info["passcodePolicy"] else { return PasscodePolicy() }
+        var plain: [String: Any] = [:]
+        for (name, value) in fields {
+            switch value {
+            case .bool(let flag): plain[name] = flag
+            case .int(let number): plain[name] = number
+            default: break
+            }
+        }
+        return PasscodePolicy(fields: plain)
+    }
+
+    static func stepFailure(_ error: StoreError) -> StepFailure {
+        switch error.kind {
+        case .missing:
+            StepFailure(error.kind.rawValue, "\(error.message): nothing to restore; `--mode reset` starts over")
+        case .damaged:
+            StepFailure(error.kind.rawValue, "\(error.message); it was not read. `--mode reset` removes it and starts over")
+        default:
+            StepFailure(error.kind.rawValue, error.message)
+        }
+    }
+
+    static func failure<Value>(_ body: () throws(StoreError) -> Value) throws(StepFailure) -> Value {
+        do throws(StoreError) {
+            return try body()
+        } catch {
+            throw stepFailure(error)
+        }
+    }
+}
+
+/// The open store as the engine's ``KeptStateVault``: each step's state is one record (`step/NAME`), written
+/// together in one transaction.
+final class StoreVault: KeptStateVault {
+    private let store: Mutex<SecureStore>
+    private let finalPath: String
+    private let stem: (name: String, extension: String)
+    private let isNew: Bool
+    private let current: String?
+    private let input: InputSource
+    private let redactor: Redactor
+
+    init(store: SecureStore, finalPath: String, stem: (name: String, extension: String), passcode: String?, isNew: Bool,
+         input: InputSource, redactor: Redactor, current: String? = nil) {
+        self.store = Mutex(store)
+        self.finalPath = finalPath
+        self.stem = stem
+        self.isNew = isNew
+        self.current = current ?? passcode
+        self.input = input
+        self.redactor = redactor
+    }
+
+    func loadSteps() throws(StepFailure) -> [String: JSONValue] {
+        let values = try store.withLock { store throws(StepFailure) in
+            try StoreManagerStep.failure { () throws(StoreError) in try store.values() }
+        }
+        var steps: [String: JSONValue] = [:]
+        for (name, data) in values where name.hasPrefix("step/") {
+            guard let root = DocumentReader.read(bytes: Array(data), file: "store", format: .json).root else {
+                throw StepFailure("store-damaged", "a value in the store cannot be read")
+            }
+            steps[String(name.dropFirst("step/".count))] = JSONValue(node: root)
+        }
+        return steps
+    }
+
+    func saveSteps(_ steps: [String: JSONValue], info: InfoStore) throws(StepFailure) {
+        let downloaded: PasscodePolicy? = info["passcodePolicy"] == nil ? nil : StoreManagerStep.policy(in: info)
+        try store.withLock { store throws(StepFailure) in
+            if let downloaded, !isNew {
+                try follow(downloaded, store: &store)
+            }
+            let records = steps.mapValues { Data(($0.rendered() + "\n").utf8) }
+            try StoreManagerStep.failure { () throws(StoreError) in
+                if let downloaded { try store.updatePolicy(downloaded) }
+                try store.replaceAll(with: Dictionary(uniqueKeysWithValues: records.map { ("step/" + $0.key, $0.value) }))
+            }
+            guard isNew else { return }
+            let moved = try StoreManagerStep.failure { () throws(StoreError) in try store.moved(to: finalPath) }
+            store = moved
+            // Stores of earlier onboardings in the same folder are replaced by this one.
+            let folder = (finalPath as NSString).deletingLastPathComponent
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            where name.hasPrefix(stem.name + "-") && name.hasSuffix(stem.extension) && folder + "/" + name != finalPath {
+                try? SecureStore.remove(at: folder + "/" + name)
+            }
+        }
+    }
+
+    /// A newly downloaded policy the passcode no longer follows must be met with a new passcode before the
+    /// restore succeeds, as the SDK's restore applies the policy.
+    private func follow(_ policy: PasscodePolicy, store: inout SecureStore) throws(StepFailure) {
+        let broken: [String]
+        if let current {
+            broken = policy.violations(of: current)
+        } else {
+            broken = policy.allowsNoPasscode ? [] : ["the store has no passcode, and the policy now asks for one"]
+        }
+        guard !broken.isEmpty else { return }
+        let reason = "the passcode no longer follows the downloaded passcode policy (" + broken.joined(separator: "; ") + ")"
+        let given = try input.given("new-passcode", secret: true)
+        guard input.interactive || given != nil else {
+            throw StepFailure(
+                "passcode-change-required",
+                "\(reason): change it with `flowrun run FLOW --mode change-passcode` (or give FLOWRUN_INPUT_NEW_PASSCODE), then restore")
+        }
+        let new = try input.newSecret("new-passcode", question: "New passcode: ")
+        redactor.add(new)
+        try StoreManagerStep.check(new, against: policy)
+        try StoreManagerStep.failure { () throws(StoreError) in try store.changePasscode(to: new, policy: policy) }
+    }
+}
