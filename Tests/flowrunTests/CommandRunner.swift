@@ -29,8 +29,19 @@ struct CommandRunner {
 
     /// Runs `flowrun` with `arguments` in `directory` (the repository root by default), with no standard input.
     static func run(_ arguments: [String], in directory: URL = root, environment: [String: String] = [:], input: String? = nil) throws -> Result {
+        try run(binary, arguments, in: directory, environment: environment, input: input)
+    }
+
+    /// Runs `script` with `/bin/sh -c` (to hand `flowrun` a file descriptor, for example).
+    static func runShell(_ script: String, in directory: URL = root, environment: [String: String] = [:]) throws -> Result {
+        try run(URL(fileURLWithPath: "/bin/sh"), ["-c", script], in: directory, environment: environment, input: nil)
+    }
+
+    private static func run(
+        _ executable: URL, _ arguments: [String], in directory: URL, environment: [String: String], input: String?
+    ) throws -> Result {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = directory
         var merged = ProcessInfo.processInfo.environment

@@ -38,6 +38,24 @@ struct SettingsDownloadStep: BuiltinStep {
     }
 
     func onboard(_ context: StepContext) async -> StepOutcome {
+        await download(context)
+    }
+
+    /// Downloads the settings again; when that fails, the settings kept at onboarding (from the store) are
+    /// provided before the failure is reported, so a flow that continues past it still has them.
+    func restore(_ context: StepContext) async -> StepOutcome {
+        let outcome = await download(context)
+        guard case .failure(let failure) = outcome, case .object(let fields)? = context.kept?["settings"] else { return outcome }
+        do throws(StepFailure) {
+            try context.provide(Dictionary(uniqueKeysWithValues: fields.map { ($0.0, InfoValue.from(json: $0.1)) }))
+        } catch {
+            return .failure(error)
+        }
+        context.say("The settings download failed; the settings kept when onboarding are used.")
+        return .failure(failure)
+    }
+
+    private func download(_ context: StepContext) async -> StepOutcome {
         do throws(StepFailure) {
             let (base, applicationID) = try Backend.base(context)
             let path = "/mobileservices/Storage/v1/runtime/application/\(applicationID)/\(level.scope)/mobileservices/settingsExchange"
@@ -53,6 +71,7 @@ struct SettingsDownloadStep: BuiltinStep {
                 throw StepFailure("bad-settings", "the settings from \(url.absoluteString) cannot be read: \(error.description)")
             }
             try context.provide(values)
+            context.keep(.object([("settings", .object(values.keys.sorted().map { ($0, values[$0]!.json()) }))]))
             if let settings = values["logSettings"], let name = settings["level"]?.text, let level = RunLog.Level(backendName: name) {
                 let effective = settings["enabled"] == .bool(false) ? RunLog.Level.none : level
                 context.log.setLevel(effective)

@@ -1,0 +1,250 @@
+import Foundation
+import Testing
+
+/// Emulator data for the travel application with a password policy of its own (the backend's field names,
+/// without the `passwordPolicy` prefix); the other policy fields keep the backend's defaults.
+func policyData(_ fields: [String: String]) -> String {
+    var policy = [
+        "Enabled": "true", "MinLength": "8", "DigitRequired": "false", "LowerRequired": "false", "UpperRequired": "false",
+        "SpecialRequired": "false", "MinUniqueChars": "0", "RetryLimit": "10", "LockTimeout": "300", "ExpiresInNDays": "0",
+        "DefaultPasswordAllowed": "false", "FingerprintEnabled": "true", "IsDigitsOnly": "false",
+    ]
+    policy.merge(fields) { $1 }
+    let lines = policy.keys.sorted().map { "            passwordPolicy\($0): \"\(policy[$0]!)\"" }.joined(separator: "\n")
+    return """
+        applications:
+          - id: com.example.travel
+            auth:
+              - type: oauth2
+                config:
+                  oauth2.authorizationEndpoint: ${backend}/oauth2/api/v1/authorize
+                  oauth2.tokenEndpoint: ${backend}/oauth2/api/v1/token
+                  oauth2.clients: [{clientID: travel-client, grantType: authorization_code, redirectURL: "${backend}"}]
+            settings:
+              passwordPolicy:
+        \(lines)
+              logSettings: {logEnabled: "true", logLevel: WARN, logEntryExpiry: "7"}
+              featureVectorPolicies: {featureVectorPolicyAllEnabled: "true"}
+        users:
+          - {email: ada@example.com}
+
+        """
+}
+
+/// Runs `flows/settings-store.yaml` (or `flow`) against the emulator with its state in `scratch`.
+struct StoreRun {
+    let scratch: Scratch
+    var flow = CommandRunner.root.appendingPathComponent("flows/settings-store.yaml").path
+    var state: String { scratch.url.appendingPathComponent("state").path }
+
+    func callAsFunction(
+        _ arguments: [String] = [], passcode: String? = nil, newPasscode: String? = nil, data: String? = nil
+    ) throws -> CommandRunner.Result {
+        var environment: [String: String] = [:]
+        if let passcode { environment["FLOWRUN_INPUT_PASSCODE"] = passcode }
+        if let newPasscode { environment["FLOWRUN_INPUT_NEW_PASSCODE"] = newPasscode }
+        var command = ["run", flow, "--emulator", "--state-dir", state, "--input", "email-address=ada@example.com"]
+        if let data {
+            let file = try scratch.write("data-\(UUID().uuidString).yaml", data)
+            command += ["--emulator-data", file.path]
+        }
+        return try CommandRunner.run(command + arguments, in: scratch.url, environment: environment)
+    }
+
+    /// The files in the state folder.
+    var files: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: state)) ?? []).sorted() }
+    var storeFiles: [String] { files.filter { $0.hasPrefix("travel-") && $0.hasSuffix(".db") } }
+}
+
+@Suite("The encrypted store, as a process", .timeLimit(.minutes(10)))
+struct StoreTests {
+    /// Every shipped flow whose steps this build runs goes through onboard → restore → change passcode → restore
+    /// with the new passcode → reset; a flow with a step this build cannot run is refused with FR701 alone.
+    @Test func everyShippedFlowGoesThroughTheWholeCycle() throws {
+        let folder = CommandRunner.root.appendingPathComponent("flows")
+        let flows = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".yaml") }.sorted()
+        var cycled: [String] = []
+        for name in flows {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            var run = StoreRun(scratch: scratch)
+            run.flow = folder.appendingPathComponent(name).path
+            let onboard = try run(passcode: "first-Passcode-1")
+            if onboard.status == 2 {
+                #expect(onboard.standardError.contains("error[FR701]"), "\(name): \(onboard.standardError)")
+                continue
+            }
+            #expect(onboard.status == 0, "\(name): \(onboard.standardOutput)\(onboard.standardError)")
+            let hasStore = !run.storeFiles.isEmpty
+            // Restore asks no provider again: no email address is given.
+            let restore = try CommandRunner.run(["run", run.flow, "--emulator", "--state-dir", run.state], in: scratch.url,
+                                                environment: ["FLOWRUN_INPUT_PASSCODE": "first-Passcode-1"])
+            #expect(restore.status == 0, "\(name): \(restore.standardOutput)\(restore.standardError)")
+            #expect(restore.standardOutput.hasPrefix("succeeded: restore"), "\(name)")
+            if hasStore {
+                let change = try run(["--mode", "change-passcode"], passcode: "first-Passcode-1", newPasscode: "second-Passcode-2")
+                #expect(change.status == 0, "\(name): \(change.standardOutput)\(change.standardError)")
+                #expect(change.standardOutput.hasPrefix("succeeded: change-passcode"))
+                let old = try run(passcode: "first-Passcode-1")
+                #expect(old.status == 1, "\(name): the old passcode still opens the store")
+                #expect(old.standardOutput.contains("wrong-passcode"))
+                let new = try run(passcode: "second-Passcode-2")
+                #expect(new.status == 0, "\(name): \(new.standardOutput)\(new.standardError)")
+                #expect(new.standardOutput.hasPrefix("succeeded: restore"))
+                cycled.append(name)
+            }
+            let reset = try run(["--mode", "reset"], passcode: "second-Passcode-2")
+            #expect(reset.status == 0, "\(name): \(reset.standardOutput)\(reset.standardError)")
+            #expect(!FileManager.default.fileExists(atPath: run.state), "\(name): reset left \(run.files)")
+        }
+        #expect(cycled.contains("settings-store.yaml"))
+    }
+
+    @Test func aWrongPasscodeCountsAcrossRunsAndTheRetryLimitResets() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let run = StoreRun(scratch: scratch)
+        let data = policyData(["RetryLimit": "2"])
+        #expect(try run(passcode: "right-passcode", data: data).status == 0)
+        let first = try run(passcode: "wrong-passcode", data: data)
+        #expect(first.status == 1)
+        #expect(first.standardOutput.contains("wrong-passcode: the passcode does not open the store (1 wrong in a row; after 2 the onboarding is reset)"),
+                "\(first.standardOutput)")
+        // A wrong passcode is not a reason to reset: the flow's route to reset is not taken.
+        #expect(run.storeFiles.count == 1)
+        #expect(!first.standardError.contains("reset:"))
+        let second = try run(passcode: "wrong-passcode", data: data)
+        #expect(second.status == 1)
+        #expect(second.standardError.contains("retry limit: the store and the onboarding are removed"), "\(second.standardError)")
+        #expect(second.standardOutput.contains("passcode-retry-limit"))
+        #expect(run.storeFiles.isEmpty)
+        #expect(!run.files.contains("state.json"))
+        // The next run onboards again.
+        let again = try run(passcode: "right-passcode", data: data)
+        #expect(again.status == 0)
+        #expect(again.standardOutput.hasPrefix("succeeded: onboard"))
+        // A right passcode sets the count back.
+        #expect(try run(passcode: "wrong-passcode", data: data).status == 1)
+        #expect(try run(passcode: "right-passcode", data: data).status == 0)
+        let afterReset = try run(passcode: "wrong-passcode", data: data)
+        #expect(afterReset.standardOutput.contains("(1 wrong in a row;"))
+    }
+
+    @Test func aNewPasscodeBreakingThePolicyGetsOneMessagePerRuleAndKeepsNothing() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let run = StoreRun(scratch: scratch)
+        let strict = policyData([
+            "MinLength": "10", "DigitRequired": "true", "UpperRequired": "true", "LowerRequired": "true",
+            "SpecialRequired": "true", "MinUniqueChars": "8",
+        ])
+        let weak = try run(passcode: "aaaaaa", data: strict)
+        #expect(weak.status == 1)
+        for rule in [
+            "it has 6 characters; the policy asks for at least 10", "it needs a digit", "it needs an upper-case letter",
+            "it needs a special character", "it has 1 different character; the policy asks for at least 8",
+        ] {
+            #expect(weak.standardOutput.contains(rule), "\(rule): \(weak.standardOutput)")
+        }
+        #expect(!weak.standardOutput.contains("lower-case"))
+        #expect(run.storeFiles.isEmpty && !run.files.contains("state.json"), "\(run.files)")
+        let digits = try run(passcode: "12345678", data: policyData(["IsDigitsOnly": "true", "MinLength": "6"]))
+        #expect(digits.status == 0, "\(digits.standardOutput)")
+        let reset = try run(["--mode", "reset"])
+        #expect(reset.status == 0)
+        let good = try run(passcode: "Tr0ub4dor&3x", data: strict)
+        #expect(good.status == 0, "\(good.standardOutput)")
+    }
+
+    @Test func aStricterPolicyDownloadedOnRestoreMustBeMetBeforeTheRestoreSucceeds() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let run = StoreRun(scratch: scratch)
+        #expect(try run(passcode: "lenient-passcode", data: policyData([:])).status == 0)
+        let stricter = policyData(["DigitRequired": "true"])
+        let refused = try run(passcode: "lenient-passcode", data: stricter)
+        #expect(refused.status == 1)
+        #expect(refused.standardOutput.contains("passcode-change-required: the passcode no longer follows the downloaded passcode policy (it needs a digit)"),
+                "\(refused.standardOutput)")
+        #expect(refused.standardOutput.contains("--mode change-passcode"))
+        let changed = try run(passcode: "lenient-passcode", newPasscode: "stricter-passcode-1", data: stricter)
+        #expect(changed.status == 0, "\(changed.standardOutput)\(changed.standardError)")
+        #expect(try run(passcode: "lenient-passcode", data: stricter).status == 1)
+        #expect(try run(passcode: "stricter-passcode-1", data: stricter).status == 0)
+    }
+
+    @Test func passcodesComeFromTheEnvironmentADescriptorOrATerminalNeverTheCommandLine() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let run = StoreRun(scratch: scratch)
+        let flag = try run(["--input", "passcode=visible-in-ps"])
+        #expect(flag.status == 2)
+        #expect(flag.standardError.contains("would show a secret to every user in the process list"), "\(flag.standardError)")
+        let missing = try run()
+        #expect(missing.status == 1)
+        #expect(missing.standardOutput.contains(
+            "missing-input: input `passcode` is needed and there is no terminal to ask on: set FLOWRUN_INPUT_PASSCODE or pass it on a file descriptor with `--input-fd passcode=FD`"),
+            "\(missing.standardOutput)")
+        #expect(run.storeFiles.isEmpty)
+        // From file descriptor 3, as a secret manager hands it over.
+        let passcodeFile = try scratch.write("passcode.txt", "from-a-descriptor\n")
+        let binary = CommandRunner.binary.path
+        let script = "exec 3<\(passcodeFile.path); exec \(binary) run \(run.flow) --emulator --state-dir \(run.state) --input email-address=ada@example.com --input-fd passcode=3"
+        let viaDescriptor = try CommandRunner.runShell(script, in: scratch.url)
+        #expect(viaDescriptor.status == 0, "\(viaDescriptor.standardOutput)\(viaDescriptor.standardError)")
+        #expect(try run(passcode: "from-a-descriptor").standardOutput.hasPrefix("succeeded: restore"))
+    }
+
+    @Test func aPolicyThatAllowsNoPasscodeMakesAStoreThatSaysItIsNotProtected() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let run = StoreRun(scratch: scratch)
+        let data = policyData(["Enabled": "false"])
+        let onboard = try run(data: data)
+        #expect(onboard.status == 0, "\(onboard.standardOutput)")
+        #expect(onboard.standardError.contains("The store is not protected by a passcode: the passcode policy is off"), "\(onboard.standardError)")
+        #expect(run.storeFiles.count == 1)
+        #expect(try run(data: data).standardOutput.hasPrefix("succeeded: restore"))
+    }
+
+    /// After an onboarding with a known passcode, it appears in no file, trace or output, and neither do the
+    /// store's key names or the user's email address in the store.
+    @Test func secretsAppearNowhere() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let run = StoreRun(scratch: scratch)
+        let passcode = "Known-Passcode-\(UUID().uuidString.prefix(8))"
+        let onboard = try run(["--trace", "trace.jsonl"], passcode: passcode)
+        #expect(onboard.status == 0)
+        let restore = try run(["--trace", "trace2.jsonl", "--log-level", "path"], passcode: passcode)
+        #expect(restore.status == 0)
+        var everything = Data((onboard.standardOutput + onboard.standardError + restore.standardOutput + restore.standardError).utf8)
+        for file in ["trace.jsonl", "trace2.jsonl"] {
+            everything += try Data(contentsOf: scratch.url.appendingPathComponent(file))
+        }
+        for file in run.files {
+            everything += try Data(contentsOf: URL(fileURLWithPath: run.state).appendingPathComponent(file))
+        }
+        #expect(everything.range(of: Data(passcode.utf8)) == nil)
+        let store = try Data(contentsOf: URL(fileURLWithPath: run.state).appendingPathComponent(try #require(run.storeFiles.first)))
+        for clear in ["step/welcome", "ada@example.com", "com.example.travel", "passwordPolicy"] {
+            #expect(store.range(of: Data(clear.utf8)) == nil, "\(clear) is in the store file")
+        }
+        let state = try String(contentsOf: URL(fileURLWithPath: run.state).appendingPathComponent("state.json"), encoding: .utf8)
+        #expect(state.contains(#""steps": {}"#) && !state.contains("configuration"), "\(state)")
+    }
+
+    /// Settings kept at onboarding are there on restore even when the download fails and the flow continues.
+    @Test func keptSettingsStandInWhenTheDownloadFails() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let run = StoreRun(scratch: scratch)
+        #expect(try run(passcode: "a-passcode", data: policyData(["MinLength": "9"])).status == 0)
+        let failing = policyData(["MinLength": "9"]) + "faults:\n  settings: {status: 503}\n"
+        let restore = try run(passcode: "a-passcode", data: failing)
+        #expect(restore.status == 0, "\(restore.standardOutput)\(restore.standardError)")
+        #expect(restore.standardError.contains("the settings kept when onboarding are used"))
+        #expect(restore.standardOutput.contains("passcodePolicy "), "\(restore.standardOutput)")
+        #expect(restore.standardError.contains("failed  settings"), "\(restore.standardError)")
+    }
+}
