@@ -69,7 +69,10 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         // Signals are caught before anything is printed: Ctrl-C at any moment ends with 130, never by the signal.
         let stop = StopRequest()
-        let interrupt = Interrupt.onSignal { stop.request() }
+        let interrupt = Interrupt.onSignal {
+            Prompt.interruptIfAsking()
+            stop.request()
+        }
         defer { interrupt.cancel() }
         let flow = try Self.load(file, pipeline: FlowPipeline(registry: Builtins.registry))
         if dryRun {

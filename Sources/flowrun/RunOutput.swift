@@ -123,22 +123,40 @@ enum Plan {
 
 /// Asks a person on the terminal; secrets are read with echo off.
 enum Prompt {
+    /// The terminal settings to put back while a secret is being asked for (echo is off then).
+    private static let asking = Mutex<termios?>(nil)
+
+    /// Asks `question` on standard error and reads a line from standard input; a secret with echo off, turned
+    /// off before the question is shown, so that nothing typed after it can be echoed.
     @Sendable static func ask(_ question: String, secret: Bool) -> String? {
-        FileHandle.standardError.write(Data(question.utf8))
         var saved = termios()
         let restore = secret && tcgetattr(STDIN_FILENO, &saved) == 0
         if restore {
             var quiet = saved
             quiet.c_lflag &= ~tcflag_t(ECHO)
+            asking.withLock { $0 = saved }
             tcsetattr(STDIN_FILENO, TCSANOW, &quiet)
         }
+        FileHandle.standardError.write(Data(question.utf8))
         defer {
             if restore {
+                asking.withLock { $0 = nil }
                 tcsetattr(STDIN_FILENO, TCSANOW, &saved)
                 FileHandle.standardError.write(Data("\n".utf8))
             }
         }
         return readLine(strippingNewline: true)
+    }
+
+    /// Called on Ctrl-C or SIGTERM. A prompt blocks in `read(2)`, where cancelling the step cannot reach it:
+    /// if one is being answered, the terminal's echo is put back and the command ends now with 130. Nothing
+    /// has been kept yet (state is written only when a mode succeeds), so nothing is lost.
+    static func interruptIfAsking() {
+        guard var saved = asking.withLock({ $0 }) else { return }
+        tcsetattr(STDIN_FILENO, TCSANOW, &saved)
+        FileHandle.standardError.write(Data("\n".utf8))
+        FileHandle.standardOutput.write(Data("cancelled: no further step ran and no state was kept\n".utf8))
+        exit(130)
     }
 }
 

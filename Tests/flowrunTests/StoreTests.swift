@@ -248,3 +248,111 @@ struct StoreTests {
         #expect(restore.standardError.contains("failed  settings"), "\(restore.standardError)")
     }
 }
+
+@Suite("The store passcode on a terminal", .timeLimit(.minutes(3)))
+struct StorePasscodeTerminalTests {
+    /// Reads `handle` until `text` has appeared `count` times in all that was read.
+    private func read(_ handle: FileHandle, until text: String, count: Int = 1, into seen: inout String) {
+        while seen.components(separatedBy: text).count - 1 < count {
+            let data = handle.availableData
+            if data.isEmpty { return }
+            seen += String(decoding: data, as: UTF8.self)
+        }
+    }
+
+    /// On a terminal the passcode is asked twice without echo when the store is made, and a wrong one is asked
+    /// again when restoring.
+    @Test func askedTwiceWithoutEchoAndAgainWhenWrong() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let state = scratch.url.appendingPathComponent("s").path
+        func start(_ arguments: String) throws -> (Process, FileHandle, FileHandle) {
+            let command = "\(CommandRunner.binary.path) run --emulator flows/settings-store.yaml --state-dir \(state) \(arguments)"
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+            process.arguments = ["-qec", command, "/dev/null"]
+            process.currentDirectoryURL = CommandRunner.root
+            var environment = ProcessInfo.processInfo.environment
+            environment["TERM"] = "xterm"
+            environment.removeValue(forKey: "FLOWRUN_INPUT_PASSCODE")
+            process.environment = environment
+            let input = Pipe(), output = Pipe()
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+            return (process, input.fileHandleForWriting, output.fileHandleForReading)
+        }
+        var seen = ""
+        let (onboard, typeIn, output) = try start("--input email-address=ada@example.com")
+        // Each answer is typed only once its prompt is there, after the program has turned echo off.
+        read(output, until: "New store passcode: ", into: &seen)
+        typeIn.write(Data("Typed-Passcode-7\n".utf8))
+        read(output, until: "Repeat it: ", into: &seen)
+        typeIn.write(Data("Typed-Passcode-7\n".utf8))
+        read(output, until: "succeeded: onboard", into: &seen)
+        seen += String(decoding: output.readDataToEndOfFile(), as: UTF8.self)
+        onboard.waitUntilExit()
+        #expect(onboard.terminationStatus == 0, "\(seen)")
+        #expect(!seen.contains("Typed-Passcode-7"), "the passcode was echoed: \(seen)")
+
+        var restoring = ""
+        let (restore, typeAgain, restoreOutput) = try start("")
+        read(restoreOutput, until: "Store passcode: ", into: &restoring)
+        typeAgain.write(Data("not-the-passcode\n".utf8))
+        read(restoreOutput, until: "That passcode does not open the store (1 wrong in a row of 10 allowed)", into: &restoring)
+        read(restoreOutput, until: "Store passcode: ", count: 2, into: &restoring)
+        typeAgain.write(Data("Typed-Passcode-7\n".utf8))
+        restoring += String(decoding: restoreOutput.readDataToEndOfFile(), as: UTF8.self)
+        restore.waitUntilExit()
+        #expect(restore.terminationStatus == 0, "\(restoring)")
+        #expect(restoring.contains("succeeded: restore"), "\(restoring)")
+        #expect(!restoring.contains("Typed-Passcode-7") && !restoring.contains("not-the-passcode"), "\(restoring)")
+    }
+
+    /// Ctrl-C at a passcode prompt ends the run with 130, echo back on, and nothing kept.
+    @Test func ctrlCAtThePromptEndsTheRun() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let state = scratch.url.appendingPathComponent("s").path
+        let command = "\(CommandRunner.binary.path) run --emulator flows/settings-store.yaml --state-dir \(state) --input email-address=ada@example.com"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qec", command, "/dev/null"]
+        process.currentDirectoryURL = CommandRunner.root
+        var environment = ProcessInfo.processInfo.environment
+        environment["TERM"] = "xterm"
+        environment.removeValue(forKey: "FLOWRUN_INPUT_PASSCODE")
+        process.environment = environment
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        var seen = ""
+        read(output.fileHandleForReading, until: "New store passcode: ", into: &seen)
+        input.fileHandleForWriting.write(Data([0x03]))
+        seen += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130, "\(seen)")
+        #expect(seen.contains("cancelled: no further step ran and no state was kept"), "\(seen)")
+        let kept = ((try? FileManager.default.contentsOfDirectory(atPath: state)) ?? []).filter { !$0.hasPrefix(".") }
+        #expect(!kept.contains("state.json"), "\(kept)")
+    }
+
+    /// A damaged store is reported and never read; the flow's route then starts over.
+    @Test func aDamagedStoreIsReportedNotRead() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let run = StoreRun(scratch: scratch)
+        #expect(try run(passcode: "a-good-passcode").status == 0)
+        let file = URL(fileURLWithPath: run.state).appendingPathComponent(try #require(run.storeFiles.first))
+        var bytes = try Data(contentsOf: file)
+        // The last page holds the records; flip a byte inside it.
+        bytes[bytes.count - 200] ^= 0x01
+        try bytes.write(to: file)
+        let restore = try run(passcode: "a-good-passcode")
+        #expect(restore.standardError.contains("store-damaged"), "\(restore.standardError)")
+        #expect(restore.standardError.contains("it was not read"))
+    }
+}

@@ -1,7 +1,7 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// The engine benchmark, a package of its own so that `swift test` in the project never builds it.
+// The engine and store benchmarks, a package of their own so that `swift test` in the project never builds it.
 let package = Package(
     name: "flowrun-engine-bench",
     platforms: [.macOS(.v15)],
@@ -9,6 +9,15 @@ let package = Package(
         .package(name: "flowrun", path: "../.."),
     ],
     targets: [
+        .executableTarget(
+            name: "flowrun-store-bench",
+            dependencies: [.product(name: "FlowStore", package: "flowrun")],
+            swiftSettings: [
+                .enableUpcomingFeature("ExistentialAny"),
+                .enableUpcomingFeature("InternalImportsByDefault"),
+                .enableUpcomingFeature("MemberImportVisibility"),
+            ]
+        ),
         .executableTarget(
             name: "flowrun-engine-bench",
             dependencies: [

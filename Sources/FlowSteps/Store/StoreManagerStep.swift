@@ -63,15 +63,15 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep {
 
     func restore(_ context: StepContext) async -> StepOutcome {
         do throws(StepFailure) {
-            var store = try open(context)
+            var (store, current) = try open(context)
             if store.header.policy.hasExpired(setAt: store.header.passcodeSetAt) {
                 let days = store.header.policy.expiresInDays
-                try replacePasscode(
+                current = try replacePasscode(
                     of: &store, context: context, policy: store.header.policy,
                     reason: "the passcode has expired (the passcode policy sets \(days) day\(days == 1 ? "" : "s"))")
             }
             context.vault.attach(StoreVault(store: store, finalPath: store.path, stem: stem, passcode: nil, isNew: false, input: context.input,
-                                            redactor: context.redactor, current: try? currentPasscodeIfGiven(context, store: store)))
+                                            redactor: context.redactor, current: current))
             try context.provide(["store": .record([:])])
             return .success
         } catch {
@@ -99,7 +99,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep {
 
     func changePasscode(_ context: StepContext) async -> StepOutcome {
         do throws(StepFailure) {
-            var store = try open(context)
+            var (store, _) = try open(context)
             defer { store.close() }
             guard let new = try newPasscode(context, policy: store.header.policy, input: "new-passcode", allowNone: false) else {
                 throw context.input.missing("new-passcode", secret: true)
@@ -116,7 +116,8 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep {
 
     /// Opens this onboarding's store with the current passcode, counting a wrong one; at the policy's retry
     /// limit the store is removed and the engine asked to reset the onboarding.
-    private func open(_ context: StepContext) throws(StepFailure) -> SecureStore {
+    /// Returns the store and the passcode that opened it.
+    private func open(_ context: StepContext) throws(StepFailure) -> (SecureStore, String?) {
         let path = path(context)
         let header = try Self.failure { () throws(StoreError) in try SecureStore.header(at: path) }
         // On a terminal a wrong passcode is asked again, up to the retry limit; otherwise each run is one try.
@@ -125,7 +126,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep {
         while true {
             let code = header.isProtected ? try currentPasscode(context) : nil
             do throws(StoreError) {
-                return try SecureStore.open(at: path, passcode: code)
+                return (try SecureStore.open(at: path, passcode: code), code)
             } catch where error.kind == .wrongPasscode {
                 let failed = error.failedOpens ?? header.failedOpens + 1
                 let limit = header.policy.retryLimit
@@ -166,11 +167,6 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep {
         return value
     }
 
-    private func currentPasscodeIfGiven(_ context: StepContext, store: SecureStore) throws(StepFailure) -> String? {
-        guard store.header.isProtected else { return nil }
-        return try currentPasscode(context)
-    }
-
     /// A new passcode that follows `policy`: from `input` (given, or asked twice on a terminal, up to three
     /// times while it breaks a rule). `nil` when none is given, no terminal can ask, and the policy allows a
     /// store without one.
@@ -198,7 +194,10 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep {
 
     /// Asks for a new passcode and re-wraps `store` with it; without one given and no terminal, fails saying
     /// why and how to change it.
-    private func replacePasscode(of store: inout SecureStore, context: StepContext, policy: PasscodePolicy, reason: String) throws(StepFailure) {
+    /// Returns the new passcode.
+    private func replacePasscode(
+        of store: inout SecureStore, context: StepContext, policy: PasscodePolicy, reason: String
+    ) throws(StepFailure) -> String {
         let given = try context.input.given("new-passcode", secret: true)
         guard context.input.interactive || given != nil else {
             throw StepFailure(
@@ -212,6 +211,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep {
         var changed = store
         try Self.failure { () throws(StoreError) in try changed.changePasscode(to: new, policy: policy) }
         store = changed
+        return new
     }
 
     static func check(_ passcode: String, against policy: PasscodePolicy) throws(StepFailure) {
