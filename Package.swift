@@ -148,7 +148,10 @@ let package = Package(
         ),
         .testTarget(
             name: "FlowStepsTests",
-            dependencies: ["FlowSteps", "FlowEngine", "FlowConfig", "FlowTransform", "FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowEmulator", "FlowHTTP"],
+            dependencies: [
+                "FlowSteps", "FlowEngine", "FlowConfig", "FlowTransform", "FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowEmulator",
+                "FlowHTTP", "FlowStore",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -128,12 +128,15 @@ final class StepHarness: Sendable {
         emulatorURL = emulator
     }
 
-    func context(_ mode: FlowMode, kept: JSONValue? = nil) -> StepContext {
+    func context(
+        _ mode: FlowMode, kept: JSONValue? = nil, onboardingID: UUID = UUID(), environment extra: [String: String] = [:]
+    ) -> StepContext {
         var environment = ProcessInfo.processInfo.environment
         environment["CONFORMANCE_SECRET"] = secret
+        environment.merge(extra) { $1 }
         let log = RunLog(level: .path, redactor: redactor) { [lines] level, message in lines.append("\(level.name) \(message)") }
         return StepContext(
-            name: "subject", mode: mode, onboardingID: UUID(), info: info, http: http,
+            name: "subject", mode: mode, onboardingID: onboardingID, info: info, http: http,
             input: InputSource(flags: ["email-address": "ada@example.com"], environment: environment, interactive: false),
             state: StepState(step: "subject", kept: kept, staging: staging), trace: trace, log: log, redactor: redactor,
             backendOverride: emulatorURL, stateFolder: folder.path)
