@@ -86,6 +86,26 @@ func startFlowrun(_ arguments: [String], in directory: URL) throws -> (Process, 
     return (process, output, error)
 }
 
+/// Starts the shell command line `command` under script(1), which gives it a terminal, in the repository's root;
+/// returns the process, where to type, and what the terminal shows. `unset` names environment variables to
+/// leave out.
+func startInTerminal(_ command: String, unset: [String] = []) throws -> (process: Process, keyboard: FileHandle, screen: FileHandle) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+    process.arguments = ["-qec", command, "/dev/null"]
+    process.currentDirectoryURL = CommandRunner.root
+    var environment = ProcessInfo.processInfo.environment
+    environment["TERM"] = "xterm"
+    for name in unset { environment.removeValue(forKey: name) }
+    process.environment = environment
+    let input = Pipe(), output = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    return (process, input.fileHandleForWriting, output.fileHandleForReading)
+}
+
 /// A temporary folder with files written into it, removed by the caller.
 struct Scratch {
     let url: URL

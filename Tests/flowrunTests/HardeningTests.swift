@@ -113,21 +113,10 @@ struct RunMessageTests {
         defer { scratch.remove() }
         let command = [CommandRunner.binary.path, "run", "--emulator", "flows/policy-preview.yaml", "--mode", "onboard",
                        "--state-dir", scratch.url.appendingPathComponent("s").path].joined(separator: " ")
-        // script(1) gives the program a terminal; the answer waits in the terminal's input.
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = ["-qec", command, "/dev/null"]
-        process.currentDirectoryURL = CommandRunner.root
-        var environment = ProcessInfo.processInfo.environment
-        environment["TERM"] = "xterm"
-        process.environment = environment
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        input.fileHandleForWriting.write(Data("ada@example.com\n".utf8))
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        // The answer waits in the terminal's input.
+        let (process, keyboard, screen) = try startInTerminal(command)
+        keyboard.write(Data("ada@example.com\n".utf8))
+        let text = String(decoding: screen.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(text.contains("succeeded: onboard"), "\(text)")
         #expect(text.contains("\u{1B}[2K\rEmail address: "), "\(text.debugDescription)")

@@ -267,21 +267,8 @@ struct StorePasscodeTerminalTests {
         defer { scratch.remove() }
         let state = scratch.url.appendingPathComponent("s").path
         func start(_ arguments: String) throws -> (Process, FileHandle, FileHandle) {
-            let command = "\(CommandRunner.binary.path) run --emulator flows/settings-store.yaml --state-dir \(state) \(arguments)"
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-            process.arguments = ["-qec", command, "/dev/null"]
-            process.currentDirectoryURL = CommandRunner.root
-            var environment = ProcessInfo.processInfo.environment
-            environment["TERM"] = "xterm"
-            environment.removeValue(forKey: "FLOWRUN_INPUT_PASSCODE")
-            process.environment = environment
-            let input = Pipe(), output = Pipe()
-            process.standardInput = input
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            return (process, input.fileHandleForWriting, output.fileHandleForReading)
+            try startInTerminal("\(CommandRunner.binary.path) run --emulator flows/settings-store.yaml --state-dir \(state) \(arguments)",
+                                unset: ["FLOWRUN_INPUT_PASSCODE"])
         }
         var seen = ""
         let (onboard, typeIn, output) = try start("--input email-address=ada@example.com")
@@ -315,24 +302,13 @@ struct StorePasscodeTerminalTests {
         let scratch = try Scratch()
         defer { scratch.remove() }
         let state = scratch.url.appendingPathComponent("s").path
-        let command = "\(CommandRunner.binary.path) run --emulator flows/settings-store.yaml --state-dir \(state) --input email-address=ada@example.com"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = ["-qec", command, "/dev/null"]
-        process.currentDirectoryURL = CommandRunner.root
-        var environment = ProcessInfo.processInfo.environment
-        environment["TERM"] = "xterm"
-        environment.removeValue(forKey: "FLOWRUN_INPUT_PASSCODE")
-        process.environment = environment
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
+        let (process, keyboard, screen) = try startInTerminal(
+            "\(CommandRunner.binary.path) run --emulator flows/settings-store.yaml --state-dir \(state) --input email-address=ada@example.com",
+            unset: ["FLOWRUN_INPUT_PASSCODE"])
         var seen = ""
-        read(output.fileHandleForReading, until: "New store passcode: ", into: &seen)
-        input.fileHandleForWriting.write(Data([0x03]))
-        seen += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        read(screen, until: "New store passcode: ", into: &seen)
+        keyboard.write(Data([0x03]))
+        seen += String(decoding: screen.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 130, "\(seen)")
         #expect(seen.contains("cancelled: no further step ran and no state was kept"), "\(seen)")
