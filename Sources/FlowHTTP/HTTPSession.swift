@@ -35,7 +35,14 @@ public final class HTTPSession: Sendable {
     public let configuration: Configuration
     public let cookies = CookieJar()
     private let client: HTTPClient
-    private let state = Mutex<(headers: [(name: String, value: String)], observers: [any HTTPObserver])>(([], []))
+    private struct Hooks {
+        var headers: [(name: String, value: String)] = []
+        var observers: [any HTTPObserver] = []
+        var authenticators: [AuthenticatorSlot] = []
+        var nextID: UInt64 = 1
+    }
+
+    private let state = Mutex(Hooks())
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -62,20 +69,69 @@ public final class HTTPSession: Sendable {
         state.withLock { $0.observers.append(observer) }
     }
 
-    /// Sends `request`, following redirects while `redirects` says so, letting observers decorate each request
-    /// and resend after inspecting an answer (at most twice, so a misbehaving observer cannot loop).
-    /// - Throws: ``HTTPError`` for a refused URL, a connection that fails, a timeout, or too many redirects.
+    /// Adds an authenticator for its origin's requests (see ``Authenticator``).
+    /// - Throws: ``HTTPError`` `authenticator-registered-twice` when one of the same method already serves that
+    ///   origin: two logins answering one challenge would race.
+    @discardableResult
+    public func addAuthenticator(_ authenticator: any Authenticator) throws(HTTPError) -> AuthenticatorRegistration {
+        let id: UInt64? = state.withLock { hooks in
+            guard !hooks.authenticators.contains(where: {
+                $0.authenticator.method == authenticator.method && $0.authenticator.origin == authenticator.origin
+            }) else { return nil }
+            let id = hooks.nextID
+            hooks.nextID += 1
+            hooks.authenticators.append(AuthenticatorSlot(id: id, authenticator: authenticator))
+            return id
+        }
+        guard let id else {
+            throw HTTPError(
+                "authenticator-registered-twice",
+                "a \(authenticator.method) authenticator is already registered for \(authenticator.origin)", transient: false)
+        }
+        return AuthenticatorRegistration(id: id)
+    }
+
+    /// Removes an authenticator; its origin's requests are sent without its credentials from then on.
+    public func removeAuthenticator(_ registration: AuthenticatorRegistration) {
+        state.withLock { $0.authenticators.removeAll { $0.id == registration.id } }
+    }
+
+    /// The methods of the registered authenticators, in the order they were added.
+    public var authenticatorMethods: [String] { state.withLock { $0.authenticators.map(\.authenticator.method) } }
+
+    /// The session without authenticators and observers, for login traffic.
+    public var transport: HTTPTransport { HTTPTransport(session: self) }
+
+    /// Sends `request`, following redirects while `redirects` says so. Authenticators add their credentials to the
+    /// requests of their origin and answer its challenges (redirects included) with one login, after which the
+    /// original request is sent again; observers decorate each request and may ask for a hop to be sent again after
+    /// its answer, a redirect included (at most twice each, so a misbehaving observer or a backend that refuses every login cannot loop).
+    /// - Throws: ``HTTPError`` for a refused URL, a connection that fails, a timeout, too many redirects, a login
+    ///   that fails, or a challenge that keeps coming after logging in.
     public func send(
         _ request: HTTPRequest, redirects: @Sendable (URL, URL) -> RedirectDecision = { _, _ in .follow }
+    ) async throws(HTTPError) -> HTTPResponse {
+        try await send(request, redirects: redirects, authenticated: true)
+    }
+
+    func send(
+        _ request: HTTPRequest, redirects: @Sendable (URL, URL) -> RedirectDecision, authenticated: Bool
     ) async throws(HTTPError) -> HTTPResponse {
         var current = request
         var redirectCount = 0
         var resends = 0
+        var logins = 0
         let originalOrigin = request.url.origin
         while true {
             var decorated = current
             for (name, value) in defaultHeaders where decorated.header(name) == nil { decorated.headers.append((name, value)) }
-            let observers = state.withLock { $0.observers }
+            let (observers, slots) = authenticated ? state.withLock { ($0.observers, $0.authenticators) } : ([], [])
+            // Each authenticator's credentials go to its own origin only; it notes which login they came from.
+            var generations: [UInt64: Int] = [:]
+            for slot in slots where slot.authenticator.origin == decorated.url.origin {
+                generations[slot.id] = slot.generation
+                try await slot.authenticator.decorate(&decorated)
+            }
             // Credentials an observer adds belong to the request's own origin only.
             if decorated.url.origin == originalOrigin {
                 for observer in observers { try await observer.decorate(&decorated) }
@@ -83,6 +139,34 @@ public final class HTTPSession: Sendable {
             if let cookie = cookies.header(for: decorated.url) { decorated.setHeader("Cookie", cookie) }
             let response = try await transmit(decorated)
             cookies.store(response.headers(named: "Set-Cookie"), from: decorated.url)
+            if let slot = slots.first(where: { slot in
+                slot.authenticator.origin == decorated.url.origin && slot.authenticator.challenges.contains { $0.matches(response) }
+            }) {
+                guard logins < 2 else {
+                    throw HTTPError(
+                        "authentication-failed",
+                        "\(request.method) \(request.url.absoluteString) was still challenged for \(slot.authenticator.method) "
+                            + "authentication after logging in (\(decorated.url.absoluteString) answered \(response.status))",
+                        transient: false)
+                }
+                logins += 1
+                try await slot.authenticate(
+                    seen: generations[slot.id] ?? slot.generation, challenge: response, request: decorated, transport: transport)
+                // The original request again, from its first hop.
+                current = request
+                redirectCount = 0
+                continue
+            }
+            if response.isRedirect, decorated.url.origin == originalOrigin {
+                var decision = ObserverDecision.proceed
+                for observer in observers where decision == .proceed {
+                    decision = try await observer.inspect(response, for: decorated)
+                }
+                if decision == .resend, resends < 2 {
+                    resends += 1
+                    continue
+                }
+            }
             if response.isRedirect, let location = response.header("Location"),
                let target = URL(string: location, relativeTo: decorated.url)?.absoluteURL
             {
@@ -105,7 +189,7 @@ public final class HTTPSession: Sendable {
                 continue
             }
             var decision = ObserverDecision.proceed
-            if decorated.url.origin == originalOrigin {
+            if !response.isRedirect, decorated.url.origin == originalOrigin {
                 for observer in observers where decision == .proceed {
                     decision = try await observer.inspect(response, for: decorated)
                 }
