@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "FlowConfig", targets: ["FlowConfig"]),
         .library(name: "FlowSteps", targets: ["FlowSteps"]),
         .library(name: "FlowStore", targets: ["FlowStore"]),
+        .library(name: "FlowAuth", targets: ["FlowAuth"]),
         .library(name: "FlowEmulator", targets: ["FlowEmulator"]),
     ],
     dependencies: [
@@ -80,6 +81,18 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Authenticators on the session (Basic, OAuth 2.0, SAML, OTP) and the presenters of web logins.
+        .target(
+            name: "FlowAuth",
+            dependencies: [
+                "FlowHTTP",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // The engine: pipeline, graph compiler, run machines and driver, step protocol and registry, services.
         // It knows the step protocol, not the steps.
         .target(
@@ -107,6 +120,7 @@ let package = Package(
             name: "FlowSteps",
             dependencies: [
                 "FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowEngine", "FlowConfig", "FlowHTTP", "FlowTransform", "FlowStore",
+                "FlowAuth",
             ],
             swiftSettings: strictSettings
         ),
@@ -152,6 +166,11 @@ let package = Package(
                 "FlowSteps", "FlowEngine", "FlowConfig", "FlowTransform", "FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowEmulator",
                 "FlowHTTP", "FlowStore",
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "FlowAuthTests",
+            dependencies: ["FlowAuth", "FlowHTTP", "FlowEmulator"],
             swiftSettings: strictSettings
         ),
         .testTarget(

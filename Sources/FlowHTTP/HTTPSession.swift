@@ -96,6 +96,16 @@ public final class HTTPSession: Sendable {
         state.withLock { $0.authenticators.removeAll { $0.id == registration.id } }
     }
 
+    /// Removes the authenticators of `method` for `origin`: a step that is tried again registers its own anew.
+    public func removeAuthenticators(method: String, origin: String) {
+        state.withLock { $0.authenticators.removeAll { $0.authenticator.method == method && $0.authenticator.origin == origin } }
+    }
+
+    /// The registered authenticators of `method`, in the order they were added.
+    public func authenticators(method: String) -> [any Authenticator] {
+        state.withLock { $0.authenticators.map(\.authenticator).filter { $0.method == method } }
+    }
+
     /// The methods of the registered authenticators, in the order they were added.
     public var authenticatorMethods: [String] { state.withLock { $0.authenticators.map(\.authenticator.method) } }
 

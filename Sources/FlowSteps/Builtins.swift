@@ -15,6 +15,9 @@ public enum Builtins {
         SettingsDownloadStep.self,
         CommandStep.self,
         StoreManagerStep.self,
+        BasicAuthenticationStep.self,
+        OAuth2AuthenticationStep.self,
+        LogoutStep.self,
     ]
 
     /// The registry of every built-in step: those of ``steps``, and those the format describes that this build

@@ -13,7 +13,7 @@ extension RunMode: ExpressibleByArgument {}
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Run a flow file: onboard, restore or reset, or change the store's passcode.",
+        abstract: "Run a flow file: onboard, restore or reset, change the store's passcode, or log out.",
         discussion: """
             Mode `auto` (the default) restores when an earlier onboarding left state in the state folder and \
             onboards otherwise. Inputs a step needs come from --input NAME=VALUE, the environment \
@@ -23,7 +23,8 @@ struct RunCommand: AsyncParsableCommand {
             Secrets (the store passcode) never come from --input, which other users can read in the process \
             list: from the environment (FLOWRUN_INPUT_PASSCODE, FLOWRUN_INPUT_NEW_PASSCODE), a file descriptor \
             (--input-fd passcode=3), or a prompt without echo. --mode change-passcode opens the store with the \
-            current passcode and protects it with a new one.
+            current passcode and protects it with a new one. --mode logout ends the backend session, revokes the \
+            kept tokens where the server offers it and forgets them, so that the next start logs in again.
 
             Exit status: 0 success, 1 the flow failed, 2 the file has errors or the options are wrong, 130 cancelled.
             """
@@ -32,7 +33,7 @@ struct RunCommand: AsyncParsableCommand {
     @Argument(help: "The flow file.")
     var file: String
 
-    @Option(help: "auto, onboard, restore, reset or change-passcode.")
+    @Option(help: "auto, onboard, restore, reset, change-passcode or logout.")
     var mode: RunMode = .auto
 
     @Option(name: .customLong("input"), help: ArgumentHelp("An input a step asks for, as NAME=VALUE (repeatable).", valueName: "NAME=VALUE"))
@@ -168,7 +169,7 @@ struct RunCommand: AsyncParsableCommand {
         stop.onRequest { task.cancel() }
         let report = await task.value
         await backend?.stop()
-        Console.print(Summary.render(report, redactor: redactor, changingPasscode: mode == .changePasscode))
+        Console.print(Summary.render(report, redactor: redactor, action: [.changePasscode, .logout].contains(mode) ? mode.rawValue : nil))
         switch report.result {
         case .succeeded: return
         case .failed: throw ExitCode.findings

@@ -62,13 +62,15 @@ final class ProgressPrinter: ProgressSink {
 
 /// The final summary: the result, the modes that ran, and the info keys produced (secret values masked).
 enum Summary {
-    static func render(_ report: RunReport, redactor: Redactor, changingPasscode: Bool = false) -> String {
+    /// `action`: the mode that runs no flow (`change-passcode`, `logout`), if it was one.
+    static func render(_ report: RunReport, redactor: Redactor, action: String? = nil) -> String {
         var lines: [String] = []
         switch report.result {
-        case .succeeded where changingPasscode:
-            lines.append("succeeded: change-passcode")
-        case .failed(let failure, let step, _) where changingPasscode:
-            lines.append("failed to change the passcode at step `\(step)`: \(failure.code): \(TerminalText.safe(redactor.redact(failure.message)))")
+        case .succeeded where action != nil:
+            lines.append("succeeded: \(action!)")
+        case .failed(let failure, let step, _) where action != nil:
+            let what = action == "logout" ? "log out" : "change the passcode"
+            lines.append("failed to \(what) at step `\(step)`: \(failure.code): \(TerminalText.safe(redactor.redact(failure.message)))")
         case .succeeded:
             lines.append("succeeded: " + report.modes.map(\.rawValue).joined(separator: " → "))
         case .failed(let failure, let step, let mode):

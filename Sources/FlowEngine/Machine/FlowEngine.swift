@@ -15,6 +15,9 @@ public enum RunMode: String, Sendable, CaseIterable {
     case reset
     /// Open the store with the current passcode and protect it with a new one (no flow runs).
     case changePasscode = "change-passcode"
+    /// Open the store, end the backend session and revoke the tokens the authentication steps kept, and forget
+    /// them: the next start logs in again (no flow runs).
+    case logout
 }
 
 /// Hears about steps as they run, for progress lines.
@@ -154,6 +157,9 @@ public struct FlowEngine: Sendable {
         if options.mode == .changePasscode {
             return await changePasscode(kept: kept, info: info, vault: vault, options: options, http: http)
         }
+        if options.mode == .logout {
+            return await logout(kept: kept, info: info, vault: vault, options: options, http: http)
+        }
         // With a store, the plain state holds only the onboarding ID: the steps' state comes from the store once
         // the store-manager step has opened it.
         let keptSteps = KeptSteps(kept?.steps ?? [:])
@@ -256,6 +262,81 @@ public struct FlowEngine: Sendable {
         case .cancelled:
             return RunReport(result: .cancelled, modes: [], info: [:], types: [:], onboardingID: kept.onboardingID)
         }
+    }
+
+    /// `--mode logout`: the store-manager step opens the store, each step that logs in logs out with what it
+    /// kept (the backend's session, the tokens), and what they kept is removed, so the next start logs in again.
+    private func logout(kept: KeptState?, info: InfoStore, vault: RunVault, options: RunOptions, http: HTTPSession) async -> RunReport {
+        func report(_ result: SessionMachine.Result) -> RunReport {
+            RunReport(result: result, modes: [], info: [:], types: [:], onboardingID: kept?.onboardingID)
+        }
+        guard let kept else {
+            return report(.failed(StepFailure(
+                "no-onboarding", "there is no onboarding in \(options.state.location) to log out of: onboard first"), step: "(state)", mode: .restore))
+        }
+        let nodes = [FlowMode.restore, .onboard].lazy.compactMap { self.graphs[$0] }.flatMap(\.nodes)
+        var seen: Set<String> = []
+        let loggingOut = nodes.filter { $0.step is any LoggingOutStep && seen.insert($0.name).inserted }
+        guard !loggingOut.isEmpty else {
+            return report(.failed(StepFailure("nothing-to-log-out", "flow `\(name)` has no step that logs in"), step: "(flow)", mode: .restore))
+        }
+        let onboardingID = kept.onboardingID
+        func context(_ node: StepNode, kept: JSONValue?) -> StepContext {
+            StepContext(
+                name: node.name, mode: .restore, onboardingID: onboardingID, info: info, http: http,
+                input: options.input, state: StepState(step: node.name, kept: kept, staging: PersistStaging()), trace: options.trace,
+                log: options.log, redactor: options.redactor, backendOverride: options.backendOverride, progress: options.progress,
+                vault: vault, stateFolder: options.state.location)
+        }
+        func ran(_ node: StepNode, _ body: () async -> StepOutcome) async -> StepOutcome {
+            options.progress?.stepStarted(mode: .restore, step: node.name, attempt: 1)
+            let started = ContinuousClock.now
+            let outcome = await body()
+            options.progress?.stepFinished(mode: .restore, step: node.name, outcome: outcome, duration: ContinuousClock.now - started,
+                                           willRetry: false)
+            return outcome
+        }
+        var steps = kept.steps
+        if usesStore, let storeNode = nodes.first(where: { $0.spec.opensStore }), let store = storeNode.step {
+            let storeContext = context(storeNode, kept: nil)
+            let opened = await ran(storeNode) { await store.restore(storeContext) }
+            if vault.takeWipeRequest() { try? options.state.clear() }
+            guard opened == .success, let open = vault.current else {
+                if case .failure(let failure) = opened {
+                    return report(.failed(StepFailure(failure.code, options.redactor.redact(failure.message)), step: storeNode.name, mode: .restore))
+                }
+                return report(.cancelled)
+            }
+            do throws(StepFailure) {
+                steps = try open.loadSteps()
+            } catch {
+                return report(.failed(error, step: storeNode.name, mode: .restore))
+            }
+        }
+        var remaining = steps
+        for node in loggingOut {
+            guard let step = node.step as? any LoggingOutStep, let own = steps[node.name] else { continue }
+            let stepContext = context(node, kept: own)
+            let outcome = await ran(node) { await step.logout(stepContext) }
+            switch outcome {
+            case .success:
+                remaining[node.name] = nil
+            case .failure(let failure):
+                return report(.failed(StepFailure(failure.code, options.redactor.redact(failure.message)), step: node.name, mode: .restore))
+            case .cancelled:
+                return report(.cancelled)
+            }
+        }
+        do throws(StepFailure) {
+            if usesStore, let open = vault.current {
+                try open.saveSteps(remaining, info: InfoStore(keys: KeyTable(flow: flow)))
+            } else {
+                try options.state.save(KeptState(onboardingID: kept.onboardingID, steps: remaining), flow: name)
+            }
+        } catch {
+            return report(.failed(error, step: "(state)", mode: .restore))
+        }
+        return report(.succeeded)
     }
 
     /// Drives one mode's machine to its end, performing its actions.

@@ -79,7 +79,7 @@ public struct SessionMachine: Sendable {
             case .onboard: queue = [.onboard]
             case .restore: queue = [.restore]
             case .reset: queue = [.reset]
-            case .changePasscode: queue = [.restore]  // (the engine changes a passcode without the machine)
+            case .changePasscode, .logout: queue = [.restore]  // (the engine runs these without the machine)
             }
             return next()
         case (.running(let mode), .modeEnded(let end)):

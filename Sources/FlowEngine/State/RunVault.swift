@@ -11,6 +11,9 @@ public protocol KeptStateVault: Sendable {
     /// Writes `steps` whole, or leaves the previous state as it was. `info` is the run's info when the mode
     /// ended (a newly downloaded passcode policy is in it).
     func saveSteps(_ steps: [String: JSONValue], info: InfoStore) throws(StepFailure)
+    /// Writes what one step keeps at once, in its own transaction: a rotated refresh token must outlive a run
+    /// that fails later, because the server has revoked the one before it.
+    func saveStep(_ step: String, _ value: JSONValue) throws(StepFailure)
 }
 
 /// The run's slot for its encrypted store, shared by the steps through their context.
@@ -64,4 +67,11 @@ public final class RunVault: Sendable {
 public protocol PasscodeChangingStep: Step {
     /// Opens the store with the current passcode and re-protects it with a new one that follows the policy.
     func changePasscode(_ context: StepContext) async -> StepOutcome
+}
+
+/// A built-in step that logs in, and can log out of what it kept (`flowrun run FILE --mode logout`): end the
+/// backend's session, revoke the tokens where the server offers it, forget the credentials.
+public protocol LoggingOutStep: Step {
+    /// Logs out with what the step kept at onboarding (``StepContext/kept``); the engine then forgets it.
+    func logout(_ context: StepContext) async -> StepOutcome
 }

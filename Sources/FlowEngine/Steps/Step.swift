@@ -144,6 +144,13 @@ public struct StepContext: Sendable {
         state.keep(value)
     }
 
+    /// Keeps `value` for later runs and, when the encrypted store is open, writes it there now instead of when the
+    /// run succeeds: for what the server has already replaced (a rotated refresh token).
+    public func keepNow(_ value: JSONValue) throws(StepFailure) {
+        state.keep(value)
+        try vault.current?.saveStep(name, value)
+    }
+
     /// `value` with its `${...}` references and `prompt` resolved; a secret joins the redactor.
     /// - Throws: ``StepFailure`` when a reference cannot be resolved or an input cannot be had.
     public func resolve(_ value: ParameterText) throws(StepFailure) -> String {

@@ -341,6 +341,13 @@ final class StoreVault: KeptStateVault {
         }
     }
 
+    func saveStep(_ step: String, _ value: JSONValue) throws(StepFailure) {
+        let record = Data((value.rendered() + "\n").utf8)
+        try store.withLock { store throws(StepFailure) in
+            try StoreManagerStep.failure { () throws(StoreError) in try store.write(["step/" + step: record]) }
+        }
+    }
+
     /// A newly downloaded policy the passcode no longer follows must be met with a new passcode before the
     /// restore succeeds, as the SDK's restore applies the policy.
     private func follow(_ policy: PasscodePolicy, store: inout SecureStore) throws(StepFailure) {

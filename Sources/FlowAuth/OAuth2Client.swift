@@ -1,0 +1,248 @@
+public import FlowHTTP
+public import Foundation
+
+/// Where an OAuth 2.0 authorization server answers.
+public struct OAuth2Endpoints: Sendable, Hashable, Codable {
+    public var authorization: URL?
+    public var token: URL
+    /// RFC 7009 token revocation, when the server offers it.
+    public var revocation: URL?
+    /// OpenID Connect RP-initiated logout, when the provider offers it.
+    public var endSession: URL?
+    /// The issuer an ID token must name (OpenID Connect).
+    public var issuer: String?
+    /// The provider's signing keys (OpenID Connect).
+    public var jwks: URL?
+
+    public init(authorization: URL?, token: URL, revocation: URL? = nil, endSession: URL? = nil, issuer: String? = nil,
+                jwks: URL? = nil) {
+        self.authorization = authorization
+        self.token = token
+        self.revocation = revocation
+        self.endSession = endSession
+        self.issuer = issuer
+        self.jwks = jwks
+    }
+}
+
+/// The tokens of one login.
+public struct OAuth2Tokens: Sendable, Hashable, Codable {
+    public var accessToken: String
+    public var refreshToken: String?
+    public var idToken: String?
+    public var expiresAt: Date?
+    public var scope: String?
+
+    public init(accessToken: String, refreshToken: String? = nil, idToken: String? = nil, expiresAt: Date? = nil,
+                scope: String? = nil) {
+        self.accessToken = accessToken
+        self.refreshToken = refreshToken
+        self.idToken = idToken
+        self.expiresAt = expiresAt
+        self.scope = scope
+    }
+
+    /// Whether the access token has expired, or will within `margin`, at `now`.
+    public func expires(within margin: TimeInterval, at now: Date) -> Bool {
+        expiresAt.map { $0.timeIntervalSince(now) <= margin } ?? false
+    }
+
+    /// The secrets in it, for the redactor.
+    public var secrets: [String] { [accessToken] + [refreshToken, idToken].compactMap { $0 } }
+}
+
+/// An authorization request under way: the URL to open and what its answer is checked against.
+public struct AuthorizationRequest: Sendable {
+    public var url: URL
+    public var redirect: URL
+    public var state: String
+    public var verifier: String
+    public var nonce: String?
+}
+
+/// An OAuth 2.0 client (RFC 6749) with PKCE (RFC 7636), for the authorization code, refresh token and client
+/// credentials grants, and token revocation (RFC 7009). Every request goes through the transport it is given.
+public struct OAuth2Client: Sendable {
+    public var clientID: String
+    public var clientSecret: String?
+    public var endpoints: OAuth2Endpoints
+    public var scopes: [String]
+    public var now: @Sendable () -> Date
+
+    public init(clientID: String, clientSecret: String? = nil, endpoints: OAuth2Endpoints, scopes: [String] = [],
+                now: @escaping @Sendable () -> Date = { Date() }) {
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+        self.endpoints = endpoints
+        self.scopes = scopes
+        self.now = now
+    }
+
+    /// Whether the scopes ask for OpenID Connect (then a `nonce` is sent and the ID token checked).
+    public var asksOpenID: Bool { scopes.contains("openid") }
+
+    /// A new authorization request for `redirect`: fresh `state`, PKCE verifier (S256) and, for OpenID, `nonce`.
+    public func authorizationRequest(redirect: URL) throws(HTTPError) -> AuthorizationRequest {
+        guard let authorization = endpoints.authorization else {
+            throw HTTPError("oauth2-no-authorization-endpoint", "the OAuth 2.0 parameters name no authorization endpoint", transient: false)
+        }
+        let state = LoginSecrets.random(bytes: 16)
+        let verifier = LoginSecrets.random(bytes: 32)
+        let nonce = asksOpenID ? LoginSecrets.random(bytes: 16) : nil
+        var components = URLComponents(url: authorization, resolvingAgainstBaseURL: true)
+        var items = components?.queryItems ?? []
+        items += [
+            URLQueryItem(name: "response_type", value: "code"),
+            URLQueryItem(name: "client_id", value: clientID),
+            URLQueryItem(name: "redirect_uri", value: redirect.absoluteString),
+            URLQueryItem(name: "state", value: state),
+            URLQueryItem(name: "code_challenge", value: LoginSecrets.codeChallenge(for: verifier)),
+            URLQueryItem(name: "code_challenge_method", value: "S256"),
+        ]
+        if !scopes.isEmpty { items.append(URLQueryItem(name: "scope", value: scopes.joined(separator: " "))) }
+        if let nonce { items.append(URLQueryItem(name: "nonce", value: nonce)) }
+        components?.queryItems = items
+        // `+` is a space in a form query: encode it, as servers read these queries as forms.
+        let query = components?.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        components?.percentEncodedQuery = query
+        guard let url = components?.url else {
+            throw HTTPError("oauth2-bad-endpoint", "cannot form the authorization URL from \(authorization.absoluteString)", transient: false)
+        }
+        return AuthorizationRequest(url: url, redirect: redirect, state: state, verifier: verifier, nonce: nonce)
+    }
+
+    /// The authorization code in the redirect the login ended on, after checking its `state`.
+    /// - Throws: `oauth2-state-mismatch` when `state` differs (a forged or stale redirect), `oauth2-denied` (or the
+    ///   server's error code) for an error redirect, `oauth2-no-code` when neither is there.
+    public func code(from redirect: URL, for request: AuthorizationRequest) throws(HTTPError) -> String {
+        let items = URLComponents(url: redirect, resolvingAgainstBaseURL: true)?.queryItems ?? []
+        func item(_ name: String) -> String? { items.first { $0.name == name }?.value }
+        guard item("state") == request.state else {
+            throw HTTPError(
+                "oauth2-state-mismatch",
+                "the login's redirect carries another `state` than the one sent (\(item("state") == nil ? "none" : "a different one")): "
+                    + "it does not answer this login, so it is refused", transient: false)
+        }
+        if let error = item("error") {
+            let description = item("error_description").map { ": \($0)" } ?? ""
+            throw HTTPError("oauth2-\(error)", "the authorization server refused the login with `\(error)`\(description)", transient: false)
+        }
+        guard let code = item("code"), !code.isEmpty else {
+            throw HTTPError("oauth2-no-code", "the login's redirect carries neither a code nor an error", transient: false)
+        }
+        return code
+    }
+
+    /// Exchanges an authorization code (with its PKCE verifier) for tokens.
+    public func exchange(code: String, for request: AuthorizationRequest, transport: HTTPTransport) async throws(HTTPError) -> OAuth2Tokens {
+        try await tokenRequest([
+            ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", request.redirect.absoluteString),
+            ("code_verifier", request.verifier),
+        ], what: "exchanging the authorization code", transport: transport)
+    }
+
+    /// New tokens for a refresh token. A server that rotates refresh tokens sends a new one; one that does not
+    /// leaves the old one valid, and it is kept.
+    public func refresh(_ tokens: OAuth2Tokens, transport: HTTPTransport) async throws(HTTPError) -> OAuth2Tokens {
+        guard let refreshToken = tokens.refreshToken else {
+            throw HTTPError("oauth2-no-refresh-token", "there is no refresh token", transient: false)
+        }
+        var fresh = try await tokenRequest(
+            [("grant_type", "refresh_token"), ("refresh_token", refreshToken)], what: "refreshing the access token", transport: transport)
+        if fresh.refreshToken == nil { fresh.refreshToken = refreshToken }
+        if fresh.idToken == nil { fresh.idToken = tokens.idToken }
+        return fresh
+    }
+
+    /// Tokens for the client itself (the client credentials grant).
+    public func clientCredentials(transport: HTTPTransport) async throws(HTTPError) -> OAuth2Tokens {
+        guard clientSecret != nil else {
+            throw HTTPError("oauth2-no-client-secret", "the client credentials grant needs the client secret", transient: false)
+        }
+        var pairs = [("grant_type", "client_credentials")]
+        if !scopes.isEmpty { pairs.append(("scope", scopes.joined(separator: " "))) }
+        return try await tokenRequest(pairs, what: "asking for a client credentials token", transport: transport)
+    }
+
+    /// Revokes `token` (RFC 7009) where the server offers revocation; `false` when it does not.
+    @discardableResult
+    public func revoke(_ token: String, hint: String, transport: HTTPTransport) async throws(HTTPError) -> Bool {
+        guard let revocation = endpoints.revocation else { return false }
+        let response = try await transport.send(form(revocation, [("token", token), ("token_type_hint", hint)]))
+        guard response.status == 200 else {
+            throw HTTPError("oauth2-revocation-failed", "POST \(revocation.absoluteString) answered \(response.status)", transient: response.status >= 500)
+        }
+        return true
+    }
+
+    /// The endpoints an OpenID provider publishes at `issuer` + `/.well-known/openid-configuration`.
+    public static func discover(issuer: URL, transport: HTTPTransport) async throws(HTTPError) -> OAuth2Endpoints {
+        let base = issuer.absoluteString.hasSuffix("/") ? String(issuer.absoluteString.dropLast()) : issuer.absoluteString
+        guard let url = URL(string: base + "/.well-known/openid-configuration") else {
+            throw HTTPError("oauth2-bad-issuer", "cannot form the discovery URL of issuer \(issuer.absoluteString)", transient: false)
+        }
+        let response = try await transport.send(HTTPRequest(url: url, headers: [("Accept", "application/json")]))
+        guard response.status == 200,
+              let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
+        else {
+            throw HTTPError(
+                "oauth2-discovery-failed", "GET \(url.absoluteString) answered \(response.status), not the provider's metadata",
+                transient: response.status >= 500)
+        }
+        func endpoint(_ name: String) -> URL? { (object[name] as? String).flatMap(URL.init(string:)) }
+        guard let token = endpoint("token_endpoint") else {
+            throw HTTPError("oauth2-discovery-failed", "the metadata at \(url.absoluteString) names no `token_endpoint`", transient: false)
+        }
+        let published = object["issuer"] as? String
+        guard published == nil || published == base || published == issuer.absoluteString else {
+            throw HTTPError(
+                "oauth2-discovery-failed",
+                "the metadata at \(url.absoluteString) names issuer `\(published!)`, not `\(issuer.absoluteString)`", transient: false)
+        }
+        return OAuth2Endpoints(
+            authorization: endpoint("authorization_endpoint"), token: token, revocation: endpoint("revocation_endpoint"),
+            endSession: endpoint("end_session_endpoint"), issuer: published ?? base, jwks: endpoint("jwks_uri"))
+    }
+
+    // MARK: - The token endpoint
+
+    private func tokenRequest(_ pairs: [(String, String)], what: String, transport: HTTPTransport) async throws(HTTPError) -> OAuth2Tokens {
+        let response = try await transport.send(form(endpoints.token, pairs)) { _, _ in .stop }
+        let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
+        guard response.status == 200 else {
+            let error = object?["error"] as? String
+            let description = (object?["error_description"] as? String).map { " (\($0))" } ?? ""
+            let endpoint = "POST \(endpoints.token.absoluteString)"
+            guard let error else {
+                throw HTTPError(
+                    response.status >= 500 ? "server-error" : "oauth2-token-failed",
+                    "\(what): \(endpoint) answered \(response.status)", transient: response.status >= 500)
+            }
+            throw HTTPError("oauth2-\(error)", "\(what): \(endpoint) answered \(response.status) `\(error)`\(description)", transient: false)
+        }
+        guard let object, let access = object["access_token"] as? String, !access.isEmpty else {
+            throw HTTPError("oauth2-bad-token-response", "\(what): the token endpoint's answer has no `access_token`", transient: false)
+        }
+        if let type = object["token_type"] as? String, type.lowercased() != "bearer" {
+            throw HTTPError("oauth2-bad-token-response", "\(what): the token type is `\(type)`, not `Bearer`", transient: false)
+        }
+        let lifetime = (object["expires_in"] as? NSNumber)?.doubleValue ?? (object["expires_in"] as? String).flatMap(Double.init)
+        return OAuth2Tokens(
+            accessToken: access, refreshToken: object["refresh_token"] as? String, idToken: object["id_token"] as? String,
+            expiresAt: lifetime.map { now().addingTimeInterval($0) }, scope: object["scope"] as? String)
+    }
+
+    /// A form POST authenticated as the client: HTTP Basic with the secret (RFC 6749 §2.3.1), or `client_id` in
+    /// the form for a public client.
+    private func form(_ url: URL, _ pairs: [(String, String)]) -> HTTPRequest {
+        var pairs = pairs
+        var headers = [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")]
+        if let clientSecret {
+            let credentials = HTMLForm.formEscape(clientID) + ":" + HTMLForm.formEscape(clientSecret)
+            headers.append(("Authorization", "Basic " + Data(credentials.utf8).base64EncodedString()))
+        } else {
+            pairs.append(("client_id", clientID))
+        }
+        return HTTPRequest(method: "POST", url: url, headers: headers, body: Array(HTMLForm.encode(pairs).utf8))
+    }
+}

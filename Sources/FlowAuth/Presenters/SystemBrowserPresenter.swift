@@ -1,0 +1,170 @@
+public import FlowHTTP
+public import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// Opens the login page in the desktop's browser (`$BROWSER`, else `xdg-open`) and receives the redirect on a
+/// loopback listener, as RFC 8252 asks of native apps: bound to 127.0.0.1 only, on a port the system picks, for
+/// one redirect, with a time limit. The browser is shown a page saying that the tab may be closed.
+public final class SystemBrowserPresenter: WebPresenter {
+    public let name = "system-browser"
+    /// The program that opens a URL: `$BROWSER` when set, else `xdg-open`.
+    public let opener: String
+    /// The longest wait for the redirect.
+    public let timeout: Duration
+    private let listener = Mutex<LoopbackListener?>(nil)
+
+    public init(environment: [String: String], timeout: Duration = .seconds(300)) {
+        let browser = environment["BROWSER"]?.split(separator: ":").first.map(String.init)
+        opener = browser.flatMap { $0.isEmpty ? nil : $0 } ?? "xdg-open"
+        self.timeout = timeout
+    }
+
+    deinit {
+        listener.withLock { $0?.close() }
+    }
+
+    public func prepare(redirect registered: URL) async throws(HTTPError) -> URL {
+        let started: LoopbackListener
+        do {
+            started = try await LoopbackListener.start()
+        } catch {
+            throw .login("loopback-listener-failed", "cannot listen on 127.0.0.1 for the login's redirect: \(error)")
+        }
+        listener.withLock { $0?.close(); $0 = started }
+        var components = URLComponents(url: registered, resolvingAgainstBaseURL: true)
+        let path = components?.path ?? "/"
+        components = URLComponents()
+        components?.scheme = "http"
+        components?.host = "127.0.0.1"
+        components?.port = started.port
+        components?.path = path.isEmpty ? "/" : path
+        return components?.url ?? URL(string: "http://127.0.0.1:\(started.port)/")!
+    }
+
+    public func present(_ url: URL, finish: LoginFinish, transport: HTTPTransport) async throws(HTTPError) -> URL {
+        guard let listener = listener.withLock({ $0 }) else {
+            throw .login("loopback-listener-failed", "the loopback listener was not started before the login")
+        }
+        defer { listener.close() }
+        try open(url)
+        let target = try await listener.firstRequest(within: timeout)
+        guard let reached = URL(string: target, relativeTo: URL(string: "http://127.0.0.1:\(listener.port)")!)?.absoluteURL else {
+            throw .login("login-url-not-recognised", "the browser came back with an address flowrun cannot read")
+        }
+        return reached
+    }
+
+    private func open(_ url: URL) throws(HTTPError) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [opener, url.absoluteString]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw .login("browser-not-opened", "cannot start `\(opener)` to open the login page: \(error.localizedDescription)")
+        }
+    }
+}
+
+/// A one-shot HTTP listener on 127.0.0.1: hands back the target of the first GET and answers it with a short page.
+final class LoopbackListener: Sendable {
+    let port: Int
+    private let channel: any Channel
+    private let received: AsyncStream<String>
+
+    private init(port: Int, channel: any Channel, received: AsyncStream<String>) {
+        self.port = port
+        self.channel = channel
+        self.received = received
+    }
+
+    static func start() async throws -> LoopbackListener {
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self)
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.pipeline.configureHTTPServerPipeline().flatMap {
+                    channel.pipeline.addHandler(RedirectHandler(continuation: continuation))
+                }
+            }
+        let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
+        guard let port = channel.localAddress?.port else {
+            try? await channel.close()
+            throw HTTPError("loopback-listener-failed", "no port", transient: false)
+        }
+        return LoopbackListener(port: port, channel: channel, received: stream)
+    }
+
+    /// The target (path and query) of the first request, or a timeout error.
+    func firstRequest(within timeout: Duration) async throws(HTTPError) -> String {
+        let received = self.received
+        let result: String? = await withTaskGroup(of: String?.self) { group in
+            group.addTask {
+                var iterator = received.makeAsyncIterator()
+                return await iterator.next()
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        if Task.isCancelled {
+            throw HTTPError("cancelled", "the login in the browser was stopped before it finished", transient: true)
+        }
+        guard let result else {
+            throw HTTPError(
+                "login-timeout", "the browser did not come back to 127.0.0.1:\(port) within \(timeout)", transient: false)
+        }
+        return result
+    }
+
+    func close() {
+        channel.close(promise: nil)
+    }
+}
+
+/// Answers the redirect with a page telling the person they may close the tab, once.
+private final class RedirectHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let continuation: AsyncStream<String>.Continuation
+
+    init(continuation: AsyncStream<String>.Continuation) {
+        self.continuation = continuation
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case .head(let head) = unwrapInboundIn(data) else { return }
+        if head.uri.hasPrefix("/favicon") {
+            respond(context, status: .notFound, body: "")
+            return
+        }
+        continuation.yield(head.uri)
+        continuation.finish()
+        respond(context, status: .ok, body: """
+            <!doctype html><html><head><meta charset="utf-8"><title>flowrun</title></head>
+            <body><p>The login has reached flowrun. You may close this tab and go back to the terminal.</p></body></html>
+            """)
+    }
+
+    private func respond(_ context: ChannelHandlerContext, status: HTTPResponseStatus, body: String) {
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "text/html; charset=utf-8")
+        headers.add(name: "Content-Length", value: String(body.utf8.count))
+        headers.add(name: "Connection", value: "close")
+        headers.add(name: "Cache-Control", value: "no-store")
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+    }
+}

@@ -1,0 +1,253 @@
+import FlowAuth
+import FlowCatalog
+import FlowConfig
+import FlowDescriptor
+import FlowEngine
+import FlowHTTP
+import FlowTransform
+import Foundation
+
+/// What the authentication steps share: their common parameters, the validating request and the user check,
+/// presenters made from the flow's choice, and how a `StepFailure` is made from an `HTTPError`.
+enum Authentication {
+    static let mePath = "/mobileservices/application/{application-id}/roleservice/application/{application-id}/v2/Me"
+
+    static let validatingPath = ParameterSpec(
+        "validating-path", .string, derived: "the path of `authenticationURL`",
+        "The request that proves the session is authenticated (it meets the challenge first), relative to the backend; `{application-id}` is replaced.")
+
+    static let presenter = ParameterSpec(
+        "presenter", .oneOf(["system-browser", "manual", "headless-form"]), default: "system-browser",
+        "How the login page is shown: in the desktop's browser with a loopback redirect, printed for the person to open and paste the final address back, or filled without a browser from the inputs (CI).")
+
+    static let challengeParameters = [
+        ParameterSpec("challenge-status", .int, "The status of this backend's challenge, when it differs from the method's usual ones."),
+        ParameterSpec("challenge-header", .string, "The header that marks this backend's challenge."),
+        ParameterSpec("challenge-value", .string, "The start of that header's value (any value when not given)."),
+    ]
+
+    /// The challenge tests of a step: the flow's own when it names a header, else the method's defaults.
+    static func challenges(_ parameters: BuiltinParameters, defaults: [ChallengeTest]) throws(ParameterProblem) -> [ChallengeTest] {
+        guard let header = try parameters.text("challenge-header") else {
+            let status = try parameters.text("challenge-status")
+            let value = try parameters.text("challenge-value")
+            if status != nil || value != nil {
+                throw ParameterProblem(
+                    "`challenge-status` and `challenge-value` need `challenge-header`: the header that marks the challenge.",
+                    at: parameters.location, path: parameters.path.appending("challenge-header"), missing: true)
+            }
+            return defaults
+        }
+        var statuses: Set<Int> = []
+        if let text = try parameters.text("challenge-status") {
+            guard let status = Int(text), (100...599).contains(status) else {
+                throw ParameterProblem(
+                    "`challenge-status` is an HTTP status from 100 to 599; found `\(text)`.",
+                    at: parameters.node("challenge-status")?.value.location ?? parameters.location,
+                    path: parameters.path.appending("challenge-status"))
+            }
+            statuses = [status]
+        }
+        return [ChallengeTest(statuses: statuses, header: header, value: try parameters.text("challenge-value"))]
+    }
+
+    /// The validating URL of a step: `path` on the backend, or `authenticationURL`; pointed at the emulator under
+    /// `--emulator`.
+    static func validatingURL(_ path: String?, context: StepContext) throws(StepFailure) -> URL {
+        let (base, applicationID) = try Backend.base(context)
+        guard let path else {
+            guard let text = context.info["authenticationURL"]?.text, let url = URL(string: text) else {
+                throw StepFailure("missing-info", "step `\(context.name)` needs `authenticationURL`, the validating request")
+            }
+            return Backend.redirect(url, to: context.backendOverride)
+        }
+        let resolved = path.replacingOccurrences(of: "{application-id}", with: applicationID)
+        guard let url = URL(string: resolved.hasPrefix("/") ? resolved : "/" + resolved, relativeTo: base)?.absoluteURL else {
+            throw StepFailure("bad-parameter", "cannot form the validating URL from \(base.absoluteString) and `\(path)`")
+        }
+        return url
+    }
+
+    /// Sends the validating request (which meets the challenge and logs in). With `readUser`, then reads the user
+    /// from the role service (`Me`'s `id`): a user other than `expected` (the one onboarded) is a failure, as the
+    /// SDK reports a user switch rather than mixing two users' data.
+    static func validate(
+        _ path: String?, readUser: Bool, expected: String?, context: StepContext, method: String
+    ) async throws(StepFailure) -> String? {
+        let url = try validatingURL(path, context: context)
+        let what = "validating the \(method) login with \(redact(url))"
+        let response = try await fetch(HTTPRequest(url: url, headers: [("Accept", "application/json")]), context: context, what: what)
+        guard readUser else { return nil }
+        let me = try validatingURL(mePath, context: context)
+        let document = me == url
+            ? try? Backend.json(response, what: what)
+            : try? Backend.json(
+                try await fetch(HTTPRequest(url: me, headers: [("Accept", "application/json")]), context: context, what: "reading the user"),
+                what: "reading the user")
+        let user = document?["id"]?.scalar?.text ?? document?["userName"]?.scalar?.text
+        try check(user: user, expected: expected)
+        return user
+    }
+
+    /// Fails when `user` is not the onboarded user.
+    static func check(user: String?, expected: String?) throws(StepFailure) {
+        guard let expected, let user, user != expected else { return }
+        throw StepFailure(
+            "user-switch",
+            "the login is for user `\(user)`, but this onboarding belongs to `\(expected)`: log in as `\(expected)`, or reset "
+                + "(`--mode reset`) and onboard the other user")
+    }
+
+    /// The user `Me` names for a request decorated by `bearer` (after a new login, through the login transport).
+    static func user(bearer token: String, context: StepContext, transport: HTTPTransport) async throws(HTTPError) -> String? {
+        guard let me = try? validatingURL(mePath, context: context) else { return nil }
+        let response = try await transport.send(HTTPRequest(url: me, headers: [("Accept", "application/json"), ("Authorization", "Bearer \(token)")]))
+        guard response.status == 200, let document = try? Backend.json(response, what: "reading the user") else { return nil }
+        return document["id"]?.scalar?.text ?? document["userName"]?.scalar?.text
+    }
+
+    /// Like ``Backend/fetch(_:context:what:)``, with the login's failures (an `HTTPError` from an authenticator)
+    /// named as such.
+    static func fetch(_ request: HTTPRequest, context: StepContext, what: String) async throws(StepFailure) -> HTTPResponse {
+        do {
+            return try await Backend.fetch(request, context: context, what: what)
+        } catch {
+            if error.code == "wiped" { context.vault.requestWipe() }
+            throw error
+        }
+    }
+
+    /// A URL without its query, for messages.
+    static func redact(_ url: URL) -> String {
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
+        components?.query = nil
+        return components?.string ?? url.absoluteString
+    }
+
+    // MARK: - Presenters
+
+    /// The presenter the flow chose, its form answers taken from the run's inputs.
+    static func presenter(_ name: String, fields: HeadlessFormPresenter.FieldNames, context: StepContext) -> any WebPresenter {
+        switch name {
+        case "headless-form":
+            let input = context.input
+            let redactor = context.redactor
+            return HeadlessFormPresenter(fields: fields) { kind throws(HTTPError) -> String in
+                do throws(StepFailure) {
+                    let value: String
+                    switch kind {
+                    case .username:
+                        value = try input.value("username", question: "User name: ")
+                    case .password:
+                        value = try input.value("password", question: "Password: ", secret: true)
+                        redactor.add(value)
+                    case .oneTimeCode:
+                        if let secret = try input.given("totp-secret", secret: true) {
+                            redactor.add(secret)
+                            guard let totp = TOTP(base32: secret) else {
+                                throw StepFailure("bad-input", "input `totp-secret` is not a base32 secret (as authenticator apps take it)")
+                            }
+                            value = totp.code(at: Date())
+                        } else {
+                            value = try input.value("otp", question: "One-time code: ", secret: true)
+                        }
+                        redactor.add(value)
+                    }
+                    return value
+                } catch {
+                    throw HTTPError(error.code, error.message, transient: false)
+                }
+            }
+        case "manual":
+            let input = context.input
+            return ManualPresenter(show: { text in context.say(text) }) { () throws(HTTPError) -> String in
+                guard input.interactive else {
+                    throw HTTPError(
+                        "missing-input",
+                        "the `manual` presenter reads the address the browser ended on from the terminal, and there is no terminal: "
+                            + "use `presenter: headless-form` (inputs from the environment) in CI", transient: false)
+                }
+                do throws(StepFailure) {
+                    return try input.value("login-redirect", question: "Address: ", secret: true)
+                } catch {
+                    throw HTTPError(error.code, error.message, transient: false)
+                }
+            }
+        default:
+            return SystemBrowserPresenter(environment: context.input.environment)
+        }
+    }
+
+    /// The field names of a `headless-form` presenter: the defaults, with the flow's `form-fields` first.
+    static func fieldNames(_ mapping: [(key: String, value: String)]) -> HeadlessFormPresenter.FieldNames {
+        var names = HeadlessFormPresenter.FieldNames()
+        for (kind, field) in mapping {
+            switch kind {
+            case "username": names.username.insert(field, at: 0)
+            case "password": names.password.insert(field, at: 0)
+            case "one-time-code": names.oneTimeCode.insert(field, at: 0)
+            default: break
+            }
+        }
+        return names
+    }
+
+    static let formFields = ParameterSpec(
+        "form-fields", .stringMap,
+        "For `headless-form`: the login form's field names, by what they ask for (`username`, `password`, `one-time-code`), when the defaults do not find them.")
+
+    /// A step failure for an authentication error, naming the step's method.
+    static func failure(_ error: HTTPError, what: String) -> StepFailure {
+        StepFailure(error.code, "\(what): \(error.message)", transient: error.isTransient)
+    }
+}
+
+extension JSONValue {
+    /// The text of a string value.
+    var string: String? {
+        if case .string(let text) = self { text } else { nil }
+    }
+}
+
+// MARK: - Logout
+
+extension Authentication {
+    static let logoutPath = "/mobileservices/sessions/logout"
+
+    /// Ends the backend's session: `POST /mobileservices/sessions/logout` with the session's cookies and, when
+    /// given, the credentials (through the plain transport: a logout never logs in). A session the backend no
+    /// longer knows (401, 403) counts as ended.
+    static func endSession(backend: URL, authorization: String?, context: StepContext) async throws(StepFailure) {
+        guard let url = URL(string: logoutPath, relativeTo: backend)?.absoluteURL else {
+            throw StepFailure("bad-parameter", "cannot form the logout URL from \(backend.absoluteString)")
+        }
+        var request = HTTPRequest(method: "POST", url: url, headers: [("Accept", "application/json")], body: [])
+        if let authorization { request.setHeader("Authorization", authorization) }
+        let response: HTTPResponse
+        do {
+            response = try await context.http.transport.send(request) { _, _ in .stop }
+        } catch {
+            throw StepFailure(error.code, "logging out: \(error.message)", transient: error.isTransient)
+        }
+        switch response.status {
+        case 200..<300:
+            context.note("logged-out", "the backend ended the session (POST \(url.absoluteString) answered \(response.status))")
+        case 401, 403:
+            context.note("logged-out", "the backend had no session to end (POST \(url.absoluteString) answered \(response.status))")
+        default:
+            throw StepFailure(
+                response.status >= 500 ? "server-error" : "http-\(response.status)",
+                "logging out: POST \(url.absoluteString) answered \(response.status)", transient: response.status >= 500)
+        }
+    }
+
+    /// The backend a step kept, pointed at the emulator under `--emulator`.
+    static func keptBackend(_ kept: JSONValue?, context: StepContext) -> URL? {
+        kept?["backend"]?.string.flatMap(URL.init(string:)).map { Backend.redirect($0, to: context.backendOverride) }
+    }
+
+    /// The backend URL as configured (before `--emulator`), to keep for logging out later.
+    static func configuredBackend(_ context: StepContext) -> String? {
+        context.info["settingsParameters"]?["backendURL"]?.text
+    }
+}

@@ -1,0 +1,122 @@
+import FlowAuth
+import FlowCatalog
+import FlowDescriptor
+import FlowEngine
+import FlowHTTP
+import FlowTransform
+import Foundation
+
+/// The `basic-authentication` step, the SDK's `BasicAuthenticationStep`: answers the backend's Basic challenge
+/// with a user name and password from the inputs, proves them with the validating request, and keeps them in the
+/// encrypted store so that a restore does not ask again.
+struct BasicAuthenticationStep: BuiltinStep, LoggingOutStep {
+    static let spec = StepSpec(
+        name: "basic-authentication", aliases: ["BasicAuthenticationStep"],
+        summary: "Authenticates with HTTP Basic credentials, proved by the validating request and kept in the store.",
+        parameters: [
+            ParameterSpec("username", .string, default: "${input.username}", "The user name."),
+            ParameterSpec("password", .secret, default: "prompt", "The password: `${env.NAME}`, `${input.NAME}` or `prompt` (input `password`)."),
+            Authentication.validatingPath,
+        ] + Authentication.challengeParameters,
+        requires: [KeySpec("authenticationURL", .url)],
+        provides: [],
+        waits: .person, authenticates: [.basic])
+
+    let username: ParameterText
+    let password: ParameterText
+    let validatingPath: String?
+    let challenges: [ChallengeTest]
+
+    init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
+        username = try parameters.runtimeText("username") ?? ParameterText(parameter: "username", text: "${input.username}", isSecret: false)
+        password = try parameters.runtimeText("password") ?? ParameterText(parameter: "password", text: "prompt", isSecret: true)
+        validatingPath = try parameters.text("validating-path")
+        challenges = try Authentication.challenges(parameters, defaults: ChallengeTest.basic)
+    }
+
+    func onboard(_ context: StepContext) async -> StepOutcome {
+        await authenticate(context, kept: nil)
+    }
+
+    /// Sends the credentials kept at onboarding; only when the backend refuses them are new ones asked for.
+    func restore(_ context: StepContext) async -> StepOutcome {
+        await authenticate(context, kept: context.kept)
+    }
+
+    /// Ends the backend's session with the kept credentials, which the engine then forgets.
+    /// Logs out with what onboarding kept, when the store was open to read it; a logout that fails does not stop
+    /// the reset, which removes the store anyway.
+    func reset(_ context: StepContext) async -> StepOutcome {
+        guard context.kept != nil else { return .success }
+        if case .failure(let failure) = await logout(context) {
+            context.note("logout-failed", "not logged out before the reset: \(failure.message)")
+        }
+        return .success
+    }
+
+    func logout(_ context: StepContext) async -> StepOutcome {
+        do throws(StepFailure) {
+            guard let backend = Authentication.keptBackend(context.kept, context: context) else { return .success }
+            var authorization: String?
+            if let user = context.kept?["username"]?.string, let password = context.kept?["password"]?.string {
+                context.redactor.add(password)
+                authorization = "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
+            }
+            try await Authentication.endSession(backend: backend, authorization: authorization, context: context)
+            context.http.removeAuthenticators(method: "basic", origin: backend.origin)
+            return .success
+        } catch {
+            return Task.isCancelled ? .cancelled : .failure(error)
+        }
+    }
+
+    private func authenticate(_ context: StepContext, kept: JSONValue?) async -> StepOutcome {
+        do throws(StepFailure) {
+            let origin = try Authentication.validatingURL(validatingPath, context: context).origin
+            var credentials: BasicAuthenticator.Credentials?
+            if let user = kept?["username"]?.string, let password = kept?["password"]?.string {
+                context.redactor.add(password)
+                credentials = BasicAuthenticator.Credentials(username: user, password: password)
+            }
+            let username = self.username, password = self.password
+            let authenticator = BasicAuthenticator(origin: origin, challenges: challenges, credentials: credentials) { refused throws(HTTPError) in
+                do throws(StepFailure) {
+                    if let refused {
+                        guard context.input.interactive else {
+                            throw StepFailure(
+                                "credentials-refused",
+                                "the backend refused the password of user `\(refused.username)` (it answered the Basic challenge again)")
+                        }
+                        context.say("The backend refused the user name or password of `\(refused.username)`; enter them again.")
+                        let name = try context.input.value("username", question: "User name: ")
+                        let secret = try context.input.value("password", question: "Password: ", secret: true)
+                        context.redactor.add(secret)
+                        return BasicAuthenticator.Credentials(username: name, password: secret)
+                    }
+                    return BasicAuthenticator.Credentials(username: try context.resolve(username), password: try context.resolve(password))
+                } catch {
+                    throw HTTPError(error.code, error.message, transient: false)
+                }
+            }
+            context.http.removeAuthenticators(method: "basic", origin: origin)
+            do {
+                try context.http.addAuthenticator(authenticator)
+            } catch {
+                throw StepFailure(error.code, error.message)
+            }
+            let user = try await Authentication.validate(
+                validatingPath, readUser: true, expected: kept?["user"]?.string, context: context, method: "Basic")
+            guard let sent = authenticator.current else {
+                throw StepFailure(
+                    "no-challenge", "the validating request succeeded without a Basic challenge: the backend does not ask for Basic authentication")
+            }
+            var value: [(String, JSONValue)] = [("username", .string(sent.username)), ("password", .string(sent.password))]
+            if let user { value.append(("user", .string(user))) }
+            if let backend = Authentication.configuredBackend(context) { value.append(("backend", .string(backend))) }
+            context.keep(.object(value))
+            return .success
+        } catch {
+            return Task.isCancelled ? .cancelled : .failure(error)
+        }
+    }
+}

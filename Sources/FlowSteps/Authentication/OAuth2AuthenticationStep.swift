@@ -1,0 +1,289 @@
+import FlowAuth
+import FlowCatalog
+import FlowConfig
+import FlowDescriptor
+import FlowEngine
+import FlowHTTP
+import FlowTransform
+import Foundation
+import Synchronization
+
+/// The `oauth2-authentication` step, the SDK's `OAuth2AuthenticationStep`: logs in with the authorization code
+/// grant (PKCE S256, `state`, a presenter for the login page) or the client credentials grant, proves the login
+/// with the validating request, and keeps the tokens in the encrypted store. A restore sends the kept tokens and
+/// refreshes them when they expire; it logs in again only when the refresh token is refused.
+struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
+    enum Grant: String {
+        case authorizationCode = "authorization-code"
+        case clientCredentials = "client-credentials"
+    }
+
+    static let spec = StepSpec(
+        name: "oauth2-authentication", aliases: ["OAuth2AuthenticationStep"],
+        summary: "Authenticates with OAuth 2.0: the authorization code grant with PKCE through a presenter, or the client credentials grant; tokens kept in the store and refreshed.",
+        parameters: [
+            ParameterSpec("grant", .oneOf(["authorization-code", "client-credentials"]), default: "authorization-code", "The OAuth 2.0 grant."),
+            Authentication.presenter,
+            Authentication.formFields,
+            ParameterSpec("client-secret", .secret, "The client secret for the client credentials grant: `${env.NAME}` or `${input.NAME}`."),
+            ParameterSpec("scope", .string, "The scopes to ask for, separated by spaces (default: those of the OAuth 2.0 parameters)."),
+            ParameterSpec("issuer", .url, "An OpenID Connect issuer: the endpoints are read from its `/.well-known/openid-configuration` instead of the OAuth 2.0 parameters."),
+            ParameterSpec("client-id", .string, "The client ID, when it is not the one in the OAuth 2.0 parameters (with `issuer`)."),
+            ParameterSpec("redirect-url", .url, "The redirect URL, when it is not the one in the OAuth 2.0 parameters (with `issuer`)."),
+            Authentication.validatingPath,
+        ] + Authentication.challengeParameters,
+        requires: [
+            KeySpec("authenticationURL", .url),
+            KeySpec("oauth2Parameters", .record("oauth2-parameters"), when: "grant", is: ["authorization-code"]),
+            KeySpec("oauth2ClientCredentialsParameters", .record("oauth2-client-credentials-parameters"), when: "grant", is: ["client-credentials"]),
+        ],
+        provides: [],
+        waits: .person, authenticates: [.oauth2, .oauth2ClientCredentials])
+
+    let grant: Grant
+    let presenter: String
+    let fields: HeadlessFormPresenter.FieldNames
+    let clientSecret: ParameterText?
+    let scope: String?
+    let issuer: URL?
+    let clientID: String?
+    let redirectURL: URL?
+    let validatingPath: String?
+    let challenges: [ChallengeTest]
+
+    init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
+        grant = try parameters.choice("grant", as: Grant.self) ?? .authorizationCode
+        presenter = try parameters.text("presenter") ?? "system-browser"
+        fields = Authentication.fieldNames(try parameters.textMapping("form-fields"))
+        clientSecret = try parameters.runtimeText("client-secret")
+        scope = try parameters.text("scope")
+        issuer = try parameters.text("issuer").flatMap(URL.init(string:))
+        clientID = try parameters.text("client-id")
+        redirectURL = try parameters.text("redirect-url").flatMap(URL.init(string:))
+        validatingPath = try parameters.text("validating-path")
+        challenges = try Authentication.challenges(parameters, defaults: ChallengeTest.oauth2)
+        if grant == .clientCredentials, clientSecret == nil {
+            throw ParameterProblem(
+                "the client credentials grant needs `client-secret` (`${env.NAME}` or `${input.NAME}`).",
+                at: parameters.location, path: parameters.path.appending("client-secret"), missing: true)
+        }
+    }
+
+    func onboard(_ context: StepContext) async -> StepOutcome {
+        await authenticate(context, kept: nil)
+    }
+
+    func restore(_ context: StepContext) async -> StepOutcome {
+        await authenticate(context, kept: context.kept)
+    }
+
+    /// Revokes the kept tokens where the server offers revocation (RFC 7009), ends the provider's session when it
+    /// offers an end-session endpoint, and ends the backend's session; the engine then forgets the tokens.
+    /// Logs out with what onboarding kept, when the store was open to read it; a logout that fails does not stop
+    /// the reset, which removes the store anyway.
+    func reset(_ context: StepContext) async -> StepOutcome {
+        guard context.kept != nil else { return .success }
+        if case .failure(let failure) = await logout(context) {
+            context.note("logout-failed", "not logged out before the reset: \(failure.message)")
+        }
+        return .success
+    }
+
+    func logout(_ context: StepContext) async -> StepOutcome {
+        do throws(StepFailure) {
+            let kept = Kept(context.kept)
+            kept.tokens?.secrets.forEach(context.redactor.add)
+            let transport = context.http.transport
+            func follow(_ url: URL) -> URL {
+                guard let backend = kept.backend.flatMap(URL.init(string:)), url.origin == backend.origin else { return url }
+                return Backend.redirect(url, to: context.backendOverride)
+            }
+            if let tokens = kept.tokens, let endpoints = kept.endpoints {
+                var followed = endpoints
+                followed.token = follow(endpoints.token)
+                followed.revocation = endpoints.revocation.map(follow)
+                let client = OAuth2Client(clientID: kept.clientID ?? "", endpoints: followed)
+                do {
+                    if let refresh = tokens.refreshToken {
+                        _ = try await client.revoke(refresh, hint: "refresh_token", transport: transport)
+                    }
+                    let revoked = try await client.revoke(tokens.accessToken, hint: "access_token", transport: transport)
+                    context.note("tokens-revoked", revoked ? "the tokens were revoked" : "the server offers no revocation; the tokens were forgotten")
+                } catch {
+                    throw Authentication.failure(error, what: "revoking the tokens")
+                }
+                if let endSession = endpoints.endSession.map(follow), var components = URLComponents(url: endSession, resolvingAgainstBaseURL: true) {
+                    components.queryItems = (components.queryItems ?? []) + (tokens.idToken.map { [URLQueryItem(name: "id_token_hint", value: $0)] } ?? [])
+                    if let url = components.url { _ = try? await transport.send(HTTPRequest(url: url)) { _, _ in .stop } }
+                }
+            }
+            if let backend = Authentication.keptBackend(context.kept, context: context) {
+                try await Authentication.endSession(
+                    backend: backend, authorization: kept.tokens.map { "Bearer \($0.accessToken)" }, context: context)
+                context.http.removeAuthenticators(method: "oauth2", origin: backend.origin)
+            }
+            return .success
+        } catch {
+            return Task.isCancelled ? .cancelled : .failure(error)
+        }
+    }
+
+    /// What this step keeps: the tokens, the user and where to revoke them.
+    private struct Kept: Sendable {
+        var tokens: OAuth2Tokens?
+        var user: String?
+        var endpoints: OAuth2Endpoints?
+        var backend: String?
+        var clientID: String?
+
+        init(_ json: JSONValue?) {
+            backend = json?["backend"]?.string
+            clientID = json?["clientID"]?.string
+            if let token = json?["tokenEndpoint"]?.string.flatMap(URL.init(string:)) {
+                endpoints = OAuth2Endpoints(
+                    authorization: nil, token: token, revocation: json?["revocationEndpoint"]?.string.flatMap(URL.init(string:)),
+                    endSession: json?["endSessionEndpoint"]?.string.flatMap(URL.init(string:)))
+            }
+            guard let json, let access = json["accessToken"]?.string else { return }
+            tokens = OAuth2Tokens(
+                accessToken: access, refreshToken: json["refreshToken"]?.string, idToken: json["idToken"]?.string,
+                expiresAt: json["expiresAt"]?.string.flatMap(Double.init).map(Date.init(timeIntervalSince1970:)), scope: json["scope"]?.string)
+            user = json["user"]?.string
+        }
+
+        init(tokens: OAuth2Tokens?, user: String?, endpoints: OAuth2Endpoints?, backend: String?, clientID: String?) {
+            self.clientID = clientID
+            self.tokens = tokens
+            self.user = user
+            self.endpoints = endpoints
+            self.backend = backend
+        }
+
+        var json: JSONValue {
+            var members: [(String, JSONValue)] = []
+            if let tokens {
+                members.append(("accessToken", .string(tokens.accessToken)))
+                if let refresh = tokens.refreshToken { members.append(("refreshToken", .string(refresh))) }
+                if let id = tokens.idToken { members.append(("idToken", .string(id))) }
+                if let expiry = tokens.expiresAt { members.append(("expiresAt", .string(String(expiry.timeIntervalSince1970)))) }
+                if let scope = tokens.scope { members.append(("scope", .string(scope))) }
+            }
+            if let user { members.append(("user", .string(user))) }
+            if let backend { members.append(("backend", .string(backend))) }
+            if let clientID { members.append(("clientID", .string(clientID))) }
+            if let endpoints {
+                members.append(("tokenEndpoint", .string(endpoints.token.absoluteString)))
+                if let revocation = endpoints.revocation { members.append(("revocationEndpoint", .string(revocation.absoluteString))) }
+                if let endSession = endpoints.endSession { members.append(("endSessionEndpoint", .string(endSession.absoluteString))) }
+            }
+            return .object(members)
+        }
+    }
+
+    private func authenticate(_ context: StepContext, kept json: JSONValue?) async -> StepOutcome {
+        do throws(StepFailure) {
+            let origin = try Authentication.validatingURL(validatingPath, context: context).origin
+            let kept = Kept(json)
+            if let tokens = kept.tokens { tokens.secrets.forEach(context.redactor.add) }
+            let (client, redirect) = try await self.client(context)
+            let presenter = Authentication.presenter(self.presenter, fields: fields, context: context)
+            let oauthGrant: OAuth2Authenticator.Grant = grant == .clientCredentials
+                ? .clientCredentials : .authorizationCode(presenter: presenter, redirect: redirect)
+            let backend = Authentication.configuredBackend(context)
+            let latest = Mutex(Kept(tokens: kept.tokens, user: kept.user, endpoints: client.endpoints, backend: backend,
+                                    clientID: client.clientID))
+            let expected = kept.user
+            let mode = context.mode
+            let needsPerson = self.presenter == "manual" && !context.input.interactive
+            let authenticator = OAuth2Authenticator(
+                origin: origin, challenges: challenges, client: client, grant: oauthGrant, tokens: kept.tokens,
+                transport: context.http.transport,
+                loginBlocked: {
+                    needsPerson
+                        ? HTTPError("missing-input", "the `manual` presenter needs a terminal; there is none", transient: false) : nil
+                },
+                onTokens: { tokens in
+                    tokens.secrets.forEach(context.redactor.add)
+                    let value = latest.withLock { $0.tokens = tokens; return $0.json }
+                    // A restore writes rotated tokens into the open store at once.
+                    if mode == .restore { try? context.keepNow(value) }
+                },
+                afterLogin: { tokens, transport throws(HTTPError) in
+                    guard let expected, self.grant == .authorizationCode else { return }
+                    let user = try await Authentication.user(bearer: tokens.accessToken, context: context, transport: transport)
+                    do throws(StepFailure) {
+                        try Authentication.check(user: user, expected: expected)
+                    } catch {
+                        throw HTTPError(error.code, error.message, transient: false)
+                    }
+                })
+            context.http.removeAuthenticators(method: "oauth2", origin: origin)
+            do {
+                try context.http.addAuthenticator(authenticator)
+            } catch {
+                throw StepFailure(error.code, error.message)
+            }
+            let user = try await Authentication.validate(
+                validatingPath, readUser: grant == .authorizationCode, expected: expected, context: context, method: "OAuth 2.0")
+            guard let tokens = authenticator.tokens else {
+                throw StepFailure(
+                    "no-challenge", "the validating request succeeded without an OAuth 2.0 challenge: the backend does not ask for a token")
+            }
+            let activity = authenticator.activity
+            if activity.logins == 0 {
+                context.note("tokens-reused", activity.refreshes > 0 ? "the kept tokens were refreshed; no new login" : "the kept tokens were used; no new login")
+            }
+            context.keep(Kept(tokens: tokens, user: user ?? kept.user, endpoints: client.endpoints, backend: backend,
+                              clientID: client.clientID).json)
+            return .success
+        } catch {
+            return Task.isCancelled ? .cancelled : .failure(error)
+        }
+    }
+
+    /// The client: from the OAuth 2.0 parameters, or from the issuer's metadata. Endpoints on the backend's own
+    /// host follow `--emulator`, as the backend does.
+    private func client(_ context: StepContext) async throws(StepFailure) -> (OAuth2Client, URL) {
+        let key = grant == .clientCredentials ? "oauth2ClientCredentialsParameters" : "oauth2Parameters"
+        let parameters = context.info[key]
+        let configured = context.info["settingsParameters"]?["backendURL"]?.text.flatMap(URL.init(string:))
+        func follow(_ url: URL) -> URL {
+            guard let configured, url.origin == configured.origin else { return url }
+            return Backend.redirect(url, to: context.backendOverride)
+        }
+        func url(_ field: String) -> URL? { parameters?[field]?.text.flatMap(URL.init(string:)).map(follow) }
+        var endpoints: OAuth2Endpoints
+        if let issuer {
+            do {
+                endpoints = try await OAuth2Client.discover(issuer: issuer, transport: context.http.transport)
+            } catch {
+                throw Authentication.failure(error, what: "reading the OpenID provider's metadata")
+            }
+        } else {
+            guard let token = url("tokenEndpointURL") else {
+                throw StepFailure("missing-info", "`\(key)` has no `tokenEndpointURL`")
+            }
+            endpoints = OAuth2Endpoints(authorization: url("authorizationEndpointURL"), token: token)
+            // The backend as authorization server offers revocation beside its token endpoint.
+            if token.path.hasSuffix("/oauth2/api/v1/token") {
+                endpoints.revocation = token.deletingLastPathComponent().appendingPathComponent("revoke")
+            }
+        }
+        guard let id = clientID ?? parameters?["clientID"]?.text else {
+            throw StepFailure("missing-info", "no OAuth 2.0 client ID: `\(key)` has no `clientID` and the step names no `client-id`")
+        }
+        var scopes: [String] = []
+        if let scope {
+            scopes = scope.split(separator: " ").map(String.init)
+        } else if case .list(let values)? = parameters?["scopes"] {
+            scopes = values.compactMap(\.text)
+        }
+        let secret = try clientSecret.map { text throws(StepFailure) in try context.resolve(text) }
+        let redirect = redirectURL ?? url("redirectURL")
+        guard grant == .clientCredentials || redirect != nil else {
+            throw StepFailure("missing-info", "no redirect URL: `\(key)` has no `redirectURL` and the step names no `redirect-url`")
+        }
+        let client = OAuth2Client(clientID: id, clientSecret: secret, endpoints: endpoints, scopes: scopes)
+        return (client, redirect ?? endpoints.token)
+    }
+}

@@ -1,0 +1,143 @@
+import FlowAuth
+import FlowHTTP
+import Foundation
+import Testing
+
+@Suite struct LoginPartsTests {
+    /// RFC 6238 appendix B, SHA-1, with the 20-byte key "12345678901234567890" (base32 GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ),
+    /// the last 6 digits of each 8-digit vector.
+    @Test(arguments: [(59.0, "287082"), (1_111_111_109, "081804"), (1_111_111_111, "050471"), (1_234_567_890, "005924"),
+                      (2_000_000_000, "279037"), (20_000_000_000, "353130")])
+    func totpMatchesTheRFCVectors(seconds: Double, code: String) throws {
+        let totp = try #require(TOTP(base32: "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"))
+        #expect(totp.code(at: Date(timeIntervalSince1970: seconds)) == code)
+    }
+
+    @Test func totpRefusesTextThatIsNotBase32() {
+        #expect(TOTP(base32: "not base32!") == nil)
+        #expect(TOTP(base32: "jbsw y3dp ehpk 3pxp") != nil)
+    }
+
+    /// RFC 7636 appendix B.
+    @Test func theCodeChallengeIsS256OfTheVerifier() {
+        #expect(LoginSecrets.codeChallenge(for: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk") == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
+        let verifier = LoginSecrets.random()
+        #expect(verifier.count == 43)
+        #expect(verifier.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
+        #expect(LoginSecrets.random() != verifier)
+    }
+
+    @Test func formsAreReadWithTheirFieldsActionAndMethod() throws {
+        let page = """
+            <html><body><FORM id="login" method='post' action="/login?x=1&amp;y=2">
+              <input type="hidden" name="transaction_id" value="t&#39;1">
+              <input name=username><input type="password" name="password" />
+              <input type="checkbox" name="remember"><input type="checkbox" name="terms" value="yes" checked>
+              <button type="submit" name="action" value="go">Sign in</button><button name="other" value="no">x</button>
+            </FORM><form><input type="hidden" name="SAMLResponse" value="PHNhbWw+"></form></body></html>
+            """
+        let forms = HTMLForm.forms(in: page, base: URL(string: "https://idp.example.com/start/page")!)
+        #expect(forms.count == 2)
+        let login = forms[0]
+        #expect(login.action.absoluteString == "https://idp.example.com/login?x=1&y=2")
+        #expect(login.method == "POST")
+        #expect(login.id == "login")
+        #expect(login.fields.map(\.name) == ["transaction_id", "username", "password", "terms", "action"])
+        #expect(login["transaction_id"] == "t'1")
+        #expect(login.fields[2].type == "password")
+        #expect(!login.postsItself)
+        #expect(forms[1].postsItself)
+        #expect(forms[1].action.absoluteString == "https://idp.example.com/start/page")
+        #expect(forms[1].method == "GET")
+    }
+
+    @Test func formEncodingRoundTrips() {
+        let pairs = [("user name", "a+b&c=d"), ("empty", ""), ("ü", "é/")]
+        let encoded = HTMLForm.encode(pairs)
+        #expect(encoded == "user+name=a%2Bb%26c%3Dd&empty=&%C3%BC=%C3%A9%2F")
+        #expect(HTMLForm.decode(encoded).map { [$0.0, $0.1] } == pairs.map { [$0.0, $0.1] })
+    }
+
+    @Test func aLoginFinishMatchesItsPathQueryAndOneOfItsNames() {
+        let root = LoginFinish(URL(string: "http://127.0.0.1:8080")!, anyOf: ["code", "error"])
+        #expect(root.matches(URL(string: "http://127.0.0.1:8080/?code=abc&state=s")!))
+        #expect(root.matches(URL(string: "http://127.0.0.1:8080?error=access_denied")!))
+        #expect(!root.matches(URL(string: "http://127.0.0.1:8080/oauth2/api/v1/authorize?code=x")!))
+        #expect(!root.matches(URL(string: "http://127.0.0.1:8080/")!))
+        #expect(!root.matches(URL(string: "http://127.0.0.1:8081/?code=abc")!))
+        let saml = LoginFinish(URL(string: "https://b.example.com/SAMLAuthLauncher?finishEndpointParam")!)
+        #expect(saml.matches(URL(string: "https://b.example.com/SAMLAuthLauncher?finishEndpointParam=someUnusedValue")!))
+        #expect(!saml.matches(URL(string: "https://b.example.com/SAMLAuthLauncher")!))
+    }
+
+    private func client() -> OAuth2Client {
+        OAuth2Client(
+            clientID: "app", endpoints: OAuth2Endpoints(
+                authorization: URL(string: "https://as.example.com/authorize?audience=x")!, token: URL(string: "https://as.example.com/token")!),
+            scopes: ["openid", "profile"])
+    }
+
+    @Test func theAuthorizationRequestCarriesPKCEStateAndNonce() throws {
+        let request = try client().authorizationRequest(redirect: URL(string: "http://127.0.0.1:9000/callback")!)
+        let items = try #require(URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems)
+        func item(_ name: String) -> String? { items.first { $0.name == name }?.value }
+        #expect(item("audience") == "x")
+        #expect(item("response_type") == "code")
+        #expect(item("client_id") == "app")
+        #expect(item("redirect_uri") == "http://127.0.0.1:9000/callback")
+        #expect(item("code_challenge_method") == "S256")
+        #expect(item("code_challenge") == LoginSecrets.codeChallenge(for: request.verifier))
+        #expect(item("state") == request.state)
+        #expect(item("nonce") == request.nonce && request.nonce != nil)
+        #expect(item("scope") == "openid profile")
+    }
+
+    @Test func aRedirectWithAnotherStateOrAnErrorIsRefused() throws {
+        let client = client()
+        let request = try client.authorizationRequest(redirect: URL(string: "http://127.0.0.1:9000/")!)
+        func failure(_ query: String) -> HTTPError? {
+            do {
+                _ = try client.code(from: URL(string: "http://127.0.0.1:9000/?\(query)")!, for: request)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(failure("code=c&state=forged")?.code == "oauth2-state-mismatch")
+        #expect(failure("code=c")?.code == "oauth2-state-mismatch")
+        #expect(failure("error=access_denied&error_description=no&state=\(request.state)")?.code == "oauth2-access_denied")
+        #expect(failure("state=\(request.state)")?.code == "oauth2-no-code")
+        #expect(failure("code=c&state=\(request.state)") == nil)
+        #expect(try client.code(from: URL(string: "http://127.0.0.1:9000/?code=c1&state=\(request.state)")!, for: request) == "c1")
+    }
+
+    /// The system-browser presenter: a `$BROWSER` that is a real program (curl) opens the address, which here
+    /// is the loopback redirect itself, as an identity provider's redirect would be.
+    @Test func theSystemBrowserPresenterReceivesTheRedirectOnLoopback() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowrun-browser-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let browser = folder.appendingPathComponent("browser").path
+        try "#!/bin/sh\nexec curl -s -o /dev/null \"$1\"\n".write(toFile: browser, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: browser)
+        let presenter = SystemBrowserPresenter(environment: ["BROWSER": browser])
+        let redirect = try await presenter.prepare(redirect: URL(string: "https://backend.example.com/")!)
+        #expect(redirect.host == "127.0.0.1")
+        #expect(redirect.port != nil && redirect.port != 0)
+        let session = HTTPSession()
+        defer { Task { await session.shutdown() } }
+        var target = URLComponents(url: redirect, resolvingAgainstBaseURL: false)!
+        target.query = "code=the-code&state=s1"
+        let reached = try await presenter.present(
+            target.url!, finish: LoginFinish(redirect, anyOf: ["code"]), transport: session.transport)
+        #expect(reached.query == "code=the-code&state=s1")
+        // The listener answers once and is closed afterwards.
+        var closed = false
+        do {
+            _ = try await session.send(HTTPRequest(url: redirect, timeout: .seconds(600)))
+        } catch {
+            closed = error.code == "connection-failed" || error.code == "request-failed"
+        }
+        #expect(closed)
+    }
+}
