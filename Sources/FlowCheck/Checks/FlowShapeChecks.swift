@@ -42,6 +42,7 @@ extension CheckContext {
                 }
             }
             checkRoutes(in: flow)
+            checkOneAuthenticatorPerMethod(in: flow)
         }
         for step in descriptor.steps where !used.contains(step.name.value) {
             report(Diagnostic(
@@ -81,6 +82,28 @@ extension CheckContext {
                 "Step `\(step.name.value)` (\(spec.name)) keeps credentials or tokens for a restore, but no step opens an encrypted store to keep them in.",
                 at: step.uses.location, path: step.path,
                 hint: "Declare a `store-manager` step; run it last when onboarding and first when restoring."))
+        }
+    }
+
+    /// Each authentication step puts an authenticator on the run's one session; two for the same method would
+    /// both answer one challenge (the SDK stops the app when an observer is registered twice).
+    private mutating func checkOneAuthenticatorPerMethod(in flow: Flow) {
+        var first: [AuthenticationMethod: (step: String, line: Int)] = [:]
+        for entry in flow.entries {
+            guard let spec = resolvedSteps[entry.step.value] else { continue }
+            for method in spec.authenticates {
+                if let earlier = first[method], earlier.step != entry.step.value {
+                    report(Diagnostic(
+                        .authenticatorRegisteredTwice,
+                        "Step `\(entry.step.value)` would register a second \(method.rawValue) authenticator in the \(flow.mode.rawValue) flow; "
+                            + "`\(earlier.step)` (line \(earlier.line)) registers one already, and both would answer the same challenge.",
+                        at: entry.step.location, path: entry.path,
+                        hint: "Keep one \(method.rawValue) step per flow; a second login belongs to another flow file."))
+                    break
+                } else if first[method] == nil {
+                    first[method] = (entry.step.value, entry.step.location.line)
+                }
+            }
         }
     }
 

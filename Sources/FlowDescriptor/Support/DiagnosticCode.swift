@@ -80,6 +80,7 @@ public struct DiagnosticCode: Sendable, Hashable, Comparable, CustomStringConver
     public static let literalSecret = DiagnosticCode("FR601", "literal-secret", .error, "A secret is written in the flow file.")
     public static let urlProviderWithoutAllowlist = DiagnosticCode("FR602", "url-provider-without-allowlist", .error, "A `url` provider accepts links from any host.")
     public static let secretWithoutStore = DiagnosticCode("FR603", "secret-without-store", .error, "A step keeps credentials or tokens, but no step opens an encrypted store for them.")
+    public static let authenticatorRegisteredTwice = DiagnosticCode("FR604", "authenticator-registered-twice", .error, "Two steps of one flow register authenticators for the same method.")
 
     // MARK: Compiling and running (FR7xx)
     public static let invalidParameter = DiagnosticCode("FR700", "invalid-parameter", .error, "A built-in step, provider or transformer cannot be made from its parameters.")
@@ -100,7 +101,7 @@ public struct DiagnosticCode: Sendable, Hashable, Comparable, CustomStringConver
         unknownType, authenticationMismatch, duplicateStepInFlow, builtinKeyRedeclared,
         restoreWithoutStore, unknownRouteTarget, endlessCycle, missingOnboardFlow, emptyFlow,
         missingKey, keyTypeMismatch, keyProvidedTwice,
-        insecureEndpoint, literalSecret, urlProviderWithoutAllowlist, secretWithoutStore,
+        insecureEndpoint, literalSecret, urlProviderWithoutAllowlist, secretWithoutStore, authenticatorRegisteredTwice,
         invalidParameter, stepNotRunnable, stateUnwritable,
         unknownSuppressedCode, unusedSuppression, malformedSuppression,
     ]
