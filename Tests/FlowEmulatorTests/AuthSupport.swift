@@ -48,8 +48,9 @@ func passcode(secret: String, at time: Date) -> String {
     let message = Data(bytes: &counter, count: 8)
     let mac = Array(HMAC<Insecure.SHA1>.authenticationCode(for: message, using: SymmetricKey(data: key)))
     let offset = Int(mac[19] & 0x0F)
-    let value = (UInt32(mac[offset] & 0x7F) << 24 | UInt32(mac[offset + 1]) << 16 | UInt32(mac[offset + 2]) << 8
-        | UInt32(mac[offset + 3])) % 1_000_000
+    let value =
+        (UInt32(mac[offset] & 0x7F) << 24 | UInt32(mac[offset + 1]) << 16 | UInt32(mac[offset + 2]) << 8
+            | UInt32(mac[offset + 3])) % 1_000_000
     return String(format: "%06d", value)
 }
 
@@ -76,7 +77,11 @@ extension Client {
             ("state", state), ("code_challenge", challenge), ("code_challenge_method", "S256"),
         ]
         for (name, value) in changes {
-            if let index = items.firstIndex(where: { $0.0 == name }) { items[index].1 = value } else { items.append((name, value)) }
+            if let index = items.firstIndex(where: { $0.0 == name }) {
+                items[index].1 = value
+            } else {
+                items.append((name, value))
+            }
         }
         var components = URLComponents()
         components.queryItems = items.compactMap { name, value in value.map { URLQueryItem(name: name, value: $0) } }
@@ -93,22 +98,28 @@ extension Client {
         #expect(form.status == 200, "\(form.body)")
         let transaction = try #require(form.input("transaction_id"))
         let browser = try #require(form.cookies["oauth2_browser"])
-        let login = try await post(Paths.authorize, form: [
-            ("transaction_id", transaction), ("username", user), ("password", password),
-        ], headers: [cookie(["oauth2_browser": browser])])
+        let login = try await post(
+            Paths.authorize,
+            form: [
+                ("transaction_id", transaction), ("username", user), ("password", password),
+            ], headers: [cookie(["oauth2_browser": browser])])
         #expect(login.status == 302, "\(login.body)")
         #expect(login.locationQuery["state"] == state)
         return try #require(login.locationQuery["code"], "\(login.header("Location") ?? "no Location")")
     }
 
     /// The whole authorization code grant: the token answer as JSON.
-    func logIn(_ user: String = "ada@example.com", _ password: String = "analytical-engine") async throws -> [String: Any] {
+    func logIn(
+        _ user: String = "ada@example.com", _ password: String = "analytical-engine"
+    ) async throws -> [String: Any] {
         let pkce = PKCEPair()
         let code = try await authorizationCode(user, password, pkce: pkce)
-        let answer = try await post(Paths.token, form: [
-            ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", base.absoluteString),
-            ("code_verifier", pkce.verifier), ("client_id", "travel-client"),
-        ])
+        let answer = try await post(
+            Paths.token,
+            form: [
+                ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", base.absoluteString),
+                ("code_verifier", pkce.verifier), ("client_id", "travel-client"),
+            ])
         #expect(answer.status == 200, "\(answer.body)")
         return try #require(answer.object)
     }
@@ -121,13 +132,16 @@ extension Client {
     }
 
     /// The SAML login through the launcher and the emulated IdP: the session cookie's value.
-    func samlSession(_ user: String = "ada@example.com", _ password: String = "analytical-engine") async throws -> String {
+    func samlSession(
+        _ user: String = "ada@example.com", _ password: String = "analytical-engine"
+    ) async throws -> String {
         let launcher = try await get(Paths.launcher)
         #expect(launcher.status == 302)
         let location = try #require(launcher.header("Location"))
         let idp = try await get(String(location.dropFirst(base.absoluteString.count)))
         let transaction = try #require(idp.input("transaction_id"))
-        let posted = try await post(Paths.idp, form: [("transaction_id", transaction), ("username", user), ("password", password)])
+        let posted = try await post(
+            Paths.idp, form: [("transaction_id", transaction), ("username", user), ("password", password)])
         let response = try #require(posted.input("SAMLResponse"))
         let relay = try #require(posted.input("RelayState"))
         let consumed = try await post(Paths.launcher, form: [("SAMLResponse", response), ("RelayState", relay)])

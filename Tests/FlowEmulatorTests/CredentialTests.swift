@@ -1,13 +1,16 @@
 import FlowDescriptor
-@testable import FlowEmulator
 import Foundation
 import Testing
 
+@testable import FlowEmulator
+
 @Suite("Credentials")
 struct CredentialTests {
-    @Test("TOTP matches RFC 6238's SHA-1 test vectors (last 6 digits)", arguments: [
-        (59, "287082"), (1_111_111_109, "081804"), (1_234_567_890, "005924"), (2_000_000_000, "279037"),
-    ])
+    @Test(
+        "TOTP matches RFC 6238's SHA-1 test vectors (last 6 digits)",
+        arguments: [
+            (59, "287082"), (1_111_111_109, "081804"), (1_234_567_890, "005924"), (2_000_000_000, "279037"),
+        ])
     func totpVectors(seconds: Int, code: String) {
         let secret = Array("12345678901234567890".utf8)
         let time = Date(timeIntervalSince1970: TimeInterval(seconds))
@@ -39,17 +42,19 @@ struct CredentialTests {
         #expect(!PKCE.verify(verifier: "short", challenge: PKCE.challenge(verifier: "short")))
     }
 
-    @Test("Redirect URLs: the same URL, or any loopback port when a loopback one is registered", arguments: [
-        ("http://127.0.0.1:8080", "http://127.0.0.1:8080/", true),
-        ("http://127.0.0.1:1234/cb", "http://127.0.0.1:8080/cb", true),
-        ("http://localhost:1234/cb", "http://127.0.0.1:8080/cb", true),
-        ("http://[::1]:1234/cb", "http://127.0.0.1:8080/cb", true),
-        ("http://127.0.0.1:1234/other", "http://127.0.0.1:8080/cb", false),
-        ("http://example.com:1234/cb", "http://example.com/cb", false),
-        ("http://example.com/cb#x", "http://example.com/cb", false),
-        ("https://app.example.com/cb", "https://app.example.com/cb", true),
-        ("com.example.app://cb", "com.example.app://cb", true),
-    ])
+    @Test(
+        "Redirect URLs: the same URL, or any loopback port when a loopback one is registered",
+        arguments: [
+            ("http://127.0.0.1:8080", "http://127.0.0.1:8080/", true),
+            ("http://127.0.0.1:1234/cb", "http://127.0.0.1:8080/cb", true),
+            ("http://localhost:1234/cb", "http://127.0.0.1:8080/cb", true),
+            ("http://[::1]:1234/cb", "http://127.0.0.1:8080/cb", true),
+            ("http://127.0.0.1:1234/other", "http://127.0.0.1:8080/cb", false),
+            ("http://example.com:1234/cb", "http://example.com/cb", false),
+            ("http://example.com/cb#x", "http://example.com/cb", false),
+            ("https://app.example.com/cb", "https://app.example.com/cb", true),
+            ("com.example.app://cb", "com.example.app://cb", true),
+        ])
     func redirects(given: String, registered: String, matches: Bool) {
         #expect(Backend.redirectMatches(given, registered: registered) == matches)
     }

@@ -234,7 +234,9 @@ struct RegistrationTests {
     @Test("The admin API sets, lists and clears registration states")
     func adminRegistrations() async throws {
         try await withEmulator { (emulator, client) async throws in
-            let set = try await client.send("PUT", "/_emulator/registrations", body: #"{"application": "com.example.timetable", "device": "d1", "state": "locked"}"#)
+            let set = try await client.send(
+                "PUT", "/_emulator/registrations",
+                body: #"{"application": "com.example.timetable", "device": "d1", "state": "locked"}"#)
             #expect(set.status == 200)
             #expect(emulator.registrationState(application: Paths.app, device: "d1") == .locked)
             let locked = try await client.get(Paths.me, headers: Paths.appHeader + [("X-SMP-DEVICEID", "d1")])

@@ -26,10 +26,12 @@ struct OAuthTests {
         try await withEmulator { (_, client) async throws in
             let pkce = PKCEPair()
             let code = try await client.authorizationCode(pkce: pkce, state: "xyz 1/2")
-            let answer = try await client.post(Paths.token, form: [
-                ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", client.base.absoluteString),
-                ("code_verifier", pkce.verifier), ("client_id", "travel-client"),
-            ])
+            let answer = try await client.post(
+                Paths.token,
+                form: [
+                    ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", client.base.absoluteString),
+                    ("code_verifier", pkce.verifier), ("client_id", "travel-client"),
+                ])
             #expect(answer.status == 200)
             #expect(answer.header("Cache-Control") == "no-store")
             let tokens = try #require(answer.object)
@@ -51,8 +53,10 @@ struct OAuthTests {
     @Test("Me answers the user who logged in, not the first user")
     func meIsTheAuthenticatedUser() async throws {
         try await withEmulator { (_, client) async throws in
-            let grace = try #require(try await client.logIn("grace@example.com", "compiler-1952")["access_token"] as? String)
-            let me = try await client.get(Paths.me(Apps.travel), headers: [bearer(grace), ("X-SMP-APPID", Apps.travel)])
+            let grace = try #require(
+                try await client.logIn("grace@example.com", "compiler-1952")["access_token"] as? String)
+            let me = try await client.get(
+                Paths.me(Apps.travel), headers: [bearer(grace), ("X-SMP-APPID", Apps.travel)])
             #expect(me.object?["id"] as? String == "grace")
             #expect((me.object?["emails"] as? [[String: Any]])?.first?["value"] as? String == "grace@example.com")
         }
@@ -77,7 +81,9 @@ struct OAuthTests {
                 let unknown = try await client.get(path, headers: [bearer("not-a-token")])
                 #expect(unknown.status == status)
                 if variant == nil {
-                    #expect(unknown.header("WWW-Authenticate")?.hasPrefix(#"Bearer realm="com.example.travel", error="invalid_token""#) == true)
+                    #expect(
+                        unknown.header("WWW-Authenticate")?.hasPrefix(
+                            #"Bearer realm="com.example.travel", error="invalid_token""#) == true)
                 } else {
                     #expect(unknown.header(header) == value)
                     #expect(unknown.header("WWW-Authenticate") == nil)
@@ -94,23 +100,29 @@ struct OAuthTests {
             let form = try await client.authorize(challenge: PKCEPair().challenge)
             let transaction = try #require(form.input("transaction_id"))
             let browser = cookie(["oauth2_browser": try #require(form.cookies["oauth2_browser"])])
-            let wrong = try await client.post(Paths.authorize, form: [
-                ("transaction_id", transaction), ("username", "ada@example.com"), ("password", "difference-engine"),
-            ], headers: [browser])
+            let wrong = try await client.post(
+                Paths.authorize,
+                form: [
+                    ("transaction_id", transaction), ("username", "ada@example.com"), ("password", "difference-engine"),
+                ], headers: [browser])
             #expect(wrong.status == 200)
             #expect(wrong.body.contains("The user name or password is wrong."))
             let next = try #require(wrong.input("transaction_id"))
             #expect(next != transaction)
 
-            let reused = try await client.post(Paths.authorize, form: [
-                ("transaction_id", transaction), ("username", "ada@example.com"), ("password", "analytical-engine"),
-            ], headers: [browser])
+            let reused = try await client.post(
+                Paths.authorize,
+                form: [
+                    ("transaction_id", transaction), ("username", "ada@example.com"), ("password", "analytical-engine"),
+                ], headers: [browser])
             #expect(reused.status == 400)
             #expect(reused.header("Location") == nil)
 
-            let noCookie = try await client.post(Paths.authorize, form: [
-                ("transaction_id", next), ("username", "ada@example.com"), ("password", "analytical-engine"),
-            ])
+            let noCookie = try await client.post(
+                Paths.authorize,
+                form: [
+                    ("transaction_id", next), ("username", "ada@example.com"), ("password", "analytical-engine"),
+                ])
             #expect(noCookie.status == 400)
         }
     }
@@ -121,10 +133,12 @@ struct OAuthTests {
         data.users[1].applications = ["com.example.timetable"]
         try await withEmulator(data) { (_, client) async throws in
             let form = try await client.authorize(challenge: PKCEPair().challenge, state: "s9")
-            let login = try await client.post(Paths.authorize, form: [
-                ("transaction_id", try #require(form.input("transaction_id"))), ("username", "grace@example.com"),
-                ("password", "compiler-1952"),
-            ], headers: [cookie(["oauth2_browser": try #require(form.cookies["oauth2_browser"])])])
+            let login = try await client.post(
+                Paths.authorize,
+                form: [
+                    ("transaction_id", try #require(form.input("transaction_id"))), ("username", "grace@example.com"),
+                    ("password", "compiler-1952"),
+                ], headers: [cookie(["oauth2_browser": try #require(form.cookies["oauth2_browser"])])])
             #expect(login.status == 302)
             #expect(login.locationQuery["error"] == "access_denied")
             #expect(login.locationQuery["state"] == "s9")
@@ -154,14 +168,17 @@ struct OAuthTests {
         try await withEmulator { (_, client) async throws in
             let challenge = PKCEPair().challenge
             for redirect in ["http://127.0.0.1:1", "http://localhost:9/", "http://[::1]:65000"] {
-                #expect(try await client.authorize(challenge: challenge, redirect: redirect).status == 200, "\(redirect)")
+                #expect(
+                    try await client.authorize(challenge: challenge, redirect: redirect).status == 200, "\(redirect)")
             }
             let pkce = PKCEPair()
             let code = try await client.authorizationCode(pkce: pkce, redirect: "http://127.0.0.1:4711")
-            let mismatch = try await client.post(Paths.token, form: [
-                ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", client.base.absoluteString),
-                ("code_verifier", pkce.verifier), ("client_id", "travel-client"),
-            ])
+            let mismatch = try await client.post(
+                Paths.token,
+                form: [
+                    ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", client.base.absoluteString),
+                    ("code_verifier", pkce.verifier), ("client_id", "travel-client"),
+                ])
             #expect(mismatch.oauthError == "invalid_grant")
         }
     }
@@ -187,17 +204,20 @@ struct OAuthTests {
         }
     }
 
-    @Test("A wrong verifier, a reused code and a wrong redirect_uri are invalid_grant; a reused code revokes its tokens")
+    @Test(
+        "A wrong verifier, a reused code and a wrong redirect_uri are invalid_grant; a reused code revokes its tokens")
     func codeErrors() async throws {
         try await withEmulator { (_, client) async throws in
             let pkce = PKCEPair()
             let code = try await client.authorizationCode(pkce: pkce)
             func redeem(_ verifier: String, redirect: String? = nil) async throws -> Exchange {
-                try await client.post(Paths.token, form: [
-                    ("grant_type", "authorization_code"), ("code", code),
-                    ("redirect_uri", redirect ?? client.base.absoluteString), ("code_verifier", verifier),
-                    ("client_id", "travel-client"),
-                ])
+                try await client.post(
+                    Paths.token,
+                    form: [
+                        ("grant_type", "authorization_code"), ("code", code),
+                        ("redirect_uri", redirect ?? client.base.absoluteString), ("code_verifier", verifier),
+                        ("client_id", "travel-client"),
+                    ])
             }
             let wrongVerifier = try await redeem(PKCEPair().verifier)
             #expect(wrongVerifier.status == 400)
@@ -219,34 +239,43 @@ struct OAuthTests {
     @Test("Token request errors follow RFC 6749 §5.2")
     func tokenErrors() async throws {
         try await withEmulator { (_, client) async throws in
-            let unsupported = try await client.post(Paths.token, form: [("grant_type", "password"), ("client_id", "travel-client")])
+            let unsupported = try await client.post(
+                Paths.token, form: [("grant_type", "password"), ("client_id", "travel-client")])
             #expect(unsupported.status == 400)
             #expect(unsupported.oauthError == "unsupported_grant_type")
             let noGrant = try await client.post(Paths.token, form: [("client_id", "travel-client")])
             #expect(noGrant.oauthError == "invalid_request")
-            let json = try await client.send("POST", Paths.token, headers: [("Content-Type", "application/json")],
-                                             body: #"{"grant_type": "client_credentials"}"#)
+            let json = try await client.send(
+                "POST", Paths.token, headers: [("Content-Type", "application/json")],
+                body: #"{"grant_type": "client_credentials"}"#)
             #expect(json.status == 400)
             #expect(json.oauthError == "invalid_request")
-            let unknown = try await client.post(Paths.token, form: [("grant_type", "client_credentials"), ("client_id", "nobody")])
+            let unknown = try await client.post(
+                Paths.token, form: [("grant_type", "client_credentials"), ("client_id", "nobody")])
             #expect(unknown.status == 401)
             #expect(unknown.oauthError == "invalid_client")
             #expect(unknown.header("WWW-Authenticate")?.hasPrefix("Basic") == true)
             let noClient = try await client.post(Paths.token, form: [("grant_type", "client_credentials")])
             #expect(noClient.status == 401)
-            let publicCredentials = try await client.post(Paths.token, form: [
-                ("grant_type", "client_credentials"), ("client_id", "travel-client"),
-            ])
+            let publicCredentials = try await client.post(
+                Paths.token,
+                form: [
+                    ("grant_type", "client_credentials"), ("client_id", "travel-client"),
+                ])
             #expect(publicCredentials.oauthError == "unauthorized_client")
-            let codeForMachine = try await client.post(Paths.token, form: [
-                ("grant_type", "authorization_code"), ("code", "x"), ("code_verifier", PKCEPair().verifier),
-                ("client_id", "fieldscan-client"), ("client_secret", Apps.fieldscanSecret),
-            ])
+            let codeForMachine = try await client.post(
+                Paths.token,
+                form: [
+                    ("grant_type", "authorization_code"), ("code", "x"), ("code_verifier", PKCEPair().verifier),
+                    ("client_id", "fieldscan-client"), ("client_secret", Apps.fieldscanSecret),
+                ])
             #expect(codeForMachine.oauthError == "unauthorized_client")
-            let unknownCode = try await client.post(Paths.token, form: [
-                ("grant_type", "authorization_code"), ("code", "made-up"), ("code_verifier", PKCEPair().verifier),
-                ("client_id", "travel-client"),
-            ])
+            let unknownCode = try await client.post(
+                Paths.token,
+                form: [
+                    ("grant_type", "authorization_code"), ("code", "made-up"), ("code_verifier", PKCEPair().verifier),
+                    ("client_id", "travel-client"),
+                ])
             #expect(unknownCode.oauthError == "invalid_grant")
             let get = try await client.get(Paths.token)
             #expect(get.status == 405)
@@ -284,15 +313,19 @@ struct OAuthTests {
     @Test("Client credentials: the secret in the form or as Basic gives an access token without a refresh token")
     func clientCredentials() async throws {
         try await withEmulator { (_, client) async throws in
-            let inForm = try await client.post(Paths.token, form: [
-                ("grant_type", "client_credentials"), ("client_id", "fieldscan-client"), ("client_secret", Apps.fieldscanSecret),
-            ])
+            let inForm = try await client.post(
+                Paths.token,
+                form: [
+                    ("grant_type", "client_credentials"), ("client_id", "fieldscan-client"),
+                    ("client_secret", Apps.fieldscanSecret),
+                ])
             #expect(inForm.status == 200)
             #expect(inForm.object?["refresh_token"] == nil)
             #expect(inForm.object?["token_type"] as? String == "Bearer")
             let access = try #require(inForm.object?["access_token"] as? String)
             #expect(try await client.get("/fieldscan/scan", headers: [bearer(access)]).status == 200)
-            let me = try await client.get(Paths.me(Apps.fieldscan), headers: [bearer(access), ("X-SMP-APPID", Apps.fieldscan)])
+            let me = try await client.get(
+                Paths.me(Apps.fieldscan), headers: [bearer(access), ("X-SMP-APPID", Apps.fieldscan)])
             #expect(me.status == 404)
             #expect(me.errorCode == "userNotFound")
             // A token is for its own application only.
@@ -300,21 +333,27 @@ struct OAuthTests {
             #expect(elsewhere.status == 401)
             #expect(elsewhere.header("WWW-Authenticate")?.contains("invalid_token") == true)
 
-            let asBasic = try await client.post(Paths.token, form: [("grant_type", "client_credentials")],
-                                                headers: [basic("fieldscan-client", Apps.fieldscanSecret)])
+            let asBasic = try await client.post(
+                Paths.token, form: [("grant_type", "client_credentials")],
+                headers: [basic("fieldscan-client", Apps.fieldscanSecret)])
             #expect(asBasic.status == 200)
 
-            let wrong = try await client.post(Paths.token, form: [
-                ("grant_type", "client_credentials"), ("client_id", "fieldscan-client"), ("client_secret", "guess"),
-            ])
+            let wrong = try await client.post(
+                Paths.token,
+                form: [
+                    ("grant_type", "client_credentials"), ("client_id", "fieldscan-client"), ("client_secret", "guess"),
+                ])
             #expect(wrong.status == 401)
             #expect(wrong.oauthError == "invalid_client")
             #expect(wrong.header("WWW-Authenticate")?.hasPrefix("Basic") == true)
-            let missing = try await client.post(Paths.token, form: [("grant_type", "client_credentials"), ("client_id", "fieldscan-client")])
+            let missing = try await client.post(
+                Paths.token, form: [("grant_type", "client_credentials"), ("client_id", "fieldscan-client")])
             #expect(missing.oauthError == "invalid_client")
-            let twice = try await client.post(Paths.token, form: [
-                ("grant_type", "client_credentials"), ("client_secret", Apps.fieldscanSecret),
-            ], headers: [basic("fieldscan-client", Apps.fieldscanSecret)])
+            let twice = try await client.post(
+                Paths.token,
+                form: [
+                    ("grant_type", "client_credentials"), ("client_secret", Apps.fieldscanSecret),
+                ], headers: [basic("fieldscan-client", Apps.fieldscanSecret)])
             #expect(twice.oauthError == "invalid_request")
         }
     }
@@ -346,7 +385,9 @@ struct OAuthTests {
             #expect(try await client.get("/travel/x", headers: [bearer(fresh)]).status == 200)
 
             #expect(try await client.send("PUT", "/_emulator/clock", body: #"{"advance": -5}"#).status == 400)
-            #expect(try await client.send("PUT", "/_emulator/clock", body: #"{"advanse": "1h"}"#).body.contains("Did you mean `advance`?"))
+            #expect(
+                try await client.send("PUT", "/_emulator/clock", body: #"{"advanse": "1h"}"#).body.contains(
+                    "Did you mean `advance`?"))
             #expect(try await client.send("DELETE", "/_emulator/clock").status == 204)
             #expect((try await client.get("/_emulator/clock")).object?["offset"] as? Int == 0)
         }
@@ -358,19 +399,26 @@ struct OAuthTests {
             let login = try await client.logIn()
             let access = try #require(login["access_token"] as? String)
             let refresh = try #require(login["refresh_token"] as? String)
-            let revoked = try await client.post(Paths.revoke, form: [("token", access), ("client_id", "travel-client")])
+            let revoked = try await client.post(
+                Paths.revoke, form: [("token", access), ("client_id", "travel-client")])
             #expect(revoked.status == 200)
             #expect(try await client.get("/travel/x", headers: [bearer(access)]).status == 401)
             let renewed = try await client.refresh(refresh)
             let second = try #require(renewed.object?["access_token"] as? String)
             let secondRefresh = try #require(renewed.object?["refresh_token"] as? String)
 
-            #expect(try await client.post(Paths.revoke, form: [("token", secondRefresh), ("client_id", "travel-client")]).status == 200)
+            #expect(
+                try await client.post(Paths.revoke, form: [("token", secondRefresh), ("client_id", "travel-client")])
+                    .status == 200)
             #expect(try await client.get("/travel/x", headers: [bearer(second)]).status == 401)
             #expect(try await client.refresh(secondRefresh).oauthError == "invalid_grant")
 
-            #expect(try await client.post(Paths.revoke, form: [("token", "never-issued"), ("client_id", "travel-client")]).status == 200)
-            #expect(try await client.post(Paths.revoke, form: [("client_id", "travel-client")]).oauthError == "invalid_request")
+            #expect(
+                try await client.post(Paths.revoke, form: [("token", "never-issued"), ("client_id", "travel-client")])
+                    .status == 200)
+            #expect(
+                try await client.post(Paths.revoke, form: [("client_id", "travel-client")]).oauthError
+                    == "invalid_request")
             #expect(try await client.post(Paths.revoke, form: [("token", "x"), ("client_id", "nobody")]).status == 401)
         }
     }
@@ -378,7 +426,10 @@ struct OAuthTests {
     @Test("Discovery and the configuration export never contain a client secret")
     func noClientSecret() async throws {
         try await withEmulator { (_, client) async throws in
-            for path in [Paths.discovery(Apps.fieldscan), "/mobileservices/application/\(Apps.fieldscan)/onboarding/configuration"] {
+            for path in [
+                Paths.discovery(Apps.fieldscan),
+                "/mobileservices/application/\(Apps.fieldscan)/onboarding/configuration",
+            ] {
                 let answer = try await client.get(path)
                 #expect(answer.status == 200)
                 #expect(answer.body.contains("fieldscan-client"))

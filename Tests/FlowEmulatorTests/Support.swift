@@ -57,7 +57,9 @@ struct Exchange {
 
     /// The query parameters of the `Location` a redirect points at.
     var locationQuery: [String: String] {
-        guard let location = header("Location"), let items = URLComponents(string: location)?.queryItems else { return [:] }
+        guard let location = header("Location"), let items = URLComponents(string: location)?.queryItems else {
+            return [:]
+        }
         return Dictionary(items.map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { first, _ in first })
     }
 
@@ -66,7 +68,9 @@ struct Exchange {
         guard let start = body.range(of: "name=\"\(name)\" value=\"") else { return nil }
         let rest = body[start.upperBound...]
         guard let end = rest.firstIndex(of: "\"") else { return nil }
-        return String(rest[..<end]).replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&amp;", with: "&")
+        return String(rest[..<end])
+            .replacingOccurrences(of: "&quot;", with: "\"")
+            .replacingOccurrences(of: "&amp;", with: "&")
     }
 }
 
@@ -95,11 +99,15 @@ struct Client {
     }
 
     /// A POST of `fields` as `application/x-www-form-urlencoded`.
-    func post(_ path: String, form fields: [(String, String)], headers: [(String, String)] = []) async throws -> Exchange {
+    func post(
+        _ path: String, form fields: [(String, String)], headers: [(String, String)] = []
+    ) async throws -> Exchange {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
-        let body = fields.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed)!)" }.joined(separator: "&")
-        return try await send("POST", path, headers: [("Content-Type", "application/x-www-form-urlencoded")] + headers, body: body)
+        let body = fields.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed)!)" }
+            .joined(separator: "&")
+        let form = ("Content-Type", "application/x-www-form-urlencoded")
+        return try await send("POST", path, headers: [form] + headers, body: body)
     }
 }
 
@@ -170,7 +178,8 @@ enum Paths {
     }
 
     static func discovery(_ app: String, email: String = "ada@example.com") -> String {
-        "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='\(app):1.0',EmailAddress='\(email)')"
+        "/config-api.svc/ApplicationConfigurations/"
+            + "getApplicationConfiguration(AppConfigID='\(app):1.0',EmailAddress='\(email)')"
     }
 
     /// The path of a resource endpoint (discovery, configuration, settings, me, destination).

@@ -126,7 +126,8 @@ struct AuthState: Sendable {
 
     /// Issues an access token (and, for a user, a refresh token of `family`).
     mutating func issueTokens(
-        application: String, client: String, user: String?, scope: String, family: String?, lifetime: Duration, now: Date
+        application: String, client: String, user: String?, scope: String, family: String?, lifetime: Duration,
+        now: Date
     ) -> (access: String, refresh: String?) {
         let access = RandomToken.make(prefix: "at-")
         accessTokens[access] = AccessToken(

@@ -38,17 +38,17 @@ extension Backend {
             }
         case .saml:
             guard let session = samlSession(request), let user = data.user(email: session.user) else {
-                return .failure(AnswerError(samlChallenge(app)))
+                return .refused(samlChallenge(app))
             }
             principal = .user(user)
         }
         if case .user(let user) = principal {
             guard user.mayUse(app.id) else {
-                return .failure(AnswerError(.error(403, code: "forbidden",
-                    "User `\(user.email)` is authenticated but may not use application `\(app.id)`.")))
+                let message = "User `\(user.email)` is authenticated but may not use application `\(app.id)`."
+                return .refused(.error(403, code: "forbidden", message))
             }
             if app.requiresOTP, let challenge = otpChallenge(app, user: user, request) {
-                return .failure(AnswerError(challenge))
+                return .refused(challenge)
             }
         }
         return .success(principal)
@@ -59,13 +59,13 @@ extension Backend {
     private func basicUser(_ app: EmulatorApplication, _ request: RequestFacts) -> Result<EmulatorUser, AnswerError> {
         let challenge = [("WWW-Authenticate", "Basic realm=\"\(app.id)\", charset=\"UTF-8\"")]
         guard case .basic(let name, let password)? = AuthorizationHeader(request.authorization) else {
-            return .failure(AnswerError(.error(401, code: "unauthorized",
-                "Application `\(app.id)` needs Basic credentials: `Authorization: Basic base64(user:password)`.",
-                headers: challenge)))
+            let message = "Application `\(app.id)` needs Basic credentials: "
+                + "`Authorization: Basic base64(user:password)`."
+            return .refused(.error(401, code: "unauthorized", message, headers: challenge))
         }
         guard let user = user(named: name), let expected = user.password, Secrets.equal(expected, password) else {
-            return .failure(AnswerError(.error(401, code: "unauthorized",
-                "The user name or password sent for application `\(app.id)` is wrong.", headers: challenge)))
+            let message = "The user name or password sent for application `\(app.id)` is wrong."
+            return .refused(.error(401, code: "unauthorized", message, headers: challenge))
         }
         return .success(user)
     }
@@ -77,19 +77,21 @@ extension Backend {
 
     // MARK: Bearer
 
-    private func bearerPrincipal(_ app: EmulatorApplication, _ request: RequestFacts) -> Result<Principal, AnswerError> {
+    private func bearerPrincipal(
+        _ app: EmulatorApplication, _ request: RequestFacts
+    ) -> Result<Principal, AnswerError> {
         guard case .bearer(let token)? = AuthorizationHeader(request.authorization) else {
-            return .failure(AnswerError(bearerChallenge(app, error: nil)))
+            return .refused(bearerChallenge(app, error: nil))
         }
         guard let issued = auth.accessTokens[token], issued.application == app.id else {
-            return .failure(AnswerError(bearerChallenge(app, error: "The access token is not one issued for `\(app.id)`.")))
+            return .refused(bearerChallenge(app, error: "The access token is not one issued for `\(app.id)`."))
         }
         guard issued.expires > now else {
-            return .failure(AnswerError(bearerChallenge(app, error: "The access token expired.")))
+            return .refused(bearerChallenge(app, error: "The access token expired."))
         }
         guard let email = issued.user else { return .success(.client(issued.client)) }
         guard let user = data.user(email: email) else {
-            return .failure(AnswerError(bearerChallenge(app, error: "The access token's user is no longer known.")))
+            return .refused(bearerChallenge(app, error: "The access token's user is no longer known."))
         }
         return .success(.user(user))
     }
@@ -104,7 +106,10 @@ extension Backend {
             return .error(400, code: "unauthorized", message, headers: [("X-SMP-AUTHENTICATION-STATUS", "1000")])
         default:
             var value = "Bearer realm=\"\(app.id)\""
-            if let error { value += ", error=\"invalid_token\", error_description=\"\(error.replacingOccurrences(of: "`", with: "'"))\"" }
+            if let error {
+                let description = error.replacingOccurrences(of: "`", with: "'")
+                value += ", error=\"invalid_token\", error_description=\"\(description)\""
+            }
             return .error(401, code: "unauthorized", message, headers: [("WWW-Authenticate", value)])
         }
     }
@@ -113,30 +118,39 @@ extension Backend {
 
     /// The SAML session the request's cookie names, if it is one.
     func samlSession(_ request: RequestFacts) -> AuthState.Session? {
-        guard let id = request.cookies[Self.sessionCookie], let session = auth.sessions[id], session.saml else { return nil }
+        guard let id = request.cookies[Self.sessionCookie], let session = auth.sessions[id], session.saml else {
+            return nil
+        }
         return session
     }
 
     /// The SAML challenge: a login page (200) or a redirect to the launcher (302), with the login-request header.
     private func samlChallenge(_ app: EmulatorApplication) -> Answer {
-        let name = app.auth.first?.config["saml2.web.post.authchallengeheader.name"]?.text
+        let name =
+            app.auth.first?.config["saml2.web.post.authchallengeheader.name"]?.text
             ?? Self.defaultSAMLChallengeHeader
         let header = (name, "login-request")
         let launcher = ownBase + Self.samlLauncherPath
         if app.challenge == .redirect {
             return .redirect(launcher, headers: [header])
         }
-        return .page(200, Page.document(title: "Log in", body: """
-            <p id="message">Application \(Page.escape(app.id)) needs a SAML login.</p>
-            <p><a href="\(Page.escape(launcher))">Log in</a></p>
-            """), headers: [header])
+        return .page(
+            200,
+            Page.document(
+                title: "Log in",
+                body: """
+                    <p id="message">Application \(Page.escape(app.id)) needs a SAML login.</p>
+                    <p><a href="\(Page.escape(launcher))">Log in</a></p>
+                    """), headers: [header])
     }
 
     // MARK: OTP
 
     /// The OTP challenge when the request's session has not passed OTP for `user`; `nil` when it has. A request
     /// without such a session gets one, so the OTP form knows whose passcode to expect.
-    private mutating func otpChallenge(_ app: EmulatorApplication, user: EmulatorUser, _ request: RequestFacts) -> Answer? {
+    private mutating func otpChallenge(
+        _ app: EmulatorApplication, user: EmulatorUser, _ request: RequestFacts
+    ) -> Answer? {
         let email = user.email.lowercased()
         var headers = [Self.otpChallengeHeader]
         if let id = request.cookies[Self.sessionCookie], let session = auth.sessions[id], session.user == email {
@@ -152,11 +166,22 @@ extension Backend {
         case .redirect:
             return .redirect(form, headers: headers)
         case .ok:
-            return .page(200, Page.document(title: "One-time passcode", body: """
-                <p id="message">Application \(Page.escape(app.id)) needs a one-time passcode.</p>
-                <p><a href="\(Page.escape(form))">Enter the passcode</a></p>
-                """), headers: headers)
+            return .page(
+                200,
+                Page.document(
+                    title: "One-time passcode",
+                    body: """
+                        <p id="message">Application \(Page.escape(app.id)) needs a one-time passcode.</p>
+                        <p><a href="\(Page.escape(form))">Enter the passcode</a></p>
+                        """), headers: headers)
         }
+    }
+}
+
+extension Result where Failure == AnswerError {
+    /// A request refused with `answer` (a challenge or an error).
+    static func refused(_ answer: Answer) -> Result {
+        .failure(AnswerError(answer))
     }
 }
 

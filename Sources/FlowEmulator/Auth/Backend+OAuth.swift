@@ -27,9 +27,11 @@ struct OAuthError: Error {
     var answer: Answer {
         var headers = Backend.noStore
         if code == "invalid_client" { headers.append(("WWW-Authenticate", "Basic realm=\"oauth2\"")) }
-        return Answer(status: code == "invalid_client" ? 401 : 400, headers: headers, json: [
-            "error": .string(code), "error_description": .string(description),
-        ])
+        return Answer(
+            status: code == "invalid_client" ? 401 : 400, headers: headers,
+            json: [
+                "error": .string(code), "error_description": .string(description),
+            ])
     }
 }
 
@@ -70,7 +72,8 @@ extension Backend {
         guard let lhs = URLComponents(string: given), let rhs = URLComponents(string: registered),
               lhs.scheme != nil, lhs.fragment == nil
         else { return false }
-        let samePath = (lhs.path.isEmpty ? "/" : lhs.path) == (rhs.path.isEmpty ? "/" : rhs.path)
+        let samePath =
+            (lhs.path.isEmpty ? "/" : lhs.path) == (rhs.path.isEmpty ? "/" : rhs.path)
             && lhs.query == rhs.query && lhs.scheme?.lowercased() == rhs.scheme?.lowercased()
         guard samePath else { return false }
         if lhs.host?.lowercased() == rhs.host?.lowercased(), lhs.port == rhs.port { return true }
@@ -91,8 +94,10 @@ extension Backend {
     /// `GET /oauth2/api/v1/authorize`: checks the request, then shows the login form of a new transaction.
     mutating func authorize(_ request: RequestFacts) -> Answer {
         let query = request.query
-        let parameters = ["response_type", "client_id", "redirect_uri", "state", "scope", "code_challenge",
-                          "code_challenge_method", "nonce"]
+        let parameters = [
+            "response_type", "client_id", "redirect_uri", "state", "scope", "code_challenge",
+            "code_challenge_method", "nonce",
+        ]
         // Until the client and its redirect URL are known good, errors are pages: never redirect to an unchecked URL.
         guard let clientID = query.nonEmpty("client_id") else {
             return Self.errorPage(400, "The authorization request has no client_id.")
@@ -105,7 +110,8 @@ extension Backend {
         }
         let redirect = query.nonEmpty("redirect_uri")
         if let redirect, !Self.redirectMatches(redirect, registered: registered) {
-            return Self.errorPage(400, "The redirect_uri `\(redirect)` is not the one registered for client `\(clientID)`.")
+            return Self.errorPage(
+                400, "The redirect_uri `\(redirect)` is not the one registered for client `\(clientID)`.")
         }
         let target = redirect ?? registered
         let state = query["state"]
@@ -148,8 +154,9 @@ extension Backend {
         let id = RandomToken.make(prefix: "tx-")
         auth.authorizations[id] = transaction
         auth.prune(now: now)
-        let page = Page.login(title: "Log in to \(transaction.application)", action: Self.authorizePath, transaction: id,
-                              error: error)
+        let page = Page.login(
+            title: "Log in to \(transaction.application)", action: Self.authorizePath, transaction: id,
+            error: error)
         return .page(200, page, headers: Self.noStore + [Cookies.set(Self.authorizeCookie, transaction.browser)])
     }
 
@@ -182,8 +189,10 @@ extension Backend {
             auth.prune(now: now)
             items = [("code", code)]
         } else {
-            items = [("error", "access_denied"),
-                     ("error_description", "User \(user.email) may not use application \(transaction.application).")]
+            items = [
+                ("error", "access_denied"),
+                ("error_description", "User \(user.email) may not use application \(transaction.application)."),
+            ]
         }
         if let state = transaction.state { items.append(("state", state)) }
         return .redirect(Self.adding(items, to: transaction.redirectURI), headers: Self.noStore)
@@ -202,8 +211,10 @@ extension Backend {
                 throw OAuthError("invalid_request", "The token request must be application/x-www-form-urlencoded.")
             }
             let form = request.form
-            let names = ["grant_type", "code", "redirect_uri", "code_verifier", "refresh_token", "scope", "client_id",
-                         "client_secret"]
+            let names = [
+                "grant_type", "code", "redirect_uri", "code_verifier", "refresh_token", "scope", "client_id",
+                "client_secret",
+            ]
             if let repeated = form.repeated(among: names).first {
                 throw OAuthError("invalid_request", "The parameter \(repeated) is sent more than once.")
             }
@@ -260,7 +271,9 @@ extension Backend {
         guard client.grantType == "authorization_code" else {
             throw OAuthError("unauthorized_client", "Client \(client.id) may not use the authorization code grant.")
         }
-        guard let code = form.nonEmpty("code") else { throw OAuthError("invalid_request", "The parameter code is missing.") }
+        guard let code = form.nonEmpty("code") else {
+            throw OAuthError("invalid_request", "The parameter code is missing.")
+        }
         guard let verifier = form.nonEmpty("code_verifier") else {
             throw OAuthError("invalid_request", "The parameter code_verifier is missing (PKCE is required).")
         }
@@ -308,7 +321,8 @@ extension Backend {
         case .rotated:
             // Reuse of a rotated token means it leaked: the whole login is revoked.
             auth.revokeFamily(issued.family)
-            throw OAuthError("invalid_grant", "The refresh token was already used; every token of its login is revoked.")
+            throw OAuthError(
+                "invalid_grant", "The refresh token was already used; every token of its login is revoked.")
         case .active:
             break
         }
@@ -347,7 +361,9 @@ extension Backend {
         return Self.tokenJSON(tokens, lifetime: app.tokenLifetime, scope: scope)
     }
 
-    private static func tokenJSON(_ tokens: (access: String, refresh: String?), lifetime: Duration, scope: String) -> JSONValue {
+    private static func tokenJSON(
+        _ tokens: (access: String, refresh: String?), lifetime: Duration, scope: String
+    ) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("access_token", .string(tokens.access)),
             ("token_type", "Bearer"),

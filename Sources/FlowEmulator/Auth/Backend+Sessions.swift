@@ -42,8 +42,9 @@ extension Backend {
         let session = RandomToken.make(prefix: "s-")
         auth.sessions[session] = AuthState.Session(user: assertion.user, saml: true, otpPassed: false, created: now)
         auth.prune(now: now)
-        return .redirect(ownBase + Self.samlLauncherPath + "?" + Self.samlFinishQuery,
-                         headers: [Cookies.set(Self.sessionCookie, session)])
+        return .redirect(
+            ownBase + Self.samlLauncherPath + "?" + Self.samlFinishQuery,
+            headers: [Cookies.set(Self.sessionCookie, session)])
     }
 
     // MARK: The emulated IdP
@@ -61,10 +62,12 @@ extension Backend {
     private mutating func idpForm(relayState: String, error: String?) -> Answer {
         let id = RandomToken.make(prefix: "tx-")
         auth.forms[id] = AuthState.FormTransaction(
-            kind: .samlLogin(relayState: relayState), expires: now.addingTimeInterval(AuthState.transactionLifetime.timeInterval))
+            kind: .samlLogin(relayState: relayState),
+            expires: now.addingTimeInterval(AuthState.transactionLifetime.timeInterval))
         auth.prune(now: now)
-        return .page(200, Page.login(title: "Identity provider", action: Self.samlIdPPath, transaction: id, error: error),
-                     headers: Self.noStore)
+        return .page(
+            200, Page.login(title: "Identity provider", action: Self.samlIdPPath, transaction: id, error: error),
+            headers: Self.noStore)
     }
 
     /// `POST /saml/idp/login`: right credentials answer a page that posts a signed SAML response to the launcher;
@@ -85,9 +88,13 @@ extension Backend {
             return idpForm(relayState: relayState, error: "The user name or password is wrong.")
         }
         let response = samlResponse(for: user, relayState: relayState)
-        return .page(200, Page.autoPost(title: "Signing in", action: Self.samlLauncherPath, fields: [
-            ("SAMLResponse", response), ("RelayState", relayState),
-        ]), headers: Self.noStore)
+        return .page(
+            200,
+            Page.autoPost(
+                title: "Signing in", action: Self.samlLauncherPath,
+                fields: [
+                    ("SAMLResponse", response), ("RelayState", relayState),
+                ]), headers: Self.noStore)
     }
 
     /// A base64 SAML response naming `user`, signed with the emulator's key (HMAC-SHA-256 over the XML without its
@@ -95,7 +102,8 @@ extension Backend {
     private mutating func samlResponse(for user: EmulatorUser, relayState: String) -> String {
         let id = "_" + RandomToken.make()
         let expires = now.addingTimeInterval(AuthState.assertionLifetime.timeInterval)
-        auth.assertions[id] = AuthState.Assertion(user: user.email.lowercased(), relayState: relayState, expires: expires)
+        auth.assertions[id] = AuthState.Assertion(
+            user: user.email.lowercased(), relayState: relayState, expires: expires)
         auth.prune(now: now)
         let issued = now.formatted(.iso8601)
         let unsigned = """
@@ -110,7 +118,8 @@ extension Backend {
             <saml:Conditions NotBefore="\(issued)" NotOnOrAfter="\(expires.formatted(.iso8601))"/>\
             </saml:Assertion></samlp:Response>
             """
-        let signature = "<ds:Signature xmlns:ds=\"http://www.w3.org/2000/09/xmldsig#\"><ds:SignatureValue>"
+        let signature =
+            "<ds:Signature xmlns:ds=\"http://www.w3.org/2000/09/xmldsig#\"><ds:SignatureValue>"
             + sign(unsigned) + "</ds:SignatureValue></ds:Signature>"
         let signed = unsigned.replacingOccurrences(of: "<samlp:Status>", with: signature + "<samlp:Status>")
         return Data(signed.utf8).base64EncodedString()
@@ -147,8 +156,10 @@ extension Backend {
             return .page(200, Page.message(title: "Finished", "The one-time passcode was accepted."))
         }
         guard let session = request.cookies[Self.sessionCookie], let user = auth.sessions[session]?.user else {
-            return Self.errorPage(400, "There is no session to verify. Request a protected resource first: its OTP "
-                + "challenge starts one.")
+            return Self.errorPage(
+                400,
+                "There is no session to verify. Request a protected resource first: its OTP "
+                    + "challenge starts one.")
         }
         guard data.user(email: user)?.otpSecret != nil else {
             return Self.errorPage(403, "User \(user) has no OTP secret on the backend.")
@@ -176,7 +187,8 @@ extension Backend {
         guard transaction.expires > now, request.cookies[Self.sessionCookie] == session,
               let email = auth.sessions[session]?.user
         else {
-            return Self.errorPage(400, "The passcode form came back without its session, or has expired. Open it again.")
+            return Self.errorPage(
+                400, "The passcode form came back without its session, or has expired. Open it again.")
         }
         guard let secret = data.user(email: email)?.otpSecret.flatMap(Base32.decode),
               TOTP.verify(request.form["passcode"] ?? "", secret: secret, at: now)
@@ -197,7 +209,8 @@ extension Backend {
             auth.sessions[session] = nil
             headers.append(Cookies.set(Self.sessionCookie, nil))
         }
-        if case .bearer(let token)? = AuthorizationHeader(request.authorization), let access = auth.accessTokens[token] {
+        if case .bearer(let token)? = AuthorizationHeader(request.authorization), let access = auth.accessTokens[token]
+        {
             auth.accessTokens[token] = nil
             if let family = access.family { auth.revokeFamily(family) }
         }

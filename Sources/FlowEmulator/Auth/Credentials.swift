@@ -20,7 +20,8 @@ enum Base64URL {
     }
 }
 
-/// RFC 4648 base32, the encoding of OTP secrets: `A`–`Z` and `2`–`7`, case and spaces ignored, `=` padding optional.
+/// RFC 4648 base32, the encoding of OTP secrets: `A`–`Z` and `2`–`7`; case, spaces and dashes ignored, `=` padding
+/// optional.
 enum Base32 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
 
@@ -59,7 +60,8 @@ enum TOTP {
         let message = withUnsafeBytes(of: UInt64(bitPattern: counter).bigEndian) { Array($0) }
         let mac = Array(HMAC<Insecure.SHA1>.authenticationCode(for: message, using: SymmetricKey(data: secret)))
         let offset = Int(mac[mac.count - 1] & 0x0F)
-        let truncated = (UInt32(mac[offset] & 0x7F) << 24) | (UInt32(mac[offset + 1]) << 16)
+        let truncated =
+            (UInt32(mac[offset] & 0x7F) << 24) | (UInt32(mac[offset + 1]) << 16)
             | (UInt32(mac[offset + 2]) << 8) | UInt32(mac[offset + 3])
         let text = String(truncated % 1_000_000)
         return String(repeating: "0", count: digits - text.count) + text
@@ -68,7 +70,9 @@ enum TOTP {
     /// Whether `passcode` is the code of the step `time` falls in or of a step next to it (clock drift).
     static func verify(_ passcode: String, secret: [UInt8], at time: Date) -> Bool {
         let trimmed = passcode.trimmingCharacters(in: .whitespaces)
-        guard trimmed.count == digits, trimmed.allSatisfy(\.isASCII), trimmed.allSatisfy(\.isNumber) else { return false }
+        guard trimmed.count == digits, trimmed.allSatisfy(\.isASCII), trimmed.allSatisfy(\.isNumber) else {
+            return false
+        }
         let counter = Int64((time.timeIntervalSince1970 / Double(step)).rounded(.down))
         return (counter - 1...counter + 1).contains { Secrets.equal(code(secret: secret, counter: $0), trimmed) }
     }

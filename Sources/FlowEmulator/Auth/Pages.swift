@@ -37,38 +37,45 @@ enum Page {
 
     /// A user name and password form posted to `action`, with its one-time transaction.
     static func login(title: String, action: String, transaction: String, error: String?) -> String {
-        document(title: title, body: """
-            \(error.map { "<p id=\"error\" role=\"alert\">\(escape($0))</p>" } ?? "")
-            <form method="post" action="\(escape(action))">
-            <input type="hidden" name="transaction_id" value="\(escape(transaction))">
-            <label>User name <input type="text" name="username" autocomplete="username"></label>
-            <label>Password <input type="password" name="password" autocomplete="current-password"></label>
-            <button type="submit">Log in</button>
-            </form>
-            """)
+        document(
+            title: title,
+            body: """
+                \(error.map { "<p id=\"error\" role=\"alert\">\(escape($0))</p>" } ?? "")
+                <form method="post" action="\(escape(action))">
+                <input type="hidden" name="transaction_id" value="\(escape(transaction))">
+                <label>User name <input type="text" name="username" autocomplete="username"></label>
+                <label>Password <input type="password" name="password" autocomplete="current-password"></label>
+                <button type="submit">Log in</button>
+                </form>
+                """)
     }
 
     /// The OTP form: one passcode field and the one-time transaction.
     static func passcode(action: String, transaction: String, error: String?) -> String {
-        document(title: "One-time passcode", body: """
-            \(error.map { "<p id=\"error\" role=\"alert\">\(escape($0))</p>" } ?? "")
-            <form method="post" action="\(escape(action))">
-            <input type="hidden" name="transaction_id" value="\(escape(transaction))">
-            <label>Passcode <input type="text" name="passcode" inputmode="numeric" autocomplete="one-time-code"></label>
-            <button type="submit">Verify</button>
-            </form>
-            """)
+        document(
+            title: "One-time passcode",
+            body: """
+                \(error.map { "<p id=\"error\" role=\"alert\">\(escape($0))</p>" } ?? "")
+                <form method="post" action="\(escape(action))">
+                <input type="hidden" name="transaction_id" value="\(escape(transaction))">
+                <label>Passcode
+                <input type="text" name="passcode" inputmode="numeric" autocomplete="one-time-code"></label>
+                <button type="submit">Verify</button>
+                </form>
+                """)
     }
 
     /// A form of hidden fields posted to `action` by a script as soon as the page loads (the SAML POST binding).
     static func autoPost(title: String, action: String, fields: [(String, String)]) -> String {
         let inputs = fields.map { "<input type=\"hidden\" name=\"\(escape($0.0))\" value=\"\(escape($0.1))\">" }
-        return document(title: title, body: """
-            <form method="post" action="\(escape(action))">
-            \(inputs.joined(separator: "\n"))
-            <noscript><button type="submit">Continue</button></noscript>
-            </form>
-            <script>document.forms[0].submit();</script>
-            """)
+        return document(
+            title: title,
+            body: """
+                <form method="post" action="\(escape(action))">
+                \(inputs.joined(separator: "\n"))
+                <noscript><button type="submit">Continue</button></noscript>
+                </form>
+                <script>document.forms[0].submit();</script>
+                """)
     }
 }

@@ -274,7 +274,8 @@ struct Backend {
         let state = registrationState(application: id, device: request.deviceHeader)
         guard let code = state.messageCode else { return nil }
         let subject = request.deviceHeader.map { "device `\($0)` of application `\(id)`" } ?? "application `\(id)`"
-        return .error(403, code: code, "The registration of \(subject) is \(state.rawValue).", headers: [("x-message-code", code)])
+        let message = "The registration of \(subject) is \(state.rawValue)."
+        return .error(403, code: code, message, headers: [("x-message-code", code)])
     }
 
     func registrationState(application: String, device: String?) -> RegistrationState {

@@ -187,6 +187,27 @@ public struct AuthEntry: Sendable, Hashable {
     }
 }
 
+extension AuthEntry: CustomStringConvertible, CustomDebugStringConvertible {
+    /// The entry with client secrets masked.
+    public var description: String {
+        "AuthEntry(\(type), config: \(Self.masked(config).rendered(pretty: false)), requireOtp: \(requireOtp))"
+    }
+
+    /// The same as ``description``: client secrets stay out of debug output too.
+    public var debugDescription: String { description }
+
+    private static func masked(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .array(let elements): .array(elements.map(masked))
+        case .object(let members):
+            .object(members.map { name, value in
+                ["clientsecret", "client_secret"].contains(name.lowercased()) ? (name, "<redacted>") : (name, masked(value))
+            })
+        default: value
+        }
+    }
+}
+
 /// One group of client settings, values kept as the strings the backend sends.
 public struct SettingsGroup: Sendable, Hashable {
     public var name: String

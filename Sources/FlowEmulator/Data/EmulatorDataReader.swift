@@ -209,7 +209,8 @@ struct DataReader {
                 let expected = allowed.isEmpty
                     ? "an application whose first auth entry is `\(type)` has no challenge variants"
                     : "expected one of \(Self.quoted(allowed.map(\.rawValue))) for `\(type)`"
-                let suggestion = Suggestion.closest(to: text, in: allowed.map(\.rawValue)).map { " Did you mean `\($0)`?" } ?? ""
+                let suggestion = Suggestion.closest(to: text, in: allowed.map(\.rawValue))
+                    .map { " Did you mean `\($0)`?" } ?? ""
                 fail("`\(path).challenge` is `\(text)`; \(expected).\(suggestion)", at: node)
                 challenge = nil
             }
@@ -228,12 +229,12 @@ struct DataReader {
             // Seconds, as `expires_in` counts them, or a duration such as `90s` or `2h`.
             if let seconds = node.integerValue, (1...86_400).contains(seconds) {
                 tokenLifetime = .seconds(seconds)
-            } else if node.integerValue == nil, let text = node.scalar?.text, let lifetime = Duration.parse(flowText: text),
-                      lifetime >= .seconds(1) {
+            } else if node.integerValue == nil, let text = node.scalar?.text,
+                      let lifetime = Duration.parse(flowText: text), lifetime >= .seconds(1) {
                 tokenLifetime = lifetime
             } else {
-                fail("`\(path).token-lifetime` is \(node.kindDescription); expected seconds or a duration such as `90s` or "
-                     + "`2h`, from 1s to 24h.", at: node)
+                fail("`\(path).token-lifetime` is \(node.kindDescription); expected seconds or a duration such as "
+                     + "`90s` or `2h`, from 1s to 24h.", at: node)
             }
         }
         guard let id, let version, let auth, let protected else { return nil }
@@ -287,7 +288,9 @@ struct DataReader {
     }
 
     mutating func user(_ node: Node, path: String) -> EmulatorUser? {
-        let keys = ["email", "id", "user-name", "given-name", "family-name", "roles", "password", "applications", "otp-secret"]
+        let keys = [
+            "email", "id", "user-name", "given-name", "family-name", "roles", "password", "applications", "otp-secret",
+        ]
         guard let fields = mapping(node, path: path, keys: keys) else { return nil }
         let email = required(fields, "email", in: node, path: path).flatMap { string($0, path: "\(path).email") }
         if let email, !email.contains("@"), let emailNode = fields["email"] {
@@ -306,7 +309,8 @@ struct DataReader {
                 otpSecret = text
             } else {
                 // The value is a secret: the message does not repeat it.
-                fail("`\(path).otp-secret` is not base32 (the letters A–Z and the digits 2–7, `=` padding allowed).", at: node)
+                fail("`\(path).otp-secret` is not base32 (the letters A–Z and the digits 2–7, `=` padding allowed).",
+                     at: node)
             }
         }
         guard let email else { return nil }
@@ -379,8 +383,8 @@ struct DataReader {
         guard let fields = mapping(node, path: "clock", keys: ["advance"]),
               let advance = required(fields, "advance", in: node, path: "clock")
         else { return nil }
-        guard advance.integerValue == nil, let text = advance.scalar?.text, let duration = Duration.parse(flowText: text),
-              duration > .zero
+        guard advance.integerValue == nil, let text = advance.scalar?.text,
+              let duration = Duration.parse(flowText: text), duration > .zero
         else {
             fail("`clock.advance` is \(advance.kindDescription); expected a duration such as `90s` or `2h`, "
                  + "more than 0 and at most \(Duration.maximumFlowDuration.flowText).", at: advance)
