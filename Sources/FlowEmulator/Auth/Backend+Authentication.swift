@@ -57,7 +57,7 @@ extension Backend {
     // MARK: Basic
 
     private func basicUser(_ app: EmulatorApplication, _ request: RequestFacts) -> Result<EmulatorUser, AnswerError> {
-        let challenge = [("WWW-Authenticate", "Basic realm=\"\(app.id)\", charset=\"UTF-8\"")]
+        let challenge = [("WWW-Authenticate", "Basic realm=\"\(app.id)\"")]
         guard case .basic(let name, let password)? = AuthorizationHeader(request.authorization) else {
             let message = "Application `\(app.id)` needs Basic credentials: "
                 + "`Authorization: Basic base64(user:password)`."
