@@ -240,7 +240,8 @@ extension Backend {
     /// `client_secret`) in the form. A client with a secret must send it.
     private func authenticateClient(_ request: RequestFacts) throws(OAuthError) -> OAuthClient {
         var id = request.form.nonEmpty("client_id")
-        var secret = request.form["client_secret"]
+        // An empty secret is none: public clients often send `client_id:` as Basic credentials.
+        var secret = request.form.nonEmpty("client_secret")
         if case .basic(let user, let password)? = AuthorizationHeader(request.authorization) {
             // RFC 6749 §2.3.1: both parts are form-encoded before they are joined.
             let basicID = FormFields.decode(user)
@@ -251,7 +252,7 @@ extension Backend {
                 throw OAuthError("invalid_request", "The client_id differs from the Basic credentials' client.")
             }
             id = basicID
-            secret = FormFields.decode(password)
+            secret = password.isEmpty ? nil : FormFields.decode(password)
         }
         guard let id else {
             throw OAuthError("invalid_client", "The request names no client (client_id or Authorization: Basic).")
