@@ -10,6 +10,7 @@ struct DataFileTests {
         applications:
           - id: com.example.shop
             version: "2.1"
+            protected: false
             auth:
               - type: basic.default
                 config: {}
@@ -63,6 +64,8 @@ struct DataFileTests {
         #expect(shop.settings[0]["passwordPolicyMinLength"] == "12")
         #expect(shop.settings[0]["passwordPolicyEnabled"] == "true")
         #expect(shop.destinations == ["shop", "catalog"])
+        #expect(!shop.protected)
+        #expect(shop.protection == .open)
         let saml = data.applications[1]
         #expect(saml.version == "1.0")
         #expect(saml.port == 8443)
@@ -188,13 +191,87 @@ struct DataFileTests {
         #expect(error?.description.hasPrefix("/nonexistent/emulator.yaml:1:1: error: Cannot read the file") == true)
     }
 
-    @Test("The built-in data has the travel application, Ada, an onboarding code and the default settings")
+    @Test("The built-in data has an application per authentication method, Ada, Grace and an onboarding code")
     func builtIn() {
         let data = EmulatorData.builtIn
         #expect(data.application("com.example.travel")?.auth.first?.type == "oauth2")
         #expect(data.application("com.example.travel")?.settings == SettingsGroup.defaults)
+        let protections = data.applications.map { "\($0.id)=\($0.protection)\($0.requiresOTP ? "+otp" : "")" }
+        #expect(protections == [
+            "com.example.travel=bearer", "com.example.warehouse=basic", "com.example.fieldscan=bearer",
+            "com.example.hr=saml", "com.example.payroll=saml+otp", "com.example.timetable=open",
+        ])
+        #expect(data.applications.flatMap(\.destinations) == ["travel", "warehouse", "fieldscan", "hr", "payroll", "timetable"])
         #expect(data.user(email: "ada@example.com")?.roles == ["TravelUser"])
+        #expect(data.user(email: "ada@example.com")?.otpSecret == "JBSWY3DPEHPK3PXP")
+        #expect(data.user(email: "grace@example.com")?.id == "grace")
+        #expect(data.user(email: "grace@example.com")?.mayUse("com.example.payroll") == false)
         #expect(data.onboardingCodes.first?.code == "TRAVEL-0001")
         #expect(data.faults.isEmpty)
     }
+
+    @Test("The authentication fields are read: protected, challenge, otp-challenge, token-lifetime, otp-secret")
+    func authenticationFields() throws {
+        let text = """
+            applications:
+              - id: com.example.api
+                auth:
+                  - type: oauth2
+                    config: {oauth2.clients: [{clientID: c1, grantType: client_credentials, clientSecret: s1}]}
+                challenge: status-1000-400
+                token-lifetime: 90
+              - id: com.example.portal
+                auth: [{type: saml2.web.post, requireOtp: true}]
+                challenge: redirect
+                otp-challenge: ok
+                token-lifetime: 2h
+              - id: com.example.open
+                auth: [{type: basic.default}]
+                protected: false
+            users:
+              - {email: ada@example.com, otp-secret: jbswy3dpehpk3pxp}
+            """
+        let data = try EmulatorData.read(bytes: Array(text.utf8), file: "auth.yaml", format: .yaml)
+        #expect(data.applications[0].challenge == .status1000With400)
+        #expect(data.applications[0].tokenLifetime == .seconds(90))
+        #expect(data.applications[0].auth[0].config["oauth2.clients"]
+            == [["clientID": "c1", "grantType": "client_credentials", "clientSecret": "s1"]])
+        #expect(data.applications[1].challenge == .redirect)
+        #expect(data.applications[1].otpChallenge == .ok)
+        #expect(data.applications[1].tokenLifetime == .seconds(7200))
+        #expect(data.applications[1].requiresOTP)
+        #expect(data.applications[2].protection == .open)
+        #expect(data.applications[2].tokenLifetime == .seconds(3600))
+        #expect(data.users[0].otpSecret == "jbswy3dpehpk3pxp")
+        #expect(!"\(data.users[0])".contains("jbswy3dpehpk3pxp"))
+    }
+
+    @Test(
+        "A bad authentication field is an error naming file:line:column",
+        arguments: [
+            ("applications:\n  - id: a\n    auth: [{type: oauth2}]\n    challenge: redirect\n", 4, 16, "for `oauth2`"),
+            (app("auth: [{type: oauth2}]\n    challenge: status-1000-4"), 4, 16, "Did you mean `status-1000-401`?"),
+            (app("auth: [{type: basic.default}]\n    challenge: bearer"), 4, 16, "no challenge variants"),
+            (app("auth: []\n    otp-challenge: maybe"), 4, 20, "`applications[0].otp-challenge`"),
+            (app("auth: []\n    token-lifetime: 0"), 4, 21, "`applications[0].token-lifetime`"),
+            (app("auth: []\n    token-lifetime: soon"), 4, 21, "from 1s to 24h"),
+            (app("auth: []\n    protected: perhaps"), 4, 16, "`applications[0].protected`"),
+            (app("auth: []\nusers:\n  - {email: a@example.com, otp-secret: not-base32!}"), 5, 40, "not base32"),
+        ] as [(String, Int, Int, String)]
+    )
+    func badAuthenticationField(text: String, line: Int, column: Int, message: String) throws {
+        let error = try #require(throws: EmulatorDataError.self) {
+            try EmulatorData.read(bytes: Array(text.utf8), file: "bad.yaml", format: .yaml)
+        }
+        let problem = try #require(error.problems.first)
+        #expect(problem.location?.line == line, "\(problem)")
+        #expect(problem.location?.column == column, "\(problem)")
+        #expect(problem.message.contains(message), "\(problem.message)")
+        #expect(!problem.message.contains("not-base32!"))
+    }
+}
+
+/// A data file with one application `a`: `rest` goes on at its `auth` key (line 3).
+private func app(_ rest: String) -> String {
+    "applications:\n  - id: a\n    \(rest)\n"
 }

@@ -83,7 +83,7 @@ struct EndpointTests {
             #expect(document["appID"] as? String == Paths.app)
             #expect(document["protocol"] as? String == "http")
             #expect(document["port"] as? Int == client.base.port)
-            #expect((document["auth"] as? [[String: Any]])?.first?["type"] as? String == "oauth2")
+            #expect((document["auth"] as? [[String: Any]])?.first?["type"] as? String == "none")
 
             let unknown = try await client.get("/mobileservices/application/com.example.nothing/onboarding/configuration")
             #expect(unknown.status == 404)
@@ -156,10 +156,10 @@ struct EndpointTests {
         try await withEmulator { (_, client) async throws in
             let answer = try await client.get(Paths.destination, headers: Paths.appHeader)
             #expect(answer.status == 200)
-            #expect(answer.object?["destination"] as? String == "travel")
+            #expect(answer.object?["destination"] as? String == "timetable")
             #expect(answer.object?["application"] as? String == Paths.app)
             #expect(answer.object?["path"] as? String == Paths.destination)
-            #expect(try await client.get("/travel").status == 200)
+            #expect(try await client.get("/timetable").status == 200)
         }
     }
 
@@ -234,7 +234,9 @@ struct RegistrationTests {
     @Test("The admin API sets, lists and clears registration states")
     func adminRegistrations() async throws {
         try await withEmulator { (emulator, client) async throws in
-            let set = try await client.send("PUT", "/_emulator/registrations", body: #"{"application": "com.example.travel", "device": "d1", "state": "locked"}"#)
+            let set = try await client.send(
+                "PUT", "/_emulator/registrations",
+                body: #"{"application": "com.example.timetable", "device": "d1", "state": "locked"}"#)
             #expect(set.status == 200)
             #expect(emulator.registrationState(application: Paths.app, device: "d1") == .locked)
             let locked = try await client.get(Paths.me, headers: Paths.appHeader + [("X-SMP-DEVICEID", "d1")])

@@ -90,7 +90,7 @@ struct LifecycleTests {
         let emulator = BackendEmulator()
         let url = try await emulator.start()
         emulator.setFault(.delay(.seconds(3600)), for: .settings)
-        let http = HTTPClient(eventLoopGroupProvider: .singleton)
+        let http = makeHTTPClient()
         let pending = Task { try await Client(http: http, base: url).get(Paths.settings) }
         // The request is under way (held by its delay) once it has arrived.
         await emulator.waitForArrivals(at: .settings)
@@ -113,7 +113,22 @@ struct RouteTests {
         (Paths.destination, .destination),
     ])
     func endpoints(path: String, endpoint: EmulatorEndpoint) {
-        #expect(Route.match(path: path, destinations: ["travel"]).endpoint == endpoint)
+        #expect(Route.match(path: path, destinations: ["timetable"]).endpoint == endpoint)
+    }
+
+    @Test("The authentication paths are routes of their own", arguments: [
+        ("/oauth2/api/v1/authorize", Route.authorize),
+        ("/oauth2/api/v1/token", .token),
+        ("/oauth2/api/v1/revoke", .revoke),
+        ("/SAMLAuthLauncher", .samlLauncher),
+        ("/saml/idp/login", .samlLogin),
+        ("/mobileservices/OTPForm", .otpForm),
+        ("/mobileservices/sessions/logout", .logout),
+        ("/_emulator/clock", .admin(.clock)),
+        ("/oauth2/api/v2/token", .notFound),
+    ])
+    func authenticationRoutes(path: String, route: Route) {
+        #expect(Route.match(path: path, destinations: []) == route)
     }
 
     @Test("OData arguments are read, a doubled quote is one quote")

@@ -104,13 +104,18 @@ struct RequestLogTests {
         #expect(requests.first?.summary == "GET \(Paths.settings) 200 settings")
     }
 
-    @Test("A user's password never appears in the data's description")
+    @Test("Passwords, OTP secrets and client secrets never appear in the data's description")
     func userDescription() {
         let user = EmulatorData.builtIn.users[0]
         #expect(!"\(user)".contains("analytical-engine"))
         #expect("\(user)".contains("<redacted>"))
         #expect(!"\(EmulatorData.builtIn)".contains("analytical-engine"))
         #expect(!String(reflecting: EmulatorData.builtIn).contains("analytical-engine"))
+        for secret in ["fieldscan-secret-0451", "JBSWY3DPEHPK3PXP", "compiler-1952"] {
+            #expect(!"\(EmulatorData.builtIn)".contains(secret))
+            #expect(!String(reflecting: EmulatorData.builtIn).contains(secret))
+        }
+        #expect("\(EmulatorData.builtIn.applications[2].auth[0])".contains(#""clientSecret":"<redacted>""#))
     }
 }
 

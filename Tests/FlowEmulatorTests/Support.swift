@@ -33,6 +33,45 @@ struct Exchange {
     var errorCode: String? {
         (object?["error"] as? [String: Any])?["code"] as? String
     }
+
+    /// `error` of an OAuth 2.0 error body (`{"error": "invalid_grant", …}`).
+    var oauthError: String? {
+        object?["error"] as? String
+    }
+
+    /// The cookies the answer sets, by name (an empty value deletes one).
+    var cookies: [String: String] {
+        var cookies: [String: String] = [:]
+        for header in headers where header.name.lowercased() == "set-cookie" {
+            let pair = header.value.split(separator: ";", maxSplits: 1).first.map(String.init) ?? ""
+            guard let equals = pair.firstIndex(of: "=") else { continue }
+            cookies[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+        }
+        return cookies
+    }
+
+    /// The whole `Set-Cookie` header of the cookie `name`.
+    func setCookie(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == "set-cookie" && $0.value.hasPrefix("\(name)=") }?.value
+    }
+
+    /// The query parameters of the `Location` a redirect points at.
+    var locationQuery: [String: String] {
+        guard let location = header("Location"), let items = URLComponents(string: location)?.queryItems else {
+            return [:]
+        }
+        return Dictionary(items.map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The `value` of the HTML input named `name`.
+    func input(_ name: String) -> String? {
+        guard let start = body.range(of: "name=\"\(name)\" value=\"") else { return nil }
+        let rest = body[start.upperBound...]
+        guard let end = rest.firstIndex(of: "\"") else { return nil }
+        return String(rest[..<end])
+            .replacingOccurrences(of: "&quot;", with: "\"")
+            .replacingOccurrences(of: "&amp;", with: "&")
+    }
 }
 
 /// Talks to a running emulator over real HTTP.
@@ -58,12 +97,31 @@ struct Client {
     func get(_ path: String, headers: [(String, String)] = []) async throws -> Exchange {
         try await send("GET", path, headers: headers)
     }
+
+    /// A POST of `fields` as `application/x-www-form-urlencoded`.
+    func post(
+        _ path: String, form fields: [(String, String)], headers: [(String, String)] = []
+    ) async throws -> Exchange {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        let body = fields.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed)!)" }
+            .joined(separator: "&")
+        let form = ("Content-Type", "application/x-www-form-urlencoded")
+        return try await send("POST", path, headers: [form] + headers, body: body)
+    }
+}
+
+/// A client that does not follow redirects: the tests look at each one.
+func makeHTTPClient() -> HTTPClient {
+    var configuration = HTTPClient.Configuration()
+    configuration.redirectConfiguration = .disallow
+    return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
 }
 
 /// Hands `body` an HTTP client and shuts it down afterwards, whatever `body` does: a client left running ends
 /// the whole test process in its deinit.
 func withHTTPClient<Value>(_ body: (HTTPClient) async throws -> Value) async throws -> Value {
-    let http = HTTPClient(eventLoopGroupProvider: .singleton)
+    let http = makeHTTPClient()
     do {
         let value = try await body(http)
         try await http.shutdown()
@@ -80,7 +138,7 @@ func withEmulator(
 ) async throws {
     let emulator = BackendEmulator(data: data)
     let url = try await emulator.start()
-    let http = HTTPClient(eventLoopGroupProvider: .singleton)
+    let http = makeHTTPClient()
     do {
         try await body(emulator, Client(http: http, base: url))
     } catch {
@@ -92,17 +150,39 @@ func withEmulator(
     await emulator.stop()
 }
 
-/// Paths of the built-in data, one per endpoint.
+/// Paths of the built-in data, one per endpoint. Resources are those of the open application
+/// `com.example.timetable`; discovery is travel's (OAuth 2.0).
 enum Paths {
-    static let app = "com.example.travel"
+    static let app = "com.example.timetable"
     static let discovery = "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='com.example.travel:1.0',EmailAddress='ada@example.com')"
     static let discoveryByCode = "/config-api.svc/ApplicationConfigurations/getApplicationConfigurationByCode(AppConfigID='com.example.travel:1.0',OnboardingCode='TRAVEL-0001')"
-    static let configuration = "/mobileservices/application/com.example.travel/onboarding/configuration"
-    static let settings = "/mobileservices/Storage/v1/runtime/application/com.example.travel/global/mobileservices/settingsExchange"
-    static let me = "/mobileservices/application/com.example.travel/roleservice/application/com.example.travel/v2/Me"
-    static let destination = "/travel/api/v1/ping"
-    static let appHeader = [("X-SMP-APPID", "com.example.travel")]
+    static let configuration = "/mobileservices/application/com.example.timetable/onboarding/configuration"
+    static let settings = settings(app)
+    static let me = me(app)
+    static let destination = "/timetable/api/v1/ping"
+    static let appHeader = [("X-SMP-APPID", app)]
+    static let authorize = "/oauth2/api/v1/authorize"
+    static let token = "/oauth2/api/v1/token"
+    static let revoke = "/oauth2/api/v1/revoke"
+    static let launcher = "/SAMLAuthLauncher"
+    static let idp = "/saml/idp/login"
+    static let otpForm = "/mobileservices/OTPForm"
+    static let logout = "/mobileservices/sessions/logout"
 
+    static func settings(_ app: String) -> String {
+        "/mobileservices/Storage/v1/runtime/application/\(app)/global/mobileservices/settingsExchange"
+    }
+
+    static func me(_ app: String) -> String {
+        "/mobileservices/application/\(app)/roleservice/application/\(app)/v2/Me"
+    }
+
+    static func discovery(_ app: String, email: String = "ada@example.com") -> String {
+        "/config-api.svc/ApplicationConfigurations/"
+            + "getApplicationConfiguration(AppConfigID='\(app):1.0',EmailAddress='\(email)')"
+    }
+
+    /// The path of a resource endpoint (discovery, configuration, settings, me, destination).
     static func path(for endpoint: EmulatorEndpoint) -> String {
         switch endpoint {
         case .discovery: discovery
@@ -110,6 +190,12 @@ enum Paths {
         case .settings: settings
         case .me: me
         case .destination: destination
+        case .authorize: authorize
+        case .token: token
+        case .revoke: revoke
+        case .saml: launcher
+        case .otp: otpForm
+        case .logout: logout
         }
     }
 }

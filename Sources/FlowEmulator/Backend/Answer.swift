@@ -1,22 +1,39 @@
 internal import FlowDescriptor
 internal import Foundation
 
-/// An HTTP answer before it is written: status, headers and a JSON body.
+/// An HTTP answer before it is written: status, headers and a body (JSON unless said otherwise).
 struct Answer: Sendable {
+    static let json = "application/json; charset=utf-8"
+    static let html = "text/html; charset=utf-8"
+
     var status: Int
     var headers: [(String, String)]
     var body: String
+    /// The `Content-Type` of a body that is not empty.
+    var contentType: String
 
     init(status: Int, headers: [(String, String)] = [], json: JSONValue) {
         self.status = status
         self.headers = headers
         self.body = json.rendered(pretty: false)
+        contentType = Self.json
     }
 
-    init(status: Int, headers: [(String, String)] = [], body: String) {
+    init(status: Int, headers: [(String, String)] = [], body: String, contentType: String = Answer.json) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.contentType = contentType
+    }
+
+    /// An HTML page.
+    static func page(_ status: Int, _ html: String, headers: [(String, String)] = []) -> Answer {
+        Answer(status: status, headers: headers, body: html, contentType: Answer.html)
+    }
+
+    /// A redirect to `location`, with no body.
+    static func redirect(_ location: String, headers: [(String, String)] = []) -> Answer {
+        Answer(status: 302, headers: [("Location", location)] + headers, body: "")
     }
 
     /// An error answer: `{"error": {"code": …, "message": …}}`.
@@ -28,13 +45,17 @@ struct Answer: Sendable {
     static let noContent = Answer(status: 204, body: "")
 }
 
-/// What the backend answers, as pure functions of the data, the registration states and the request.
+/// What the backend answers, as functions of the data, the registration states, what it has issued (tokens,
+/// sessions) and the request; only ``auth`` changes, and the caller keeps the change.
 struct Backend {
     var data: EmulatorData
     var registrations: [RegistrationKey: RegistrationState]
     /// The emulator's own address: `http://127.0.0.1:PORT`.
     var ownHost: String
     var ownPort: Int
+    var auth = AuthState()
+    /// The emulator clock's time for this request.
+    var now = Date()
 
     /// The request's facts the answers depend on.
     struct RequestFacts {
@@ -42,9 +63,23 @@ struct Backend {
         var path: String
         var applicationHeader: String?
         var deviceHeader: String?
+        var query = FormFields()
+        /// The body's parameters when it is `application/x-www-form-urlencoded`.
+        var form = FormFields()
+        var contentType: String?
+        var authorization: String?
+        var cookies: [String: String] = [:]
+
+        /// Whether the body was sent as a form.
+        var isForm: Bool {
+            contentType?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
+        }
     }
 
-    func answer(_ route: Route, _ request: RequestFacts) -> Answer {
+    /// The emulator's own base URL, for the redirects between its pages.
+    var ownBase: String { "http://\(ownHost):\(ownPort)" }
+
+    mutating func answer(_ route: Route, _ request: RequestFacts) -> Answer {
         switch route {
         case .discoveryByEmail(let configID, let email):
             switch application(configID: configID) {
@@ -73,7 +108,7 @@ struct Backend {
                 return Answer(status: 200, json: document)
             }
         case .settings(let id):
-            return withApplication(id, request) { app in
+            return withProtectedApplication(id, request) { app, _, _ in
                 let groups = JSONValue.object(app.settings.map { group in
                     (group.name, .object(group.values.map { ($0.0, .string($0.1)) }))
                 })
@@ -85,22 +120,45 @@ struct Backend {
                 let found = request.applicationHeader.map { "is `\($0)`" } ?? "is missing"
                 return .error(403, code: "applicationMismatch", "The X-SMP-APPID header \(found); requests for application `\(id)` must carry `X-SMP-APPID: \(id)`.")
             }
-            return withApplication(id, request) { app in
-                guard let user = data.users(of: app.id).first else {
-                    return .error(404, code: "userNotFound", "Application `\(app.id)` has no users.")
+            return withProtectedApplication(id, request) { app, principal, backend in
+                switch principal {
+                case .user(let user):
+                    return Answer(status: 200, json: backend.me(user))
+                case .client(let client):
+                    return .error(404, code: "userNotFound", "The access token was issued to client `\(client)` "
+                        + "for itself (client credentials): there is no user to answer.")
+                case .anonymous:
+                    // An open application has no authenticated user: the first one who may use it answers.
+                    guard let user = backend.data.users(of: app.id).first else {
+                        return .error(404, code: "userNotFound", "Application `\(app.id)` has no users.")
+                    }
+                    return Answer(status: 200, json: backend.me(user))
                 }
-                return Answer(status: 200, json: me(user))
             }
         case .destination(let name):
             guard let app = data.application(forDestination: name) else {
                 return .error(404, code: "notFound", "No destination `\(name)`.")
             }
-            return withApplication(app.id, request) { app in
+            return withProtectedApplication(app.id, request) { app, _, _ in
                 Answer(status: 200, json: [
                     "destination": .string(name), "application": .string(app.id), "method": .string(request.method),
                     "path": .string(request.path), "status": "ok",
                 ])
             }
+        case .authorize:
+            return request.method == "POST" ? authorizeLogin(request) : authorize(request)
+        case .token:
+            return token(request)
+        case .revoke:
+            return revoke(request)
+        case .samlLauncher:
+            return request.method == "POST" ? samlAssertionConsumer(request) : samlLauncher(request)
+        case .samlLogin:
+            return request.method == "POST" ? samlIdPLogin(request) : samlIdPForm(request)
+        case .otpForm:
+            return request.method == "POST" ? otpVerify(request) : otpForm(request)
+        case .logout:
+            return logout(request)
         case .admin, .notFound:
             return .error(404, code: "notFound", "The emulated backend has no resource at `\(request.path)`.")
         }
@@ -110,20 +168,42 @@ struct Backend {
 
     /// The configuration in the discovery-service structure `{host, port, protocol, auth}`; `${backend}` in the
     /// auth configuration's strings becomes the backend URL.
+    /// Client secrets stay on the backend: they are stripped from every document a client is sent.
     func discoveryDocument(_ app: EmulatorApplication) -> JSONValue {
-        let host = app.host ?? ownHost
-        let scheme = app.protocol ?? "http"
-        let port = app.port ?? (app.host == nil ? ownPort : (scheme == "https" ? 443 : 80))
-        let defaultPort = (scheme == "https" && port == 443) || (scheme == "http" && port == 80)
-        let backendURL = "\(scheme)://\(host)" + (defaultPort ? "" : ":\(port)")
+        let (scheme, host, port) = address(of: app)
+        let backendURL = self.backendURL(of: app)
         let auth = app.auth.map { entry -> JSONValue in
             [
                 "type": .string(entry.type),
-                "config": Self.substitute(entry.config, backend: backendURL),
+                "config": Self.withoutSecrets(Self.substitute(entry.config, backend: backendURL)),
                 "requireOtp": .bool(entry.requireOtp),
             ]
         }
         return ["host": .string(host), "port": .int(port), "protocol": .string(scheme), "auth": .array(auth)]
+    }
+
+    /// The protocol, host and port the application's configuration names.
+    func address(of app: EmulatorApplication) -> (scheme: String, host: String, port: Int) {
+        let scheme = app.protocol ?? "http"
+        return (scheme, app.host ?? ownHost, app.port ?? (app.host == nil ? ownPort : (scheme == "https" ? 443 : 80)))
+    }
+
+    /// `protocol://host[:port]`, the port left out when it is the protocol's default.
+    func backendURL(of app: EmulatorApplication) -> String {
+        let (scheme, host, port) = address(of: app)
+        let defaultPort = (scheme == "https" && port == 443) || (scheme == "http" && port == 80)
+        return "\(scheme)://\(host)" + (defaultPort ? "" : ":\(port)")
+    }
+
+    /// `value` without any `clientSecret` (or `client_secret`) member, at any depth.
+    static func withoutSecrets(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .array(let elements): .array(elements.map(withoutSecrets))
+        case .object(let members):
+            .object(members.filter { !["clientsecret", "client_secret"].contains($0.0.lowercased()) }
+                .map { ($0.0, withoutSecrets($0.1)) })
+        default: value
+        }
     }
 
     static func substitute(_ value: JSONValue, backend: String) -> JSONValue {
@@ -162,7 +242,7 @@ struct Backend {
         return (String(configID[..<colon]), String(configID[configID.index(after: colon)...]))
     }
 
-    private func unknownApplication(_ id: String) -> Answer {
+    func unknownApplication(_ id: String) -> Answer {
         let suggestion = Suggestion.closest(to: id, in: data.applications.map(\.id)).map { " Did you mean `\($0)`?" } ?? ""
         return .error(404, code: "applicationNotFound", "No application `\(id)` is registered on the backend.\(suggestion)")
     }
@@ -171,12 +251,31 @@ struct Backend {
     /// a locked or wiped registration, else `body`.
     private func withApplication(_ id: String, _ request: RequestFacts, _ body: (EmulatorApplication) -> Answer) -> Answer {
         guard let app = data.application(id) else { return unknownApplication(id) }
-        let state = registrationState(application: id, device: request.deviceHeader)
-        if let code = state.messageCode {
-            let subject = request.deviceHeader.map { "device `\($0)` of application `\(id)`" } ?? "application `\(id)`"
-            return .error(403, code: code, "The registration of \(subject) is \(state.rawValue).", headers: [("x-message-code", code)])
-        }
+        if let blocked = blocked(id, request) { return blocked }
         return body(app)
+    }
+
+    /// The answer of a protected resource: 404 for an unknown application, then the authentication challenge, then
+    /// the OTP challenge, then 403 for a locked or wiped registration, else `body` with who is asking.
+    private mutating func withProtectedApplication(
+        _ id: String, _ request: RequestFacts, _ body: (EmulatorApplication, Principal, Backend) -> Answer
+    ) -> Answer {
+        guard let app = data.application(id) else { return unknownApplication(id) }
+        switch authenticate(app, request) {
+        case .failure(let challenge): return challenge.answer
+        case .success(let principal):
+            if let blocked = blocked(id, request) { return blocked }
+            return body(app, principal, self)
+        }
+    }
+
+    /// The 403 of a locked or wiped registration; `nil` when it is active.
+    private func blocked(_ id: String, _ request: RequestFacts) -> Answer? {
+        let state = registrationState(application: id, device: request.deviceHeader)
+        guard let code = state.messageCode else { return nil }
+        let subject = request.deviceHeader.map { "device `\($0)` of application `\(id)`" } ?? "application `\(id)`"
+        let message = "The registration of \(subject) is \(state.rawValue)."
+        return .error(403, code: code, message, headers: [("x-message-code", code)])
     }
 
     func registrationState(application: String, device: String?) -> RegistrationState {

@@ -78,7 +78,10 @@ enum Masking {
     static let masked = "<redacted>"
 
     private static let secretWords = ["password", "passwd", "secret", "token", "passcode", "apikey", "api-key", "otp"]
-    private static let secretQueryNames: Set<String> = ["code", "pwd", "assertion", "samlresponse"]
+    /// Parameters whose values are one-time secrets of a login (codes, verifiers, states, assertions).
+    private static let secretQueryNames: Set<String> = [
+        "code", "pwd", "assertion", "samlresponse", "code_verifier", "state", "relaystate", "transaction_id",
+    ]
 
     /// Whether a header or parameter named `name` carries a secret.
     static func isSecret(name: String) -> Bool {

@@ -13,6 +13,18 @@ enum Route: Sendable, Equatable {
     case settings(application: String)
     case me(application: String)
     case destination(name: String)
+    /// `/oauth2/api/v1/authorize`: the login form (GET) and its answer (POST).
+    case authorize
+    case token
+    case revoke
+    /// `/SAMLAuthLauncher`: the SAML-protected start and finish page (GET), the assertion consumer (POST).
+    case samlLauncher
+    /// `/saml/idp/login`: the emulated IdP's login form (GET) and its answer (POST).
+    case samlLogin
+    /// `/mobileservices/OTPForm`: the passcode form (GET) and its answer (POST).
+    case otpForm
+    /// `/mobileservices/sessions/logout`.
+    case logout
     case admin(AdminRoute)
     case notFound
 
@@ -24,7 +36,22 @@ enum Route: Sendable, Equatable {
         case .settings: .settings
         case .me: .me
         case .destination: .destination
+        case .authorize: .authorize
+        case .token: .token
+        case .revoke: .revoke
+        case .samlLauncher, .samlLogin: .saml
+        case .otpForm: .otp
+        case .logout: .logout
         case .admin, .notFound: nil
+        }
+    }
+
+    /// Whether a request to the route with `method` has a body to read (a form).
+    func readsBody(method: String) -> Bool {
+        guard method == "POST" else { return false }
+        switch self {
+        case .authorize, .token, .revoke, .samlLauncher, .samlLogin, .otpForm: return true
+        default: return false
         }
     }
 
@@ -33,6 +60,8 @@ enum Route: Sendable, Equatable {
         switch self {
         case .destination, .notFound: nil
         case .admin(let admin): admin.methods
+        case .authorize, .samlLauncher, .samlLogin, .otpForm: ["GET", "HEAD", "POST"]
+        case .token, .revoke, .logout: ["POST"]
         default: ["GET", "HEAD"]
         }
     }
@@ -50,6 +79,13 @@ enum Route: Sendable, Equatable {
             return mobileServices(Array(segments.dropFirst()))
         case "_emulator":
             return AdminRoute(Array(segments.dropFirst())).map(Route.admin) ?? .notFound
+        case "oauth2":
+            guard segments.count == 4, segments[1] == "api", segments[2] == "v1" else { return .notFound }
+            return ["authorize": .authorize, "token": .token, "revoke": .revoke][segments[3]] ?? .notFound
+        case "SAMLAuthLauncher":
+            return segments.count == 1 ? .samlLauncher : .notFound
+        case "saml":
+            return segments == ["saml", "idp", "login"] ? .samlLogin : .notFound
         case let first? where destinations.contains(first):
             return .destination(name: first)
         default:
@@ -58,6 +94,8 @@ enum Route: Sendable, Equatable {
     }
 
     private static func mobileServices(_ segments: [String]) -> Route {
+        if segments == ["OTPForm"] { return .otpForm }
+        if segments == ["sessions", "logout"] { return .logout }
         switch segments.count {
         case 4 where segments[0] == "application" && segments[2] == "onboarding" && segments[3] == "configuration":
             return .configuration(application: segments[1])
@@ -144,9 +182,11 @@ enum AdminRoute: Sendable, Equatable {
     case faults
     case fault(EmulatorEndpoint?, name: String)
     case registrations
+    case clock
 
     init?(_ segments: [String]) {
         switch segments.count {
+        case 1 where segments[0] == "clock": self = .clock
         case 1 where segments[0] == "requests": self = .requests
         case 1 where segments[0] == "faults": self = .faults
         case 2 where segments[0] == "faults": self = .fault(EmulatorEndpoint(rawValue: segments[1]), name: segments[1])
@@ -161,6 +201,7 @@ enum AdminRoute: Sendable, Equatable {
         case .faults: ["GET", "DELETE"]
         case .fault: ["GET", "PUT", "DELETE"]
         case .registrations: ["GET", "PUT", "DELETE"]
+        case .clock: ["GET", "PUT", "DELETE"]
         }
     }
 }

@@ -1,13 +1,25 @@
 internal import FlowDescriptor
 
 extension EmulatorData {
-    /// The data the emulator uses when no file is given: application `com.example.travel` (OAuth 2.0 against the
-    /// emulator itself, destination `travel`), the user `ada@example.com` and the onboarding code `TRAVEL-0001`.
+    /// The data the emulator uses when no file is given: one application per authentication method, two users and
+    /// an onboarding code.
+    ///
+    /// | application | protection | destination |
+    /// |---|---|---|
+    /// | `com.example.travel` | OAuth 2.0 authorization code with PKCE, client `travel-client` | `travel` |
+    /// | `com.example.fieldscan` | OAuth 2.0 client credentials, client `fieldscan-client` | `fieldscan` |
+    /// | `com.example.warehouse` | Basic | `warehouse` |
+    /// | `com.example.hr` | SAML | `hr` |
+    /// | `com.example.payroll` | SAML and OTP | `payroll` |
+    /// | `com.example.timetable` | none (open) | `timetable` |
+    ///
+    /// `ada@example.com` (password `analytical-engine`, OTP secret `JBSWY3DPEHPK3PXP`) may use every application;
+    /// `grace@example.com` (password `compiler-1952`) every one but payroll. Onboarding code `TRAVEL-0001` stands
+    /// for Ada in travel.
     public static let builtIn = EmulatorData(
         applications: [
             EmulatorApplication(
                 id: "com.example.travel",
-                version: "1.0",
                 auth: [
                     AuthEntry(type: "oauth2", config: [
                         "oauth2.authorizationEndpoint": "${backend}/oauth2/api/v1/authorize",
@@ -23,6 +35,42 @@ extension EmulatorData {
                 ],
                 destinations: ["travel"]
             ),
+            EmulatorApplication(
+                id: "com.example.warehouse",
+                auth: [AuthEntry(type: "basic.default")],
+                destinations: ["warehouse"]
+            ),
+            EmulatorApplication(
+                id: "com.example.fieldscan",
+                auth: [
+                    AuthEntry(type: "oauth2", config: [
+                        "oauth2.tokenEndpoint": "${backend}/oauth2/api/v1/token",
+                        "oauth2.clients": [
+                            [
+                                "clientID": "fieldscan-client",
+                                "grantType": "client_credentials",
+                                "clientSecret": "fieldscan-secret-0451",
+                            ],
+                        ],
+                    ]),
+                ],
+                destinations: ["fieldscan"]
+            ),
+            EmulatorApplication(
+                id: "com.example.hr",
+                auth: [AuthEntry(type: "saml2.web.post", config: samlConfig)],
+                destinations: ["hr"]
+            ),
+            EmulatorApplication(
+                id: "com.example.payroll",
+                auth: [AuthEntry(type: "saml2.web.post", config: samlConfig, requireOtp: true)],
+                destinations: ["payroll"]
+            ),
+            EmulatorApplication(
+                id: "com.example.timetable",
+                auth: [AuthEntry(type: "none")],
+                destinations: ["timetable"]
+            ),
         ],
         users: [
             EmulatorUser(
@@ -32,13 +80,34 @@ extension EmulatorData {
                 givenName: "Ada",
                 familyName: "Lovelace",
                 roles: ["TravelUser"],
-                password: "analytical-engine"
+                password: "analytical-engine",
+                otpSecret: "JBSWY3DPEHPK3PXP"
+            ),
+            EmulatorUser(
+                email: "grace@example.com",
+                id: "grace",
+                userName: "grace@example.com",
+                givenName: "Grace",
+                familyName: "Hopper",
+                roles: ["TravelUser", "Auditor"],
+                password: "compiler-1952",
+                applications: [
+                    "com.example.travel", "com.example.warehouse", "com.example.fieldscan", "com.example.hr",
+                    "com.example.timetable",
+                ]
             ),
         ],
         onboardingCodes: [
             OnboardingCode(code: "TRAVEL-0001", application: "com.example.travel", user: "ada@example.com"),
         ]
     )
+
+    /// The SAML parameters with the values a client assumes when they are missing.
+    private static let samlConfig: JSONValue = [
+        "saml2.web.post.authchallengeheader.name": "com.sap.cloud.security.login",
+        "saml2.web.post.finish.endpoint.uri": "/SAMLAuthLauncher",
+        "saml2.web.post.finish.endpoint.redirectparam": "finishEndpointParam",
+    ]
 }
 
 extension SettingsGroup {

@@ -40,7 +40,7 @@ public struct EmulatorData: Sendable, Hashable {
 
     /// The users who may use the application `id`, in the order they were written.
     public func users(of id: String) -> [EmulatorUser] {
-        users.filter { $0.applications == nil || $0.applications!.contains(id) }
+        users.filter { $0.mayUse(id) }
     }
 
     /// The application that declares the destination `name`, if any.
@@ -68,6 +68,15 @@ public struct EmulatorApplication: Sendable, Hashable {
     public var settings: [SettingsGroup]
     /// Destination names answered at `/<name>/...` (the validating request).
     public var destinations: [String]
+    /// Whether settings, `Me` and destinations need credentials; `false` opens them whatever `auth` says.
+    public var protected: Bool
+    /// How a request without valid credentials is challenged; `nil` means the default of the first auth entry's
+    /// type (``ChallengeVariant/bearer`` for OAuth 2.0, ``ChallengeVariant/loginPage`` for SAML).
+    public var challenge: ChallengeVariant?
+    /// How a request whose session has not passed OTP is challenged, when the first auth entry requires OTP.
+    public var otpChallenge: OTPChallengeVariant
+    /// How long an access token the emulator issues for this application is valid.
+    public var tokenLifetime: Duration
 
     public init(
         id: String,
@@ -77,7 +86,11 @@ public struct EmulatorApplication: Sendable, Hashable {
         protocol: String? = nil,
         auth: [AuthEntry],
         settings: [SettingsGroup] = SettingsGroup.defaults,
-        destinations: [String] = []
+        destinations: [String] = [],
+        protected: Bool = true,
+        challenge: ChallengeVariant? = nil,
+        otpChallenge: OTPChallengeVariant = .redirect,
+        tokenLifetime: Duration = .seconds(3600)
     ) {
         self.id = id
         self.version = version
@@ -87,7 +100,76 @@ public struct EmulatorApplication: Sendable, Hashable {
         self.auth = auth
         self.settings = settings
         self.destinations = destinations
+        self.protected = protected
+        self.challenge = challenge
+        self.otpChallenge = otpChallenge
+        self.tokenLifetime = tokenLifetime
     }
+
+    /// How the application's protected resources check credentials: from the first auth entry's type, or
+    /// ``Protection/open`` when `protected` is `false`.
+    public var protection: Protection {
+        guard protected, let entry = auth.first else { return .open }
+        return Protection(authType: entry.type)
+    }
+
+    /// Whether protected resources also need a session that has passed OTP.
+    public var requiresOTP: Bool {
+        protection != .open && auth.first?.requireOtp == true
+    }
+}
+
+/// How an application's protected resources check credentials.
+public enum Protection: String, Sendable, Hashable, CaseIterable {
+    /// No credentials needed (`none`, or a type the emulator does not enforce such as `certificate.sdkprovider`).
+    case open
+    /// `Authorization: Basic`, checked against the users' passwords (`basic.default`).
+    case basic
+    /// `Authorization: Bearer` with an access token the emulator issued for the application (`oauth2`).
+    case bearer
+    /// A session cookie from the emulated SAML login (`saml2.web.post`).
+    case saml
+
+    /// The protection an auth entry's `type` asks for.
+    public init(authType: String) {
+        switch authType {
+        case "basic.default": self = .basic
+        case "oauth2": self = .bearer
+        case "saml2.web.post": self = .saml
+        default: self = .open
+        }
+    }
+}
+
+/// How a request without valid credentials is told to authenticate.
+public enum ChallengeVariant: String, Sendable, Hashable, CaseIterable {
+    /// OAuth 2.0: 401 with `WWW-Authenticate: Bearer realm="<appId>"` (the default).
+    case bearer
+    /// OAuth 2.0: 401 with `X-SMP-AUTHENTICATION-STATUS: 1000`.
+    case status1000With401 = "status-1000-401"
+    /// OAuth 2.0: 400 with `X-SMP-AUTHENTICATION-STATUS: 1000`.
+    case status1000With400 = "status-1000-400"
+    /// SAML: 200 with a small login page and the login-request header (the default).
+    case loginPage = "login-page"
+    /// SAML: 302 to the SAML launcher with the login-request header.
+    case redirect
+
+    /// The variants an application protected by `protection` may choose.
+    public static func allowed(for protection: Protection) -> [ChallengeVariant] {
+        switch protection {
+        case .bearer: [.bearer, .status1000With401, .status1000With400]
+        case .saml: [.loginPage, .redirect]
+        case .basic, .open: []
+        }
+    }
+}
+
+/// How a request whose session has not passed OTP is told to go to the OTP form.
+public enum OTPChallengeVariant: String, Sendable, Hashable, CaseIterable {
+    /// 302 to the OTP form with `x-smp-authentication: otp-challenge` (the default).
+    case redirect
+    /// 200 with `x-smp-authentication: otp-challenge` and a page linking the form.
+    case ok
 }
 
 /// One entry of a configuration's `auth` list: `{type, config, requireOtp}`.
@@ -102,6 +184,27 @@ public struct AuthEntry: Sendable, Hashable {
         self.type = type
         self.config = config
         self.requireOtp = requireOtp
+    }
+}
+
+extension AuthEntry: CustomStringConvertible, CustomDebugStringConvertible {
+    /// The entry with client secrets masked.
+    public var description: String {
+        "AuthEntry(\(type), config: \(Self.masked(config).rendered(pretty: false)), requireOtp: \(requireOtp))"
+    }
+
+    /// The same as ``description``: client secrets stay out of debug output too.
+    public var debugDescription: String { description }
+
+    private static func masked(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .array(let elements): .array(elements.map(masked))
+        case .object(let members):
+            .object(members.map { name, value in
+                ["clientsecret", "client_secret"].contains(name.lowercased()) ? (name, "<redacted>") : (name, masked(value))
+            })
+        default: value
+        }
     }
 }
 
@@ -148,6 +251,8 @@ public struct EmulatorUser: Sendable, Hashable {
     public var password: String?
     /// The applications the user may use; `nil` means every application.
     public var applications: [String]?
+    /// The base32 secret the user's one-time passcodes (TOTP, RFC 6238) are made from; never logged, never printed.
+    public var otpSecret: String?
 
     public init(
         email: String,
@@ -157,7 +262,8 @@ public struct EmulatorUser: Sendable, Hashable {
         familyName: String = "",
         roles: [String] = [],
         password: String? = nil,
-        applications: [String]? = nil
+        applications: [String]? = nil,
+        otpSecret: String? = nil
     ) {
         self.email = email
         self.id = id ?? email
@@ -167,13 +273,20 @@ public struct EmulatorUser: Sendable, Hashable {
         self.roles = roles
         self.password = password
         self.applications = applications
+        self.otpSecret = otpSecret
+    }
+
+    /// Whether the user may use the application `id`.
+    public func mayUse(_ id: String) -> Bool {
+        applications?.contains(id) ?? true
     }
 }
 
 extension EmulatorUser: CustomStringConvertible, CustomDebugStringConvertible {
-    /// The user without the password.
+    /// The user without the password and the OTP secret.
     public var description: String {
-        "EmulatorUser(\(email), roles: \(roles)\(password == nil ? "" : ", password: <redacted>"))"
+        "EmulatorUser(\(email), roles: \(roles)\(password == nil ? "" : ", password: <redacted>")"
+            + "\(otpSecret == nil ? "" : ", otp-secret: <redacted>"))"
     }
 
     /// The same as ``description``: the password stays out of debug output too.

@@ -69,7 +69,9 @@ struct DataReader {
     private(set) var problems: [EmulatorDataError.Problem] = []
 
     /// Path segments the emulator answers itself; a destination may not take them.
-    static let reservedDestinations: Set<String> = ["mobileservices", "config-api.svc", "_emulator", "oauth2", "SAMLAuthLauncher"]
+    static let reservedDestinations: Set<String> = [
+        "mobileservices", "config-api.svc", "_emulator", "oauth2", "SAMLAuthLauncher", "saml",
+    ]
 
     mutating func fail(_ message: String, at node: Node) {
         problems.append(.init(message, at: node.location))
@@ -164,9 +166,11 @@ struct DataReader {
     // MARK: Entries
 
     mutating func application(_ node: Node, path: String) -> EmulatorApplication? {
-        guard let fields = mapping(node, path: path, keys: ["id", "version", "host", "port", "protocol", "auth", "settings", "destinations"]) else {
-            return nil
-        }
+        let keys = [
+            "id", "version", "host", "port", "protocol", "auth", "settings", "destinations", "protected", "challenge",
+            "otp-challenge", "token-lifetime",
+        ]
+        guard let fields = mapping(node, path: path, keys: keys) else { return nil }
         let id = required(fields, "id", in: node, path: path).flatMap { string($0, path: "\(path).id") }
         let version = fields["version"].map { string($0, path: "\(path).version") } ?? "1.0"
         let host = fields["host"].flatMap { string($0, path: "\(path).host") }
@@ -195,10 +199,49 @@ struct DataReader {
                 return name
             }
         }
-        guard let id, let version, let auth else { return nil }
+        let protected = fields["protected"].map { boolean($0, path: "\(path).protected") } ?? true
+        var challenge: ChallengeVariant?
+        if let node = fields["challenge"], let text = string(node, path: "\(path).challenge") {
+            challenge = ChallengeVariant(rawValue: text)
+            let type = auth?.first?.type ?? ""
+            let allowed = ChallengeVariant.allowed(for: Protection(authType: type))
+            if challenge == nil || (auth?.isEmpty == false && !allowed.contains(challenge!)) {
+                let expected = allowed.isEmpty
+                    ? "an application whose first auth entry is `\(type)` has no challenge variants"
+                    : "expected one of \(Self.quoted(allowed.map(\.rawValue))) for `\(type)`"
+                let suggestion = Suggestion.closest(to: text, in: allowed.map(\.rawValue))
+                    .map { " Did you mean `\($0)`?" } ?? ""
+                fail("`\(path).challenge` is `\(text)`; \(expected).\(suggestion)", at: node)
+                challenge = nil
+            }
+        }
+        var otpChallenge = OTPChallengeVariant.redirect
+        if let node = fields["otp-challenge"], let text = string(node, path: "\(path).otp-challenge") {
+            if let variant = OTPChallengeVariant(rawValue: text) {
+                otpChallenge = variant
+            } else {
+                let names = OTPChallengeVariant.allCases.map(\.rawValue)
+                fail("`\(path).otp-challenge` is `\(text)`; expected one of \(Self.quoted(names)).", at: node)
+            }
+        }
+        var tokenLifetime = Duration.seconds(3600)
+        if let node = fields["token-lifetime"] {
+            // Seconds, as `expires_in` counts them, or a duration such as `90s` or `2h`.
+            if let seconds = node.integerValue, (1...86_400).contains(seconds) {
+                tokenLifetime = .seconds(seconds)
+            } else if node.integerValue == nil, let text = node.scalar?.text,
+                      let lifetime = Duration.parse(flowText: text), lifetime >= .seconds(1) {
+                tokenLifetime = lifetime
+            } else {
+                fail("`\(path).token-lifetime` is \(node.kindDescription); expected seconds or a duration such as "
+                     + "`90s` or `2h`, from 1s to 24h.", at: node)
+            }
+        }
+        guard let id, let version, let auth, let protected else { return nil }
         return EmulatorApplication(
             id: id, version: version, host: host, port: port, protocol: scheme, auth: auth, settings: settings,
-            destinations: destinations)
+            destinations: destinations, protected: protected, challenge: challenge, otpChallenge: otpChallenge,
+            tokenLifetime: tokenLifetime)
     }
 
     mutating func authEntry(_ node: Node, path: String) -> AuthEntry? {
@@ -245,7 +288,9 @@ struct DataReader {
     }
 
     mutating func user(_ node: Node, path: String) -> EmulatorUser? {
-        let keys = ["email", "id", "user-name", "given-name", "family-name", "roles", "password", "applications"]
+        let keys = [
+            "email", "id", "user-name", "given-name", "family-name", "roles", "password", "applications", "otp-secret",
+        ]
         guard let fields = mapping(node, path: path, keys: keys) else { return nil }
         let email = required(fields, "email", in: node, path: path).flatMap { string($0, path: "\(path).email") }
         if let email, !email.contains("@"), let emailNode = fields["email"] {
@@ -258,10 +303,20 @@ struct DataReader {
         let roles = fields["roles"].map { list($0, path: "\(path).roles") { $0.string($1, path: $2) } } ?? []
         let password = fields["password"].flatMap { string($0, path: "\(path).password") }
         let applications = fields["applications"].map { list($0, path: "\(path).applications") { $0.string($1, path: $2) } }
+        var otpSecret: String?
+        if let node = fields["otp-secret"], let text = string(node, path: "\(path).otp-secret") {
+            if let key = Base32.decode(text), !key.isEmpty {
+                otpSecret = text
+            } else {
+                // The value is a secret: the message does not repeat it.
+                fail("`\(path).otp-secret` is not base32 (the letters A–Z and the digits 2–7, `=` padding allowed).",
+                     at: node)
+            }
+        }
         guard let email else { return nil }
         return EmulatorUser(
             email: email, id: id, userName: userName, givenName: given, familyName: family, roles: roles,
-            password: password, applications: applications)
+            password: password, applications: applications, otpSecret: otpSecret)
     }
 
     mutating func onboardingCode(_ node: Node, path: String) -> OnboardingCode? {
@@ -321,6 +376,21 @@ struct DataReader {
             if let count = integer(node, path: "\(path).count", in: 1...Int.max) { fault.count = count } else { valid = false }
         }
         return valid ? fault : nil
+    }
+
+    /// The admin clock body `{"advance": "2h"}`: how far to move the clock forward.
+    mutating func clockAdvance(_ node: Node) -> Duration? {
+        guard let fields = mapping(node, path: "clock", keys: ["advance"]),
+              let advance = required(fields, "advance", in: node, path: "clock")
+        else { return nil }
+        guard advance.integerValue == nil, let text = advance.scalar?.text,
+              let duration = Duration.parse(flowText: text), duration > .zero
+        else {
+            fail("`clock.advance` is \(advance.kindDescription); expected a duration such as `90s` or `2h`, "
+                 + "more than 0 and at most \(Duration.maximumFlowDuration.flowText).", at: advance)
+            return nil
+        }
+        return duration
     }
 
     // MARK: Shapes and scalars

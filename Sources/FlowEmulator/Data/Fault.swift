@@ -10,6 +10,18 @@ public enum EmulatorEndpoint: String, Sendable, Hashable, CaseIterable, CustomSt
     case me
     /// A destination, the validating request.
     case destination
+    /// The OAuth 2.0 authorization endpoint (the login form and its answer).
+    case authorize
+    /// The OAuth 2.0 token endpoint.
+    case token
+    /// The OAuth 2.0 revocation endpoint.
+    case revoke
+    /// The SAML launcher and the emulated IdP's login pages.
+    case saml
+    /// The OTP form.
+    case otp
+    /// The session logout.
+    case logout
 
     public var description: String { rawValue }
 }

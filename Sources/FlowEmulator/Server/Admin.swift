@@ -1,4 +1,5 @@
 internal import FlowDescriptor
+internal import Foundation
 internal import Hummingbird
 internal import NIOCore
 
@@ -67,7 +68,29 @@ struct Admin {
         case (.registrations, _):
             emulator.clearRegistrationStates()
             return .noContent
+        case (.clock, "GET"):
+            return Answer(status: 200, json: clockJSON())
+        case (.clock, "PUT"):
+            switch await body(of: &request) {
+            case .failure(let error): return error.answer
+            case .success(let node):
+                do {
+                    emulator.advanceClock(by: try DataReader.readOne { $0.clockAdvance(node) })
+                    return Answer(status: 200, json: clockJSON())
+                } catch {
+                    return .error(400, code: "badClock", error.description)
+                }
+            }
+        case (.clock, _):
+            emulator.resetClockOffset()
+            return .noContent
         }
+    }
+
+    /// `{"now": "<ISO 8601>", "offset": <ms>}`: the emulator's time and how far it was moved forward.
+    private func clockJSON() -> JSONValue {
+        let (now, offset) = emulator.withState { ($0.clock.now, $0.clock.offset) }
+        return ["now": .string(now.formatted(.iso8601)), "offset": .int(offset.saturatingMilliseconds)]
     }
 
     /// The request body read as a JSON document.

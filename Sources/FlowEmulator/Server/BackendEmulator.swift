@@ -195,7 +195,45 @@ public final class BackendEmulator: Sendable {
         state.withLock { $0.log = [] }
     }
 
+    // MARK: Clock
+
+    /// The emulator's time: what token expiry and one-time passcodes are measured against.
+    public var now: Date {
+        state.withLock { $0.clock.now }
+    }
+
+    /// Moves the emulator's clock forward by `duration` (tokens expire, passcodes change) without waiting.
+    public func advanceClock(by duration: Duration) {
+        state.withLock { $0.clock.offset += duration }
+    }
+
+    /// Makes `now` the emulator's time source, with no offset; the default is the system clock.
+    public func setClock(_ now: @escaping @Sendable () -> Date) {
+        state.withLock { $0.clock = EmulatorClock(base: now) }
+    }
+
+    /// Takes the clock back to its time source, with no offset.
+    public func resetClockOffset() {
+        state.withLock { $0.clock.offset = .zero }
+    }
+
     // MARK: For the responder
+
+    /// The answer of a backend route, computed under the lock: what it issues (codes, tokens, sessions) is kept.
+    func answer(_ route: Route, _ facts: Backend.RequestFacts) -> Answer {
+        state.withLock { state in
+            var ownPort = 0
+            if case .running(_, let port, _) = state.server { ownPort = port }
+            var backend = Backend(
+                data: state.data, registrations: state.registrations, ownHost: "127.0.0.1", ownPort: ownPort,
+                auth: state.auth, now: state.clock.now)
+            // The copy would make every change copy the tables: hand them over and take them back.
+            state.auth = AuthState()
+            let answer = backend.answer(route, facts)
+            state.auth = backend.auth
+            return answer
+        }
+    }
 
     func withState<Result>(_ body: (inout EmulatorState) throws -> Result) rethrows -> Result {
         try state.withLock { try body(&$0) }

@@ -26,12 +26,8 @@ struct EmulatorResponder: HTTPResponder {
         let time = Date()
         let method = request.method.rawValue
         let path = request.uri.path
-        let (route, backend) = emulator.withState { state in
-            let destinations = Set(state.data.applications.flatMap(\.destinations))
-            var ownPort = 0
-            if case .running(_, let port, _) = state.server { ownPort = port }
-            let backend = Backend(data: state.data, registrations: state.registrations, ownHost: "127.0.0.1", ownPort: ownPort)
-            return (Route.match(path: path, destinations: destinations), backend)
+        let route = emulator.withState { state in
+            Route.match(path: path, destinations: Set(state.data.applications.flatMap(\.destinations)))
         }
         if case .admin(let admin) = route {
             var request = request
@@ -69,11 +65,27 @@ struct EmulatorResponder: HTTPResponder {
             }
         }
 
-        let facts = Backend.RequestFacts(
+        var facts = Backend.RequestFacts(
             method: method, path: path,
             applicationHeader: request.headers[HTTPField.Name("X-SMP-APPID")!],
-            deviceHeader: request.headers[HTTPField.Name("X-SMP-DEVICEID")!])
-        var answer = backend.answer(route, facts)
+            deviceHeader: request.headers[HTTPField.Name("X-SMP-DEVICEID")!],
+            query: FormFields(encoded: request.uri.query ?? ""),
+            contentType: request.headers[.contentType],
+            authorization: request.headers[.authorization],
+            cookies: Cookies.parse(request.headers[values: .cookie]))
+        var answer: Answer
+        if route.readsBody(method: method) {
+            // Bodies are read for the forms of the login endpoints only, and never recorded.
+            var request = request
+            if let bytes = try? await request.collectBody(upTo: 64 * 1024) {
+                if facts.isForm { facts.form = FormFields(encoded: String(buffer: bytes)) }
+                answer = emulator.answer(route, facts)
+            } else {
+                answer = .error(413, code: "bodyTooLarge", "The request body is larger than 64 KiB.")
+            }
+        } else {
+            answer = emulator.answer(route, facts)
+        }
         if let fault {
             if let status = fault.status {
                 answer = .error(status, code: "emulatorFault", "The emulator was told to answer \(status) for the `\(route.endpoint!)` endpoint.")
@@ -91,7 +103,7 @@ struct EmulatorResponder: HTTPResponder {
     private func response(_ answer: Answer, method: String) -> Response {
         var fields = HTTPFields()
         if !answer.body.isEmpty {
-            fields[.contentType] = "application/json; charset=utf-8"
+            fields[.contentType] = answer.contentType
         }
         for (name, value) in answer.headers {
             if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }

@@ -1,3 +1,5 @@
+internal import Foundation
+
 /// The emulator's shared, changing state, kept in one `Mutex`.
 struct EmulatorState: Sendable {
     var data: EmulatorData
@@ -8,6 +10,10 @@ struct EmulatorState: Sendable {
     /// Requests that have arrived, by endpoint, and the tests waiting for a number of them.
     var arrivals: [EmulatorEndpoint: Int] = [:]
     var arrivalWaiters: [ArrivalWaiter] = []
+    /// The codes, tokens and sessions the emulator has issued.
+    var auth = AuthState(signingKey: AuthState.randomKey())
+    /// The emulator's time, which tests and the admin API move forward.
+    var clock = EmulatorClock()
 
     struct ArrivalWaiter: Sendable {
         var endpoint: EmulatorEndpoint
