@@ -36,6 +36,11 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "auto, onboard, restore, reset, change-passcode or logout.")
     var mode: RunMode = .auto
 
+    @Option(help: ArgumentHelp(
+        "Show every web login with this presenter instead of the flow's: system-browser, manual or headless-form (CI).",
+        valueName: "NAME"))
+    var presenter: String?
+
     @Option(name: .customLong("input"), help: ArgumentHelp("An input a step asks for, as NAME=VALUE (repeatable).", valueName: "NAME=VALUE"))
     var inputs: [String] = []
 
@@ -119,6 +124,12 @@ struct RunCommand: AsyncParsableCommand {
             state: stateDir.map { StateFolder(url: URL(fileURLWithPath: $0)) } ?? StateFolder.default(flowName: engine.name),
             progress: progress, redactor: redactor)
         options.input.descriptorValues = descriptorValues
+        if let presenter {
+            guard ["system-browser", "manual", "headless-form"].contains(presenter) else {
+                throw ValidationError("--presenter takes system-browser, manual or headless-form, found `\(presenter)`.")
+            }
+            options.input.environment["FLOWRUN_PRESENTER"] = presenter
+        }
         if mode == .changePasscode, !engine.usesStore {
             Console.error("flowrun: \(file) has no store-manager step: no passcode protects its state, so there is none to change.")
             throw ExitCode.usage

@@ -267,7 +267,7 @@ struct OAuthTests {
                 Paths.token,
                 form: [
                     ("grant_type", "authorization_code"), ("code", "x"), ("code_verifier", PKCEPair().verifier),
-                    ("client_id", "fieldscan-client"), ("client_secret", Apps.fieldscanSecret),
+                    ("client_id", "3f0c9d52-8a1e-4b7c-9e55-2d6f1a4b8c07"), ("client_secret", Apps.fieldscanSecret),
                 ])
             #expect(codeForMachine.oauthError == "unauthorized_client")
             let unknownCode = try await client.post(
@@ -316,7 +316,7 @@ struct OAuthTests {
             let inForm = try await client.post(
                 Paths.token,
                 form: [
-                    ("grant_type", "client_credentials"), ("client_id", "fieldscan-client"),
+                    ("grant_type", "client_credentials"), ("client_id", "3f0c9d52-8a1e-4b7c-9e55-2d6f1a4b8c07"),
                     ("client_secret", Apps.fieldscanSecret),
                 ])
             #expect(inForm.status == 200)
@@ -335,25 +335,25 @@ struct OAuthTests {
 
             let asBasic = try await client.post(
                 Paths.token, form: [("grant_type", "client_credentials")],
-                headers: [basic("fieldscan-client", Apps.fieldscanSecret)])
+                headers: [basic("3f0c9d52-8a1e-4b7c-9e55-2d6f1a4b8c07", Apps.fieldscanSecret)])
             #expect(asBasic.status == 200)
 
             let wrong = try await client.post(
                 Paths.token,
                 form: [
-                    ("grant_type", "client_credentials"), ("client_id", "fieldscan-client"), ("client_secret", "guess"),
+                    ("grant_type", "client_credentials"), ("client_id", "3f0c9d52-8a1e-4b7c-9e55-2d6f1a4b8c07"), ("client_secret", "guess"),
                 ])
             #expect(wrong.status == 401)
             #expect(wrong.oauthError == "invalid_client")
             #expect(wrong.header("WWW-Authenticate")?.hasPrefix("Basic") == true)
             let missing = try await client.post(
-                Paths.token, form: [("grant_type", "client_credentials"), ("client_id", "fieldscan-client")])
+                Paths.token, form: [("grant_type", "client_credentials"), ("client_id", "3f0c9d52-8a1e-4b7c-9e55-2d6f1a4b8c07")])
             #expect(missing.oauthError == "invalid_client")
             let twice = try await client.post(
                 Paths.token,
                 form: [
                     ("grant_type", "client_credentials"), ("client_secret", Apps.fieldscanSecret),
-                ], headers: [basic("fieldscan-client", Apps.fieldscanSecret)])
+                ], headers: [basic("3f0c9d52-8a1e-4b7c-9e55-2d6f1a4b8c07", Apps.fieldscanSecret)])
             #expect(twice.oauthError == "invalid_request")
         }
     }
@@ -436,7 +436,7 @@ struct OAuthTests {
             ] {
                 let answer = try await client.get(path)
                 #expect(answer.status == 200)
-                #expect(answer.body.contains("fieldscan-client"))
+                #expect(answer.body.contains("3f0c9d52-8a1e-4b7c-9e55-2d6f1a4b8c07"))
                 #expect(!answer.body.contains("clientSecret"))
                 #expect(!answer.body.contains(Apps.fieldscanSecret))
             }

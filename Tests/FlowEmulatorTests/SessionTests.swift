@@ -351,7 +351,7 @@ struct AuthFaultTests {
             try await client.post(
                 Paths.token,
                 form: [
-                    ("grant_type", "client_credentials"), ("client_id", "fieldscan-client"),
+                    ("grant_type", "client_credentials"), ("client_id", "3f0c9d52-8a1e-4b7c-9e55-2d6f1a4b8c07"),
                     ("client_secret", Apps.fieldscanSecret),
                 ])
         case .revoke: try await client.post(Paths.revoke, form: [("token", "x"), ("client_id", "travel-client")])
@@ -412,7 +412,7 @@ struct AuthLogTests {
             _ = try await client.post(
                 Paths.token,
                 form: [
-                    ("grant_type", "client_credentials"), ("client_id", "fieldscan-client"),
+                    ("grant_type", "client_credentials"), ("client_id", "3f0c9d52-8a1e-4b7c-9e55-2d6f1a4b8c07"),
                     ("client_secret", Apps.fieldscanSecret),
                 ])
             _ = try await client.get(

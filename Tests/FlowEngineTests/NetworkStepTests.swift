@@ -12,7 +12,7 @@ import Testing
 let policyFlow = """
     flowrun: 1
     name: policy-preview-test
-    application: {id: com.example.travel, version: "1.0"}
+    application: {id: com.example.timetable, version: "1.0"}
     configuration:
       providers:
         - discovery-service: {input: email-address}
@@ -71,8 +71,8 @@ struct NetworkStepTests {
         let report = await fixture.run(.onboard)
         await fixture.stop()
         #expect(report.result == .succeeded, "\(report.result)")
-        #expect(report.info["applicationID"] == .string("com.example.travel"))
-        #expect(report.info["authenticationMethod"] == .string("oauth2"))
+        #expect(report.info["applicationID"] == .string("com.example.timetable"))
+        #expect(report.info["authenticationMethod"] == .string("none"))
         let policy = try #require(report.info["passcodePolicy"])
         #expect(policy["minLength"] == .int(8))
         #expect(policy["retryLimit"] == .int(10))
@@ -80,7 +80,7 @@ struct NetworkStepTests {
         #expect(report.info["logSettings"]?["level"] != nil)
         let deviceID = try #require(report.info["deviceID"]?.text)
         let settings = try #require(fixture.emulator.requests().last { $0.path.contains("/settingsExchange") })
-        #expect(settings.header("X-SMP-APPID") == "com.example.travel")
+        #expect(settings.header("X-SMP-APPID") == "com.example.timetable")
         #expect(settings.header("X-SMP-DEVICEID") == deviceID)
         #expect(settings.header("X-SMP-APPVERSION") == "1.0")
         let discovery = try #require(fixture.emulator.requests().first)
@@ -193,7 +193,7 @@ struct NetworkStepTests {
         let flow = policyFlow.replacingOccurrences(of: "    - discovery-service: {input: email-address}\n", with: "    - url: {allowed-hosts: [mobile.example.com]}\n")
         let fixture = try await EmulatorFixture.start(flow)
         fixture.emulator.setFault(fault, for: .configuration)
-        let link = URL(string: "https://mobile.example.com/mobileservices/application/com.example.travel/onboarding/configuration")
+        let link = URL(string: "https://mobile.example.com/mobileservices/application/com.example.timetable/onboarding/configuration")
         let report = await fixture.run(.onboard, link: link)
         await fixture.stop()
         if fault.count == 1 {
@@ -221,7 +221,7 @@ struct NetworkStepTests {
 
     @Test func aLockedDeviceIsNamed() async throws {
         let fixture = try await EmulatorFixture.start()
-        fixture.emulator.setRegistrationState(.locked, application: "com.example.travel")
+        fixture.emulator.setRegistrationState(.locked, application: "com.example.timetable")
         let report = await fixture.run(.onboard)
         await fixture.stop()
         guard case .failed(let failure, _, _) = report.result else { Issue.record("expected a failure, got \(report.result)"); return }
@@ -231,7 +231,7 @@ struct NetworkStepTests {
     @Test func anOnboardingLinkIsFetchedOnlyFromAllowedHosts() async throws {
         let flow = policyFlow.replacingOccurrences(of: "    - discovery-service: {input: email-address}\n", with: "    - url: {allowed-hosts: [mobile.example.com]}\n")
         let fixture = try await EmulatorFixture.start(flow)
-        let path = "/mobileservices/application/com.example.travel/onboarding/configuration"
+        let path = "/mobileservices/application/com.example.timetable/onboarding/configuration"
         let allowed = await fixture.run(.onboard, link: URL(string: "https://mobile.example.com" + path))
         let refused = await fixture.run(.onboard, link: URL(string: "https://phish.example.net" + path))
         await fixture.stop()

@@ -49,8 +49,16 @@ func conformanceFlow(_ subject: String, configuration: String = "") -> String {
     """
 }
 
-let backendSeed: @Sendable (URL) -> [String: InfoValue] = { url in
-    ["settingsParameters": .record(["backendURL": .url(url.absoluteString), "applicationID": .string("com.example.travel")])]
+let backendSeed: @Sendable (URL) -> [String: InfoValue] = { url in seed(url, application: "com.example.timetable") }
+
+/// What the welcome step provides for `application` on the emulator at `url`: its settings parameters and the
+/// validating request (the role service's `Me`).
+func seed(_ url: URL, application: String) -> [String: InfoValue] {
+    let backend = url.absoluteString.hasSuffix("/") ? String(url.absoluteString.dropLast()) : url.absoluteString
+    return [
+        "settingsParameters": .record(["backendURL": .url(backend), "applicationID": .string(application)]),
+        "authenticationURL": .url(backend + "/mobileservices/application/\(application)/roleservice/application/\(application)/v2/Me"),
+    ]
 }
 
 /// Every built-in step this build runs, with what it takes to run it.
@@ -86,6 +94,29 @@ let conformanceCases: [ConformanceCase] = [
                 """#)
         }),
     ConformanceCase(
+        name: "basic-authentication",
+        flow: { _ in conformanceFlow("{uses: basic-authentication}") },
+        seed: { seed($0, application: "com.example.warehouse") },
+        waiting: ({ _ in conformanceFlow("{uses: basic-authentication}") }, .server(.me))),
+    ConformanceCase(
+        name: "oauth2-authentication",
+        flow: { _ in conformanceFlow("{uses: oauth2-authentication, with: {presenter: headless-form}}") },
+        seed: { url in
+            var values = seed(url, application: "com.example.travel")
+            let backend = values["settingsParameters"]?["backendURL"]?.text ?? ""
+            values["oauth2Parameters"] = .record([
+                "authorizationEndpointURL": .url(backend + "/oauth2/api/v1/authorize"), "tokenEndpointURL": .url(backend + "/oauth2/api/v1/token"),
+                "clientID": .string("travel-client"), "redirectURL": .url(backend),
+            ])
+            return values
+        },
+        waiting: ({ _ in conformanceFlow("{uses: oauth2-authentication, with: {presenter: headless-form}}") }, .server(.token))),
+    ConformanceCase(
+        name: "logout",
+        flow: { _ in conformanceFlow("{uses: logout}") },
+        seed: backendSeed,
+        waiting: ({ _ in conformanceFlow("{uses: logout}") }, .server(.logout))),
+    ConformanceCase(
         name: "store-manager",
         // The passcode is the harness's secret, which follows the default passcode policy.
         flow: { _ in conformanceFlow(#"{uses: store-manager, with: {passcode: "${env.CONFORMANCE_SECRET}"}}"#) },
@@ -100,7 +131,7 @@ final class StepHarness: Sendable {
     let flow: CompiledFlow
     let info: InfoStore
     // Requests may take ten minutes: a guard against a hang only, never a race with a busy machine.
-    let http = HTTPSession(configuration: .init(timeout: .seconds(600)))
+    let http: HTTPSession
     let trace = MemoryTrace()
     let redactor = Redactor()
     let staging = PersistStaging()
@@ -116,7 +147,9 @@ final class StepHarness: Sendable {
         let loaded = try #require(FlowPipeline(registry: Builtins.registry).load(path: path))
         // The step runs alone here, so the checker rightly says nothing before it provides what it requires: the
         // harness provides it. Any other error is a broken case.
-        let errors = loaded.report.diagnostics.filter { $0.severity == .error && $0.code != .missingKey }
+        let errors = loaded.report.diagnostics.filter {
+            $0.severity == .error && $0.code != .missingKey && $0.code != .secretWithoutStore
+        }
         #expect(errors.isEmpty, "\(errors.map(\.message))")
         let (flow, _) = FlowPipeline(registry: Builtins.registry).compile(
             FlowDecoder.decode(try #require(DocumentReader.read(path: path).root), file: path).0)
@@ -126,6 +159,8 @@ final class StepHarness: Sendable {
         spec = node.spec
         info = InfoStore(keys: KeyTable(flow: flow))
         emulatorURL = emulator
+        // Made last: a session must be shut down before it goes, and a harness that fails to start has no close.
+        http = HTTPSession(configuration: .init(timeout: .seconds(600)))
     }
 
     func context(
@@ -137,7 +172,9 @@ final class StepHarness: Sendable {
         let log = RunLog(level: .path, redactor: redactor) { [lines] level, message in lines.append("\(level.name) \(message)") }
         return StepContext(
             name: "subject", mode: mode, onboardingID: onboardingID, info: info, http: http,
-            input: InputSource(flags: ["email-address": "ada@example.com"], environment: environment, interactive: false),
+            input: InputSource(
+                flags: ["email-address": "ada@example.com", "username": "ada@example.com"],
+                environment: environment.merging(["FLOWRUN_INPUT_PASSWORD": "analytical-engine"]) { $1 }, interactive: false),
             state: StepState(step: "subject", kept: kept, staging: staging), trace: trace, log: log, redactor: redactor,
             backendOverride: emulatorURL, stateFolder: folder.path)
     }

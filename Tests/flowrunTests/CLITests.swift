@@ -334,10 +334,13 @@ struct CatalogCommandTests {
         let names = steps.compactMap { $0["name"] as? String }
         #expect(names == [
             "welcome", "session-configuration", "settings-download", "command", "store-manager", "basic-authentication",
-            "oauth2-authentication", "saml-authentication", "otp-session-configuration",
+            "oauth2-authentication", "logout", "saml-authentication", "otp-session-configuration",
         ])
         let runnable = steps.filter { $0["runnable"] as? Bool == true }.compactMap { $0["name"] as? String }
-        #expect(runnable == ["welcome", "session-configuration", "settings-download", "command", "store-manager"])
+        #expect(runnable == [
+            "welcome", "session-configuration", "settings-download", "command", "store-manager", "basic-authentication",
+            "oauth2-authentication", "logout",
+        ])
         let oauth = try #require(steps.first { $0["name"] as? String == "oauth2-authentication" })
         #expect((oauth["aliases"] as? [String])?.contains("OAuth2AuthenticationStep") == true)
         let requires = try #require(oauth["requires"] as? [[String: Any]])

@@ -108,7 +108,7 @@ struct OnePipelineTests {
               mark: {uses: command, with: {run: [sh, -c, "touch ran; echo {}"]}}
               welcome: {uses: welcome}
               store: {uses: store-manager}
-              login: {uses: basic-authentication, with: {password: "${env.PASSWORD}"}}
+              login: {uses: saml-authentication}
               otp: {uses: otp-session-configuration}
             flows:
               onboard: [mark, welcome, login, otp, store]
@@ -121,13 +121,13 @@ struct OnePipelineTests {
         #expect(run.status == 2)
         #expect(run.standardError.components(separatedBy: "error[FR701]").count - 1 == 2)
         #expect(run.standardError.contains("flow.yaml:11:15: error[FR701]: Step `otp` uses `otp-session-configuration`"))
-        #expect(run.standardError.contains("flow.yaml:10:17: error[FR701]: Step `login` uses `basic-authentication`"))
+        #expect(run.standardError.contains("flow.yaml:10:17: error[FR701]: Step `login` uses `saml-authentication`"))
         #expect(!run.standardError.contains("flowrun lint"), "the footer must not claim that lint shows these")
         #expect(!FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent("ran").path))
 
         let plan = try CommandRunner.run(["run", "flow.yaml", "--dry-run"], in: scratch.url)
         #expect(plan.status == 0, "\(plan.standardError)")
-        #expect(plan.standardOutput.contains("3. login  [basic-authentication; timeout 5m; not runnable in this build]"))
+        #expect(plan.standardOutput.contains("3. login  [saml-authentication; timeout 5m; not runnable in this build]"))
 
         let steps = try CommandRunner.run(["steps"])
         #expect(steps.standardOutput.contains("welcome (also WelcomeScreenStep, WelcomeStep)\n  Loads"))

@@ -121,10 +121,14 @@ struct RunCommandTests {
     @Test func stepsThisBuildCannotRunAreNamedBeforeAnythingRuns() throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
-        try scratch.write("clean.yaml", cleanFlow)
+        let saml = cleanFlow
+            .replacingOccurrences(of: #"login: {uses: basic-authentication, with: {username: "${input.username}", password: "${env.TRAVEL_PASSWORD}"}}"#,
+                                  with: "login: {uses: saml-authentication}")
+            .replacingOccurrences(of: "authentication: basic", with: "authentication: saml")
+        try scratch.write("clean.yaml", saml)
         let result = try CommandRunner.run(["clean.yaml", "--state-dir", scratch.url.appendingPathComponent("s").path], in: scratch.url)
         #expect(result.status == 2)
-        #expect(result.standardError.contains("uses `basic-authentication`, which this build of flowrun cannot run yet"))
+        #expect(result.standardError.contains("uses `saml-authentication`, which this build of flowrun cannot run yet"))
         #expect(result.standardOutput.isEmpty)
     }
 
@@ -216,7 +220,7 @@ struct EmulatorRunTests {
         #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
         #expect(result.standardOutput.hasPrefix("succeeded: onboard\n"))
         #expect(result.standardOutput.contains("passcodePolicy         {defaultPasswordAllowed: false, digitRequired: false"))
-        #expect(result.standardOutput.contains("applicationID          com.example.travel (string)"))
+        #expect(result.standardOutput.contains("applicationID          com.example.timetable (string)"))
         #expect(result.standardError.contains("emulator: http://127.0.0.1:"))
         #expect(result.standardError.contains("  ok      settings"))
         let again = try CommandRunner.run(["flows/policy-preview.yaml", "--emulator", "--state-dir", state])

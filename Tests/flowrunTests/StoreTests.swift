@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Emulator data for the travel application with a password policy of its own (the backend's field names,
+/// Emulator data for the (open) timetable application with a password policy of its own (the backend's field names,
 /// without the `passwordPolicy` prefix); the other policy fields keep the backend's defaults.
 func policyData(_ fields: [String: String]) -> String {
     var policy = [
@@ -13,13 +13,9 @@ func policyData(_ fields: [String: String]) -> String {
     let lines = policy.keys.sorted().map { "            passwordPolicy\($0): \"\(policy[$0]!)\"" }.joined(separator: "\n")
     return """
         applications:
-          - id: com.example.travel
+          - id: com.example.timetable
             auth:
-              - type: oauth2
-                config:
-                  oauth2.authorizationEndpoint: ${backend}/oauth2/api/v1/authorize
-                  oauth2.tokenEndpoint: ${backend}/oauth2/api/v1/token
-                  oauth2.clients: [{clientID: travel-client, grantType: authorization_code, redirectURL: "${backend}"}]
+              - type: none
             settings:
               passwordPolicy:
         \(lines)
@@ -53,7 +49,7 @@ struct StoreRun {
 
     /// The files in the state folder.
     var files: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: state)) ?? []).sorted() }
-    var storeFiles: [String] { files.filter { $0.hasPrefix("travel-") && $0.hasSuffix(".db") } }
+    var storeFiles: [String] { files.filter { $0.hasPrefix("timetable-") && $0.hasSuffix(".db") } }
 }
 
 @Suite("The encrypted store, as a process", .timeLimit(.minutes(10)))
@@ -227,7 +223,7 @@ struct StoreTests {
         }
         #expect(everything.range(of: Data(passcode.utf8)) == nil)
         let store = try Data(contentsOf: URL(fileURLWithPath: run.state).appendingPathComponent(try #require(run.storeFiles.first)))
-        for clear in ["step/welcome", "ada@example.com", "com.example.travel", "passwordPolicy"] {
+        for clear in ["step/welcome", "ada@example.com", "com.example.timetable", "passwordPolicy"] {
             #expect(store.range(of: Data(clear.utf8)) == nil, "\(clear) is in the store file")
         }
         let state = try String(contentsOf: URL(fileURLWithPath: run.state).appendingPathComponent("state.json"), encoding: .utf8)

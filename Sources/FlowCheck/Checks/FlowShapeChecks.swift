@@ -89,7 +89,8 @@ extension CheckContext {
     /// both answer one challenge (the SDK stops the app when an observer is registered twice).
     private mutating func checkOneAuthenticatorPerMethod(in flow: Flow) {
         var first: [AuthenticationMethod: (step: String, line: Int)] = [:]
-        for entry in flow.entries {
+        // Steps under `when` conditions are alternatives (the configuration's method picks one), not a pair.
+        for entry in flow.entries where entry.condition == nil {
             guard let spec = resolvedSteps[entry.step.value] else { continue }
             for method in spec.authenticates {
                 if let earlier = first[method], earlier.step != entry.step.value {

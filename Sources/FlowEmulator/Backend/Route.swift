@@ -100,7 +100,7 @@ enum Route: Sendable, Equatable {
         case 4 where segments[0] == "application" && segments[2] == "onboarding" && segments[3] == "configuration":
             return .configuration(application: segments[1])
         case 8 where segments[0] == "Storage" && segments[1] == "v1" && segments[2] == "runtime"
-            && segments[3] == "application" && segments[5] == "global" && segments[6] == "mobileservices"
+            && segments[3] == "application" && ["global", "user", "device"].contains(segments[5]) && segments[6] == "mobileservices"
             && segments[7] == "settingsExchange":
             return .settings(application: segments[4])
         case 7 where segments[0] == "application" && segments[2] == "roleservice" && segments[3] == "application"

@@ -7,7 +7,7 @@ extension EmulatorData {
     /// | application | protection | destination |
     /// |---|---|---|
     /// | `com.example.travel` | OAuth 2.0 authorization code with PKCE, client `travel-client` | `travel` |
-    /// | `com.example.fieldscan` | OAuth 2.0 client credentials, client `fieldscan-client` | `fieldscan` |
+    /// | `com.example.fieldscan` | OAuth 2.0 client credentials, client `3f0c9d52-8a1e-4b7c-9e55-2d6f1a4b8c07` (as in `flows/config`) | `fieldscan` |
     /// | `com.example.warehouse` | Basic | `warehouse` |
     /// | `com.example.hr` | SAML | `hr` |
     /// | `com.example.payroll` | SAML and OTP | `payroll` |
@@ -47,7 +47,7 @@ extension EmulatorData {
                         "oauth2.tokenEndpoint": "${backend}/oauth2/api/v1/token",
                         "oauth2.clients": [
                             [
-                                "clientID": "fieldscan-client",
+                                "clientID": "3f0c9d52-8a1e-4b7c-9e55-2d6f1a4b8c07",
                                 "grantType": "client_credentials",
                                 "clientSecret": "fieldscan-secret-0451",
                             ],

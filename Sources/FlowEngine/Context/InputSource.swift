@@ -78,8 +78,11 @@ public struct InputSource: Sendable {
     }
 
     /// Inputs that are never taken from `--input`: the store passcodes, which guard everything an onboarding
-    /// kept. (Other secrets may come from `--input` for scripts, though the environment is better.)
-    public static let neverOnCommandLine: Set<String> = ["passcode", "new-passcode"]
+    /// kept, and the login secrets (password, one-time codes and their seed, the pasted login address, which
+    /// carries a code). Other secrets may come from `--input` for scripts, though the environment is better.
+    public static let neverOnCommandLine: Set<String> = [
+        "passcode", "new-passcode", "password", "otp", "totp-secret", "login-redirect",
+    ]
 
     /// The failure for input `name` that is needed and cannot be had, saying how to supply it.
     public func missing(_ name: String, secret: Bool) -> StepFailure {

@@ -126,9 +126,17 @@ enum Authentication {
 
     // MARK: - Presenters
 
+    static let presenterNames = ["system-browser", "manual", "headless-form"]
+
+    /// The presenter a run uses: `FLOWRUN_PRESENTER` (set by `flowrun run --presenter`) over the flow's choice, so
+    /// that CI can run a flow written for people.
+    static func presenterName(_ chosen: String, context: StepContext) -> String {
+        context.input.environment["FLOWRUN_PRESENTER"].flatMap { presenterNames.contains($0) ? $0 : nil } ?? chosen
+    }
+
     /// The presenter the flow chose, its form answers taken from the run's inputs.
-    static func presenter(_ name: String, fields: HeadlessFormPresenter.FieldNames, context: StepContext) -> any WebPresenter {
-        switch name {
+    static func presenter(_ chosen: String, fields: HeadlessFormPresenter.FieldNames, context: StepContext) -> any WebPresenter {
+        switch presenterName(chosen, context: context) {
         case "headless-form":
             let input = context.input
             let redactor = context.redactor

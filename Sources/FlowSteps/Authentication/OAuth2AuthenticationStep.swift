@@ -194,7 +194,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
                                     clientID: client.clientID))
             let expected = kept.user
             let mode = context.mode
-            let needsPerson = self.presenter == "manual" && !context.input.interactive
+            let needsPerson = Authentication.presenterName(self.presenter, context: context) == "manual" && !context.input.interactive
             let authenticator = OAuth2Authenticator(
                 origin: origin, challenges: challenges, client: client, grant: oauthGrant, tokens: kept.tokens,
                 transport: context.http.transport,
