@@ -1,6 +1,7 @@
 import FlowCatalog
 public import FlowDescriptor
 public import FlowEngine
+import FlowHTTP
 public import Foundation
 
 /// The SDK's configuration loader: providers are examined in order and the first that yields data wins; a
@@ -48,11 +49,20 @@ public struct ConfigurationLoader: Sendable {
         throw StepFailure("no-configuration", "no provider yielded a configuration (" + reports.joined(separator: "; ") + ")", transient: transient)
     }
 
-    /// With `--emulator`, a configuration's `host`, `port` and `protocol` point at the emulator. Applied each time
-    /// the configuration is used, never to what is kept: a restore under another emulator port points at that one.
+    /// With `--emulator`, a configuration's `host`, `port` and `protocol` point at the emulator, and so do the URLs
+    /// in it on the backend's own origin (the OAuth 2.0, SAML and OTP endpoints of a backend that is its own
+    /// authorization server). Applied each time the configuration is used, never to what is kept: a restore under
+    /// another emulator port points at that one.
     public static func pointed(_ node: Node, at override: URL?) -> Node {
         guard let override, let pairs = node.pairs, node["host"] != nil, let host = override.host else { return node }
+        let scheme = node["protocol"]?.scalar?.text ?? "https"
+        let backendHost = node["host"]?.scalar?.text ?? ""
+        let port = node["port"]?.scalar?.text ?? (scheme == "http" ? "80" : "443")
+        let origin = URL(string: "\(scheme)://\(backendHost):\(port)")?.origin
         var replaced = pairs.filter { !["host", "port", "protocol"].contains($0.key.scalar?.text ?? "") }
+        if let origin {
+            replaced = replaced.map { Pair(key: $0.key, value: repointed($0.value, from: origin, to: override)) }
+        }
         func scalar(_ text: String, quoted: Bool) -> Node {
             Node(.scalar(Scalar(text, style: quoted ? .doubleQuoted : .plain)), at: node.location)
         }
@@ -60,5 +70,24 @@ public struct ConfigurationLoader: Sendable {
         replaced.append(Pair(key: scalar("port", quoted: true), value: scalar(String(override.port ?? 443), quoted: false)))
         replaced.append(Pair(key: scalar("protocol", quoted: true), value: scalar(override.scheme ?? "https", quoted: true)))
         return Node(.mapping(replaced), at: node.location)
+    }
+
+    /// `node` with every URL on `origin` pointed at `override`.
+    private static func repointed(_ node: Node, from origin: String, to override: URL) -> Node {
+        switch node.content {
+        case .scalar(let scalar):
+            guard let url = URL(string: scalar.text), url.scheme == "http" || url.scheme == "https", url.origin == origin else { return node }
+            var copy = node
+            copy.content = .scalar(Scalar(Backend.redirect(url, to: override).absoluteString, style: scalar.style))
+            return copy
+        case .sequence(let elements):
+            var copy = node
+            copy.content = .sequence(elements.map { repointed($0, from: origin, to: override) })
+            return copy
+        case .mapping(let pairs):
+            var copy = node
+            copy.content = .mapping(pairs.map { Pair(key: $0.key, value: repointed($0.value, from: origin, to: override)) })
+            return copy
+        }
     }
 }

@@ -140,4 +140,33 @@ import Testing
         }
         #expect(closed)
     }
+
+    /// No browser and no display: the presenter says so at once instead of waiting for a redirect that cannot come.
+    @Test func withoutABrowserTheSystemBrowserPresenterFailsAtOnce() async throws {
+        let presenter = SystemBrowserPresenter(environment: [:])
+        var failure: HTTPError?
+        do {
+            _ = try await presenter.prepare(redirect: URL(string: "https://backend.example.com/")!)
+        } catch {
+            failure = error
+        }
+        #expect(failure?.code == "no-browser")
+        #expect(failure?.message.contains("--presenter headless-form") == true)
+    }
+
+    /// A browser program that fails ends the wait with its status, long before the time limit.
+    @Test func aBrowserThatFailsEndsTheWait() async throws {
+        let presenter = SystemBrowserPresenter(environment: ["BROWSER": "false"], timeout: .seconds(3600))
+        let redirect = try await presenter.prepare(redirect: URL(string: "https://backend.example.com/")!)
+        let session = HTTPSession()
+        var failure: HTTPError?
+        do {
+            _ = try await presenter.present(redirect, finish: LoginFinish(redirect, anyOf: ["code"]), transport: session.transport)
+        } catch {
+            failure = error
+        }
+        await session.shutdown()
+        #expect(failure?.code == "browser-not-opened")
+        #expect(failure?.message.contains("status 1") == true)
+    }
 }

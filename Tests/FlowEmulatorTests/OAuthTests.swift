@@ -30,7 +30,7 @@ struct OAuthTests {
                 Paths.token,
                 form: [
                     ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", client.base.absoluteString),
-                    ("code_verifier", pkce.verifier), ("client_id", "travel-client"),
+                    ("code_verifier", pkce.verifier), ("client_id", "9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30"),
                 ])
             #expect(answer.status == 200)
             #expect(answer.header("Cache-Control") == "no-store")
@@ -177,7 +177,7 @@ struct OAuthTests {
                 Paths.token,
                 form: [
                     ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", client.base.absoluteString),
-                    ("code_verifier", pkce.verifier), ("client_id", "travel-client"),
+                    ("code_verifier", pkce.verifier), ("client_id", "9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30"),
                 ])
             #expect(mismatch.oauthError == "invalid_grant")
         }
@@ -216,7 +216,7 @@ struct OAuthTests {
                     form: [
                         ("grant_type", "authorization_code"), ("code", code),
                         ("redirect_uri", redirect ?? client.base.absoluteString), ("code_verifier", verifier),
-                        ("client_id", "travel-client"),
+                        ("client_id", "9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30"),
                     ])
             }
             let wrongVerifier = try await redeem(PKCEPair().verifier)
@@ -240,10 +240,10 @@ struct OAuthTests {
     func tokenErrors() async throws {
         try await withEmulator { (_, client) async throws in
             let unsupported = try await client.post(
-                Paths.token, form: [("grant_type", "password"), ("client_id", "travel-client")])
+                Paths.token, form: [("grant_type", "password"), ("client_id", "9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30")])
             #expect(unsupported.status == 400)
             #expect(unsupported.oauthError == "unsupported_grant_type")
-            let noGrant = try await client.post(Paths.token, form: [("client_id", "travel-client")])
+            let noGrant = try await client.post(Paths.token, form: [("client_id", "9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30")])
             #expect(noGrant.oauthError == "invalid_request")
             let json = try await client.send(
                 "POST", Paths.token, headers: [("Content-Type", "application/json")],
@@ -260,7 +260,7 @@ struct OAuthTests {
             let publicCredentials = try await client.post(
                 Paths.token,
                 form: [
-                    ("grant_type", "client_credentials"), ("client_id", "travel-client"),
+                    ("grant_type", "client_credentials"), ("client_id", "9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30"),
                 ])
             #expect(publicCredentials.oauthError == "unauthorized_client")
             let codeForMachine = try await client.post(
@@ -274,7 +274,7 @@ struct OAuthTests {
                 Paths.token,
                 form: [
                     ("grant_type", "authorization_code"), ("code", "made-up"), ("code_verifier", PKCEPair().verifier),
-                    ("client_id", "travel-client"),
+                    ("client_id", "9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30"),
                 ])
             #expect(unknownCode.oauthError == "invalid_grant")
             let get = try await client.get(Paths.token)
@@ -401,10 +401,10 @@ struct OAuthTests {
             let refresh = try #require(login["refresh_token"] as? String)
             // A public client may name itself with Basic and an empty secret.
             let asBasic = try await client.post(
-                Paths.revoke, form: [("token", "unknown")], headers: [basic("travel-client", "")])
+                Paths.revoke, form: [("token", "unknown")], headers: [basic("9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30", "")])
             #expect(asBasic.status == 200)
             let revoked = try await client.post(
-                Paths.revoke, form: [("token", access), ("client_id", "travel-client")])
+                Paths.revoke, form: [("token", access), ("client_id", "9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30")])
             #expect(revoked.status == 200)
             #expect(try await client.get("/travel/x", headers: [bearer(access)]).status == 401)
             let renewed = try await client.refresh(refresh)
@@ -412,16 +412,16 @@ struct OAuthTests {
             let secondRefresh = try #require(renewed.object?["refresh_token"] as? String)
 
             #expect(
-                try await client.post(Paths.revoke, form: [("token", secondRefresh), ("client_id", "travel-client")])
+                try await client.post(Paths.revoke, form: [("token", secondRefresh), ("client_id", "9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30")])
                     .status == 200)
             #expect(try await client.get("/travel/x", headers: [bearer(second)]).status == 401)
             #expect(try await client.refresh(secondRefresh).oauthError == "invalid_grant")
 
             #expect(
-                try await client.post(Paths.revoke, form: [("token", "never-issued"), ("client_id", "travel-client")])
+                try await client.post(Paths.revoke, form: [("token", "never-issued"), ("client_id", "9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30")])
                     .status == 200)
             #expect(
-                try await client.post(Paths.revoke, form: [("client_id", "travel-client")]).oauthError
+                try await client.post(Paths.revoke, form: [("client_id", "9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30")]).oauthError
                     == "invalid_request")
             #expect(try await client.post(Paths.revoke, form: [("token", "x"), ("client_id", "nobody")]).status == 401)
         }

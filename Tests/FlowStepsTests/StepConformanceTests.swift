@@ -106,7 +106,7 @@ let conformanceCases: [ConformanceCase] = [
             let backend = values["settingsParameters"]?["backendURL"]?.text ?? ""
             values["oauth2Parameters"] = .record([
                 "authorizationEndpointURL": .url(backend + "/oauth2/api/v1/authorize"), "tokenEndpointURL": .url(backend + "/oauth2/api/v1/token"),
-                "clientID": .string("travel-client"), "redirectURL": .url(backend),
+                "clientID": .string("9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30"), "redirectURL": .url(backend),
             ])
             return values
         },

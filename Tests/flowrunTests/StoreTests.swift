@@ -54,48 +54,6 @@ struct StoreRun {
 
 @Suite("The encrypted store, as a process", .timeLimit(.minutes(10)))
 struct StoreTests {
-    /// Every shipped flow whose steps this build runs goes through onboard → restore → change passcode → restore
-    /// with the new passcode → reset; a flow with a step this build cannot run is refused with FR701 alone.
-    @Test func everyShippedFlowGoesThroughTheWholeCycle() throws {
-        let folder = CommandRunner.root.appendingPathComponent("flows")
-        let flows = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".yaml") }.sorted()
-        var cycled: [String] = []
-        for name in flows {
-            let scratch = try Scratch()
-            defer { scratch.remove() }
-            var run = StoreRun(scratch: scratch)
-            run.flow = folder.appendingPathComponent(name).path
-            let onboard = try run(passcode: "first-Passcode-1")
-            if onboard.status == 2 {
-                #expect(onboard.standardError.contains("error[FR701]"), "\(name): \(onboard.standardError)")
-                continue
-            }
-            #expect(onboard.status == 0, "\(name): \(onboard.standardOutput)\(onboard.standardError)")
-            let hasStore = !run.storeFiles.isEmpty
-            // Restore asks no provider again: no email address is given.
-            let restore = try CommandRunner.run(["run", run.flow, "--emulator", "--state-dir", run.state], in: scratch.url,
-                                                environment: ["FLOWRUN_INPUT_PASSCODE": "first-Passcode-1"])
-            #expect(restore.status == 0, "\(name): \(restore.standardOutput)\(restore.standardError)")
-            #expect(restore.standardOutput.hasPrefix("succeeded: restore"), "\(name)")
-            if hasStore {
-                let change = try run(["--mode", "change-passcode"], passcode: "first-Passcode-1", newPasscode: "second-Passcode-2")
-                #expect(change.status == 0, "\(name): \(change.standardOutput)\(change.standardError)")
-                #expect(change.standardOutput.hasPrefix("succeeded: change-passcode"))
-                let old = try run(passcode: "first-Passcode-1")
-                #expect(old.status == 1, "\(name): the old passcode still opens the store")
-                #expect(old.standardOutput.contains("wrong-passcode"))
-                let new = try run(passcode: "second-Passcode-2")
-                #expect(new.status == 0, "\(name): \(new.standardOutput)\(new.standardError)")
-                #expect(new.standardOutput.hasPrefix("succeeded: restore"))
-                cycled.append(name)
-            }
-            let reset = try run(["--mode", "reset"], passcode: "second-Passcode-2")
-            #expect(reset.status == 0, "\(name): \(reset.standardOutput)\(reset.standardError)")
-            #expect(!FileManager.default.fileExists(atPath: run.state), "\(name): reset left \(run.files)")
-        }
-        #expect(cycled.contains("settings-store.yaml"))
-    }
-
     @Test func aWrongPasscodeCountsAcrossRunsAndTheRetryLimitResets() throws {
         let scratch = try Scratch()
         defer { scratch.remove() }

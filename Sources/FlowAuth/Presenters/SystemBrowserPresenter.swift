@@ -14,12 +14,19 @@ public final class SystemBrowserPresenter: WebPresenter {
     public let opener: String
     /// The longest wait for the redirect.
     public let timeout: Duration
+    /// Why no browser can be opened here (no `$BROWSER` and no display), if that is so.
+    public let unavailable: String?
     private let listener = Mutex<LoopbackListener?>(nil)
 
     public init(environment: [String: String], timeout: Duration = .seconds(300)) {
-        let browser = environment["BROWSER"]?.split(separator: ":").first.map(String.init)
-        opener = browser.flatMap { $0.isEmpty ? nil : $0 } ?? "xdg-open"
+        let browser = environment["BROWSER"]?.split(separator: ":").first.map(String.init).flatMap { $0.isEmpty ? nil : $0 }
+        opener = browser ?? "xdg-open"
         self.timeout = timeout
+        let display = [environment["DISPLAY"], environment["WAYLAND_DISPLAY"]].contains { !($0 ?? "").isEmpty }
+        unavailable = browser == nil && !display
+            ? "there is no browser to open here (no $BROWSER and no display): use `--presenter headless-form` (the "
+                + "login form filled from the inputs) or `--presenter manual` (the address printed, the result pasted back)"
+            : nil
     }
 
     deinit {
@@ -27,6 +34,7 @@ public final class SystemBrowserPresenter: WebPresenter {
     }
 
     public func prepare(redirect registered: URL) async throws(HTTPError) -> URL {
+        if let unavailable { throw .login("no-browser", unavailable) }
         let started: LoopbackListener
         do {
             started = try await LoopbackListener.start()
@@ -48,17 +56,32 @@ public final class SystemBrowserPresenter: WebPresenter {
         guard let listener = listener.withLock({ $0 }) else {
             throw .login("loopback-listener-failed", "the loopback listener was not started before the login")
         }
-        defer { listener.close() }
-        try open(url)
-        let target = try await listener.firstRequest(within: timeout)
+        let target: String
+        do {
+            try open(url, failing: listener)
+            target = try await listener.firstRequest(within: timeout)
+        } catch {
+            await listener.shut()
+            throw error
+        }
+        // One redirect: the listener is gone before the login goes on.
+        await listener.shut()
         guard let reached = URL(string: target, relativeTo: URL(string: "http://127.0.0.1:\(listener.port)")!)?.absoluteURL else {
             throw .login("login-url-not-recognised", "the browser came back with an address flowrun cannot read")
         }
         return reached
     }
 
-    private func open(_ url: URL) throws(HTTPError) {
+    /// Starts the opener; one that ends with a failure status ends the wait at once.
+    private func open(_ url: URL, failing listener: LoopbackListener) throws(HTTPError) {
         let process = Process()
+        let opener = opener
+        process.terminationHandler = { process in
+            guard process.terminationStatus != 0 else { return }
+            listener.fail(HTTPError(
+                "browser-not-opened",
+                "`\(opener)` could not open the login page (it ended with status \(process.terminationStatus))", transient: false))
+        }
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [opener, url.absoluteString]
         process.standardOutput = FileHandle.nullDevice
@@ -76,16 +99,21 @@ public final class SystemBrowserPresenter: WebPresenter {
 final class LoopbackListener: Sendable {
     let port: Int
     private let channel: any Channel
-    private let received: AsyncStream<String>
+    private let received: AsyncStream<Result<String, HTTPError>>
+    private let continuation: AsyncStream<Result<String, HTTPError>>.Continuation
 
-    private init(port: Int, channel: any Channel, received: AsyncStream<String>) {
+    private init(
+        port: Int, channel: any Channel, received: AsyncStream<Result<String, HTTPError>>,
+        continuation: AsyncStream<Result<String, HTTPError>>.Continuation
+    ) {
         self.port = port
         self.channel = channel
         self.received = received
+        self.continuation = continuation
     }
 
     static func start() async throws -> LoopbackListener {
-        let (stream, continuation) = AsyncStream.makeStream(of: String.self)
+        let (stream, continuation) = AsyncStream.makeStream(of: Result<String, HTTPError>.self)
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
@@ -98,13 +126,19 @@ final class LoopbackListener: Sendable {
             try? await channel.close()
             throw HTTPError("loopback-listener-failed", "no port", transient: false)
         }
-        return LoopbackListener(port: port, channel: channel, received: stream)
+        return LoopbackListener(port: port, channel: channel, received: stream, continuation: continuation)
+    }
+
+    /// Ends the wait with `error` (the browser could not be opened).
+    func fail(_ error: HTTPError) {
+        continuation.yield(.failure(error))
+        continuation.finish()
     }
 
     /// The target (path and query) of the first request, or a timeout error.
     func firstRequest(within timeout: Duration) async throws(HTTPError) -> String {
         let received = self.received
-        let result: String? = await withTaskGroup(of: String?.self) { group in
+        let result: Result<String, HTTPError>? = await withTaskGroup(of: Result<String, HTTPError>?.self) { group in
             group.addTask {
                 var iterator = received.makeAsyncIterator()
                 return await iterator.next()
@@ -124,11 +158,16 @@ final class LoopbackListener: Sendable {
             throw HTTPError(
                 "login-timeout", "the browser did not come back to 127.0.0.1:\(port) within \(timeout)", transient: false)
         }
-        return result
+        return try result.get()
     }
 
     func close() {
         channel.close(promise: nil)
+    }
+
+    /// Closes the listener and returns once it no longer accepts connections.
+    func shut() async {
+        try? await channel.close()
     }
 }
 
@@ -137,9 +176,9 @@ private final class RedirectHandler: ChannelInboundHandler, @unchecked Sendable 
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
-    private let continuation: AsyncStream<String>.Continuation
+    private let continuation: AsyncStream<Result<String, HTTPError>>.Continuation
 
-    init(continuation: AsyncStream<String>.Continuation) {
+    init(continuation: AsyncStream<Result<String, HTTPError>>.Continuation) {
         self.continuation = continuation
     }
 
@@ -149,7 +188,7 @@ private final class RedirectHandler: ChannelInboundHandler, @unchecked Sendable 
             respond(context, status: .notFound, body: "")
             return
         }
-        continuation.yield(head.uri)
+        continuation.yield(.success(head.uri))
         continuation.finish()
         respond(context, status: .ok, body: """
             <!doctype html><html><head><meta charset="utf-8"><title>flowrun</title></head>

@@ -6,7 +6,7 @@ extension EmulatorData {
     ///
     /// | application | protection | destination |
     /// |---|---|---|
-    /// | `com.example.travel` | OAuth 2.0 authorization code with PKCE, client `travel-client` | `travel` |
+    /// | `com.example.travel` | OAuth 2.0 authorization code with PKCE, client `9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30` | `travel` |
     /// | `com.example.fieldscan` | OAuth 2.0 client credentials, client `3f0c9d52-8a1e-4b7c-9e55-2d6f1a4b8c07` (as in `flows/config`) | `fieldscan` |
     /// | `com.example.warehouse` | Basic | `warehouse` |
     /// | `com.example.hr` | SAML | `hr` |
@@ -26,7 +26,7 @@ extension EmulatorData {
                         "oauth2.tokenEndpoint": "${backend}/oauth2/api/v1/token",
                         "oauth2.clients": [
                             [
-                                "clientID": "travel-client",
+                                "clientID": "9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30",
                                 "grantType": "authorization_code",
                                 "redirectURL": "${backend}",
                             ],

@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+
+/// The command a shipped flow's opening comment gives for onboarding it on the emulator with no terminal:
+/// `#   NAME=value ... flowrun run --emulator ... flows/FILE.yaml ...` on a comment line of its own.
+struct ShippedCommand {
+    var environment: [String: String]
+    var arguments: [String]
+
+    /// The command in `text`'s opening comment, if it has one.
+    init?(flowText text: String) {
+        let comment = text.split(separator: "\n").prefix { $0.hasPrefix("#") }
+        guard let line = comment.first(where: { $0.contains(" flowrun run --emulator") }) else { return nil }
+        let words = Self.words(String(line.dropFirst()))
+        guard let start = words.firstIndex(of: "flowrun") else { return nil }
+        environment = [:]
+        for word in words[..<start] {
+            guard let equals = word.firstIndex(of: "=") else { return nil }
+            environment[String(word[..<equals])] = String(word[word.index(after: equals)...])
+        }
+        arguments = Array(words[words.index(after: start)...])
+    }
+
+    /// Words as a shell splits them, with single and double quotes.
+    static func words(_ line: String) -> [String] {
+        var words: [String] = []
+        var current = ""
+        var quote: Character?
+        var started = false
+        for character in line {
+            if let open = quote {
+                if character == open { quote = nil } else { current.append(character) }
+            } else if character == "'" || character == "\"" {
+                quote = character
+                started = true
+            } else if character == " " {
+                if started || !current.isEmpty { words.append(current) }
+                current = ""
+                started = false
+            } else {
+                current.append(character)
+            }
+        }
+        if started || !current.isEmpty { words.append(current) }
+        return words
+    }
+
+    /// The environment variable that holds the store passcode, if the command sets one.
+    var passcodeVariable: String? {
+        environment.keys.sorted().first { $0 == "FLOWRUN_INPUT_PASSCODE" } ?? environment.keys.sorted().first { $0.hasSuffix("PASSCODE") }
+    }
+}
+
+@Suite("Every shipped flow, as its comment runs it", .timeLimit(.minutes(10)))
+struct ShippedFlowTests {
+    static let folder = CommandRunner.root.appendingPathComponent("flows")
+    static let flows = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(".yaml") }.sorted()
+
+    @Test func theCommandLineIsReadAsAShellReadsIt() {
+        #expect(ShippedCommand.words("A='x y' B=\"\" flowrun run --emulator f.yaml") == ["A=x y", "B=", "flowrun", "run", "--emulator", "f.yaml"])
+        let command = ShippedCommand(flowText: "# about\n#   P=1 flowrun run --emulator flows/a.yaml --input x=y\nflowrun: 1\n# later\n")
+        #expect(command?.environment == ["P": "1"])
+        #expect(command?.arguments == ["run", "--emulator", "flows/a.yaml", "--input", "x=y"])
+        #expect(ShippedCommand(flowText: "flowrun: 1\n#   flowrun run --emulator x.yaml\n") == nil, "only the opening comment counts")
+    }
+
+    /// Onboard as the comment says; restore with none of the login's inputs (the kept credentials and tokens are
+    /// used, so a new login would fail for want of a password); change the passcode; log out; reset.
+    @Test(arguments: flows)
+    func onboardsRestoresLogsOutAndResets(_ name: String) throws {
+        let path = Self.folder.appendingPathComponent(name).path
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let state = scratch.url.appendingPathComponent("state").path
+        guard let command = ShippedCommand(flowText: text) else {
+            // Only a flow whose steps this build cannot run yet may go without the command.
+            let refused = try CommandRunner.run(["run", path, "--emulator", "--state-dir", state])
+            #expect(refused.status == 2 && refused.standardError.contains("error[FR701]"),
+                    "\(name) gives no `#   ... flowrun run --emulator ...` line in its opening comment")
+            return
+        }
+        #expect(command.arguments.contains("flows/\(name)"), "\(name): the command runs another file")
+        let onboard = try CommandRunner.run(command.arguments + ["--state-dir", state], environment: command.environment)
+        #expect(onboard.status == 0, "\(name): \(onboard.standardOutput)\(onboard.standardError)")
+        #expect(onboard.standardOutput.hasPrefix("succeeded: onboard"), "\(name): \(onboard.standardOutput)")
+        let authenticates = text.contains("-authentication")
+        let hasStore = text.contains("uses: store-manager")
+
+        var quiet = command.environment
+        for input in ["FLOWRUN_INPUT_PASSWORD", "FLOWRUN_INPUT_USERNAME", "FLOWRUN_INPUT_TOTP_SECRET", "FLOWRUN_INPUT_OTP"] {
+            quiet[input] = nil
+        }
+        let trace = scratch.url.appendingPathComponent("restore.jsonl").path
+        let restore = try CommandRunner.run(["run", path, "--emulator", "--state-dir", state, "--trace", trace], environment: quiet)
+        #expect(restore.status == 0, "\(name): \(restore.standardOutput)\(restore.standardError)")
+        #expect(restore.standardOutput.hasPrefix("succeeded: restore"), "\(name): \(restore.standardOutput)")
+        if authenticates, text.contains("grant: authorization-code") || text.contains("basic-authentication") {
+            let events = (try? String(contentsOfFile: trace, encoding: .utf8)) ?? ""
+            #expect(events.contains("tokens-reused") || text.contains("basic-authentication"), "\(name): the restore logged in again")
+        }
+
+        var current = command.environment
+        if hasStore, let variable = command.passcodeVariable, let old = command.environment[variable] {
+            var changing = quiet
+            changing["FLOWRUN_INPUT_NEW_PASSCODE"] = "Changed-passc0de!"
+            let change = try CommandRunner.run(["run", path, "--emulator", "--state-dir", state, "--mode", "change-passcode"], environment: changing)
+            #expect(change.status == 0, "\(name): \(change.standardOutput)\(change.standardError)")
+            let stale = try CommandRunner.run(["run", path, "--emulator", "--state-dir", state], environment: quiet)
+            #expect(stale.status == 1 && stale.standardOutput.contains("wrong-passcode"), "\(name): \(old) still opens the store")
+            current[variable] = "Changed-passc0de!"
+            quiet[variable] = "Changed-passc0de!"
+            let again = try CommandRunner.run(["run", path, "--emulator", "--state-dir", state], environment: quiet)
+            #expect(again.status == 0, "\(name): \(again.standardOutput)\(again.standardError)")
+        }
+        if authenticates {
+            let logout = try CommandRunner.run(["run", path, "--emulator", "--state-dir", state, "--mode", "logout"], environment: quiet)
+            #expect(logout.status == 0, "\(name): \(logout.standardOutput)\(logout.standardError)")
+            #expect(logout.standardOutput.hasPrefix("succeeded: logout"), "\(name): \(logout.standardOutput)")
+        }
+        let reset = try CommandRunner.run(["run", path, "--emulator", "--state-dir", state, "--mode", "reset"], environment: current)
+        #expect(reset.status == 0, "\(name): \(reset.standardOutput)\(reset.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: state), "\(name): reset left the state folder")
+    }
+}
