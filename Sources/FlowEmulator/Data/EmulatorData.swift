@@ -12,19 +12,23 @@ public struct EmulatorData: Sendable, Hashable {
     public var faults: [EmulatorEndpoint: Fault]
     /// Registration states (lock, wipe) switched on from the start.
     public var registrations: [Registration]
+    /// The key tokens and session cookies are signed with; emulators with the same key accept each other's.
+    public var signingKey: EmulatorSigningKey
 
     public init(
         applications: [EmulatorApplication],
         users: [EmulatorUser] = [],
         onboardingCodes: [OnboardingCode] = [],
         faults: [EmulatorEndpoint: Fault] = [:],
-        registrations: [Registration] = []
+        registrations: [Registration] = [],
+        signingKey: EmulatorSigningKey = .builtIn
     ) {
         self.applications = applications
         self.users = users
         self.onboardingCodes = onboardingCodes
         self.faults = faults
         self.registrations = registrations
+        self.signingKey = signingKey
     }
 
     /// The application with the identifier `id`, if there is one.
