@@ -391,7 +391,7 @@ extension Backend {
                 throw OAuthError("invalid_request", "The parameter token is missing.")
             }
             let client = try authenticateClient(request)
-            if let issued = auth.verified(token, as: .refresh) ?? auth.verified(token, as: .access) {
+            if let issued = auth.signer.verify(token), issued.kind != .session {
                 guard issued.client == client.id else {
                     throw OAuthError("invalid_grant", "The token was issued to another client.")
                 }

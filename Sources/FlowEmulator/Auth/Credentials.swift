@@ -19,9 +19,9 @@ enum Base64URL {
             .replacingOccurrences(of: "=", with: "")
     }
 
-    /// The bytes `text` encodes, padding optional; `nil` when it is not base64url.
+    /// The bytes unpadded base64url `text` encodes; `nil` when it is not that.
     static func decode(_ text: String) -> [UInt8]? {
-        guard text.utf8.allSatisfy({ $0 != UInt8(ascii: "+") && $0 != UInt8(ascii: "/") }) else { return nil }
+        guard !text.contains(where: { "+/=".contains($0) }) else { return nil }
         var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         standard += String(repeating: "=", count: (4 - standard.utf8.count % 4) % 4)
         return Data(base64Encoded: standard).map(Array.init)

@@ -1,7 +1,7 @@
 public import FlowDescriptor
 
-/// Everything the emulated backend knows: applications, users, onboarding codes, and the faults and registration
-/// states it starts with.
+/// Everything the emulated backend knows: applications, users, onboarding codes, the faults and registration
+/// states it starts with, and the key it signs tokens and session cookies with.
 ///
 /// Read it from a file with ``EmulatorData/load(path:)`` or start from ``EmulatorData/builtIn``.
 public struct EmulatorData: Sendable, Hashable {
