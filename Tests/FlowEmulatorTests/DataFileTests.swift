@@ -275,3 +275,35 @@ struct DataFileTests {
 private func app(_ rest: String) -> String {
     "applications:\n  - id: a\n    \(rest)\n"
 }
+
+@Suite("Data file: signing key")
+struct SigningKeyFileTests {
+    @Test("Without signing-key the built-in key is used; with one, that key")
+    func read() throws {
+        let plain = try EmulatorData.read(bytes: Array(app("auth: []").utf8), file: "a.yaml", format: .yaml)
+        #expect(plain.signingKey == .builtIn)
+        let text = "signing-key: 'a key of twenty chars'\n" + app("auth: []")
+        let keyed = try EmulatorData.read(bytes: Array(text.utf8), file: "a.yaml", format: .yaml)
+        #expect(keyed.signingKey == EmulatorSigningKey(text: "a key of twenty chars"))
+    }
+
+    @Test(
+        "A bad signing-key is an error naming file:line:column that does not repeat the key",
+        arguments: [
+            ("signing-key: short-key\n", "too short"),
+            ("signing-key: {a: b}\n", "`signing-key` is a mapping"),
+            ("signing-key:\n", "`signing-key` is null"),
+            ("signing-kee: a-long-enough-key-here\n", "Did you mean `signing-key`?"),
+        ] as [(String, String)]
+    )
+    func bad(line: String, message: String) throws {
+        let text = app("auth: []") + line
+        let error = try #require(throws: EmulatorDataError.self) {
+            try EmulatorData.read(bytes: Array(text.utf8), file: "bad.yaml", format: .yaml)
+        }
+        let problem = try #require(error.problems.first)
+        #expect(problem.location?.line == 4, "\(problem)")
+        #expect(problem.message.contains(message), "\(problem.message)")
+        #expect(!problem.message.contains("short-key"))
+    }
+}

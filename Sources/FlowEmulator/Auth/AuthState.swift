@@ -9,8 +9,11 @@ struct EmulatorClock: Sendable {
     var now: Date { base().addingTimeInterval(offset.timeInterval) }
 }
 
-/// What the emulator has issued and remembers between requests: login transactions, authorization codes, tokens,
-/// SAML assertions and cookie sessions. Changed only under the emulator's lock, by ``Backend``.
+/// What the emulator remembers between requests: login transactions, authorization codes and SAML assertions (they
+/// live minutes), and what ended tokens and sessions early. Tokens and session cookies themselves are signed values
+/// (``TokenSigner``) that carry their own claims, so any emulator with the same key accepts them; only their
+/// revocation is kept here, in memory, and is forgotten when the emulator is made anew. Changed only under the
+/// emulator's lock, by ``Backend``.
 struct AuthState: Sendable {
     /// How long a login form (an authorize, IdP or OTP transaction) may be sent back.
     static let transactionLifetime = Duration.seconds(600)
@@ -18,21 +21,31 @@ struct AuthState: Sendable {
     static let codeLifetime = Duration.seconds(300)
     /// How long a SAML response may be posted to the launcher.
     static let assertionLifetime = Duration.seconds(300)
+    /// How long a refresh token may be used: 30 days.
+    static let refreshLifetime = Duration.seconds(30 * 86_400)
+    /// How long a cookie session lasts: 24 hours.
+    static let sessionLifetime = Duration.seconds(86_400)
     /// The most entries of one kind kept; past it the expired ones go, then the oldest.
     static let limit = 10_000
 
-    /// The key SAML responses are signed with (HMAC-SHA-256); the emulator makes a new one when it is made.
-    var signingKey: [UInt8] = []
+    /// Signs and checks tokens, session cookies and SAML responses with the data's key.
+    var signer = TokenSigner(key: .builtIn)
 
     var authorizations: [String: AuthorizationTransaction] = [:]
     var codes: [String: IssuedCode] = [:]
-    var accessTokens: [String: AccessToken] = [:]
-    var refreshTokens: [String: RefreshToken] = [:]
-    var sessions: [String: Session] = [:]
     var forms: [String: FormTransaction] = [:]
     /// Pending SAML logins by relay state, with when they expire.
     var samlRequests: [String: Date] = [:]
     var assertions: [String: Assertion] = [:]
+
+    /// Access tokens revoked one by one and sessions ended, by claims ID, until they would have expired anyway.
+    var revoked: [String: Date] = [:]
+    /// Revoked token families, until every token of theirs would have expired anyway.
+    var revokedFamilies: [String: Date] = [:]
+    /// The newest refresh-token generation of each family issued here: an older one sent again was rotated.
+    var generations: [String: Generation] = [:]
+    /// Sessions that passed OTP here, by claims ID: their older cookies, made before, count as passed too.
+    var otpPassed: [String: Date] = [:]
 
     /// A login in progress at the authorization endpoint: the form was shown, the credentials not yet sent.
     struct AuthorizationTransaction: Sendable {
@@ -65,37 +78,10 @@ struct AuthState: Sendable {
         var family: String?
     }
 
-    struct AccessToken: Sendable {
-        var application: String
-        var client: String
-        /// The user's email address; `nil` for a client-credentials token.
-        var user: String?
-        var scope: String
-        var expires: Date
-        /// The login the token comes from (all tokens of one authorization code); `nil` for client credentials.
-        var family: String?
-    }
-
-    struct RefreshToken: Sendable {
-        enum Status: Sendable { case active, rotated, revoked }
-
-        var application: String
-        var client: String
-        var user: String
-        var scope: String
-        var family: String
-        var status: Status
-        var issued: Date
-    }
-
-    /// A cookie session (`JSESSIONID`): a SAML login, and whether OTP was passed.
-    struct Session: Sendable {
-        /// The user's email address.
-        var user: String
-        /// Whether the session comes from a SAML login (rather than only carrying OTP for Basic or Bearer).
-        var saml: Bool
-        var otpPassed: Bool
-        var created: Date
+    /// The newest refresh generation of a family, and until when any of its tokens may be in use.
+    struct Generation: Sendable {
+        var newest: Int
+        var until: Date
     }
 
     /// A login form shown by the emulated IdP or the OTP form, waiting to be sent back.
@@ -116,41 +102,80 @@ struct AuthState: Sendable {
         var expires: Date
     }
 
-    /// 256 random bits for ``signingKey``.
-    static func randomKey() -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-    }
-
     // MARK: Tokens
 
-    /// Issues an access token (and, for a user, a refresh token of `family`).
+    /// Issues an access token, and for a user's login a refresh token of `family` at `generation`.
     mutating func issueTokens(
-        application: String, client: String, user: String?, scope: String, family: String?, lifetime: Duration,
-        now: Date
+        application: String, client: String, user: String?, scope: String, family: String?, generation: Int,
+        lifetime: Duration, now: Date
     ) -> (access: String, refresh: String?) {
-        let access = RandomToken.make(prefix: "at-")
-        accessTokens[access] = AccessToken(
-            application: application, client: client, user: user, scope: scope,
-            expires: now.addingTimeInterval(lifetime.timeInterval), family: family)
+        let access = signer.sign(
+            TokenClaims(
+                kind: .access, id: TokenClaims.newID(), application: application, user: user, client: client,
+                expires: TokenClaims.seconds(now.addingTimeInterval(lifetime.timeInterval)), family: family,
+                scope: scope))
         var refresh: String?
         if let user, let family {
-            let token = RandomToken.make(prefix: "rt-")
-            refreshTokens[token] = RefreshToken(
-                application: application, client: client, user: user, scope: scope, family: family, status: .active,
-                issued: now)
-            refresh = token
+            let until = now.addingTimeInterval(Self.refreshLifetime.timeInterval)
+            refresh = signer.sign(
+                TokenClaims(
+                    kind: .refresh, id: TokenClaims.newID(), application: application, user: user, client: client,
+                    expires: TokenClaims.seconds(until), family: family, generation: generation, scope: scope))
+            generations[family] = Generation(newest: generation, until: until)
         }
         prune(now: now)
         return (access, refresh)
     }
 
-    /// Revokes every token of a login: its access tokens are forgotten, its refresh tokens can no longer be used.
-    mutating func revokeFamily(_ family: String) {
-        accessTokens = accessTokens.filter { $0.value.family != family }
-        for (token, refresh) in refreshTokens where refresh.family == family {
-            refreshTokens[token]?.status = .revoked
-        }
+    /// The claims of `value` when it is a `kind` value signed with the emulator's key; expiry, revocation and the
+    /// application are the caller's to check.
+    func verified(_ value: String, as kind: TokenClaims.Kind) -> TokenClaims? {
+        guard let claims = signer.verify(value), claims.kind == kind else { return nil }
+        return claims
+    }
+
+    /// Whether the token or session was revoked or ended here, or its family was.
+    func isRevoked(_ claims: TokenClaims) -> Bool {
+        revoked[claims.id] != nil || claims.family.map { revokedFamilies[$0] != nil } == true
+    }
+
+    /// Revokes one token, or ends one session, until it would have expired anyway.
+    mutating func revoke(_ claims: TokenClaims, now: Date) {
+        revoked[claims.id] = claims.expiryDate
+        prune(now: now)
+    }
+
+    /// Revokes every token of a login: its access tokens and refresh tokens are refused from now on.
+    mutating func revokeFamily(_ family: String, now: Date) {
+        revokedFamilies[family] = now.addingTimeInterval(Self.refreshLifetime.timeInterval)
+        generations[family] = nil
+        prune(now: now)
+    }
+
+    // MARK: Sessions
+
+    /// A new session cookie value; `id` keeps the session of an older cookie (when OTP was passed).
+    mutating func issueSession(
+        user: String, saml: Bool, otpPassed: Bool, id: String? = nil, expires: Int64? = nil, now: Date
+    ) -> String {
+        let expiry = expires ?? TokenClaims.seconds(now.addingTimeInterval(Self.sessionLifetime.timeInterval))
+        return signer.sign(
+            TokenClaims(
+                kind: .session, id: id ?? TokenClaims.newID(), user: user, expires: expiry, otpPassed: otpPassed,
+                saml: saml))
+    }
+
+    /// The claims of a session cookie that is signed with the emulator's key, has not expired and was not ended.
+    func session(_ value: String?, now: Date) -> TokenClaims? {
+        guard let value, let claims = verified(value, as: .session), claims.user != nil, claims.expiryDate > now,
+              !isRevoked(claims)
+        else { return nil }
+        return claims
+    }
+
+    /// Whether the session passed OTP: its cookie says so, or it passed here after the cookie was made.
+    func hasPassedOTP(_ session: TokenClaims) -> Bool {
+        session.otpPassed == true || otpPassed[session.id] != nil
     }
 
     // MARK: Bounds
@@ -159,14 +184,14 @@ struct AuthState: Sendable {
     mutating func prune(now: Date) {
         Self.bound(&authorizations, now: now) { $0.expires }
         Self.bound(&codes, now: now) { $0.expires }
-        Self.bound(&accessTokens, now: now) { $0.expires }
         Self.bound(&forms, now: now) { $0.expires }
         Self.bound(&assertions, now: now) { $0.expires }
         Self.bound(&samlRequests, now: now) { $0 }
-        Self.bound(&sessions, now: .distantPast) { $0.created }
-        Self.bound(&refreshTokens, now: .distantPast) { $0.issued }
+        Self.bound(&revoked, now: now) { $0 }
+        Self.bound(&revokedFamilies, now: now) { $0 }
+        Self.bound(&generations, now: now) { $0.until }
+        Self.bound(&otpPassed, now: now) { $0 }
     }
-
     private static func bound<Value>(_ table: inout [String: Value], now: Date, date: (Value) -> Date) {
         guard table.count > limit else { return }
         table = table.filter { date($0.value) > now }

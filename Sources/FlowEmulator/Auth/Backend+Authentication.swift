@@ -37,7 +37,7 @@ extension Backend {
             case .success(let found): principal = found
             }
         case .saml:
-            guard let session = samlSession(request), let user = data.user(email: session.user) else {
+            guard let session = samlSession(request), let user = data.user(email: session.user ?? "") else {
                 return .refused(samlChallenge(app))
             }
             principal = .user(user)
@@ -83,13 +83,16 @@ extension Backend {
         guard case .bearer(let token)? = AuthorizationHeader(request.authorization) else {
             return .refused(bearerChallenge(app, error: nil))
         }
-        guard let issued = auth.accessTokens[token], issued.application == app.id else {
+        // A changed, made-up, revoked or another application's token: all are refused alike.
+        guard let issued = auth.verified(token, as: .access), issued.application == app.id, !auth.isRevoked(issued),
+              let client = issued.client
+        else {
             return .refused(bearerChallenge(app, error: "The access token is not one issued for `\(app.id)`."))
         }
-        guard issued.expires > now else {
+        guard issued.expiryDate > now else {
             return .refused(bearerChallenge(app, error: "The access token expired."))
         }
-        guard let email = issued.user else { return .success(.client(issued.client)) }
+        guard let email = issued.user else { return .success(.client(client)) }
         guard let user = data.user(email: email) else {
             return .refused(bearerChallenge(app, error: "The access token's user is no longer known."))
         }
@@ -116,11 +119,14 @@ extension Backend {
 
     // MARK: SAML
 
-    /// The SAML session the request's cookie names, if it is one.
-    func samlSession(_ request: RequestFacts) -> AuthState.Session? {
-        guard let id = request.cookies[Self.sessionCookie], let session = auth.sessions[id], session.saml else {
-            return nil
-        }
+    /// The claims of the request's session cookie when it is a valid session.
+    func session(_ request: RequestFacts) -> TokenClaims? {
+        auth.session(request.cookies[Self.sessionCookie], now: now)
+    }
+
+    /// The claims of the request's session cookie when it is a valid session from a SAML login.
+    func samlSession(_ request: RequestFacts) -> TokenClaims? {
+        guard let session = self.session(request), session.saml == true else { return nil }
         return session
     }
 
@@ -153,13 +159,11 @@ extension Backend {
     ) -> Answer? {
         let email = user.email.lowercased()
         var headers = [Self.otpChallengeHeader]
-        if let id = request.cookies[Self.sessionCookie], let session = auth.sessions[id], session.user == email {
-            if session.otpPassed { return nil }
+        if let session = self.session(request), session.user == email {
+            if auth.hasPassedOTP(session) { return nil }
         } else {
-            let id = RandomToken.make(prefix: "s-")
-            auth.sessions[id] = AuthState.Session(user: email, saml: false, otpPassed: false, created: now)
-            auth.prune(now: now)
-            headers.append(Cookies.set(Self.sessionCookie, id))
+            let session = auth.issueSession(user: email, saml: false, otpPassed: false, now: now)
+            headers.append(Cookies.set(Self.sessionCookie, session))
         }
         let form = ownBase + Self.otpFormPath
         switch app.otpChallenge {

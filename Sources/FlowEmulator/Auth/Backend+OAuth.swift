@@ -283,7 +283,7 @@ extension Backend {
         }
         if let family = issued.family {
             // A code used twice: what the first use got is revoked as well (RFC 6749 §4.1.2).
-            auth.revokeFamily(family)
+            auth.revokeFamily(family, now: now)
             throw OAuthError("invalid_grant", "The authorization code was already used; its tokens are revoked.")
         }
         guard issued.expires > now else {
@@ -301,11 +301,11 @@ extension Backend {
         guard let app = data.application(issued.application) else {
             throw OAuthError("invalid_grant", "The application of the authorization code is gone.")
         }
-        let family = RandomToken.make(prefix: "f-")
+        let family = TokenClaims.newID()
         auth.codes[code]?.family = family
         let tokens = auth.issueTokens(
             application: app.id, client: client.id, user: issued.user, scope: issued.scope, family: family,
-            lifetime: app.tokenLifetime, now: now)
+            generation: 0, lifetime: app.tokenLifetime, now: now)
         return Self.tokenJSON(tokens, lifetime: app.tokenLifetime, scope: issued.scope)
     }
 
@@ -313,38 +313,41 @@ extension Backend {
         guard let token = form.nonEmpty("refresh_token") else {
             throw OAuthError("invalid_request", "The parameter refresh_token is missing.")
         }
-        guard let issued = auth.refreshTokens[token], issued.client == client.id else {
+        guard let issued = auth.verified(token, as: .refresh), issued.client == client.id,
+              let family = issued.family, let generation = issued.generation, let email = issued.user,
+              let application = issued.application
+        else {
             throw OAuthError("invalid_grant", "The refresh token is unknown or was issued to another client.")
         }
-        switch issued.status {
-        case .revoked:
+        guard !auth.isRevoked(issued) else {
             throw OAuthError("invalid_grant", "The refresh token was revoked.")
-        case .rotated:
-            // Reuse of a rotated token means it leaked: the whole login is revoked.
-            auth.revokeFamily(issued.family)
+        }
+        guard issued.expiryDate > now else {
+            throw OAuthError("invalid_grant", "The refresh token expired.")
+        }
+        if let newest = auth.generations[family]?.newest, generation < newest {
+            // Reuse of a rotated token means it leaked: the whole login is revoked. Only this emulator knows which
+            // generation is the newest; a new one accepts the first it is sent.
+            auth.revokeFamily(family, now: now)
             throw OAuthError(
                 "invalid_grant", "The refresh token was already used; every token of its login is revoked.")
-        case .active:
-            break
         }
-        var scope = issued.scope
+        let granted = issued.scope ?? Self.defaultScope
+        var scope = granted
         if let requested = form.nonEmpty("scope") {
-            let granted = Set(issued.scope.split(separator: " "))
+            let granted = Set(granted.split(separator: " "))
             guard Set(requested.split(separator: " ")).isSubset(of: granted) else {
                 throw OAuthError("invalid_scope", "The requested scope exceeds the scope granted at login.")
             }
             scope = requested
         }
-        guard let app = data.application(issued.application), let user = data.user(email: issued.user),
-              user.mayUse(app.id)
-        else {
-            auth.revokeFamily(issued.family)
+        guard let app = data.application(application), let user = data.user(email: email), user.mayUse(app.id) else {
+            auth.revokeFamily(family, now: now)
             throw OAuthError("invalid_grant", "The refresh token's user may no longer use the application.")
         }
-        auth.refreshTokens[token]?.status = .rotated
         let tokens = auth.issueTokens(
-            application: app.id, client: client.id, user: issued.user, scope: scope, family: issued.family,
-            lifetime: app.tokenLifetime, now: now)
+            application: app.id, client: client.id, user: email, scope: scope, family: family,
+            generation: generation + 1, lifetime: app.tokenLifetime, now: now)
         return Self.tokenJSON(tokens, lifetime: app.tokenLifetime, scope: scope)
     }
 
@@ -357,8 +360,8 @@ extension Backend {
         }
         let scope = form.nonEmpty("scope") ?? Self.defaultScope
         let tokens = auth.issueTokens(
-            application: app.id, client: client.id, user: nil, scope: scope, family: nil, lifetime: app.tokenLifetime,
-            now: now)
+            application: app.id, client: client.id, user: nil, scope: scope, family: nil, generation: 0,
+            lifetime: app.tokenLifetime, now: now)
         return Self.tokenJSON(tokens, lifetime: app.tokenLifetime, scope: scope)
     }
 
@@ -388,16 +391,15 @@ extension Backend {
                 throw OAuthError("invalid_request", "The parameter token is missing.")
             }
             let client = try authenticateClient(request)
-            if let refresh = auth.refreshTokens[token] {
-                guard refresh.client == client.id else {
+            if let issued = auth.signer.verify(token), issued.kind != .session {
+                guard issued.client == client.id else {
                     throw OAuthError("invalid_grant", "The token was issued to another client.")
                 }
-                auth.revokeFamily(refresh.family)
-            } else if let access = auth.accessTokens[token] {
-                guard access.client == client.id else {
-                    throw OAuthError("invalid_grant", "The token was issued to another client.")
+                if issued.kind == .refresh, let family = issued.family {
+                    auth.revokeFamily(family, now: now)
+                } else {
+                    auth.revoke(issued, now: now)
                 }
-                auth.accessTokens[token] = nil
             }
             return Answer(status: 200, headers: Self.noStore, body: "")
         } catch {

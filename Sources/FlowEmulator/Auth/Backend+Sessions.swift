@@ -1,4 +1,3 @@
-internal import Crypto
 internal import FlowDescriptor
 internal import Foundation
 
@@ -38,13 +37,11 @@ extension Backend {
         guard assertion.relayState == relayState, auth.samlRequests.removeValue(forKey: relayState) != nil else {
             return refused("its RelayState is not the one of a login in progress.")
         }
-        if let old = request.cookies[Self.sessionCookie] { auth.sessions[old] = nil }
-        let session = RandomToken.make(prefix: "s-")
-        auth.sessions[session] = AuthState.Session(user: assertion.user, saml: true, otpPassed: false, created: now)
-        auth.prune(now: now)
+        if let old = self.session(request) { auth.revoke(old, now: now) }
+        let cookie = auth.issueSession(user: assertion.user, saml: true, otpPassed: false, now: now)
         return .redirect(
             ownBase + Self.samlLauncherPath + "?" + Self.samlFinishQuery,
-            headers: [Cookies.set(Self.sessionCookie, session)])
+            headers: [Cookies.set(Self.sessionCookie, cookie)])
     }
 
     // MARK: The emulated IdP
@@ -126,8 +123,7 @@ extension Backend {
     }
 
     private func sign(_ text: String) -> String {
-        Data(HMAC<SHA256>.authenticationCode(for: Array(text.utf8), using: SymmetricKey(data: auth.signingKey)))
-            .base64EncodedString()
+        auth.signer.mac(text)
     }
 
     /// The `ID` of a SAML response whose signature is the emulator's; `nil` when it is not.
@@ -155,7 +151,7 @@ extension Backend {
         if request.query["finished"] == "true" {
             return .page(200, Page.message(title: "Finished", "The one-time passcode was accepted."))
         }
-        guard let session = request.cookies[Self.sessionCookie], let user = auth.sessions[session]?.user else {
+        guard let session = self.session(request), let user = session.user else {
             return Self.errorPage(
                 400,
                 "There is no session to verify. Request a protected resource first: its OTP "
@@ -164,7 +160,7 @@ extension Backend {
         guard data.user(email: user)?.otpSecret != nil else {
             return Self.errorPage(403, "User \(user) has no OTP secret on the backend.")
         }
-        return passcodeForm(session: session, error: nil)
+        return passcodeForm(session: session.id, error: nil)
     }
 
     private mutating func passcodeForm(session: String, error: String?) -> Answer {
@@ -184,8 +180,8 @@ extension Backend {
             return Self.errorPage(400, "The passcode form has expired or was already sent. Open it again.")
         }
         auth.forms[id] = nil
-        guard transaction.expires > now, request.cookies[Self.sessionCookie] == session,
-              let email = auth.sessions[session]?.user
+        guard transaction.expires > now, let claims = self.session(request), claims.id == session,
+              let email = claims.user
         else {
             return Self.errorPage(
                 400, "The passcode form came back without its session, or has expired. Open it again.")
@@ -195,8 +191,13 @@ extension Backend {
         else {
             return passcodeForm(session: session, error: "The passcode is wrong or has expired.")
         }
-        auth.sessions[session]?.otpPassed = true
-        return .redirect(ownBase + Self.otpFormPath + "?finished=true")
+        // The cookie the client holds keeps working here; the new one says OTP was passed, for any emulator.
+        auth.otpPassed[session] = claims.expiryDate
+        auth.prune(now: now)
+        let passed = auth.issueSession(
+            user: email, saml: claims.saml == true, otpPassed: true, id: session, expires: claims.expires, now: now)
+        return .redirect(
+            ownBase + Self.otpFormPath + "?finished=true", headers: [Cookies.set(Self.sessionCookie, passed)])
     }
 
     // MARK: Logout
@@ -205,14 +206,15 @@ extension Backend {
     /// (and the rest of its login).
     mutating func logout(_ request: RequestFacts) -> Answer {
         var headers: [(String, String)] = []
-        if let session = request.cookies[Self.sessionCookie] {
-            auth.sessions[session] = nil
+        if request.cookies[Self.sessionCookie] != nil {
+            if let session = self.session(request) { auth.revoke(session, now: now) }
             headers.append(Cookies.set(Self.sessionCookie, nil))
         }
-        if case .bearer(let token)? = AuthorizationHeader(request.authorization), let access = auth.accessTokens[token]
+        if case .bearer(let token)? = AuthorizationHeader(request.authorization),
+           let access = auth.verified(token, as: .access)
         {
-            auth.accessTokens[token] = nil
-            if let family = access.family { auth.revokeFamily(family) }
+            auth.revoke(access, now: now)
+            if let family = access.family { auth.revokeFamily(family, now: now) }
         }
         return Answer(status: 204, headers: headers, body: "")
     }

@@ -1,7 +1,7 @@
 internal import Crypto
 internal import Foundation
 
-/// Random values for one-time codes, tokens, transactions and sessions: 256 bits, base64url without padding.
+/// Random values for one-time codes, transactions and relay states: 256 bits, base64url without padding.
 enum RandomToken {
     static func make(prefix: String = "") -> String {
         var generator = SystemRandomNumberGenerator()
@@ -17,6 +17,14 @@ enum Base64URL {
             .replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// The bytes unpadded base64url `text` encodes; `nil` when it is not that.
+    static func decode(_ text: String) -> [UInt8]? {
+        guard !text.contains(where: { "+/=".contains($0) }) else { return nil }
+        var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        standard += String(repeating: "=", count: (4 - standard.utf8.count % 4) % 4)
+        return Data(base64Encoded: standard).map(Array.init)
     }
 }
 

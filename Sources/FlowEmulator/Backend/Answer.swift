@@ -45,8 +45,8 @@ struct Answer: Sendable {
     static let noContent = Answer(status: 204, body: "")
 }
 
-/// What the backend answers, as functions of the data, the registration states, what it has issued (tokens,
-/// sessions) and the request; only ``auth`` changes, and the caller keeps the change.
+/// What the backend answers, as functions of the data, the registration states, what it remembers (codes, forms,
+/// revocations) and the request; only ``auth`` changes, and the caller keeps the change.
 struct Backend {
     var data: EmulatorData
     var registrations: [RegistrationKey: RegistrationState]

@@ -1,7 +1,7 @@
 public import FlowDescriptor
 
-/// Everything the emulated backend knows: applications, users, onboarding codes, and the faults and registration
-/// states it starts with.
+/// Everything the emulated backend knows: applications, users, onboarding codes, the faults and registration
+/// states it starts with, and the key it signs tokens and session cookies with.
 ///
 /// Read it from a file with ``EmulatorData/load(path:)`` or start from ``EmulatorData/builtIn``.
 public struct EmulatorData: Sendable, Hashable {
@@ -12,19 +12,23 @@ public struct EmulatorData: Sendable, Hashable {
     public var faults: [EmulatorEndpoint: Fault]
     /// Registration states (lock, wipe) switched on from the start.
     public var registrations: [Registration]
+    /// The key tokens and session cookies are signed with; emulators with the same key accept each other's.
+    public var signingKey: EmulatorSigningKey
 
     public init(
         applications: [EmulatorApplication],
         users: [EmulatorUser] = [],
         onboardingCodes: [OnboardingCode] = [],
         faults: [EmulatorEndpoint: Fault] = [:],
-        registrations: [Registration] = []
+        registrations: [Registration] = [],
+        signingKey: EmulatorSigningKey = .builtIn
     ) {
         self.applications = applications
         self.users = users
         self.onboardingCodes = onboardingCodes
         self.faults = faults
         self.registrations = registrations
+        self.signingKey = signingKey
     }
 
     /// The application with the identifier `id`, if there is one.

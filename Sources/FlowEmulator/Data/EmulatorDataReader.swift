@@ -80,7 +80,8 @@ struct DataReader {
     // MARK: The document
 
     mutating func data(_ root: Node) -> EmulatorData? {
-        guard let fields = mapping(root, path: "the emulator data", keys: ["applications", "users", "onboarding-codes", "faults", "registrations"]) else {
+        let keys = ["applications", "users", "onboarding-codes", "faults", "registrations", "signing-key"]
+        guard let fields = mapping(root, path: "the emulator data", keys: keys) else {
             return nil
         }
         let applications: [EmulatorApplication]
@@ -100,8 +101,10 @@ struct DataReader {
                 faults[endpoint] = fault(pair.value, path: "faults.\(endpoint)")
             }
         }
+        let signingKey = fields["signing-key"].flatMap { self.signingKey($0) } ?? .builtIn
         let data = EmulatorData(
-            applications: applications, users: users, onboardingCodes: codes, faults: faults, registrations: registrations)
+            applications: applications, users: users, onboardingCodes: codes, faults: faults,
+            registrations: registrations, signingKey: signingKey)
         crossCheck(data, root: root)
         return data
     }
@@ -376,6 +379,22 @@ struct DataReader {
             if let count = integer(node, path: "\(path).count", in: 1...Int.max) { fault.count = count } else { valid = false }
         }
         return valid ? fault : nil
+    }
+
+    /// The top-level `signing-key`: any text of at least ``EmulatorSigningKey/minimumLength`` bytes. The messages
+    /// never repeat the value.
+    mutating func signingKey(_ node: Node) -> EmulatorSigningKey? {
+        let minimum = EmulatorSigningKey.minimumLength
+        guard let text = node.scalar?.text, !node.isNull else {
+            let kind = node.isNull ? "null" : node.kindDescription
+            fail("`signing-key` is \(kind); expected text of at least \(minimum) characters.", at: node)
+            return nil
+        }
+        guard text.utf8.count >= minimum else {
+            fail("`signing-key` is too short; a signing key needs at least \(minimum) characters.", at: node)
+            return nil
+        }
+        return EmulatorSigningKey(text: text)
     }
 
     /// The admin clock body `{"advance": "2h"}`: how far to move the clock forward.

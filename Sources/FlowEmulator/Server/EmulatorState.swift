@@ -10,8 +10,8 @@ struct EmulatorState: Sendable {
     /// Requests that have arrived, by endpoint, and the tests waiting for a number of them.
     var arrivals: [EmulatorEndpoint: Int] = [:]
     var arrivalWaiters: [ArrivalWaiter] = []
-    /// The codes, tokens and sessions the emulator has issued.
-    var auth = AuthState(signingKey: AuthState.randomKey())
+    /// The transactions and codes the emulator has issued, and what ended its tokens and sessions early.
+    var auth: AuthState
     /// The emulator's time, which tests and the admin API move forward.
     var clock = EmulatorClock()
 
@@ -34,6 +34,7 @@ struct EmulatorState: Sendable {
     init(data: EmulatorData) {
         self.data = data
         faults = data.faults.filter { $0.value.isEffective }
+        auth = AuthState(signer: TokenSigner(key: data.signingKey))
         registrations = [:]
         for registration in data.registrations {
             registrations[RegistrationKey(application: registration.application, device: registration.device)] = registration.state
