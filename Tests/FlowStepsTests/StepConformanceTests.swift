@@ -34,19 +34,21 @@ struct ConformanceCase: Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 }
 
-/// A flow file around one declared step.
+/// A flow file around one declared step; a step that logs in comes with a store to keep what it kept.
 func conformanceFlow(_ subject: String, configuration: String = "") -> String {
-    """
-    flowrun: 1
-    name: conformance
-    application: {id: com.example.travel, version: "1.0"}
-    \(configuration)
-    steps:
-      subject: \(subject)
-    flows:
-      onboard: [subject]
+    let store = subject.contains("-authentication")
+    return """
+        flowrun: 1
+        name: conformance
+        application: {id: com.example.travel, version: "1.0"}
+        \(configuration)
+        steps:
+          subject: \(subject)
+        \(store ? "  store: {uses: store-manager}" : "")
+        flows:
+          onboard: [subject\(store ? ", store" : "")]
 
-    """
+        """
 }
 
 let backendSeed: @Sendable (URL) -> [String: InfoValue] = { url in seed(url, application: "com.example.timetable") }
@@ -148,7 +150,7 @@ final class StepHarness: Sendable {
         // The step runs alone here, so the checker rightly says nothing before it provides what it requires: the
         // harness provides it. Any other error is a broken case.
         let errors = loaded.report.diagnostics.filter {
-            $0.severity == .error && $0.code != .missingKey && $0.code != .secretWithoutStore
+            $0.severity == .error && $0.code != .missingKey
         }
         #expect(errors.isEmpty, "\(errors.map(\.message))")
         let (flow, _) = FlowPipeline(registry: Builtins.registry).compile(
@@ -168,13 +170,16 @@ final class StepHarness: Sendable {
     ) -> StepContext {
         var environment = ProcessInfo.processInfo.environment
         environment["CONFORMANCE_SECRET"] = secret
+        environment["FLOWRUN_INPUT_PASSWORD"] = "analytical-engine"
         environment.merge(extra) { $1 }
         let log = RunLog(level: .path, redactor: redactor) { [lines] level, message in lines.append("\(level.name) \(message)") }
+        // What the session-configuration step would send: the backend answers only requests naming the application.
+        if let application = info["settingsParameters"]?["applicationID"]?.text { http.setDefaultHeader("X-SMP-APPID", application) }
         return StepContext(
             name: "subject", mode: mode, onboardingID: onboardingID, info: info, http: http,
             input: InputSource(
                 flags: ["email-address": "ada@example.com", "username": "ada@example.com"],
-                environment: environment.merging(["FLOWRUN_INPUT_PASSWORD": "analytical-engine"]) { $1 }, interactive: false),
+                environment: environment, interactive: false),
             state: StepState(step: "subject", kept: kept, staging: staging), trace: trace, log: log, redactor: redactor,
             backendOverride: emulatorURL, stateFolder: folder.path)
     }

@@ -54,13 +54,13 @@ enum Authentication {
     /// The validating URL of a step: `path` on the backend, or `authenticationURL`; pointed at the emulator under
     /// `--emulator`.
     static func validatingURL(_ path: String?, context: StepContext) throws(StepFailure) -> URL {
-        let (base, applicationID) = try Backend.base(context)
         guard let path else {
             guard let text = context.info["authenticationURL"]?.text, let url = URL(string: text) else {
                 throw StepFailure("missing-info", "step `\(context.name)` needs `authenticationURL`, the validating request")
             }
             return Backend.redirect(url, to: context.backendOverride)
         }
+        let (base, applicationID) = try Backend.base(context)
         let resolved = path.replacingOccurrences(of: "{application-id}", with: applicationID)
         guard let url = URL(string: resolved.hasPrefix("/") ? resolved : "/" + resolved, relativeTo: base)?.absoluteURL else {
             throw StepFailure("bad-parameter", "cannot form the validating URL from \(base.absoluteString) and `\(path)`")
@@ -77,8 +77,8 @@ enum Authentication {
         let url = try validatingURL(path, context: context)
         let what = "validating the \(method) login with \(redact(url))"
         let response = try await fetch(HTTPRequest(url: url, headers: [("Accept", "application/json")]), context: context, what: what)
-        guard readUser else { return nil }
-        let me = try validatingURL(mePath, context: context)
+        // The role service needs the application ID; without the settings parameters there is no user to read.
+        guard readUser, let me = try? validatingURL(mePath, context: context) else { return nil }
         let document = me == url
             ? try? Backend.json(response, what: what)
             : try? Backend.json(

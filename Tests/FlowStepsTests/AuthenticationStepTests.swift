@@ -1,0 +1,161 @@
+import FlowCatalog
+import FlowDescriptor
+import FlowEmulator
+import FlowEngine
+import FlowHTTP
+import FlowSteps
+import FlowTransform
+import Foundation
+import Testing
+
+/// The OAuth 2.0 step against the emulator as its authorization server: what a restore does with kept tokens.
+@Suite("Authentication steps against the emulator", .timeLimit(.minutes(5)))
+struct AuthenticationStepTests {
+    static let flow = conformanceFlow("{uses: oauth2-authentication, with: {presenter: headless-form}}")
+    static let seed = conformanceCases.first { $0.name == "oauth2-authentication" }!.seed
+
+    /// Onboards once and returns what the step kept, with the harness for the next mode.
+    private func onboarded(_ url: URL) async throws -> (StepHarness, JSONValue) {
+        let harness = try StepHarness(Self.flow, emulator: url)
+        try harness.info.set(Self.seed(url), by: "harness")
+        let outcome = await harness.step.onboard(harness.context(.onboard))
+        #expect(outcome == .success, "\(outcome)")
+        return (harness, try #require(harness.staging.staged["subject"]))
+    }
+
+    /// A restore in a new run (a new session) with what onboarding kept.
+    private func restored(_ url: URL, kept: JSONValue, environment: [String: String] = [:]) async throws -> (StepOutcome, StepHarness) {
+        let harness = try StepHarness(Self.flow, emulator: url)
+        try harness.info.set(Self.seed(url), by: "harness")
+        let outcome = await harness.step.restore(harness.context(.restore, kept: kept, environment: environment))
+        return (outcome, harness)
+    }
+
+    @Test func onboardingLogsInWithPKCEAndKeepsTheTokensAndTheUser() async throws {
+        try await withEmulator { emulator, url in
+            let (harness, kept) = try await onboarded(url)
+            await harness.close()
+            #expect(kept["accessToken"] != nil && kept["refreshToken"] != nil)
+            #expect(kept["user"] == .string("ada"))
+            let authorize = try #require(emulator.requests().first { $0.path == "/oauth2/api/v1/authorize" && $0.method == "GET" })
+            #expect(authorize.query?.contains("code_challenge_method=S256") == true)
+            #expect(emulator.requests().contains { $0.path == "/oauth2/api/v1/token" && $0.status == 200 })
+            // The password went into the form, never into anything the step reports.
+            #expect(!harness.everythingSaid(.success).contains("analytical-engine"))
+        }
+    }
+
+    @Test func aRestoreUsesTheKeptTokensWithoutALogin() async throws {
+        try await withEmulator { emulator, url in
+            let (first, kept) = try await onboarded(url)
+            await first.close()
+            let logins = emulator.requests().filter { $0.path == "/oauth2/api/v1/authorize" }.count
+            // No password this time: a login would fail for want of one.
+            let (outcome, harness) = try await restored(url, kept: kept, environment: ["FLOWRUN_INPUT_PASSWORD": ""])
+            await harness.close()
+            #expect(outcome == .success, "\(outcome)")
+            #expect(emulator.requests().filter { $0.path == "/oauth2/api/v1/authorize" }.count == logins)
+            #expect(harness.trace.events.contains { $0.outcome == "tokens-reused" })
+        }
+    }
+
+    /// The access token expired on the server's clock: the challenge is answered with a refresh, the rotated
+    /// refresh token is kept, and no one logs in.
+    @Test func anExpiredAccessTokenIsRefreshedAndTheRotatedRefreshTokenKept() async throws {
+        try await withEmulator { emulator, url in
+            let (first, kept) = try await onboarded(url)
+            await first.close()
+            emulator.advanceClock(by: .seconds(2 * 3600))
+            let (outcome, harness) = try await restored(url, kept: kept, environment: ["FLOWRUN_INPUT_PASSWORD": ""])
+            await harness.close()
+            #expect(outcome == .success, "\(outcome)")
+            let refreshed = try #require(harness.staging.staged["subject"])
+            #expect(refreshed["refreshToken"] != kept["refreshToken"], "the rotated refresh token must be kept")
+            #expect(refreshed["accessToken"] != kept["accessToken"])
+            #expect(emulator.requests().filter { $0.path == "/oauth2/api/v1/authorize" && $0.method == "POST" }.count == 1)
+        }
+    }
+
+    /// The refresh token was revoked: a new login follows when the inputs allow one, and a clear error when
+    /// the login needs a terminal that is not there.
+    @Test func aRefusedRefreshFallsBackToALoginOrAClearError() async throws {
+        try await withEmulator { emulator, url in
+            let (first, kept) = try await onboarded(url)
+            await first.close()
+            emulator.advanceClock(by: .seconds(2 * 3600))
+            var stale = kept
+            if case .object(var members) = stale {
+                members = members.map { $0.0 == "refreshToken" ? ($0.0, .string("revoked-or-forged")) : $0 }
+                stale = .object(members)
+            }
+            let (outcome, harness) = try await restored(url, kept: stale)
+            await harness.close()
+            #expect(outcome == .success, "\(outcome)")
+            #expect(emulator.requests().filter { $0.path == "/oauth2/api/v1/authorize" && $0.method == "POST" }.count == 2)
+
+            let manualFlow = conformanceFlow("{uses: oauth2-authentication, with: {presenter: manual}}")
+            let manual = try StepHarness(manualFlow, emulator: url)
+            try manual.info.set(Self.seed(url), by: "harness")
+            let refused = await manual.step.restore(manual.context(.restore, kept: stale))
+            await manual.close()
+            guard case .failure(let failure) = refused else {
+                Issue.record("expected a failure, got \(refused)")
+                return
+            }
+            #expect(failure.code == "missing-input")
+            #expect(failure.message.contains("the refresh token was refused"), "\(failure.message)")
+        }
+    }
+
+    /// The backend answers for another user than the one onboarded: a user switch, never a silent mix.
+    @Test func anotherUserIsASwitchNotAMix() async throws {
+        try await withEmulator { _, url in
+            let (first, kept) = try await onboarded(url)
+            await first.close()
+            var other = kept
+            if case .object(let members) = other {
+                other = .object(members.map { $0.0 == "user" ? ($0.0, .string("grace")) : $0 })
+            }
+            let (outcome, harness) = try await restored(url, kept: other)
+            await harness.close()
+            guard case .failure(let failure) = outcome else {
+                Issue.record("expected a failure, got \(outcome)")
+                return
+            }
+            #expect(failure.code == "user-switch")
+            #expect(failure.message.contains("`ada`") && failure.message.contains("`grace`"))
+        }
+    }
+
+    @Test func aLockedRegistrationStopsTheLoginWithAClearMessage() async throws {
+        try await withEmulator { emulator, url in
+            emulator.setRegistrationState(.locked, application: "com.example.travel")
+            let harness = try StepHarness(Self.flow, emulator: url)
+            try harness.info.set(Self.seed(url), by: "harness")
+            let outcome = await harness.step.onboard(harness.context(.onboard))
+            await harness.close()
+            guard case .failure(let failure) = outcome else {
+                Issue.record("expected a failure, got \(outcome)")
+                return
+            }
+            #expect(failure.code == "locked", "\(failure)")
+            #expect(failure.message.contains("TRAFFIC_REG_LOCKED"))
+        }
+    }
+
+    @Test func aWrongPasswordInTheLoginFormIsRefusedClearly() async throws {
+        try await withEmulator { _, url in
+            let harness = try StepHarness(Self.flow, emulator: url)
+            try harness.info.set(Self.seed(url), by: "harness")
+            let outcome = await harness.step.onboard(harness.context(.onboard, environment: ["FLOWRUN_INPUT_PASSWORD": "wrong-password"]))
+            await harness.close()
+            guard case .failure(let failure) = outcome else {
+                Issue.record("expected a failure, got \(outcome)")
+                return
+            }
+            #expect(failure.code == "login-refused", "\(failure)")
+            #expect(failure.message.contains("The user name or password is wrong."), "\(failure.message)")
+            #expect(!failure.message.contains("wrong-password"))
+        }
+    }
+}
