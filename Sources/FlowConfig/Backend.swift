@@ -44,6 +44,8 @@ public enum Backend {
         case 403 where response.header("x-message-code") == "TRAFFIC_REG_LOCKED":
             throw StepFailure("locked", "\(what): the backend has locked this device or user (\(endpoint) answered 403 TRAFFIC_REG_LOCKED)")
         case 403 where response.header("x-message-code") == "TRAFFIC_REG_WIPED":
+            // The SDK wipes: the engine removes the onboarding's state and store once the step ends.
+            context.vault.requestWipe()
             throw StepFailure("wiped", "\(what): the backend asks to wipe this device (\(endpoint) answered 403 TRAFFIC_REG_WIPED); run with --mode reset")
         case 500..<600:
             throw StepFailure("server-error", "\(what): \(endpoint) answered \(response.status)\(detail(response))", transient: true)

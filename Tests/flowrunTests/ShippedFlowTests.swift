@@ -123,3 +123,55 @@ struct ShippedFlowTests {
         #expect(!FileManager.default.fileExists(atPath: state), "\(name): reset left the state folder")
     }
 }
+
+@Suite("Authentication secrets, as a process", .timeLimit(.minutes(5)))
+struct AuthenticationSecretTests {
+    /// After a whole OAuth 2.0 onboarding and a restore, the password, the passcode, tokens, codes and the
+    /// verifier appear in no output, trace or file of the state folder; the store holds them unreadably.
+    @Test func noSecretIsPrintedTracedOrWrittenInTheClear() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let state = scratch.url.appendingPathComponent("state").path
+        let trace = scratch.url.appendingPathComponent("trace.jsonl").path
+        let environment = ["FLOWRUN_INPUT_PASSWORD": "analytical-engine", "FLOWRUN_INPUT_PASSCODE": "Sec-ret-passc0de"]
+        let onboard = try CommandRunner.run([
+            "run", "--emulator", "--presenter", "headless-form", "flows/oauth2-authorization-code.yaml", "--state-dir", state,
+            "--trace", trace, "--log-level", "path", "--input", "email-address=ada@example.com", "--input", "username=ada@example.com",
+        ], environment: environment)
+        #expect(onboard.status == 0, "\(onboard.standardOutput)\(onboard.standardError)")
+        let restore = try CommandRunner.run(
+            ["run", "--emulator", "flows/oauth2-authorization-code.yaml", "--state-dir", state, "--trace", trace, "--log-level", "path"],
+            environment: ["FLOWRUN_INPUT_PASSCODE": "Sec-ret-passc0de"])
+        #expect(restore.status == 0, "\(restore.standardOutput)\(restore.standardError)")
+        var everything = onboard.standardOutput + onboard.standardError + restore.standardOutput + restore.standardError
+        everything += (try? String(contentsOfFile: trace, encoding: .utf8)) ?? ""
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: state)) ?? [] {
+            let bytes = (try? Data(contentsOf: URL(fileURLWithPath: state).appendingPathComponent(name))) ?? Data()
+            everything += String(decoding: bytes, as: UTF8.self)
+        }
+        for secret in ["analytical-engine", "Sec-ret-passc0de", "Bearer ", "code_verifier", "accessToken", "refreshToken", "code="] {
+            #expect(!everything.contains(secret), "`\(secret)` appears in the output, the trace or the state folder")
+        }
+        #expect(everything.contains("tokens-reused"), "the restore did not use the kept tokens")
+    }
+
+    @Test func aPasswordIsNeverTakenFromTheCommandLine() throws {
+        let result = try CommandRunner.run(["run", "flows/basic.yaml", "--emulator", "--input", "password=analytical-engine"])
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("FLOWRUN_INPUT_PASSWORD"))
+        #expect(!result.standardError.contains("analytical-engine"))
+    }
+
+    /// A wrong password with no terminal to ask again: a clear error naming the user, never the password.
+    @Test func aRefusedPasswordIsAClearErrorWithoutATerminal() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let result = try CommandRunner.run(
+            ["run", "--emulator", "flows/basic.yaml", "--input", "username=ada@example.com", "--state-dir", scratch.url.appendingPathComponent("s").path],
+            environment: ["FLOWRUN_INPUT_PASSWORD": "not-her-password", "FLOWRUN_INPUT_PASSCODE": "Wareh0use-passcode"])
+        #expect(result.status == 1)
+        #expect(result.standardOutput.contains("credentials-refused"), "\(result.standardOutput)")
+        #expect(result.standardOutput.contains("`ada@example.com`"))
+        #expect(!(result.standardOutput + result.standardError).contains("not-her-password"))
+    }
+}

@@ -106,15 +106,8 @@ enum Authentication {
         return document["id"]?.scalar?.text ?? document["userName"]?.scalar?.text
     }
 
-    /// Like ``Backend/fetch(_:context:what:)``, with the login's failures (an `HTTPError` from an authenticator)
-    /// named as such.
     static func fetch(_ request: HTTPRequest, context: StepContext, what: String) async throws(StepFailure) -> HTTPResponse {
-        do {
-            return try await Backend.fetch(request, context: context, what: what)
-        } catch {
-            if error.code == "wiped" { context.vault.requestWipe() }
-            throw error
-        }
+        try await Backend.fetch(request, context: context, what: what)
     }
 
     /// A URL without its query, for messages.
