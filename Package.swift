@@ -203,7 +203,7 @@ let package = Package(
         ),
         .testTarget(
             name: "flowrunTests",
-            dependencies: ["flowrun", "FlowCheck", "FlowCatalog", "FlowDescriptor", "FlowSteps", "FlowStore"],
+            dependencies: ["flowrun", "FlowCheck", "FlowCatalog", "FlowDescriptor", "FlowSteps", "FlowStore", "FlowAuth", "FlowHTTP"],
             swiftSettings: strictSettings
         ),
     ]

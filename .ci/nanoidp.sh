@@ -299,8 +299,13 @@ start() {
         # From inside the temp folder: nanoidp writes what it generates (keys) relative to it.
         (
             cd "$workdir"
-            exec "$venv/bin/python" -m nanoidp --config "$workdir/config" --host 127.0.0.1 \
-                --port "$port" --strict-config </dev/null >"$log" 2>&1
+            # Descriptors the caller left open (a test runner's child-exit socket, say) are closed first: a
+            # server that outlives this script must not hold them, or the caller waits for the server to end.
+            exec "$venv/bin/python" -c 'import os, sys
+os.closerange(3, 65536)
+sys.argv[0] = "nanoidp"
+os.execv(sys.executable, [sys.executable, "-m", "nanoidp"] + sys.argv[1:])' \
+                --config "$workdir/config" --host 127.0.0.1 --port "$port" --strict-config </dev/null >"$log" 2>&1
         ) &
         pid=$!
         printf '%s\n' "$pid" >"$pidfile"

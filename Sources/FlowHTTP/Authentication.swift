@@ -2,7 +2,8 @@ public import Foundation
 import Synchronization
 
 /// How a backend says "log in first": a status among `statuses` (any status when empty) with header `header`
-/// whose value starts with `value` (compared without case; any value when `nil`).
+/// whose value starts with `value` (compared without case; any value when `nil`); with no header, the status
+/// alone.
 public struct ChallengeTest: Sendable, Hashable, CustomStringConvertible {
     public var statuses: Set<Int>
     public var header: String
@@ -17,6 +18,8 @@ public struct ChallengeTest: Sendable, Hashable, CustomStringConvertible {
     /// Whether `response` carries this challenge.
     public func matches(_ response: HTTPResponse) -> Bool {
         guard statuses.isEmpty || statuses.contains(response.status) else { return false }
+        // A backend that marks its challenge by the status alone (a bare 401).
+        if header.isEmpty { return !statuses.isEmpty }
         let values = response.headers(named: header)
         guard let value else { return !values.isEmpty }
         return values.contains { $0.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix(value.lowercased()) }
@@ -24,7 +27,7 @@ public struct ChallengeTest: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         let status = statuses.isEmpty ? "any status" : statuses.sorted().map(String.init).joined(separator: " or ")
-        return "\(status) with `\(header)\(value.map { ": \($0)" } ?? "")`"
+        return header.isEmpty ? status : "\(status) with `\(header)\(value.map { ": \($0)" } ?? "")`"
     }
 
     /// HTTP Basic: 401 with `WWW-Authenticate: Basic`.

@@ -117,6 +117,12 @@ struct ShippedFlowTests {
             let logout = try CommandRunner.run(["run", path, "--emulator", "--state-dir", state, "--mode", "logout"], environment: quiet)
             #expect(logout.status == 0, "\(name): \(logout.standardOutput)\(logout.standardError)")
             #expect(logout.standardOutput.hasPrefix("succeeded: logout"), "\(name): \(logout.standardOutput)")
+            if command.environment["FLOWRUN_INPUT_PASSWORD"] != nil {
+                // The kept credentials are gone: the next start must log in, and without a password it cannot.
+                let after = try CommandRunner.run(["run", path, "--emulator", "--state-dir", state], environment: quiet)
+                let needsLogin = after.standardOutput.contains("missing-input") || after.standardOutput.contains("no-browser")
+                #expect(after.status == 1 && needsLogin, "\(name): \(after.standardOutput)")
+            }
         }
         let reset = try CommandRunner.run(["run", path, "--emulator", "--state-dir", state, "--mode", "reset"], environment: current)
         #expect(reset.status == 0, "\(name): \(reset.standardOutput)\(reset.standardError)")

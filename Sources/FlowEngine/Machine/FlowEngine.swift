@@ -274,7 +274,7 @@ public struct FlowEngine: Sendable {
             return report(.failed(StepFailure(
                 "no-onboarding", "there is no onboarding in \(options.state.location) to log out of: onboard first"), step: "(state)", mode: .restore))
         }
-        let nodes = [FlowMode.restore, .onboard].lazy.compactMap { self.graphs[$0] }.flatMap(\.nodes)
+        let nodes = [FlowMode.restore, .onboard].compactMap { self.graphs[$0] }.flatMap(\.nodes)
         var seen: Set<String> = []
         let loggingOut = nodes.filter { $0.step is any LoggingOutStep && seen.insert($0.name).inserted }
         guard !loggingOut.isEmpty else {

@@ -22,21 +22,19 @@ enum Authentication {
 
     static let challengeParameters = [
         ParameterSpec("challenge-status", .int, "The status of this backend's challenge, when it differs from the method's usual ones."),
-        ParameterSpec("challenge-header", .string, "The header that marks this backend's challenge."),
+        ParameterSpec("challenge-header", .string, "The header that marks this backend's challenge (none: the status alone)."),
         ParameterSpec("challenge-value", .string, "The start of that header's value (any value when not given)."),
     ]
 
     /// The challenge tests of a step: the flow's own when it names a header, else the method's defaults.
     static func challenges(_ parameters: BuiltinParameters, defaults: [ChallengeTest]) throws(ParameterProblem) -> [ChallengeTest] {
-        guard let header = try parameters.text("challenge-header") else {
-            let status = try parameters.text("challenge-status")
-            let value = try parameters.text("challenge-value")
-            if status != nil || value != nil {
-                throw ParameterProblem(
-                    "`challenge-status` and `challenge-value` need `challenge-header`: the header that marks the challenge.",
-                    at: parameters.location, path: parameters.path.appending("challenge-header"), missing: true)
-            }
-            return defaults
+        let header = try parameters.text("challenge-header")
+        let value = try parameters.text("challenge-value")
+        guard header != nil || value != nil || parameters.node("challenge-status") != nil else { return defaults }
+        if value != nil, header == nil {
+            throw ParameterProblem(
+                "`challenge-value` needs `challenge-header`: the header whose value marks the challenge.",
+                at: parameters.location, path: parameters.path.appending("challenge-header"), missing: true)
         }
         var statuses: Set<Int> = []
         if let text = try parameters.text("challenge-status") {
@@ -48,7 +46,8 @@ enum Authentication {
             }
             statuses = [status]
         }
-        return [ChallengeTest(statuses: statuses, header: header, value: try parameters.text("challenge-value"))]
+        // A status alone is a challenge test too (a backend that sends a bare 401).
+        return [ChallengeTest(statuses: statuses, header: header ?? "", value: value)]
     }
 
     /// The validating URL of a step: `path` on the backend, or `authenticationURL`; pointed at the emulator under
@@ -235,6 +234,8 @@ extension Authentication {
             context.note("logged-out", "the backend ended the session (POST \(url.absoluteString) answered \(response.status))")
         case 401, 403:
             context.note("logged-out", "the backend had no session to end (POST \(url.absoluteString) answered \(response.status))")
+        case 404, 405:
+            context.note("logged-out", "the backend offers no session logout (POST \(url.absoluteString) answered \(response.status))")
         default:
             throw StepFailure(
                 response.status >= 500 ? "server-error" : "http-\(response.status)",

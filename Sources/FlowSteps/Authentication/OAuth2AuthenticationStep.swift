@@ -102,7 +102,9 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
                 var followed = endpoints
                 followed.token = follow(endpoints.token)
                 followed.revocation = endpoints.revocation.map(follow)
-                let client = OAuth2Client(clientID: kept.clientID ?? "", endpoints: followed)
+                // A confidential client authenticates to revoke, with the secret the flow names (never kept).
+                let secret = clientSecret.flatMap { try? context.resolve($0) }
+                let client = OAuth2Client(clientID: kept.clientID ?? "", clientSecret: secret, endpoints: followed)
                 do {
                     if let refresh = tokens.refreshToken {
                         _ = try await client.revoke(refresh, hint: "refresh_token", transport: transport)

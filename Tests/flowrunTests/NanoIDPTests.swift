@@ -1,0 +1,185 @@
+import FlowAuth
+import FlowHTTP
+import Foundation
+import Testing
+
+/// nanoidp 3.4.0, a real OAuth 2.0 / OpenID Connect, SAML 2.0 and TOTP identity provider that nobody here wrote,
+/// started on loopback by `.ci/nanoidp.sh` (which installs it into a virtual environment first when needed).
+final class NanoIDP: Sendable {
+    let url: URL
+    private let pidfile: String
+
+    init() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowrun-nanoidp-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        pidfile = folder.appendingPathComponent("nanoidp.pid").path
+        // The server outlives the script: its words go to files, so that no pipe waits on the server.
+        let said = folder.appendingPathComponent("said").path
+        let started = try CommandRunner.runShell(
+            "bash .ci/nanoidp.sh >'\(said)' 2>&1 </dev/null", environment: ["NANOIDP_PIDFILE": pidfile])
+        let output = (try? String(contentsOfFile: said, encoding: .utf8)) ?? ""
+        let line = output.split(separator: "\n").first { $0.hasPrefix("nanoidp listening on ") }
+        guard started.status == 0, let address = line?.dropFirst("nanoidp listening on ".count), let url = URL(string: String(address)) else {
+            throw NanoIDPDidNotStart(output: output)
+        }
+        self.url = url
+    }
+
+    func stop() {
+        _ = try? CommandRunner.runShell("bash .ci/nanoidp.sh stop", environment: ["NANOIDP_PIDFILE": pidfile])
+    }
+}
+
+struct NanoIDPDidNotStart: Error, CustomStringConvertible {
+    var output: String
+    var description: String { "nanoidp did not start (.ci/nanoidp.sh installs it from PyPI): \(output)" }
+}
+
+/// A flow that logs in to nanoidp with the authorization code grant and PKCE, its endpoints read from the
+/// issuer's metadata; nanoidp's `/userinfo` is the validating request (it answers a bare 401 without a token).
+func nanoidpFlow(_ issuer: URL, user: String = "ada") -> String {
+    """
+    flowrun: 1
+    name: nanoidp-\(user)
+    application: {id: com.example.nanoidp, version: "1.0"}
+    configuration:
+      providers: [json]
+      transform: {use: discovery-service, destination: /userinfo}
+    authentication: oauth2
+    steps:
+      welcome: {uses: welcome}
+      login:
+        uses: oauth2-authentication
+        with:
+          presenter: headless-form
+          issuer: \(issuer.absoluteString)
+          client-id: flowrun-cli
+          redirect-url: http://127.0.0.1:8765/callback
+          scope: openid profile email
+          challenge-status: 401
+      store: {uses: store-manager, with: {passcode: prompt}}
+    flows:
+      onboard: [welcome, login, store]
+      restore: [store, welcome, login]
+
+    """
+}
+
+/// The configuration a bundled file would give for nanoidp as the backend.
+func nanoidpConfiguration(_ issuer: URL) -> String {
+    let base = issuer.absoluteString
+    return """
+        {"host": "127.0.0.1", "port": \(issuer.port ?? 80), "protocol": "http",
+         "auth": [{"type": "oauth2", "config": {
+           "oauth2.authorizationEndpoint": "\(base)/authorize", "oauth2.tokenEndpoint": "\(base)/token",
+           "oauth2.clients": [{"clientID": "flowrun-cli", "grantType": "authorization_code", "redirectURL": "http://127.0.0.1:8765/callback"}]}}]}
+        """
+}
+
+@Suite("Against nanoidp, an identity provider nobody here wrote", .serialized, .timeLimit(.minutes(10)))
+struct NanoIDPTests {
+    /// Authorization code with PKCE (nanoidp enforces S256) through the headless-form presenter: its login form
+    /// posts a one-time `transaction_id` with the page's session cookie. Then a restore uses the kept tokens,
+    /// and a logout revokes them and forgets them.
+    @Test func authorizationCodeWithPKCEThroughTheLoginFormAsAProcess() throws {
+        let idp = try NanoIDP()
+        defer { idp.stop() }
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try scratch.write("flow.yaml", nanoidpFlow(idp.url))
+        try scratch.write("nanoidp.json", nanoidpConfiguration(idp.url))
+        let trace = scratch.url.appendingPathComponent("trace.jsonl").path
+        let secrets = ["FLOWRUN_INPUT_PASSWORD": "analytical-engine", "FLOWRUN_INPUT_PASSCODE": "Nano-passc0de"]
+        let onboard = try CommandRunner.run(
+            ["run", "flow.yaml", "--config", "nanoidp.json", "--state-dir", "state", "--trace", trace, "--input", "username=ada"],
+            in: scratch.url, environment: secrets)
+        #expect(onboard.status == 0, "\(onboard.standardOutput)\(onboard.standardError)")
+        let restore = try CommandRunner.run(["run", "flow.yaml", "--state-dir", "state", "--trace", trace], in: scratch.url,
+                                            environment: ["FLOWRUN_INPUT_PASSCODE": "Nano-passc0de"])
+        #expect(restore.status == 0, "\(restore.standardOutput)\(restore.standardError)")
+        let events = try String(contentsOfFile: trace, encoding: .utf8)
+        #expect(events.contains("tokens-reused"))
+        #expect(!(events + onboard.standardOutput + onboard.standardError).contains("analytical-engine"))
+
+        let logout = try CommandRunner.run(["run", "flow.yaml", "--state-dir", "state", "--mode", "logout", "--trace", trace],
+                                           in: scratch.url, environment: ["FLOWRUN_INPUT_PASSCODE": "Nano-passc0de"])
+        #expect(logout.status == 0, "\(logout.standardOutput)\(logout.standardError)")
+        #expect(try String(contentsOfFile: trace, encoding: .utf8).contains("the tokens were revoked"))
+        // The tokens are gone: the next start must log in, and without a password it cannot.
+        let after = try CommandRunner.run(["run", "flow.yaml", "--state-dir", "state"], in: scratch.url,
+                                          environment: ["FLOWRUN_INPUT_PASSCODE": "Nano-passc0de"])
+        #expect(after.status == 1)
+        #expect(after.standardOutput.contains("missing-input"), "\(after.standardOutput)")
+    }
+
+    /// A TOTP second factor: nanoidp's second form posts `totp_code`, computed from the secret given as input.
+    @Test func aTOTPSecondFactorFromTheInputs() throws {
+        let idp = try NanoIDP()
+        defer { idp.stop() }
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try scratch.write("flow.yaml", nanoidpFlow(idp.url, user: "grace"))
+        try scratch.write("nanoidp.json", nanoidpConfiguration(idp.url))
+        let onboard = try CommandRunner.run(
+            ["run", "flow.yaml", "--config", "nanoidp.json", "--state-dir", "state", "--input", "username=grace"], in: scratch.url,
+            environment: ["FLOWRUN_INPUT_PASSWORD": "first-compiler", "FLOWRUN_INPUT_TOTP_SECRET": "JBSWY3DPEHPK3PXP",
+                          "FLOWRUN_INPUT_PASSCODE": "Nano-passc0de"])
+        #expect(onboard.status == 0, "\(onboard.standardOutput)\(onboard.standardError)")
+        let wrong = try CommandRunner.run(
+            ["run", "flow.yaml", "--config", "nanoidp.json", "--state-dir", "other", "--input", "username=grace"], in: scratch.url,
+            environment: ["FLOWRUN_INPUT_PASSWORD": "first-compiler", "FLOWRUN_INPUT_OTP": "000000", "FLOWRUN_INPUT_PASSCODE": "Nano-passc0de"])
+        #expect(wrong.status == 1)
+        #expect(wrong.standardOutput.contains("login-refused"), "\(wrong.standardOutput)")
+    }
+
+    /// Refresh with rotation, reuse detection, and the client credentials grant, with the library's client.
+    @Test func refreshRotatesAndReuseIsRefusedAndClientCredentialsWork() async throws {
+        let idp = try NanoIDP()
+        defer { idp.stop() }
+        let session = HTTPSession()
+        do {
+            let endpoints = try await OAuth2Client.discover(issuer: idp.url, transport: session.transport)
+            #expect(endpoints.issuer == idp.url.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")))
+            #expect(endpoints.revocation != nil && endpoints.jwks != nil)
+            let client = OAuth2Client(clientID: "flowrun-cli", endpoints: endpoints, scopes: ["openid", "profile"])
+            let redirect = URL(string: "http://127.0.0.1:8765/callback")!
+            let request = try client.authorizationRequest(redirect: redirect)
+            let presenter = HeadlessFormPresenter { kind throws(HTTPError) -> String in
+                switch kind {
+                case .username: "ada"
+                case .password: "analytical-engine"
+                case .oneTimeCode: throw HTTPError("unexpected", "no second factor for ada", transient: false)
+                }
+            }
+            let reached = try await presenter.present(request.url, finish: LoginFinish(redirect, anyOf: ["code", "error"]),
+                                                      transport: session.transport)
+            let tokens = try await client.exchange(code: try client.code(from: reached, for: request), for: request, transport: session.transport)
+            #expect(tokens.idToken != nil && tokens.refreshToken != nil)
+            let refreshed = try await client.refresh(tokens, transport: session.transport)
+            #expect(refreshed.refreshToken != tokens.refreshToken, "nanoidp rotates refresh tokens")
+            var reuse: HTTPError?
+            do {
+                _ = try await client.refresh(tokens, transport: session.transport)
+            } catch {
+                reuse = error
+            }
+            #expect(reuse?.code == "oauth2-invalid_grant")
+
+            let service = OAuth2Client(clientID: "flowrun-service", clientSecret: "flowrun-service-secret", endpoints: endpoints)
+            let own = try await service.clientCredentials(transport: session.transport)
+            #expect(own.refreshToken == nil && !own.accessToken.isEmpty)
+            let wrong = OAuth2Client(clientID: "flowrun-service", clientSecret: "guess", endpoints: endpoints)
+            var refused: HTTPError?
+            do {
+                _ = try await wrong.clientCredentials(transport: session.transport)
+            } catch {
+                refused = error
+            }
+            #expect(refused?.code == "oauth2-invalid_client")
+        } catch {
+            await session.shutdown()
+            throw error
+        }
+        await session.shutdown()
+    }
+}
