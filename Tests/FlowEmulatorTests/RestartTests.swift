@@ -287,7 +287,7 @@ struct RestartTests {
               - id: com.example.travel
                 auth:
                   - type: oauth2
-                    config: {oauth2.clients: [{clientID: travel-client, redirectURL: "${backend}"}]}
+                    config: {oauth2.clients: [{clientID: 9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30, redirectURL: "${backend}"}]}
                 destinations: [travel]
             users:
               - {email: ada@example.com, id: ada, password: analytical-engine}
@@ -317,7 +317,7 @@ struct RestartTests {
             let access = try #require(login["access_token"] as? String)
             let refresh = try #require(login["refresh_token"] as? String)
             #expect(
-                try await client.post(Paths.revoke, form: [("token", refresh), ("client_id", "travel-client")])
+                try await client.post(Paths.revoke, form: [("token", refresh), ("client_id", "9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30")])
                     .status == 200)
             #expect(try await client.get("/travel/x", headers: [bearer(access)]).status == 401)
             #expect(try await client.refresh(refresh).oauthError == "invalid_grant")
