@@ -18,6 +18,8 @@ public enum Builtins {
         BasicAuthenticationStep.self,
         OAuth2AuthenticationStep.self,
         LogoutStep.self,
+        SAMLAuthenticationStep.self,
+        OTPSessionConfigurationStep.self,
     ]
 
     /// The registry of every built-in step: those of ``steps``, and those the format describes that this build

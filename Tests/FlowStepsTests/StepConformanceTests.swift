@@ -36,7 +36,7 @@ struct ConformanceCase: Sendable, CustomTestStringConvertible {
 
 /// A flow file around one declared step; a step that logs in comes with a store to keep what it kept.
 func conformanceFlow(_ subject: String, configuration: String = "") -> String {
-    let store = subject.contains("-authentication")
+    let store = subject.contains("-authentication") || subject.contains("otp-session-configuration")
     return """
         flowrun: 1
         name: conformance
@@ -113,6 +113,29 @@ let conformanceCases: [ConformanceCase] = [
             return values
         },
         waiting: ({ _ in conformanceFlow("{uses: oauth2-authentication, with: {presenter: headless-form}}") }, .server(.token))),
+    ConformanceCase(
+        name: "saml-authentication",
+        flow: { _ in conformanceFlow("{uses: saml-authentication, with: {presenter: headless-form}}") },
+        seed: { url in
+            var values = seed(url, application: "com.example.hr")
+            let backend = values["settingsParameters"]?["backendURL"]?.text ?? ""
+            values["samlParameters"] = .record([
+                "authenticationEndpoint": .url(backend + "/SAMLAuthLauncher"),
+                "finishEndpoint": .url(backend + "/SAMLAuthLauncher?finishEndpointParam=someUnusedValue"),
+            ])
+            return values
+        },
+        waiting: ({ _ in conformanceFlow("{uses: saml-authentication, with: {presenter: headless-form}}") }, .server(.saml))),
+    ConformanceCase(
+        name: "otp-session-configuration",
+        flow: { _ in conformanceFlow("{uses: otp-session-configuration}") },
+        seed: { url in
+            let backend = url.absoluteString.hasSuffix("/") ? String(url.absoluteString.dropLast()) : url.absoluteString
+            return ["otpParameters": .record([
+                "authorizationEndpointURL": .url(backend + "/mobileservices/OTPForm"),
+                "finishEndpointURL": .url(backend + "/mobileservices/OTPForm?finished=true"),
+            ])]
+        }),
     ConformanceCase(
         name: "logout",
         flow: { _ in conformanceFlow("{uses: logout}") },

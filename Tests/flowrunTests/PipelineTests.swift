@@ -93,48 +93,6 @@ struct OnePipelineTests {
         #expect(FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent("ran").path))
     }
 
-    /// A step this build cannot run is one FR701 per declared step, whatever the number of modes that use it;
-    /// the run refuses before its first step; the dry run plans it; `flowrun steps` says what runs.
-    @Test func stepsThisBuildCannotRunAreOneFindingEachAndNothingRuns() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        try scratch.write("flow.yaml", """
-            flowrun: 1
-            name: unrunnable
-            application: {id: com.example.travel, version: "1.0"}
-            configuration: {providers: [json], transform: discovery-service}
-            authentication: from-configuration
-            steps:
-              mark: {uses: command, with: {run: [sh, -c, "touch ran; echo {}"]}}
-              welcome: {uses: welcome}
-              store: {uses: store-manager}
-              login: {uses: saml-authentication}
-              otp: {uses: otp-session-configuration}
-            flows:
-              onboard: [mark, welcome, login, otp, store]
-              restore: [store, mark, welcome, login, otp]
-
-            """)
-        let lint = try CommandRunner.run(["lint", "--strict", "flow.yaml"], in: scratch.url)
-        #expect(lint.status == 0, "\(lint.standardOutput)")
-        let run = try CommandRunner.run(["run", "flow.yaml", "--state-dir", "state"], in: scratch.url, environment: ["PASSWORD": "x"])
-        #expect(run.status == 2)
-        #expect(run.standardError.components(separatedBy: "error[FR701]").count - 1 == 2)
-        #expect(run.standardError.contains("flow.yaml:11:15: error[FR701]: Step `otp` uses `otp-session-configuration`"))
-        #expect(run.standardError.contains("flow.yaml:10:17: error[FR701]: Step `login` uses `saml-authentication`"))
-        #expect(!run.standardError.contains("flowrun lint"), "the footer must not claim that lint shows these")
-        #expect(!FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent("ran").path))
-
-        let plan = try CommandRunner.run(["run", "flow.yaml", "--dry-run"], in: scratch.url)
-        #expect(plan.status == 0, "\(plan.standardError)")
-        #expect(plan.standardOutput.contains("3. login  [saml-authentication; timeout 5m; not runnable in this build]"))
-
-        let steps = try CommandRunner.run(["steps"])
-        #expect(steps.standardOutput.contains("welcome (also WelcomeScreenStep, WelcomeStep)\n  Loads"))
-        #expect(steps.standardOutput.contains("  runs in this build: yes\n"))
-        #expect(steps.standardOutput.contains("  runs in this build: not yet"))
-    }
-
     /// State that cannot be kept is found before the first step, not after the last.
     @Test func anUnwritableStateFolderStopsTheRunBeforeItsFirstStep() throws {
         let scratch = try Scratch()

@@ -118,20 +118,6 @@ struct RunCommandTests {
         #expect(result.standardError.contains("cannot run until these are fixed"))
     }
 
-    @Test func stepsThisBuildCannotRunAreNamedBeforeAnythingRuns() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        let saml = cleanFlow
-            .replacingOccurrences(of: #"login: {uses: basic-authentication, with: {username: "${input.username}", password: "${env.TRAVEL_PASSWORD}"}}"#,
-                                  with: "login: {uses: saml-authentication}")
-            .replacingOccurrences(of: "authentication: basic", with: "authentication: saml")
-        try scratch.write("clean.yaml", saml)
-        let result = try CommandRunner.run(["clean.yaml", "--state-dir", scratch.url.appendingPathComponent("s").path], in: scratch.url)
-        #expect(result.status == 2)
-        #expect(result.standardError.contains("uses `saml-authentication`, which this build of flowrun cannot run yet"))
-        #expect(result.standardOutput.isEmpty)
-    }
-
     @Test func dryRunPrintsThePlanOfEveryMode() throws {
         let scratch = try Scratch()
         defer { scratch.remove() }

@@ -88,6 +88,8 @@ extension CheckContext {
     /// Each authentication step puts an authenticator on the run's one session; two for the same method would
     /// both answer one challenge (the SDK stops the app when an observer is registered twice).
     private mutating func checkOneAuthenticatorPerMethod(in flow: Flow) {
+        // A reset logs out; it registers nothing.
+        guard flow.mode != .reset else { return }
         var first: [AuthenticationMethod: (step: String, line: Int)] = [:]
         // Steps under `when` conditions are alternatives (the configuration's method picks one), not a pair.
         for entry in flow.entries where entry.condition == nil {

@@ -126,8 +126,37 @@ enum Authentication {
         context.input.environment["FLOWRUN_PRESENTER"].flatMap { presenterNames.contains($0) ? $0 : nil } ?? chosen
     }
 
+    /// The presenter of a login whose result is the session's cookies (SAML, OTP): only `headless-form` brings
+    /// them back into the session in this build; a browser keeps them to itself.
+    static func cookiePresenter(
+        _ chosen: String, fields: HeadlessFormPresenter.FieldNames, oneTimeCode: ParameterText? = nil, context: StepContext,
+        method: String
+    ) -> any WebPresenter {
+        let name = presenterName(chosen, context: context)
+        guard name == "headless-form" else {
+            // Refused when a login is needed, not before: a restore with kept cookies needs none.
+            return UnsupportedPresenter(name: name, reason: HTTPError(
+                "presenter-unsupported",
+                "the \(method) login leaves its result in the browser's cookies, which `\(name)` cannot bring back to flowrun "
+                    + "in this build: run with `--presenter headless-form` (the forms filled from the inputs)", transient: false))
+        }
+        return presenter(name, fields: fields, oneTimeCode: oneTimeCode, context: context)
+    }
+
+    /// A presenter that cannot show this login: it says why when a login is needed.
+    struct UnsupportedPresenter: WebPresenter {
+        let name: String
+        let reason: HTTPError
+
+        func present(_ url: URL, finish: LoginFinish, transport: HTTPTransport) async throws(HTTPError) -> URL {
+            throw reason
+        }
+    }
+
     /// The presenter the flow chose, its form answers taken from the run's inputs.
-    static func presenter(_ chosen: String, fields: HeadlessFormPresenter.FieldNames, context: StepContext) -> any WebPresenter {
+    static func presenter(
+        _ chosen: String, fields: HeadlessFormPresenter.FieldNames, oneTimeCode: ParameterText? = nil, context: StepContext
+    ) -> any WebPresenter {
         switch presenterName(chosen, context: context) {
         case "headless-form":
             let input = context.input
@@ -142,7 +171,9 @@ enum Authentication {
                         value = try input.value("password", question: "Password: ", secret: true)
                         redactor.add(value)
                     case .oneTimeCode:
-                        if let secret = try input.given("totp-secret", secret: true) {
+                        if let oneTimeCode, oneTimeCode.text != "prompt" {
+                            value = try context.resolve(oneTimeCode)
+                        } else if let secret = try input.given("totp-secret", secret: true) {
                             redactor.add(secret)
                             guard let totp = TOTP(base32: secret) else {
                                 throw StepFailure("bad-input", "input `totp-secret` is not a base32 secret (as authenticator apps take it)")

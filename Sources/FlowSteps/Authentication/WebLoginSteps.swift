@@ -1,0 +1,193 @@
+import FlowAuth
+import FlowCatalog
+import FlowConfig
+import FlowDescriptor
+import FlowEngine
+import FlowHTTP
+import FlowTransform
+import Foundation
+
+/// The session cookies a web login leaves, kept so that a restore sends them again instead of logging in.
+enum SessionCookies {
+    /// The `Cookie` header the session would send to `url`.
+    static func kept(for url: URL, context: StepContext) -> String? {
+        context.http.cookies.header(for: url)
+    }
+
+    /// Puts kept cookies (`a=1; b=2`) back into the session's jar for `url`'s origin.
+    static func restore(_ header: String?, for url: URL, context: StepContext) {
+        guard let header else { return }
+        context.redactor.add(header)
+        let cookies = header.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        for cookie in cookies {
+            if let value = cookie.split(separator: "=", maxSplits: 1).last { context.redactor.add(String(value)) }
+        }
+        context.http.cookies.store(cookies.map { "\($0); Path=/" }, from: url)
+    }
+}
+
+/// The `saml-authentication` step, the SDK's `SAMLAuthenticationStep`: answers the backend's SAML challenge (a
+/// login page with `com.sap.cloud.security.login: login-request`) by opening the launcher, logging in at the
+/// identity provider through the presenter, and waiting for the finish endpoint; the session cookies that
+/// result are kept in the store, so a restore sends them again.
+struct SAMLAuthenticationStep: BuiltinStep, LoggingOutStep {
+    static let spec = StepSpec(
+        name: "saml-authentication", aliases: ["SAMLAuthenticationStep"],
+        summary: "Authenticates with SAML 2.0: the launcher, the identity provider's login through a presenter, the finish endpoint; the session cookies kept in the store.",
+        parameters: [Authentication.presenter, Authentication.formFields, Authentication.validatingPath] + Authentication.challengeParameters,
+        requires: [KeySpec("authenticationURL", .url), KeySpec("samlParameters", .record("saml-parameters"))],
+        provides: [],
+        waits: .person, authenticates: [.saml])
+
+    let presenter: String
+    let fields: HeadlessFormPresenter.FieldNames
+    let validatingPath: String?
+    let flowChallenges: [ChallengeTest]?
+
+    init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
+        presenter = try parameters.text("presenter") ?? "system-browser"
+        fields = Authentication.fieldNames(try parameters.textMapping("form-fields"))
+        validatingPath = try parameters.text("validating-path")
+        let challenges = try Authentication.challenges(parameters, defaults: [])
+        flowChallenges = challenges.isEmpty ? nil : challenges
+    }
+
+    func onboard(_ context: StepContext) async -> StepOutcome { await authenticate(context, kept: nil) }
+    func restore(_ context: StepContext) async -> StepOutcome { await authenticate(context, kept: context.kept) }
+
+    func reset(_ context: StepContext) async -> StepOutcome {
+        guard context.kept != nil else { return .success }
+        if case .failure(let failure) = await logout(context) {
+            context.note("logout-failed", "not logged out before the reset: \(failure.message)")
+        }
+        return .success
+    }
+
+    /// Ends the backend's session with the kept cookies; the engine then forgets them.
+    func logout(_ context: StepContext) async -> StepOutcome {
+        do throws(StepFailure) {
+            guard let backend = Authentication.keptBackend(context.kept, context: context) else { return .success }
+            SessionCookies.restore(context.kept?["cookies"]?.string, for: backend, context: context)
+            try await Authentication.endSession(backend: backend, authorization: nil, context: context)
+            context.http.cookies.removeAll()
+            return .success
+        } catch {
+            return Task.isCancelled ? .cancelled : .failure(error)
+        }
+    }
+
+    private func authenticate(_ context: StepContext, kept: JSONValue?) async -> StepOutcome {
+        do throws(StepFailure) {
+            let validating = try Authentication.validatingURL(validatingPath, context: context)
+            guard let parameters = context.info["samlParameters"],
+                  let launcher = parameters["authenticationEndpoint"]?.text.flatMap(URL.init(string:)),
+                  let finish = parameters["finishEndpoint"]?.text.flatMap(URL.init(string:))
+            else {
+                throw StepFailure("missing-info", "step `\(context.name)` needs `samlParameters` with the launcher and finish endpoints")
+            }
+            let header = parameters["challengeHeaderName"]?.text ?? "com.sap.cloud.security.login"
+            let challenges = flowChallenges ?? [ChallengeTest(statuses: [200, 302, 303], header: header, value: "login-request")]
+            SessionCookies.restore(kept?["cookies"]?.string, for: validating, context: context)
+            let start = Backend.redirect(launcher, to: context.backendOverride)
+            let authenticator = WebLoginAuthenticator(
+                method: "saml", origin: validating.origin, challenges: challenges,
+                finish: LoginFinish(Backend.redirect(finish, to: context.backendOverride)),
+                presenter: Authentication.cookiePresenter(presenter, fields: fields, context: context, method: "SAML"),
+                start: { _ in start })
+            context.http.removeAuthenticators(method: "saml", origin: validating.origin)
+            do {
+                try context.http.addAuthenticator(authenticator)
+            } catch {
+                throw StepFailure(error.code, error.message)
+            }
+            let user = try await Authentication.validate(
+                validatingPath, readUser: true, expected: kept?["user"]?.string, context: context, method: "SAML")
+            if authenticator.logins == 0 { context.note("tokens-reused", "the kept session cookies were used; no new login") }
+            var value: [(String, JSONValue)] = []
+            if let cookies = SessionCookies.kept(for: validating, context: context) {
+                context.redactor.add(cookies)
+                value.append(("cookies", .string(cookies)))
+            }
+            if let user { value.append(("user", .string(user))) }
+            if let backend = Authentication.configuredBackend(context) { value.append(("backend", .string(backend))) }
+            context.keep(.object(value))
+            return .success
+        } catch {
+            return Task.isCancelled ? .cancelled : .failure(error)
+        }
+    }
+}
+
+/// The `otp-session-configuration` step, the SDK's `OTPSessionConfigurationStep`: puts an authenticator on the
+/// session that answers one-time-passcode challenges (`x-smp-authentication: otp-challenge`, on a 200 or on the
+/// redirect to the form) with the OTP form, filled through the presenter, until the form's `finished=true`.
+/// It runs before the Basic, OAuth 2.0 or SAML step, whose validating request then meets it.
+struct OTPSessionConfigurationStep: BuiltinStep {
+    static let spec = StepSpec(
+        name: "otp-session-configuration", aliases: ["OTPSessionConfigurationStep"],
+        summary: "Answers one-time-passcode challenges on the session with the OTP form, the code from the inputs (`otp`, or computed from `totp-secret`).",
+        parameters: [
+            ParameterSpec(
+                "passcode", .secret, default: "prompt",
+                "The one-time passcode: `${env.NAME}` or `${input.NAME}`; `prompt` takes input `otp`, or computes it from input `totp-secret` (RFC 6238)."),
+            ParameterSpec("presenter", .oneOf(Authentication.presenterNames), default: "headless-form",
+                          "How the OTP form is shown; `headless-form` fills it (the only one that brings its cookies back in this build)."),
+            Authentication.formFields,
+        ] + Authentication.challengeParameters,
+        requires: [KeySpec("otpParameters", .record("otp-parameters"))],
+        provides: [],
+        waits: .person, authenticates: [.otp])
+
+    let presenter: String
+    let passcode: ParameterText
+    let fields: HeadlessFormPresenter.FieldNames
+    let challenges: [ChallengeTest]
+
+    init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
+        presenter = try parameters.text("presenter") ?? "headless-form"
+        passcode = try parameters.runtimeText("passcode") ?? ParameterText(parameter: "passcode", text: "prompt", isSecret: true)
+        fields = Authentication.fieldNames(try parameters.textMapping("form-fields"))
+        challenges = try Authentication.challenges(parameters, defaults: ChallengeTest.otp)
+    }
+
+    func onboard(_ context: StepContext) async -> StepOutcome {
+        do throws(StepFailure) {
+            guard let parameters = context.info["otpParameters"],
+                  let form = parameters["authorizationEndpointURL"]?.text.flatMap(URL.init(string:)),
+                  let finish = parameters["finishEndpointURL"]?.text.flatMap(URL.init(string:))
+            else {
+                throw StepFailure("missing-info", "step `\(context.name)` needs `otpParameters` with the form and finish URLs")
+            }
+            let formURL = Backend.redirect(form, to: context.backendOverride)
+            let authenticator = WebLoginAuthenticator(
+                method: "otp", origin: formURL.origin, challenges: challenges,
+                finish: LoginFinish(Backend.redirect(finish, to: context.backendOverride)),
+                presenter: Authentication.cookiePresenter(
+                    presenter, fields: fields, oneTimeCode: passcode, context: context, method: "one-time passcode"),
+                start: { challenge in Self.formURL(challenge, default: formURL) })
+            context.http.removeAuthenticators(method: "otp", origin: formURL.origin)
+            do {
+                try context.http.addAuthenticator(authenticator)
+            } catch {
+                throw StepFailure(error.code, error.message)
+            }
+            return .success
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The form the challenge points at (a redirect's `Location`), else the configured one, asked not to send
+    /// the browser back to the original URL.
+    static func formURL(_ challenge: HTTPResponse, default configured: URL) -> URL {
+        let target = challenge.isRedirect
+            ? challenge.header("Location").flatMap { URL(string: $0, relativeTo: challenge.url)?.absoluteURL } ?? configured : configured
+        guard var components = URLComponents(url: target, resolvingAgainstBaseURL: true) else { return target }
+        var items = components.queryItems ?? []
+        if !items.contains(where: { $0.name == "redirecttooriginalurl" }) {
+            items.append(URLQueryItem(name: "redirecttooriginalurl", value: "false"))
+        }
+        components.queryItems = items
+        return components.url ?? target
+    }
+}
