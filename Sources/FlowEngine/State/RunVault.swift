@@ -75,3 +75,15 @@ public protocol LoggingOutStep: Step {
     /// Logs out with what the step kept at onboarding (``StepContext/kept``); the engine then forgets it.
     func logout(_ context: StepContext) async -> StepOutcome
 }
+
+extension LoggingOutStep {
+    /// Logs out with what onboarding kept, when the store was open to read it (a restore that failed and hands
+    /// over to reset); a logout that fails is noted and does not stop the reset, which removes the store anyway.
+    public func reset(_ context: StepContext) async -> StepOutcome {
+        guard context.kept != nil else { return .success }
+        if case .failure(let failure) = await logout(context) {
+            context.note("logout-failed", "not logged out before the reset: \(failure.message)")
+        }
+        return .success
+    }
+}

@@ -44,16 +44,6 @@ struct BasicAuthenticationStep: BuiltinStep, LoggingOutStep {
     }
 
     /// Ends the backend's session with the kept credentials, which the engine then forgets.
-    /// Logs out with what onboarding kept, when the store was open to read it; a logout that fails does not stop
-    /// the reset, which removes the store anyway.
-    func reset(_ context: StepContext) async -> StepOutcome {
-        guard context.kept != nil else { return .success }
-        if case .failure(let failure) = await logout(context) {
-            context.note("logout-failed", "not logged out before the reset: \(failure.message)")
-        }
-        return .success
-    }
-
     func logout(_ context: StepContext) async -> StepOutcome {
         do throws(StepFailure) {
             guard let backend = Authentication.keptBackend(context.kept, context: context) else { return .success }

@@ -79,16 +79,6 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
 
     /// Revokes the kept tokens where the server offers revocation (RFC 7009), ends the provider's session when it
     /// offers an end-session endpoint, and ends the backend's session; the engine then forgets the tokens.
-    /// Logs out with what onboarding kept, when the store was open to read it; a logout that fails does not stop
-    /// the reset, which removes the store anyway.
-    func reset(_ context: StepContext) async -> StepOutcome {
-        guard context.kept != nil else { return .success }
-        if case .failure(let failure) = await logout(context) {
-            context.note("logout-failed", "not logged out before the reset: \(failure.message)")
-        }
-        return .success
-    }
-
     func logout(_ context: StepContext) async -> StepOutcome {
         do throws(StepFailure) {
             let kept = Kept(context.kept)

@@ -55,14 +55,6 @@ struct SAMLAuthenticationStep: BuiltinStep, LoggingOutStep {
     func onboard(_ context: StepContext) async -> StepOutcome { await authenticate(context, kept: nil) }
     func restore(_ context: StepContext) async -> StepOutcome { await authenticate(context, kept: context.kept) }
 
-    func reset(_ context: StepContext) async -> StepOutcome {
-        guard context.kept != nil else { return .success }
-        if case .failure(let failure) = await logout(context) {
-            context.note("logout-failed", "not logged out before the reset: \(failure.message)")
-        }
-        return .success
-    }
-
     /// Ends the backend's session with the kept cookies; the engine then forgets them.
     func logout(_ context: StepContext) async -> StepOutcome {
         do throws(StepFailure) {
