@@ -65,7 +65,9 @@ public final class OAuth2Authenticator: Authenticator {
         request.setHeader("Authorization", "Bearer \(tokens.accessToken)")
     }
 
-    public func authenticate(after challenge: HTTPResponse, for request: HTTPRequest, transport: HTTPTransport) async throws(HTTPError) {
+    public func authenticate(
+        after challenge: HTTPResponse, for request: HTTPRequest, transport: HTTPTransport
+    ) async throws(HTTPError) {
         let current = state.withLock { $0.tokens }
         if let current {
             // Another request refreshed or logged in since this one was sent: send it again as it is.
@@ -74,7 +76,7 @@ public final class OAuth2Authenticator: Authenticator {
                 do {
                     _ = try await refreshOnce(from: current)
                     return
-                } catch where !Self.refusesRefresh(error) {
+                } catch  where !Self.refusesRefresh(error) {
                     throw error
                 } catch {
                     state.withLock { $0.tokens = nil }
@@ -87,7 +89,8 @@ public final class OAuth2Authenticator: Authenticator {
     /// Whether a refresh failure means the refresh token is no good (a new login is needed), not a transport
     /// problem.
     static func refusesRefresh(_ error: HTTPError) -> Bool {
-        ["oauth2-invalid_grant", "oauth2-invalid_token", "oauth2-unauthorized_client", "oauth2-token-failed"].contains(error.code)
+        ["oauth2-invalid_grant", "oauth2-invalid_token", "oauth2-unauthorized_client", "oauth2-token-failed"].contains(
+            error.code)
     }
 
     /// Logs in afresh with the grant.
@@ -106,7 +109,8 @@ public final class OAuth2Authenticator: Authenticator {
             }
             let redirect = try await presenter.prepare(redirect: registered)
             let authorization = try client.authorizationRequest(redirect: redirect)
-            let reached = try await presenter.present(authorization.url, finish: LoginFinish(redirect, anyOf: ["code", "error"]), transport: transport)
+            let reached = try await presenter.present(
+                authorization.url, finish: LoginFinish(redirect, anyOf: ["code", "error"]), transport: transport)
             let code = try client.code(from: reached, for: authorization)
             tokens = try await client.exchange(code: code, for: authorization, transport: transport)
         }
@@ -202,7 +206,9 @@ public final class BasicAuthenticator: Authenticator {
         request.setHeader("Authorization", "Basic \(pair)")
     }
 
-    public func authenticate(after challenge: HTTPResponse, for request: HTTPRequest, transport: HTTPTransport) async throws(HTTPError) {
+    public func authenticate(
+        after challenge: HTTPResponse, for request: HTTPRequest, transport: HTTPTransport
+    ) async throws(HTTPError) {
         let sent = request.header("Authorization") != nil ? credentials.withLock { $0 } : nil
         let fresh = try ask(sent)
         credentials.withLock { $0 = fresh }

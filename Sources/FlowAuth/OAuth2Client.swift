@@ -14,8 +14,10 @@ public struct OAuth2Endpoints: Sendable, Hashable, Codable {
     /// The provider's signing keys (OpenID Connect).
     public var jwks: URL?
 
-    public init(authorization: URL?, token: URL, revocation: URL? = nil, endSession: URL? = nil, issuer: String? = nil,
-                jwks: URL? = nil) {
+    public init(
+        authorization: URL?, token: URL, revocation: URL? = nil, endSession: URL? = nil, issuer: String? = nil,
+        jwks: URL? = nil
+    ) {
         self.authorization = authorization
         self.token = token
         self.revocation = revocation
@@ -33,8 +35,10 @@ public struct OAuth2Tokens: Sendable, Hashable, Codable {
     public var expiresAt: Date?
     public var scope: String?
 
-    public init(accessToken: String, refreshToken: String? = nil, idToken: String? = nil, expiresAt: Date? = nil,
-                scope: String? = nil) {
+    public init(
+        accessToken: String, refreshToken: String? = nil, idToken: String? = nil, expiresAt: Date? = nil,
+        scope: String? = nil
+    ) {
         self.accessToken = accessToken
         self.refreshToken = refreshToken
         self.idToken = idToken
@@ -69,8 +73,10 @@ public struct OAuth2Client: Sendable {
     public var scopes: [String]
     public var now: @Sendable () -> Date
 
-    public init(clientID: String, clientSecret: String? = nil, endpoints: OAuth2Endpoints, scopes: [String] = [],
-                now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        clientID: String, clientSecret: String? = nil, endpoints: OAuth2Endpoints, scopes: [String] = [],
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.endpoints = endpoints
@@ -84,7 +90,9 @@ public struct OAuth2Client: Sendable {
     /// A new authorization request for `redirect`: fresh `state`, PKCE verifier (S256) and, for OpenID, `nonce`.
     public func authorizationRequest(redirect: URL) throws(HTTPError) -> AuthorizationRequest {
         guard let authorization = endpoints.authorization else {
-            throw HTTPError("oauth2-no-authorization-endpoint", "the OAuth 2.0 parameters name no authorization endpoint", transient: false)
+            throw HTTPError(
+                "oauth2-no-authorization-endpoint", "the OAuth 2.0 parameters name no authorization endpoint",
+                transient: false)
         }
         let state = LoginSecrets.random(bytes: 16)
         let verifier = LoginSecrets.random(bytes: 32)
@@ -106,7 +114,9 @@ public struct OAuth2Client: Sendable {
         let query = components?.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
         components?.percentEncodedQuery = query
         guard let url = components?.url else {
-            throw HTTPError("oauth2-bad-endpoint", "cannot form the authorization URL from \(authorization.absoluteString)", transient: false)
+            throw HTTPError(
+                "oauth2-bad-endpoint", "cannot form the authorization URL from \(authorization.absoluteString)",
+                transient: false)
         }
         return AuthorizationRequest(url: url, redirect: redirect, state: state, verifier: verifier, nonce: nonce)
     }
@@ -125,20 +135,26 @@ public struct OAuth2Client: Sendable {
         }
         if let error = item("error") {
             let description = item("error_description").map { ": \($0)" } ?? ""
-            throw HTTPError("oauth2-\(error)", "the authorization server refused the login with `\(error)`\(description)", transient: false)
+            throw HTTPError(
+                "oauth2-\(error)", "the authorization server refused the login with `\(error)`\(description)",
+                transient: false)
         }
         guard let code = item("code"), !code.isEmpty else {
-            throw HTTPError("oauth2-no-code", "the login's redirect carries neither a code nor an error", transient: false)
+            throw HTTPError(
+                "oauth2-no-code", "the login's redirect carries neither a code nor an error", transient: false)
         }
         return code
     }
 
     /// Exchanges an authorization code (with its PKCE verifier) for tokens.
-    public func exchange(code: String, for request: AuthorizationRequest, transport: HTTPTransport) async throws(HTTPError) -> OAuth2Tokens {
-        try await tokenRequest([
-            ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", request.redirect.absoluteString),
-            ("code_verifier", request.verifier),
-        ], what: "exchanging the authorization code", transport: transport)
+    public func exchange(
+        code: String, for request: AuthorizationRequest, transport: HTTPTransport
+    ) async throws(HTTPError) -> OAuth2Tokens {
+        try await tokenRequest(
+            [
+                ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", request.redirect.absoluteString),
+                ("code_verifier", request.verifier),
+            ], what: "exchanging the authorization code", transport: transport)
     }
 
     /// New tokens for a refresh token. A server that rotates refresh tokens sends a new one; one that does not
@@ -148,7 +164,8 @@ public struct OAuth2Client: Sendable {
             throw HTTPError("oauth2-no-refresh-token", "there is no refresh token", transient: false)
         }
         var fresh = try await tokenRequest(
-            [("grant_type", "refresh_token"), ("refresh_token", refreshToken)], what: "refreshing the access token", transport: transport)
+            [("grant_type", "refresh_token"), ("refresh_token", refreshToken)], what: "refreshing the access token",
+            transport: transport)
         if fresh.refreshToken == nil { fresh.refreshToken = refreshToken }
         if fresh.idToken == nil { fresh.idToken = tokens.idToken }
         return fresh
@@ -157,7 +174,8 @@ public struct OAuth2Client: Sendable {
     /// Tokens for the client itself (the client credentials grant).
     public func clientCredentials(transport: HTTPTransport) async throws(HTTPError) -> OAuth2Tokens {
         guard clientSecret != nil else {
-            throw HTTPError("oauth2-no-client-secret", "the client credentials grant needs the client secret", transient: false)
+            throw HTTPError(
+                "oauth2-no-client-secret", "the client credentials grant needs the client secret", transient: false)
         }
         var pairs = [("grant_type", "client_credentials")]
         if !scopes.isEmpty { pairs.append(("scope", scopes.joined(separator: " "))) }
@@ -170,43 +188,55 @@ public struct OAuth2Client: Sendable {
         guard let revocation = endpoints.revocation else { return false }
         let response = try await transport.send(form(revocation, [("token", token), ("token_type_hint", hint)]))
         guard response.status == 200 else {
-            throw HTTPError("oauth2-revocation-failed", "POST \(revocation.absoluteString) answered \(response.status)", transient: response.status >= 500)
+            throw HTTPError(
+                "oauth2-revocation-failed", "POST \(revocation.absoluteString) answered \(response.status)",
+                transient: response.status >= 500)
         }
         return true
     }
 
     /// The endpoints an OpenID provider publishes at `issuer` + `/.well-known/openid-configuration`.
     public static func discover(issuer: URL, transport: HTTPTransport) async throws(HTTPError) -> OAuth2Endpoints {
-        let base = issuer.absoluteString.hasSuffix("/") ? String(issuer.absoluteString.dropLast()) : issuer.absoluteString
+        let base =
+            issuer.absoluteString.hasSuffix("/") ? String(issuer.absoluteString.dropLast()) : issuer.absoluteString
         guard let url = URL(string: base + "/.well-known/openid-configuration") else {
-            throw HTTPError("oauth2-bad-issuer", "cannot form the discovery URL of issuer \(issuer.absoluteString)", transient: false)
+            throw HTTPError(
+                "oauth2-bad-issuer", "cannot form the discovery URL of issuer \(issuer.absoluteString)",
+                transient: false)
         }
         let response = try await transport.send(HTTPRequest(url: url, headers: [("Accept", "application/json")]))
         guard response.status == 200,
-              let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
+            let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
         else {
             throw HTTPError(
-                "oauth2-discovery-failed", "GET \(url.absoluteString) answered \(response.status), not the provider's metadata",
+                "oauth2-discovery-failed",
+                "GET \(url.absoluteString) answered \(response.status), not the provider's metadata",
                 transient: response.status >= 500)
         }
         func endpoint(_ name: String) -> URL? { (object[name] as? String).flatMap(URL.init(string:)) }
         guard let token = endpoint("token_endpoint") else {
-            throw HTTPError("oauth2-discovery-failed", "the metadata at \(url.absoluteString) names no `token_endpoint`", transient: false)
+            throw HTTPError(
+                "oauth2-discovery-failed", "the metadata at \(url.absoluteString) names no `token_endpoint`",
+                transient: false)
         }
         let published = object["issuer"] as? String
         guard published == nil || published == base || published == issuer.absoluteString else {
             throw HTTPError(
                 "oauth2-discovery-failed",
-                "the metadata at \(url.absoluteString) names issuer `\(published!)`, not `\(issuer.absoluteString)`", transient: false)
+                "the metadata at \(url.absoluteString) names issuer `\(published!)`, not `\(issuer.absoluteString)`",
+                transient: false)
         }
         return OAuth2Endpoints(
-            authorization: endpoint("authorization_endpoint"), token: token, revocation: endpoint("revocation_endpoint"),
+            authorization: endpoint("authorization_endpoint"), token: token,
+            revocation: endpoint("revocation_endpoint"),
             endSession: endpoint("end_session_endpoint"), issuer: published ?? base, jwks: endpoint("jwks_uri"))
     }
 
     // MARK: - The token endpoint
 
-    private func tokenRequest(_ pairs: [(String, String)], what: String, transport: HTTPTransport) async throws(HTTPError) -> OAuth2Tokens {
+    private func tokenRequest(
+        _ pairs: [(String, String)], what: String, transport: HTTPTransport
+    ) async throws(HTTPError) -> OAuth2Tokens {
         let response = try await transport.send(form(endpoints.token, pairs)) { _, _ in .stop }
         let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
         guard response.status == 200 else {
@@ -218,17 +248,24 @@ public struct OAuth2Client: Sendable {
                     response.status >= 500 ? "server-error" : "oauth2-token-failed",
                     "\(what): \(endpoint) answered \(response.status)", transient: response.status >= 500)
             }
-            throw HTTPError("oauth2-\(error)", "\(what): \(endpoint) answered \(response.status) `\(error)`\(description)", transient: false)
+            throw HTTPError(
+                "oauth2-\(error)", "\(what): \(endpoint) answered \(response.status) `\(error)`\(description)",
+                transient: false)
         }
         guard let object, let access = object["access_token"] as? String, !access.isEmpty else {
-            throw HTTPError("oauth2-bad-token-response", "\(what): the token endpoint's answer has no `access_token`", transient: false)
+            throw HTTPError(
+                "oauth2-bad-token-response", "\(what): the token endpoint's answer has no `access_token`",
+                transient: false)
         }
         if let type = object["token_type"] as? String, type.lowercased() != "bearer" {
-            throw HTTPError("oauth2-bad-token-response", "\(what): the token type is `\(type)`, not `Bearer`", transient: false)
+            throw HTTPError(
+                "oauth2-bad-token-response", "\(what): the token type is `\(type)`, not `Bearer`", transient: false)
         }
-        let lifetime = (object["expires_in"] as? NSNumber)?.doubleValue ?? (object["expires_in"] as? String).flatMap(Double.init)
+        let lifetime =
+            (object["expires_in"] as? NSNumber)?.doubleValue ?? (object["expires_in"] as? String).flatMap(Double.init)
         return OAuth2Tokens(
-            accessToken: access, refreshToken: object["refresh_token"] as? String, idToken: object["id_token"] as? String,
+            accessToken: access, refreshToken: object["refresh_token"] as? String,
+            idToken: object["id_token"] as? String,
             expiresAt: lifetime.map { now().addingTimeInterval($0) }, scope: object["scope"] as? String)
     }
 

@@ -35,7 +35,9 @@ public final class WebLoginAuthenticator: Authenticator {
     /// How many logins ran.
     public var logins: Int { count.withLock { $0 } }
 
-    public func authenticate(after challenge: HTTPResponse, for request: HTTPRequest, transport: HTTPTransport) async throws(HTTPError) {
+    public func authenticate(
+        after challenge: HTTPResponse, for request: HTTPRequest, transport: HTTPTransport
+    ) async throws(HTTPError) {
         _ = try await presenter.present(start(challenge), finish: finish, transport: transport)
         count.withLock { $0 += 1 }
         try await afterLogin(transport)

@@ -39,11 +39,11 @@ public struct ChallengeTest: Sendable, Hashable, CustomStringConvertible {
     ]
     /// SAML 2.0: a login page (200, or a 302 to it) with `com.sap.cloud.security.login: login-request`.
     public static let saml = [
-        ChallengeTest(statuses: [200, 302, 303], header: "com.sap.cloud.security.login", value: "login-request"),
+        ChallengeTest(statuses: [200, 302, 303], header: "com.sap.cloud.security.login", value: "login-request")
     ]
     /// One-time passcode: `x-smp-authentication: otp-challenge` on a 200 or on the redirect to the form.
     public static let otp = [
-        ChallengeTest(statuses: [200, 302, 303, 307], header: "x-smp-authentication", value: "otp-challenge"),
+        ChallengeTest(statuses: [200, 302, 303, 307], header: "x-smp-authentication", value: "otp-challenge")
     ]
 }
 
@@ -62,7 +62,8 @@ public protocol Authenticator: Sendable {
     func decorate(_ request: inout HTTPRequest) async throws(HTTPError)
     /// Logs in, or refreshes, after `challenge` answered `request`. Its own requests go through `transport`,
     /// which has the session's cookies and default headers but no authenticators, so a login never meets itself.
-    func authenticate(after challenge: HTTPResponse, for request: HTTPRequest, transport: HTTPTransport) async throws(HTTPError)
+    func authenticate(
+        after challenge: HTTPResponse, for request: HTTPRequest, transport: HTTPTransport) async throws(HTTPError)
 }
 
 extension Authenticator {
@@ -109,7 +110,9 @@ final class AuthenticatorSlot: Sendable {
 
     /// Logs in after a challenge to a request decorated at generation `seen`. When a login finished since then,
     /// the request is simply resent; when one is under way, this waits for it.
-    func authenticate(seen: Int, challenge: HTTPResponse, request: HTTPRequest, transport: HTTPTransport) async throws(HTTPError) {
+    func authenticate(
+        seen: Int, challenge: HTTPResponse, request: HTTPRequest, transport: HTTPTransport
+    ) async throws(HTTPError) {
         let login: Login? = state.withLock { state -> Login? in
             if state.generation != seen { return nil }
             if let login = state.login { return login }
@@ -129,7 +132,11 @@ final class AuthenticatorSlot: Sendable {
             return login
         }
         guard let login else { return }
-        let result = await withTaskCancellationHandler { await login.value } onCancel: { login.cancel() }
+        let result = await withTaskCancellationHandler {
+            await login.value
+        } onCancel: {
+            login.cancel()
+        }
         try result.get()
     }
 

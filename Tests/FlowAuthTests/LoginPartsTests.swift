@@ -6,8 +6,10 @@ import Testing
 @Suite struct LoginPartsTests {
     /// RFC 6238 appendix B, SHA-1, with the 20-byte key "12345678901234567890" (base32 GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ),
     /// the last 6 digits of each 8-digit vector.
-    @Test(arguments: [(59.0, "287082"), (1_111_111_109, "081804"), (1_111_111_111, "050471"), (1_234_567_890, "005924"),
-                      (2_000_000_000, "279037"), (20_000_000_000, "353130")])
+    @Test(arguments: [
+        (59.0, "287082"), (1_111_111_109, "081804"), (1_111_111_111, "050471"), (1_234_567_890, "005924"),
+        (2_000_000_000, "279037"), (20_000_000_000, "353130"),
+    ])
     func totpMatchesTheRFCVectors(seconds: Double, code: String) throws {
         let totp = try #require(TOTP(base32: "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"))
         #expect(totp.code(at: Date(timeIntervalSince1970: seconds)) == code)
@@ -20,7 +22,9 @@ import Testing
 
     /// RFC 7636 appendix B.
     @Test func theCodeChallengeIsS256OfTheVerifier() {
-        #expect(LoginSecrets.codeChallenge(for: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk") == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
+        #expect(
+            LoginSecrets.codeChallenge(for: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")
+                == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
         let verifier = LoginSecrets.random()
         #expect(verifier.count == 43)
         #expect(verifier.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
@@ -66,14 +70,17 @@ import Testing
         #expect(!root.matches(URL(string: "http://127.0.0.1:8080/")!))
         #expect(!root.matches(URL(string: "http://127.0.0.1:8081/?code=abc")!))
         let saml = LoginFinish(URL(string: "https://b.example.com/SAMLAuthLauncher?finishEndpointParam")!)
-        #expect(saml.matches(URL(string: "https://b.example.com/SAMLAuthLauncher?finishEndpointParam=someUnusedValue")!))
+        #expect(
+            saml.matches(URL(string: "https://b.example.com/SAMLAuthLauncher?finishEndpointParam=someUnusedValue")!))
         #expect(!saml.matches(URL(string: "https://b.example.com/SAMLAuthLauncher")!))
     }
 
     private func client() -> OAuth2Client {
         OAuth2Client(
-            clientID: "app", endpoints: OAuth2Endpoints(
-                authorization: URL(string: "https://as.example.com/authorize?audience=x")!, token: URL(string: "https://as.example.com/token")!),
+            clientID: "app",
+            endpoints: OAuth2Endpoints(
+                authorization: URL(string: "https://as.example.com/authorize?audience=x")!,
+                token: URL(string: "https://as.example.com/token")!),
             scopes: ["openid", "profile"])
     }
 
@@ -105,16 +112,20 @@ import Testing
         }
         #expect(failure("code=c&state=forged")?.code == "oauth2-state-mismatch")
         #expect(failure("code=c")?.code == "oauth2-state-mismatch")
-        #expect(failure("error=access_denied&error_description=no&state=\(request.state)")?.code == "oauth2-access_denied")
+        #expect(
+            failure("error=access_denied&error_description=no&state=\(request.state)")?.code == "oauth2-access_denied")
         #expect(failure("state=\(request.state)")?.code == "oauth2-no-code")
         #expect(failure("code=c&state=\(request.state)") == nil)
-        #expect(try client.code(from: URL(string: "http://127.0.0.1:9000/?code=c1&state=\(request.state)")!, for: request) == "c1")
+        #expect(
+            try client.code(from: URL(string: "http://127.0.0.1:9000/?code=c1&state=\(request.state)")!, for: request)
+                == "c1")
     }
 
     /// The system-browser presenter: a `$BROWSER` that is a real program (curl) opens the address, which here
     /// is the loopback redirect itself, as an identity provider's redirect would be.
     @Test func theSystemBrowserPresenterReceivesTheRedirectOnLoopback() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowrun-browser-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "flowrun-browser-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let browser = folder.appendingPathComponent("browser").path
@@ -161,7 +172,8 @@ import Testing
         let session = HTTPSession()
         var failure: HTTPError?
         do {
-            _ = try await presenter.present(redirect, finish: LoginFinish(redirect, anyOf: ["code"]), transport: session.transport)
+            _ = try await presenter.present(
+                redirect, finish: LoginFinish(redirect, anyOf: ["code"]), transport: session.transport)
         } catch {
             failure = error
         }

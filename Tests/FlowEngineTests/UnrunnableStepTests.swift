@@ -1,9 +1,10 @@
 import FlowCatalog
 import FlowDescriptor
-@testable import FlowEngine
 import FlowSteps
 import Foundation
 import Testing
+
+@testable import FlowEngine
 
 /// A step the format describes but a build cannot run (a built-in that lands later) is one FR701 per declared
 /// step at its `uses`, however many modes run it; the plan still has it.
@@ -11,11 +12,13 @@ import Testing
     @Test func aStepThisBuildCannotRunIsOneFindingAtItsUses() throws {
         let later = StepSpec(name: "future-login", summary: "Lands in a later build.", waits: .person)
         let registry = StepRegistry(catalog: Builtins.catalog, steps: Builtins.steps, described: [later])
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowrun-unrunnable-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "flowrun-unrunnable-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("flow.yaml").path
-        try Data("""
+        try Data(
+            """
             flowrun: 1
             name: unrunnable
             steps:
@@ -25,7 +28,8 @@ import Testing
               onboard: [mark, login]
               restore: [mark, login]
 
-            """.utf8).write(to: URL(fileURLWithPath: path))
+            """.utf8
+        ).write(to: URL(fileURLWithPath: path))
         let root = try #require(DocumentReader.read(path: path).root)
         let (flow, findings) = FlowPipeline(registry: registry).compile(FlowDecoder.decode(root, file: path).0)
         #expect(findings.allSatisfy { $0.severity != .error }, "\(findings.map(\.message))")
@@ -36,6 +40,7 @@ import Testing
         #expect(unrunnable.first?.message.contains("`future-login`") == true)
         #expect(!registry.isRunnable("future-login"))
         #expect(flow.graphs[.onboard]?.nodes.map(\.name) == ["mark", "login"])
-        #expect(Builtins.registry.runnableNames.count == Builtins.catalog.steps.count, "every built-in runs in this build")
+        #expect(
+            Builtins.registry.runnableNames.count == Builtins.catalog.steps.count, "every built-in runs in this build")
     }
 }

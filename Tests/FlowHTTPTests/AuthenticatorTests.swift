@@ -22,7 +22,9 @@ private final class TokenAuthenticator: Authenticator {
         if let token = token.withLock({ $0 }) { request.setHeader("Authorization", "Bearer \(token)") }
     }
 
-    func authenticate(after challenge: HTTPResponse, for request: HTTPRequest, transport: HTTPTransport) async throws(HTTPError) {
+    func authenticate(
+        after challenge: HTTPResponse, for request: HTTPRequest, transport: HTTPTransport
+    ) async throws(HTTPError) {
         logins.next()
         var components = URLComponents(url: request.url, resolvingAgainstBaseURL: true)!
         components.path = loginPath
@@ -43,7 +45,10 @@ private final class ArrivalGate: Sendable {
     /// Notes one event.
     func arrive() {
         state.withLock { $0 += 1 }
-        let all = waiters.withLock { waiters in defer { waiters = [] }; return waiters }
+        let all = waiters.withLock { waiters in
+            defer { waiters = [] }
+            return waiters
+        }
         all.forEach { $0.resume() }
     }
 
@@ -61,7 +66,8 @@ private final class ArrivalGate: Sendable {
 @Suite struct AuthenticatorTests {
     @Test func theDefaultChallengeTestsKnowTheVariantsBackendsSend() {
         func answer(_ status: Int, _ headers: [(String, String)]) -> HTTPResponse {
-            HTTPResponse(status: status, headers: headers.map { ($0.0, $0.1) }, body: [], url: URL(string: "http://127.0.0.1/")!)
+            HTTPResponse(
+                status: status, headers: headers.map { ($0.0, $0.1) }, body: [], url: URL(string: "http://127.0.0.1/")!)
         }
         let oauth = ChallengeTest.oauth2
         #expect(oauth.contains { $0.matches(answer(401, [("WWW-Authenticate", "Bearer realm=\"x\"")])) })
@@ -70,8 +76,12 @@ private final class ArrivalGate: Sendable {
         #expect(!oauth.contains { $0.matches(answer(401, [("WWW-Authenticate", "Basic realm=\"x\"")])) })
         #expect(!oauth.contains { $0.matches(answer(403, [("X-SMP-AUTHENTICATION-STATUS", "1000")])) })
         #expect(ChallengeTest.basic.contains { $0.matches(answer(401, [("WWW-Authenticate", "basic realm=\"x\"")])) })
-        #expect(ChallengeTest.saml.contains { $0.matches(answer(200, [("com.sap.cloud.security.login", "login-request")])) })
-        #expect(ChallengeTest.saml.contains { $0.matches(answer(302, [("com.sap.cloud.security.login", "login-request")])) })
+        #expect(
+            ChallengeTest.saml.contains { $0.matches(answer(200, [("com.sap.cloud.security.login", "login-request")])) }
+        )
+        #expect(
+            ChallengeTest.saml.contains { $0.matches(answer(302, [("com.sap.cloud.security.login", "login-request")])) }
+        )
         #expect(!ChallengeTest.saml.contains { $0.matches(answer(200, [])) })
         #expect(ChallengeTest.otp.contains { $0.matches(answer(302, [("x-smp-authentication", "otp-challenge")])) })
         #expect(ChallengeTest.otp.contains { $0.matches(answer(200, [("x-smp-authentication", "otp-challenge")])) })
@@ -156,7 +166,8 @@ private final class ArrivalGate: Sendable {
 
     @Test func aBackendThatRefusesEveryLoginEndsWithAClearErrorNotALoop() async throws {
         try await withServer({ request in
-            request.path == "/login" ? Reply(body: "useless") : Reply(status: 401, headers: [("WWW-Authenticate", "Bearer")])
+            request.path == "/login"
+                ? Reply(body: "useless") : Reply(status: 401, headers: [("WWW-Authenticate", "Bearer")])
         }) { server in
             try await withSession { session throws in
                 let authenticator = TokenAuthenticator(origin: server.url("/").origin)

@@ -24,7 +24,9 @@ struct AuthenticationStepTests {
     }
 
     /// A restore in a new run (a new session) with what onboarding kept.
-    private func restored(_ url: URL, kept: JSONValue, environment: [String: String] = [:]) async throws -> (StepOutcome, StepHarness) {
+    private func restored(
+        _ url: URL, kept: JSONValue, environment: [String: String] = [:]
+    ) async throws -> (StepOutcome, StepHarness) {
         let harness = try StepHarness(Self.flow, emulator: url)
         try harness.info.set(Self.seed(url), by: "harness")
         let outcome = await harness.step.restore(harness.context(.restore, kept: kept, environment: environment))
@@ -37,7 +39,8 @@ struct AuthenticationStepTests {
             await harness.close()
             #expect(kept["accessToken"] != nil && kept["refreshToken"] != nil)
             #expect(kept["user"] == .string("ada"))
-            let authorize = try #require(emulator.requests().first { $0.path == "/oauth2/api/v1/authorize" && $0.method == "GET" })
+            let authorize = try #require(
+                emulator.requests().first { $0.path == "/oauth2/api/v1/authorize" && $0.method == "GET" })
             #expect(authorize.query?.contains("code_challenge_method=S256") == true)
             #expect(emulator.requests().contains { $0.path == "/oauth2/api/v1/token" && $0.status == 200 })
             // The password went into the form, never into anything the step reports.
@@ -72,7 +75,8 @@ struct AuthenticationStepTests {
             let refreshed = try #require(harness.staging.staged["subject"])
             #expect(refreshed["refreshToken"] != kept["refreshToken"], "the rotated refresh token must be kept")
             #expect(refreshed["accessToken"] != kept["accessToken"])
-            #expect(emulator.requests().filter { $0.path == "/oauth2/api/v1/authorize" && $0.method == "POST" }.count == 1)
+            #expect(
+                emulator.requests().filter { $0.path == "/oauth2/api/v1/authorize" && $0.method == "POST" }.count == 1)
         }
     }
 
@@ -91,7 +95,8 @@ struct AuthenticationStepTests {
             let (outcome, harness) = try await restored(url, kept: stale)
             await harness.close()
             #expect(outcome == .success, "\(outcome)")
-            #expect(emulator.requests().filter { $0.path == "/oauth2/api/v1/authorize" && $0.method == "POST" }.count == 2)
+            #expect(
+                emulator.requests().filter { $0.path == "/oauth2/api/v1/authorize" && $0.method == "POST" }.count == 2)
 
             let manualFlow = conformanceFlow("{uses: oauth2-authentication, with: {presenter: manual}}")
             let manual = try StepHarness(manualFlow, emulator: url)
@@ -147,7 +152,8 @@ struct AuthenticationStepTests {
         try await withEmulator { _, url in
             let harness = try StepHarness(Self.flow, emulator: url)
             try harness.info.set(Self.seed(url), by: "harness")
-            let outcome = await harness.step.onboard(harness.context(.onboard, environment: ["FLOWRUN_INPUT_PASSWORD": "wrong-password"]))
+            let outcome = await harness.step.onboard(
+                harness.context(.onboard, environment: ["FLOWRUN_INPUT_PASSWORD": "wrong-password"]))
             await harness.close()
             guard case .failure(let failure) = outcome else {
                 Issue.record("expected a failure, got \(outcome)")

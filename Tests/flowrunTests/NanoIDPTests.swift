@@ -10,7 +10,8 @@ final class NanoIDP: Sendable {
     private let pidfile: String
 
     init() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowrun-nanoidp-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "flowrun-nanoidp-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         pidfile = folder.appendingPathComponent("nanoidp.pid").path
         // The server outlives the script: its words go to files, so that no pipe waits on the server.
@@ -19,7 +20,9 @@ final class NanoIDP: Sendable {
             "bash .ci/nanoidp.sh >'\(said)' 2>&1 </dev/null", environment: ["NANOIDP_PIDFILE": pidfile])
         let output = (try? String(contentsOfFile: said, encoding: .utf8)) ?? ""
         let line = output.split(separator: "\n").first { $0.hasPrefix("nanoidp listening on ") }
-        guard started.status == 0, let address = line?.dropFirst("nanoidp listening on ".count), let url = URL(string: String(address)) else {
+        guard started.status == 0, let address = line?.dropFirst("nanoidp listening on ".count),
+            let url = URL(string: String(address))
+        else {
             throw NanoIDPDidNotStart(output: output)
         }
         self.url = url
@@ -91,23 +94,29 @@ struct NanoIDPTests {
         let trace = scratch.url.appendingPathComponent("trace.jsonl").path
         let secrets = ["FLOWRUN_INPUT_PASSWORD": "analytical-engine", "FLOWRUN_INPUT_PASSCODE": "Nano-passc0de"]
         let onboard = try CommandRunner.run(
-            ["run", "flow.yaml", "--config", "nanoidp.json", "--state-dir", "state", "--trace", trace, "--input", "username=ada"],
+            [
+                "run", "flow.yaml", "--config", "nanoidp.json", "--state-dir", "state", "--trace", trace, "--input",
+                "username=ada",
+            ],
             in: scratch.url, environment: secrets)
         #expect(onboard.status == 0, "\(onboard.standardOutput)\(onboard.standardError)")
-        let restore = try CommandRunner.run(["run", "flow.yaml", "--state-dir", "state", "--trace", trace], in: scratch.url,
-                                            environment: ["FLOWRUN_INPUT_PASSCODE": "Nano-passc0de"])
+        let restore = try CommandRunner.run(
+            ["run", "flow.yaml", "--state-dir", "state", "--trace", trace], in: scratch.url,
+            environment: ["FLOWRUN_INPUT_PASSCODE": "Nano-passc0de"])
         #expect(restore.status == 0, "\(restore.standardOutput)\(restore.standardError)")
         let events = try String(contentsOfFile: trace, encoding: .utf8)
         #expect(events.contains("tokens-reused"))
         #expect(!(events + onboard.standardOutput + onboard.standardError).contains("analytical-engine"))
 
-        let logout = try CommandRunner.run(["run", "flow.yaml", "--state-dir", "state", "--mode", "logout", "--trace", trace],
-                                           in: scratch.url, environment: ["FLOWRUN_INPUT_PASSCODE": "Nano-passc0de"])
+        let logout = try CommandRunner.run(
+            ["run", "flow.yaml", "--state-dir", "state", "--mode", "logout", "--trace", trace],
+            in: scratch.url, environment: ["FLOWRUN_INPUT_PASSCODE": "Nano-passc0de"])
         #expect(logout.status == 0, "\(logout.standardOutput)\(logout.standardError)")
         #expect(try String(contentsOfFile: trace, encoding: .utf8).contains("the tokens were revoked"))
         // The tokens are gone: the next start must log in, and without a password it cannot.
-        let after = try CommandRunner.run(["run", "flow.yaml", "--state-dir", "state"], in: scratch.url,
-                                          environment: ["FLOWRUN_INPUT_PASSCODE": "Nano-passc0de"])
+        let after = try CommandRunner.run(
+            ["run", "flow.yaml", "--state-dir", "state"], in: scratch.url,
+            environment: ["FLOWRUN_INPUT_PASSCODE": "Nano-passc0de"])
         #expect(after.status == 1)
         #expect(after.standardOutput.contains("missing-input"), "\(after.standardOutput)")
     }
@@ -121,13 +130,20 @@ struct NanoIDPTests {
         try scratch.write("flow.yaml", nanoidpFlow(idp.url, user: "grace"))
         try scratch.write("nanoidp.json", nanoidpConfiguration(idp.url))
         let onboard = try CommandRunner.run(
-            ["run", "flow.yaml", "--config", "nanoidp.json", "--state-dir", "state", "--input", "username=grace"], in: scratch.url,
-            environment: ["FLOWRUN_INPUT_PASSWORD": "first-compiler", "FLOWRUN_INPUT_TOTP_SECRET": "JBSWY3DPEHPK3PXP",
-                          "FLOWRUN_INPUT_PASSCODE": "Nano-passc0de"])
+            ["run", "flow.yaml", "--config", "nanoidp.json", "--state-dir", "state", "--input", "username=grace"],
+            in: scratch.url,
+            environment: [
+                "FLOWRUN_INPUT_PASSWORD": "first-compiler", "FLOWRUN_INPUT_TOTP_SECRET": "JBSWY3DPEHPK3PXP",
+                "FLOWRUN_INPUT_PASSCODE": "Nano-passc0de",
+            ])
         #expect(onboard.status == 0, "\(onboard.standardOutput)\(onboard.standardError)")
         let wrong = try CommandRunner.run(
-            ["run", "flow.yaml", "--config", "nanoidp.json", "--state-dir", "other", "--input", "username=grace"], in: scratch.url,
-            environment: ["FLOWRUN_INPUT_PASSWORD": "first-compiler", "FLOWRUN_INPUT_OTP": "000000", "FLOWRUN_INPUT_PASSCODE": "Nano-passc0de"])
+            ["run", "flow.yaml", "--config", "nanoidp.json", "--state-dir", "other", "--input", "username=grace"],
+            in: scratch.url,
+            environment: [
+                "FLOWRUN_INPUT_PASSWORD": "first-compiler", "FLOWRUN_INPUT_OTP": "000000",
+                "FLOWRUN_INPUT_PASSCODE": "Nano-passc0de",
+            ])
         #expect(wrong.status == 1)
         #expect(wrong.standardOutput.contains("login-refused"), "\(wrong.standardOutput)")
     }
@@ -151,9 +167,11 @@ struct NanoIDPTests {
                 case .oneTimeCode: throw HTTPError("unexpected", "no second factor for ada", transient: false)
                 }
             }
-            let reached = try await presenter.present(request.url, finish: LoginFinish(redirect, anyOf: ["code", "error"]),
-                                                      transport: session.transport)
-            let tokens = try await client.exchange(code: try client.code(from: reached, for: request), for: request, transport: session.transport)
+            let reached = try await presenter.present(
+                request.url, finish: LoginFinish(redirect, anyOf: ["code", "error"]),
+                transport: session.transport)
+            let tokens = try await client.exchange(
+                code: try client.code(from: reached, for: request), for: request, transport: session.transport)
             #expect(tokens.idToken != nil && tokens.refreshToken != nil)
             let refreshed = try await client.refresh(tokens, transport: session.transport)
             #expect(refreshed.refreshToken != tokens.refreshToken, "nanoidp rotates refresh tokens")
@@ -165,7 +183,8 @@ struct NanoIDPTests {
             }
             #expect(reuse?.code == "oauth2-invalid_grant")
 
-            let service = OAuth2Client(clientID: "flowrun-service", clientSecret: "flowrun-service-secret", endpoints: endpoints)
+            let service = OAuth2Client(
+                clientID: "flowrun-service", clientSecret: "flowrun-service-secret", endpoints: endpoints)
             let own = try await service.clientCredentials(transport: session.transport)
             #expect(own.refreshToken == nil && !own.accessToken.isEmpty)
             let wrong = OAuth2Client(clientID: "flowrun-service", clientSecret: "guess", endpoints: endpoints)

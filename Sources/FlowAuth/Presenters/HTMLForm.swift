@@ -63,7 +63,8 @@ public struct HTMLForm: Sendable, Hashable {
             case "input":
                 let type = (attributes["type"] ?? "text").lowercased()
                 if ["checkbox", "radio"].contains(type), attributes["checked"] == nil { continue }
-                fields.append(Field(name: fieldName, value: attributes["value"] ?? (type == "checkbox" ? "on" : ""), type: type))
+                fields.append(
+                    Field(name: fieldName, value: attributes["value"] ?? (type == "checkbox" ? "on" : ""), type: type))
             case "button":
                 // Only the button that is pressed is sent: the first one, when the page has several.
                 if !fields.contains(where: { $0.type == "submit" }) {
@@ -126,7 +127,9 @@ public struct HTMLForm: Sendable, Hashable {
             var replacement: String?
             if let value = named[entity] {
                 replacement = value
-            } else if entity.hasPrefix("#x") || entity.hasPrefix("#X"), let code = UInt32(entity.dropFirst(2), radix: 16) {
+            } else if entity.hasPrefix("#x") || entity.hasPrefix("#X"),
+                let code = UInt32(entity.dropFirst(2), radix: 16)
+            {
                 replacement = Unicode.Scalar(code).map { String(Character($0)) }
             } else if entity.hasPrefix("#"), let code = UInt32(entity.dropFirst()) {
                 replacement = Unicode.Scalar(code).map { String(Character($0)) }
@@ -149,7 +152,8 @@ public struct HTMLForm: Sendable, Hashable {
     static func formEscape(_ text: String) -> String {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._*")
-        return (text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text).replacingOccurrences(of: "%20", with: "+")
+        return (text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text).replacingOccurrences(
+            of: "%20", with: "+")
     }
 
     /// The pairs of an `application/x-www-form-urlencoded` text or a URL query.

@@ -46,15 +46,19 @@ public struct HeadlessFormPresenter: WebPresenter {
     /// Supplies the value of a field the form asks for (from the flow's inputs).
     public let answer: @Sendable (FieldKind) throws(HTTPError) -> String
 
-    public init(fields: FieldNames = FieldNames(), answer: @escaping @Sendable (FieldKind) throws(HTTPError) -> String) {
+    public init(fields: FieldNames = FieldNames(), answer: @escaping @Sendable (FieldKind) throws(HTTPError) -> String)
+    {
         self.fields = fields
         self.answer = answer
     }
 
     public func present(_ url: URL, finish: LoginFinish, transport: HTTPTransport) async throws(HTTPError) -> URL {
-        let stopAtFinish: @Sendable (URL, URL) -> RedirectDecision = { _, target in finish.matches(target) ? .stop : .follow }
+        let stopAtFinish: @Sendable (URL, URL) -> RedirectDecision = { _, target in
+            finish.matches(target) ? .stop : .follow
+        }
         if finish.matches(url) { return url }
-        var response = try await transport.send(HTTPRequest(url: url, headers: [("Accept", "text/html")]), redirects: stopAtFinish)
+        var response = try await transport.send(
+            HTTPRequest(url: url, headers: [("Accept", "text/html")]), redirects: stopAtFinish)
         var filledBefore: Set<FieldKind> = []
         for _ in 0..<maxPages {
             if let reached = Self.finishURL(of: response, finish) { return reached }
@@ -100,7 +104,8 @@ public struct HeadlessFormPresenter: WebPresenter {
             }
             request.setHeader("Referer", response.url.absoluteString)
             if let origin = URLComponents(url: response.url, resolvingAgainstBaseURL: true) {
-                request.setHeader("Origin", "\(origin.scheme ?? "http")://\(origin.host ?? "")\(origin.port.map { ":\($0)" } ?? "")")
+                request.setHeader(
+                    "Origin", "\(origin.scheme ?? "http")://\(origin.host ?? "")\(origin.port.map { ":\($0)" } ?? "")")
             }
             response = try await transport.send(request, redirects: stopAtFinish)
         }
@@ -110,7 +115,7 @@ public struct HeadlessFormPresenter: WebPresenter {
     /// The finish URL an answer reached: its own URL, or the redirect the session stopped at.
     static func finishURL(of response: HTTPResponse, _ finish: LoginFinish) -> URL? {
         if response.isRedirect, let location = response.header("Location"),
-           let target = URL(string: location, relativeTo: response.url)?.absoluteURL, finish.matches(target)
+            let target = URL(string: location, relativeTo: response.url)?.absoluteURL, finish.matches(target)
         {
             return target
         }

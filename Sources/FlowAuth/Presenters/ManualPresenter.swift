@@ -16,9 +16,10 @@ public struct ManualPresenter: WebPresenter {
     }
 
     public func present(_ url: URL, finish: LoginFinish, transport: HTTPTransport) async throws(HTTPError) -> URL {
-        show("Open this address in a browser and log in:\n  \(url.absoluteString)\n"
-            + "The browser then goes to an address that starts with \(finish) (the page may not load). "
-            + "Copy that whole address from the address bar and paste it here.")
+        show(
+            "Open this address in a browser and log in:\n  \(url.absoluteString)\n"
+                + "The browser then goes to an address that starts with \(finish) (the page may not load). "
+                + "Copy that whole address from the address bar and paste it here.")
         let pasted = try read().trimmingCharacters(in: .whitespacesAndNewlines)
         guard let reached = URL(string: pasted), finish.matches(reached) else {
             throw .login("login-url-not-recognised", "the pasted address does not start with \(finish)")

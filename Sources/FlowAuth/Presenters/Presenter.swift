@@ -17,7 +17,10 @@ public struct LoginFinish: Sendable, CustomStringConvertible {
         guard candidate.origin == url.origin, Self.path(candidate) == Self.path(url) else { return false }
         let wanted = URLComponents(url: url, resolvingAgainstBaseURL: true)?.queryItems ?? []
         let present = URLComponents(url: candidate, resolvingAgainstBaseURL: true)?.queryItems ?? []
-        guard wanted.allSatisfy({ item in present.contains { $0.name == item.name && (item.value == nil || $0.value == item.value) } })
+        guard
+            wanted.allSatisfy({ item in
+                present.contains { $0.name == item.name && (item.value == nil || $0.value == item.value) }
+            })
         else { return false }
         return anyOf.isEmpty || present.contains { anyOf.contains($0.name) }
     }

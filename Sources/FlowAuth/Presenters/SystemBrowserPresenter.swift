@@ -19,11 +19,14 @@ public final class SystemBrowserPresenter: WebPresenter {
     private let listener = Mutex<LoopbackListener?>(nil)
 
     public init(environment: [String: String], timeout: Duration = .seconds(300)) {
-        let browser = environment["BROWSER"]?.split(separator: ":").first.map(String.init).flatMap { $0.isEmpty ? nil : $0 }
+        let browser = environment["BROWSER"]?.split(separator: ":").first.map(String.init).flatMap {
+            $0.isEmpty ? nil : $0
+        }
         opener = browser ?? "xdg-open"
         self.timeout = timeout
         let display = [environment["DISPLAY"], environment["WAYLAND_DISPLAY"]].contains { !($0 ?? "").isEmpty }
-        unavailable = browser == nil && !display
+        unavailable =
+            browser == nil && !display
             ? "there is no browser to open here (no $BROWSER and no display): use `--presenter headless-form` (the "
                 + "login form filled from the inputs) or `--presenter manual` (the address printed, the result pasted back)"
             : nil
@@ -41,7 +44,10 @@ public final class SystemBrowserPresenter: WebPresenter {
         } catch {
             throw .login("loopback-listener-failed", "cannot listen on 127.0.0.1 for the login's redirect: \(error)")
         }
-        listener.withLock { $0?.close(); $0 = started }
+        listener.withLock {
+            $0?.close()
+            $0 = started
+        }
         var components = URLComponents(url: registered, resolvingAgainstBaseURL: true)
         let path = components?.path ?? "/"
         components = URLComponents()
@@ -66,7 +72,10 @@ public final class SystemBrowserPresenter: WebPresenter {
         }
         // One redirect: the listener is gone before the login goes on.
         await listener.shut()
-        guard let reached = URL(string: target, relativeTo: URL(string: "http://127.0.0.1:\(listener.port)")!)?.absoluteURL else {
+        guard
+            let reached = URL(string: target, relativeTo: URL(string: "http://127.0.0.1:\(listener.port)")!)?
+                .absoluteURL
+        else {
             throw .login("login-url-not-recognised", "the browser came back with an address flowrun cannot read")
         }
         return reached
@@ -78,9 +87,11 @@ public final class SystemBrowserPresenter: WebPresenter {
         let opener = opener
         process.terminationHandler = { process in
             guard process.terminationStatus != 0 else { return }
-            listener.fail(HTTPError(
-                "browser-not-opened",
-                "`\(opener)` could not open the login page (it ended with status \(process.terminationStatus))", transient: false))
+            listener.fail(
+                HTTPError(
+                    "browser-not-opened",
+                    "`\(opener)` could not open the login page (it ended with status \(process.terminationStatus))",
+                    transient: false))
         }
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [opener, url.absoluteString]
@@ -90,7 +101,8 @@ public final class SystemBrowserPresenter: WebPresenter {
         do {
             try process.run()
         } catch {
-            throw .login("browser-not-opened", "cannot start `\(opener)` to open the login page: \(error.localizedDescription)")
+            throw .login(
+                "browser-not-opened", "cannot start `\(opener)` to open the login page: \(error.localizedDescription)")
         }
     }
 }
@@ -156,7 +168,8 @@ final class LoopbackListener: Sendable {
         }
         guard let result else {
             throw HTTPError(
-                "login-timeout", "the browser did not come back to 127.0.0.1:\(port) within \(timeout)", transient: false)
+                "login-timeout", "the browser did not come back to 127.0.0.1:\(port) within \(timeout)",
+                transient: false)
         }
         return try result.get()
     }
@@ -190,10 +203,12 @@ private final class RedirectHandler: ChannelInboundHandler, @unchecked Sendable 
         }
         continuation.yield(.success(head.uri))
         continuation.finish()
-        respond(context, status: .ok, body: """
-            <!doctype html><html><head><meta charset="utf-8"><title>flowrun</title></head>
-            <body><p>The login has reached flowrun. You may close this tab and go back to the terminal.</p></body></html>
-            """)
+        respond(
+            context, status: .ok,
+            body: """
+                <!doctype html><html><head><meta charset="utf-8"><title>flowrun</title></head>
+                <body><p>The login has reached flowrun. You may close this tab and go back to the terminal.</p></body></html>
+                """)
     }
 
     private func respond(_ context: ChannelHandlerContext, status: HTTPResponseStatus, body: String) {
@@ -202,7 +217,8 @@ private final class RedirectHandler: ChannelInboundHandler, @unchecked Sendable 
         headers.add(name: "Content-Length", value: String(body.utf8.count))
         headers.add(name: "Connection", value: "close")
         headers.add(name: "Cache-Control", value: "no-store")
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
     }

@@ -14,20 +14,27 @@ enum Authentication {
 
     static let validatingPath = ParameterSpec(
         "validating-path", .string, derived: "the path of `authenticationURL`",
-        "The request that proves the session is authenticated (it meets the challenge first), relative to the backend; `{application-id}` is replaced.")
+        "The request that proves the session is authenticated (it meets the challenge first), relative to the backend; `{application-id}` is replaced."
+    )
 
     static let presenter = ParameterSpec(
         "presenter", .oneOf(["system-browser", "manual", "headless-form"]), default: "system-browser",
-        "How the login page is shown: in the desktop's browser with a loopback redirect, printed for the person to open and paste the final address back, or filled without a browser from the inputs (CI).")
+        "How the login page is shown: in the desktop's browser with a loopback redirect, printed for the person to open and paste the final address back, or filled without a browser from the inputs (CI)."
+    )
 
     static let challengeParameters = [
-        ParameterSpec("challenge-status", .int, "The status of this backend's challenge, when it differs from the method's usual ones."),
-        ParameterSpec("challenge-header", .string, "The header that marks this backend's challenge (none: the status alone)."),
+        ParameterSpec(
+            "challenge-status", .int,
+            "The status of this backend's challenge, when it differs from the method's usual ones."),
+        ParameterSpec(
+            "challenge-header", .string, "The header that marks this backend's challenge (none: the status alone)."),
         ParameterSpec("challenge-value", .string, "The start of that header's value (any value when not given)."),
     ]
 
     /// The challenge tests of a step: the flow's own when it names a header, else the method's defaults.
-    static func challenges(_ parameters: BuiltinParameters, defaults: [ChallengeTest]) throws(ParameterProblem) -> [ChallengeTest] {
+    static func challenges(
+        _ parameters: BuiltinParameters, defaults: [ChallengeTest]
+    ) throws(ParameterProblem) -> [ChallengeTest] {
         let header = try parameters.text("challenge-header")
         let value = try parameters.text("challenge-value")
         guard header != nil || value != nil || parameters.node("challenge-status") != nil else { return defaults }
@@ -55,14 +62,17 @@ enum Authentication {
     static func validatingURL(_ path: String?, context: StepContext) throws(StepFailure) -> URL {
         guard let path else {
             guard let text = context.info["authenticationURL"]?.text, let url = URL(string: text) else {
-                throw StepFailure("missing-info", "step `\(context.name)` needs `authenticationURL`, the validating request")
+                throw StepFailure(
+                    "missing-info", "step `\(context.name)` needs `authenticationURL`, the validating request")
             }
             return Backend.redirect(url, to: context.backendOverride)
         }
         let (base, applicationID) = try Backend.base(context)
         let resolved = path.replacingOccurrences(of: "{application-id}", with: applicationID)
-        guard let url = URL(string: resolved.hasPrefix("/") ? resolved : "/" + resolved, relativeTo: base)?.absoluteURL else {
-            throw StepFailure("bad-parameter", "cannot form the validating URL from \(base.absoluteString) and `\(path)`")
+        guard let url = URL(string: resolved.hasPrefix("/") ? resolved : "/" + resolved, relativeTo: base)?.absoluteURL
+        else {
+            throw StepFailure(
+                "bad-parameter", "cannot form the validating URL from \(base.absoluteString) and `\(path)`")
         }
         return url
     }
@@ -75,13 +85,17 @@ enum Authentication {
     ) async throws(StepFailure) -> String? {
         let url = try validatingURL(path, context: context)
         let what = "validating the \(method) login with \(redact(url))"
-        let response = try await fetch(HTTPRequest(url: url, headers: [("Accept", "application/json")]), context: context, what: what)
+        let response = try await fetch(
+            HTTPRequest(url: url, headers: [("Accept", "application/json")]), context: context, what: what)
         // The role service needs the application ID; without the settings parameters there is no user to read.
         guard readUser, let me = try? validatingURL(mePath, context: context) else { return nil }
-        let document = me == url
+        let document =
+            me == url
             ? try? Backend.json(response, what: what)
             : try? Backend.json(
-                try await fetch(HTTPRequest(url: me, headers: [("Accept", "application/json")]), context: context, what: "reading the user"),
+                try await fetch(
+                    HTTPRequest(url: me, headers: [("Accept", "application/json")]), context: context,
+                    what: "reading the user"),
                 what: "reading the user")
         let user = document?["id"]?.scalar?.text ?? document?["userName"]?.scalar?.text
         try check(user: user, expected: expected)
@@ -98,14 +112,21 @@ enum Authentication {
     }
 
     /// The user `Me` names for a request decorated by `bearer` (after a new login, through the login transport).
-    static func user(bearer token: String, context: StepContext, transport: HTTPTransport) async throws(HTTPError) -> String? {
+    static func user(
+        bearer token: String, context: StepContext, transport: HTTPTransport
+    ) async throws(HTTPError) -> String? {
         guard let me = try? validatingURL(mePath, context: context) else { return nil }
-        let response = try await transport.send(HTTPRequest(url: me, headers: [("Accept", "application/json"), ("Authorization", "Bearer \(token)")]))
-        guard response.status == 200, let document = try? Backend.json(response, what: "reading the user") else { return nil }
+        let response = try await transport.send(
+            HTTPRequest(url: me, headers: [("Accept", "application/json"), ("Authorization", "Bearer \(token)")]))
+        guard response.status == 200, let document = try? Backend.json(response, what: "reading the user") else {
+            return nil
+        }
         return document["id"]?.scalar?.text ?? document["userName"]?.scalar?.text
     }
 
-    static func fetch(_ request: HTTPRequest, context: StepContext, what: String) async throws(StepFailure) -> HTTPResponse {
+    static func fetch(
+        _ request: HTTPRequest, context: StepContext, what: String
+    ) async throws(StepFailure) -> HTTPResponse {
         try await Backend.fetch(request, context: context, what: what)
     }
 
@@ -129,16 +150,20 @@ enum Authentication {
     /// The presenter of a login whose result is the session's cookies (SAML, OTP): only `headless-form` brings
     /// them back into the session in this build; a browser keeps them to itself.
     static func cookiePresenter(
-        _ chosen: String, fields: HeadlessFormPresenter.FieldNames, oneTimeCode: ParameterText? = nil, context: StepContext,
+        _ chosen: String, fields: HeadlessFormPresenter.FieldNames, oneTimeCode: ParameterText? = nil,
+        context: StepContext,
         method: String
     ) -> any WebPresenter {
         let name = presenterName(chosen, context: context)
         guard name == "headless-form" else {
             // Refused when a login is needed, not before: a restore with kept cookies needs none.
-            return UnsupportedPresenter(name: name, reason: HTTPError(
-                "presenter-unsupported",
-                "the \(method) login leaves its result in the browser's cookies, which `\(name)` cannot bring back to flowrun "
-                    + "in this build: run with `--presenter headless-form` (the forms filled from the inputs)", transient: false))
+            return UnsupportedPresenter(
+                name: name,
+                reason: HTTPError(
+                    "presenter-unsupported",
+                    "the \(method) login leaves its result in the browser's cookies, which `\(name)` cannot bring back to flowrun "
+                        + "in this build: run with `--presenter headless-form` (the forms filled from the inputs)",
+                    transient: false))
         }
         return presenter(name, fields: fields, oneTimeCode: oneTimeCode, context: context)
     }
@@ -155,7 +180,8 @@ enum Authentication {
 
     /// The presenter the flow chose, its form answers taken from the run's inputs.
     static func presenter(
-        _ chosen: String, fields: HeadlessFormPresenter.FieldNames, oneTimeCode: ParameterText? = nil, context: StepContext
+        _ chosen: String, fields: HeadlessFormPresenter.FieldNames, oneTimeCode: ParameterText? = nil,
+        context: StepContext
     ) -> any WebPresenter {
         switch presenterName(chosen, context: context) {
         case "headless-form":
@@ -176,7 +202,9 @@ enum Authentication {
                         } else if let secret = try input.given("totp-secret", secret: true) {
                             redactor.add(secret)
                             guard let totp = TOTP(base32: secret) else {
-                                throw StepFailure("bad-input", "input `totp-secret` is not a base32 secret (as authenticator apps take it)")
+                                throw StepFailure(
+                                    "bad-input",
+                                    "input `totp-secret` is not a base32 secret (as authenticator apps take it)")
                             }
                             value = totp.code(at: Date())
                         } else {
@@ -225,7 +253,8 @@ enum Authentication {
 
     static let formFields = ParameterSpec(
         "form-fields", .stringMap,
-        "For `headless-form`: the login form's field names, by what they ask for (`username`, `password`, `one-time-code`), when the defaults do not find them.")
+        "For `headless-form`: the login form's field names, by what they ask for (`username`, `password`, `one-time-code`), when the defaults do not find them."
+    )
 
     /// A step failure for an authentication error, naming the step's method.
     static func failure(_ error: HTTPError, what: String) -> StepFailure {
@@ -262,15 +291,21 @@ extension Authentication {
         }
         switch response.status {
         case 200..<300:
-            context.note("logged-out", "the backend ended the session (POST \(url.absoluteString) answered \(response.status))")
+            context.note(
+                "logged-out", "the backend ended the session (POST \(url.absoluteString) answered \(response.status))")
         case 401, 403:
-            context.note("logged-out", "the backend had no session to end (POST \(url.absoluteString) answered \(response.status))")
+            context.note(
+                "logged-out",
+                "the backend had no session to end (POST \(url.absoluteString) answered \(response.status))")
         case 404, 405:
-            context.note("logged-out", "the backend offers no session logout (POST \(url.absoluteString) answered \(response.status))")
+            context.note(
+                "logged-out",
+                "the backend offers no session logout (POST \(url.absoluteString) answered \(response.status))")
         default:
             throw StepFailure(
                 response.status >= 500 ? "server-error" : "http-\(response.status)",
-                "logging out: POST \(url.absoluteString) answered \(response.status)", transient: response.status >= 500)
+                "logging out: POST \(url.absoluteString) answered \(response.status)", transient: response.status >= 500
+            )
         }
     }
 

@@ -15,7 +15,9 @@ struct BasicAuthenticationStep: BuiltinStep, LoggingOutStep {
         summary: "Authenticates with HTTP Basic credentials, proved by the validating request and kept in the store.",
         parameters: [
             ParameterSpec("username", .string, default: "${input.username}", "The user name."),
-            ParameterSpec("password", .secret, default: "prompt", "The password: `${env.NAME}`, `${input.NAME}` or `prompt` (input `password`)."),
+            ParameterSpec(
+                "password", .secret, default: "prompt",
+                "The password: `${env.NAME}`, `${input.NAME}` or `prompt` (input `password`)."),
             Authentication.validatingPath,
         ] + Authentication.challengeParameters,
         requires: [KeySpec("authenticationURL", .url)],
@@ -28,8 +30,12 @@ struct BasicAuthenticationStep: BuiltinStep, LoggingOutStep {
     let challenges: [ChallengeTest]
 
     init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
-        username = try parameters.runtimeText("username") ?? ParameterText(parameter: "username", text: "${input.username}", isSecret: false)
-        password = try parameters.runtimeText("password") ?? ParameterText(parameter: "password", text: "prompt", isSecret: true)
+        username =
+            try parameters.runtimeText("username")
+            ?? ParameterText(parameter: "username", text: "${input.username}", isSecret: false)
+        password =
+            try parameters.runtimeText("password")
+            ?? ParameterText(parameter: "password", text: "prompt", isSecret: true)
         validatingPath = try parameters.text("validating-path")
         challenges = try Authentication.challenges(parameters, defaults: ChallengeTest.basic)
     }
@@ -68,22 +74,27 @@ struct BasicAuthenticationStep: BuiltinStep, LoggingOutStep {
                 context.redactor.add(password)
                 credentials = BasicAuthenticator.Credentials(username: user, password: password)
             }
-            let username = self.username, password = self.password
-            let authenticator = BasicAuthenticator(origin: origin, challenges: challenges, credentials: credentials) { refused throws(HTTPError) in
+            let username = self.username
+            let password = self.password
+            let authenticator = BasicAuthenticator(origin: origin, challenges: challenges, credentials: credentials) {
+                refused throws(HTTPError) in
                 do throws(StepFailure) {
                     if let refused {
                         guard context.input.interactive else {
                             throw StepFailure(
                                 "credentials-refused",
-                                "the backend refused the password of user `\(refused.username)` (it answered the Basic challenge again)")
+                                "the backend refused the password of user `\(refused.username)` (it answered the Basic challenge again)"
+                            )
                         }
-                        context.say("The backend refused the user name or password of `\(refused.username)`; enter them again.")
+                        context.say(
+                            "The backend refused the user name or password of `\(refused.username)`; enter them again.")
                         let name = try context.input.value("username", question: "User name: ")
                         let secret = try context.input.value("password", question: "Password: ", secret: true)
                         context.redactor.add(secret)
                         return BasicAuthenticator.Credentials(username: name, password: secret)
                     }
-                    return BasicAuthenticator.Credentials(username: try context.resolve(username), password: try context.resolve(password))
+                    return BasicAuthenticator.Credentials(
+                        username: try context.resolve(username), password: try context.resolve(password))
                 } catch {
                     throw HTTPError(error.code, error.message, transient: false)
                 }
@@ -98,9 +109,13 @@ struct BasicAuthenticationStep: BuiltinStep, LoggingOutStep {
                 validatingPath, readUser: true, expected: kept?["user"]?.string, context: context, method: "Basic")
             guard let sent = authenticator.current else {
                 throw StepFailure(
-                    "no-challenge", "the validating request succeeded without a Basic challenge: the backend does not ask for Basic authentication")
+                    "no-challenge",
+                    "the validating request succeeded without a Basic challenge: the backend does not ask for Basic authentication"
+                )
             }
-            var value: [(String, JSONValue)] = [("username", .string(sent.username)), ("password", .string(sent.password))]
+            var value: [(String, JSONValue)] = [
+                ("username", .string(sent.username)), ("password", .string(sent.password)),
+            ]
             if let user { value.append(("user", .string(user))) }
             if let backend = Authentication.configuredBackend(context) { value.append(("backend", .string(backend))) }
             context.keep(.object(value))

@@ -13,7 +13,8 @@ import Foundation
 struct LogoutStep: BuiltinStep {
     static let spec = StepSpec(
         name: "logout", aliases: ["LogoutStep"],
-        summary: "Ends the backend session, revokes the session's OAuth 2.0 tokens where offered and removes its authenticators.",
+        summary:
+            "Ends the backend session, revokes the session's OAuth 2.0 tokens where offered and removes its authenticators.",
         parameters: [],
         requires: [KeySpec("settingsParameters", .record("settings-parameters"))],
         provides: [],
@@ -37,7 +38,8 @@ struct LogoutStep: BuiltinStep {
             for case let authenticator as BasicAuthenticator in context.http.authenticators(method: "basic")
             where authenticator.origin == backend.origin {
                 if let credentials = authenticator.current {
-                    authorization = "Basic " + Data("\(credentials.username):\(credentials.password)".utf8).base64EncodedString()
+                    authorization =
+                        "Basic " + Data("\(credentials.username):\(credentials.password)".utf8).base64EncodedString()
                 }
                 authenticator.forget()
             }

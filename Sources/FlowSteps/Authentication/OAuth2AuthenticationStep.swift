@@ -20,22 +20,38 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
 
     static let spec = StepSpec(
         name: "oauth2-authentication", aliases: ["OAuth2AuthenticationStep"],
-        summary: "Authenticates with OAuth 2.0: the authorization code grant with PKCE through a presenter, or the client credentials grant; tokens kept in the store and refreshed.",
+        summary:
+            "Authenticates with OAuth 2.0: the authorization code grant with PKCE through a presenter, or the client credentials grant; tokens kept in the store and refreshed.",
         parameters: [
-            ParameterSpec("grant", .oneOf(["authorization-code", "client-credentials"]), default: "authorization-code", "The OAuth 2.0 grant."),
+            ParameterSpec(
+                "grant", .oneOf(["authorization-code", "client-credentials"]), default: "authorization-code",
+                "The OAuth 2.0 grant."),
             Authentication.presenter,
             Authentication.formFields,
-            ParameterSpec("client-secret", .secret, "The client secret for the client credentials grant: `${env.NAME}` or `${input.NAME}`."),
-            ParameterSpec("scope", .string, "The scopes to ask for, separated by spaces (default: those of the OAuth 2.0 parameters)."),
-            ParameterSpec("issuer", .url, "An OpenID Connect issuer: the endpoints are read from its `/.well-known/openid-configuration` instead of the OAuth 2.0 parameters."),
-            ParameterSpec("client-id", .string, "The client ID, when it is not the one in the OAuth 2.0 parameters (with `issuer`)."),
-            ParameterSpec("redirect-url", .url, "The redirect URL, when it is not the one in the OAuth 2.0 parameters (with `issuer`)."),
+            ParameterSpec(
+                "client-secret", .secret,
+                "The client secret for the client credentials grant: `${env.NAME}` or `${input.NAME}`."),
+            ParameterSpec(
+                "scope", .string,
+                "The scopes to ask for, separated by spaces (default: those of the OAuth 2.0 parameters)."),
+            ParameterSpec(
+                "issuer", .url,
+                "An OpenID Connect issuer: the endpoints are read from its `/.well-known/openid-configuration` instead of the OAuth 2.0 parameters."
+            ),
+            ParameterSpec(
+                "client-id", .string,
+                "The client ID, when it is not the one in the OAuth 2.0 parameters (with `issuer`)."),
+            ParameterSpec(
+                "redirect-url", .url,
+                "The redirect URL, when it is not the one in the OAuth 2.0 parameters (with `issuer`)."),
             Authentication.validatingPath,
         ] + Authentication.challengeParameters,
         requires: [
             KeySpec("authenticationURL", .url),
             KeySpec("oauth2Parameters", .record("oauth2-parameters"), when: "grant", is: ["authorization-code"]),
-            KeySpec("oauth2ClientCredentialsParameters", .record("oauth2-client-credentials-parameters"), when: "grant", is: ["client-credentials"]),
+            KeySpec(
+                "oauth2ClientCredentialsParameters", .record("oauth2-client-credentials-parameters"), when: "grant",
+                is: ["client-credentials"]),
         ],
         provides: [],
         waits: .person, authenticates: [.oauth2, .oauth2ClientCredentials])
@@ -85,7 +101,9 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
             kept.tokens?.secrets.forEach(context.redactor.add)
             let transport = context.http.transport
             func follow(_ url: URL) -> URL {
-                guard let backend = kept.backend.flatMap(URL.init(string:)), url.origin == backend.origin else { return url }
+                guard let backend = kept.backend.flatMap(URL.init(string:)), url.origin == backend.origin else {
+                    return url
+                }
                 return Backend.redirect(url, to: context.backendOverride)
             }
             if let tokens = kept.tokens, let endpoints = kept.endpoints {
@@ -99,14 +117,24 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
                     if let refresh = tokens.refreshToken {
                         _ = try await client.revoke(refresh, hint: "refresh_token", transport: transport)
                     }
-                    let revoked = try await client.revoke(tokens.accessToken, hint: "access_token", transport: transport)
-                    context.note("tokens-revoked", revoked ? "the tokens were revoked" : "the server offers no revocation; the tokens were forgotten")
+                    let revoked = try await client.revoke(
+                        tokens.accessToken, hint: "access_token", transport: transport)
+                    context.note(
+                        "tokens-revoked",
+                        revoked
+                            ? "the tokens were revoked" : "the server offers no revocation; the tokens were forgotten")
                 } catch {
                     throw Authentication.failure(error, what: "revoking the tokens")
                 }
-                if let endSession = endpoints.endSession.map(follow), var components = URLComponents(url: endSession, resolvingAgainstBaseURL: true) {
-                    components.queryItems = (components.queryItems ?? []) + (tokens.idToken.map { [URLQueryItem(name: "id_token_hint", value: $0)] } ?? [])
-                    if let url = components.url { _ = try? await transport.send(HTTPRequest(url: url)) { _, _ in .stop } }
+                if let endSession = endpoints.endSession.map(follow),
+                    var components = URLComponents(url: endSession, resolvingAgainstBaseURL: true)
+                {
+                    components.queryItems =
+                        (components.queryItems ?? [])
+                        + (tokens.idToken.map { [URLQueryItem(name: "id_token_hint", value: $0)] } ?? [])
+                    if let url = components.url {
+                        _ = try? await transport.send(HTTPRequest(url: url)) { _, _ in .stop }
+                    }
                 }
             }
             if let backend = Authentication.keptBackend(context.kept, context: context) {
@@ -133,13 +161,15 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
             clientID = json?["clientID"]?.string
             if let token = json?["tokenEndpoint"]?.string.flatMap(URL.init(string:)) {
                 endpoints = OAuth2Endpoints(
-                    authorization: nil, token: token, revocation: json?["revocationEndpoint"]?.string.flatMap(URL.init(string:)),
+                    authorization: nil, token: token,
+                    revocation: json?["revocationEndpoint"]?.string.flatMap(URL.init(string:)),
                     endSession: json?["endSessionEndpoint"]?.string.flatMap(URL.init(string:)))
             }
             guard let json, let access = json["accessToken"]?.string else { return }
             tokens = OAuth2Tokens(
                 accessToken: access, refreshToken: json["refreshToken"]?.string, idToken: json["idToken"]?.string,
-                expiresAt: json["expiresAt"]?.string.flatMap(Double.init).map(Date.init(timeIntervalSince1970:)), scope: json["scope"]?.string)
+                expiresAt: json["expiresAt"]?.string.flatMap(Double.init).map(Date.init(timeIntervalSince1970:)),
+                scope: json["scope"]?.string)
             user = json["user"]?.string
         }
 
@@ -157,7 +187,9 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
                 members.append(("accessToken", .string(tokens.accessToken)))
                 if let refresh = tokens.refreshToken { members.append(("refreshToken", .string(refresh))) }
                 if let id = tokens.idToken { members.append(("idToken", .string(id))) }
-                if let expiry = tokens.expiresAt { members.append(("expiresAt", .string(String(expiry.timeIntervalSince1970)))) }
+                if let expiry = tokens.expiresAt {
+                    members.append(("expiresAt", .string(String(expiry.timeIntervalSince1970))))
+                }
                 if let scope = tokens.scope { members.append(("scope", .string(scope))) }
             }
             if let user { members.append(("user", .string(user))) }
@@ -165,8 +197,12 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
             if let clientID { members.append(("clientID", .string(clientID))) }
             if let endpoints {
                 members.append(("tokenEndpoint", .string(endpoints.token.absoluteString)))
-                if let revocation = endpoints.revocation { members.append(("revocationEndpoint", .string(revocation.absoluteString))) }
-                if let endSession = endpoints.endSession { members.append(("endSessionEndpoint", .string(endSession.absoluteString))) }
+                if let revocation = endpoints.revocation {
+                    members.append(("revocationEndpoint", .string(revocation.absoluteString)))
+                }
+                if let endSession = endpoints.endSession {
+                    members.append(("endSessionEndpoint", .string(endSession.absoluteString)))
+                }
             }
             return .object(members)
         }
@@ -179,30 +215,40 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
             if let tokens = kept.tokens { tokens.secrets.forEach(context.redactor.add) }
             let (client, redirect) = try await self.client(context)
             let presenter = Authentication.presenter(self.presenter, fields: fields, context: context)
-            let oauthGrant: OAuth2Authenticator.Grant = grant == .clientCredentials
+            let oauthGrant: OAuth2Authenticator.Grant =
+                grant == .clientCredentials
                 ? .clientCredentials : .authorizationCode(presenter: presenter, redirect: redirect)
             let backend = Authentication.configuredBackend(context)
-            let latest = Mutex(Kept(tokens: kept.tokens, user: kept.user, endpoints: client.endpoints, backend: backend,
-                                    clientID: client.clientID))
+            let latest = Mutex(
+                Kept(
+                    tokens: kept.tokens, user: kept.user, endpoints: client.endpoints, backend: backend,
+                    clientID: client.clientID))
             let expected = kept.user
             let mode = context.mode
-            let needsPerson = Authentication.presenterName(self.presenter, context: context) == "manual" && !context.input.interactive
+            let needsPerson =
+                Authentication.presenterName(self.presenter, context: context) == "manual" && !context.input.interactive
             let authenticator = OAuth2Authenticator(
                 origin: origin, challenges: challenges, client: client, grant: oauthGrant, tokens: kept.tokens,
                 transport: context.http.transport,
                 loginBlocked: {
                     needsPerson
-                        ? HTTPError("missing-input", "the `manual` presenter needs a terminal; there is none", transient: false) : nil
+                        ? HTTPError(
+                            "missing-input", "the `manual` presenter needs a terminal; there is none", transient: false)
+                        : nil
                 },
                 onTokens: { tokens in
                     tokens.secrets.forEach(context.redactor.add)
-                    let value = latest.withLock { $0.tokens = tokens; return $0.json }
+                    let value = latest.withLock {
+                        $0.tokens = tokens
+                        return $0.json
+                    }
                     // A restore writes rotated tokens into the open store at once.
                     if mode == .restore { try? context.keepNow(value) }
                 },
                 afterLogin: { tokens, transport throws(HTTPError) in
                     guard let expected, self.grant == .authorizationCode else { return }
-                    let user = try await Authentication.user(bearer: tokens.accessToken, context: context, transport: transport)
+                    let user = try await Authentication.user(
+                        bearer: tokens.accessToken, context: context, transport: transport)
                     do throws(StepFailure) {
                         try Authentication.check(user: user, expected: expected)
                     } catch {
@@ -216,17 +262,26 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
                 throw StepFailure(error.code, error.message)
             }
             let user = try await Authentication.validate(
-                validatingPath, readUser: grant == .authorizationCode, expected: expected, context: context, method: "OAuth 2.0")
+                validatingPath, readUser: grant == .authorizationCode, expected: expected, context: context,
+                method: "OAuth 2.0")
             guard let tokens = authenticator.tokens else {
                 throw StepFailure(
-                    "no-challenge", "the validating request succeeded without an OAuth 2.0 challenge: the backend does not ask for a token")
+                    "no-challenge",
+                    "the validating request succeeded without an OAuth 2.0 challenge: the backend does not ask for a token"
+                )
             }
             let activity = authenticator.activity
             if activity.logins == 0 {
-                context.note("tokens-reused", activity.refreshes > 0 ? "the kept tokens were refreshed; no new login" : "the kept tokens were used; no new login")
+                context.note(
+                    "tokens-reused",
+                    activity.refreshes > 0
+                        ? "the kept tokens were refreshed; no new login" : "the kept tokens were used; no new login")
             }
-            context.keep(Kept(tokens: tokens, user: user ?? kept.user, endpoints: client.endpoints, backend: backend,
-                              clientID: client.clientID).json)
+            context.keep(
+                Kept(
+                    tokens: tokens, user: user ?? kept.user, endpoints: client.endpoints, backend: backend,
+                    clientID: client.clientID
+                ).json)
             return .success
         } catch {
             return Task.isCancelled ? .cancelled : .failure(error)
@@ -262,7 +317,8 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
             }
         }
         guard let id = clientID ?? parameters?["clientID"]?.text else {
-            throw StepFailure("missing-info", "no OAuth 2.0 client ID: `\(key)` has no `clientID` and the step names no `client-id`")
+            throw StepFailure(
+                "missing-info", "no OAuth 2.0 client ID: `\(key)` has no `clientID` and the step names no `client-id`")
         }
         var scopes: [String] = []
         if let scope {
@@ -273,7 +329,8 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
         let secret = try clientSecret.map { text throws(StepFailure) in try context.resolve(text) }
         let redirect = redirectURL ?? url("redirectURL")
         guard grant == .clientCredentials || redirect != nil else {
-            throw StepFailure("missing-info", "no redirect URL: `\(key)` has no `redirectURL` and the step names no `redirect-url`")
+            throw StepFailure(
+                "missing-info", "no redirect URL: `\(key)` has no `redirectURL` and the step names no `redirect-url`")
         }
         let client = OAuth2Client(clientID: id, clientSecret: secret, endpoints: endpoints, scopes: scopes)
         return (client, redirect ?? endpoints.token)

@@ -18,7 +18,9 @@ enum SessionCookies {
     static func restore(_ header: String?, for url: URL, context: StepContext) {
         guard let header else { return }
         context.redactor.add(header)
-        let cookies = header.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let cookies = header.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+            !$0.isEmpty
+        }
         for cookie in cookies {
             if let value = cookie.split(separator: "=", maxSplits: 1).last { context.redactor.add(String(value)) }
         }
@@ -33,8 +35,10 @@ enum SessionCookies {
 struct SAMLAuthenticationStep: BuiltinStep, LoggingOutStep {
     static let spec = StepSpec(
         name: "saml-authentication", aliases: ["SAMLAuthenticationStep"],
-        summary: "Authenticates with SAML 2.0: the launcher, the identity provider's login through a presenter, the finish endpoint; the session cookies kept in the store.",
-        parameters: [Authentication.presenter, Authentication.formFields, Authentication.validatingPath] + Authentication.challengeParameters,
+        summary:
+            "Authenticates with SAML 2.0: the launcher, the identity provider's login through a presenter, the finish endpoint; the session cookies kept in the store.",
+        parameters: [Authentication.presenter, Authentication.formFields, Authentication.validatingPath]
+            + Authentication.challengeParameters,
         requires: [KeySpec("authenticationURL", .url), KeySpec("samlParameters", .record("saml-parameters"))],
         provides: [],
         waits: .person, authenticates: [.saml])
@@ -72,13 +76,16 @@ struct SAMLAuthenticationStep: BuiltinStep, LoggingOutStep {
         do throws(StepFailure) {
             let validating = try Authentication.validatingURL(validatingPath, context: context)
             guard let parameters = context.info["samlParameters"],
-                  let launcher = parameters["authenticationEndpoint"]?.text.flatMap(URL.init(string:)),
-                  let finish = parameters["finishEndpoint"]?.text.flatMap(URL.init(string:))
+                let launcher = parameters["authenticationEndpoint"]?.text.flatMap(URL.init(string:)),
+                let finish = parameters["finishEndpoint"]?.text.flatMap(URL.init(string:))
             else {
-                throw StepFailure("missing-info", "step `\(context.name)` needs `samlParameters` with the launcher and finish endpoints")
+                throw StepFailure(
+                    "missing-info",
+                    "step `\(context.name)` needs `samlParameters` with the launcher and finish endpoints")
             }
             let header = parameters["challengeHeaderName"]?.text ?? "com.sap.cloud.security.login"
-            let challenges = flowChallenges ?? [ChallengeTest(statuses: [200, 302, 303], header: header, value: "login-request")]
+            let challenges =
+                flowChallenges ?? [ChallengeTest(statuses: [200, 302, 303], header: header, value: "login-request")]
             SessionCookies.restore(kept?["cookies"]?.string, for: validating, context: context)
             let start = Backend.redirect(launcher, to: context.backendOverride)
             let authenticator = WebLoginAuthenticator(
@@ -94,7 +101,9 @@ struct SAMLAuthenticationStep: BuiltinStep, LoggingOutStep {
             }
             let user = try await Authentication.validate(
                 validatingPath, readUser: true, expected: kept?["user"]?.string, context: context, method: "SAML")
-            if authenticator.logins == 0 { context.note("tokens-reused", "the kept session cookies were used; no new login") }
+            if authenticator.logins == 0 {
+                context.note("tokens-reused", "the kept session cookies were used; no new login")
+            }
             var value: [(String, JSONValue)] = []
             if let cookies = SessionCookies.kept(for: validating, context: context) {
                 context.redactor.add(cookies)
@@ -117,13 +126,17 @@ struct SAMLAuthenticationStep: BuiltinStep, LoggingOutStep {
 struct OTPSessionConfigurationStep: BuiltinStep {
     static let spec = StepSpec(
         name: "otp-session-configuration", aliases: ["OTPSessionConfigurationStep"],
-        summary: "Answers one-time-passcode challenges on the session with the OTP form, the code from the inputs (`otp`, or computed from `totp-secret`).",
+        summary:
+            "Answers one-time-passcode challenges on the session with the OTP form, the code from the inputs (`otp`, or computed from `totp-secret`).",
         parameters: [
             ParameterSpec(
                 "passcode", .secret, default: "prompt",
-                "The one-time passcode: `${env.NAME}` or `${input.NAME}`; `prompt` takes input `otp`, or computes it from input `totp-secret` (RFC 6238)."),
-            ParameterSpec("presenter", .oneOf(Authentication.presenterNames), default: "headless-form",
-                          "How the OTP form is shown; `headless-form` fills it (the only one that brings its cookies back in this build)."),
+                "The one-time passcode: `${env.NAME}` or `${input.NAME}`; `prompt` takes input `otp`, or computes it from input `totp-secret` (RFC 6238)."
+            ),
+            ParameterSpec(
+                "presenter", .oneOf(Authentication.presenterNames), default: "headless-form",
+                "How the OTP form is shown; `headless-form` fills it (the only one that brings its cookies back in this build)."
+            ),
             Authentication.formFields,
         ] + Authentication.challengeParameters,
         requires: [KeySpec("otpParameters", .record("otp-parameters"))],
@@ -137,7 +150,9 @@ struct OTPSessionConfigurationStep: BuiltinStep {
 
     init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
         presenter = try parameters.text("presenter") ?? "headless-form"
-        passcode = try parameters.runtimeText("passcode") ?? ParameterText(parameter: "passcode", text: "prompt", isSecret: true)
+        passcode =
+            try parameters.runtimeText("passcode")
+            ?? ParameterText(parameter: "passcode", text: "prompt", isSecret: true)
         fields = Authentication.fieldNames(try parameters.textMapping("form-fields"))
         challenges = try Authentication.challenges(parameters, defaults: ChallengeTest.otp)
     }
@@ -145,10 +160,11 @@ struct OTPSessionConfigurationStep: BuiltinStep {
     func onboard(_ context: StepContext) async -> StepOutcome {
         do throws(StepFailure) {
             guard let parameters = context.info["otpParameters"],
-                  let form = parameters["authorizationEndpointURL"]?.text.flatMap(URL.init(string:)),
-                  let finish = parameters["finishEndpointURL"]?.text.flatMap(URL.init(string:))
+                let form = parameters["authorizationEndpointURL"]?.text.flatMap(URL.init(string:)),
+                let finish = parameters["finishEndpointURL"]?.text.flatMap(URL.init(string:))
             else {
-                throw StepFailure("missing-info", "step `\(context.name)` needs `otpParameters` with the form and finish URLs")
+                throw StepFailure(
+                    "missing-info", "step `\(context.name)` needs `otpParameters` with the form and finish URLs")
             }
             let formURL = Backend.redirect(form, to: context.backendOverride)
             let authenticator = WebLoginAuthenticator(
@@ -172,8 +188,10 @@ struct OTPSessionConfigurationStep: BuiltinStep {
     /// The form the challenge points at (a redirect's `Location`), else the configured one, asked not to send
     /// the browser back to the original URL.
     static func formURL(_ challenge: HTTPResponse, default configured: URL) -> URL {
-        let target = challenge.isRedirect
-            ? challenge.header("Location").flatMap { URL(string: $0, relativeTo: challenge.url)?.absoluteURL } ?? configured : configured
+        let target =
+            challenge.isRedirect
+            ? challenge.header("Location").flatMap { URL(string: $0, relativeTo: challenge.url)?.absoluteURL }
+                ?? configured : configured
         guard var components = URLComponents(url: target, resolvingAgainstBaseURL: true) else { return target }
         var items = components.queryItems ?? []
         if !items.contains(where: { $0.name == "redirecttooriginalurl" }) {
