@@ -113,6 +113,7 @@ public final class OAuth2Authenticator: Authenticator {
                 authorization.url, finish: LoginFinish(redirect, anyOf: ["code", "error"]), transport: transport)
             let code = try client.code(from: reached, for: authorization)
             tokens = try await client.exchange(code: code, for: authorization, transport: transport)
+            try await client.verifyIDToken(of: tokens, nonce: authorization.nonce, transport: transport)
         }
         counts.withLock { $0.logins += 1 }
         onTokens(tokens)

@@ -171,6 +171,15 @@ public struct OAuth2Client: Sendable {
         return fresh
     }
 
+    /// Checks the ID token that came with `tokens`, when the provider publishes its keys and an issuer (OpenID
+    /// Connect); an ID token from a server that publishes neither cannot be checked and is not used.
+    public func verifyIDToken(of tokens: OAuth2Tokens, nonce: String?, transport: HTTPTransport) async throws(HTTPError)
+    {
+        guard let token = tokens.idToken, let keys = endpoints.jwks, let issuer = endpoints.issuer else { return }
+        try await IDTokenVerifier(issuer: issuer, clientID: clientID, keys: keys)
+            .verify(token, nonce: nonce, now: now(), transport: transport)
+    }
+
     /// Tokens for the client itself (the client credentials grant).
     public func clientCredentials(transport: HTTPTransport) async throws(HTTPError) -> OAuth2Tokens {
         guard clientSecret != nil else {

@@ -173,6 +173,37 @@ struct NanoIDPTests {
             let tokens = try await client.exchange(
                 code: try client.code(from: reached, for: request), for: request, transport: session.transport)
             #expect(tokens.idToken != nil && tokens.refreshToken != nil)
+            // The ID token: signature against nanoidp's JWKS, issuer, audience, expiry, nonce.
+            let issuer = try #require(endpoints.issuer)
+            let verifier = IDTokenVerifier(issuer: issuer, clientID: "flowrun-cli", keys: try #require(endpoints.jwks))
+            let idToken = try #require(tokens.idToken)
+            #expect(try await verifier.verify(idToken, nonce: request.nonce, now: Date(), transport: session.transport) == "ada")
+            func refusal(_ token: String, nonce: String?, verifier: IDTokenVerifier, now: Date = Date()) async -> String? {
+                do {
+                    try await verifier.verify(token, nonce: nonce, now: now, transport: session.transport)
+                    return nil
+                } catch {
+                    return error.message
+                }
+            }
+            // Claims changed (another subject) under the same signature, and a signature changed: both refused.
+            var parts = idToken.split(separator: ".").map(String.init)
+            let claims = String(decoding: try #require(LoginSecrets.decodeBase64URL(parts[1])), as: UTF8.self)
+            parts[1] = LoginSecrets.base64URL(Data(claims.replacingOccurrences(of: "\"ada\"", with: "\"eve\"").utf8))
+            #expect(await refusal(parts.joined(separator: "."), nonce: request.nonce, verifier: verifier)?.contains("signature") == true)
+            var signature = Array(try #require(LoginSecrets.decodeBase64URL(idToken.split(separator: ".")[2].description)))
+            signature[signature.count / 2] ^= 0x01
+            let forged = idToken.split(separator: ".")[0...1].joined(separator: ".") + "." + LoginSecrets.base64URL(Data(signature))
+            #expect(await refusal(forged, nonce: request.nonce, verifier: verifier)?.contains("signature") == true)
+            #expect(await refusal(idToken, nonce: "another-nonce", verifier: verifier)?.contains("nonce") == true)
+            var otherClient = verifier
+            otherClient.clientID = "someone-else"
+            #expect(await refusal(idToken, nonce: request.nonce, verifier: otherClient)?.contains("audience") == true)
+            var otherIssuer = verifier
+            otherIssuer.issuer = "https://idp.example.com"
+            #expect(await refusal(idToken, nonce: request.nonce, verifier: otherIssuer)?.contains("issuer") == true)
+            let later = Date().addingTimeInterval(2 * 3600)
+            #expect(await refusal(idToken, nonce: request.nonce, verifier: verifier, now: later)?.contains("expired") == true)
             let refreshed = try await client.refresh(tokens, transport: session.transport)
             #expect(refreshed.refreshToken != tokens.refreshToken, "nanoidp rotates refresh tokens")
             var reuse: HTTPError?
