@@ -167,7 +167,18 @@ public struct OAuth2Client: Sendable {
             [("grant_type", "refresh_token"), ("refresh_token", refreshToken)], what: "refreshing the access token",
             transport: transport)
         if fresh.refreshToken == nil { fresh.refreshToken = refreshToken }
-        if fresh.idToken == nil { fresh.idToken = tokens.idToken }
+        guard let renewed = fresh.idToken, renewed != tokens.idToken else {
+            fresh.idToken = tokens.idToken
+            return fresh
+        }
+        // OpenID Connect Core §12.2: a refreshed ID token is checked as the login's was, and names the same user.
+        let subject = try await verifyIDToken(renewed, nonce: nil, transport: transport)
+        if let subject, let previous = tokens.idToken.flatMap(IDTokenVerifier.subject(of:)), subject != previous {
+            throw HTTPError(
+                "id-token-invalid",
+                "the ID token of the refresh is refused: it names subject `\(subject)`, not `\(previous)` of the login",
+                transient: false)
+        }
         return fresh
     }
 
@@ -175,8 +186,17 @@ public struct OAuth2Client: Sendable {
     /// Connect); an ID token from a server that publishes neither cannot be checked and is not used.
     public func verifyIDToken(of tokens: OAuth2Tokens, nonce: String?, transport: HTTPTransport) async throws(HTTPError)
     {
-        guard let token = tokens.idToken, let keys = endpoints.jwks, let issuer = endpoints.issuer else { return }
-        try await IDTokenVerifier(issuer: issuer, clientID: clientID, keys: keys)
+        guard let token = tokens.idToken else { return }
+        try await verifyIDToken(token, nonce: nonce, transport: transport)
+    }
+
+    /// Checks `token`; returns its subject, or `nil` when the provider publishes no keys or issuer to check with.
+    @discardableResult
+    private func verifyIDToken(_ token: String, nonce: String?, transport: HTTPTransport) async throws(HTTPError)
+        -> String?
+    {
+        guard let keys = endpoints.jwks, let issuer = endpoints.issuer else { return nil }
+        return try await IDTokenVerifier(issuer: issuer, clientID: clientID, keys: keys)
             .verify(token, nonce: nonce, now: now(), transport: transport)
     }
 

@@ -206,6 +206,22 @@ struct NanoIDPTests {
             #expect(await refusal(idToken, nonce: request.nonce, verifier: verifier, now: later)?.contains("expired") == true)
             let refreshed = try await client.refresh(tokens, transport: session.transport)
             #expect(refreshed.refreshToken != tokens.refreshToken, "nanoidp rotates refresh tokens")
+            // The refresh's new ID token was checked like the login's, and names the same user.
+            #expect(refreshed.idToken != nil && refreshed.idToken != tokens.idToken)
+            #expect(IDTokenVerifier.subject(of: try #require(refreshed.idToken)) == "ada")
+            // Had the login been eve's, a refresh that names ada is refused (OpenID Connect Core §12.2).
+            var eves = refreshed
+            eves.idToken = parts.joined(separator: ".")
+            #expect(IDTokenVerifier.subject(of: try #require(eves.idToken)) == "eve")
+            var switched: HTTPError?
+            do {
+                _ = try await client.refresh(eves, transport: session.transport)
+            } catch {
+                switched = error
+            }
+            #expect(switched?.code == "id-token-invalid")
+            #expect(switched?.message.contains("subject `ada`, not `eve`") == true)
+            // That refresh rotated the token family on the server; the reuse below uses the login's token.
             var reuse: HTTPError?
             do {
                 _ = try await client.refresh(tokens, transport: session.transport)
