@@ -186,15 +186,22 @@ public final class BasicAuthenticator: Authenticator {
     public let challenges: [ChallengeTest]
     /// Supplies credentials; `refused` holds the ones the backend just refused, if any.
     private let ask: @Sendable (_ refused: Credentials?) throws(HTTPError) -> Credentials
+    /// Runs with the new credentials' `Authorization` header before they are used (the user check); a failure
+    /// leaves the old credentials in place.
+    private let afterLogin: @Sendable (_ authorization: String, HTTPTransport) async throws(HTTPError) -> Void
     private let credentials: Mutex<Credentials?>
 
     public init(
         origin: String, challenges: [ChallengeTest] = ChallengeTest.basic, credentials: Credentials?,
+        afterLogin: @escaping @Sendable (_ authorization: String, HTTPTransport) async throws(HTTPError) -> Void = {
+            _, _ in
+        },
         ask: @escaping @Sendable (_ refused: Credentials?) throws(HTTPError) -> Credentials
     ) {
         self.origin = origin
         self.challenges = challenges
         self.ask = ask
+        self.afterLogin = afterLogin
         self.credentials = Mutex(credentials)
     }
 
@@ -203,8 +210,7 @@ public final class BasicAuthenticator: Authenticator {
 
     public func decorate(_ request: inout HTTPRequest) async throws(HTTPError) {
         guard let credentials = credentials.withLock({ $0 }) else { return }
-        let pair = Data("\(credentials.username):\(credentials.password)".utf8).base64EncodedString()
-        request.setHeader("Authorization", "Basic \(pair)")
+        request.setHeader("Authorization", Self.authorization(credentials))
     }
 
     public func authenticate(
@@ -212,7 +218,13 @@ public final class BasicAuthenticator: Authenticator {
     ) async throws(HTTPError) {
         let sent = request.header("Authorization") != nil ? credentials.withLock { $0 } : nil
         let fresh = try ask(sent)
+        try await afterLogin(Self.authorization(fresh), transport)
         credentials.withLock { $0 = fresh }
+    }
+
+    /// The `Authorization` header value for `credentials`.
+    private static func authorization(_ credentials: Credentials) -> String {
+        "Basic " + Data("\(credentials.username):\(credentials.password)".utf8).base64EncodedString()
     }
 
     /// Forgets the credentials.

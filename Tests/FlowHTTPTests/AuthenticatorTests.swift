@@ -37,32 +37,6 @@ private final class TokenAuthenticator: Authenticator {
     }
 }
 
-/// Counts what a server saw, for handlers that wait on each other.
-private final class ArrivalGate: Sendable {
-    private let state = Mutex(0)
-    private let waiters = Mutex<[CheckedContinuation<Void, Never>]>([])
-
-    /// Notes one event.
-    func arrive() {
-        state.withLock { $0 += 1 }
-        let all = waiters.withLock { waiters in
-            defer { waiters = [] }
-            return waiters
-        }
-        all.forEach { $0.resume() }
-    }
-
-    /// Returns once `count` events arrived.
-    func wait(for count: Int) async {
-        while state.withLock({ $0 }) < count {
-            await withCheckedContinuation { continuation in
-                let done = state.withLock { $0 >= count }
-                if done { continuation.resume() } else { waiters.withLock { $0.append(continuation) } }
-            }
-        }
-    }
-}
-
 @Suite struct AuthenticatorTests {
     @Test func theDefaultChallengeTestsKnowTheVariantsBackendsSend() {
         func answer(_ status: Int, _ headers: [(String, String)]) -> HTTPResponse {
@@ -90,16 +64,17 @@ private final class ArrivalGate: Sendable {
     /// Five requests meet the challenge together; the login answers only once all five were challenged, so every
     /// one of them is waiting while it runs. One login, five resends that succeed.
     @Test func requestsChallengedTogetherShareOneLogin() async throws {
-        let challenged = ArrivalGate()
+        let challenged = Counter()
+        let allChallenged = Gate()
         let tokens = Counter()
         try await withServer({ request in
             switch request.path {
             case "/login":
-                await challenged.wait(for: 5)
+                await allChallenged.wait()
                 return Reply(body: "token-\(tokens.next())")
             default:
                 guard request.header("Authorization") == "Bearer token-1" else {
-                    defer { challenged.arrive() }
+                    defer { if challenged.next() == 5 { allChallenged.open() } }
                     return Reply(status: 401, headers: [("WWW-Authenticate", "Bearer realm=\"test\"")])
                 }
                 return Reply(body: "data \(request.path)")

@@ -132,6 +132,38 @@ struct AuthenticationStepTests {
         }
     }
 
+    /// Basic and SAML check the user too: a restore whose login (the kept credentials, or a new SAML login since
+    /// no cookies were kept) is for another user than the onboarded one is a user switch.
+    @Test(arguments: ["basic-authentication", "saml-authentication"])
+    func anotherUserIsASwitchForEveryMethod(_ name: String) async throws {
+        let test = try #require(conformanceCases.first { $0.name == name })
+        try await withEmulator { _, url in
+            let first = try StepHarness(test.flow(url), emulator: url)
+            try first.info.set(test.seed(url), by: "harness")
+            let onboarded = await first.step.onboard(first.context(.onboard))
+            await first.close()
+            #expect(onboarded == .success, "\(onboarded)")
+            guard case .object(let members)? = first.staging.staged["subject"] else {
+                Issue.record("the step kept nothing")
+                return
+            }
+            #expect(members.contains { $0.0 == "user" && $0.1 == .string("ada") })
+            // Another onboarded user, and (for SAML) no kept cookies: the login runs, and names ada.
+            let other = JSONValue.object(
+                members.filter { $0.0 != "cookies" }.map { $0.0 == "user" ? ($0.0, .string("grace")) : $0 })
+            let harness = try StepHarness(test.flow(url), emulator: url)
+            try harness.info.set(test.seed(url), by: "harness")
+            let outcome = await harness.step.restore(harness.context(.restore, kept: other))
+            await harness.close()
+            guard case .failure(let failure) = outcome else {
+                Issue.record("expected a failure, got \(outcome)")
+                return
+            }
+            #expect(failure.code == "user-switch", "\(failure)")
+            #expect(failure.message.contains("`ada`") && failure.message.contains("`grace`"), "\(failure)")
+        }
+    }
+
     @Test func aLockedRegistrationStopsTheLoginWithAClearMessage() async throws {
         try await withEmulator { emulator, url in
             emulator.setRegistrationState(.locked, application: "com.example.travel")

@@ -85,7 +85,7 @@ enum Authentication {
     ) async throws(StepFailure) -> String? {
         let url = try validatingURL(path, context: context)
         let what = "validating the \(method) login with \(redact(url))"
-        let response = try await fetch(
+        let response = try await Backend.fetch(
             HTTPRequest(url: url, headers: [("Accept", "application/json")]), context: context, what: what)
         // The role service needs the application ID; without the settings parameters there is no user to read.
         guard readUser, let me = try? validatingURL(mePath, context: context) else { return nil }
@@ -93,13 +93,27 @@ enum Authentication {
             me == url
             ? try? Backend.json(response, what: what)
             : try? Backend.json(
-                try await fetch(
+                try await Backend.fetch(
                     HTTPRequest(url: me, headers: [("Accept", "application/json")]), context: context,
                     what: "reading the user"),
                 what: "reading the user")
-        let user = document?["id"]?.scalar?.text ?? document?["userName"]?.scalar?.text
+        let user = userID(in: document)
         try check(user: user, expected: expected)
         return user
+    }
+
+    /// After a login in the middle of a run, fails when `Me` names a user other than `expected` (the onboarded
+    /// user, or the one this run's validating request found): a re-authentication never switches users silently.
+    static func checkUser(
+        expected: String?, authorization: String?, context: StepContext, transport: HTTPTransport
+    ) async throws(HTTPError) {
+        guard let expected else { return }
+        let user = try await Authentication.user(authorization: authorization, context: context, transport: transport)
+        do throws(StepFailure) {
+            try check(user: user, expected: expected)
+        } catch {
+            throw HTTPError(error.code, error.message, transient: false)
+        }
     }
 
     /// Fails when `user` is not the onboarded user.
@@ -111,23 +125,35 @@ enum Authentication {
                 + "(`--mode reset`) and onboard the other user")
     }
 
-    /// The user `Me` names for a request decorated by `bearer` (after a new login, through the login transport).
+    /// The user `Me` names after a new login, asked through the login transport (the session's cookies, no
+    /// authenticators) with `authorization` as the request's `Authorization` header, if any.
     static func user(
-        bearer token: String, context: StepContext, transport: HTTPTransport
+        authorization: String?, context: StepContext, transport: HTTPTransport
     ) async throws(HTTPError) -> String? {
         guard let me = try? validatingURL(mePath, context: context) else { return nil }
-        let response = try await transport.send(
-            HTTPRequest(url: me, headers: [("Accept", "application/json"), ("Authorization", "Bearer \(token)")]))
+        var headers = [("Accept", "application/json")]
+        if let authorization { headers.append(("Authorization", authorization)) }
+        let response = try await transport.send(HTTPRequest(url: me, headers: headers))
         guard response.status == 200, let document = try? Backend.json(response, what: "reading the user") else {
             return nil
         }
-        return document["id"]?.scalar?.text ?? document["userName"]?.scalar?.text
+        return userID(in: document)
     }
 
-    static func fetch(
-        _ request: HTTPRequest, context: StepContext, what: String
-    ) async throws(StepFailure) -> HTTPResponse {
-        try await Backend.fetch(request, context: context, what: what)
+    /// The user a role service answer (`Me`) names: its `id`, else its `userName`.
+    private static func userID(in document: Node?) -> String? {
+        document?["id"]?.scalar?.text ?? document?["userName"]?.scalar?.text
+    }
+
+    /// Puts `authenticator` on the run's session in place of one of its method for its origin that an earlier try
+    /// of the step registered.
+    static func register(_ authenticator: any Authenticator, context: StepContext) throws(StepFailure) {
+        context.http.removeAuthenticators(method: authenticator.method, origin: authenticator.origin)
+        do {
+            try context.http.addAuthenticator(authenticator)
+        } catch {
+            throw StepFailure(error.code, error.message)
+        }
     }
 
     /// A URL without its query, for messages.

@@ -5,6 +5,7 @@ import FlowEngine
 import FlowHTTP
 import FlowTransform
 import Foundation
+import Synchronization
 
 /// The `basic-authentication` step, the SDK's `BasicAuthenticationStep`: answers the backend's Basic challenge
 /// with a user name and password from the inputs, proves them with the validating request, and keeps them in the
@@ -76,8 +77,14 @@ struct BasicAuthenticationStep: BuiltinStep, LoggingOutStep {
             }
             let username = self.username
             let password = self.password
-            let authenticator = BasicAuthenticator(origin: origin, challenges: challenges, credentials: credentials) {
-                refused throws(HTTPError) in
+            let known = Mutex<String?>(kept?["user"]?.string)
+            let authenticator = BasicAuthenticator(
+                origin: origin, challenges: challenges, credentials: credentials,
+                afterLogin: { authorization, transport throws(HTTPError) in
+                    try await Authentication.checkUser(
+                        expected: known.withLock { $0 }, authorization: authorization, context: context, transport: transport)
+                }
+            ) { refused throws(HTTPError) in
                 do throws(StepFailure) {
                     if let refused {
                         guard context.input.interactive else {
@@ -99,14 +106,10 @@ struct BasicAuthenticationStep: BuiltinStep, LoggingOutStep {
                     throw HTTPError(error.code, error.message, transient: false)
                 }
             }
-            context.http.removeAuthenticators(method: "basic", origin: origin)
-            do {
-                try context.http.addAuthenticator(authenticator)
-            } catch {
-                throw StepFailure(error.code, error.message)
-            }
+            try Authentication.register(authenticator, context: context)
             let user = try await Authentication.validate(
                 validatingPath, readUser: true, expected: kept?["user"]?.string, context: context, method: "Basic")
+            if let user { known.withLock { $0 = user } }
             guard let sent = authenticator.current else {
                 throw StepFailure(
                     "no-challenge",

@@ -224,6 +224,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
                     tokens: kept.tokens, user: kept.user, endpoints: client.endpoints, backend: backend,
                     clientID: client.clientID))
             let expected = kept.user
+            let known = Mutex(kept.user)
             let mode = context.mode
             let needsPerson =
                 Authentication.presenterName(self.presenter, context: context) == "manual" && !context.input.interactive
@@ -246,24 +247,16 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
                     if mode == .restore { try? context.keepNow(value) }
                 },
                 afterLogin: { tokens, transport throws(HTTPError) in
-                    guard let expected, self.grant == .authorizationCode else { return }
-                    let user = try await Authentication.user(
-                        bearer: tokens.accessToken, context: context, transport: transport)
-                    do throws(StepFailure) {
-                        try Authentication.check(user: user, expected: expected)
-                    } catch {
-                        throw HTTPError(error.code, error.message, transient: false)
-                    }
+                    guard self.grant == .authorizationCode else { return }
+                    try await Authentication.checkUser(
+                        expected: known.withLock { $0 }, authorization: "Bearer \(tokens.accessToken)", context: context,
+                        transport: transport)
                 })
-            context.http.removeAuthenticators(method: "oauth2", origin: origin)
-            do {
-                try context.http.addAuthenticator(authenticator)
-            } catch {
-                throw StepFailure(error.code, error.message)
-            }
+            try Authentication.register(authenticator, context: context)
             let user = try await Authentication.validate(
                 validatingPath, readUser: grant == .authorizationCode, expected: expected, context: context,
                 method: "OAuth 2.0")
+            if let user { known.withLock { $0 = user } }
             guard let tokens = authenticator.tokens else {
                 throw StepFailure(
                     "no-challenge",
@@ -288,17 +281,12 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
         }
     }
 
-    /// The client: from the OAuth 2.0 parameters, or from the issuer's metadata. Endpoints on the backend's own
-    /// host follow `--emulator`, as the backend does.
+    /// The client: from the OAuth 2.0 parameters, or from the issuer's metadata. (Under `--emulator` the
+    /// parameters' endpoints on the backend's own host already point at it: the configuration loader did that.)
     private func client(_ context: StepContext) async throws(StepFailure) -> (OAuth2Client, URL) {
         let key = grant == .clientCredentials ? "oauth2ClientCredentialsParameters" : "oauth2Parameters"
         let parameters = context.info[key]
-        let configured = context.info["settingsParameters"]?["backendURL"]?.text.flatMap(URL.init(string:))
-        func follow(_ url: URL) -> URL {
-            guard let configured, url.origin == configured.origin else { return url }
-            return Backend.redirect(url, to: context.backendOverride)
-        }
-        func url(_ field: String) -> URL? { parameters?[field]?.text.flatMap(URL.init(string:)).map(follow) }
+        func url(_ field: String) -> URL? { parameters?[field]?.text.flatMap(URL.init(string:)) }
         var endpoints: OAuth2Endpoints
         if let issuer {
             do {

@@ -6,6 +6,7 @@ import FlowEngine
 import FlowHTTP
 import FlowTransform
 import Foundation
+import Synchronization
 
 /// The session cookies a web login leaves, kept so that a restore sends them again instead of logging in.
 enum SessionCookies {
@@ -88,19 +89,20 @@ struct SAMLAuthenticationStep: BuiltinStep, LoggingOutStep {
                 flowChallenges ?? [ChallengeTest(statuses: [200, 302, 303], header: header, value: "login-request")]
             SessionCookies.restore(kept?["cookies"]?.string, for: validating, context: context)
             let start = Backend.redirect(launcher, to: context.backendOverride)
+            let known = Mutex<String?>(kept?["user"]?.string)
             let authenticator = WebLoginAuthenticator(
                 method: "saml", origin: validating.origin, challenges: challenges,
                 finish: LoginFinish(Backend.redirect(finish, to: context.backendOverride)),
                 presenter: Authentication.cookiePresenter(presenter, fields: fields, context: context, method: "SAML"),
-                start: { _ in start })
-            context.http.removeAuthenticators(method: "saml", origin: validating.origin)
-            do {
-                try context.http.addAuthenticator(authenticator)
-            } catch {
-                throw StepFailure(error.code, error.message)
-            }
+                start: { _ in start },
+                afterLogin: { transport throws(HTTPError) in
+                    try await Authentication.checkUser(
+                        expected: known.withLock { $0 }, authorization: nil, context: context, transport: transport)
+                })
+            try Authentication.register(authenticator, context: context)
             let user = try await Authentication.validate(
                 validatingPath, readUser: true, expected: kept?["user"]?.string, context: context, method: "SAML")
+            if let user { known.withLock { $0 = user } }
             if authenticator.logins == 0 {
                 context.note("tokens-reused", "the kept session cookies were used; no new login")
             }
@@ -173,12 +175,7 @@ struct OTPSessionConfigurationStep: BuiltinStep {
                 presenter: Authentication.cookiePresenter(
                     presenter, fields: fields, oneTimeCode: passcode, context: context, method: "one-time passcode"),
                 start: { challenge in Self.formURL(challenge, default: formURL) })
-            context.http.removeAuthenticators(method: "otp", origin: formURL.origin)
-            do {
-                try context.http.addAuthenticator(authenticator)
-            } catch {
-                throw StepFailure(error.code, error.message)
-            }
+            try Authentication.register(authenticator, context: context)
             return .success
         } catch {
             return .failure(error)
