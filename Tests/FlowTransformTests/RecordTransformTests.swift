@@ -59,6 +59,17 @@ struct OAuth2ParametersTests {
         #expect(value == expectedOAuth)
     }
 
+    /// The SDK's documentation calls it `oauth2.xsuaaAuthorizationURL`; both names are read.
+    @Test func xsuaaURLUnderTheDocumentationsNameIsPreferred() throws {
+        let value = try record("oauth2-parameters", """
+            {"oauth2.authorizationEndpoint": "https://mobile.example.com/oauth2/authorize",
+             "oauth2.xsuaaAuthorizationURL": "https://auth.example.com/oauth2/authorize",
+             "oauth2.tokenEndpoint": "https://auth.example.com/oauth2/token",
+             "oauth2.clients": [{"clientID": "c4a7e2d9", "grantType": "authorization_code", "redirectURL": "https://app.example.com/done"}]}
+            """)
+        #expect(value == expectedOAuth)
+    }
+
     @Test func olderFlatForm() throws {
         let value = try record("oauth2-parameters", """
             {"oauth2.authorizationEndpoint": "https://auth.example.com/oauth2/authorize", "oauth2.tokenEndpoint": "https://auth.example.com/oauth2/token",

@@ -65,7 +65,11 @@ enum OAuthForms {
                 "redirectURL": try url(node, "redirect_uri", at: path, conversion),
             ])
         }
-        let authorization = node["oauth2.xsuaaAuthorizationEndpoint"] != nil ? "oauth2.xsuaaAuthorizationEndpoint" : "oauth2.authorizationEndpoint"
+        // The XSUAA authorization endpoint, when the configuration names one (the API's name, or the SDK
+        // documentation's `oauth2.xsuaaAuthorizationURL`), saves the backend's redirect to it.
+        let authorization =
+            ["oauth2.xsuaaAuthorizationEndpoint", "oauth2.xsuaaAuthorizationURL"].first { node[$0] != nil }
+            ?? "oauth2.authorizationEndpoint"
         var record: [String: InfoValue] = [
             "authorizationEndpointURL": try url(node, authorization, at: path, conversion),
             "tokenEndpointURL": try url(node, "oauth2.tokenEndpoint", at: path, conversion),
