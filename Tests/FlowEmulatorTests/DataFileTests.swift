@@ -157,6 +157,12 @@ struct DataFileTests {
             ("applications:\n  - id: a\n    auth: []\nregistrations:\n  - {application: a, state: frozen}\n", 5, 29, "`registrations[0].state` is `frozen`"),
             ("applications: [\n", 2, 1, "Invalid YAML"),
             ("users: []\n", 1, 1, "has no `applications`"),
+            ("applications:\n  - id: a\n    auth: []\nidentity-provider:\n  sso-url: ftp://idp\n  certificate: x\n", 5, 12,
+             "`identity-provider.sso-url` is `ftp://idp`; expected an http or https URL"),
+            ("applications:\n  - id: a\n    auth: []\nidentity-provider:\n  sso-url: https://idp.example.com/sso\n  certificate: not-pem\n",
+             6, 16, "`identity-provider.certificate` is not a PEM certificate"),
+            ("applications:\n  - id: a\n    auth: []\nidentity-provider:\n  sso-url: https://idp.example.com/sso\n", 5, 3,
+             "`identity-provider` has no `certificate`"),
         ] as [(String, Int, Int, String)]
     )
     func badData(text: String, line: Int, column: Int, message: String) throws {
@@ -169,6 +175,28 @@ struct DataFileTests {
         #expect(problem.location?.column == column)
         #expect(problem.message.contains(message), "\(problem.message)")
         #expect(error.description.hasPrefix("\(file.path):\(line):\(column): error: "))
+    }
+
+    @Test("An external identity provider is read with its certificate, and the service provider's default name")
+    func identityProvider() throws {
+        let pem = NanoIDPSAMLFixture.certificatePEM.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n")
+        let text = """
+            applications:
+              - id: a
+                auth: []
+            identity-provider:
+              sso-url: http://127.0.0.1:35017/saml/sso
+              issuer: http://127.0.0.1:35017/saml
+              certificate: |
+            \(pem)
+            """
+        let file = try TemporaryFile(name: "idp.yaml", contents: text)
+        defer { file.remove() }
+        let provider = try #require(try EmulatorData.load(path: file.path).identityProvider)
+        #expect(provider.ssoURL.absoluteString == "http://127.0.0.1:35017/saml/sso")
+        #expect(provider.issuer == "http://127.0.0.1:35017/saml")
+        #expect(provider.serviceProvider == "urn:flowrun:emulator")
+        #expect(provider.certificatePEM.contains("BEGIN CERTIFICATE"))
     }
 
     @Test("Every problem is reported, not only the first")

@@ -28,6 +28,12 @@ final class NanoIDP: Sendable {
         self.url = url
     }
 
+    /// The temporary folder nanoidp runs in (its settings, keys and `nanoidp.log`).
+    var workFolder: String {
+        ((try? String(contentsOfFile: pidfile + ".workdir", encoding: .utf8)) ?? "")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     func stop() {
         _ = try? CommandRunner.runShell("bash .ci/nanoidp.sh stop", environment: ["NANOIDP_PIDFILE": pidfile])
     }
@@ -36,6 +42,31 @@ final class NanoIDP: Sendable {
 struct NanoIDPDidNotStart: Error, CustomStringConvertible {
     var output: String
     var description: String { "nanoidp did not start (.ci/nanoidp.sh installs it from PyPI): \(output)" }
+}
+
+/// Emulator data with the HR application (SAML) and nanoidp as its external identity provider; ada is known by the
+/// email address nanoidp's assertions name.
+func samlEmulatorData(sso: String, issuer: String, pem: String) -> String {
+    """
+    applications:
+      - id: com.example.hr
+        auth:
+          - type: saml2.web.post
+            config:
+              saml2.web.post.authchallengeheader.name: com.sap.cloud.security.login
+              saml2.web.post.finish.endpoint.uri: /SAMLAuthLauncher
+              saml2.web.post.finish.endpoint.redirectparam: finishEndpointParam
+        destinations: [hr]
+    users:
+      - {email: ada@example.org, id: ada, given-name: Ada, family-name: Lovelace}
+    identity-provider:
+      sso-url: \(sso)
+      issuer: \(issuer)
+      service-provider: urn:flowrun:emulator
+      certificate: |
+    \(pem)
+
+    """
 }
 
 /// A flow that logs in to nanoidp with the authorization code grant and PKCE, its endpoints read from the
@@ -119,6 +150,64 @@ struct NanoIDPTests {
             environment: ["FLOWRUN_INPUT_PASSCODE": "Nano-passc0de"])
         #expect(after.status == 1)
         #expect(after.standardOutput.contains("missing-input"), "\(after.standardOutput)")
+    }
+
+    /// SAML 2.0 with the emulator as the service provider and nanoidp as the identity provider: the shipped SAML
+    /// flow as a process, the emulator's launcher posting an AuthnRequest to nanoidp's `/saml/sso`, the
+    /// headless-form presenter filling nanoidp's form, nanoidp's signed response posted back (the POST binding)
+    /// and checked by the emulator against nanoidp's certificate, ending on the finish URL. A restore then reuses
+    /// the session cookie in a new emulator, with no login; logout ends the session.
+    @Test func samlWithTheEmulatorAsServiceProvider() throws {
+        let idp = try NanoIDP()
+        defer { idp.stop() }
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let base = idp.url.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let certificate = try CommandRunner.runShell("curl -fsS '\(base)/saml/cert.pem'")
+        #expect(certificate.status == 0 && certificate.standardOutput.contains("BEGIN CERTIFICATE"))
+        let pem = certificate.standardOutput.split(separator: "\n").map { "      " + $0 }.joined(separator: "\n")
+        try scratch.write("idp.yaml", samlEmulatorData(sso: base + "/saml/sso", issuer: base + "/saml", pem: pem))
+        let flow = CommandRunner.root.appendingPathComponent("flows/saml.yaml").path
+        let trace = scratch.url.appendingPathComponent("trace.jsonl").path
+        let passcode = ["FLOWRUN_INPUT_PASSCODE": "Hr-passc0de-1"]
+        let onboard = try CommandRunner.run(
+            [
+                "run", "--emulator", "--emulator-data", "idp.yaml", "--presenter", "headless-form", flow,
+                "--state-dir", "state", "--trace", trace, "--input", "email-address=ada@example.org",
+                "--input", "username=ada",
+            ],
+            in: scratch.url, environment: passcode.merging(["FLOWRUN_INPUT_PASSWORD": "analytical-engine"]) { $1 })
+        #expect(onboard.status == 0, "\(onboard.standardOutput)\(onboard.standardError)")
+        let log = try String(contentsOfFile: idp.workFolder + "/nanoidp.log", encoding: .utf8)
+        #expect(log.contains("POST /saml/sso"), "the login went through nanoidp")
+
+        let restore = try CommandRunner.run(
+            ["run", "--emulator", "--emulator-data", "idp.yaml", flow, "--state-dir", "state", "--trace", trace],
+            in: scratch.url, environment: passcode)
+        #expect(restore.status == 0, "\(restore.standardOutput)\(restore.standardError)")
+        #expect(try String(contentsOfFile: trace, encoding: .utf8).contains("tokens-reused"))
+
+        // Another certificate than nanoidp's: the emulator refuses the signed response, and no session starts.
+        let made = try CommandRunner.runShell(
+            "openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=not-nanoidp -days 1 -keyout /dev/null 2>/dev/null")
+        #expect(made.status == 0 && made.standardOutput.contains("BEGIN CERTIFICATE"))
+        let otherPEM = made.standardOutput.split(separator: "\n").map { "      " + $0 }.joined(separator: "\n")
+        let data = try String(contentsOfFile: scratch.url.appendingPathComponent("idp.yaml").path, encoding: .utf8)
+        try scratch.write("other.yaml", data.replacingOccurrences(of: pem, with: otherPEM))
+        let refused = try CommandRunner.run(
+            [
+                "run", "--emulator", "--emulator-data", "other.yaml", "--presenter", "headless-form", flow,
+                "--state-dir", "other-state", "--input", "email-address=ada@example.org", "--input", "username=ada",
+            ],
+            in: scratch.url, environment: passcode.merging(["FLOWRUN_INPUT_PASSWORD": "analytical-engine"]) { $1 })
+        #expect(refused.status == 1)
+        #expect(refused.standardOutput.contains("signature"), "\(refused.standardOutput)")
+        #expect(!(refused.standardOutput + refused.standardError).contains("SAMLResponse="))
+
+        let logout = try CommandRunner.run(
+            ["run", "--emulator", "--emulator-data", "idp.yaml", flow, "--state-dir", "state", "--mode", "logout"],
+            in: scratch.url, environment: passcode)
+        #expect(logout.status == 0, "\(logout.standardOutput)\(logout.standardError)")
     }
 
     /// A TOTP second factor: nanoidp's second form posts `totp_code`, computed from the secret given as input.

@@ -36,6 +36,9 @@ struct AuthState: Sendable {
     var forms: [String: FormTransaction] = [:]
     /// Pending SAML logins by relay state, with when they expire.
     var samlRequests: [String: Date] = [:]
+    /// The `ID` of the AuthnRequest sent to an external identity provider, by relay state: its response must answer
+    /// it (`InResponseTo`).
+    var samlRequestIDs: [String: String] = [:]
     var assertions: [String: Assertion] = [:]
 
     /// Access tokens revoked one by one and sessions ended, by claims ID, until they would have expired anyway.
@@ -187,6 +190,7 @@ struct AuthState: Sendable {
         Self.bound(&forms, now: now) { $0.expires }
         Self.bound(&assertions, now: now) { $0.expires }
         Self.bound(&samlRequests, now: now) { $0 }
+        samlRequestIDs = samlRequestIDs.filter { samlRequests[$0.key] != nil }
         Self.bound(&revoked, now: now) { $0 }
         Self.bound(&revokedFamilies, now: now) { $0 }
         Self.bound(&generations, now: now) { $0.until }

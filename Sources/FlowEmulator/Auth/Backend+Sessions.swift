@@ -19,26 +19,91 @@ extension Backend {
         }
         let relayState = RandomToken.make(prefix: "rs-")
         auth.samlRequests[relayState] = now.addingTimeInterval(AuthState.transactionLifetime.timeInterval)
-        auth.prune(now: now)
-        return .redirect(Self.adding([("RelayState", relayState)], to: ownBase + Self.samlIdPPath))
+        defer { auth.prune(now: now) }
+        guard let provider = data.identityProvider else {
+            return .redirect(Self.adding([("RelayState", relayState)], to: ownBase + Self.samlIdPPath))
+        }
+        let requestID = "_" + RandomToken.make()
+        auth.samlRequestIDs[relayState] = requestID
+        return .page(
+            200,
+            Page.autoPost(
+                title: "Signing in", action: provider.ssoURL.absoluteString,
+                fields: [("SAMLRequest", authnRequest(id: requestID, to: provider)), ("RelayState", relayState)]),
+            headers: Self.noStore)
+    }
+
+    /// The base64 AuthnRequest (POST binding) for the external identity provider: the launcher is the assertion
+    /// consumer, the service provider's entity ID the issuer (and so the assertion's audience).
+    private func authnRequest(id: String, to provider: ExternalIdentityProvider) -> String {
+        let xml = """
+            <samlp:AuthnRequest xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" \
+            xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="\(id)" Version="2.0" \
+            IssueInstant="\(now.formatted(.iso8601))" Destination="\(Page.escape(provider.ssoURL.absoluteString))" \
+            AssertionConsumerServiceURL="\(Page.escape(ownBase + Self.samlLauncherPath))" \
+            ProtocolBinding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST">\
+            <saml:Issuer>\(Page.escape(provider.serviceProvider))</saml:Issuer>\
+            </samlp:AuthnRequest>
+            """
+        return Data(xml.utf8).base64EncodedString()
+    }
+
+    /// The user an external identity provider's response names, when its signature, issuer, audience, destination,
+    /// times and `InResponseTo` are right and the emulator knows the user; else why not.
+    private mutating func externalAssertionUser(
+        _ encoded: String, relayState: String, provider: ExternalIdentityProvider
+    ) -> Result<String, SAMLRefusal> {
+        guard let requestID = auth.samlRequestIDs[relayState], let expires = auth.samlRequests[relayState],
+              expires > now
+        else {
+            return .failure(SAMLRefusal("its RelayState is not the one of a login in progress."))
+        }
+        let verified: VerifiedSAMLResponse
+        do throws(SAMLRefusal) {
+            verified = try SAMLResponseVerifier.verify(
+                base64: encoded, trusting: try SAMLTrust(certificatePEM: provider.certificatePEM),
+                issuer: provider.issuer, audience: provider.serviceProvider,
+                destination: ownBase + Self.samlLauncherPath, inResponseTo: requestID, now: now)
+        } catch {
+            return .failure(error)
+        }
+        auth.samlRequests[relayState] = nil
+        auth.samlRequestIDs[relayState] = nil
+        guard let user = user(named: verified.nameID) else {
+            return .failure(
+                SAMLRefusal(
+                    "it names user `\(verified.nameID)`, whom this emulator does not know (list them under "
+                        + "`users` in the data file)."))
+        }
+        return .success(user.email.lowercased())
     }
 
     /// `POST /SAMLAuthLauncher` (the assertion consumer): a valid SAML response starts a session and redirects to
-    /// the finish URL.
+    /// the finish URL. The response is the emulated IdP's, or with `identity-provider` in the data, the external
+    /// provider's, checked as a service provider checks it.
     mutating func samlAssertionConsumer(_ request: RequestFacts) -> Answer {
         let refused = { (reason: String) in Self.errorPage(403, "The SAML response is refused: \(reason)") }
         guard let encoded = request.form.nonEmpty("SAMLResponse"), let relayState = request.form["RelayState"] else {
             return refused("the form has no SAMLResponse or RelayState.")
         }
-        guard let id = verifiedAssertionID(encoded) else { return refused("its signature is not valid.") }
-        guard let assertion = auth.assertions[id] else { return refused("it is unknown or was already used.") }
-        auth.assertions[id] = nil
-        guard assertion.expires > now else { return refused("it expired.") }
-        guard assertion.relayState == relayState, auth.samlRequests.removeValue(forKey: relayState) != nil else {
-            return refused("its RelayState is not the one of a login in progress.")
+        let user: String
+        if let provider = data.identityProvider {
+            switch externalAssertionUser(encoded, relayState: relayState, provider: provider) {
+            case .failure(let refusal): return refused(refusal.reason)
+            case .success(let named): user = named
+            }
+        } else {
+            guard let id = verifiedAssertionID(encoded) else { return refused("its signature is not valid.") }
+            guard let assertion = auth.assertions[id] else { return refused("it is unknown or was already used.") }
+            auth.assertions[id] = nil
+            guard assertion.expires > now else { return refused("it expired.") }
+            guard assertion.relayState == relayState, auth.samlRequests.removeValue(forKey: relayState) != nil else {
+                return refused("its RelayState is not the one of a login in progress.")
+            }
+            user = assertion.user
         }
         if let old = self.session(request) { auth.revoke(old, now: now) }
-        let cookie = auth.issueSession(user: assertion.user, saml: true, otpPassed: false, now: now)
+        let cookie = auth.issueSession(user: user, saml: true, otpPassed: false, now: now)
         return .redirect(
             ownBase + Self.samlLauncherPath + "?" + Self.samlFinishQuery,
             headers: [Cookies.set(Self.sessionCookie, cookie)])

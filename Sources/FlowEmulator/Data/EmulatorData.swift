@@ -1,4 +1,5 @@
 public import FlowDescriptor
+public import Foundation
 
 /// Everything the emulated backend knows: applications, users, onboarding codes, the faults and registration
 /// states it starts with, and the key it signs tokens and session cookies with.
@@ -14,6 +15,8 @@ public struct EmulatorData: Sendable, Hashable {
     public var registrations: [Registration]
     /// The key tokens and session cookies are signed with; emulators with the same key accept each other's.
     public var signingKey: EmulatorSigningKey
+    /// An identity provider outside the emulator that SAML logins go to instead of the emulated one.
+    public var identityProvider: ExternalIdentityProvider?
 
     public init(
         applications: [EmulatorApplication],
@@ -21,7 +24,8 @@ public struct EmulatorData: Sendable, Hashable {
         onboardingCodes: [OnboardingCode] = [],
         faults: [EmulatorEndpoint: Fault] = [:],
         registrations: [Registration] = [],
-        signingKey: EmulatorSigningKey = .builtIn
+        signingKey: EmulatorSigningKey = .builtIn,
+        identityProvider: ExternalIdentityProvider? = nil
     ) {
         self.applications = applications
         self.users = users
@@ -29,6 +33,7 @@ public struct EmulatorData: Sendable, Hashable {
         self.faults = faults
         self.registrations = registrations
         self.signingKey = signingKey
+        self.identityProvider = identityProvider
     }
 
     /// The application with the identifier `id`, if there is one.
@@ -341,5 +346,32 @@ public struct Registration: Sendable, Hashable {
         self.application = application
         self.device = device
         self.state = state
+    }
+}
+
+/// A SAML 2.0 identity provider outside the emulator (`identity-provider` in the data file). The emulator is then a
+/// service provider as a real backend is: its launcher sends an AuthnRequest by the POST binding to `ssoURL`, and
+/// its assertion consumer accepts only a response whose assertion is signed with `certificatePEM`'s key, from
+/// `issuer`, for `serviceProvider`, sent to the launcher, in time, answering that request, naming a known user.
+public struct ExternalIdentityProvider: Sendable, Hashable {
+    /// The provider's single sign-on endpoint (POST binding).
+    public var ssoURL: URL
+    /// The `Issuer` its assertions must name; any when `nil`.
+    public var issuer: String?
+    /// The provider's signing certificate (PEM); the only key its assertions are checked with.
+    public var certificatePEM: String
+    /// The emulator's entity ID as a service provider: the AuthnRequest's issuer and the assertion's audience.
+    public var serviceProvider: String
+
+    /// The service provider's entity ID when the data file names none.
+    public static let defaultServiceProvider = "urn:flowrun:emulator"
+
+    public init(
+        ssoURL: URL, issuer: String?, certificatePEM: String, serviceProvider: String = Self.defaultServiceProvider
+    ) {
+        self.ssoURL = ssoURL
+        self.issuer = issuer
+        self.certificatePEM = certificatePEM
+        self.serviceProvider = serviceProvider
     }
 }

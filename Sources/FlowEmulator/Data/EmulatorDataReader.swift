@@ -1,4 +1,5 @@
 public import FlowDescriptor
+import Foundation
 
 extension EmulatorData {
     /// Reads emulator data from a YAML or JSON file (`.json` files are JSON).
@@ -80,7 +81,9 @@ struct DataReader {
     // MARK: The document
 
     mutating func data(_ root: Node) -> EmulatorData? {
-        let keys = ["applications", "users", "onboarding-codes", "faults", "registrations", "signing-key"]
+        let keys = [
+            "applications", "users", "onboarding-codes", "faults", "registrations", "signing-key", "identity-provider",
+        ]
         guard let fields = mapping(root, path: "the emulator data", keys: keys) else {
             return nil
         }
@@ -102,9 +105,10 @@ struct DataReader {
             }
         }
         let signingKey = fields["signing-key"].flatMap { self.signingKey($0) } ?? .builtIn
+        let identityProvider = fields["identity-provider"].flatMap { self.identityProvider($0) }
         let data = EmulatorData(
             applications: applications, users: users, onboardingCodes: codes, faults: faults,
-            registrations: registrations, signingKey: signingKey)
+            registrations: registrations, signingKey: signingKey, identityProvider: identityProvider)
         crossCheck(data, root: root)
         return data
     }
@@ -395,6 +399,38 @@ struct DataReader {
             return nil
         }
         return EmulatorSigningKey(text: text)
+    }
+
+    /// The top-level `identity-provider`: `sso-url` (http or https), `certificate` (PEM, read here so that a broken
+    /// one is found at load), optional `issuer` and `service-provider`.
+    mutating func identityProvider(_ node: Node) -> ExternalIdentityProvider? {
+        let path = "identity-provider"
+        guard let fields = mapping(node, path: path, keys: ["sso-url", "issuer", "certificate", "service-provider"])
+        else { return nil }
+        var ssoURL: URL?
+        if let urlNode = required(fields, "sso-url", in: node, path: path),
+           let text = string(urlNode, path: "\(path).sso-url")
+        {
+            ssoURL = URL(string: text).flatMap { ["http", "https"].contains($0.scheme) && $0.host != nil ? $0 : nil }
+            if ssoURL == nil { fail("`\(path).sso-url` is `\(text)`; expected an http or https URL.", at: urlNode) }
+        }
+        var certificate: String?
+        if let certificateNode = required(fields, "certificate", in: node, path: path),
+           let text = string(certificateNode, path: "\(path).certificate")
+        {
+            do throws(SAMLRefusal) {
+                _ = try SAMLTrust(certificatePEM: text)
+                certificate = text
+            } catch {
+                fail("`\(path).certificate` is not a PEM certificate with an RSA key: \(error.reason)", at: certificateNode)
+            }
+        }
+        let issuer = fields["issuer"].flatMap { string($0, path: "\(path).issuer") }
+        let serviceProvider = fields["service-provider"].flatMap { string($0, path: "\(path).service-provider") }
+        guard let ssoURL, let certificate else { return nil }
+        return ExternalIdentityProvider(
+            ssoURL: ssoURL, issuer: issuer, certificatePEM: certificate,
+            serviceProvider: serviceProvider ?? ExternalIdentityProvider.defaultServiceProvider)
     }
 
     /// The admin clock body `{"advance": "2h"}`: how far to move the clock forward.
