@@ -181,17 +181,75 @@ enum Authentication {
         method: String
     ) -> any WebPresenter {
         let name = presenterName(chosen, context: context)
-        guard name == "headless-form" else {
+        let environment = context.input.environment
+        switch name {
+        case "headless-form":
+            return presenter(name, fields: fields, oneTimeCode: oneTimeCode, context: context)
+        case "system-browser":
+            // The browser's cookies come back only from a browser flowrun drives: Chromium through chromedriver.
+            guard let driver = WebDriverPresenter.findDriver(environment: environment) else {
+                return UnsupportedPresenter(
+                    name: name,
+                    reason: HTTPError(
+                        "presenter-unsupported",
+                        "the \(method) login leaves its result in the browser's cookies; `system-browser` brings them "
+                            + "back by driving Chromium through chromedriver, which is not installed (Debian: `apt-get "
+                            + "install chromium chromium-driver`); or run with `--presenter headless-form`",
+                        transient: false))
+            }
+            let display = [environment["DISPLAY"], environment["WAYLAND_DISPLAY"]].contains { !($0 ?? "").isEmpty }
+            return WebDriverPresenter(driver: driver, headless: !display, fields: fields) { kind throws(HTTPError) in
+                try formAnswer(kind, oneTimeCode: oneTimeCode, ask: false, context: context)
+            }
+        default:
             // Refused when a login is needed, not before: a restore with kept cookies needs none.
             return UnsupportedPresenter(
                 name: name,
                 reason: HTTPError(
                     "presenter-unsupported",
-                    "the \(method) login leaves its result in the browser's cookies, which `\(name)` cannot bring back to flowrun "
-                        + "in this build: run with `--presenter headless-form` (the forms filled from the inputs)",
+                    "the \(method) login leaves its result in the browser's cookies, which `\(name)` cannot bring back "
+                        + "to flowrun: use `system-browser` (Chromium driven through chromedriver) or `--presenter "
+                        + "headless-form` (the forms filled from the inputs)",
                     transient: false))
         }
-        return presenter(name, fields: fields, oneTimeCode: oneTimeCode, context: context)
+    }
+
+    /// The value for a login form's field of `kind`, from the inputs: asked on the terminal when `ask` (a form
+    /// filled by flowrun), else only when given without asking (a browser the person types into), `nil` if not.
+    /// Secrets join the redactor at once.
+    static func formAnswer(
+        _ kind: HeadlessFormPresenter.FieldKind, oneTimeCode: ParameterText?, ask: Bool, context: StepContext
+    ) throws(HTTPError) -> String? {
+        let input = context.input
+        func take(_ name: String, _ question: String, secret: Bool) throws(StepFailure) -> String? {
+            ask ? try input.value(name, question: question, secret: secret) : try input.given(name, secret: secret)
+        }
+        do throws(StepFailure) {
+            let value: String?
+            switch kind {
+            case .username:
+                return try take("username", "User name: ", secret: false)
+            case .password:
+                value = try take("password", "Password: ", secret: true)
+            case .oneTimeCode:
+                if let oneTimeCode, oneTimeCode.text != "prompt" {
+                    value = try context.resolve(oneTimeCode)
+                } else if let secret = try input.given("totp-secret", secret: true) {
+                    context.redactor.add(secret)
+                    guard let totp = TOTP(base32: secret) else {
+                        throw StepFailure(
+                            "bad-input", "input `totp-secret` is not a base32 secret (as authenticator apps take it)")
+                    }
+                    value = totp.code(at: Date())
+                } else {
+                    value = try take("otp", "One-time code: ", secret: true)
+                }
+            }
+            if let value { context.redactor.add(value) }
+            return value
+        } catch {
+            throw HTTPError(error.code, error.message, transient: false)
+        }
     }
 
     /// A presenter that cannot show this login: it says why when a login is needed.
@@ -211,37 +269,9 @@ enum Authentication {
     ) -> any WebPresenter {
         switch presenterName(chosen, context: context) {
         case "headless-form":
-            let input = context.input
-            let redactor = context.redactor
             return HeadlessFormPresenter(fields: fields) { kind throws(HTTPError) -> String in
-                do throws(StepFailure) {
-                    let value: String
-                    switch kind {
-                    case .username:
-                        value = try input.value("username", question: "User name: ")
-                    case .password:
-                        value = try input.value("password", question: "Password: ", secret: true)
-                        redactor.add(value)
-                    case .oneTimeCode:
-                        if let oneTimeCode, oneTimeCode.text != "prompt" {
-                            value = try context.resolve(oneTimeCode)
-                        } else if let secret = try input.given("totp-secret", secret: true) {
-                            redactor.add(secret)
-                            guard let totp = TOTP(base32: secret) else {
-                                throw StepFailure(
-                                    "bad-input",
-                                    "input `totp-secret` is not a base32 secret (as authenticator apps take it)")
-                            }
-                            value = totp.code(at: Date())
-                        } else {
-                            value = try input.value("otp", question: "One-time code: ", secret: true)
-                        }
-                        redactor.add(value)
-                    }
-                    return value
-                } catch {
-                    throw HTTPError(error.code, error.message, transient: false)
-                }
+                // Asking is allowed here, so there is always an answer or a failure.
+                try formAnswer(kind, oneTimeCode: oneTimeCode, ask: true, context: context) ?? ""
             }
         case "manual":
             let input = context.input

@@ -1,0 +1,327 @@
+public import FlowHTTP
+public import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The `system-browser` presenter for logins whose result is the browser's cookies (SAML, the OTP form): it drives
+/// the desktop's Chromium through chromedriver (W3C WebDriver), because a browser opened by `xdg-open` keeps its
+/// cookies to itself. The person logs in in the window; where the flow's inputs already give a field the page asks
+/// for (user name, password, one-time code), it is filled in the browser. Once the browser reaches the finish URL,
+/// the cookies of that page are copied into the run's session, and the browser is closed. Without a display it
+/// runs Chromium headless, which works only when the inputs answer every field.
+public struct WebDriverPresenter: WebPresenter {
+    public let name = "system-browser"
+    /// The chromedriver program.
+    public var driver: String
+    /// Whether Chromium runs without a window (no display).
+    public var headless: Bool
+    /// The longest a login may take.
+    public var timeout: Duration
+    /// Without a display, how long a page may stay put before the login is given up.
+    public var stallLimit: Duration = .seconds(20)
+    public var fields: HeadlessFormPresenter.FieldNames
+    /// A field's value when the inputs already give it; `nil` leaves the field to the person.
+    public let answer: @Sendable (HeadlessFormPresenter.FieldKind) throws(HTTPError) -> String?
+
+    public init(
+        driver: String, headless: Bool, timeout: Duration = .seconds(300),
+        fields: HeadlessFormPresenter.FieldNames = .init(),
+        answer: @escaping @Sendable (HeadlessFormPresenter.FieldKind) throws(HTTPError) -> String?
+    ) {
+        self.driver = driver
+        self.headless = headless
+        self.timeout = timeout
+        self.fields = fields
+        self.answer = answer
+    }
+
+    /// The chromedriver on `PATH` (or `$FLOWRUN_CHROMEDRIVER`), if there is one.
+    public static func findDriver(environment: [String: String]) -> String? {
+        if let given = environment["FLOWRUN_CHROMEDRIVER"], !given.isEmpty { return given }
+        let folders = (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":")
+        return folders.lazy.map { "\($0)/chromedriver" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    public func present(_ url: URL, finish: LoginFinish, transport: HTTPTransport) async throws(HTTPError) -> URL {
+        let driver = try await ChromeDriver.start(self.driver)
+        do {
+            let reached = try await drive(driver, from: url, to: finish, transport: transport)
+            await driver.stop()
+            return reached
+        } catch {
+            await driver.stop()
+            throw error
+        }
+    }
+
+    private func drive(
+        _ driver: ChromeDriver, from url: URL, to finish: LoginFinish, transport: HTTPTransport
+    ) async throws(HTTPError) -> URL {
+        var arguments = ["--no-first-run", "--no-default-browser-check", "--disable-gpu", "--window-size=1000,800"]
+        if headless { arguments.append("--headless=new") }
+        if geteuid() == 0 { arguments.append("--no-sandbox") }  // Chromium refuses to run as root with its sandbox.
+        let session = try await driver.newSession(arguments: arguments)
+        // The login continues the session's conversation with the backend (the OTP form needs its cookie): the
+        // browser gets the session's cookies for the start page's site first.
+        if let cookies = transport.cookies.header(for: url), let origin = URL(string: url.origin + "/favicon.ico") {
+            try await session.navigate(to: origin)
+            try await session.add(cookies: cookies)
+        }
+        try await session.navigate(to: url)
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        var filledPages: Set<String> = []
+        var lastChange = (url: url, at: clock.now)
+        while true {
+            guard let current = try await session.currentURL() else {
+                throw .login("browser-closed", "the browser window was closed before the login finished")
+            }
+            if finish.matches(current) {
+                let cookies = try await session.cookies()
+                transport.cookies.store(cookies, from: current)
+                return current
+            }
+            let page = current.absoluteString.split(separator: "?").first.map(String.init) ?? current.absoluteString
+            if !filledPages.contains(page), try await fill(session) { filledPages.insert(page) }
+            if current != lastChange.url { lastChange = (current, clock.now) }
+            // Without a display nobody can act on a page that stays put: say what it shows instead of waiting.
+            if headless, lastChange.at.duration(to: clock.now) > stallLimit {
+                let text = try? await session.execute("return document.body ? document.body.innerText : ''", arguments: [])
+                throw .login(
+                    "login-stalled",
+                    "the login stopped at \(HeadlessFormPresenter.plain(current)) for \(stallLimit), which shows: "
+                        + HeadlessFormPresenter.excerpt(text as? String ?? ""))
+            }
+            guard clock.now < deadline else {
+                throw .login(
+                    "login-timeout", "the browser did not reach \(HeadlessFormPresenter.plain(finish.url)) within \(timeout)")
+            }
+            // The browser is another program: its progress can only be polled.
+            do {
+                try await Task.sleep(for: .milliseconds(250))
+            } catch {
+                throw HTTPError("cancelled", "the login in the browser was stopped before it finished", transient: true)
+            }
+        }
+    }
+
+    /// Fills the page's login form where the inputs answer its fields, and submits it when they answer all of
+    /// them. Returns whether it filled anything. Headless, a field nobody can answer ends the login at once.
+    private func fill(_ session: WebDriverSession) async throws(HTTPError) -> Bool {
+        let visible = try await session.execute(WebDriverScripts.loginFields, arguments: [])
+        guard let entries = visible as? [[String: Any]], !entries.isEmpty else { return false }
+        var values: [(String, String)] = []
+        var unanswered: [String] = []
+        for entry in entries {
+            let field = HTMLForm.Field(
+                name: entry["name"] as? String ?? "", value: "",
+                type: (entry["type"] as? String ?? "text").lowercased())
+            guard let kind = fields.kind(of: field) else { continue }
+            if let value = try answer(kind) { values.append((field.name, value)) } else { unanswered.append(field.name) }
+        }
+        if headless, !unanswered.isEmpty {
+            throw .login(
+                "missing-input",
+                "the login page asks for \(unanswered.map { "`\($0)`" }.joined(separator: ", ")), and with no display "
+                    + "nobody can type it into the browser: give it as an input (for example FLOWRUN_INPUT_PASSWORD)")
+        }
+        guard !values.isEmpty else { return false }
+        let names = values.map(\.0)
+        let texts = values.map(\.1)
+        _ = try await session.execute(WebDriverScripts.fillAndSubmit, arguments: [names, texts, unanswered.isEmpty])
+        return true
+    }
+}
+
+/// The scripts run in the login page.
+enum WebDriverScripts {
+    /// The visible, enabled text and password fields of the page's forms: `[{name, type}]`.
+    static let loginFields = """
+        return Array.from(document.querySelectorAll('form input')).filter(function (input) {
+          var type = (input.type || 'text').toLowerCase();
+          return input.name && ['hidden', 'submit', 'button', 'checkbox', 'radio'].indexOf(type) < 0
+            && !input.disabled && input.offsetParent !== null;
+        }).map(function (input) { return {name: input.name, type: input.type || 'text'}; });
+        """
+
+    /// Sets fields by name (arguments 0 and 1) and, when argument 2 is true, submits their form.
+    static let fillAndSubmit = """
+        var names = arguments[0], values = arguments[1], form = null;
+        for (var i = 0; i < names.length; i++) {
+          var input = document.querySelector('form input[name="' + CSS.escape(names[i]) + '"]');
+          if (!input) continue;
+          input.value = values[i];
+          input.dispatchEvent(new Event('input', {bubbles: true}));
+          form = form || input.form;
+        }
+        if (arguments[2] && form) {
+          if (form.requestSubmit) { form.requestSubmit(); } else { form.submit(); }
+        }
+        return true;
+        """
+}
+
+/// A chromedriver process on a loopback port, and the HTTP session that speaks to it.
+final class ChromeDriver: Sendable {
+    let base: URL
+    private let process: Process
+    let http: HTTPSession
+    /// The browser sessions started, ended by ``stop()``.
+    private let sessions = Mutex<[String]>([])
+
+    private init(base: URL, process: Process, http: HTTPSession) {
+        self.base = base
+        self.process = process
+        self.http = http
+    }
+
+    /// Starts `executable` on a free loopback port and waits until it says it is ready.
+    static func start(_ executable: String) async throws(HTTPError) -> ChromeDriver {
+        let port = try freePort()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1", "--log-level=OFF"]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw .login("browser-not-opened", "cannot start `\(executable)`: \(error.localizedDescription)")
+        }
+        let driver = ChromeDriver(
+            base: URL(string: "http://127.0.0.1:\(port)")!, process: process,
+            http: HTTPSession(configuration: .init(timeout: .seconds(60), connectTimeout: .seconds(2))))
+        // Ready when /status says so; a driver that exits or never answers ends the wait (20 s at most).
+        for _ in 0..<200 {
+            if !process.isRunning { break }
+            if let status = try? await driver.call("GET", "/status"), (status["ready"] as? Bool) == true {
+                return driver
+            }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        await driver.stop()
+        throw .login("browser-not-opened", "`\(executable)` did not become ready on 127.0.0.1:\(port)")
+    }
+
+    /// A new browser session with Chromium's command-line `arguments`.
+    func newSession(arguments: [String]) async throws(HTTPError) -> WebDriverSession {
+        let capabilities: [String: Any] = [
+            "capabilities": ["alwaysMatch": ["goog:chromeOptions": ["args": arguments]]]
+        ]
+        let value = try await call("POST", "/session", capabilities)
+        guard let id = value["sessionId"] as? String else {
+            throw .login("browser-not-opened", "chromedriver started no browser session")
+        }
+        sessions.withLock { $0.append(id) }
+        return WebDriverSession(driver: self, id: id)
+    }
+
+    /// Sends a WebDriver command; returns its `value` as an object (`{"value": …}` otherwise wrapped).
+    @discardableResult
+    func call(_ method: String, _ path: String, _ body: [String: Any]? = nil) async throws(HTTPError) -> [String: Any] {
+        let value = try await command(method, path, body)
+        return value as? [String: Any] ?? ["value": value as Any]
+    }
+
+    /// Sends a WebDriver command and returns its `value`.
+    func command(_ method: String, _ path: String, _ body: [String: Any]? = nil) async throws(HTTPError) -> Any? {
+        let data = body.flatMap { try? JSONSerialization.data(withJSONObject: $0) }
+        let response = try await http.send(
+            HTTPRequest(
+                method: method, url: base.appendingPathComponent(path),
+                headers: [("Content-Type", "application/json")],
+                body: data.map { Array($0) } ?? (method == "POST" ? Array("{}".utf8) : nil)))
+        let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
+        let value = object?["value"]
+        guard response.status == 200 else {
+            let error = (value as? [String: Any])?["error"] as? String ?? "status \(response.status)"
+            if error == "no such window" || error == "invalid session id" {
+                throw .login("browser-closed", "the browser window was closed before the login finished")
+            }
+            let message = ((value as? [String: Any])?["message"] as? String)?.split(separator: "\n").first ?? ""
+            throw .login("browser-failed", "the browser answered \(method) \(path) with `\(error)`: \(message)")
+        }
+        return value
+    }
+
+    /// Closes the browser (its temporary profile goes with it), then ends chromedriver.
+    func stop() async {
+        for id in sessions.withLock({ $0 }) {
+            _ = try? await command("DELETE", "/session/\(id)")
+        }
+        // chromedriver ends on its /shutdown command; a signal is the fallback (it may ignore SIGTERM).
+        _ = try? await command("GET", "/shutdown")
+        for signal in [SIGTERM, SIGKILL] where process.isRunning {
+            kill(process.processIdentifier, signal)
+            for _ in 0..<50 where process.isRunning { try? await Task.sleep(for: .milliseconds(100)) }
+        }
+        await http.shutdown()
+    }
+
+    /// A port of 127.0.0.1 that nothing listens on now.
+    private static func freePort() throws(HTTPError) -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw .login("browser-not-opened", "cannot open a socket to find a free port") }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0
+            }
+        }
+        guard bound else { throw .login("browser-not-opened", "cannot find a free port on 127.0.0.1") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// One browser session of a ``ChromeDriver``.
+struct WebDriverSession: Sendable {
+    let driver: ChromeDriver
+    let id: String
+
+    func navigate(to url: URL) async throws(HTTPError) {
+        try await driver.call("POST", "/session/\(id)/url", ["url": url.absoluteString])
+    }
+
+    /// The page the browser shows; `nil` when its window is gone.
+    func currentURL() async throws(HTTPError) -> URL? {
+        do {
+            return (try await driver.command("GET", "/session/\(id)/url") as? String).flatMap(URL.init(string:))
+        } catch where error.code == "browser-closed" {
+            return nil
+        }
+    }
+
+    /// Adds cookies (a `Cookie` header value) for the current page's site.
+    func add(cookies header: String) async throws(HTTPError) {
+        for pair in header.split(separator: ";") {
+            let parts = pair.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { continue }
+            try await driver.call("POST", "/session/\(id)/cookie", ["cookie": ["name": parts[0], "value": parts[1]]])
+        }
+    }
+
+    func execute(_ script: String, arguments: [Any]) async throws(HTTPError) -> Any? {
+        try await driver.command("POST", "/session/\(id)/execute/sync", ["script": script, "args": arguments])
+    }
+
+    /// The cookies of the current page, as `Set-Cookie` header values.
+    func cookies() async throws(HTTPError) -> [String] {
+        let list = try await driver.command("GET", "/session/\(id)/cookie") as? [[String: Any]] ?? []
+        return list.compactMap { cookie in
+            guard let name = cookie["name"] as? String, let value = cookie["value"] as? String else { return nil }
+            var header = "\(name)=\(value); Path=\(cookie["path"] as? String ?? "/")"
+            if let domain = cookie["domain"] as? String, domain.hasPrefix(".") { header += "; Domain=\(domain)" }
+            if cookie["secure"] as? Bool == true { header += "; Secure" }
+            return header
+        }
+    }
+}
