@@ -57,6 +57,7 @@ struct SystemBrowserTests {
             #expect(!reported.contains(secret), "`\(secret)` appears in the browser's report")
         }
 
+        let onboardEvents = (try? String(contentsOfFile: trace, encoding: .utf8)) ?? ""
         // The kept tokens: no login, so no browser (one that would be started fails at once) and no password.
         let restore = try CommandRunner.run(
             ["run", "--emulator", "flows/oauth2-authorization-code.yaml", "--state-dir", state, "--trace", trace],
@@ -64,6 +65,7 @@ struct SystemBrowserTests {
         #expect(restore.status == 0, "\(restore.standardOutput)\(restore.standardError)")
         #expect(restore.standardOutput.hasPrefix("succeeded: restore\n"), "\(restore.standardOutput)")
         let allEvents = (try? String(contentsOfFile: trace, encoding: .utf8)) ?? ""
+        #expect(onboardEvents.contains("a new login through the `system-browser` presenter"), "\(onboardEvents)")
         #expect(allEvents.contains("tokens-reused"), "the restore logged in again")
 
         let everything =
@@ -105,6 +107,8 @@ struct SystemBrowserTests {
         #expect(onboard.status == 0, "\(onboard.standardOutput)\(onboard.standardError)")
         #expect(onboard.standardOutput.hasPrefix("succeeded: onboard\n"), "\(onboard.standardOutput)")
 
+        let onboardEvents = (try? String(contentsOfFile: trace, encoding: .utf8)) ?? ""
+        #expect(onboardEvents.contains("a new login through the `system-browser` presenter"), "\(onboardEvents)")
         let restore = try CommandRunner.run(
             ["run", "--emulator", flow, "--state-dir", state, "--trace", trace],
             environment: ["FLOWRUN_INPUT_PASSCODE": passcode, "DISPLAY": ""])
@@ -112,7 +116,8 @@ struct SystemBrowserTests {
         let events = (try? String(contentsOfFile: trace, encoding: .utf8)) ?? ""
         #expect(events.contains("tokens-reused"), "the restore logged in again")
         for secret in ["analytical-engine", passcode, "JBSWY3DPEHPK3PXP", "JSESSIONID="] {
-            #expect(!(onboard.standardOutput + onboard.standardError + events).contains(secret), "`\(secret)` shown")
+            let said = onboard.standardOutput + onboard.standardError + onboardEvents + events
+            #expect(!said.contains(secret), "`\(secret)` shown")
         }
 
         // A new onboarding without the password: the login page asks for it, and with no display nobody can type

@@ -269,6 +269,8 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
                     "tokens-reused",
                     activity.refreshes > 0
                         ? "the kept tokens were refreshed; no new login" : "the kept tokens were used; no new login")
+            } else if grant == .authorizationCode {
+                context.note("logged-in", "a new login through the `\(presenter.name)` presenter")
             }
             context.keep(
                 Kept(

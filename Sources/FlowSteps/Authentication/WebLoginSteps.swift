@@ -90,11 +90,11 @@ struct SAMLAuthenticationStep: BuiltinStep, LoggingOutStep {
             SessionCookies.restore(kept?["cookies"]?.string, for: validating, context: context)
             let start = Backend.redirect(launcher, to: context.backendOverride)
             let known = Mutex<String?>(kept?["user"]?.string)
+            let cookiePresenter = Authentication.cookiePresenter(presenter, fields: fields, context: context, method: "SAML")
             let authenticator = WebLoginAuthenticator(
                 method: "saml", origin: validating.origin, challenges: challenges,
                 finish: LoginFinish(Backend.redirect(finish, to: context.backendOverride)),
-                presenter: Authentication.cookiePresenter(presenter, fields: fields, context: context, method: "SAML"),
-                start: { _ in start },
+                presenter: cookiePresenter, start: { _ in start },
                 afterLogin: { transport throws(HTTPError) in
                     try await Authentication.checkUser(
                         expected: known.withLock { $0 }, authorization: nil, context: context, transport: transport)
@@ -105,6 +105,8 @@ struct SAMLAuthenticationStep: BuiltinStep, LoggingOutStep {
             if let user { known.withLock { $0 = user } }
             if authenticator.logins == 0 {
                 context.note("tokens-reused", "the kept session cookies were used; no new login")
+            } else {
+                context.note("logged-in", "a new login through the `\(cookiePresenter.name)` presenter")
             }
             var value: [(String, JSONValue)] = []
             if let cookies = SessionCookies.kept(for: validating, context: context) {
