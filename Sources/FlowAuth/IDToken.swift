@@ -49,7 +49,8 @@ public struct IDTokenVerifier: Sendable {
         }
         let algorithm = header["alg"] as? String ?? "none"
         guard Self.algorithms.contains(algorithm) else {
-            throw Self.invalid("it is signed with `\(algorithm)`, not one of \(Self.algorithms.joined(separator: ", "))")
+            let accepted = Self.algorithms.joined(separator: ", ")
+            throw Self.invalid("it is signed with `\(algorithm)`, not one of \(accepted)")
         }
         let key = try await publicKey(id: header["kid"] as? String, algorithm: algorithm, transport: transport)
         guard key.isValid(signature, of: Data((parts[0] + "." + parts[1]).utf8), algorithm: algorithm) else {
@@ -93,7 +94,8 @@ public struct IDTokenVerifier: Sendable {
             let key = VerificationKey(jwk: entry, algorithm: algorithm)
         else {
             throw Self.invalid(
-                "the provider's key set has no \(type) key \(id.map { "`\($0)`" } ?? "to check it with") for \(algorithm)")
+                "the provider's key set has no \(type) key \(id.map { "`\($0)`" } ?? "to check it with") "
+                    + "for \(algorithm)")
         }
         return key
     }

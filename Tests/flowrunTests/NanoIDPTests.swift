@@ -204,6 +204,18 @@ struct NanoIDPTests {
         #expect(refused.standardOutput.contains("signature"), "\(refused.standardOutput)")
         #expect(!(refused.standardOutput + refused.standardError).contains("SAMLResponse="))
 
+        // nanoidp's user is not one the emulator knows: refused too, saying whom to list.
+        try scratch.write(
+            "stranger.yaml", data.replacingOccurrences(of: "email: ada@example.org", with: "email: eve@example.org"))
+        let stranger = try CommandRunner.run(
+            [
+                "run", "--emulator", "--emulator-data", "stranger.yaml", "--presenter", "headless-form", flow,
+                "--state-dir", "stranger-state", "--input", "email-address=eve@example.org", "--input", "username=ada",
+            ],
+            in: scratch.url, environment: passcode.merging(["FLOWRUN_INPUT_PASSWORD": "analytical-engine"]) { $1 })
+        #expect(stranger.status == 1)
+        #expect(stranger.standardOutput.contains("does not know"), "\(stranger.standardOutput)")
+
         let logout = try CommandRunner.run(
             ["run", "--emulator", "--emulator-data", "idp.yaml", flow, "--state-dir", "state", "--mode", "logout"],
             in: scratch.url, environment: passcode)

@@ -89,7 +89,8 @@ public struct WebDriverPresenter: WebPresenter {
             if current != lastChange.url { lastChange = (current, clock.now) }
             // Without a display nobody can act on a page that stays put: say what it shows instead of waiting.
             if headless, lastChange.at.duration(to: clock.now) > stallLimit {
-                let text = try? await session.execute("return document.body ? document.body.innerText : ''", arguments: [])
+                let script = "return document.body ? document.body.innerText : ''"
+                let text = try? await session.execute(script, arguments: [])
                 throw .login(
                     "login-stalled",
                     "the login stopped at \(HeadlessFormPresenter.plain(current)) for \(stallLimit), which shows: "
@@ -97,7 +98,8 @@ public struct WebDriverPresenter: WebPresenter {
             }
             guard clock.now < deadline else {
                 throw .login(
-                    "login-timeout", "the browser did not reach \(HeadlessFormPresenter.plain(finish.url)) within \(timeout)")
+                    "login-timeout",
+                    "the browser did not reach \(HeadlessFormPresenter.plain(finish.url)) within \(timeout)")
             }
             // The browser is another program: its progress can only be polled.
             do {
@@ -120,7 +122,11 @@ public struct WebDriverPresenter: WebPresenter {
                 name: entry["name"] as? String ?? "", value: "",
                 type: (entry["type"] as? String ?? "text").lowercased())
             guard let kind = fields.kind(of: field) else { continue }
-            if let value = try answer(kind) { values.append((field.name, value)) } else { unanswered.append(field.name) }
+            if let value = try answer(kind) {
+                values.append((field.name, value))
+            } else {
+                unanswered.append(field.name)
+            }
         }
         if headless, !unanswered.isEmpty {
             throw .login(

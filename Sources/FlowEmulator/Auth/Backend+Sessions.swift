@@ -56,7 +56,7 @@ extension Backend {
         guard let requestID = auth.samlRequestIDs[relayState], let expires = auth.samlRequests[relayState],
               expires > now
         else {
-            return .failure(SAMLRefusal("its RelayState is not the one of a login in progress."))
+            return .failure(SAMLRefusal("The SAML response's RelayState is not the one of a login in progress."))
         }
         let verified: VerifiedSAMLResponse
         do throws(SAMLRefusal) {
@@ -72,8 +72,8 @@ extension Backend {
         guard let user = user(named: verified.nameID) else {
             return .failure(
                 SAMLRefusal(
-                    "it names user `\(verified.nameID)`, whom this emulator does not know (list them under "
-                        + "`users` in the data file)."))
+                    "The SAML response names user `\(verified.nameID)`, whom this emulator does not know (list "
+                        + "them under `users` in the data file)."))
         }
         return .success(user.email.lowercased())
     }
@@ -89,7 +89,7 @@ extension Backend {
         let user: String
         if let provider = data.identityProvider {
             switch externalAssertionUser(encoded, relayState: relayState, provider: provider) {
-            case .failure(let refusal): return refused(refusal.reason)
+            case .failure(let refusal): return Self.errorPage(403, refusal.reason)
             case .success(let named): user = named
             }
         } else {
