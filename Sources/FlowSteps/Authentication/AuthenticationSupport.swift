@@ -309,7 +309,7 @@ enum Authentication {
 
     static let formFields = ParameterSpec(
         "form-fields", .stringMap,
-        "For `headless-form`: the login form's field names, by what they ask for (`username`, `password`, `one-time-code`), when the defaults do not find them."
+        "For `headless-form` (and `system-browser` filling SAML and OTP forms): the login form's field names, by what they ask for (`username`, `password`, `one-time-code`), when the defaults do not find them."
     )
 
     /// A step failure for an authentication error, naming the step's method.

@@ -139,7 +139,7 @@ struct OTPSessionConfigurationStep: BuiltinStep {
             ),
             ParameterSpec(
                 "presenter", .oneOf(Authentication.presenterNames), default: "headless-form",
-                "How the OTP form is shown; `headless-form` fills it (the only one that brings its cookies back in this build)."
+                "How the OTP form is shown: `headless-form` fills it in flowrun's session, `system-browser` in Chromium driven through chromedriver; `manual` cannot bring its cookies back."
             ),
             Authentication.formFields,
         ] + Authentication.challengeParameters,
