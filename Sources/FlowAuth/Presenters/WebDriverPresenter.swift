@@ -21,7 +21,7 @@ public struct WebDriverPresenter: WebPresenter {
     /// The longest a login may take.
     public var timeout: Duration
     /// Without a display, how long a page may stay put before the login is given up.
-    public var stallLimit: Duration = .seconds(20)
+    public var stallLimit: Duration = .seconds(60)
     public var fields: HeadlessFormPresenter.FieldNames
     /// A field's value when the inputs already give it; `nil` leaves the field to the person.
     public let answer: @Sendable (HeadlessFormPresenter.FieldKind) throws(HTTPError) -> String?
