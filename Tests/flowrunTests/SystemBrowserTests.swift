@@ -131,6 +131,18 @@ struct SystemBrowserTests {
         #expect(missing.status == 1, "\(missing.standardOutput)\(missing.standardError)")
         #expect(missing.standardOutput.contains("missing-input"), "\(missing.standardOutput)")
         #expect(missing.standardOutput.contains("`password`"), "\(missing.standardOutput)")
+
+        // A wrong password: the identity provider's form comes back, and the run ends at once with what it says.
+        let refused = try CommandRunner.run(
+            [
+                "run", "--emulator", flow, "--input", "email-address=ada@example.com", "--input",
+                "username=ada@example.com", "--state-dir", scratch.url.appendingPathComponent("refused").path,
+            ],
+            environment: environment.merging(["FLOWRUN_INPUT_PASSWORD": "difference-engine"]) { $1 })
+        #expect(refused.status == 1, "\(refused.standardOutput)\(refused.standardError)")
+        #expect(refused.standardOutput.contains("login-refused"), "\(refused.standardOutput)")
+        #expect(refused.standardOutput.contains("The user name or password is wrong."), "\(refused.standardOutput)")
+        #expect(!refused.standardOutput.contains("difference-engine"))
     }
 
     /// The text of `file` once it exists, or nil when it does not appear within `limit` (a guard, not a measure).

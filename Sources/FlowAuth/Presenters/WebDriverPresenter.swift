@@ -73,7 +73,8 @@ public struct WebDriverPresenter: WebPresenter {
         try await session.navigate(to: url)
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
-        var filledPages: Set<String> = []
+        // What was filled on each page (its URL without the query), to tell a form that comes back from a new one.
+        var filledPages: [String: Set<HeadlessFormPresenter.FieldKind>] = [:]
         var lastChange = (url: url, at: clock.now)
         while true {
             guard let current = try await session.currentURL() else {
@@ -85,12 +86,18 @@ public struct WebDriverPresenter: WebPresenter {
                 return current
             }
             let page = current.absoluteString.split(separator: "?").first.map(String.init) ?? current.absoluteString
-            if !filledPages.contains(page), try await fill(session) { filledPages.insert(page) }
+            // A document flowrun filled carries a mark; a page without it is new, or the same form come back.
+            // (A page between two documents may not answer: it is looked at again on the next round.)
+            let marked = (try? await session.execute(WebDriverScripts.isFilled, arguments: [])) as? Bool
+            if marked == false {
+                let before = filledPages[page]
+                let filled = try await fill(session, refusing: headless ? before : nil)
+                if !filled.isEmpty { filledPages[page] = filled }
+            }
             if current != lastChange.url { lastChange = (current, clock.now) }
             // Without a display nobody can act on a page that stays put: say what it shows instead of waiting.
             if headless, lastChange.at.duration(to: clock.now) > stallLimit {
-                let script = "return document.body ? document.body.innerText : ''"
-                let text = try? await session.execute(script, arguments: [])
+                let text = try? await session.execute(WebDriverScripts.pageText, arguments: [])
                 throw .login(
                     "login-stalled",
                     "the login stopped at \(HeadlessFormPresenter.plain(current)) for \(stallLimit), which shows: "
@@ -111,10 +118,29 @@ public struct WebDriverPresenter: WebPresenter {
     }
 
     /// Fills the page's login form where the inputs answer its fields, and submits it when they answer all of
-    /// them. Returns whether it filled anything. Headless, a field nobody can answer ends the login at once.
-    private func fill(_ session: WebDriverSession) async throws(HTTPError) -> Bool {
+    /// them. Returns what it filled. Headless, a field nobody can answer ends the login at once, and so does a form
+    /// that asks again for what was just given on this page (`refusing`: the password, or the one-time code alone):
+    /// the login was refused, and the page says why.
+    private func fill(
+        _ session: WebDriverSession, refusing before: Set<HeadlessFormPresenter.FieldKind>?
+    ) async throws(HTTPError) -> Set<HeadlessFormPresenter.FieldKind> {
         let visible = try await session.execute(WebDriverScripts.loginFields, arguments: [])
-        guard let entries = visible as? [[String: Any]], !entries.isEmpty else { return false }
+        guard let entries = visible as? [[String: Any]], !entries.isEmpty else { return [] }
+        let asked = Set(
+            entries.compactMap { entry in
+                fields.kind(
+                    of: HTMLForm.Field(
+                        name: entry["name"] as? String ?? "", value: "",
+                        type: (entry["type"] as? String ?? "text").lowercased()))
+            })
+        if let before, asked.contains(.password) && before.contains(.password)
+            || asked == [.oneTimeCode] && before == [.oneTimeCode]
+        {
+            let text = try? await session.execute(WebDriverScripts.pageText, arguments: [])
+            throw .login(
+                "login-refused",
+                "the login page refused what was entered: " + HeadlessFormPresenter.excerpt(text as? String ?? ""))
+        }
         var values: [(String, String)] = []
         var unanswered: [String] = []
         for entry in entries {
@@ -134,11 +160,11 @@ public struct WebDriverPresenter: WebPresenter {
                 "the login page asks for \(unanswered.map { "`\($0)`" }.joined(separator: ", ")), and with no display "
                     + "nobody can type it into the browser: give it as an input (for example FLOWRUN_INPUT_PASSWORD)")
         }
-        guard !values.isEmpty else { return false }
+        guard !values.isEmpty else { return [] }
         let names = values.map(\.0)
         let texts = values.map(\.1)
         _ = try await session.execute(WebDriverScripts.fillAndSubmit, arguments: [names, texts, unanswered.isEmpty])
-        return true
+        return asked
     }
 }
 
@@ -153,8 +179,15 @@ enum WebDriverScripts {
         }).map(function (input) { return {name: input.name, type: input.type || 'text'}; });
         """
 
-    /// Sets fields by name (arguments 0 and 1) and, when argument 2 is true, submits their form.
+    /// The page's visible text.
+    static let pageText = "return document.body ? document.body.innerText : '';"
+
+    /// Whether flowrun filled this document (the mark ``fillAndSubmit`` leaves).
+    static let isFilled = "return window.__flowrunFilled === true;"
+
+    /// Sets fields by name (arguments 0 and 1), marks the document, and when argument 2 is true submits the form.
     static let fillAndSubmit = """
+        window.__flowrunFilled = true;
         var names = arguments[0], values = arguments[1], form = null;
         for (var i = 0; i < names.length; i++) {
           var input = document.querySelector('form input[name="' + CSS.escape(names[i]) + '"]');
