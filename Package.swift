@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "FlowSteps", targets: ["FlowSteps"]),
         .library(name: "FlowStore", targets: ["FlowStore"]),
         .library(name: "FlowAuth", targets: ["FlowAuth"]),
+        .library(name: "FlowProcess", targets: ["FlowProcess"]),
         .library(name: "FlowEmulator", targets: ["FlowEmulator"]),
     ],
     dependencies: [
@@ -88,6 +89,13 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Child processes: posix_spawn with default signals, close-on-exec pipes, waits on threads of their own.
+        .target(name: "CSpawn"),
+        .target(
+            name: "FlowProcess",
+            dependencies: ["CSpawn"],
+            swiftSettings: strictSettings
+        ),
         // Authenticators on the session (Basic, OAuth 2.0, SAML, OTP) and the presenters of web logins.
         .target(
             name: "FlowAuth",
@@ -128,7 +136,7 @@ let package = Package(
             name: "FlowSteps",
             dependencies: [
                 "FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowEngine", "FlowConfig", "FlowHTTP", "FlowTransform", "FlowStore",
-                "FlowAuth",
+                "FlowAuth", "FlowProcess",
             ],
             swiftSettings: strictSettings
         ),
@@ -210,7 +218,10 @@ let package = Package(
         ),
         .testTarget(
             name: "flowrunTests",
-            dependencies: ["flowrun", "FlowCheck", "FlowCatalog", "FlowDescriptor", "FlowSteps", "FlowStore", "FlowAuth", "FlowHTTP"],
+            dependencies: [
+                "flowrun", "FlowCheck", "FlowCatalog", "FlowDescriptor", "FlowSteps", "FlowStore", "FlowAuth", "FlowHTTP",
+                "FlowProcess",
+            ],
             swiftSettings: strictSettings
         ),
     ]

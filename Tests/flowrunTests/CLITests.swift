@@ -42,311 +42,315 @@ let warningFlow = """
 
     """
 
-@Suite("flowrun lint, run as a process")
-struct LintCommandTests {
-    @Test func cleanFileExitsZero() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        try scratch.write("clean.yaml", cleanFlow)
-        let result = try CommandRunner.run(["lint", "--strict", "clean.yaml"], in: scratch.url)
-        #expect(result.status == 0)
-        #expect(result.standardOutput == "no findings in 1 file\n")
-        #expect(result.standardError.isEmpty)
-    }
+extension ProcessSuites {
+    @Suite("flowrun lint, run as a process")
+    struct LintCommandTests {
+        @Test func cleanFileExitsZero() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try scratch.write("clean.yaml", cleanFlow)
+            let result = try await CommandRunner.run(["lint", "--strict", "clean.yaml"], in: scratch.url)
+            #expect(result.status == 0)
+            #expect(result.standardOutput == "no findings in 1 file\n")
+            #expect(result.standardError.isEmpty)
+        }
 
-    @Test func textOutputNamesFileLineColumnWithExcerptAndCaret() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        try scratch.write("broken.yaml", brokenFlow)
-        let result = try CommandRunner.run(["lint", "broken.yaml"], in: scratch.url)
-        #expect(result.status == 1)
-        let lines = result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        let header = "broken.yaml:12:17: error[FR300]: Step `login` uses `basic-authentcation`, which is not a built-in step; did you mean `basic-authentication`?"
-        let index = try #require(lines.firstIndex(of: header), "got:\n\(result.standardOutput)")
-        #expect(lines[index + 1] == " 12 |   login: {uses: basic-authentcation, with: {username: \"${input.username}\", password: \"${env.TRAVEL_PASSWORD}\"}}")
-        #expect(lines[index + 2] == "    |                 ^" + String(repeating: "~", count: "basic-authentcation".count - 1))
-        #expect(lines[index + 3] == "  = fix: replace with `basic-authentication`")
-        #expect(result.standardOutput.contains("broken.yaml:13:49: error[FR601]"))
-        #expect(result.standardOutput.hasSuffix("2 errors in 1 file\n"))
-    }
-
-    @Test func literalSecretIsMaskedInTheExcerpt() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        try scratch.write("broken.yaml", brokenFlow)
-        for format in ["text", "json", "sarif", "github"] {
-            let result = try CommandRunner.run(["lint", "broken.yaml", "--format", format], in: scratch.url)
+        @Test func textOutputNamesFileLineColumnWithExcerptAndCaret() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try scratch.write("broken.yaml", brokenFlow)
+            let result = try await CommandRunner.run(["lint", "broken.yaml"], in: scratch.url)
             #expect(result.status == 1)
-            #expect(!result.standardOutput.contains("hunter2"), "format \(format) printed the secret")
-            #expect(result.standardOutput.contains("FR601"))
+            let lines = result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            let header = "broken.yaml:12:17: error[FR300]: Step `login` uses `basic-authentcation`, which is not a built-in step; did you mean `basic-authentication`?"
+            let index = try #require(lines.firstIndex(of: header), "got:\n\(result.standardOutput)")
+            #expect(lines[index + 1] == " 12 |   login: {uses: basic-authentcation, with: {username: \"${input.username}\", password: \"${env.TRAVEL_PASSWORD}\"}}")
+            #expect(lines[index + 2] == "    |                 ^" + String(repeating: "~", count: "basic-authentcation".count - 1))
+            #expect(lines[index + 3] == "  = fix: replace with `basic-authentication`")
+            #expect(result.standardOutput.contains("broken.yaml:13:49: error[FR601]"))
+            #expect(result.standardOutput.hasSuffix("2 errors in 1 file\n"))
         }
-    }
 
-    @Test func warningsFailOnlyWithStrict() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        try scratch.write("warn.yaml", warningFlow)
-        let lenient = try CommandRunner.run(["lint", "warn.yaml"], in: scratch.url)
-        #expect(lenient.status == 0)
-        #expect(lenient.standardOutput.contains("warn.yaml:8:3: warning[FR304]"))
-        let strict = try CommandRunner.run(["lint", "--strict", "warn.yaml"], in: scratch.url)
-        #expect(strict.status == 1)
-    }
-
-    @Test func jsonOutputCarriesEveryField() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        try scratch.write("broken.yaml", brokenFlow)
-        let result = try CommandRunner.run(["lint", "broken.yaml", "--format", "json"], in: scratch.url)
-        #expect(result.status == 1)
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
-        let diagnostics = try #require(document["diagnostics"] as? [[String: Any]])
-        #expect(diagnostics.count == 2)
-        let first = diagnostics[0]
-        #expect(first["code"] as? String == "FR300")
-        #expect(first["name"] as? String == "unknown-step-type")
-        #expect(first["severity"] as? String == "error")
-        #expect(first["file"] as? String == "broken.yaml")
-        #expect(first["line"] as? Int == 12)
-        #expect(first["column"] as? Int == 17)
-        #expect(first["path"] as? String == "steps.login.uses")
-        #expect(first["replacement"] as? String == "basic-authentication")
-        let summary = try #require(document["summary"] as? [String: Any])
-        #expect(summary["errors"] as? Int == 2)
-        #expect(summary["failed"] as? Bool == true)
-    }
-
-    @Test func sarifOutputHasRulesResultsAndRelativeLocations() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        try scratch.write("nested/broken.yaml", brokenFlow)
-        let result = try CommandRunner.run(["lint", "nested/broken.yaml", "--format", "sarif"], in: scratch.url)
-        #expect(result.status == 1)
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
-        #expect(document["version"] as? String == "2.1.0")
-        let run = try #require((document["runs"] as? [[String: Any]])?.first)
-        let driver = try #require((run["tool"] as? [String: Any])?["driver"] as? [String: Any])
-        let rules = try #require(driver["rules"] as? [[String: Any]])
-        #expect(rules.contains { $0["id"] as? String == "FR300" })
-        let results = try #require(run["results"] as? [[String: Any]])
-        #expect(results.count == 2)
-        let first = results[0]
-        #expect(first["ruleId"] as? String == "FR300")
-        #expect(first["level"] as? String == "error")
-        let ruleIndex = try #require(first["ruleIndex"] as? Int)
-        #expect(rules[ruleIndex]["id"] as? String == "FR300")
-        let location = try #require((first["locations"] as? [[String: Any]])?.first?["physicalLocation"] as? [String: Any])
-        let artifact = try #require(location["artifactLocation"] as? [String: Any])
-        #expect(artifact["uri"] as? String == "nested/broken.yaml")
-        #expect(artifact["uriBaseId"] as? String == "%SRCROOT%")
-        let region = try #require(location["region"] as? [String: Any])
-        #expect(region["startLine"] as? Int == 12)
-        #expect(region["startColumn"] as? Int == 17)
-        // `basic-authentcation` spans columns 17 to 36; the end column is exclusive.
-        #expect(region["endColumn"] as? Int == 36)
-        // The "did you mean" is a fix that replaces exactly that region.
-        let fix = try #require((first["fixes"] as? [[String: Any]])?.first)
-        let change = try #require((fix["artifactChanges"] as? [[String: Any]])?.first)
-        let replacement = try #require((change["replacements"] as? [[String: Any]])?.first)
-        #expect((replacement["insertedContent"] as? [String: Any])?["text"] as? String == "basic-authentication")
-        #expect((replacement["deletedRegion"] as? [String: Any])?["endColumn"] as? Int == 36)
-        // No invented address: without --docs-url nothing links anywhere.
-        #expect(driver["informationUri"] == nil)
-        #expect(!rules.contains { $0["helpUri"] != nil })
-        let linked = try CommandRunner.run(
-            ["lint", "nested/broken.yaml", "--format", "sarif", "--docs-url", "https://docs.example.com/flowrun/"], in: scratch.url)
-        let linkedRun = try #require(((try JSONSerialization.jsonObject(with: Data(linked.standardOutput.utf8)) as? [String: Any])?["runs"]
-            as? [[String: Any]])?.first)
-        let linkedRules = try #require(((linkedRun["tool"] as? [String: Any])?["driver"] as? [String: Any])?["rules"] as? [[String: Any]])
-        #expect(linkedRules.first { $0["id"] as? String == "FR300" }?["helpUri"] as? String == "https://docs.example.com/flowrun/diagnostics.md#fr300")
-    }
-
-    @Test func githubOutputIsWorkflowCommands() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        try scratch.write("broken.yaml", brokenFlow)
-        try scratch.write("warn.yaml", warningFlow)
-        let result = try CommandRunner.run(["lint", "broken.yaml", "warn.yaml", "--format", "github"], in: scratch.url)
-        #expect(result.status == 1)
-        let lines = result.standardOutput.split(separator: "\n").map(String.init)
-        #expect(lines.contains { $0.hasPrefix("::error file=broken.yaml,line=12,col=17,title=FR300 unknown-step-type::Step `login` uses") })
-        #expect(lines.contains { $0.hasPrefix("::warning file=warn.yaml,line=8,col=3,title=FR304 unused-step::") })
-        // A multi-line message is one command: newlines are escaped.
-        #expect(lines.filter { $0.hasPrefix("::") }.count == 3)
-        #expect(lines.allSatisfy { !$0.hasPrefix("::") || !$0.dropFirst(2).contains("\n") })
-    }
-
-    @Test func foldersAreSearchedAndNonFlowFilesSkipped() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        try scratch.write("flows/a.yaml", cleanFlow)
-        try scratch.write("flows/deeper/b.yml", brokenFlow)
-        try scratch.write("flows/config.json", #"{"host": "mobile.example.com", "port": 443}"#)
-        try scratch.write("flows/notes.txt", "not a flow")
-        try scratch.write("flows/.hidden/c.yaml", brokenFlow)
-        let result = try CommandRunner.run(["lint", "flows", "--format", "json"], in: scratch.url)
-        #expect(result.status == 1)
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
-        #expect(document["files"] as? [String] == ["flows/a.yaml", "flows/deeper/b.yml"])
-        let text = try CommandRunner.run(["lint", "flows"], in: scratch.url)
-        #expect(text.standardOutput.contains("2 errors in 2 files (1 file without `flowrun:` skipped)"))
-        // Named explicitly, the same JSON file is linted, and fails as a flow file.
-        let named = try CommandRunner.run(["lint", "flows/config.json"], in: scratch.url)
-        #expect(named.status == 1)
-        #expect(named.standardOutput.contains("flows/config.json:1:1: error[FR201]"))
-    }
-
-    @Test func folderWalkFollowsLinksAndSortsByName() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        try scratch.write("flows/b.YAML", brokenFlow)
-        try scratch.write("flows/a.yaml", cleanFlow)
-        try scratch.write("elsewhere/linked.yaml", brokenFlow)
-        try scratch.write("elsewhere/folder/inner.yml", brokenFlow)
-        try scratch.write("flows/no-extension", brokenFlow)
-        try scratch.write("flows/trailing-dot.", brokenFlow)
-        let manager = FileManager.default
-        // A link to a file and a link to a folder are followed, as opening their paths would.
-        try manager.createSymbolicLink(
-            atPath: scratch.url.appendingPathComponent("flows/c-link.yaml").path,
-            withDestinationPath: scratch.url.appendingPathComponent("elsewhere/linked.yaml").path)
-        try manager.createSymbolicLink(
-            atPath: scratch.url.appendingPathComponent("flows/d-folder").path,
-            withDestinationPath: scratch.url.appendingPathComponent("elsewhere/folder").path)
-        // A dangling link is passed over.
-        try manager.createSymbolicLink(
-            atPath: scratch.url.appendingPathComponent("flows/e-dangling.yaml").path,
-            withDestinationPath: scratch.url.appendingPathComponent("nowhere.yaml").path)
-        let result = try CommandRunner.run(["lint", "flows/", "--format", "json"], in: scratch.url)
-        #expect(result.status == 1)
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
-        #expect(document["files"] as? [String] == ["flows/a.yaml", "flows/b.YAML", "flows/c-link.yaml", "flows/d-folder/inner.yml"])
-    }
-
-    @Test func standardInputIsLintedUnderTheNameGiven() throws {
-        let typo = "flowrun: 1\nname: piped\nsteps:\n  w: {uses: welcom}\nflows:\n  onboard: [w]\n"
-        let text = try CommandRunner.run(["lint", "-", "--stdin-name", "flows/piped.yaml"], input: typo)
-        #expect(text.status == 1)
-        #expect(text.standardOutput.contains("flows/piped.yaml:4:13: error[FR300]: Step `w` uses `welcom`"))
-        #expect(text.standardOutput.contains(" 4 |   w: {uses: welcom}"))
-        // Without a name it is `<stdin>`; the name's extension says JSON.
-        let unnamed = try CommandRunner.run(["lint", "-", "--format", "github"], input: typo)
-        #expect(unnamed.standardOutput.contains("::error file=<stdin>,line=4,col=13,title=FR300"))
-        let json = #"{"flowrun": 1, "name": "piped", "steps": {"w": {"uses": "welcome"}}, "flows": {"onboard": ["w"]}}"#
-        let clean = try CommandRunner.run(["lint", "-", "--stdin-name", "piped.json"], input: json)
-        #expect(clean.status == 0)
-        #expect(clean.standardOutput.contains("no findings in 1 file"))
-        // Empty input is an empty document, not a hang.
-        let empty = try CommandRunner.run(["lint", "-"], input: "")
-        #expect(empty.status == 1)
-        #expect(empty.standardOutput.contains("<stdin>:1:1: error[FR107]"))
-        let twice = try CommandRunner.run(["lint", "-", "-"], input: typo)
-        #expect(twice.status == 2)
-        #expect(twice.standardError.contains("Standard input (`-`) can be read once."))
-    }
-
-    @Test func longLinesAreCutAroundTheCaret() throws {
-        let padding = String(repeating: "d", count: 500)
-        let minified = #"{"flowrun": 1, "name": "x", "description": "\#(padding)", "steps": {"w": {"uses": "welcom"}}, "flows": {"onboard": ["w"]}}"#
-        let result = try CommandRunner.run(["lint", "-", "--stdin-name", "min.json"], input: minified)
-        #expect(result.status == 1)
-        let lines = result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        let excerpt = Array(try #require(lines.first { $0.hasPrefix(" 1 | ") }))
-        let caret = Array(try #require(lines.first { $0.contains("^") }))
-        #expect(String(excerpt).hasPrefix(" 1 | …"))
-        // The gutter, the cut marks, and at most 160 characters of the line.
-        #expect(excerpt.count <= " 1 | ".count + 2 + 160)
-        // The caret stands under the misspelt value, underlined to its end.
-        let column = try #require(caret.firstIndex(of: "^"))
-        #expect(String(excerpt[column...]).hasPrefix(#""welcom""#))
-        #expect(String(caret[column...]) == "^" + String(repeating: "~", count: #""welcom""#.count - 1))
-    }
-
-    @Test func missingPathsAndUsageErrorsExitTwo() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        try scratch.write("clean.yaml", cleanFlow)
-        let missing = try CommandRunner.run(["lint", "clean.yaml", "nowhere.yaml"], in: scratch.url)
-        #expect(missing.status == 2)
-        #expect(missing.standardError.contains("cannot read `nowhere.yaml`: no such file or folder"))
-        #expect(missing.standardOutput.contains("no findings in 1 file"))
-        let noPaths = try CommandRunner.run(["lint"], in: scratch.url)
-        #expect(noPaths.status == 2)
-        #expect(noPaths.standardError.contains("Name at least one flow file or folder"))
-        let badFormat = try CommandRunner.run(["lint", "clean.yaml", "--format", "xml"], in: scratch.url)
-        #expect(badFormat.status == 2)
-        let unknownCommand = try CommandRunner.run(["lnt"], in: scratch.url)
-        #expect(unknownCommand.status == 2)
-    }
-
-    @Test func outputFileIsWrittenWhole() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        try scratch.write("broken.yaml", brokenFlow)
-        let result = try CommandRunner.run(["lint", "broken.yaml", "--format", "sarif", "--output", "out.sarif"], in: scratch.url)
-        #expect(result.status == 1)
-        let written = try String(contentsOf: scratch.url.appendingPathComponent("out.sarif"), encoding: .utf8)
-        #expect(written == result.standardOutput)
-    }
-
-    @Test func inlineCommentSilencesOneFinding() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        let silenced = warningFlow.replacingOccurrences(
-            of: "  spare: {uses: settings-download}", with: "  spare: {uses: settings-download}  # flowrun-lint: disable=unused-step -- kept for the demo")
-        try scratch.write("warn.yaml", silenced)
-        let result = try CommandRunner.run(["lint", "--strict", "warn.yaml"], in: scratch.url)
-        #expect(result.status == 0)
-        #expect(result.standardOutput == "no findings in 1 file (1 silenced by comments)\n")
-    }
-
-    @Test func listCodesNamesEveryCode() throws {
-        let result = try CommandRunner.run(["lint", "--list-codes"])
-        #expect(result.status == 0)
-        for code in ["FR100", "FR101", "FR300", "FR500", "FR601", "FR902"] {
-            #expect(result.standardOutput.contains(code))
+        @Test func literalSecretIsMaskedInTheExcerpt() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try scratch.write("broken.yaml", brokenFlow)
+            for format in ["text", "json", "sarif", "github"] {
+                let result = try await CommandRunner.run(["lint", "broken.yaml", "--format", format], in: scratch.url)
+                #expect(result.status == 1)
+                #expect(!result.standardOutput.contains("hunter2"), "format \(format) printed the secret")
+                #expect(result.standardOutput.contains("FR601"))
+            }
         }
-    }
 
-    @Test func shippedFlowsAndExamplesAreCleanWithStrict() throws {
-        let result = try CommandRunner.run(["lint", "--strict", "flows", "examples"])
-        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
-        let reported = result.standardOutput.split(separator: " ")
-        #expect(reported.starts(with: ["no", "findings", "in"]))
+        @Test func warningsFailOnlyWithStrict() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try scratch.write("warn.yaml", warningFlow)
+            let lenient = try await CommandRunner.run(["lint", "warn.yaml"], in: scratch.url)
+            #expect(lenient.status == 0)
+            #expect(lenient.standardOutput.contains("warn.yaml:8:3: warning[FR304]"))
+            let strict = try await CommandRunner.run(["lint", "--strict", "warn.yaml"], in: scratch.url)
+            #expect(strict.status == 1)
+        }
+
+        @Test func jsonOutputCarriesEveryField() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try scratch.write("broken.yaml", brokenFlow)
+            let result = try await CommandRunner.run(["lint", "broken.yaml", "--format", "json"], in: scratch.url)
+            #expect(result.status == 1)
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+            let diagnostics = try #require(document["diagnostics"] as? [[String: Any]])
+            #expect(diagnostics.count == 2)
+            let first = diagnostics[0]
+            #expect(first["code"] as? String == "FR300")
+            #expect(first["name"] as? String == "unknown-step-type")
+            #expect(first["severity"] as? String == "error")
+            #expect(first["file"] as? String == "broken.yaml")
+            #expect(first["line"] as? Int == 12)
+            #expect(first["column"] as? Int == 17)
+            #expect(first["path"] as? String == "steps.login.uses")
+            #expect(first["replacement"] as? String == "basic-authentication")
+            let summary = try #require(document["summary"] as? [String: Any])
+            #expect(summary["errors"] as? Int == 2)
+            #expect(summary["failed"] as? Bool == true)
+        }
+
+        @Test func sarifOutputHasRulesResultsAndRelativeLocations() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try scratch.write("nested/broken.yaml", brokenFlow)
+            let result = try await CommandRunner.run(["lint", "nested/broken.yaml", "--format", "sarif"], in: scratch.url)
+            #expect(result.status == 1)
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+            #expect(document["version"] as? String == "2.1.0")
+            let run = try #require((document["runs"] as? [[String: Any]])?.first)
+            let driver = try #require((run["tool"] as? [String: Any])?["driver"] as? [String: Any])
+            let rules = try #require(driver["rules"] as? [[String: Any]])
+            #expect(rules.contains { $0["id"] as? String == "FR300" })
+            let results = try #require(run["results"] as? [[String: Any]])
+            #expect(results.count == 2)
+            let first = results[0]
+            #expect(first["ruleId"] as? String == "FR300")
+            #expect(first["level"] as? String == "error")
+            let ruleIndex = try #require(first["ruleIndex"] as? Int)
+            #expect(rules[ruleIndex]["id"] as? String == "FR300")
+            let location = try #require((first["locations"] as? [[String: Any]])?.first?["physicalLocation"] as? [String: Any])
+            let artifact = try #require(location["artifactLocation"] as? [String: Any])
+            #expect(artifact["uri"] as? String == "nested/broken.yaml")
+            #expect(artifact["uriBaseId"] as? String == "%SRCROOT%")
+            let region = try #require(location["region"] as? [String: Any])
+            #expect(region["startLine"] as? Int == 12)
+            #expect(region["startColumn"] as? Int == 17)
+            // `basic-authentcation` spans columns 17 to 36; the end column is exclusive.
+            #expect(region["endColumn"] as? Int == 36)
+            // The "did you mean" is a fix that replaces exactly that region.
+            let fix = try #require((first["fixes"] as? [[String: Any]])?.first)
+            let change = try #require((fix["artifactChanges"] as? [[String: Any]])?.first)
+            let replacement = try #require((change["replacements"] as? [[String: Any]])?.first)
+            #expect((replacement["insertedContent"] as? [String: Any])?["text"] as? String == "basic-authentication")
+            #expect((replacement["deletedRegion"] as? [String: Any])?["endColumn"] as? Int == 36)
+            // No invented address: without --docs-url nothing links anywhere.
+            #expect(driver["informationUri"] == nil)
+            #expect(!rules.contains { $0["helpUri"] != nil })
+            let linked = try await CommandRunner.run(
+                ["lint", "nested/broken.yaml", "--format", "sarif", "--docs-url", "https://docs.example.com/flowrun/"], in: scratch.url)
+            let linkedRun = try #require(((try JSONSerialization.jsonObject(with: Data(linked.standardOutput.utf8)) as? [String: Any])?["runs"]
+                as? [[String: Any]])?.first)
+            let linkedRules = try #require(((linkedRun["tool"] as? [String: Any])?["driver"] as? [String: Any])?["rules"] as? [[String: Any]])
+            #expect(linkedRules.first { $0["id"] as? String == "FR300" }?["helpUri"] as? String == "https://docs.example.com/flowrun/diagnostics.md#fr300")
+        }
+
+        @Test func githubOutputIsWorkflowCommands() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try scratch.write("broken.yaml", brokenFlow)
+            try scratch.write("warn.yaml", warningFlow)
+            let result = try await CommandRunner.run(["lint", "broken.yaml", "warn.yaml", "--format", "github"], in: scratch.url)
+            #expect(result.status == 1)
+            let lines = result.standardOutput.split(separator: "\n").map(String.init)
+            #expect(lines.contains { $0.hasPrefix("::error file=broken.yaml,line=12,col=17,title=FR300 unknown-step-type::Step `login` uses") })
+            #expect(lines.contains { $0.hasPrefix("::warning file=warn.yaml,line=8,col=3,title=FR304 unused-step::") })
+            // A multi-line message is one command: newlines are escaped.
+            #expect(lines.filter { $0.hasPrefix("::") }.count == 3)
+            #expect(lines.allSatisfy { !$0.hasPrefix("::") || !$0.dropFirst(2).contains("\n") })
+        }
+
+        @Test func foldersAreSearchedAndNonFlowFilesSkipped() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try scratch.write("flows/a.yaml", cleanFlow)
+            try scratch.write("flows/deeper/b.yml", brokenFlow)
+            try scratch.write("flows/config.json", #"{"host": "mobile.example.com", "port": 443}"#)
+            try scratch.write("flows/notes.txt", "not a flow")
+            try scratch.write("flows/.hidden/c.yaml", brokenFlow)
+            let result = try await CommandRunner.run(["lint", "flows", "--format", "json"], in: scratch.url)
+            #expect(result.status == 1)
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+            #expect(document["files"] as? [String] == ["flows/a.yaml", "flows/deeper/b.yml"])
+            let text = try await CommandRunner.run(["lint", "flows"], in: scratch.url)
+            #expect(text.standardOutput.contains("2 errors in 2 files (1 file without `flowrun:` skipped)"))
+            // Named explicitly, the same JSON file is linted, and fails as a flow file.
+            let named = try await CommandRunner.run(["lint", "flows/config.json"], in: scratch.url)
+            #expect(named.status == 1)
+            #expect(named.standardOutput.contains("flows/config.json:1:1: error[FR201]"))
+        }
+
+        @Test func folderWalkFollowsLinksAndSortsByName() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try scratch.write("flows/b.YAML", brokenFlow)
+            try scratch.write("flows/a.yaml", cleanFlow)
+            try scratch.write("elsewhere/linked.yaml", brokenFlow)
+            try scratch.write("elsewhere/folder/inner.yml", brokenFlow)
+            try scratch.write("flows/no-extension", brokenFlow)
+            try scratch.write("flows/trailing-dot.", brokenFlow)
+            let manager = FileManager.default
+            // A link to a file and a link to a folder are followed, as opening their paths would.
+            try manager.createSymbolicLink(
+                atPath: scratch.url.appendingPathComponent("flows/c-link.yaml").path,
+                withDestinationPath: scratch.url.appendingPathComponent("elsewhere/linked.yaml").path)
+            try manager.createSymbolicLink(
+                atPath: scratch.url.appendingPathComponent("flows/d-folder").path,
+                withDestinationPath: scratch.url.appendingPathComponent("elsewhere/folder").path)
+            // A dangling link is passed over.
+            try manager.createSymbolicLink(
+                atPath: scratch.url.appendingPathComponent("flows/e-dangling.yaml").path,
+                withDestinationPath: scratch.url.appendingPathComponent("nowhere.yaml").path)
+            let result = try await CommandRunner.run(["lint", "flows/", "--format", "json"], in: scratch.url)
+            #expect(result.status == 1)
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+            #expect(document["files"] as? [String] == ["flows/a.yaml", "flows/b.YAML", "flows/c-link.yaml", "flows/d-folder/inner.yml"])
+        }
+
+        @Test func standardInputIsLintedUnderTheNameGiven() async throws {
+            let typo = "flowrun: 1\nname: piped\nsteps:\n  w: {uses: welcom}\nflows:\n  onboard: [w]\n"
+            let text = try await CommandRunner.run(["lint", "-", "--stdin-name", "flows/piped.yaml"], input: typo)
+            #expect(text.status == 1)
+            #expect(text.standardOutput.contains("flows/piped.yaml:4:13: error[FR300]: Step `w` uses `welcom`"))
+            #expect(text.standardOutput.contains(" 4 |   w: {uses: welcom}"))
+            // Without a name it is `<stdin>`; the name's extension says JSON.
+            let unnamed = try await CommandRunner.run(["lint", "-", "--format", "github"], input: typo)
+            #expect(unnamed.standardOutput.contains("::error file=<stdin>,line=4,col=13,title=FR300"))
+            let json = #"{"flowrun": 1, "name": "piped", "steps": {"w": {"uses": "welcome"}}, "flows": {"onboard": ["w"]}}"#
+            let clean = try await CommandRunner.run(["lint", "-", "--stdin-name", "piped.json"], input: json)
+            #expect(clean.status == 0)
+            #expect(clean.standardOutput.contains("no findings in 1 file"))
+            // Empty input is an empty document, not a hang.
+            let empty = try await CommandRunner.run(["lint", "-"], input: "")
+            #expect(empty.status == 1)
+            #expect(empty.standardOutput.contains("<stdin>:1:1: error[FR107]"))
+            let twice = try await CommandRunner.run(["lint", "-", "-"], input: typo)
+            #expect(twice.status == 2)
+            #expect(twice.standardError.contains("Standard input (`-`) can be read once."))
+        }
+
+        @Test func longLinesAreCutAroundTheCaret() async throws {
+            let padding = String(repeating: "d", count: 500)
+            let minified = #"{"flowrun": 1, "name": "x", "description": "\#(padding)", "steps": {"w": {"uses": "welcom"}}, "flows": {"onboard": ["w"]}}"#
+            let result = try await CommandRunner.run(["lint", "-", "--stdin-name", "min.json"], input: minified)
+            #expect(result.status == 1)
+            let lines = result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            let excerpt = Array(try #require(lines.first { $0.hasPrefix(" 1 | ") }))
+            let caret = Array(try #require(lines.first { $0.contains("^") }))
+            #expect(String(excerpt).hasPrefix(" 1 | …"))
+            // The gutter, the cut marks, and at most 160 characters of the line.
+            #expect(excerpt.count <= " 1 | ".count + 2 + 160)
+            // The caret stands under the misspelt value, underlined to its end.
+            let column = try #require(caret.firstIndex(of: "^"))
+            #expect(String(excerpt[column...]).hasPrefix(#""welcom""#))
+            #expect(String(caret[column...]) == "^" + String(repeating: "~", count: #""welcom""#.count - 1))
+        }
+
+        @Test func missingPathsAndUsageErrorsExitTwo() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try scratch.write("clean.yaml", cleanFlow)
+            let missing = try await CommandRunner.run(["lint", "clean.yaml", "nowhere.yaml"], in: scratch.url)
+            #expect(missing.status == 2)
+            #expect(missing.standardError.contains("cannot read `nowhere.yaml`: no such file or folder"))
+            #expect(missing.standardOutput.contains("no findings in 1 file"))
+            let noPaths = try await CommandRunner.run(["lint"], in: scratch.url)
+            #expect(noPaths.status == 2)
+            #expect(noPaths.standardError.contains("Name at least one flow file or folder"))
+            let badFormat = try await CommandRunner.run(["lint", "clean.yaml", "--format", "xml"], in: scratch.url)
+            #expect(badFormat.status == 2)
+            let unknownCommand = try await CommandRunner.run(["lnt"], in: scratch.url)
+            #expect(unknownCommand.status == 2)
+        }
+
+        @Test func outputFileIsWrittenWhole() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try scratch.write("broken.yaml", brokenFlow)
+            let result = try await CommandRunner.run(["lint", "broken.yaml", "--format", "sarif", "--output", "out.sarif"], in: scratch.url)
+            #expect(result.status == 1)
+            let written = try String(contentsOf: scratch.url.appendingPathComponent("out.sarif"), encoding: .utf8)
+            #expect(written == result.standardOutput)
+        }
+
+        @Test func inlineCommentSilencesOneFinding() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let silenced = warningFlow.replacingOccurrences(
+                of: "  spare: {uses: settings-download}", with: "  spare: {uses: settings-download}  # flowrun-lint: disable=unused-step -- kept for the demo")
+            try scratch.write("warn.yaml", silenced)
+            let result = try await CommandRunner.run(["lint", "--strict", "warn.yaml"], in: scratch.url)
+            #expect(result.status == 0)
+            #expect(result.standardOutput == "no findings in 1 file (1 silenced by comments)\n")
+        }
+
+        @Test func listCodesNamesEveryCode() async throws {
+            let result = try await CommandRunner.run(["lint", "--list-codes"])
+            #expect(result.status == 0)
+            for code in ["FR100", "FR101", "FR300", "FR500", "FR601", "FR902"] {
+                #expect(result.standardOutput.contains(code))
+            }
+        }
+
+        @Test func shippedFlowsAndExamplesAreCleanWithStrict() async throws {
+            let result = try await CommandRunner.run(["lint", "--strict", "flows", "examples"])
+            #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+            let reported = result.standardOutput.split(separator: " ")
+            #expect(reported.starts(with: ["no", "findings", "in"]))
+        }
     }
 }
 
-@Suite("flowrun schema and steps")
-struct CatalogCommandTests {
-    @Test func schemaMatchesTheCommittedCopy() throws {
-        let result = try CommandRunner.run(["schema"])
-        #expect(result.status == 0)
-        let committed = try String(contentsOf: CommandRunner.root.appendingPathComponent("docs/flow.schema.json"), encoding: .utf8)
-        #expect(result.standardOutput == committed, "docs/flow.schema.json is stale: run `swift run flowrun schema > docs/flow.schema.json`")
-        let schema = try #require(try JSONSerialization.jsonObject(with: Data(committed.utf8)) as? [String: Any])
-        #expect(schema["$schema"] as? String == "http://json-schema.org/draft-07/schema#")
-    }
+extension ProcessSuites {
+    @Suite("flowrun schema and steps")
+    struct CatalogCommandTests {
+        @Test func schemaMatchesTheCommittedCopy() async throws {
+            let result = try await CommandRunner.run(["schema"])
+            #expect(result.status == 0)
+            let committed = try String(contentsOf: CommandRunner.root.appendingPathComponent("docs/flow.schema.json"), encoding: .utf8)
+            #expect(result.standardOutput == committed, "docs/flow.schema.json is stale: run `swift run flowrun schema > docs/flow.schema.json`")
+            let schema = try #require(try JSONSerialization.jsonObject(with: Data(committed.utf8)) as? [String: Any])
+            #expect(schema["$schema"] as? String == "http://json-schema.org/draft-07/schema#")
+        }
 
-    @Test func stepsJSONListsEveryBuiltInWithKeys() throws {
-        let result = try CommandRunner.run(["steps", "--json"])
-        #expect(result.status == 0)
-        let steps = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]])
-        let names = steps.compactMap { $0["name"] as? String }
-        #expect(names == [
-            "welcome", "session-configuration", "settings-download", "command", "store-manager", "basic-authentication",
-            "oauth2-authentication", "logout", "saml-authentication", "otp-session-configuration",
-        ])
-        let runnable = steps.filter { $0["runnable"] as? Bool == true }.compactMap { $0["name"] as? String }
-        #expect(runnable == names, "every built-in runs in this build")
-        let oauth = try #require(steps.first { $0["name"] as? String == "oauth2-authentication" })
-        #expect((oauth["aliases"] as? [String])?.contains("OAuth2AuthenticationStep") == true)
-        let requires = try #require(oauth["requires"] as? [[String: Any]])
-        #expect(requires.contains { $0["name"] as? String == "oauth2Parameters" })
-    }
+        @Test func stepsJSONListsEveryBuiltInWithKeys() async throws {
+            let result = try await CommandRunner.run(["steps", "--json"])
+            #expect(result.status == 0)
+            let steps = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]])
+            let names = steps.compactMap { $0["name"] as? String }
+            #expect(names == [
+                "welcome", "session-configuration", "settings-download", "command", "store-manager", "basic-authentication",
+                "oauth2-authentication", "logout", "saml-authentication", "otp-session-configuration",
+            ])
+            let runnable = steps.filter { $0["runnable"] as? Bool == true }.compactMap { $0["name"] as? String }
+            #expect(runnable == names, "every built-in runs in this build")
+            let oauth = try #require(steps.first { $0["name"] as? String == "oauth2-authentication" })
+            #expect((oauth["aliases"] as? [String])?.contains("OAuth2AuthenticationStep") == true)
+            let requires = try #require(oauth["requires"] as? [[String: Any]])
+            #expect(requires.contains { $0["name"] as? String == "oauth2Parameters" })
+        }
 
-    @Test func versionPrints() throws {
-        let result = try CommandRunner.run(["--version"])
-        #expect(result.status == 0)
-        #expect(result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").count == 3)
+        @Test func versionPrints() async throws {
+            let result = try await CommandRunner.run(["--version"])
+            #expect(result.status == 0)
+            #expect(result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").count == 3)
+        }
     }
 }

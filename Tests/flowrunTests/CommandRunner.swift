@@ -1,8 +1,10 @@
+import FlowProcess
 import Foundation
+import Synchronization
 
 /// Runs the built `flowrun` binary as a process, the way a person or a CI job does.
 struct CommandRunner {
-    struct Result {
+    struct Result: Sendable {
         var status: Int32
         var standardOutput: String
         var standardError: String
@@ -27,83 +29,226 @@ struct CommandRunner {
         return root.appendingPathComponent(".build/debug/flowrun")
     }()
 
-    /// Runs `flowrun` with `arguments` in `directory` (the repository root by default), with no standard input.
-    static func run(_ arguments: [String], in directory: URL = root, environment: [String: String] = [:], input: String? = nil) throws -> Result {
-        try run(binary, arguments, in: directory, environment: environment, input: input)
+    /// Runs `flowrun` with `arguments` in `directory` (the repository root by default), with `input` (none by
+    /// default) on its standard input.
+    static func run(
+        _ arguments: [String], in directory: URL = root, environment: [String: String] = [:], input: String? = nil
+    ) async throws -> Result {
+        try await runProgram([binary.path] + arguments, in: directory, environment: environment, input: input)
     }
 
     /// Runs `script` with `/bin/sh -c` (to hand `flowrun` a file descriptor, for example).
-    static func runShell(_ script: String, in directory: URL = root, environment: [String: String] = [:]) throws -> Result {
-        try run(URL(fileURLWithPath: "/bin/sh"), ["-c", script], in: directory, environment: environment, input: nil)
+    static func runShell(_ script: String, in directory: URL = root, environment: [String: String] = [:]) async throws -> Result {
+        try await runProgram(["/bin/sh", "-c", script], in: directory, environment: environment, input: nil)
     }
 
-    private static func run(
-        _ executable: URL, _ arguments: [String], in directory: URL, environment: [String: String], input: String?
-    ) throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
+    /// Runs any program (looked up on `PATH`) to its end with the test's environment plus `environment`.
+    ///
+    /// The program holds none of the test process's descriptors, and the test waits for it without holding a
+    /// thread of the shared pool: the other suites go on meanwhile. Cancelling the test stops the program's group.
+    static func runProgram(
+        _ arguments: [String], in directory: URL = root, environment: [String: String] = [:], input: String? = nil
+    ) async throws -> Result {
+        signal(SIGPIPE, SIG_IGN)
+        await ProcessGate.shared.enter()
+        defer { ProcessGate.shared.leave() }
+        let done = try await ChildProcess.run(
+            arguments, environment: testEnvironment(environment), directory: directory.path,
+            input: Data((input ?? "").utf8), outputLimit: 1 << 30, errorLimit: 1 << 30)
+        return Result(
+            status: done.termination.status, standardOutput: String(decoding: done.output, as: UTF8.self),
+            standardError: String(decoding: done.error, as: UTF8.self))
+    }
+
+    /// The test's environment with `NO_COLOR`, plus `overrides`, less `unset`.
+    static func testEnvironment(_ overrides: [String: String] = [:], unset: [String] = []) -> [String: String] {
         var merged = ProcessInfo.processInfo.environment
         merged["NO_COLOR"] = "1"
-        merged.merge(environment) { $1 }
-        process.environment = merged
-        let output = Pipe(), error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        let inputPipe = Pipe()
-        process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
-        try process.run()
-        if let input {
-            inputPipe.fileHandleForWriting.write(Data(input.utf8))
-            try inputPipe.fileHandleForWriting.close()
+        merged.merge(overrides) { $1 }
+        for name in unset { merged.removeValue(forKey: name) }
+        return merged
+    }
+}
+
+/// Lets at most one program a core run to its end at a time, whichever suites ask: the waits hold no thread, so
+/// without a bound every process test would start its programs at once and each would crawl.
+final class ProcessGate: Sendable {
+    static let shared = ProcessGate(width: max(2, ProcessInfo.processInfo.activeProcessorCount))
+
+    private struct State {
+        var free: Int
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state: Mutex<State>
+
+    init(width: Int) {
+        state = Mutex(State(free: width))
+    }
+
+    /// Waits for a free place, first come first served.
+    func enter() async {
+        await withCheckedContinuation { continuation in
+            let entered = state.withLock { state -> Bool in
+                guard state.free > 0 else {
+                    state.waiting.append(continuation)
+                    return false
+                }
+                state.free -= 1
+                return true
+            }
+            if entered { continuation.resume() }
         }
-        // Read both pipes before waiting, so a large output cannot block the child.
-        let outData = output.fileHandleForReading.readDataToEndOfFile()
-        let errData = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus,
-            standardOutput: String(decoding: outData, as: UTF8.self),
-            standardError: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// Gives the place to the first waiting, or frees it.
+    func leave() {
+        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard !state.waiting.isEmpty else {
+                state.free += 1
+                return nil
+            }
+            return state.waiting.removeFirst()
+        }
+        next?.resume()
+    }
+}
+
+extension SpawnedProcess.Termination {
+    /// The exit status, or 128 plus the signal that ended the program, as a shell reports it.
+    var status: Int32 {
+        switch self {
+        case .exited(let status): status
+        case .signalled(let signal): 128 + signal
+        }
+    }
+}
+
+/// A program the test talks to while it runs: its output read as it comes, signals, typing.
+struct RunningCommand: Sendable {
+    let process: SpawnedProcess
+    /// Standard output (with standard error too, under a terminal).
+    let output: OutputCollector
+    /// Standard error; empty under a terminal.
+    let errors: OutputCollector
+
+    /// Sends `signal` to the program.
+    func signal(_ signal: Int32) { process.signal(signal) }
+
+    /// Types `text` at the program's standard input.
+    func type(_ text: String) { process.write(Data(text.utf8)) }
+
+    /// Waits for the program to end; then its output is all read.
+    func exit() async -> SpawnedProcess.Termination {
+        let termination = await process.termination()
+        _ = await output.all()
+        _ = await errors.all()
+        return termination
     }
 }
 
 /// Starts `flowrun` without waiting for it (for signals).
-func startFlowrun(_ arguments: [String], in directory: URL) throws -> (Process, Pipe, Pipe) {
-    let process = Process()
-    process.executableURL = CommandRunner.binary
-    process.arguments = arguments
-    process.currentDirectoryURL = directory
-    var environment = ProcessInfo.processInfo.environment
-    environment["NO_COLOR"] = "1"
-    process.environment = environment
-    let output = Pipe(), error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    return (process, output, error)
+func startFlowrun(_ arguments: [String], in directory: URL) throws -> RunningCommand {
+    signal(SIGPIPE, SIG_IGN)
+    let process = try SpawnedProcess.start(
+        [CommandRunner.binary.path] + arguments, environment: CommandRunner.testEnvironment(), directory: directory.path)
+    process.closeInput()
+    return RunningCommand(
+        process: process, output: OutputCollector(process.outputReader), errors: OutputCollector(process.errorReader!))
 }
 
 /// Starts the shell command line `command` under script(1), which gives it a terminal, in the repository's root;
-/// returns the process, where to type, and what the terminal shows. `unset` names environment variables to
-/// leave out.
-func startInTerminal(_ command: String, unset: [String] = []) throws -> (process: Process, keyboard: FileHandle, screen: FileHandle) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-    process.arguments = ["-qec", command, "/dev/null"]
-    process.currentDirectoryURL = CommandRunner.root
-    var environment = ProcessInfo.processInfo.environment
+/// what the terminal shows comes on `output`. `unset` names environment variables to leave out.
+func startInTerminal(_ command: String, unset: [String] = []) throws -> RunningCommand {
+    signal(SIGPIPE, SIG_IGN)
+    var environment = CommandRunner.testEnvironment(unset: unset)
+    environment.removeValue(forKey: "NO_COLOR")
     environment["TERM"] = "xterm"
-    for name in unset { environment.removeValue(forKey: name) }
-    process.environment = environment
-    let input = Pipe(), output = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    return (process, input.fileHandleForWriting, output.fileHandleForReading)
+    let process = try SpawnedProcess.start(
+        ["script", "-qec", command, "/dev/null"], environment: environment, directory: CommandRunner.root.path,
+        error: .output)
+    return RunningCommand(process: process, output: OutputCollector(process.outputReader), errors: OutputCollector(nil))
+}
+
+/// Reads a descriptor to its end on a thread of its own, keeping all of it; a test waits for what it expects to
+/// appear (or for the end) without holding a thread of the shared pool.
+final class OutputCollector: Sendable {
+    private struct Waiter {
+        let ready: @Sendable (String) -> Bool
+        let continuation: CheckedContinuation<String, Never>
+    }
+
+    private struct State {
+        var data = Data()
+        var ended = false
+        var waiters: [Waiter] = []
+    }
+
+    private let state = Mutex(State())
+
+    /// Starts reading `descriptor` (and closes it at its end); nil is a stream that has already ended.
+    init(_ descriptor: Int32?) {
+        guard let descriptor else {
+            state.withLock { $0.ended = true }
+            return
+        }
+        Thread.detachNewThread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = read(descriptor, &buffer, buffer.count)
+                if count > 0 {
+                    received(Data(buffer[0..<count]), ended: false)
+                } else if count == 0 || errno != EINTR {
+                    break
+                }
+            }
+            close(descriptor)
+            received(Data(), ended: true)
+        }
+    }
+
+    private func received(_ data: Data, ended: Bool) {
+        let (text, ready) = state.withLock { state -> (String, [Waiter]) in
+            state.data.append(data)
+            state.ended = state.ended || ended
+            let text = String(decoding: state.data, as: UTF8.self)
+            let all = state.ended
+            let ready = state.waiters.filter { all || $0.ready(text) }
+            state.waiters.removeAll { waiter in all || waiter.ready(text) }
+            return (text, ready)
+        }
+        for waiter in ready { waiter.continuation.resume(returning: text) }
+    }
+
+    /// Everything read so far, once `ready` holds for it or the stream has ended.
+    func text(when ready: @escaping @Sendable (String) -> Bool) async -> String {
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state -> String? in
+                let text = String(decoding: state.data, as: UTF8.self)
+                if state.ended || ready(text) { return text }
+                state.waiters.append(Waiter(ready: ready, continuation: continuation))
+                return nil
+            }
+            if let now { continuation.resume(returning: now) }
+        }
+    }
+
+    /// Everything read so far, once it holds `needle` `count` times (or the stream has ended).
+    func text(containing needle: String, count: Int = 1) async -> String {
+        await text { $0.components(separatedBy: needle).count - 1 >= count }
+    }
+
+    /// The first line, with its line break (or all there is, at the end).
+    func firstLine() async -> String {
+        let text = await text { $0.contains("\n") }
+        guard let end = text.firstIndex(of: "\n") else { return text }
+        return String(text[...end])
+    }
+
+    /// All of it, once the stream has ended.
+    func all() async -> String {
+        await text { _ in false }
+    }
 }
 
 /// A temporary folder with files written into it, removed by the caller.

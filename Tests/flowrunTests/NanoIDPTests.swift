@@ -1,5 +1,6 @@
 import FlowAuth
 import FlowHTTP
+import FlowProcess
 import Foundation
 import Testing
 
@@ -9,14 +10,14 @@ final class NanoIDP: Sendable {
     let url: URL
     private let pidfile: String
 
-    init() throws {
+    init() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "flowrun-nanoidp-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         pidfile = folder.appendingPathComponent("nanoidp.pid").path
         // The server outlives the script: its words go to files, so that no pipe waits on the server.
         let said = folder.appendingPathComponent("said").path
-        let started = try CommandRunner.runShell(
+        let started = try await CommandRunner.runShell(
             "bash .ci/nanoidp.sh >'\(said)' 2>&1 </dev/null", environment: ["NANOIDP_PIDFILE": pidfile])
         let output = (try? String(contentsOfFile: said, encoding: .utf8)) ?? ""
         let line = output.split(separator: "\n").first { $0.hasPrefix("nanoidp listening on ") }
@@ -34,8 +35,17 @@ final class NanoIDP: Sendable {
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// Starts `.ci/nanoidp.sh stop` and returns at once (a `defer` cannot wait): the script stops the server and
+    /// removes its folder on its own, and a thread of its own reaps it.
     func stop() {
-        _ = try? CommandRunner.runShell("bash .ci/nanoidp.sh stop", environment: ["NANOIDP_PIDFILE": pidfile])
+        let environment = CommandRunner.testEnvironment(["NANOIDP_PIDFILE": pidfile])
+        guard
+            let script = try? SpawnedProcess.start(
+                ["bash", ".ci/nanoidp.sh", "stop"], environment: environment, directory: CommandRunner.root.path,
+                error: .output)
+        else { return }
+        script.closeInput()
+        Task.detached { _ = await RunningCommand(process: script, output: OutputCollector(script.outputReader), errors: OutputCollector(nil)).exit() }
     }
 }
 
@@ -110,243 +120,245 @@ func nanoidpConfiguration(_ issuer: URL) -> String {
         """
 }
 
-@Suite("Against nanoidp, an identity provider nobody here wrote", .serialized, .timeLimit(.minutes(10)))
-struct NanoIDPTests {
-    /// Authorization code with PKCE (nanoidp enforces S256) through the headless-form presenter: its login form
-    /// posts a one-time `transaction_id` with the page's session cookie. Then a restore uses the kept tokens,
-    /// and a logout revokes them and forgets them.
-    @Test func authorizationCodeWithPKCEThroughTheLoginFormAsAProcess() throws {
-        let idp = try NanoIDP()
-        defer { idp.stop() }
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        try scratch.write("flow.yaml", nanoidpFlow(idp.url))
-        try scratch.write("nanoidp.json", nanoidpConfiguration(idp.url))
-        let trace = scratch.url.appendingPathComponent("trace.jsonl").path
-        let secrets = ["FLOWRUN_INPUT_PASSWORD": "analytical-engine", "FLOWRUN_INPUT_PASSCODE": "Nano-passc0de"]
-        let onboard = try CommandRunner.run(
-            [
-                "run", "flow.yaml", "--config", "nanoidp.json", "--state-dir", "state", "--trace", trace, "--input",
-                "username=ada",
-            ],
-            in: scratch.url, environment: secrets)
-        #expect(onboard.status == 0, "\(onboard.standardOutput)\(onboard.standardError)")
-        let restore = try CommandRunner.run(
-            ["run", "flow.yaml", "--state-dir", "state", "--trace", trace], in: scratch.url,
-            environment: ["FLOWRUN_INPUT_PASSCODE": "Nano-passc0de"])
-        #expect(restore.status == 0, "\(restore.standardOutput)\(restore.standardError)")
-        let events = try String(contentsOfFile: trace, encoding: .utf8)
-        #expect(events.contains("tokens-reused"))
-        #expect(!(events + onboard.standardOutput + onboard.standardError).contains("analytical-engine"))
+extension ProcessSuites {
+    @Suite("Against nanoidp, an identity provider nobody here wrote", .timeLimit(.minutes(10)))
+    struct NanoIDPTests {
+        /// Authorization code with PKCE (nanoidp enforces S256) through the headless-form presenter: its login form
+        /// posts a one-time `transaction_id` with the page's session cookie. Then a restore uses the kept tokens,
+        /// and a logout revokes them and forgets them.
+        @Test func authorizationCodeWithPKCEThroughTheLoginFormAsAProcess() async throws {
+            let idp = try await NanoIDP()
+            defer { idp.stop() }
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try scratch.write("flow.yaml", nanoidpFlow(idp.url))
+            try scratch.write("nanoidp.json", nanoidpConfiguration(idp.url))
+            let trace = scratch.url.appendingPathComponent("trace.jsonl").path
+            let secrets = ["FLOWRUN_INPUT_PASSWORD": "analytical-engine", "FLOWRUN_INPUT_PASSCODE": "Nano-passc0de"]
+            let onboard = try await CommandRunner.run(
+                [
+                    "run", "flow.yaml", "--config", "nanoidp.json", "--state-dir", "state", "--trace", trace, "--input",
+                    "username=ada",
+                ],
+                in: scratch.url, environment: secrets)
+            #expect(onboard.status == 0, "\(onboard.standardOutput)\(onboard.standardError)")
+            let restore = try await CommandRunner.run(
+                ["run", "flow.yaml", "--state-dir", "state", "--trace", trace], in: scratch.url,
+                environment: ["FLOWRUN_INPUT_PASSCODE": "Nano-passc0de"])
+            #expect(restore.status == 0, "\(restore.standardOutput)\(restore.standardError)")
+            let events = try String(contentsOfFile: trace, encoding: .utf8)
+            #expect(events.contains("tokens-reused"))
+            #expect(!(events + onboard.standardOutput + onboard.standardError).contains("analytical-engine"))
 
-        let logout = try CommandRunner.run(
-            ["run", "flow.yaml", "--state-dir", "state", "--mode", "logout", "--trace", trace],
-            in: scratch.url, environment: ["FLOWRUN_INPUT_PASSCODE": "Nano-passc0de"])
-        #expect(logout.status == 0, "\(logout.standardOutput)\(logout.standardError)")
-        #expect(try String(contentsOfFile: trace, encoding: .utf8).contains("the tokens were revoked"))
-        // The tokens are gone: the next start must log in, and without a password it cannot.
-        let after = try CommandRunner.run(
-            ["run", "flow.yaml", "--state-dir", "state"], in: scratch.url,
-            environment: ["FLOWRUN_INPUT_PASSCODE": "Nano-passc0de"])
-        #expect(after.status == 1)
-        #expect(after.standardOutput.contains("missing-input"), "\(after.standardOutput)")
-    }
-
-    /// SAML 2.0 with the emulator as the service provider and nanoidp as the identity provider: the shipped SAML
-    /// flow as a process, the emulator's launcher posting an AuthnRequest to nanoidp's `/saml/sso`, the
-    /// headless-form presenter filling nanoidp's form, nanoidp's signed response posted back (the POST binding)
-    /// and checked by the emulator against nanoidp's certificate, ending on the finish URL. A restore then reuses
-    /// the session cookie in a new emulator, with no login; logout ends the session.
-    @Test func samlWithTheEmulatorAsServiceProvider() throws {
-        let idp = try NanoIDP()
-        defer { idp.stop() }
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        let base = idp.url.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-        let certificate = try CommandRunner.runShell("curl -fsS '\(base)/saml/cert.pem'")
-        #expect(certificate.status == 0 && certificate.standardOutput.contains("BEGIN CERTIFICATE"))
-        let pem = certificate.standardOutput.split(separator: "\n").map { "      " + $0 }.joined(separator: "\n")
-        try scratch.write("idp.yaml", samlEmulatorData(sso: base + "/saml/sso", issuer: base + "/saml", pem: pem))
-        let flow = CommandRunner.root.appendingPathComponent("flows/saml.yaml").path
-        let trace = scratch.url.appendingPathComponent("trace.jsonl").path
-        let passcode = ["FLOWRUN_INPUT_PASSCODE": "Hr-passc0de-1"]
-        let onboard = try CommandRunner.run(
-            [
-                "run", "--emulator", "--emulator-data", "idp.yaml", "--presenter", "headless-form", flow,
-                "--state-dir", "state", "--trace", trace, "--input", "email-address=ada@example.org",
-                "--input", "username=ada",
-            ],
-            in: scratch.url, environment: passcode.merging(["FLOWRUN_INPUT_PASSWORD": "analytical-engine"]) { $1 })
-        #expect(onboard.status == 0, "\(onboard.standardOutput)\(onboard.standardError)")
-        let log = try String(contentsOfFile: idp.workFolder + "/nanoidp.log", encoding: .utf8)
-        #expect(log.contains("POST /saml/sso"), "the login went through nanoidp")
-
-        let restore = try CommandRunner.run(
-            ["run", "--emulator", "--emulator-data", "idp.yaml", flow, "--state-dir", "state", "--trace", trace],
-            in: scratch.url, environment: passcode)
-        #expect(restore.status == 0, "\(restore.standardOutput)\(restore.standardError)")
-        #expect(try String(contentsOfFile: trace, encoding: .utf8).contains("tokens-reused"))
-
-        // Another certificate than nanoidp's: the emulator refuses the signed response, and no session starts.
-        let made = try CommandRunner.runShell(
-            "openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=not-nanoidp -days 1 -keyout /dev/null 2>/dev/null")
-        #expect(made.status == 0 && made.standardOutput.contains("BEGIN CERTIFICATE"))
-        let otherPEM = made.standardOutput.split(separator: "\n").map { "      " + $0 }.joined(separator: "\n")
-        let data = try String(contentsOfFile: scratch.url.appendingPathComponent("idp.yaml").path, encoding: .utf8)
-        try scratch.write("other.yaml", data.replacingOccurrences(of: pem, with: otherPEM))
-        let refused = try CommandRunner.run(
-            [
-                "run", "--emulator", "--emulator-data", "other.yaml", "--presenter", "headless-form", flow,
-                "--state-dir", "other-state", "--input", "email-address=ada@example.org", "--input", "username=ada",
-            ],
-            in: scratch.url, environment: passcode.merging(["FLOWRUN_INPUT_PASSWORD": "analytical-engine"]) { $1 })
-        #expect(refused.status == 1)
-        #expect(refused.standardOutput.contains("signature"), "\(refused.standardOutput)")
-        #expect(!(refused.standardOutput + refused.standardError).contains("SAMLResponse="))
-
-        // nanoidp's user is not one the emulator knows: refused too, saying whom to list.
-        try scratch.write(
-            "stranger.yaml", data.replacingOccurrences(of: "email: ada@example.org", with: "email: eve@example.org"))
-        let stranger = try CommandRunner.run(
-            [
-                "run", "--emulator", "--emulator-data", "stranger.yaml", "--presenter", "headless-form", flow,
-                "--state-dir", "stranger-state", "--input", "email-address=eve@example.org", "--input", "username=ada",
-            ],
-            in: scratch.url, environment: passcode.merging(["FLOWRUN_INPUT_PASSWORD": "analytical-engine"]) { $1 })
-        #expect(stranger.status == 1)
-        #expect(stranger.standardOutput.contains("does not know"), "\(stranger.standardOutput)")
-
-        let logout = try CommandRunner.run(
-            ["run", "--emulator", "--emulator-data", "idp.yaml", flow, "--state-dir", "state", "--mode", "logout"],
-            in: scratch.url, environment: passcode)
-        #expect(logout.status == 0, "\(logout.standardOutput)\(logout.standardError)")
-    }
-
-    /// A TOTP second factor: nanoidp's second form posts `totp_code`, computed from the secret given as input.
-    @Test func aTOTPSecondFactorFromTheInputs() throws {
-        let idp = try NanoIDP()
-        defer { idp.stop() }
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        try scratch.write("flow.yaml", nanoidpFlow(idp.url, user: "grace"))
-        try scratch.write("nanoidp.json", nanoidpConfiguration(idp.url))
-        let onboard = try CommandRunner.run(
-            ["run", "flow.yaml", "--config", "nanoidp.json", "--state-dir", "state", "--input", "username=grace"],
-            in: scratch.url,
-            environment: [
-                "FLOWRUN_INPUT_PASSWORD": "first-compiler", "FLOWRUN_INPUT_TOTP_SECRET": "JBSWY3DPEHPK3PXP",
-                "FLOWRUN_INPUT_PASSCODE": "Nano-passc0de",
-            ])
-        #expect(onboard.status == 0, "\(onboard.standardOutput)\(onboard.standardError)")
-        let wrong = try CommandRunner.run(
-            ["run", "flow.yaml", "--config", "nanoidp.json", "--state-dir", "other", "--input", "username=grace"],
-            in: scratch.url,
-            environment: [
-                "FLOWRUN_INPUT_PASSWORD": "first-compiler", "FLOWRUN_INPUT_OTP": "000000",
-                "FLOWRUN_INPUT_PASSCODE": "Nano-passc0de",
-            ])
-        #expect(wrong.status == 1)
-        #expect(wrong.standardOutput.contains("login-refused"), "\(wrong.standardOutput)")
-    }
-
-    /// Refresh with rotation, reuse detection, and the client credentials grant, with the library's client.
-    @Test func refreshRotatesAndReuseIsRefusedAndClientCredentialsWork() async throws {
-        let idp = try NanoIDP()
-        defer { idp.stop() }
-        let session = HTTPSession()
-        do {
-            let endpoints = try await OAuth2Client.discover(issuer: idp.url, transport: session.transport)
-            #expect(endpoints.issuer == idp.url.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")))
-            #expect(endpoints.revocation != nil && endpoints.jwks != nil)
-            let client = OAuth2Client(clientID: "flowrun-cli", endpoints: endpoints, scopes: ["openid", "profile"])
-            let redirect = URL(string: "http://127.0.0.1:8765/callback")!
-            let request = try client.authorizationRequest(redirect: redirect)
-            let presenter = HeadlessFormPresenter { kind throws(HTTPError) -> String in
-                switch kind {
-                case .username: "ada"
-                case .password: "analytical-engine"
-                case .oneTimeCode: throw HTTPError("unexpected", "no second factor for ada", transient: false)
-                }
-            }
-            let reached = try await presenter.present(
-                request.url, finish: LoginFinish(redirect, anyOf: ["code", "error"]),
-                transport: session.transport)
-            let tokens = try await client.exchange(
-                code: try client.code(from: reached, for: request), for: request, transport: session.transport)
-            #expect(tokens.idToken != nil && tokens.refreshToken != nil)
-            // The ID token: signature against nanoidp's JWKS, issuer, audience, expiry, nonce.
-            let issuer = try #require(endpoints.issuer)
-            let verifier = IDTokenVerifier(issuer: issuer, clientID: "flowrun-cli", keys: try #require(endpoints.jwks))
-            let idToken = try #require(tokens.idToken)
-            #expect(try await verifier.verify(idToken, nonce: request.nonce, now: Date(), transport: session.transport) == "ada")
-            func refusal(_ token: String, nonce: String?, verifier: IDTokenVerifier, now: Date = Date()) async -> String? {
-                do {
-                    try await verifier.verify(token, nonce: nonce, now: now, transport: session.transport)
-                    return nil
-                } catch {
-                    return error.message
-                }
-            }
-            // Claims changed (another subject) under the same signature, and a signature changed: both refused.
-            var parts = idToken.split(separator: ".").map(String.init)
-            let claims = String(decoding: try #require(LoginSecrets.decodeBase64URL(parts[1])), as: UTF8.self)
-            parts[1] = LoginSecrets.base64URL(Data(claims.replacingOccurrences(of: "\"ada\"", with: "\"eve\"").utf8))
-            #expect(await refusal(parts.joined(separator: "."), nonce: request.nonce, verifier: verifier)?.contains("signature") == true)
-            var signature = Array(try #require(LoginSecrets.decodeBase64URL(idToken.split(separator: ".")[2].description)))
-            signature[signature.count / 2] ^= 0x01
-            let forged = idToken.split(separator: ".")[0...1].joined(separator: ".") + "." + LoginSecrets.base64URL(Data(signature))
-            #expect(await refusal(forged, nonce: request.nonce, verifier: verifier)?.contains("signature") == true)
-            #expect(await refusal(idToken, nonce: "another-nonce", verifier: verifier)?.contains("nonce") == true)
-            var otherClient = verifier
-            otherClient.clientID = "someone-else"
-            #expect(await refusal(idToken, nonce: request.nonce, verifier: otherClient)?.contains("audience") == true)
-            var otherIssuer = verifier
-            otherIssuer.issuer = "https://idp.example.com"
-            #expect(await refusal(idToken, nonce: request.nonce, verifier: otherIssuer)?.contains("issuer") == true)
-            let later = Date().addingTimeInterval(2 * 3600)
-            #expect(await refusal(idToken, nonce: request.nonce, verifier: verifier, now: later)?.contains("expired") == true)
-            let refreshed = try await client.refresh(tokens, transport: session.transport)
-            #expect(refreshed.refreshToken != tokens.refreshToken, "nanoidp rotates refresh tokens")
-            // The refresh's new ID token was checked like the login's, and names the same user.
-            #expect(refreshed.idToken != nil && refreshed.idToken != tokens.idToken)
-            #expect(IDTokenVerifier.subject(of: try #require(refreshed.idToken)) == "ada")
-            // Had the login been eve's, a refresh that names ada is refused (OpenID Connect Core §12.2).
-            var eves = refreshed
-            eves.idToken = parts.joined(separator: ".")
-            #expect(IDTokenVerifier.subject(of: try #require(eves.idToken)) == "eve")
-            var switched: HTTPError?
-            do {
-                _ = try await client.refresh(eves, transport: session.transport)
-            } catch {
-                switched = error
-            }
-            #expect(switched?.code == "id-token-invalid")
-            #expect(switched?.message.contains("subject `ada`, not `eve`") == true)
-            // That refresh rotated the token family on the server; the reuse below uses the login's token.
-            var reuse: HTTPError?
-            do {
-                _ = try await client.refresh(tokens, transport: session.transport)
-            } catch {
-                reuse = error
-            }
-            #expect(reuse?.code == "oauth2-invalid_grant")
-
-            let service = OAuth2Client(
-                clientID: "flowrun-service", clientSecret: "flowrun-service-secret", endpoints: endpoints)
-            let own = try await service.clientCredentials(transport: session.transport)
-            #expect(own.refreshToken == nil && !own.accessToken.isEmpty)
-            let wrong = OAuth2Client(clientID: "flowrun-service", clientSecret: "guess", endpoints: endpoints)
-            var refused: HTTPError?
-            do {
-                _ = try await wrong.clientCredentials(transport: session.transport)
-            } catch {
-                refused = error
-            }
-            #expect(refused?.code == "oauth2-invalid_client")
-        } catch {
-            await session.shutdown()
-            throw error
+            let logout = try await CommandRunner.run(
+                ["run", "flow.yaml", "--state-dir", "state", "--mode", "logout", "--trace", trace],
+                in: scratch.url, environment: ["FLOWRUN_INPUT_PASSCODE": "Nano-passc0de"])
+            #expect(logout.status == 0, "\(logout.standardOutput)\(logout.standardError)")
+            #expect(try String(contentsOfFile: trace, encoding: .utf8).contains("the tokens were revoked"))
+            // The tokens are gone: the next start must log in, and without a password it cannot.
+            let after = try await CommandRunner.run(
+                ["run", "flow.yaml", "--state-dir", "state"], in: scratch.url,
+                environment: ["FLOWRUN_INPUT_PASSCODE": "Nano-passc0de"])
+            #expect(after.status == 1)
+            #expect(after.standardOutput.contains("missing-input"), "\(after.standardOutput)")
         }
-        await session.shutdown()
+
+        /// SAML 2.0 with the emulator as the service provider and nanoidp as the identity provider: the shipped SAML
+        /// flow as a process, the emulator's launcher posting an AuthnRequest to nanoidp's `/saml/sso`, the
+        /// headless-form presenter filling nanoidp's form, nanoidp's signed response posted back (the POST binding)
+        /// and checked by the emulator against nanoidp's certificate, ending on the finish URL. A restore then reuses
+        /// the session cookie in a new emulator, with no login; logout ends the session.
+        @Test func samlWithTheEmulatorAsServiceProvider() async throws {
+            let idp = try await NanoIDP()
+            defer { idp.stop() }
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let base = idp.url.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+            let certificate = try await CommandRunner.runShell("curl -fsS '\(base)/saml/cert.pem'")
+            #expect(certificate.status == 0 && certificate.standardOutput.contains("BEGIN CERTIFICATE"))
+            let pem = certificate.standardOutput.split(separator: "\n").map { "      " + $0 }.joined(separator: "\n")
+            try scratch.write("idp.yaml", samlEmulatorData(sso: base + "/saml/sso", issuer: base + "/saml", pem: pem))
+            let flow = CommandRunner.root.appendingPathComponent("flows/saml.yaml").path
+            let trace = scratch.url.appendingPathComponent("trace.jsonl").path
+            let passcode = ["FLOWRUN_INPUT_PASSCODE": "Hr-passc0de-1"]
+            let onboard = try await CommandRunner.run(
+                [
+                    "run", "--emulator", "--emulator-data", "idp.yaml", "--presenter", "headless-form", flow,
+                    "--state-dir", "state", "--trace", trace, "--input", "email-address=ada@example.org",
+                    "--input", "username=ada",
+                ],
+                in: scratch.url, environment: passcode.merging(["FLOWRUN_INPUT_PASSWORD": "analytical-engine"]) { $1 })
+            #expect(onboard.status == 0, "\(onboard.standardOutput)\(onboard.standardError)")
+            let log = try String(contentsOfFile: idp.workFolder + "/nanoidp.log", encoding: .utf8)
+            #expect(log.contains("POST /saml/sso"), "the login went through nanoidp")
+
+            let restore = try await CommandRunner.run(
+                ["run", "--emulator", "--emulator-data", "idp.yaml", flow, "--state-dir", "state", "--trace", trace],
+                in: scratch.url, environment: passcode)
+            #expect(restore.status == 0, "\(restore.standardOutput)\(restore.standardError)")
+            #expect(try String(contentsOfFile: trace, encoding: .utf8).contains("tokens-reused"))
+
+            // Another certificate than nanoidp's: the emulator refuses the signed response, and no session starts.
+            let made = try await CommandRunner.runShell(
+                "openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=not-nanoidp -days 1 -keyout /dev/null 2>/dev/null")
+            #expect(made.status == 0 && made.standardOutput.contains("BEGIN CERTIFICATE"))
+            let otherPEM = made.standardOutput.split(separator: "\n").map { "      " + $0 }.joined(separator: "\n")
+            let data = try String(contentsOfFile: scratch.url.appendingPathComponent("idp.yaml").path, encoding: .utf8)
+            try scratch.write("other.yaml", data.replacingOccurrences(of: pem, with: otherPEM))
+            let refused = try await CommandRunner.run(
+                [
+                    "run", "--emulator", "--emulator-data", "other.yaml", "--presenter", "headless-form", flow,
+                    "--state-dir", "other-state", "--input", "email-address=ada@example.org", "--input", "username=ada",
+                ],
+                in: scratch.url, environment: passcode.merging(["FLOWRUN_INPUT_PASSWORD": "analytical-engine"]) { $1 })
+            #expect(refused.status == 1)
+            #expect(refused.standardOutput.contains("signature"), "\(refused.standardOutput)")
+            #expect(!(refused.standardOutput + refused.standardError).contains("SAMLResponse="))
+
+            // nanoidp's user is not one the emulator knows: refused too, saying whom to list.
+            try scratch.write(
+                "stranger.yaml", data.replacingOccurrences(of: "email: ada@example.org", with: "email: eve@example.org"))
+            let stranger = try await CommandRunner.run(
+                [
+                    "run", "--emulator", "--emulator-data", "stranger.yaml", "--presenter", "headless-form", flow,
+                    "--state-dir", "stranger-state", "--input", "email-address=eve@example.org", "--input", "username=ada",
+                ],
+                in: scratch.url, environment: passcode.merging(["FLOWRUN_INPUT_PASSWORD": "analytical-engine"]) { $1 })
+            #expect(stranger.status == 1)
+            #expect(stranger.standardOutput.contains("does not know"), "\(stranger.standardOutput)")
+
+            let logout = try await CommandRunner.run(
+                ["run", "--emulator", "--emulator-data", "idp.yaml", flow, "--state-dir", "state", "--mode", "logout"],
+                in: scratch.url, environment: passcode)
+            #expect(logout.status == 0, "\(logout.standardOutput)\(logout.standardError)")
+        }
+
+        /// A TOTP second factor: nanoidp's second form posts `totp_code`, computed from the secret given as input.
+        @Test func aTOTPSecondFactorFromTheInputs() async throws {
+            let idp = try await NanoIDP()
+            defer { idp.stop() }
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try scratch.write("flow.yaml", nanoidpFlow(idp.url, user: "grace"))
+            try scratch.write("nanoidp.json", nanoidpConfiguration(idp.url))
+            let onboard = try await CommandRunner.run(
+                ["run", "flow.yaml", "--config", "nanoidp.json", "--state-dir", "state", "--input", "username=grace"],
+                in: scratch.url,
+                environment: [
+                    "FLOWRUN_INPUT_PASSWORD": "first-compiler", "FLOWRUN_INPUT_TOTP_SECRET": "JBSWY3DPEHPK3PXP",
+                    "FLOWRUN_INPUT_PASSCODE": "Nano-passc0de",
+                ])
+            #expect(onboard.status == 0, "\(onboard.standardOutput)\(onboard.standardError)")
+            let wrong = try await CommandRunner.run(
+                ["run", "flow.yaml", "--config", "nanoidp.json", "--state-dir", "other", "--input", "username=grace"],
+                in: scratch.url,
+                environment: [
+                    "FLOWRUN_INPUT_PASSWORD": "first-compiler", "FLOWRUN_INPUT_OTP": "000000",
+                    "FLOWRUN_INPUT_PASSCODE": "Nano-passc0de",
+                ])
+            #expect(wrong.status == 1)
+            #expect(wrong.standardOutput.contains("login-refused"), "\(wrong.standardOutput)")
+        }
+
+        /// Refresh with rotation, reuse detection, and the client credentials grant, with the library's client.
+        @Test func refreshRotatesAndReuseIsRefusedAndClientCredentialsWork() async throws {
+            let idp = try await NanoIDP()
+            defer { idp.stop() }
+            let session = HTTPSession()
+            do {
+                let endpoints = try await OAuth2Client.discover(issuer: idp.url, transport: session.transport)
+                #expect(endpoints.issuer == idp.url.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")))
+                #expect(endpoints.revocation != nil && endpoints.jwks != nil)
+                let client = OAuth2Client(clientID: "flowrun-cli", endpoints: endpoints, scopes: ["openid", "profile"])
+                let redirect = URL(string: "http://127.0.0.1:8765/callback")!
+                let request = try client.authorizationRequest(redirect: redirect)
+                let presenter = HeadlessFormPresenter { kind throws(HTTPError) -> String in
+                    switch kind {
+                    case .username: "ada"
+                    case .password: "analytical-engine"
+                    case .oneTimeCode: throw HTTPError("unexpected", "no second factor for ada", transient: false)
+                    }
+                }
+                let reached = try await presenter.present(
+                    request.url, finish: LoginFinish(redirect, anyOf: ["code", "error"]),
+                    transport: session.transport)
+                let tokens = try await client.exchange(
+                    code: try client.code(from: reached, for: request), for: request, transport: session.transport)
+                #expect(tokens.idToken != nil && tokens.refreshToken != nil)
+                // The ID token: signature against nanoidp's JWKS, issuer, audience, expiry, nonce.
+                let issuer = try #require(endpoints.issuer)
+                let verifier = IDTokenVerifier(issuer: issuer, clientID: "flowrun-cli", keys: try #require(endpoints.jwks))
+                let idToken = try #require(tokens.idToken)
+                #expect(try await verifier.verify(idToken, nonce: request.nonce, now: Date(), transport: session.transport) == "ada")
+                func refusal(_ token: String, nonce: String?, verifier: IDTokenVerifier, now: Date = Date()) async -> String? {
+                    do {
+                        try await verifier.verify(token, nonce: nonce, now: now, transport: session.transport)
+                        return nil
+                    } catch {
+                        return error.message
+                    }
+                }
+                // Claims changed (another subject) under the same signature, and a signature changed: both refused.
+                var parts = idToken.split(separator: ".").map(String.init)
+                let claims = String(decoding: try #require(LoginSecrets.decodeBase64URL(parts[1])), as: UTF8.self)
+                parts[1] = LoginSecrets.base64URL(Data(claims.replacingOccurrences(of: "\"ada\"", with: "\"eve\"").utf8))
+                #expect(await refusal(parts.joined(separator: "."), nonce: request.nonce, verifier: verifier)?.contains("signature") == true)
+                var signature = Array(try #require(LoginSecrets.decodeBase64URL(idToken.split(separator: ".")[2].description)))
+                signature[signature.count / 2] ^= 0x01
+                let forged = idToken.split(separator: ".")[0...1].joined(separator: ".") + "." + LoginSecrets.base64URL(Data(signature))
+                #expect(await refusal(forged, nonce: request.nonce, verifier: verifier)?.contains("signature") == true)
+                #expect(await refusal(idToken, nonce: "another-nonce", verifier: verifier)?.contains("nonce") == true)
+                var otherClient = verifier
+                otherClient.clientID = "someone-else"
+                #expect(await refusal(idToken, nonce: request.nonce, verifier: otherClient)?.contains("audience") == true)
+                var otherIssuer = verifier
+                otherIssuer.issuer = "https://idp.example.com"
+                #expect(await refusal(idToken, nonce: request.nonce, verifier: otherIssuer)?.contains("issuer") == true)
+                let later = Date().addingTimeInterval(2 * 3600)
+                #expect(await refusal(idToken, nonce: request.nonce, verifier: verifier, now: later)?.contains("expired") == true)
+                let refreshed = try await client.refresh(tokens, transport: session.transport)
+                #expect(refreshed.refreshToken != tokens.refreshToken, "nanoidp rotates refresh tokens")
+                // The refresh's new ID token was checked like the login's, and names the same user.
+                #expect(refreshed.idToken != nil && refreshed.idToken != tokens.idToken)
+                #expect(IDTokenVerifier.subject(of: try #require(refreshed.idToken)) == "ada")
+                // Had the login been eve's, a refresh that names ada is refused (OpenID Connect Core §12.2).
+                var eves = refreshed
+                eves.idToken = parts.joined(separator: ".")
+                #expect(IDTokenVerifier.subject(of: try #require(eves.idToken)) == "eve")
+                var switched: HTTPError?
+                do {
+                    _ = try await client.refresh(eves, transport: session.transport)
+                } catch {
+                    switched = error
+                }
+                #expect(switched?.code == "id-token-invalid")
+                #expect(switched?.message.contains("subject `ada`, not `eve`") == true)
+                // That refresh rotated the token family on the server; the reuse below uses the login's token.
+                var reuse: HTTPError?
+                do {
+                    _ = try await client.refresh(tokens, transport: session.transport)
+                } catch {
+                    reuse = error
+                }
+                #expect(reuse?.code == "oauth2-invalid_grant")
+
+                let service = OAuth2Client(
+                    clientID: "flowrun-service", clientSecret: "flowrun-service-secret", endpoints: endpoints)
+                let own = try await service.clientCredentials(transport: session.transport)
+                #expect(own.refreshToken == nil && !own.accessToken.isEmpty)
+                let wrong = OAuth2Client(clientID: "flowrun-service", clientSecret: "guess", endpoints: endpoints)
+                var refused: HTTPError?
+                do {
+                    _ = try await wrong.clientCredentials(transport: session.transport)
+                } catch {
+                    refused = error
+                }
+                #expect(refused?.code == "oauth2-invalid_client")
+            } catch {
+                await session.shutdown()
+                throw error
+            }
+            await session.shutdown()
+        }
     }
 }

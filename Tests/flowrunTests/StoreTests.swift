@@ -1,3 +1,4 @@
+import FlowProcess
 import Foundation
 import Testing
 
@@ -35,7 +36,7 @@ struct StoreRun {
 
     func callAsFunction(
         _ arguments: [String] = [], passcode: String? = nil, newPasscode: String? = nil, data: String? = nil
-    ) throws -> CommandRunner.Result {
+    ) async throws -> CommandRunner.Result {
         var environment: [String: String] = [:]
         if let passcode { environment["FLOWRUN_INPUT_PASSCODE"] = passcode }
         if let newPasscode { environment["FLOWRUN_INPUT_NEW_PASSCODE"] = newPasscode }
@@ -44,7 +45,7 @@ struct StoreRun {
             let file = try scratch.write("data-\(UUID().uuidString).yaml", data)
             command += ["--emulator-data", file.path]
         }
-        return try CommandRunner.run(command + arguments, in: scratch.url, environment: environment)
+        return try await CommandRunner.run(command + arguments, in: scratch.url, environment: environment)
     }
 
     /// The files in the state folder.
@@ -52,237 +53,229 @@ struct StoreRun {
     var storeFiles: [String] { files.filter { $0.hasPrefix("timetable-") && $0.hasSuffix(".db") } }
 }
 
-@Suite("The encrypted store, as a process", .timeLimit(.minutes(10)))
-struct StoreTests {
-    @Test func aWrongPasscodeCountsAcrossRunsAndTheRetryLimitResets() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        let run = StoreRun(scratch: scratch)
-        let data = policyData(["RetryLimit": "2"])
-        #expect(try run(passcode: "right-passcode", data: data).status == 0)
-        let first = try run(passcode: "wrong-passcode", data: data)
-        #expect(first.status == 1)
-        #expect(first.standardOutput.contains("wrong-passcode: the passcode does not open the store (1 wrong in a row; after 2 the onboarding is reset)"),
-                "\(first.standardOutput)")
-        // A wrong passcode is not a reason to reset: the flow's route to reset is not taken.
-        #expect(run.storeFiles.count == 1)
-        #expect(!first.standardError.contains("reset:"))
-        let second = try run(passcode: "wrong-passcode", data: data)
-        #expect(second.status == 1)
-        #expect(second.standardError.contains("retry limit: the store and the onboarding are removed"), "\(second.standardError)")
-        #expect(second.standardOutput.contains("passcode-retry-limit"))
-        #expect(run.storeFiles.isEmpty)
-        #expect(!run.files.contains("state.json"))
-        // The next run onboards again.
-        let again = try run(passcode: "right-passcode", data: data)
-        #expect(again.status == 0)
-        #expect(again.standardOutput.hasPrefix("succeeded: onboard"))
-        // A right passcode sets the count back.
-        #expect(try run(passcode: "wrong-passcode", data: data).status == 1)
-        #expect(try run(passcode: "right-passcode", data: data).status == 0)
-        let afterReset = try run(passcode: "wrong-passcode", data: data)
-        #expect(afterReset.standardOutput.contains("(1 wrong in a row;"))
-    }
-
-    @Test func aNewPasscodeBreakingThePolicyGetsOneMessagePerRuleAndKeepsNothing() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        let run = StoreRun(scratch: scratch)
-        let strict = policyData([
-            "MinLength": "10", "DigitRequired": "true", "UpperRequired": "true", "LowerRequired": "true",
-            "SpecialRequired": "true", "MinUniqueChars": "8",
-        ])
-        let weak = try run(passcode: "aaaaaa", data: strict)
-        #expect(weak.status == 1)
-        for rule in [
-            "it has 6 characters; the policy asks for at least 10", "it needs a digit", "it needs an upper-case letter",
-            "it needs a special character", "it has 1 different character; the policy asks for at least 8",
-        ] {
-            #expect(weak.standardOutput.contains(rule), "\(rule): \(weak.standardOutput)")
+extension ProcessSuites {
+    @Suite("The encrypted store, as a process", .timeLimit(.minutes(10)))
+    struct StoreTests {
+        @Test func aWrongPasscodeCountsAcrossRunsAndTheRetryLimitResets() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let run = StoreRun(scratch: scratch)
+            let data = policyData(["RetryLimit": "2"])
+            #expect(try await run(passcode: "right-passcode", data: data).status == 0)
+            let first = try await run(passcode: "wrong-passcode", data: data)
+            #expect(first.status == 1)
+            #expect(first.standardOutput.contains("wrong-passcode: the passcode does not open the store (1 wrong in a row; after 2 the onboarding is reset)"),
+                    "\(first.standardOutput)")
+            // A wrong passcode is not a reason to reset: the flow's route to reset is not taken.
+            #expect(run.storeFiles.count == 1)
+            #expect(!first.standardError.contains("reset:"))
+            let second = try await run(passcode: "wrong-passcode", data: data)
+            #expect(second.status == 1)
+            #expect(second.standardError.contains("retry limit: the store and the onboarding are removed"), "\(second.standardError)")
+            #expect(second.standardOutput.contains("passcode-retry-limit"))
+            #expect(run.storeFiles.isEmpty)
+            #expect(!run.files.contains("state.json"))
+            // The next run onboards again.
+            let again = try await run(passcode: "right-passcode", data: data)
+            #expect(again.status == 0)
+            #expect(again.standardOutput.hasPrefix("succeeded: onboard"))
+            // A right passcode sets the count back.
+            #expect(try await run(passcode: "wrong-passcode", data: data).status == 1)
+            #expect(try await run(passcode: "right-passcode", data: data).status == 0)
+            let afterReset = try await run(passcode: "wrong-passcode", data: data)
+            #expect(afterReset.standardOutput.contains("(1 wrong in a row;"))
         }
-        #expect(!weak.standardOutput.contains("lower-case"))
-        #expect(run.storeFiles.isEmpty && !run.files.contains("state.json"), "\(run.files)")
-        let digits = try run(passcode: "12345678", data: policyData(["IsDigitsOnly": "true", "MinLength": "6"]))
-        #expect(digits.status == 0, "\(digits.standardOutput)")
-        let reset = try run(["--mode", "reset"])
-        #expect(reset.status == 0)
-        let good = try run(passcode: "Tr0ub4dor&3x", data: strict)
-        #expect(good.status == 0, "\(good.standardOutput)")
-    }
 
-    @Test func aStricterPolicyDownloadedOnRestoreMustBeMetBeforeTheRestoreSucceeds() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        let run = StoreRun(scratch: scratch)
-        #expect(try run(passcode: "lenient-passcode", data: policyData([:])).status == 0)
-        let stricter = policyData(["DigitRequired": "true"])
-        let refused = try run(passcode: "lenient-passcode", data: stricter)
-        #expect(refused.status == 1)
-        #expect(refused.standardOutput.contains("passcode-change-required: the passcode no longer follows the downloaded passcode policy (it needs a digit)"),
-                "\(refused.standardOutput)")
-        #expect(refused.standardOutput.contains("--mode change-passcode"))
-        let changed = try run(passcode: "lenient-passcode", newPasscode: "stricter-passcode-1", data: stricter)
-        #expect(changed.status == 0, "\(changed.standardOutput)\(changed.standardError)")
-        #expect(try run(passcode: "lenient-passcode", data: stricter).status == 1)
-        #expect(try run(passcode: "stricter-passcode-1", data: stricter).status == 0)
-    }
-
-    @Test func passcodesComeFromTheEnvironmentADescriptorOrATerminalNeverTheCommandLine() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        let run = StoreRun(scratch: scratch)
-        let flag = try run(["--input", "passcode=visible-in-ps"])
-        #expect(flag.status == 2)
-        #expect(flag.standardError.contains("would show a secret to every user in the process list"), "\(flag.standardError)")
-        let missing = try run()
-        #expect(missing.status == 1)
-        #expect(missing.standardOutput.contains(
-            "missing-input: input `passcode` is needed and there is no terminal to ask on: set FLOWRUN_INPUT_PASSCODE or pass it on a file descriptor with `--input-fd passcode=FD`"),
-            "\(missing.standardOutput)")
-        #expect(run.storeFiles.isEmpty)
-        // From file descriptor 3, as a secret manager hands it over.
-        let passcodeFile = try scratch.write("passcode.txt", "from-a-descriptor\n")
-        let binary = CommandRunner.binary.path
-        let script = "exec 3<\(passcodeFile.path); exec \(binary) run \(run.flow) --emulator --state-dir \(run.state) --input email-address=ada@example.com --input-fd passcode=3"
-        let viaDescriptor = try CommandRunner.runShell(script, in: scratch.url)
-        #expect(viaDescriptor.status == 0, "\(viaDescriptor.standardOutput)\(viaDescriptor.standardError)")
-        #expect(try run(passcode: "from-a-descriptor").standardOutput.hasPrefix("succeeded: restore"))
-    }
-
-    @Test func aPolicyThatAllowsNoPasscodeMakesAStoreThatSaysItIsNotProtected() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        let run = StoreRun(scratch: scratch)
-        let data = policyData(["Enabled": "false"])
-        let onboard = try run(data: data)
-        #expect(onboard.status == 0, "\(onboard.standardOutput)")
-        #expect(onboard.standardError.contains("The store is not protected by a passcode: the passcode policy is off"), "\(onboard.standardError)")
-        #expect(run.storeFiles.count == 1)
-        #expect(try run(data: data).standardOutput.hasPrefix("succeeded: restore"))
-    }
-
-    /// After an onboarding with a known passcode, it appears in no file, trace or output, and neither do the
-    /// store's key names or the user's email address in the store.
-    @Test func secretsAppearNowhere() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        let run = StoreRun(scratch: scratch)
-        let passcode = "Known-Passcode-\(UUID().uuidString.prefix(8))"
-        let onboard = try run(["--trace", "trace.jsonl"], passcode: passcode)
-        #expect(onboard.status == 0)
-        let restore = try run(["--trace", "trace2.jsonl", "--log-level", "path"], passcode: passcode)
-        #expect(restore.status == 0)
-        var everything = Data((onboard.standardOutput + onboard.standardError + restore.standardOutput + restore.standardError).utf8)
-        for file in ["trace.jsonl", "trace2.jsonl"] {
-            everything += try Data(contentsOf: scratch.url.appendingPathComponent(file))
+        @Test func aNewPasscodeBreakingThePolicyGetsOneMessagePerRuleAndKeepsNothing() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let run = StoreRun(scratch: scratch)
+            let strict = policyData([
+                "MinLength": "10", "DigitRequired": "true", "UpperRequired": "true", "LowerRequired": "true",
+                "SpecialRequired": "true", "MinUniqueChars": "8",
+            ])
+            let weak = try await run(passcode: "aaaaaa", data: strict)
+            #expect(weak.status == 1)
+            for rule in [
+                "it has 6 characters; the policy asks for at least 10", "it needs a digit", "it needs an upper-case letter",
+                "it needs a special character", "it has 1 different character; the policy asks for at least 8",
+            ] {
+                #expect(weak.standardOutput.contains(rule), "\(rule): \(weak.standardOutput)")
+            }
+            #expect(!weak.standardOutput.contains("lower-case"))
+            #expect(run.storeFiles.isEmpty && !run.files.contains("state.json"), "\(run.files)")
+            let digits = try await run(passcode: "12345678", data: policyData(["IsDigitsOnly": "true", "MinLength": "6"]))
+            #expect(digits.status == 0, "\(digits.standardOutput)")
+            let reset = try await run(["--mode", "reset"])
+            #expect(reset.status == 0)
+            let good = try await run(passcode: "Tr0ub4dor&3x", data: strict)
+            #expect(good.status == 0, "\(good.standardOutput)")
         }
-        for file in run.files {
-            everything += try Data(contentsOf: URL(fileURLWithPath: run.state).appendingPathComponent(file))
-        }
-        #expect(everything.range(of: Data(passcode.utf8)) == nil)
-        let store = try Data(contentsOf: URL(fileURLWithPath: run.state).appendingPathComponent(try #require(run.storeFiles.first)))
-        for clear in ["step/welcome", "ada@example.com", "com.example.timetable", "passwordPolicy"] {
-            #expect(store.range(of: Data(clear.utf8)) == nil, "\(clear) is in the store file")
-        }
-        let state = try String(contentsOf: URL(fileURLWithPath: run.state).appendingPathComponent("state.json"), encoding: .utf8)
-        #expect(state.contains(#""steps": {}"#) && !state.contains("configuration"), "\(state)")
-    }
 
-    /// Settings kept at onboarding are there on restore even when the download fails and the flow continues.
-    @Test func keptSettingsStandInWhenTheDownloadFails() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        let run = StoreRun(scratch: scratch)
-        #expect(try run(passcode: "a-passcode", data: policyData(["MinLength": "9"])).status == 0)
-        let failing = policyData(["MinLength": "9"]) + "faults:\n  settings: {status: 503}\n"
-        let restore = try run(passcode: "a-passcode", data: failing)
-        #expect(restore.status == 0, "\(restore.standardOutput)\(restore.standardError)")
-        #expect(restore.standardError.contains("the settings kept when onboarding are used"))
-        #expect(restore.standardOutput.contains("passcodePolicy "), "\(restore.standardOutput)")
-        #expect(restore.standardError.contains("failed  settings"), "\(restore.standardError)")
+        @Test func aStricterPolicyDownloadedOnRestoreMustBeMetBeforeTheRestoreSucceeds() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let run = StoreRun(scratch: scratch)
+            #expect(try await run(passcode: "lenient-passcode", data: policyData([:])).status == 0)
+            let stricter = policyData(["DigitRequired": "true"])
+            let refused = try await run(passcode: "lenient-passcode", data: stricter)
+            #expect(refused.status == 1)
+            #expect(refused.standardOutput.contains("passcode-change-required: the passcode no longer follows the downloaded passcode policy (it needs a digit)"),
+                    "\(refused.standardOutput)")
+            #expect(refused.standardOutput.contains("--mode change-passcode"))
+            let changed = try await run(passcode: "lenient-passcode", newPasscode: "stricter-passcode-1", data: stricter)
+            #expect(changed.status == 0, "\(changed.standardOutput)\(changed.standardError)")
+            #expect(try await run(passcode: "lenient-passcode", data: stricter).status == 1)
+            #expect(try await run(passcode: "stricter-passcode-1", data: stricter).status == 0)
+        }
+
+        @Test func passcodesComeFromTheEnvironmentADescriptorOrATerminalNeverTheCommandLine() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let run = StoreRun(scratch: scratch)
+            let flag = try await run(["--input", "passcode=visible-in-ps"])
+            #expect(flag.status == 2)
+            #expect(flag.standardError.contains("would show a secret to every user in the process list"), "\(flag.standardError)")
+            let missing = try await run()
+            #expect(missing.status == 1)
+            #expect(missing.standardOutput.contains(
+                "missing-input: input `passcode` is needed and there is no terminal to ask on: set FLOWRUN_INPUT_PASSCODE or pass it on a file descriptor with `--input-fd passcode=FD`"),
+                "\(missing.standardOutput)")
+            #expect(run.storeFiles.isEmpty)
+            // From file descriptor 3, as a secret manager hands it over.
+            let passcodeFile = try scratch.write("passcode.txt", "from-a-descriptor\n")
+            let binary = CommandRunner.binary.path
+            let script = "exec 3<\(passcodeFile.path); exec \(binary) run \(run.flow) --emulator --state-dir \(run.state) --input email-address=ada@example.com --input-fd passcode=3"
+            let viaDescriptor = try await CommandRunner.runShell(script, in: scratch.url)
+            #expect(viaDescriptor.status == 0, "\(viaDescriptor.standardOutput)\(viaDescriptor.standardError)")
+            #expect(try await run(passcode: "from-a-descriptor").standardOutput.hasPrefix("succeeded: restore"))
+        }
+
+        @Test func aPolicyThatAllowsNoPasscodeMakesAStoreThatSaysItIsNotProtected() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let run = StoreRun(scratch: scratch)
+            let data = policyData(["Enabled": "false"])
+            let onboard = try await run(data: data)
+            #expect(onboard.status == 0, "\(onboard.standardOutput)")
+            #expect(onboard.standardError.contains("The store is not protected by a passcode: the passcode policy is off"), "\(onboard.standardError)")
+            #expect(run.storeFiles.count == 1)
+            #expect(try await run(data: data).standardOutput.hasPrefix("succeeded: restore"))
+        }
+
+        /// After an onboarding with a known passcode, it appears in no file, trace or output, and neither do the
+        /// store's key names or the user's email address in the store.
+        @Test func secretsAppearNowhere() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let run = StoreRun(scratch: scratch)
+            let passcode = "Known-Passcode-\(UUID().uuidString.prefix(8))"
+            let onboard = try await run(["--trace", "trace.jsonl"], passcode: passcode)
+            #expect(onboard.status == 0)
+            let restore = try await run(["--trace", "trace2.jsonl", "--log-level", "path"], passcode: passcode)
+            #expect(restore.status == 0)
+            var everything = Data((onboard.standardOutput + onboard.standardError + restore.standardOutput + restore.standardError).utf8)
+            for file in ["trace.jsonl", "trace2.jsonl"] {
+                everything += try Data(contentsOf: scratch.url.appendingPathComponent(file))
+            }
+            for file in run.files {
+                everything += try Data(contentsOf: URL(fileURLWithPath: run.state).appendingPathComponent(file))
+            }
+            #expect(everything.range(of: Data(passcode.utf8)) == nil)
+            let store = try Data(contentsOf: URL(fileURLWithPath: run.state).appendingPathComponent(try #require(run.storeFiles.first)))
+            for clear in ["step/welcome", "ada@example.com", "com.example.timetable", "passwordPolicy"] {
+                #expect(store.range(of: Data(clear.utf8)) == nil, "\(clear) is in the store file")
+            }
+            let state = try String(contentsOf: URL(fileURLWithPath: run.state).appendingPathComponent("state.json"), encoding: .utf8)
+            #expect(state.contains(#""steps": {}"#) && !state.contains("configuration"), "\(state)")
+        }
+
+        /// Settings kept at onboarding are there on restore even when the download fails and the flow continues.
+        @Test func keptSettingsStandInWhenTheDownloadFails() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let run = StoreRun(scratch: scratch)
+            #expect(try await run(passcode: "a-passcode", data: policyData(["MinLength": "9"])).status == 0)
+            let failing = policyData(["MinLength": "9"]) + "faults:\n  settings: {status: 503}\n"
+            let restore = try await run(passcode: "a-passcode", data: failing)
+            #expect(restore.status == 0, "\(restore.standardOutput)\(restore.standardError)")
+            #expect(restore.standardError.contains("the settings kept when onboarding are used"))
+            #expect(restore.standardOutput.contains("passcodePolicy "), "\(restore.standardOutput)")
+            #expect(restore.standardError.contains("failed  settings"), "\(restore.standardError)")
+        }
     }
 }
 
-@Suite("The store passcode on a terminal", .timeLimit(.minutes(3)))
-struct StorePasscodeTerminalTests {
-    /// Reads `handle` until `text` has appeared `count` times in all that was read.
-    private func read(_ handle: FileHandle, until text: String, count: Int = 1, into seen: inout String) {
-        while seen.components(separatedBy: text).count - 1 < count {
-            let data = handle.availableData
-            if data.isEmpty { return }
-            seen += String(decoding: data, as: UTF8.self)
+extension ProcessSuites {
+    @Suite("The store passcode on a terminal", .timeLimit(.minutes(3)))
+    struct StorePasscodeTerminalTests {
+        /// On a terminal the passcode is asked twice without echo when the store is made, and a wrong one is asked
+        /// again when restoring.
+        @Test func askedTwiceWithoutEchoAndAgainWhenWrong() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let state = scratch.url.appendingPathComponent("s").path
+            func start(_ arguments: String) throws -> RunningCommand {
+                try startInTerminal("\(CommandRunner.binary.path) run --emulator flows/settings-store.yaml --state-dir \(state) \(arguments)",
+                                    unset: ["FLOWRUN_INPUT_PASSCODE"])
+            }
+            let onboard = try start("--input email-address=ada@example.com")
+            // Each answer is typed only once its prompt is there, after the program has turned echo off.
+            _ = await onboard.output.text(containing: "New store passcode: ")
+            onboard.type("Typed-Passcode-7\n")
+            _ = await onboard.output.text(containing: "Repeat it: ")
+            onboard.type("Typed-Passcode-7\n")
+            let onboarded = await onboard.exit()
+            let seen = await onboard.output.all()
+            #expect(onboarded == .exited(0), "\(seen)")
+            #expect(seen.contains("succeeded: onboard"), "\(seen)")
+            #expect(!seen.contains("Typed-Passcode-7"), "the passcode was echoed: \(seen)")
+
+            let restore = try start("")
+            _ = await restore.output.text(containing: "Store passcode: ")
+            restore.type("not-the-passcode\n")
+            _ = await restore.output.text(containing: "That passcode does not open the store (1 wrong in a row of 10 allowed)")
+            _ = await restore.output.text(containing: "Store passcode: ", count: 2)
+            restore.type("Typed-Passcode-7\n")
+            let restored = await restore.exit()
+            let restoring = await restore.output.all()
+            #expect(restored == .exited(0), "\(restoring)")
+            #expect(restoring.contains("succeeded: restore"), "\(restoring)")
+            #expect(!restoring.contains("Typed-Passcode-7") && !restoring.contains("not-the-passcode"), "\(restoring)")
         }
-    }
 
-    /// On a terminal the passcode is asked twice without echo when the store is made, and a wrong one is asked
-    /// again when restoring.
-    @Test func askedTwiceWithoutEchoAndAgainWhenWrong() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        let state = scratch.url.appendingPathComponent("s").path
-        func start(_ arguments: String) throws -> (Process, FileHandle, FileHandle) {
-            try startInTerminal("\(CommandRunner.binary.path) run --emulator flows/settings-store.yaml --state-dir \(state) \(arguments)",
-                                unset: ["FLOWRUN_INPUT_PASSCODE"])
+        /// Ctrl-C at a passcode prompt ends the run with 130, echo back on, and nothing kept.
+        @Test func ctrlCAtThePromptEndsTheRun() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let state = scratch.url.appendingPathComponent("s").path
+            let terminal = try startInTerminal(
+                "\(CommandRunner.binary.path) run --emulator flows/settings-store.yaml --state-dir \(state) --input email-address=ada@example.com",
+                unset: ["FLOWRUN_INPUT_PASSCODE"])
+            _ = await terminal.output.text(containing: "New store passcode: ")
+            terminal.type("\u{03}")
+            let ended = await terminal.exit()
+            let seen = await terminal.output.all()
+            #expect(ended == .exited(130), "\(seen)")
+            #expect(seen.contains("cancelled: no further step ran and no state was kept"), "\(seen)")
+            let kept = ((try? FileManager.default.contentsOfDirectory(atPath: state)) ?? []).filter { !$0.hasPrefix(".") }
+            #expect(!kept.contains("state.json"), "\(kept)")
         }
-        var seen = ""
-        let (onboard, typeIn, output) = try start("--input email-address=ada@example.com")
-        // Each answer is typed only once its prompt is there, after the program has turned echo off.
-        read(output, until: "New store passcode: ", into: &seen)
-        typeIn.write(Data("Typed-Passcode-7\n".utf8))
-        read(output, until: "Repeat it: ", into: &seen)
-        typeIn.write(Data("Typed-Passcode-7\n".utf8))
-        read(output, until: "succeeded: onboard", into: &seen)
-        seen += String(decoding: output.readDataToEndOfFile(), as: UTF8.self)
-        onboard.waitUntilExit()
-        #expect(onboard.terminationStatus == 0, "\(seen)")
-        #expect(!seen.contains("Typed-Passcode-7"), "the passcode was echoed: \(seen)")
 
-        var restoring = ""
-        let (restore, typeAgain, restoreOutput) = try start("")
-        read(restoreOutput, until: "Store passcode: ", into: &restoring)
-        typeAgain.write(Data("not-the-passcode\n".utf8))
-        read(restoreOutput, until: "That passcode does not open the store (1 wrong in a row of 10 allowed)", into: &restoring)
-        read(restoreOutput, until: "Store passcode: ", count: 2, into: &restoring)
-        typeAgain.write(Data("Typed-Passcode-7\n".utf8))
-        restoring += String(decoding: restoreOutput.readDataToEndOfFile(), as: UTF8.self)
-        restore.waitUntilExit()
-        #expect(restore.terminationStatus == 0, "\(restoring)")
-        #expect(restoring.contains("succeeded: restore"), "\(restoring)")
-        #expect(!restoring.contains("Typed-Passcode-7") && !restoring.contains("not-the-passcode"), "\(restoring)")
-    }
-
-    /// Ctrl-C at a passcode prompt ends the run with 130, echo back on, and nothing kept.
-    @Test func ctrlCAtThePromptEndsTheRun() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        let state = scratch.url.appendingPathComponent("s").path
-        let (process, keyboard, screen) = try startInTerminal(
-            "\(CommandRunner.binary.path) run --emulator flows/settings-store.yaml --state-dir \(state) --input email-address=ada@example.com",
-            unset: ["FLOWRUN_INPUT_PASSCODE"])
-        var seen = ""
-        read(screen, until: "New store passcode: ", into: &seen)
-        keyboard.write(Data([0x03]))
-        seen += String(decoding: screen.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 130, "\(seen)")
-        #expect(seen.contains("cancelled: no further step ran and no state was kept"), "\(seen)")
-        let kept = ((try? FileManager.default.contentsOfDirectory(atPath: state)) ?? []).filter { !$0.hasPrefix(".") }
-        #expect(!kept.contains("state.json"), "\(kept)")
-    }
-
-    /// A damaged store is reported and never read; the flow's route then starts over.
-    @Test func aDamagedStoreIsReportedNotRead() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        let run = StoreRun(scratch: scratch)
-        #expect(try run(passcode: "a-good-passcode").status == 0)
-        let file = URL(fileURLWithPath: run.state).appendingPathComponent(try #require(run.storeFiles.first))
-        var bytes = try Data(contentsOf: file)
-        // The last page holds the records; flip a byte inside it.
-        bytes[bytes.count - 200] ^= 0x01
-        try bytes.write(to: file)
-        let restore = try run(passcode: "a-good-passcode")
-        #expect(restore.standardError.contains("store-damaged"), "\(restore.standardError)")
-        #expect(restore.standardError.contains("it was not read"))
+        /// A damaged store is reported and never read; the flow's route then starts over.
+        @Test func aDamagedStoreIsReportedNotRead() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let run = StoreRun(scratch: scratch)
+            #expect(try await run(passcode: "a-good-passcode").status == 0)
+            let file = URL(fileURLWithPath: run.state).appendingPathComponent(try #require(run.storeFiles.first))
+            var bytes = try Data(contentsOf: file)
+            // The last page holds the records; flip a byte inside it.
+            bytes[bytes.count - 200] ^= 0x01
+            try bytes.write(to: file)
+            let restore = try await run(passcode: "a-good-passcode")
+            #expect(restore.standardError.contains("store-damaged"), "\(restore.standardError)")
+            #expect(restore.standardError.contains("it was not read"))
+        }
     }
 }

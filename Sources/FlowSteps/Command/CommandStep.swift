@@ -3,6 +3,7 @@ import FlowCatalog
 import FlowCheck
 import FlowDescriptor
 import FlowEngine
+import FlowProcess
 import FlowTransform
 
 /// The `command` step: runs a program with the declared inputs as a JSON object on standard input, and merges
@@ -110,8 +111,13 @@ struct CommandStep: BuiltinStep {
         signal(SIGPIPE, SIG_IGN)
         let folder = URL(fileURLWithPath: flowFile).deletingLastPathComponent()
         let directory = workingDirectory.map { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : folder.appendingPathComponent($0) } ?? folder
-        let result = try await ChildProcess.run(
-            arguments, environment: variables, directory: directory.path, input: input, outputLimit: Self.outputLimit)
+        let result: ChildProcess.Result
+        do {
+            result = try await ChildProcess.run(
+                arguments, environment: variables, directory: directory.path, input: input, outputLimit: Self.outputLimit)
+        } catch {
+            throw StepFailure("command-not-started", error.description)
+        }
         if Task.isCancelled { throw StepFailure("cancelled", "step `\(context.name)` was cancelled") }
         let errorText = context.redactor.redact(Self.tail(String(decoding: result.error, as: UTF8.self)))
         if showsStandardError, !errorText.isEmpty { context.say(errorText) }
@@ -120,10 +126,7 @@ struct CommandStep: BuiltinStep {
                               "`\(arguments.joined(separator: " "))` printed more than \(Self.outputLimit >> 20) MiB on standard output and was stopped")
         }
         guard result.termination == .exited(0) else {
-            let how = switch result.termination {
-            case .exited(let status): "exited with status \(status)"
-            case .signalled(let signal): "was killed by signal \(signal)"
-            }
+            let how = result.termination.description
             // Exit status 75 (EX_TEMPFAIL) says "try again later": the only exit a retry policy retries.
             throw StepFailure("command-failed", "`\(arguments.joined(separator: " "))` \(how)" + (errorText.isEmpty ? "" : ": \(errorText)"),
                               transient: result.termination == .exited(75))

@@ -1,0 +1,14 @@
+// What FlowProcess needs of glibc that its Swift module does not show without _GNU_SOURCE.
+#ifndef FLOWRUN_CSPAWN_H
+#define FLOWRUN_CSPAWN_H
+
+#include <spawn.h>
+
+/// pipe2(fds, O_CLOEXEC): both ends close-on-exec from the start, so no other thread's child inherits them.
+int cspawn_pipe_cloexec(int fds[2]);
+
+/// Asks posix_spawn to close every descriptor from `lowest` up in the child (glibc 2.34 and later), so a child
+/// holds nothing of its parent's but what it is given.
+int cspawn_addclosefrom(posix_spawn_file_actions_t *actions, int lowest);
+
+#endif
