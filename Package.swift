@@ -100,7 +100,7 @@ let package = Package(
         .target(
             name: "FlowAuth",
             dependencies: [
-                "FlowHTTP",
+                "FlowHTTP", "FlowProcess",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

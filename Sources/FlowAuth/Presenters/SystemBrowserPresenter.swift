@@ -1,4 +1,5 @@
 public import FlowHTTP
+import FlowProcess
 public import Foundation
 import NIOCore
 import NIOHTTP1
@@ -83,26 +84,18 @@ public final class SystemBrowserPresenter: WebPresenter {
 
     /// Starts the opener; one that ends with a failure status ends the wait at once.
     private func open(_ url: URL, failing listener: LoopbackListener) throws(HTTPError) {
-        let process = Process()
         let opener = opener
-        process.terminationHandler = { process in
-            guard process.terminationStatus != 0 else { return }
-            listener.fail(
-                HTTPError(
-                    "browser-not-opened",
-                    "`\(opener)` could not open the login page (it ended with status \(process.terminationStatus))",
-                    transient: false))
-        }
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [opener, url.absoluteString]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
         do {
-            try process.run()
+            // In flowrun's own process group: a Ctrl-C at the terminal reaches the opener as it reaches flowrun.
+            _ = try BackgroundProcess([opener, url.absoluteString], ownGroup: false) { termination in
+                guard termination != .exited(0) else { return }
+                listener.fail(
+                    HTTPError(
+                        "browser-not-opened", "`\(opener)` could not open the login page (it \(termination))",
+                        transient: false))
+            }
         } catch {
-            throw .login(
-                "browser-not-opened", "cannot start `\(opener)` to open the login page: \(error.localizedDescription)")
+            throw .login("browser-not-opened", "cannot start `\(opener)` to open the login page: \(error)")
         }
     }
 }

@@ -1,4 +1,5 @@
 public import FlowHTTP
+import FlowProcess
 public import Foundation
 import Synchronization
 
@@ -206,12 +207,12 @@ enum WebDriverScripts {
 /// A chromedriver process on a loopback port, and the HTTP session that speaks to it.
 final class ChromeDriver: Sendable {
     let base: URL
-    private let process: Process
+    private let process: BackgroundProcess
     let http: HTTPSession
     /// The browser sessions started, ended by ``stop()``.
     private let sessions = Mutex<[String]>([])
 
-    private init(base: URL, process: Process, http: HTTPSession) {
+    private init(base: URL, process: BackgroundProcess, http: HTTPSession) {
         self.base = base
         self.process = process
         self.http = http
@@ -220,16 +221,13 @@ final class ChromeDriver: Sendable {
     /// Starts `executable` on a free loopback port and waits until it says it is ready.
     static func start(_ executable: String) async throws(HTTPError) -> ChromeDriver {
         let port = try freePort()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1", "--log-level=OFF"]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        // A process group of its own, so that stopping it also stops the browser it started.
+        let process: BackgroundProcess
         do {
-            try process.run()
+            process = try BackgroundProcess(
+                [executable, "--port=\(port)", "--allowed-ips=127.0.0.1", "--log-level=OFF"], ownGroup: true)
         } catch {
-            throw .login("browser-not-opened", "cannot start `\(executable)`: \(error.localizedDescription)")
+            throw .login("browser-not-opened", "cannot start `\(executable)`: \(error)")
         }
         let driver = ChromeDriver(
             base: URL(string: "http://127.0.0.1:\(port)")!, process: process,
@@ -295,7 +293,7 @@ final class ChromeDriver: Sendable {
         // chromedriver ends on its /shutdown command; a signal is the fallback (it may ignore SIGTERM).
         _ = try? await command("GET", "/shutdown")
         for signal in [SIGTERM, SIGKILL] where process.isRunning {
-            kill(process.processIdentifier, signal)
+            process.signal(signal)
             for _ in 0..<50 where process.isRunning { try? await Task.sleep(for: .milliseconds(100)) }
         }
         await http.shutdown()
