@@ -25,7 +25,10 @@ struct Flowrun: AsyncParsableCommand {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == "lint", LintCommand.runSimple(Array(arguments.dropFirst())) { return }
         // Scripts ask for the version to check what is installed: answered without building ArgumentParser's tables.
-        if arguments == ["--version"] { return Console.print(version) }
+        if arguments == ["--version"] {
+            Console.print(version)
+            Console.exit(0)
+        }
         do {
             var command = parseFast()
             if command == nil { command = try parseAsRoot() }
@@ -35,6 +38,9 @@ struct Flowrun: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+            Console.exit(0)
+        } catch let code as ExitCode {
+            Console.exit(code.rawValue)
         } catch {
             let code = exitCode(for: error)
             if code == .validationFailure {

@@ -83,12 +83,12 @@ struct LintCommand: ParsableCommand {
         guard !paths.isEmpty, paths.allSatisfy({ !$0.hasPrefix("-") }) else { return false }
         do {
             try lint(paths: paths, stdinName: "<stdin>", format: .text, strict: strict, output: nil, color: nil, docsURL: nil)
-            Glibc.exit(0)
+            Console.exit(0)
         } catch let code as ExitCode {
-            Glibc.exit(code.rawValue)
+            Console.exit(code.rawValue)
         } catch {
             Console.error("flowrun: \(error)")
-            Glibc.exit(ExitCode.usage.rawValue)
+            Console.exit(ExitCode.usage.rawValue)
         }
     }
 
@@ -120,9 +120,9 @@ struct LintCommand: ParsableCommand {
         if let output {
             let plain = color == true ? run.rendered(as: format) : text
             do {
-                try Data(plain.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+                try OutputFile(path: output, kind: .lintReport).writeWhole(Array(plain.utf8))
             } catch {
-                Console.error("flowrun: cannot write `\(output)`: \(error.localizedDescription)")
+                Console.error("flowrun: \(error)")
                 throw ExitCode.usage
             }
         }

@@ -142,6 +142,17 @@ struct RunCommand: AsyncParsableCommand {
             Console.error("flowrun: \(file) cannot run here until these are resolved.")
             throw ExitCode.usage
         }
+        // The trace file is made before anything starts: a path that may not be written stops the run at once.
+        var traceFile: FileTrace?
+        if let trace {
+            do {
+                traceFile = try FileTrace(path: trace, redactor: redactor)
+            } catch {
+                Console.error("flowrun: --trace: \(error)")
+                throw ExitCode.usage
+            }
+        }
+        options.trace = TraceFanout(traceFile.map { [$0] } ?? [])
         var backend: BackendEmulator?
         if emulator {
             let data: EmulatorData
@@ -161,17 +172,6 @@ struct RunCommand: AsyncParsableCommand {
             backend = server
             FileHandle.standardError.write(Data("emulator: \(options.backendOverride!.absoluteString)\n".utf8))
         }
-        if let trace {
-            do {
-                options.trace = TraceFanout([try FileTrace(path: trace, redactor: redactor)])
-            } catch {
-                Console.error("flowrun: cannot write the trace to `\(trace)`: \(error)")
-                await backend?.stop()
-                throw ExitCode.usage
-            }
-        } else {
-            options.trace = TraceFanout([])
-        }
         options.log = RunLog(level: level, redactor: redactor) { level, message in
             FileHandle.standardError.write(Data("[\(level.name)] \(message)\n".utf8))
         }
@@ -181,6 +181,10 @@ struct RunCommand: AsyncParsableCommand {
         let report = await task.value
         await backend?.stop()
         Console.print(Summary.render(report, redactor: redactor, action: [.changePasscode, .logout].contains(mode) ? mode.rawValue : nil))
+        if let lost = traceFile?.failure, let trace {
+            Console.error("flowrun: the trace `\(trace)` is incomplete: \(lost)")
+            if report.result == .succeeded { throw ExitCode.usage }
+        }
         switch report.result {
         case .succeeded: return
         case .failed: throw ExitCode.findings

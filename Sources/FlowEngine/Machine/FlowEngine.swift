@@ -130,6 +130,14 @@ public struct FlowEngine: Sendable {
     /// Runs the flow: the mode `options` asks for, then any modes a failure route hands over to.
     /// Cancelling the calling task stops the running step and runs no further step.
     public func run(_ options: RunOptions) async -> RunReport {
+        let lock: StateLock?
+        do throws(StepFailure) {
+            lock = try await options.state.lock(purpose: "--mode \(options.mode.rawValue)")
+        } catch {
+            return RunReport(result: .failed(error, step: "(state)", mode: .restore), modes: [], info: [:], types: [:],
+                             onboardingID: nil)
+        }
+        defer { lock?.release() }
         let http = HTTPSession(configuration: .init(
             timeout: options.requestTimeout, allowInsecureHTTP: descriptor.security.allowInsecureHTTP?.value == true))
         let report = await drive(options, http: http, clock: options.clock)
@@ -473,8 +481,11 @@ public struct FlowEngine: Sendable {
     static func run<C: Clock>(
         _ step: any Step, mode: FlowMode, context: StepContext, timeout: Duration, watchdog: Watchdog<C>, clock: C
     ) async -> StepOutcome where C.Duration == Duration {
+        // The deadline is read before the step's task exists: read after, on a busy machine the step could already
+        // have run for a while (and a test clock moved on), and the timeout would count from too late.
+        let deadline = clock.now.advanced(by: timeout)
         let task = Task { await step.run(mode, context: context) }
-        let generation = watchdog.arm(task, deadline: clock.now.advanced(by: timeout))
+        let generation = watchdog.arm(task, deadline: deadline)
         let outcome = await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
         let timedOut = watchdog.disarm(generation)
         if Task.isCancelled { return .cancelled }

@@ -19,6 +19,10 @@ public protocol StateStore: Sendable {
     /// Proves, before the first step runs, that ``save(_:flow:)`` will be able to write; changes nothing.
     /// - Throws: ``StepFailure`` `state-unwritable` saying why not.
     func checkWritable() throws(StepFailure)
+    /// Takes the state's one-writer lock for a run described by `purpose` (`--mode onboard`), waiting briefly for
+    /// another run to finish; `nil` where the state needs none.
+    /// - Throws: ``StepFailure`` `busy` naming the run that holds it.
+    func lock(purpose: String) async throws(StepFailure) -> StateLock?
 }
 
 /// What a completed onboarding kept: its ID, and what each step kept, by step name.
@@ -37,9 +41,12 @@ public struct KeptState: Sendable, Equatable {
 /// folder 0700.
 public struct StateFolder: StateStore {
     public let url: URL
+    /// How long a run waits for another run on the same folder to finish before it fails with `busy`.
+    public var lockPatience: Duration
 
-    public init(url: URL) {
+    public init(url: URL, lockPatience: Duration = .seconds(3)) {
         self.url = url
+        self.lockPatience = lockPatience
     }
 
     /// `$XDG_DATA_HOME/flowrun/NAME` (default `~/.local/share/flowrun/NAME`).
@@ -83,14 +90,23 @@ public struct StateFolder: StateStore {
         try write(document.rendered() + "\n", to: stateFile)
     }
 
-    /// Removes everything onboarding left.
+    /// Removes everything onboarding left. The lock file stays while its run holds it (removing it would let a
+    /// second run lock a new file meanwhile); the run removes it, and the folder, when it ends.
     public func clear() throws(StepFailure) {
-        guard FileManager.default.fileExists(atPath: url.path) else { return }
+        let manager = FileManager.default
+        guard let names = try? manager.contentsOfDirectory(atPath: url.path) else { return }
         do {
-            try FileManager.default.removeItem(at: url)
+            for name in names where name != StateLock.fileName {
+                try manager.removeItem(at: url.appendingPathComponent(name))
+            }
         } catch {
             throw StepFailure("state-unwritable", "cannot remove the state folder \(url.path): \(error.localizedDescription)")
         }
+        if !names.contains(StateLock.fileName) { rmdir(url.path) }
+    }
+
+    public func lock(purpose: String) async throws(StepFailure) -> StateLock? {
+        try await StateLock.acquire(folder: url, purpose: purpose, patience: lockPatience)
     }
 
     /// The folder, if it exists, must be a folder this process can write in (a probe file is made and

@@ -160,41 +160,45 @@ extension TraceSink {
     public var isRecording: Bool { true }
 }
 
-/// Writes trace events as JSON lines to a file created with mode 0600.
+/// Writes trace events as JSON lines to a file made with mode 0600 from its creation.
+///
+/// The file is an ``OutputFile``: an earlier trace at the path is replaced, anything else there (a folder, a link,
+/// a file of the user's) is an error before the run starts. A line that cannot be written (a full disk) ends the
+/// writing and is kept as ``failure``, which the caller reports: a lost trace is never silent.
 public final class FileTrace: TraceSink {
-    private let handle: Mutex<FileHandle>
+    private struct Writer {
+        var descriptor: Int32
+        var failure: String?
+    }
+
+    private let writer: Mutex<Writer>
     private let redactor: Redactor
 
-    /// - Throws: when the file cannot be created.
-    public init(path: String, redactor: Redactor) throws {
-        let manager = FileManager.default
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        var isFolder: ObjCBool = false
-        guard manager.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-            throw TraceError(message: "the folder \(folder) does not exist")
-        }
-        if manager.fileExists(atPath: path) { try? manager.removeItem(atPath: path) }
-        guard manager.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
-              let handle = FileHandle(forWritingAtPath: path)
-        else {
-            throw TraceError(message: "it cannot be created (permission denied?)")
-        }
-        self.handle = Mutex(handle)
+    /// - Throws: ``OutputFileError`` when the path may not be replaced or the file cannot be made.
+    public init(path: String, redactor: Redactor) throws(OutputFileError) {
+        let descriptor = try OutputFile(path: path, kind: .trace).create(permissions: 0o600)
+        self.writer = Mutex(Writer(descriptor: descriptor))
         self.redactor = redactor
+    }
+
+    deinit {
+        writer.withLock { close($0.descriptor) }
     }
 
     public func record(_ event: TraceEvent) {
         var event = event
         event.message = event.message.map(redactor.redact)
-        let line = event.jsonLine() + "\n"
-        handle.withLock { $0.write(Data(line.utf8)) }
+        let line = Array((event.jsonLine() + "\n").utf8)
+        writer.withLock { writer in
+            guard writer.failure == nil else { return }
+            writer.failure = OutputFile.writeAll(line, to: writer.descriptor)
+        }
     }
-}
 
-/// Why a trace file cannot be written.
-public struct TraceError: Error, CustomStringConvertible {
-    public var message: String
-    public var description: String { message }
+    /// Why the trace stopped being written (`File too large`), or `nil` while every event was written.
+    public var failure: String? {
+        writer.withLock { $0.failure }
+    }
 }
 
 /// Keeps trace events in memory (tests, the summary).
