@@ -144,6 +144,7 @@ let package = Package(
             name: "flowrun",
             dependencies: [
                 "FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowTransform", "FlowEngine", "FlowSteps", "FlowEmulator",
+                "FlowProcess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings,

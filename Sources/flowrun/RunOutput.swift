@@ -2,6 +2,7 @@ import FlowCatalog
 import FlowCheck
 import FlowDescriptor
 import FlowEngine
+import FlowProcess
 import FlowTransform
 import Foundation
 import Synchronization
@@ -189,22 +190,15 @@ final class StopRequest: Sendable {
     }
 }
 
-/// Ctrl-C (SIGINT) and SIGTERM as a callback instead of the default exit.
+/// Ctrl-C (SIGINT) and SIGTERM as a callback instead of the default exit, until ``cancel()``.
 struct Interrupt {
-    private let sources: [any DispatchSourceSignal]
-
     static func onSignal(_ handler: @escaping @Sendable () -> Void) -> Interrupt {
-        let sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler(handler: handler)
-            source.resume()
-            return source
-        }
-        return Interrupt(sources: sources)
+        StopSignals.onSignal { _ in handler() }
+        return Interrupt()
     }
 
+    /// Later signals are caught and ignored.
     func cancel() {
-        for source in sources { source.cancel() }
+        StopSignals.ignore()
     }
 }

@@ -11,4 +11,10 @@ int cspawn_pipe_cloexec(int fds[2]);
 /// holds nothing of its parent's but what it is given.
 int cspawn_addclosefrom(posix_spawn_file_actions_t *actions, int lowest);
 
+/// Catches SIGINT and SIGTERM with a handler that writes the signal's number, one byte, to `fd` (a pipe's
+/// non-blocking write end): whichever thread the kernel picks, the signal reaches the reader. Returns 0, or -1 with
+/// errno. (A dispatch signal source with the signal ignored loses a signal delivered to a thread that does not
+/// block it; a handler cannot.)
+int cspawn_catch_stop_signals(int fd);
+
 #endif
