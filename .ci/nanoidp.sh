@@ -7,11 +7,14 @@
 #                                 temp folder on a free port, waits until it answers, prints exactly one
 #                                 line on stdout: "nanoidp listening on http://127.0.0.1:PORT"
 #   bash .ci/nanoidp.sh stop      stops the one named by the pid file and removes its temp folder
+#   bash .ci/nanoidp.sh install   installs nanoidp into the venv (what `.ci/test` does before the tests)
 #
 # Environment (all optional):
 #   NANOIDP_VENV           venv to create or reuse     (default: <repo>/.build-ci/nanoidp-venv)
 #   NANOIDP_PIDFILE        where the PID is written    (default: <repo>/.build-ci/nanoidp.pid);
 #                          "<pidfile>.workdir" names the temp folder (settings, keys, nanoidp.log)
+#   NANOIDP_INSTALL=never  "start" fails at once, in one line, when nanoidp is not installed (the tests: they
+#                          never install anything)
 #   NANOIDP_PYTHON         python (>= 3.10) for a new venv          (default: python3)
 #   NANOIDP_PORT           port to use instead of a free one picked at random
 #   NANOIDP_REDIRECT_URI   redirect URI of the public client        (default: http://127.0.0.1:8765/callback;
@@ -276,7 +279,11 @@ EOF
 }
 
 start() {
-    install
+    if [ "${NANOIDP_INSTALL:-}" = never ]; then
+        installed || die "nanoidp $NANOIDP_VERSION is not installed in $venv: run \`bash .ci/test\` (installs what the tests need, then runs them) or \`bash .ci/nanoidp.sh install\`"
+    else
+        install
+    fi
     if [ -f "$pidfile" ]; then
         say "stopping the nanoidp named by $pidfile first"
         stop
@@ -343,5 +350,6 @@ os.execv(sys.executable, [sys.executable, "-m", "nanoidp"] + sys.argv[1:])' \
 case "${1:-start}" in
     start) start ;;
     stop) stop ;;
-    *) die "usage: $0 [start|stop]" ;;
+    install) install ;;
+    *) die "usage: $0 [start|stop|install]" ;;
 esac

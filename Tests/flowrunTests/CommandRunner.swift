@@ -86,8 +86,12 @@ final class ProcessGate: Sendable {
         state = Mutex(State(free: width))
     }
 
-    /// Waits for a free place, first come first served.
+    /// Waits for a free place, first come first served. The wait does not count toward the test's
+    /// ``ActiveTimeLimit``.
     func enter() async {
+        let time = ActiveTime.current
+        time?.waitStarted()
+        defer { time?.waitEnded() }
         await withCheckedContinuation { continuation in
             let entered = state.withLock { state -> Bool in
                 guard state.free > 0 else {

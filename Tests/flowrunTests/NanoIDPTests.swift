@@ -5,12 +5,13 @@ import Foundation
 import Testing
 
 /// nanoidp 3.4.0, a real OAuth 2.0 / OpenID Connect, SAML 2.0 and TOTP identity provider that nobody here wrote,
-/// started on loopback by `.ci/nanoidp.sh` (which installs it into a virtual environment first when needed).
+/// started on loopback by `.ci/nanoidp.sh`; `.ci/test` installs it into a virtual environment beforehand.
 final class NanoIDP: Sendable {
     let url: URL
     private let pidfile: String
 
     init() async throws {
+        try Prerequisite.require(.nanoidp)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "flowrun-nanoidp-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -18,7 +19,7 @@ final class NanoIDP: Sendable {
         // The server outlives the script: its words go to files, so that no pipe waits on the server.
         let said = folder.appendingPathComponent("said").path
         let started = try await CommandRunner.runShell(
-            "bash .ci/nanoidp.sh >'\(said)' 2>&1 </dev/null", environment: ["NANOIDP_PIDFILE": pidfile])
+            "bash .ci/nanoidp.sh >'\(said)' 2>&1 </dev/null", environment: ["NANOIDP_PIDFILE": pidfile, "NANOIDP_INSTALL": "never"])
         let output = (try? String(contentsOfFile: said, encoding: .utf8)) ?? ""
         let line = output.split(separator: "\n").first { $0.hasPrefix("nanoidp listening on ") }
         guard started.status == 0, let address = line?.dropFirst("nanoidp listening on ".count),
@@ -51,7 +52,7 @@ final class NanoIDP: Sendable {
 
 struct NanoIDPDidNotStart: Error, CustomStringConvertible {
     var output: String
-    var description: String { "nanoidp did not start (.ci/nanoidp.sh installs it from PyPI): \(output)" }
+    var description: String { "nanoidp did not start: \(output)" }
 }
 
 /// Emulator data with the HR application (SAML) and nanoidp as its external identity provider; ada is known by the
@@ -121,7 +122,7 @@ func nanoidpConfiguration(_ issuer: URL) -> String {
 }
 
 extension ProcessSuites {
-    @Suite("Against nanoidp, an identity provider nobody here wrote", .timeLimit(.minutes(10)))
+    @Suite("Against nanoidp, an identity provider nobody here wrote", .activeTimeLimit(.seconds(600)))
     struct NanoIDPTests {
         /// Authorization code with PKCE (nanoidp enforces S256) through the headless-form presenter: its login form
         /// posts a one-time `transaction_id` with the page's session cookie. Then a restore uses the kept tokens,

@@ -6,7 +6,7 @@ extension ProcessSuites {
     /// show it before SAML): the backend asks for a one-time passcode on top of the login, the OTP step's
     /// authenticator answers the challenge with the OTP form, and the validating request goes through. As processes,
     /// against the emulator with a data file of two applications that require OTP.
-    @Suite("One-time passcodes before Basic and OAuth 2.0, as processes", .timeLimit(.minutes(10)))
+    @Suite("One-time passcodes before Basic and OAuth 2.0, as processes", .activeTimeLimit(.seconds(600)))
     struct OTPBeforeLoginTests {
         static let data = """
             applications:

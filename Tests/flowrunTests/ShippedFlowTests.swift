@@ -53,7 +53,7 @@ struct ShippedCommand {
 }
 
 extension ProcessSuites {
-    @Suite("Every shipped flow, as its comment runs it", .timeLimit(.minutes(10)))
+    @Suite("Every shipped flow, as its comment runs it", .activeTimeLimit(.seconds(600)))
     struct ShippedFlowTests {
         static let folder = CommandRunner.root.appendingPathComponent("flows")
         static let flows = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter {
@@ -150,7 +150,7 @@ extension ProcessSuites {
 }
 
 extension ProcessSuites {
-    @Suite("Authentication secrets, as a process", .timeLimit(.minutes(5)))
+    @Suite("Authentication secrets, as a process", .activeTimeLimit(.seconds(300)))
     struct AuthenticationSecretTests {
         /// After a whole OAuth 2.0 onboarding and a restore, the password, the passcode, tokens, codes and the
         /// verifier appear in no output, trace or file of the state folder; the store holds them unreadably.

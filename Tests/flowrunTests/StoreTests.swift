@@ -54,7 +54,7 @@ struct StoreRun {
 }
 
 extension ProcessSuites {
-    @Suite("The encrypted store, as a process", .timeLimit(.minutes(10)))
+    @Suite("The encrypted store, as a process", .activeTimeLimit(.seconds(600)))
     struct StoreTests {
         @Test func aWrongPasscodeCountsAcrossRunsAndTheRetryLimitResets() async throws {
             let scratch = try Scratch()
@@ -207,7 +207,7 @@ extension ProcessSuites {
 }
 
 extension ProcessSuites {
-    @Suite("The store passcode on a terminal", .timeLimit(.minutes(3)))
+    @Suite("The store passcode on a terminal", .activeTimeLimit(.seconds(180)))
     struct StorePasscodeTerminalTests {
         /// On a terminal the passcode is asked twice without echo when the store is made, and a wrong one is asked
         /// again when restoring.

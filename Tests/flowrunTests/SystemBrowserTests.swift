@@ -6,8 +6,8 @@ import Testing
 extension ProcessSuites {
     /// The `system-browser` presenter with a real browser: Debian's headless chromium, driven through chromedriver by
     /// `Tests/Tools/webdriver-browser` as `$BROWSER`, fills the emulator's login form and is redirected to flowrun's
-    /// loopback listener (RFC 8252). `.ci/chromium.sh` installs chromium and chromium-driver when they are missing.
-    @Suite("The system browser, a real chromium, as a process", .serialized, .timeLimit(.minutes(10)))
+    /// loopback listener (RFC 8252). `.ci/test` installs chromium, chromium-driver and xvfb (`.ci/chromium.sh`).
+    @Suite("The system browser, a real chromium, as a process", .serialized, .activeTimeLimit(.seconds(600)))
     struct SystemBrowserTests {
         static let browser = CommandRunner.root.appendingPathComponent("Tests/Tools/webdriver-browser").path
 
@@ -15,8 +15,7 @@ extension ProcessSuites {
         /// login page in chromium, chromium logs in and lands on the loopback listener's page; then a restore needs no
         /// login and no browser.
         @Test func anOAuth2LoginThroughChromiumReachesTheLoopbackListener() async throws {
-            let installed = try await CommandRunner.runShell("bash .ci/chromium.sh")
-            try #require(installed.status == 0, "chromium is not installed: \(installed.standardError)")
+            try Prerequisite.require(.chromium, .chromedriver)
 
             let scratch = try Scratch()
             defer { scratch.remove() }
@@ -89,8 +88,7 @@ extension ProcessSuites {
         func cookieLoginsThroughChromiumDrivenByFlowrun(_ flow: String, _ passcode: String, _ extra: [String: String])
             async throws
         {
-            let installed = try await CommandRunner.runShell("bash .ci/chromium.sh")
-            try #require(installed.status == 0, "chromium is not installed: \(installed.standardError)")
+            try Prerequisite.require(.chromium, .chromedriver)
             let scratch = try Scratch()
             defer { scratch.remove() }
             let state = scratch.url.appendingPathComponent("state").path
@@ -148,8 +146,7 @@ extension ProcessSuites {
         /// With a display (a real X server, Xvfb), `system-browser` opens Chromium in a window rather than headless:
         /// the person would log in there; the inputs given fill the form for them, and the login completes.
         @Test func aSAMLLoginInAChromiumWindowOnADisplay() async throws {
-            let installed = try await CommandRunner.runShell("bash .ci/chromium.sh")
-            try #require(installed.status == 0, "chromium is not installed: \(installed.standardError)")
+            try Prerequisite.require(.chromium, .chromedriver, .xvfb)
             let scratch = try Scratch()
             defer { scratch.remove() }
             // Xvfb picks a free display and writes its number once it accepts clients.
