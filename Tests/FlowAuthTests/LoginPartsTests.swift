@@ -135,7 +135,7 @@ import Testing
         let redirect = try await presenter.prepare(redirect: URL(string: "https://backend.example.com/")!)
         #expect(redirect.host == "127.0.0.1")
         #expect(redirect.port != nil && redirect.port != 0)
-        let session = HTTPSession()
+        let session = HTTPSession(configuration: .init(timeout: .seconds(600)))
         defer { Task { await session.shutdown() } }
         var target = URLComponents(url: redirect, resolvingAgainstBaseURL: false)!
         target.query = "code=the-code&state=s1"
@@ -169,7 +169,7 @@ import Testing
     @Test func aBrowserThatFailsEndsTheWait() async throws {
         let presenter = SystemBrowserPresenter(environment: ["BROWSER": "false"], timeout: .seconds(3600))
         let redirect = try await presenter.prepare(redirect: URL(string: "https://backend.example.com/")!)
-        let session = HTTPSession()
+        let session = HTTPSession(configuration: .init(timeout: .seconds(600)))
         var failure: HTTPError?
         do {
             _ = try await presenter.present(

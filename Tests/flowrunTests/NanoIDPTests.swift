@@ -265,7 +265,7 @@ extension ProcessSuites {
         @Test func refreshRotatesAndReuseIsRefusedAndClientCredentialsWork() async throws {
             let idp = try await NanoIDP()
             defer { idp.stop() }
-            let session = HTTPSession()
+            let session = HTTPSession(configuration: .init(timeout: .seconds(600)))
             do {
                 let endpoints = try await OAuth2Client.discover(issuer: idp.url, transport: session.transport)
                 #expect(endpoints.issuer == idp.url.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")))
