@@ -63,13 +63,13 @@ public final class StateLock: Sendable {
         throw StepFailure("busy", "the state folder \(folder) is in use by \(who); run again when it has finished")
     }
 
-    /// Ends the lock. A folder that holds nothing but the lock (the run kept nothing, or reset removed all) is
-    /// removed with it, unless the user had made it empty before the run.
+    /// Ends the lock and removes its file (a run waiting on the removed file finds that the path no longer names
+    /// it, and locks a new one). A folder left empty (the run kept nothing, or reset removed all) is removed too,
+    /// unless the user had made it empty before the run.
     public func release() {
-        let path = folder + "/" + Self.fileName
-        if let names = try? FileManager.default.contentsOfDirectory(atPath: folder), names == [Self.fileName] {
-            unlink(path)
-            if !foundEmpty { rmdir(folder) }
+        unlink(folder + "/" + Self.fileName)
+        if !foundEmpty, (try? FileManager.default.contentsOfDirectory(atPath: folder))?.isEmpty == true {
+            rmdir(folder)
         }
         close(descriptor)
     }
