@@ -7,7 +7,8 @@ import FlowDescriptor
 /// - `# flowrun-lint: disable-file=CODE[,CODE]` anywhere silences them in the whole file.
 ///
 /// Codes are written as numbers (`FR601`) or names (`literal-secret`); `-- reason` may follow. A comment that
-/// silences nothing, names an unknown code or cannot be read is itself a finding (FR901, FR900, FR902).
+/// silences nothing, names an unknown code or cannot be read is itself a finding (FR901, FR900, FR902), as is
+/// one naming a reading or structure code (FR1xx, FR2xx), which cannot be silenced (FR902).
 struct Suppressions {
     private struct Rule {
         var codes: [DiagnosticCode]
