@@ -242,7 +242,7 @@ struct RunCommand: AsyncParsableCommand {
     /// Prints findings that stop a run on standard error, as `flowrun lint` prints them (excerpt and caret).
     static func printFindings(_ diagnostics: [Diagnostic], in file: String) {
         let text = FileBytes.read(file, limit: ReaderLimits.default.maxFileBytes).map { String(decoding: $0, as: UTF8.self) } ?? ""
-        let run = LintRun(reports: [FileReport(file: file, diagnostics: diagnostics, suppressedCount: 0, text: text)],
+        let run = LintRun(reports: [FileReport(file: file, diagnostics: diagnostics, text: text)],
                           strict: false, toolVersion: Flowrun.version)
         FileHandle.standardError.write(Data(run.rendered(as: .text, color: Console.wants(color: STDERR_FILENO)).utf8))
     }

@@ -2,6 +2,10 @@ import FlowCatalog
 import FlowDescriptor
 
 extension CheckContext {
+    /// How many names, all told, undeclared step names are compared with for a "did you mean": each
+    /// suggestion costs an edit distance against every declared step, and a file can name thousands.
+    static let suggestionComparisonLimit = 200_000
+
     /// Flows name declared steps, restore opens the store first, failure routes exist and cannot loop forever.
     mutating func checkFlowShape() {
         let declared = descriptor.steps.map(\.name.value)
@@ -12,6 +16,18 @@ extension CheckContext {
         }
         var used: Set<String> = []
         used.reserveCapacity(descriptor.steps.count)
+        // Each suggestion costs an edit distance against every declared step: made once per distinct name, and
+        // for the first names only (a file naming thousands of undeclared steps lists a few hundred findings).
+        var suggestions: [String: String?] = [:]
+        var comparisonsLeft = Self.suggestionComparisonLimit
+        func suggestion(for name: String) -> String? {
+            if let made = suggestions[name] { return made }
+            guard comparisonsLeft >= declared.count else { return nil }
+            comparisonsLeft -= declared.count
+            let made = Suggestion.closest(to: name, in: declared)
+            suggestions[name] = made
+            return made
+        }
         for flow in descriptor.flows {
             if flow.entries.isEmpty {
                 report(Diagnostic(.emptyFlow, "The \(flow.mode.rawValue) flow has no steps.", at: flow.location, path: flow.path))
@@ -22,7 +38,7 @@ extension CheckContext {
                 let name = entry.step.value
                 used.insert(name)
                 if declaredStep(name) == nil {
-                    let suggestion = Suggestion.closest(to: name, in: declared)
+                    let suggestion = suggestion(for: name)
                     let builtin = catalog.step(named: name)
                     report(Diagnostic(
                         .undeclaredStep,
@@ -148,16 +164,26 @@ extension CheckContext {
     }
 
     /// A failure route that leads, through other modes' routes, back to its own mode never ends.
+    ///
+    /// Linear in the routes: the modes' hand-overs are a graph of at most five nodes, whose reachability is
+    /// worked out once; each route is then looked up, however many thousands a flow has.
     private mutating func checkModeCycles() {
         var edges: [FlowMode: [(FlowMode, Located<FlowMode>)]] = [:]
+        var next: [FlowMode: Set<FlowMode>] = [:]
         for flow in descriptor.flows {
             for entry in flow.entries {
                 guard case .modes(let modes)? = entry.onFailure else { continue }
-                for mode in modes { edges[flow.mode, default: []].append((mode.value, mode)) }
+                for mode in modes {
+                    edges[flow.mode, default: []].append((mode.value, mode))
+                    next[flow.mode, default: []].insert(mode.value)
+                }
             }
         }
+        guard !edges.isEmpty else { return }
+        var reachable: [FlowMode: Set<FlowMode>] = [:]
+        for mode in FlowMode.allCases { reachable[mode] = Self.modes(reachableFrom: mode, next: next) }
         for (mode, targets) in edges.sorted(by: { $0.key < $1.key }) {
-            for (target, located) in targets where reaches(from: target, to: mode, edges: edges) {
+            for (target, located) in targets where reachable[target]?.contains(mode) == true {
                 report(Diagnostic(
                     .endlessCycle,
                     "A failure in the \(mode.rawValue) flow runs the \(target.rawValue) flow, whose failures lead back to \(mode.rawValue): a persistent failure never ends.",
@@ -167,15 +193,15 @@ extension CheckContext {
         }
     }
 
-    private func reaches(from start: FlowMode, to goal: FlowMode, edges: [FlowMode: [(FlowMode, Located<FlowMode>)]]) -> Bool {
+    /// The modes that `start` reaches through hand-overs, itself included.
+    private static func modes(reachableFrom start: FlowMode, next: [FlowMode: Set<FlowMode>]) -> Set<FlowMode> {
         var stack = [start]
         var visited: Set<FlowMode> = []
         while let mode = stack.popLast() {
-            if mode == goal { return true }
             guard visited.insert(mode).inserted else { continue }
-            stack += (edges[mode] ?? []).map(\.0)
+            stack += next[mode] ?? []
         }
-        return false
+        return visited
     }
 
     /// The steps' authentication methods match the declared `authentication`.

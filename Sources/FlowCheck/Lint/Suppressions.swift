@@ -1,4 +1,3 @@
-import Foundation
 import FlowDescriptor
 
 /// Inline `flowrun-lint:` comments that silence findings a person has decided are fine.
@@ -8,7 +7,8 @@ import FlowDescriptor
 /// - `# flowrun-lint: disable-file=CODE[,CODE]` anywhere silences them in the whole file.
 ///
 /// Codes are written as numbers (`FR601`) or names (`literal-secret`); `-- reason` may follow. A comment that
-/// silences nothing, names an unknown code or cannot be read is itself a finding (FR901, FR900, FR902).
+/// silences nothing, names an unknown code or cannot be read is itself a finding (FR901, FR900, FR902), as is
+/// one naming a reading or structure code (FR1xx, FR2xx), which cannot be silenced (FR902).
 struct Suppressions {
     private struct Rule {
         var codes: [DiagnosticCode]
@@ -46,7 +46,7 @@ struct Suppressions {
                 pendingOwnLine = []
                 if Self.opensBlockScalar(code) { blockIndent = indent }
             }
-            guard let comment, let marker = comment.text.range(of: "flowrun-lint:") else { continue }
+            guard let comment, let marker = Self.firstRange(of: "flowrun-lint:", in: comment.text) else { continue }
             let column = line.unicodeScalars.distance(from: line.startIndex, to: marker.lowerBound) + 1
             let location = SourceLocation(file: file, line: number, column: column)
             guard let rule = parse(comment.text[marker.upperBound...], at: location) else { continue }
@@ -65,9 +65,15 @@ struct Suppressions {
         return before == nil || before == " " || before == ":" || before == "-"
     }
 
+    /// The most unknown names one comment gets a finding each for (with a "did you mean"); the rest are counted
+    /// in one more. A comment can list hundreds of thousands of names, and each suggestion costs an edit
+    /// distance against every code.
+    static let unknownNameLimit = 20
+
+    /// Reads a comment's directive in one pass over its text: the form, then each comma-separated code.
     private mutating func parse(_ body: Substring, at location: SourceLocation) -> Rule? {
-        var text = body.trimmingCharacters(in: .whitespaces)
-        if let reason = text.range(of: "--") { text = text[..<reason.lowerBound].trimmingCharacters(in: .whitespaces) }
+        var text = Self.trimmed(body)
+        if let reason = Self.firstRange(of: "--", in: text) { text = Self.trimmed(text[..<reason.lowerBound]) }
         let forms = [("disable-file=", true), ("disable=", false)]
         guard let (prefix, wholeFile) = forms.first(where: { text.hasPrefix($0.0) }) else {
             findings.append(Diagnostic(
@@ -75,39 +81,109 @@ struct Suppressions {
                 hint: "Write `# flowrun-lint: disable=CODE` (this line or the next) or `# flowrun-lint: disable-file=CODE`."))
             return nil
         }
-        let names = text.dropFirst(prefix.count).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        if names.isEmpty {
+        var codes: [DiagnosticCode] = []
+        var named = false
+        var unsilenceable: [DiagnosticCode] = []
+        var unknown: Set<Substring> = []
+        var unknownCount = 0
+        // On bytes, like the trimming: a character view of a long run of flag emoji would be rescanned.
+        for piece in text.utf8.dropFirst(prefix.utf8.count).split(separator: UInt8(ascii: ",")) {
+            let name = Self.trimmed(Substring(piece))
+            guard !name.isEmpty else { continue }
+            named = true
+            guard let code = DiagnosticCode.written(name) else {
+                guard unknown.insert(name).inserted else { continue }
+                unknownCount += 1
+                if unknownCount <= Self.unknownNameLimit { reportUnknown(name, at: location) }
+                continue
+            }
+            if !code.canBeSilenced {
+                if !unsilenceable.contains(code) { unsilenceable.append(code) }
+            } else if !codes.contains(code) {
+                codes.append(code)
+            }
+        }
+        guard named else {
             findings.append(Diagnostic(
                 .malformedSuppression, "This `flowrun-lint: \(prefix)` comment names no code.", at: location,
                 hint: "Name the codes to silence, e.g. `\(prefix)FR601`."))
             return nil
         }
-        var codes: [DiagnosticCode] = []
-        for name in names {
-            if let code = DiagnosticCode.all.first(where: { $0.rawValue == name.uppercased() || $0.name == name }) {
-                codes.append(code)
-            } else {
-                let suggestion = Suggestion.closest(to: String(name), in: DiagnosticCode.all.flatMap { [$0.rawValue, $0.name] })
-                findings.append(Diagnostic(
-                    .unknownSuppressedCode,
-                    "`flowrun-lint` names `\(name)`, which is no diagnostic code" + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
-                    at: location, hint: "`flowrun lint --list-codes` lists them.", replacement: suggestion))
-            }
+        if unknownCount > Self.unknownNameLimit {
+            findings.append(Diagnostic(
+                .unknownSuppressedCode,
+                "`flowrun-lint` names \(unknownCount - Self.unknownNameLimit) more names that are no diagnostic code.",
+                at: location, hint: "`flowrun lint --list-codes` lists them."))
+        }
+        if !unsilenceable.isEmpty {
+            findings.append(Diagnostic(
+                .malformedSuppression,
+                "`flowrun-lint` names " + unsilenceable.map { "`\($0.rawValue)`" }.joined(separator: ", ")
+                    + ", which cannot be silenced: a file that cannot be read or decoded cannot be checked or run.",
+                at: location, hint: "Fix the file instead; reading (FR1xx) and structure (FR2xx) errors always count."))
         }
         guard !codes.isEmpty else { return nil }
         return Rule(codes: codes, line: wholeFile ? nil : 0, location: location)
     }
 
-    /// The diagnostics no rule silences; marks the rules that silenced something.
-    mutating func apply(to diagnostics: [Diagnostic]) -> [Diagnostic] {
-        guard !rules.isEmpty else { return diagnostics }
-        let kept = diagnostics.filter { diagnostic in
-            guard let line = diagnostic.location?.line else { return true }
-            guard let index = rules.firstIndex(where: {
-                $0.codes.contains(diagnostic.code) && ($0.line == nil || $0.line == line)
-            }) else { return true }
+    private mutating func reportUnknown(_ name: Substring, at location: SourceLocation) {
+        // A name far longer than any code is no typo of one: it gets no suggestion, and is shown shortened.
+        let longest = 40
+        let shown = name.unicodeScalars.count > longest
+            ? String(String.UnicodeScalarView(name.unicodeScalars.prefix(longest))) + "…" : String(name)
+        let suggestion = name.utf8.count > longest ? nil : Suggestion.closest(to: shown, in: Self.codeWords)
+        findings.append(Diagnostic(
+            .unknownSuppressedCode,
+            "`flowrun-lint` names `\(shown)`, which is no diagnostic code" + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
+            at: location, hint: "`flowrun lint --list-codes` lists them.", replacement: suggestion))
+    }
+
+    private static let codeWords = DiagnosticCode.all.flatMap { [$0.rawValue, $0.name] }
+
+    /// `text` without the spaces and tabs around it.
+    ///
+    /// Works on bytes: stepping back over characters costs a rescan of a run of flag emoji (regional
+    /// indicators pair up from the run's start), which made a long run quadratic.
+    static func trimmed(_ text: Substring) -> Substring {
+        let blank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        let bytes = text.utf8
+        let start = bytes.firstIndex { !blank($0) } ?? bytes.endIndex
+        let end = bytes[start...].lastIndex { !blank($0) }.map { bytes.index(after: $0) } ?? start
+        return text[start..<end]
+    }
+
+    /// Where the ASCII `needle` first occurs in `text`, found on bytes (see ``trimmed(_:)`` for why).
+    static func firstRange(of needle: String, in text: Substring) -> Range<Substring.Index>? {
+        let pattern = Array(needle.utf8)
+        let bytes = text.utf8
+        var index = bytes.startIndex
+        while let found = bytes[index...].firstIndex(of: pattern[0]) {
+            let end = bytes.index(found, offsetBy: pattern.count, limitedBy: bytes.endIndex) ?? bytes.endIndex
+            if bytes[found..<end].elementsEqual(pattern) { return found..<end }
+            index = bytes.index(after: found)
+        }
+        return nil
+    }
+
+    /// The diagnostics no rule silences, and those silenced; marks the rules that silenced something.
+    mutating func apply(to diagnostics: [Diagnostic]) -> (kept: [Diagnostic], silenced: [Diagnostic]) {
+        guard !rules.isEmpty else { return (diagnostics, []) }
+        var byLine: [Int: [Int]] = [:]
+        var wholeFile: [Int] = []
+        for (index, rule) in rules.enumerated() {
+            if let line = rule.line { byLine[line, default: []].append(index) } else { wholeFile.append(index) }
+        }
+        var kept: [Diagnostic] = []
+        var silenced: [Diagnostic] = []
+        for diagnostic in diagnostics {
+            guard let line = diagnostic.location?.line, diagnostic.code.canBeSilenced,
+                  let index = (byLine[line, default: []] + wholeFile).first(where: { rules[$0].codes.contains(diagnostic.code) })
+            else {
+                kept.append(diagnostic)
+                continue
+            }
             rules[index].used = true
-            return false
+            silenced.append(diagnostic)
         }
         for rule in rules where !rule.used {
             findings.append(Diagnostic(
@@ -116,7 +192,7 @@ struct Suppressions {
                     + ", but no such finding is there" + (rule.line == nil ? " in this file." : " on the line it covers."),
                 at: rule.location, hint: "Remove the comment."))
         }
-        return kept
+        return (kept, silenced)
     }
 
     /// The comment on a YAML line, if any: a `#` at the start or after white space, outside quoted scalars.

@@ -13,11 +13,17 @@ enum GitHubRenderer {
             }
             var properties: [String] = []
             if let location = diagnostic.location {
-                properties += ["file=\(escapeProperty(location.file))", "line=\(location.line)", "col=\(location.column)"]
+                properties += [
+                    "file=\(escapeProperty(TerminalText.safe(location.file)))", "line=\(location.line)",
+                    "col=\(location.column)",
+                ]
             }
             properties.append("title=\(escapeProperty("\(diagnostic.code.rawValue) \(diagnostic.code.name)"))")
-            var message = diagnostic.message
-            if let hint = diagnostic.hint { message += "\n" + hint }
+            // Messages quote the file (a step name, a code in a comment): its control characters are shown as
+            // the text format shows them, never written raw into the log. The line between message and hint
+            // is the annotation's own.
+            var message = TerminalText.safe(diagnostic.message)
+            if let hint = diagnostic.hint { message += "\n" + TerminalText.safe(hint) }
             output += "::\(command) \(properties.joined(separator: ","))::\(escapeData(message))\n"
         }
         output += run.summary + "\n"

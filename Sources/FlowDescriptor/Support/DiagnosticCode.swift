@@ -24,7 +24,22 @@ public struct DiagnosticCode: Sendable, Hashable, Comparable, CustomStringConver
 
     /// The code with this raw value (`FR201`), if there is one.
     public static func named(_ rawValue: String) -> DiagnosticCode? {
-        all.first { $0.rawValue == rawValue.uppercased() }
+        byRawValue[rawValue.uppercased()]
+    }
+
+    /// The code written as `text` in a suppression comment: its raw value in any case (`fr601`) or its name.
+    public static func written(_ text: some StringProtocol) -> DiagnosticCode? {
+        byName[String(text)] ?? byRawValue[text.uppercased()]
+    }
+
+    private static let byRawValue = Dictionary(uniqueKeysWithValues: all.map { ($0.rawValue, $0) })
+    private static let byName = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
+
+    /// Whether a `flowrun-lint: disable` comment may silence findings of this code. Reading (FR1xx) and
+    /// structural (FR2xx) errors may not: without them nothing later can be trusted, and a file that cannot be
+    /// read or decoded cannot run, so silencing them would only hide why.
+    public var canBeSilenced: Bool {
+        !(rawValue.hasPrefix("FR1") || rawValue.hasPrefix("FR2"))
     }
 
     // MARK: Reading (FR1xx)

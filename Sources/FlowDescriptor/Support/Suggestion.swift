@@ -3,9 +3,14 @@ public enum Suggestion {
     /// The candidate closest to `word`, if it is close enough to be a likely typo.
     public static func closest(to word: String, in candidates: some Sequence<String>) -> String? {
         let lowered = word.lowercased()
+        let length = lowered.unicodeScalars.count
         var best: (candidate: String, distance: Int)?
         for candidate in candidates {
-            let distance = editDistance(lowered, candidate.lowercased())
+            let other = candidate.lowercased()
+            // The distance is at least the difference in length, and more than 3 is never suggested: such a
+            // candidate is skipped without working it out.
+            guard abs(other.unicodeScalars.count - length) <= 3 else { continue }
+            let distance = editDistance(lowered, other)
             if distance == 0 { return candidate }
             if best == nil || distance < best!.distance {
                 best = (candidate, distance)

@@ -58,17 +58,31 @@ public struct FlowPipeline: Sendable {
         }
         var findings = read.diagnostics
         var compiled: CompiledFlow?
+        var unmade: [DescriptorPath] = []
         if let root = read.root {
             let (descriptor, decodeFindings) = FlowDecoder.decode(root, file: file)
             findings += decodeFindings
-            let (steps, laterFindings) = checkAndMakeSteps(descriptor, after: findings)
+            let (steps, laterFindings) = checkAndMakeSteps(descriptor, after: findings) {
+                FileReport.unsilenced($0, file: file, bytes: bytes, format: format)
+            }
             if keepFlow {
                 compiled = CompiledFlow(descriptor: descriptor, graphs: GraphCompiler.graphs(descriptor, steps: steps), registry: registry)
             }
+            unmade = descriptor.steps.filter { steps[$0.name.value].map { $0.step == nil } ?? false }.map(\.path)
             findings += laterFindings
         }
-        let report = FileReport(file: file, bytes: bytes, format: format, findings: findings)
-        return LoadedFlow(report: report, flow: report.diagnostics.hasErrors ? nil : compiled)
+        var report = FileReport(file: file, bytes: bytes, format: format, findings: findings)
+        if !report.hasErrors, !report.silenced.isEmpty {
+            // A silenced error still stops what it stops: a flow that cannot be read, or a step that could not
+            // be made (FR700). Every command reports it, so that none refuses the flow without saying why.
+            let blocking = report.silenced.filter { finding in
+                finding.severity == .error && (read.root == nil || unmade.contains { step in
+                    finding.path.map { $0.components.starts(with: step.components) } ?? false
+                })
+            }
+            if !blocking.isEmpty { report = report.reporting(blocking) }
+        }
+        return LoadedFlow(report: report, flow: report.hasErrors ? nil : compiled)
     }
 
     /// Checks and compiles a decoded flow: the flow, and the findings of both stages. The flow is fit to run
@@ -81,11 +95,13 @@ public struct FlowPipeline: Sendable {
 
     /// The check and the steps made from their parameters (lint stops here; the graphs are drawn only for a
     /// flow that is kept).
+    /// - Parameter heeded: the findings that count (those no suppression comment silences), for the compiler.
     private func checkAndMakeSteps(
-        _ descriptor: FlowDescriptor, after earlier: [Diagnostic]
+        _ descriptor: FlowDescriptor, after earlier: [Diagnostic],
+        heeding heeded: ([Diagnostic]) -> [Diagnostic] = { $0 }
     ) -> (steps: [String: GraphCompiler.MadeStep], findings: [Diagnostic]) {
         let checked = checker.check(descriptor)
-        let (steps, made) = GraphCompiler.makeSteps(descriptor, registry: registry, after: earlier + checked)
+        let (steps, made) = GraphCompiler.makeSteps(descriptor, registry: registry, after: heeded(earlier + checked))
         return (steps, checked + made)
     }
 }
