@@ -64,8 +64,10 @@ public final class BackendEmulator: Sendable {
         let (events, sink) = AsyncStream.makeStream(of: Result<Int, any Error>.self)
         let application = Application(
             responder: EmulatorResponder(emulator: self),
-            server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(idleTimeout.components.seconds) * 1_000_000_000
-                + idleTimeout.components.attoseconds / 1_000_000_000))),
+            server: .http1(configuration: .init(
+                additionalChannelHandlers: [HangUpHandler()],
+                idleTimeout: .nanoseconds(Int64(idleTimeout.components.seconds) * 1_000_000_000
+                    + idleTimeout.components.attoseconds / 1_000_000_000))),
             configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: port), serverName: "flowrun-emulator"),
             onServerRunning: { channel in
                 sink.yield(.success(channel.localAddress?.port ?? port))
@@ -148,8 +150,14 @@ public final class BackendEmulator: Sendable {
     // MARK: Faults
 
     /// Switches `fault` on for `endpoint`, replacing the one it had; `nil` switches faults off for it.
+    /// Requests waiting out the delay of a fault switched off are answered at once.
     public func setFault(_ fault: Fault?, for endpoint: EmulatorEndpoint) {
-        state.withLock { $0.faults[endpoint] = fault.flatMap { $0.isEffective ? $0 : nil } }
+        let ended = state.withLock { state -> [DelayWait] in
+            state.faults[endpoint] = fault.flatMap { $0.isEffective ? $0 : nil }
+            guard state.faults[endpoint] == nil else { return [] }
+            return Array((state.delayWaits.removeValue(forKey: endpoint) ?? [:]).values)
+        }
+        for wait in ended { wait.finish(.faultRemoved) }
     }
 
     /// The fault switched on for `endpoint` (with its remaining count), if any.
@@ -157,9 +165,28 @@ public final class BackendEmulator: Sendable {
         state.withLock { $0.faults[endpoint] }
     }
 
-    /// Switches every fault off.
+    /// Switches every fault off; requests waiting out a delay are answered at once.
     public func clearFaults() {
-        state.withLock { $0.faults = [:] }
+        let ended = state.withLock { state -> [DelayWait] in
+            state.faults = [:]
+            defer { state.delayWaits = [:] }
+            return state.delayWaits.values.flatMap(\.values)
+        }
+        for wait in ended { wait.finish(.faultRemoved) }
+    }
+
+    /// Waits out `delay` for a request to `endpoint` on `channel`: until the delay is over, the endpoint's fault is
+    /// switched off or the client goes away, whichever comes first.
+    func waitOut(_ delay: Duration, at endpoint: EmulatorEndpoint, on channel: any Channel) async -> DelayWait.End {
+        let wait = DelayWait()
+        let number = state.withLock { state in
+            state.nextDelayWait += 1
+            state.delayWaits[endpoint, default: [:]][state.nextDelayWait] = wait
+            return state.nextDelayWait
+        }
+        let end = await wait.wait(delay, on: channel)
+        state.withLock { _ = $0.delayWaits[endpoint]?.removeValue(forKey: number) }
+        return end
     }
 
     // MARK: Lock and wipe
