@@ -58,15 +58,80 @@ final class DelayWait: Sendable {
     }
 }
 
-/// Closes a connection whose client has closed its sending side.
+/// The server's listening channel and open connections, so that a stop can close them all instead of cancelling
+/// the server's task.
+///
+/// Cancelling the task that runs the server drops connections accepted but not yet handed to a handler, and
+/// NIO ends the process when an unfinished connection is dropped (`Deinited NIOAsyncWriter without calling
+/// finish()`). Closing the listener and every connection instead lets the server's loop take each accepted
+/// connection, see it closed, and return by itself.
+final class ServerConnections: Sendable {
+    private struct State {
+        var listener: (any Channel)?
+        var open: [ObjectIdentifier: any Channel] = [:]
+        var closing = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Notes the listening channel; closes it at once if the server is stopping already.
+    func listening(on channel: any Channel) {
+        let closeNow = state.withLock { state in
+            state.listener = channel
+            return state.closing
+        }
+        if closeNow { channel.close(promise: nil) }
+    }
+
+    /// Notes an accepted connection; closes it at once if the server is stopping.
+    func opened(_ channel: any Channel) {
+        let closeNow = state.withLock { state in
+            if !state.closing { state.open[ObjectIdentifier(channel)] = channel }
+            return state.closing
+        }
+        if closeNow { channel.close(promise: nil) }
+    }
+
+    /// Forgets a connection that has closed.
+    func closed(_ channel: any Channel) {
+        state.withLock { _ = $0.open.removeValue(forKey: ObjectIdentifier(channel)) }
+    }
+
+    /// Closes the listener and every connection, and every connection accepted from now on.
+    func closeAll() {
+        let channels = state.withLock { state -> [any Channel] in
+            state.closing = true
+            defer { state.open = [:] }
+            return (state.listener.map { [$0] } ?? []) + Array(state.open.values)
+        }
+        for channel in channels { channel.close(promise: nil) }
+    }
+}
+
+/// Keeps ``ServerConnections`` up to date, and closes a connection whose client has closed its sending side.
 ///
 /// The server allows half-closed connections, so a client that gives up and closes its socket while its
 /// request waits out a delay would otherwise leave the connection open until the delay is over; closing it
 /// ends the wait (``DelayWait``). A client that half-closes and still expects an answer gets none; HTTP
 /// clients do not do that.
-final class HangUpHandler: ChannelInboundHandler, RemovableChannelHandler {
+final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Whatever comes is passed on as it is.
     typealias InboundIn = NIOAny
+
+    private let connections: ServerConnections
+
+    init(connections: ServerConnections) {
+        self.connections = connections
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        connections.opened(context.channel)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        connections.closed(context.channel)
+        context.fireChannelInactive()
+    }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if case .some(ChannelEvent.inputClosed) = event as? ChannelEvent {

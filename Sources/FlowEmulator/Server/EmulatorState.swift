@@ -94,6 +94,6 @@ struct EmulatorState: Sendable {
 enum ServerState: Sendable {
     case stopped
     case starting
-    case running(baseURL: String, port: Int, task: Task<Void, Never>)
+    case running(baseURL: String, port: Int, task: Task<Void, Never>, connections: ServerConnections)
     case stopping(task: Task<Void, Never>)
 }
