@@ -257,7 +257,8 @@ struct RunCommand: AsyncParsableCommand {
                 throw ValidationError("--config -: cannot read standard input.")
             }
             guard read.count <= limit else {
-                throw ValidationError("--config -: standard input is larger than \(limit) bytes, the limit for a configuration document.")
+                throw ValidationError(
+                    "--config -: standard input is larger than \(limit) bytes, the limit for a configuration document.")
             }
             bytes = read
             name = "standard input"

@@ -42,7 +42,8 @@ struct FaultLimitTests {
         }
     }
 
-    @Test("A delayed request whose client has gone lets its connection go before the delay is over", .timeLimit(.minutes(1)))
+    @Test("A delayed request whose client has gone lets its connection go before the delay is over",
+          .timeLimit(.minutes(1)))
     func delayEndsWhenTheClientGoes() async throws {
         let (logged, sink) = AsyncStream.makeStream(of: RecordedRequest.self)
         let emulator = BackendEmulator { sink.yield($0) }

@@ -14,8 +14,8 @@ extension ProcessSuites {
             for round in 0..<5 {
                 let emulator = try startFlowrun(["emulator"], in: CommandRunner.root)
                 let line = await emulator.output.firstLine()
-                let port = try #require(Int(line.split(separator: ":").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""),
-                                        "round \(round): \(line)")
+                let portText = line.split(separator: ":").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+                let port = try #require(Int(portText), "round \(round): \(line)")
                 let clients = ConnectingClients(port: port, count: 4)
                 // The signal comes once the clients are under way: some connections have been answered.
                 await clients.waitForConnections(20)

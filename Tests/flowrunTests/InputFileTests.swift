@@ -26,9 +26,11 @@ extension ProcessSuites {
                 "head -c 100000000 /dev/zero | '\(flowrun)' run flow.yaml --state-dir state --config -; "
                     + "echo \"statuses ${PIPESTATUS[0]} ${PIPESTATUS[1]}\"",
             ], in: scratch.url)
-            #expect(result.standardError.contains("standard input is larger than 8388608 bytes"), "\(result.standardError)")
+            #expect(result.standardError.contains("standard input is larger than 8388608 bytes"),
+                    "\(result.standardError)")
             #expect(!result.standardOutput.hasSuffix(" 0\n"), "\(result.standardOutput)")
-            #expect(!result.standardOutput.contains("statuses 0 "), "the whole stream was read: \(result.standardOutput)")
+            #expect(!result.standardOutput.contains("statuses 0 "),
+                    "the whole stream was read: \(result.standardOutput)")
         }
 
         /// A FIFO no one writes to is refused at once by every command that reads a file, and skipped by the walk.
@@ -42,7 +44,8 @@ extension ProcessSuites {
 
             let walked = try await CommandRunner.run(["lint", "--format", "json", "flows"], in: scratch.url)
             #expect(walked.status == 0, "\(walked.standardError)")
-            let report = try #require(try JSONSerialization.jsonObject(with: Data(walked.standardOutput.utf8)) as? [String: Any])
+            let json = try JSONSerialization.jsonObject(with: Data(walked.standardOutput.utf8))
+            let report = try #require(json as? [String: Any])
             #expect(report["files"] as? [String] == ["flows/small.yaml"], "\(walked.standardOutput)")
 
             for arguments in [["lint", "flows/pipe.yaml"], ["graph", "flows/pipe.yaml"],
@@ -62,7 +65,8 @@ extension ProcessSuites {
             let scratch = try Scratch()
             defer { scratch.remove() }
             try scratch.write("flows/small.yaml", Self.flow)
-            let path = Array(scratch.url.appendingPathComponent("flows/caf").path.utf8) + [0xE9] + Array(".yaml".utf8) + [0]
+            let folder = Array(scratch.url.appendingPathComponent("flows/caf").path.utf8)
+            let path = folder + [0xE9] + Array(".yaml".utf8) + [0]
             let descriptor = path.withUnsafeBufferPointer { buffer in
                 buffer.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_WRONLY | O_CREAT | O_EXCL, 0o600) }
             }

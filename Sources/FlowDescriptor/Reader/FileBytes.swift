@@ -40,7 +40,8 @@ public enum FileBytes {
             // The longest valid prefix (a scalar is at most 4 bytes), else one escaped byte.
             var taken = false
             for length in stride(from: min(4, rest.count), through: 1, by: -1) {
-                if let scalar = String(validating: rest.prefix(length), as: UTF8.self), scalar.unicodeScalars.count == 1 {
+                if let scalar = String(validating: rest.prefix(length), as: UTF8.self),
+                   scalar.unicodeScalars.count == 1 {
                     text += scalar
                     rest = rest.dropFirst(length)
                     taken = true

@@ -361,8 +361,9 @@ struct DataReader {
                 if Fault.answerableStatuses.contains(status) {
                     fault.status = status
                 } else {
-                    fail("`\(path).status` is \(status); expected a status from 200 to 599 that may carry a body (not 204, "
-                         + "205 or 304): the fault answers with an error body, and a 1xx status is not a final answer.", at: node)
+                    fail("`\(path).status` is \(status); expected a status from 200 to 599 that may carry a body "
+                         + "(not 204, 205 or 304): the fault answers with an error body, and a 1xx status is not "
+                         + "a final answer.", at: node)
                     valid = false
                 }
             } else {
