@@ -143,9 +143,9 @@ extension LintCommand {
         let reports = Mutex<[FileReport?]>(Array(repeating: nil, count: files.count))
         let next = Atomic<Int>(0)
         @Sendable func lint(_ file: FlowFileDiscovery.File, with pipeline: FlowPipeline) -> FileReport? {
-            file.isStandardInput
-                ? pipeline.loadStandardInput(as: file.path).report
-                : pipeline.lint(path: file.path, onlyFlowFiles: file.foundInFolder)
+            if file.isStandardInput { return pipeline.loadStandardInput(as: file.path).report }
+            if let bytes = file.pathBytes { return pipeline.lint(pathBytes: bytes, onlyFlowFiles: file.foundInFolder) }
+            return pipeline.lint(path: file.path, onlyFlowFiles: file.foundInFolder)
         }
         // One file (what editors and pre-commit hooks ask for) needs no workers, nor the core count, which
         // Foundation works out by reading the cgroup's files.
@@ -172,6 +172,8 @@ struct FlowFileDiscovery {
         /// Found by walking a folder rather than named.
         var foundInFolder: Bool
         var isStandardInput = false
+        /// The path's bytes, for a name found in a folder that is not valid UTF-8 (`path` then shows it escaped).
+        var pathBytes: [UInt8]?
     }
 
     static let extensions: Set<String> = ["yaml", "yml", "json"]
@@ -197,8 +199,12 @@ struct FlowFileDiscovery {
                 if seen.insert(path).inserted { result.files.append(File(path: path, foundInFolder: false)) }
                 continue
             }
-            for file in walk(path) where seen.insert(file).inserted {
-                result.files.append(File(path: file, foundInFolder: true))
+            for file in walk(path) {
+                // A name that is not UTF-8 is printed with its bytes escaped and opened by its bytes.
+                let name = FileBytes.displayName(file)
+                guard seen.insert(name).inserted else { continue }
+                let isText = String(validating: file, as: UTF8.self) != nil
+                result.files.append(File(path: name, foundInFolder: true, pathBytes: isText ? nil : file))
             }
         }
         return result
@@ -210,10 +216,21 @@ struct FlowFileDiscovery {
         var inode: UInt64
 
         init?(_ path: String) {
-            var status = stat()
-            guard stat(path, &status) == 0 else { return nil }
+            self.init(pathBytes: Array(path.utf8))
+        }
+
+        init?(pathBytes: [UInt8]) {
+            var status = Glibc.stat()
+            guard FlowFileDiscovery.status(of: pathBytes, into: &status) else { return nil }
             device = UInt64(status.st_dev)
             inode = UInt64(status.st_ino)
+        }
+    }
+
+    /// `stat` of the path whose bytes are `pathBytes` (which need not be valid UTF-8).
+    static func status(of pathBytes: [UInt8], into status: inout Glibc.stat) -> Bool {
+        (pathBytes + [0]).withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { stat($0.baseAddress!, &status) == 0 }
         }
     }
 
@@ -223,47 +240,57 @@ struct FlowFileDiscovery {
     ///
     /// Read with `readdir`, whose entries say which are folders, so that a folder of thousands of flows costs
     /// no `stat` per file; only folders, entries of unknown type and symbolic links are looked at with `stat`.
-    private static func walk(_ folder: String) -> [String] {
+    /// Only regular files are taken: a FIFO, socket or device is skipped without being opened (opening a FIFO
+    /// would wait for a writer). Paths are kept as the bytes the entries give, since a name need not be UTF-8.
+    private static func walk(_ folder: String) -> [[UInt8]] {
         var folders: Set<Identity> = []
         var linkedFiles = false
-        var found = walk(folder, folders: &folders, linkedFiles: &linkedFiles)
+        var found = walk(Array(folder.utf8), folders: &folders, linkedFiles: &linkedFiles)
         if linkedFiles {
             // A link to a file may name one found by another path: keep the first path of each file.
             var files: Set<Identity> = []
-            found = found.filter { path in Identity(path).map { files.insert($0).inserted } ?? true }
+            found = found.filter { path in Identity(pathBytes: path).map { files.insert($0).inserted } ?? true }
         }
         return found
     }
 
-    private static func walk(_ folder: String, folders: inout Set<Identity>, linkedFiles: inout Bool) -> [String] {
-        let base = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
-        guard let identity = Identity(base), folders.insert(identity).inserted else { return [] }
-        guard let directory = opendir(base) else { return [] }
-        var entries: [(name: String, isDirectory: Bool)] = []
+    private static func walk(_ folder: [UInt8], folders: inout Set<Identity>, linkedFiles: inout Bool) -> [[UInt8]] {
+        let base = folder.last == UInt8(ascii: "/") && folder.count > 1 ? Array(folder.dropLast()) : folder
+        guard let identity = Identity(pathBytes: base), folders.insert(identity).inserted else { return [] }
+        let opened = (base + [0]).withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { opendir($0.baseAddress!) }
+        }
+        guard let directory = opened else { return [] }
+        var entries: [(name: [UInt8], isDirectory: Bool)] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            guard !name.hasPrefix(".") else { continue }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+            guard name.first != UInt8(ascii: ".") else { continue }
             switch Int32(entry.pointee.d_type) {
             case Int32(DT_DIR): entries.append((name, true))
             case Int32(DT_REG): entries.append((name, false))
+            case Int32(DT_FIFO), Int32(DT_SOCK), Int32(DT_CHR), Int32(DT_BLK): continue
             default:
                 // A link or a file system that does not say: follow it, as opening the path would.
-                var status = stat()
-                guard stat(base + "/" + name, &status) == 0 else { continue }
-                let isDirectory = status.st_mode & S_IFMT == S_IFDIR
-                if !isDirectory { linkedFiles = true }
-                entries.append((name, isDirectory))
+                var status = Glibc.stat()
+                guard Self.status(of: base + [UInt8(ascii: "/")] + name, into: &status) else { continue }
+                switch status.st_mode & S_IFMT {
+                case S_IFDIR: entries.append((name, true))
+                case S_IFREG:
+                    linkedFiles = true
+                    entries.append((name, false))
+                default: continue
+                }
             }
         }
         closedir(directory)
-        var found: [String] = []
-        for entry in entries.sorted(by: { $0.name < $1.name }) {
-            let path = base + "/" + entry.name
+        var found: [[UInt8]] = []
+        for entry in entries.sorted(by: { $0.name.lexicographicallyPrecedes($1.name) }) {
+            let path = base + [UInt8(ascii: "/")] + entry.name
             if entry.isDirectory {
                 found += walk(path, folders: &folders, linkedFiles: &linkedFiles)
-            } else if let dot = entry.name.lastIndex(of: "."), extensions.contains(entry.name[entry.name.index(after: dot)...].lowercased()) {
+            } else if let dot = entry.name.lastIndex(of: UInt8(ascii: ".")),
+                      let suffix = String(validating: entry.name[(dot + 1)...], as: UTF8.self),
+                      extensions.contains(suffix.lowercased()) {
                 found.append(path)
             }
         }

@@ -255,11 +255,20 @@ struct RunCommand: AsyncParsableCommand {
             guard isatty(STDIN_FILENO) == 0 else {
                 throw ValidationError("--config - reads the configuration from standard input, which is a terminal; pipe the document in.")
             }
-            bytes = [UInt8](FileHandle.standardInput.readDataToEndOfFile())
+            // Read as a file is, to the same limit: `</dev/zero` must not fill the memory.
+            let limit = ReaderLimits.default.maxFileBytes
+            guard let read = FileBytes.readStandardInput(limit: limit) else {
+                throw ValidationError("--config -: cannot read standard input.")
+            }
+            guard read.count <= limit else {
+                throw ValidationError(
+                    "--config -: standard input is larger than \(limit) bytes, the limit for a configuration document.")
+            }
+            bytes = read
             name = "standard input"
         } else {
             guard let read = FileBytes.read(path, limit: ReaderLimits.default.maxFileBytes) else {
-                throw ValidationError("--config: cannot read `\(path)`.")
+                throw ValidationError("--config: cannot read `\(path)`: \(FileBytes.whyUnreadable(path)).")
             }
             bytes = read
             name = path

@@ -4,14 +4,56 @@ import Glibc
 /// Reads whole files for the readers, refusing what is not a regular file.
 public enum FileBytes {
     /// The bytes of the regular file at `path`, at most `limit + 1` of them (so that a file over the limit
-    /// is noticed without loading all of it); `nil` when it cannot be read.
+    /// is noticed without loading all of it); `nil` when it cannot be read or is not a regular file.
+    ///
+    /// A FIFO, a device or a socket is refused without reading: `stat` says so first, and the file is opened with
+    /// `O_NONBLOCK` and checked again with `fstat` (it may have been swapped in between), so that opening a FIFO
+    /// no writer holds cannot block.
     public static func read(_ path: String, limit: Int) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        read(pathBytes: Array(path.utf8), limit: limit)
+    }
+
+    /// The bytes of the regular file whose path is `pathBytes` (as a directory entry gives them, which need not be
+    /// valid UTF-8), as ``read(_:limit:)`` reads them.
+    public static func read(pathBytes: [UInt8], limit: Int) -> [UInt8]? {
+        guard !pathBytes.contains(0) else { return nil }
+        let descriptor: Int32 = (pathBytes + [0]).withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { path in
+                var status = stat()
+                guard stat(path.baseAddress!, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return -1 }
+                return open(path.baseAddress!, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+            }
+        }
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
         return read(from: descriptor, wanted: min(Int(status.st_size), limit) + 1, exact: true)
+    }
+
+    /// `pathBytes` as text to print: valid UTF-8 as it is, every other byte escaped as `\xNN`.
+    public static func displayName(_ pathBytes: [UInt8]) -> String {
+        if let text = String(validating: pathBytes, as: UTF8.self) { return text }
+        var text = ""
+        var rest = pathBytes[...]
+        while !rest.isEmpty {
+            // The longest valid prefix (a scalar is at most 4 bytes), else one escaped byte.
+            var taken = false
+            for length in stride(from: min(4, rest.count), through: 1, by: -1) {
+                if let scalar = String(validating: rest.prefix(length), as: UTF8.self),
+                   scalar.unicodeScalars.count == 1 {
+                    text += scalar
+                    rest = rest.dropFirst(length)
+                    taken = true
+                    break
+                }
+            }
+            if !taken {
+                text += "\\x" + String(rest.first!, radix: 16, uppercase: true).leftPadded(to: 2)
+                rest = rest.dropFirst()
+            }
+        }
+        return text
     }
 
     /// Up to `wanted` bytes from `descriptor`. With `exact`, `wanted` is the size to expect (a regular file's);
@@ -61,5 +103,11 @@ public enum FileBytes {
     /// Whether anything exists at `path`.
     public static func exists(_ path: String) -> Bool {
         FileManager.default.fileExists(atPath: path)
+    }
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

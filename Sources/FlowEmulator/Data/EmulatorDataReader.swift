@@ -357,7 +357,18 @@ struct DataReader {
         var fault = Fault()
         var valid = true
         if let node = fields["status"] {
-            if let status = integer(node, path: "\(path).status", in: 100...599) { fault.status = status } else { valid = false }
+            if let status = integer(node, path: "\(path).status", in: 100...599) {
+                if Fault.answerableStatuses.contains(status) {
+                    fault.status = status
+                } else {
+                    fail("`\(path).status` is \(status); expected a status from 200 to 599 that may carry a body "
+                         + "(not 204, 205 or 304): the fault answers with an error body, and a 1xx status is not "
+                         + "a final answer.", at: node)
+                    valid = false
+                }
+            } else {
+                valid = false
+            }
         }
         if let node = fields["delay"] {
             // At most a day, as in flow files: a longer delay is a test that never ends, and arithmetic on

@@ -78,6 +78,10 @@ public struct Fault: Sendable, Hashable {
         Fault(dropConnection: true, count: count)
     }
 
+    /// The statuses a fault may answer with: final statuses whose answer may carry the fault's error body (a 1xx
+    /// status is not a final answer; 204, 205 and 304 have no body).
+    public static let answerableStatuses: Set<Int> = Set(200...599).subtracting([204, 205, 304])
+
     /// Whether the fault does anything at all.
     public var isEffective: Bool {
         (count ?? 1) > 0 && (status != nil || delay > .zero || malformedBody || dropConnection)

@@ -62,12 +62,16 @@ public final class BackendEmulator: Sendable {
         }
 
         let (events, sink) = AsyncStream.makeStream(of: Result<Int, any Error>.self)
+        let connections = ServerConnections()
         let application = Application(
             responder: EmulatorResponder(emulator: self),
-            server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(idleTimeout.components.seconds) * 1_000_000_000
-                + idleTimeout.components.attoseconds / 1_000_000_000))),
+            server: .http1(configuration: .init(
+                additionalChannelHandlers: [ConnectionHandler(connections: connections)],
+                idleTimeout: .nanoseconds(Int64(idleTimeout.components.seconds) * 1_000_000_000
+                    + idleTimeout.components.attoseconds / 1_000_000_000))),
             configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: port), serverName: "flowrun-emulator"),
             onServerRunning: { channel in
+                connections.listening(on: channel)
                 sink.yield(.success(channel.localAddress?.port ?? port))
             },
             logger: Logger(label: "flowrun.emulator") { _ in SwiftLogNoOpLogHandler() }
@@ -85,7 +89,7 @@ public final class BackendEmulator: Sendable {
         switch await iterator.next() ?? .failure(EmulatorError.cannotStart(port: port, reason: "no answer from the server")) {
         case .success(let bound):
             let baseURL = "http://127.0.0.1:\(bound)"
-            state.withLock { $0.server = .running(baseURL: baseURL, port: bound, task: task) }
+            state.withLock { $0.server = .running(baseURL: baseURL, port: bound, task: task, connections: connections) }
             return URL(string: baseURL)!
         case .failure(let error):
             task.cancel()
@@ -101,11 +105,16 @@ public final class BackendEmulator: Sendable {
     }
 
     /// Stops the server and waits until it has closed its connections; does nothing when it is not running.
+    ///
+    /// The listener and every connection are closed, requests under way included (a delayed one gets no answer);
+    /// the server's task then ends by itself. It is not cancelled: that would drop connections accepted but not
+    /// yet handled, which ends the process (see ``ServerConnections``).
     public func stop() async {
         let task: Task<Void, Never>? = state.withLock { state in
             switch state.server {
-            case .running(_, _, let task):
+            case .running(_, _, let task, let connections):
                 state.server = .stopping(task: task)
+                connections.closeAll()
                 return task
             case .stopping(let task):
                 return task
@@ -114,7 +123,6 @@ public final class BackendEmulator: Sendable {
             }
         }
         guard let task else { return }
-        task.cancel()
         await task.value
         state.withLock { state in
             if case .stopping = state.server { state.server = .stopped }
@@ -125,7 +133,7 @@ public final class BackendEmulator: Sendable {
     public func wait() async {
         let task: Task<Void, Never>? = state.withLock { state in
             switch state.server {
-            case .running(_, _, let task), .stopping(let task): task
+            case .running(_, _, let task, _), .stopping(let task): task
             case .stopped, .starting: nil
             }
         }
@@ -135,7 +143,7 @@ public final class BackendEmulator: Sendable {
     /// The base URL while the server runs.
     public var url: URL? {
         state.withLock { state in
-            if case .running(let baseURL, _, _) = state.server { return URL(string: baseURL) }
+            if case .running(let baseURL, _, _, _) = state.server { return URL(string: baseURL) }
             return nil
         }
     }
@@ -148,8 +156,14 @@ public final class BackendEmulator: Sendable {
     // MARK: Faults
 
     /// Switches `fault` on for `endpoint`, replacing the one it had; `nil` switches faults off for it.
+    /// Requests waiting out the delay of a fault switched off are answered at once.
     public func setFault(_ fault: Fault?, for endpoint: EmulatorEndpoint) {
-        state.withLock { $0.faults[endpoint] = fault.flatMap { $0.isEffective ? $0 : nil } }
+        let ended = state.withLock { state -> [DelayWait] in
+            state.faults[endpoint] = fault.flatMap { $0.isEffective ? $0 : nil }
+            guard state.faults[endpoint] == nil else { return [] }
+            return Array((state.delayWaits.removeValue(forKey: endpoint) ?? [:]).values)
+        }
+        for wait in ended { wait.finish(.faultRemoved) }
     }
 
     /// The fault switched on for `endpoint` (with its remaining count), if any.
@@ -157,9 +171,28 @@ public final class BackendEmulator: Sendable {
         state.withLock { $0.faults[endpoint] }
     }
 
-    /// Switches every fault off.
+    /// Switches every fault off; requests waiting out a delay are answered at once.
     public func clearFaults() {
-        state.withLock { $0.faults = [:] }
+        let ended = state.withLock { state -> [DelayWait] in
+            state.faults = [:]
+            defer { state.delayWaits = [:] }
+            return state.delayWaits.values.flatMap(\.values)
+        }
+        for wait in ended { wait.finish(.faultRemoved) }
+    }
+
+    /// Waits out `delay` for a request to `endpoint` on `channel`: until the delay is over, the endpoint's fault is
+    /// switched off or the client goes away, whichever comes first.
+    func waitOut(_ delay: Duration, at endpoint: EmulatorEndpoint, on channel: any Channel) async -> DelayWait.End {
+        let wait = DelayWait()
+        let number = state.withLock { state in
+            state.nextDelayWait += 1
+            state.delayWaits[endpoint, default: [:]][state.nextDelayWait] = wait
+            return state.nextDelayWait
+        }
+        let end = await wait.wait(delay, on: channel)
+        state.withLock { _ = $0.delayWaits[endpoint]?.removeValue(forKey: number) }
+        return end
     }
 
     // MARK: Lock and wipe
@@ -223,7 +256,7 @@ public final class BackendEmulator: Sendable {
     func answer(_ route: Route, _ facts: Backend.RequestFacts) -> Answer {
         state.withLock { state in
             var ownPort = 0
-            if case .running(_, let port, _) = state.server { ownPort = port }
+            if case .running(_, let port, _, _) = state.server { ownPort = port }
             var backend = Backend(
                 data: state.data, registrations: state.registrations, ownHost: "127.0.0.1", ownPort: ownPort,
                 auth: state.auth, now: state.clock.now)

@@ -53,8 +53,19 @@ struct EmulatorResponder: HTTPResponder {
         let fault = route.endpoint.flatMap { endpoint in emulator.withState { $0.takeFault(for: endpoint) } }
         if let fault {
             recorded.fault = Self.describe(fault)
-            if fault.delay > .zero {
-                try await Task.sleep(for: fault.delay)
+            if fault.delay > .zero, let endpoint = route.endpoint {
+                switch await emulator.waitOut(fault.delay, at: endpoint, on: context.channel) {
+                case .elapsed, .faultRemoved:
+                    break
+                case .clientGone:
+                    // Nobody to answer: the request is logged with no status, and its connection is let go.
+                    recorded.fault = (recorded.fault ?? "") + " (client gone)"
+                    emulator.record(recorded)
+                    try? await context.channel.close().get()
+                    throw ConnectionDropped()
+                case .cancelled:
+                    throw CancellationError()
+                }
             }
             if fault.dropConnection {
                 emulator.record(recorded)

@@ -10,6 +10,9 @@ struct EmulatorState: Sendable {
     /// Requests that have arrived, by endpoint, and the tests waiting for a number of them.
     var arrivals: [EmulatorEndpoint: Int] = [:]
     var arrivalWaiters: [ArrivalWaiter] = []
+    /// Requests waiting out a fault's delay, by endpoint and number: switching the fault off ends their waits.
+    var delayWaits: [EmulatorEndpoint: [Int: DelayWait]] = [:]
+    var nextDelayWait = 0
     /// The transactions and codes the emulator has issued, and what ended its tokens and sessions early.
     var auth: AuthState
     /// The emulator's time, which tests and the admin API move forward.
@@ -91,6 +94,6 @@ struct EmulatorState: Sendable {
 enum ServerState: Sendable {
     case stopped
     case starting
-    case running(baseURL: String, port: Int, task: Task<Void, Never>)
+    case running(baseURL: String, port: Int, task: Task<Void, Never>, connections: ServerConnections)
     case stopping(task: Task<Void, Never>)
 }

@@ -38,6 +38,17 @@ public struct FlowPipeline: Sendable {
             .report
     }
 
+    /// The report of the file whose path is `pathBytes` (a name that is not valid UTF-8, as a directory entry
+    /// gives it), as ``lint(path:onlyFlowFiles:)`` gives it; the file is named with its invalid bytes escaped.
+    public func lint(pathBytes: [UInt8], onlyFlowFiles: Bool = false) -> FileReport? {
+        let name = FileBytes.displayName(pathBytes)
+        guard let bytes = FileBytes.read(pathBytes: pathBytes, limit: limits.maxFileBytes) else {
+            return .unreadable(name)
+        }
+        let format = DocumentFormat(path: name)
+        return load(bytes: bytes, file: name, format: format, onlyFlowFiles: onlyFlowFiles, keepFlow: false)?.report
+    }
+
     /// Standard input through every stage, reported as `name` (whose extension says whether it is JSON).
     public func loadStandardInput(as name: String) -> LoadedFlow {
         guard let bytes = FileBytes.readStandardInput(limit: limits.maxFileBytes) else {
