@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+
+extension ProcessSuites {
+    @Suite("Secrets kept from what flowrun starts and prints")
+    struct SecretsTests {
+        /// A `command` step that runs `env`: the inputs flowrun was given (passcode, password, one-time-code seed)
+        /// and variables under secret-looking names do not reach it; what the step hands over in `env` does.
+        @Test func aCommandStepDoesNotSeeFlowrunsSecretInputs() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try scratch.write("peek.yaml", """
+                flowrun: 1
+                name: peek
+                steps:
+                  peek: {uses: command, with: {run: [sh, -c, "env > seen.env; echo {}"], env: {HANDED: "${input.who}"}}}
+                flows: {onboard: [peek]}
+
+                """)
+            let secrets = [
+                "FLOWRUN_INPUT_PASSCODE": "passcode-7f3a91", "FLOWRUN_INPUT_PASSWORD": "password-c04e22",
+                "FLOWRUN_INPUT_TOTP_SECRET": "JBSWY3DPEHPK3PXP", "API_TOKEN": "token-5d8b60",
+            ]
+            let environment = secrets.merging(["FLOWRUN_INPUT_WHO": "Ada", "PLAIN_SETTING": "visible-1"]) { $1 }
+            let result = try await CommandRunner.run(
+                ["run", "peek.yaml", "--state-dir", scratch.url.appendingPathComponent("state").path],
+                in: scratch.url, environment: environment)
+            #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+            let seen = try String(contentsOf: scratch.url.appendingPathComponent("seen.env"), encoding: .utf8)
+            for (name, value) in secrets {
+                #expect(!seen.contains(value), "\(name)'s value reached the command step")
+            }
+            #expect(!seen.contains("FLOWRUN_INPUT_"))
+            #expect(seen.contains("PLAIN_SETTING=visible-1"))
+            #expect(seen.contains("HANDED=Ada"))
+        }
+    }
+}
