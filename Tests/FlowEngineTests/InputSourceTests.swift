@@ -58,6 +58,16 @@ struct URLRedactionTests {
         #expect(Redactor().redact(text) == expected)
     }
 
+    @Test func aKnownSecretInAURLIsMaskedOnceAndMaskingAgainChangesNothing() {
+        let redactor = Redactor()
+        redactor.add("someUnusedValue")
+        let text = "to https://b.example.com/SAMLAuthLauncher?finishEndpointParam=someUnusedValue&x=&y=2 (someUnusedValue)"
+        let once = redactor.redact(text)
+        #expect(once == "to https://b.example.com/SAMLAuthLauncher?finishEndpointParam=<redacted>&x=&y=<redacted> (<redacted>)")
+        #expect(redactor.redact(once) == once)
+        #expect(redactor.redact(redactor.redact("https://h/x(Name='a',B=c)")) == "https://h/x(Name=<redacted>,B=<redacted>)")
+    }
+
     @Test func theEmailAddressOfADiscoveryNeverReachesTheTrace() async throws {
         let fixture = try await EmulatorFixture.start()
         fixture.emulator.setFault(.status(503), for: .discovery)

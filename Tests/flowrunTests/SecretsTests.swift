@@ -34,5 +34,29 @@ extension ProcessSuites {
             #expect(seen.contains("PLAIN_SETTING=visible-1"))
             #expect(seen.contains("HANDED=Ada"))
         }
+
+        /// A failing step's message is masked alike on standard error (the progress line) and standard output (the
+        /// summary), and each value once: no `<redacted><redacted>`.
+        @Test func standardErrorAndOutputMaskAFailureAlikeAndOnce() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try scratch.write("fail.yaml", """
+                flowrun: 1
+                name: fail
+                steps:
+                  fail: {uses: command, with: {run: [sh, -c, "echo https://h.example.com/x?code=c0de-5e1 >&2; exit 3"]}}
+                flows: {onboard: [fail]}
+
+                """)
+            let result = try await CommandRunner.run(
+                ["run", "fail.yaml", "--state-dir", scratch.url.appendingPathComponent("state").path], in: scratch.url)
+            #expect(result.status == 1)
+            for (name, text) in [("standard output", result.standardOutput), ("standard error", result.standardError)] {
+                #expect(text.contains("command-failed"), "\(name): \(text)")
+                #expect(text.contains("https://h.example.com/x?code=<redacted>"), "\(name): \(text)")
+                #expect(!text.contains("c0de-5e1"), "\(name): \(text)")
+                #expect(!text.contains("<redacted><redacted>"), "\(name): \(text)")
+            }
+        }
     }
 }

@@ -68,6 +68,14 @@ public struct RunOptions: Sendable {
         self.log = log
         self.clock = clock
     }
+
+    /// `outcome` with its failure's message masked, as progress sinks get it: what goes to standard error is
+    /// masked as what goes to standard output is.
+    func redacted(_ outcome: StepOutcome) -> StepOutcome {
+        guard case .failure(var failure) = outcome else { return outcome }
+        failure.message = redactor.redact(failure.message)
+        return .failure(failure)
+    }
 }
 
 /// How a run ended.
@@ -252,7 +260,7 @@ public struct FlowEngine: Sendable {
         options.progress?.stepStarted(mode: .restore, step: node.name, attempt: 1)
         let started = ContinuousClock.now
         let outcome = await step.changePasscode(context)
-        options.progress?.stepFinished(mode: .restore, step: node.name, outcome: outcome, duration: ContinuousClock.now - started, willRetry: false)
+        options.progress?.stepFinished(mode: .restore, step: node.name, outcome: options.redacted(outcome), duration: ContinuousClock.now - started, willRetry: false)
         if vault.takeWipeRequest() { try? options.state.clear() }
         switch outcome {
         case .success:
@@ -292,7 +300,7 @@ public struct FlowEngine: Sendable {
             options.progress?.stepStarted(mode: .restore, step: node.name, attempt: 1)
             let started = ContinuousClock.now
             let outcome = await body()
-            options.progress?.stepFinished(mode: .restore, step: node.name, outcome: outcome, duration: ContinuousClock.now - started,
+            options.progress?.stepFinished(mode: .restore, step: node.name, outcome: options.redacted(outcome), duration: ContinuousClock.now - started,
                                            willRetry: false)
             return outcome
         }
@@ -394,7 +402,7 @@ public struct FlowEngine: Sendable {
                 }
                 pending += transition(&machine, event, options: options, duration: duration)
                 let willRetry = if case .backingOff = machine.state { true } else { false }
-                options.progress?.stepFinished(mode: graph.mode, step: node.name, outcome: outcome, duration: duration, willRetry: willRetry)
+                options.progress?.stepFinished(mode: graph.mode, step: node.name, outcome: options.redacted(outcome), duration: duration, willRetry: willRetry)
             case .finish:
                 break
             }
