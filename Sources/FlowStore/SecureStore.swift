@@ -457,7 +457,8 @@ public struct SecureStore: Sendable {
         }
         guard bound.salt.count >= 16 else { throw damaged }
         guard bound.derivation.isWithinBounds else {
-            throw StoreError(.damaged, "the header of the store \(path) names a key derivation above the ceiling flowrun writes: \(bound.derivation)")
+            throw StoreError(
+                .damaged, "the header of the store \(path) names a derivation above flowrun's ceiling: \(bound.derivation)")
         }
         guard let policyBytes = fields["policy"], let record = try? JSONDecoder().decode(PolicyRecord.self, from: policyBytes) else {
             throw damaged
@@ -465,8 +466,10 @@ public struct SecureStore: Sendable {
         // The count is not authenticated (it is written without the passcode): an impossible one is damage.
         var failed = 0
         if let text = fields["failed-opens"] {
-            guard let count = Int(String(decoding: text, as: UTF8.self)), (0...maximumFailedOpens).contains(count) else {
-                throw StoreError(.damaged, "the failed-open count in the header of the store \(path) is not a count flowrun writes")
+            guard let count = Int(String(decoding: text, as: UTF8.self)), (0...maximumFailedOpens).contains(count)
+            else {
+                throw StoreError(
+                    .damaged, "the failed-open count in the header of the store \(path) is not a count flowrun writes")
             }
             failed = count
         }

@@ -18,7 +18,8 @@ struct SecretDescriptionTests {
              ["at-91f2e7", "rt-0c44d1", "idt-77ab30"]),
             (BasicAuthenticator.Credentials(username: "ada", password: "pw-3e9d05"), ["pw-3e9d05"]),
             (OAuth2Client(clientID: "app", clientSecret: "cs-52aa18",
-                          endpoints: OAuth2Endpoints(authorization: nil, token: URL(string: "https://idp.example.com/token")!)),
+                          endpoints: OAuth2Endpoints(
+                              authorization: nil, token: URL(string: "https://idp.example.com/token")!)),
              ["cs-52aa18"]),
             (totp, ["[49, 50, 51", "- 49"]),
         ]

@@ -61,11 +61,12 @@ struct URLRedactionTests {
     @Test func aKnownSecretInAURLIsMaskedOnceAndMaskingAgainChangesNothing() {
         let redactor = Redactor()
         redactor.add("someUnusedValue")
-        let text = "to https://b.example.com/SAMLAuthLauncher?finishEndpointParam=someUnusedValue&x=&y=2 (someUnusedValue)"
-        let once = redactor.redact(text)
-        #expect(once == "to https://b.example.com/SAMLAuthLauncher?finishEndpointParam=<redacted>&x=&y=<redacted> (<redacted>)")
+        let url = "https://b.example.com/SAMLAuthLauncher"
+        let once = redactor.redact("to \(url)?finishEndpointParam=someUnusedValue&x=&y=2 (someUnusedValue)")
+        #expect(once == "to \(url)?finishEndpointParam=<redacted>&x=&y=<redacted> (<redacted>)")
         #expect(redactor.redact(once) == once)
-        #expect(redactor.redact(redactor.redact("https://h/x(Name='a',B=c)")) == "https://h/x(Name=<redacted>,B=<redacted>)")
+        let odata = "https://h/x(Name='a',B=c)"
+        #expect(redactor.redact(redactor.redact(odata)) == "https://h/x(Name=<redacted>,B=<redacted>)")
     }
 
     @Test func theEmailAddressOfADiscoveryNeverReachesTheTrace() async throws {

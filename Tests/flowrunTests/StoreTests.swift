@@ -94,7 +94,8 @@ extension ProcessSuites {
             #expect(try await run(passcode: "right-passcode").status == 0)
             let empty = try await run(passcode: "")
             #expect(empty.status == 1)
-            #expect(empty.standardOutput.contains("missing-input: input `passcode` is needed"), "\(empty.standardOutput)")
+            #expect(empty.standardOutput.contains("missing-input: input `passcode` is needed"),
+                    "\(empty.standardOutput)")
             #expect(run.storeFiles.count == 1)
             let wrong = try await run(passcode: "wrong-passcode")
             #expect(wrong.standardOutput.contains("(1 wrong in a row;"), "\(wrong.standardOutput)")
