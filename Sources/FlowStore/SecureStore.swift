@@ -458,7 +458,8 @@ public struct SecureStore: Sendable {
         guard bound.salt.count >= 16 else { throw damaged }
         guard bound.derivation.isWithinBounds else {
             throw StoreError(
-                .damaged, "the header of the store \(path) names a derivation above flowrun's ceiling: \(bound.derivation)")
+                .damaged,
+                "the header of the store \(path) names a derivation above flowrun's ceiling: \(bound.derivation)")
         }
         guard let policyBytes = fields["policy"], let record = try? JSONDecoder().decode(PolicyRecord.self, from: policyBytes) else {
             throw damaged
