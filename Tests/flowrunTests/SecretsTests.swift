@@ -1,3 +1,4 @@
+import FlowProcess
 import Foundation
 import Testing
 
@@ -58,5 +59,19 @@ extension ProcessSuites {
                 #expect(!text.contains("<redacted><redacted>"), "\(name): \(text)")
             }
         }
+    }
+}
+
+@Suite("The environment a child process gets")
+struct ChildEnvironmentTests {
+    /// The rule the browser opener and chromedriver start with (BackgroundProcess), and a command step's base.
+    @Test func everyInputVariableIsDroppedAndTheRestKept() {
+        let given = [
+            "FLOWRUN_INPUT_PASSCODE": "p", "FLOWRUN_INPUT_PASSWORD": "p", "FLOWRUN_INPUT_TOTP_SECRET": "s",
+            "FLOWRUN_INPUT_EMAIL_ADDRESS": "ada@example.com", "PATH": "/usr/bin", "DISPLAY": ":0", "API_TOKEN": "t",
+        ]
+        #expect(ChildEnvironment.inherited(from: given) == ["PATH": "/usr/bin", "DISPLAY": ":0", "API_TOKEN": "t"])
+        #expect(ChildEnvironment.inherited(from: given, dropping: { $0.hasSuffix("_TOKEN") })
+                    == ["PATH": "/usr/bin", "DISPLAY": ":0"])
     }
 }
