@@ -15,7 +15,8 @@ public final class BackgroundProcess: Sendable {
     /// The program's process ID.
     public var id: Int32 { process.id }
 
-    /// Starts `arguments` (looked up on `PATH`) with flowrun's environment and working folder, no standard input,
+    /// Starts `arguments` (looked up on `PATH`) with flowrun's environment less its inputs
+    /// (``ChildEnvironment/inherited(from:dropping:)``) and its working folder, no standard input,
     /// and every signal at its default. With `ownGroup`, ``signal(_:)`` reaches everything the program starts;
     /// without it, the program shares flowrun's group and a terminal's Ctrl-C reaches it as it reaches flowrun.
     /// `ended` is called once, on another thread, when the program ends.
@@ -25,7 +26,7 @@ public final class BackgroundProcess: Sendable {
         ended: @escaping @Sendable (SpawnedProcess.Termination) -> Void = { _ in }
     ) throws(SpawnedProcess.StartFailure) {
         process = try SpawnedProcess.start(
-            arguments, environment: ProcessInfo.processInfo.environment,
+            arguments, environment: ChildEnvironment.inherited(),
             directory: FileManager.default.currentDirectoryPath, ownGroup: ownGroup)
         process.closeInput()
         for descriptor in [process.outputReader, process.errorReader].compactMap({ $0 }) {

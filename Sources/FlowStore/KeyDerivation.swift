@@ -41,11 +41,19 @@ public enum KeyDerivation: Sendable, Equatable, Codable, CustomStringConvertible
         }
     }
 
-    /// Parameters a file may name without making an open take minutes or gigabytes.
-    var isWithinBounds: Bool {
+    /// The strongest scrypt parameters flowrun writes or reads: ``recommended``'s, about 128 MiB a derivation.
+    public static let scryptCeiling = (logN: 17, r: 8, p: 1)
+    /// The most PBKDF2 iterations flowrun writes or reads (``pbkdf2Minimum`` and some room above it).
+    public static let pbkdf2IterationCeiling = 1_000_000
+
+    /// Whether these parameters are at most the ceiling flowrun writes. The header's digest is unkeyed, so a file
+    /// may name anything: a store naming more is damaged, refused before any key is derived.
+    public var isWithinBounds: Bool {
         switch self {
-        case .scrypt(let logN, let r, let p): (1...20).contains(logN) && (1...32).contains(r) && (1...16).contains(p)
-        case .pbkdf2SHA256(let iterations): (1...10_000_000).contains(iterations)
+        case .scrypt(let logN, let r, let p):
+            (1...Self.scryptCeiling.logN).contains(logN) && (1...Self.scryptCeiling.r).contains(r)
+                && (1...Self.scryptCeiling.p).contains(p)
+        case .pbkdf2SHA256(let iterations): (1...Self.pbkdf2IterationCeiling).contains(iterations)
         case .unprotected: true
         }
     }

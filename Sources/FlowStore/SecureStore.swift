@@ -25,6 +25,10 @@ public struct SecureStore: Sendable {
     /// The current format; a file with a higher one was made by a newer flowrun.
     public static let format = 1
 
+    /// The most failed opens the count holds: it stays there (saturates); a file with more, or fewer than 0, is
+    /// damaged.
+    public static let maximumFailedOpens = 1_000_000
+
     /// What can be read from a store without its passcode.
     public struct Header: Sendable, Equatable {
         public var format: Int
@@ -78,6 +82,7 @@ public struct SecureStore: Sendable {
         at path: String, passcode: String?, policy: PasscodePolicy, derivation: KeyDerivation = .recommended, now: Date = Date()
     ) throws(StoreError) -> SecureStore {
         let derivation = passcode == nil ? .unprotected : derivation
+        try checkCeiling(derivation)
         try makeFolder(of: path)
         let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw StoreError(.io, "cannot create the store \(path): \(String(cString: strerror(errno)))") }
@@ -130,13 +135,17 @@ public struct SecureStore: Sendable {
         let database = try openExisting(path)
         do throws(StoreError) {
             let read = try readHeader(database, path: path)
+            if read.header.isProtected, (passcode ?? "").isEmpty {
+                throw StoreError(.passcodeMissing, "the store \(path) has a passcode and none was given")
+            }
+            // A derivation that fails is damage, not a wrong passcode: only a key that does not open counts.
+            let key = try read.bound.derivation.wrappingKey(passcode: passcode ?? "", salt: read.bound.salt)
             let data: SymmetricKey
             do {
-                let key = try read.bound.derivation.wrappingKey(passcode: passcode ?? "", salt: read.bound.salt)
                 let box = try AES.GCM.SealedBox(combined: read.wrapped)
                 data = SymmetricKey(data: try AES.GCM.open(box, using: key, authenticating: read.boundBytes))
             } catch {
-                let failed = read.header.failedOpens + 1
+                let failed = min(read.header.failedOpens, maximumFailedOpens - 1) + 1
                 try? database.write { db in try setHeader(db, "failed-opens", Data(String(failed).utf8)) }
                 var problem = StoreError(.wrongPasscode, "the passcode does not open the store \(path)")
                 problem.failedOpens = failed
@@ -266,6 +275,7 @@ public struct SecureStore: Sendable {
     }
 
     private mutating func rewrap(passcode: String, derivation: KeyDerivation, policy: PasscodePolicy, setAt: Date) throws(StoreError) {
+        try Self.checkCeiling(derivation)
         let bound = Bound(format: Self.format, derivation: derivation, salt: Self.randomBytes(32))
         let boundBytes = try Self.encode(bound)
         let wrapped = try Self.wrap(keys.data, passcode: passcode, bound: bound, boundBytes: boundBytes)
@@ -445,15 +455,36 @@ public struct SecureStore: Sendable {
         guard bound.format <= format else {
             throw StoreError(.unsupportedFormat, "the store \(path) has format \(bound.format); this flowrun reads format \(format) and older")
         }
-        guard bound.derivation.isWithinBounds, bound.salt.count >= 16 else { throw damaged }
+        guard bound.salt.count >= 16 else { throw damaged }
+        guard bound.derivation.isWithinBounds else {
+            throw StoreError(
+                .damaged,
+                "the header of the store \(path) names a derivation above flowrun's ceiling: \(bound.derivation)")
+        }
         guard let policyBytes = fields["policy"], let record = try? JSONDecoder().decode(PolicyRecord.self, from: policyBytes) else {
             throw damaged
         }
-        let failed = fields["failed-opens"].flatMap { Int(String(decoding: $0, as: UTF8.self)) } ?? 0
+        // The count is not authenticated (it is written without the passcode): an impossible one is damage.
+        var failed = 0
+        if let text = fields["failed-opens"] {
+            guard let count = Int(String(decoding: text, as: UTF8.self)), (0...maximumFailedOpens).contains(count)
+            else {
+                throw StoreError(
+                    .damaged, "the failed-open count in the header of the store \(path) is not a count flowrun writes")
+            }
+            failed = count
+        }
         return ReadHeader(
             header: Header(format: bound.format, derivation: bound.derivation, policy: record.policy,
-                           passcodeSetAt: record.passcodeSetAt, failedOpens: max(0, failed)),
+                           passcodeSetAt: record.passcodeSetAt, failedOpens: failed),
             bound: bound, boundBytes: boundBytes, wrapped: wrapped)
+    }
+
+    /// Refuses to write a derivation this flowrun would refuse to read back.
+    private static func checkCeiling(_ derivation: KeyDerivation) throws(StoreError) {
+        guard derivation.isWithinBounds else {
+            throw StoreError(.unsupportedFormat, "the key derivation \(derivation) is above the ceiling flowrun reads")
+        }
     }
 
     private static func setHeader(_ db: Database, _ name: String, _ value: Data) throws {
@@ -494,7 +525,7 @@ public struct SecureStore: Sendable {
     }
 
     /// A digest of the header's bound fields and wrapped key, to tell a damaged header from a wrong passcode.
-    private static func checkDigest(_ boundBytes: Data, _ wrapped: Data) -> Data {
+    static func checkDigest(_ boundBytes: Data, _ wrapped: Data) -> Data {
         var hash = SHA256()
         hash.update(data: boundBytes)
         hash.update(data: wrapped)

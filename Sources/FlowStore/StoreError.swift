@@ -5,6 +5,8 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case missing = "store-missing"
         /// The passcode does not open the store.
         case wrongPasscode = "wrong-passcode"
+        /// The store has a passcode and none (or an empty one) was given: not a wrong try, nothing is counted.
+        case passcodeMissing = "passcode-missing"
         /// The file is not a store, or a byte of it changed: a header field, a record, or SQLite's own pages.
         case damaged = "store-damaged"
         /// A newer flowrun made the file.

@@ -58,6 +58,17 @@ struct URLRedactionTests {
         #expect(Redactor().redact(text) == expected)
     }
 
+    @Test func aKnownSecretInAURLIsMaskedOnceAndMaskingAgainChangesNothing() {
+        let redactor = Redactor()
+        redactor.add("someUnusedValue")
+        let url = "https://b.example.com/SAMLAuthLauncher"
+        let once = redactor.redact("to \(url)?finishEndpointParam=someUnusedValue&x=&y=2 (someUnusedValue)")
+        #expect(once == "to \(url)?finishEndpointParam=<redacted>&x=&y=<redacted> (<redacted>)")
+        #expect(redactor.redact(once) == once)
+        let odata = "https://h/x(Name='a',B=c)"
+        #expect(redactor.redact(redactor.redact(odata)) == "https://h/x(Name=<redacted>,B=<redacted>)")
+    }
+
     @Test func theEmailAddressOfADiscoveryNeverReachesTheTrace() async throws {
         let fixture = try await EmulatorFixture.start()
         fixture.emulator.setFault(.status(503), for: .discovery)

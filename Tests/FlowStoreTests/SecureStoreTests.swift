@@ -254,4 +254,98 @@ struct SecureStoreTests {
             #expect(error.kind == .damaged)
         }
     }
+
+    @Test("a header rewritten to an expensive derivation, with its digest made again, is damage and counts nothing")
+    func derivationAboveTheCeiling() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = try makeStore(folder, values: ["k": "v"]).path
+        // What anyone with the file can do: the digest is unkeyed, so it is simply computed again.
+        let database = try DatabaseQueue(path: path)
+        try database.write { db in
+            let bound = try Data.fetchOne(db, sql: "SELECT value FROM header WHERE name = 'bound'")!
+            let wrapped = try Data.fetchOne(db, sql: "SELECT value FROM header WHERE name = 'wrapped-key'")!
+            let costly = String(decoding: bound, as: UTF8.self)
+                .replacingOccurrences(of: #""logN":10"#, with: #""logN":20"#)
+                .replacingOccurrences(of: #""r":8"#, with: #""r":32"#)
+            #expect(costly != String(decoding: bound, as: UTF8.self))
+            let check = SecureStore.checkDigest(Data(costly.utf8), wrapped)
+            try db.execute(sql: "UPDATE header SET value = ? WHERE name = 'bound'", arguments: [Data(costly.utf8)])
+            try db.execute(sql: "UPDATE header SET value = ? WHERE name = 'check'", arguments: [check])
+        }
+        try database.close()
+        for passcode in ["correct horse 1", "wrong"] {
+            do throws(StoreError) {
+                _ = try open(path, passcode)
+                Issue.record("a store naming scrypt N=2^20, r=32 was opened")
+            } catch {
+                #expect(error.kind == .damaged)
+                #expect(error.failedOpens == nil)
+            }
+        }
+        #expect(throws: StoreError.self) { try SecureStore.header(at: path) }
+    }
+
+    @Test("flowrun does not write a derivation above the ceiling it reads")
+    func createAboveTheCeiling() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let costly = KeyDerivation.scrypt(logN: 18, r: 8, p: 1)
+        #expect(!costly.isWithinBounds)
+        #expect(KeyDerivation.recommended.isWithinBounds && KeyDerivation.pbkdf2Minimum.isWithinBounds)
+        let error = #expect(throws: StoreError.self) {
+            try SecureStore.create(at: folder + "/s.db", passcode: "p", policy: PasscodePolicy(), derivation: costly)
+        }
+        #expect(error?.kind == .unsupportedFormat)
+        #expect(!FileManager.default.fileExists(atPath: folder + "/s.db"))
+    }
+
+    @Test("an empty or absent passcode for a protected store is missing, not a wrong try")
+    func emptyPasscodeIsMissing() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = try makeStore(folder, values: ["k": "v"]).path
+        for passcode in ["", nil] as [String?] {
+            let error = #expect(throws: StoreError.self) { try open(path, passcode) }
+            #expect(error?.kind == .passcodeMissing)
+            #expect(error?.failedOpens == nil)
+        }
+        #expect(try SecureStore.header(at: path).failedOpens == 0)
+    }
+
+    @Test("the failed-open count saturates at its maximum instead of overflowing")
+    func failedOpensSaturate() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = try makeStore(folder, values: ["k": "v"]).path
+        try setFailedOpens(String(SecureStore.maximumFailedOpens), in: path)
+        for _ in 1...2 {
+            let error = #expect(throws: StoreError.self) { try open(path, "wrong") }
+            #expect(error?.kind == .wrongPasscode)
+            #expect(error?.failedOpens == SecureStore.maximumFailedOpens)
+        }
+        #expect(try SecureStore.header(at: path).failedOpens == SecureStore.maximumFailedOpens)
+        #expect(try texts(open(path)) == ["k": "v"])
+    }
+
+    @Test("an impossible failed-open count is damage", arguments: [String(Int.max), "-1", "1000001", "twelve", ""])
+    func impossibleFailedOpens(count: String) throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = try makeStore(folder, values: ["k": "v"]).path
+        try setFailedOpens(count, in: path)
+        for passcode in ["wrong", "correct horse 1"] {
+            let error = #expect(throws: StoreError.self) { try open(path, passcode) }
+            #expect(error?.kind == .damaged)
+        }
+    }
+}
+
+/// Writes `count` as the store's failed-open count, as anyone with the file can.
+private func setFailedOpens(_ count: String, in path: String) throws {
+    let database = try DatabaseQueue(path: path)
+    try database.write { db in
+        try db.execute(sql: "UPDATE header SET value = ? WHERE name = 'failed-opens'", arguments: [Data(count.utf8)])
+    }
+    try database.close()
 }

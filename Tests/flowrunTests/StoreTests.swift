@@ -86,6 +86,21 @@ extension ProcessSuites {
             #expect(afterReset.standardOutput.contains("(1 wrong in a row;"))
         }
 
+        /// An empty `FLOWRUN_INPUT_PASSCODE` (a CI secret that did not expand) is a missing input, not a wrong try.
+        @Test func anEmptyPasscodeIsMissingAndNotCounted() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let run = StoreRun(scratch: scratch)
+            #expect(try await run(passcode: "right-passcode").status == 0)
+            let empty = try await run(passcode: "")
+            #expect(empty.status == 1)
+            #expect(empty.standardOutput.contains("missing-input: input `passcode` is needed"),
+                    "\(empty.standardOutput)")
+            #expect(run.storeFiles.count == 1)
+            let wrong = try await run(passcode: "wrong-passcode")
+            #expect(wrong.standardOutput.contains("(1 wrong in a row;"), "\(wrong.standardOutput)")
+        }
+
         @Test func aNewPasscodeBreakingThePolicyGetsOneMessagePerRuleAndKeepsNothing() async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }

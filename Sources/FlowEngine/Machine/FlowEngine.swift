@@ -68,6 +68,14 @@ public struct RunOptions: Sendable {
         self.log = log
         self.clock = clock
     }
+
+    /// `outcome` with its failure's message masked, as progress sinks get it: what goes to standard error is
+    /// masked as what goes to standard output is.
+    func redacted(_ outcome: StepOutcome) -> StepOutcome {
+        guard case .failure(var failure) = outcome else { return outcome }
+        failure.message = redactor.redact(failure.message)
+        return .failure(failure)
+    }
 }
 
 /// How a run ended.
@@ -260,7 +268,8 @@ public struct FlowEngine: Sendable {
         options.progress?.stepStarted(mode: .restore, step: node.name, attempt: 1)
         let started = ContinuousClock.now
         let outcome = await step.changePasscode(context)
-        options.progress?.stepFinished(mode: .restore, step: node.name, outcome: outcome, duration: ContinuousClock.now - started, willRetry: false)
+        options.progress?.stepFinished(mode: .restore, step: node.name, outcome: options.redacted(outcome),
+                                       duration: ContinuousClock.now - started, willRetry: false)
         if vault.takeWipeRequest() { try? options.state.clear() }
         switch outcome {
         case .success:
@@ -300,8 +309,8 @@ public struct FlowEngine: Sendable {
             options.progress?.stepStarted(mode: .restore, step: node.name, attempt: 1)
             let started = ContinuousClock.now
             let outcome = await body()
-            options.progress?.stepFinished(mode: .restore, step: node.name, outcome: outcome, duration: ContinuousClock.now - started,
-                                           willRetry: false)
+            options.progress?.stepFinished(mode: .restore, step: node.name, outcome: options.redacted(outcome),
+                                           duration: ContinuousClock.now - started, willRetry: false)
             return outcome
         }
         var steps = kept.steps
@@ -402,7 +411,8 @@ public struct FlowEngine: Sendable {
                 }
                 pending += transition(&machine, event, options: options, duration: duration)
                 let willRetry = if case .backingOff = machine.state { true } else { false }
-                options.progress?.stepFinished(mode: graph.mode, step: node.name, outcome: outcome, duration: duration, willRetry: willRetry)
+                options.progress?.stepFinished(mode: graph.mode, step: node.name, outcome: options.redacted(outcome),
+                                               duration: duration, willRetry: willRetry)
             case .finish:
                 break
             }

@@ -75,14 +75,20 @@ public final class Redactor: Sendable {
     /// `text` with every known secret replaced by `<redacted>`, and the values in its URLs too (query
     /// parameters and OData function arguments such as `EmailAddress='ada@example.com'`): what a person typed
     /// to be found by a service is theirs, not the trace's.
+    ///
+    /// Each value is masked once, and masking masked text changes nothing: the known secrets go first, while
+    /// the text is still whole, then the URL values, where a value already `<redacted>` is left as it is.
     public func redact(_ text: String) -> String {
         let known = secrets.withLock { $0 }
-        var result = URLValues.redact(text)
+        var result = text
         for secret in known.sorted(by: { $0.count > $1.count }) {
-            result = result.replacingOccurrences(of: secret, with: "<redacted>")
+            result = result.replacingOccurrences(of: secret, with: Self.mask)
         }
-        return result
+        return URLValues.redact(result)
     }
+
+    /// What stands for a masked value.
+    public static let mask = "<redacted>"
 }
 
 /// Masks the values a URL carries: `?name=value&…` becomes `?name=<redacted>&…`, and `fn(Name='value',…)` in a
@@ -93,11 +99,20 @@ enum URLValues {
         var output = ""
         var rest = Substring(text)
         while let scheme = rest.range(of: "://") {
-            // The URL runs from its scheme to the next white space or quote.
+            // The URL runs from its scheme to the next white space, quote or angle bracket; a value masked before
+            // (`<redacted>`) is part of it, so that what follows is masked too.
             let start = rest[..<scheme.lowerBound].lastIndex { !($0.isLetter || $0 == "+" || $0 == "-" || $0 == ".") }
                 .map { rest.index(after: $0) } ?? rest.startIndex
-            let end = rest[scheme.upperBound...].firstIndex { $0.isWhitespace || $0 == "\"" || $0 == "<" || $0 == ">" || $0 == "`" }
-                ?? rest.endIndex
+            var end = scheme.upperBound
+            while end < rest.endIndex {
+                if rest[end...].hasPrefix(Redactor.mask) {
+                    end = rest.index(end, offsetBy: Redactor.mask.count)
+                    continue
+                }
+                let character = rest[end]
+                if character.isWhitespace || "\"<>`".contains(character) { break }
+                end = rest.index(after: end)
+            }
             output += rest[..<start]
             output += maskValues(in: rest[start..<end])
             rest = rest[end...]
@@ -111,7 +126,7 @@ enum URLValues {
         var inValue = false
         var inQuery = false
         var quoted = false
-        for character in url {
+        for (index, character) in zip(url.indices, url) {
             // A quoted OData value ends at its closing quote (`''` inside it is a quote, and toggles twice).
             if inValue, inArguments, character == "'" {
                 quoted.toggle()
@@ -132,8 +147,10 @@ enum URLValues {
                 inValue = false
                 result.append(character)
             case "=" where (inArguments || inQuery) && !inValue:
+                // An empty value stays empty; one masked before is masked once.
                 inValue = true
-                result += "=<redacted>"
+                result.append(character)
+                if valueFollows(after: index, in: url) { result += Redactor.mask }
             case "," where inArguments, "&" where inQuery, ";" where inQuery:
                 inValue = false
                 result.append(character)
@@ -146,6 +163,13 @@ enum URLValues {
             }
         }
         return result
+    }
+
+    /// Whether a value starts right after the `=` at `index`: not the URL's end or the next separator.
+    private static func valueFollows(after index: Substring.Index, in url: Substring) -> Bool {
+        let next = url.index(after: index)
+        guard next < url.endIndex else { return false }
+        return !"&;,)#".contains(url[next])
     }
 }
 

@@ -97,7 +97,9 @@ struct CommandStep: BuiltinStep {
     }
 
     private func execute(_ context: StepContext, input: Data) async throws(StepFailure) -> Data {
-        var variables = context.input.environment
+        // The program gets flowrun's environment without its inputs (passcodes, passwords) or anything under a
+        // secret-looking name; what it needs it is given on purpose in `env`.
+        var variables = ChildEnvironment.inherited(from: context.input.environment, dropping: SecretNames.looksSecret)
         for (name, raw) in environment {
             variables[name] = try context.input.resolve(raw, parameter: name, secret: true, info: context.info)
             // A value from outside the file under a secret-looking name (`TOKEN: ${env.API_TOKEN}`,

@@ -163,6 +163,8 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep {
         let value = passcode.text == "prompt"
             ? try context.input.value("passcode", question: "Store passcode: ", secret: true)
             : try context.resolve(passcode)
+        // An empty passcode is a missing input, not a wrong try counted toward the reset.
+        guard !value.isEmpty else { throw context.input.missing("passcode", secret: true) }
         context.redactor.add(value)
         return value
     }
