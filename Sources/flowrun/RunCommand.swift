@@ -81,6 +81,8 @@ struct RunCommand: AsyncParsableCommand {
         }
         defer { interrupt.cancel() }
         let flow = try Self.load(file, pipeline: FlowPipeline(registry: Builtins.registry))
+        // Read before a dry run returns, so that it checks the document (and its size limit) too.
+        let configuration = try config.map(Self.configurationDocument)
         if dryRun {
             Console.print(Plan.render(flow))
             return
@@ -98,7 +100,6 @@ struct RunCommand: AsyncParsableCommand {
             flags[name] = String(input[input.index(after: equals)...])
         }
         let descriptorValues = try Self.readDescriptors(inputDescriptors)
-        let configuration = try config.map(Self.configurationDocument)
         var linkURL: URL?
         if let link {
             guard let url = URL(string: link), url.scheme != nil, url.host != nil else {
