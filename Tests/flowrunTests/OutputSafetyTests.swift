@@ -23,7 +23,9 @@ extension ProcessSuites {
             let result = try await CommandRunner.run(
                 ["small.yaml", "--state-dir", "state", "--trace", "notes"], in: scratch.url)
             #expect(result.status == 2)
-            #expect(result.standardError.contains("--trace: cannot write `notes`: it is a folder"), "\(result.standardError)")
+            #expect(
+                result.standardError.contains("--trace: cannot write `notes`: it is a folder"),
+                "\(result.standardError)")
             let kept = try String(contentsOf: scratch.url.appendingPathComponent("notes/keep.txt"), encoding: .utf8)
             #expect(kept == "mine")
             #expect(!FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent("state").path))
@@ -43,15 +45,20 @@ extension ProcessSuites {
                 #expect(refused.status == 2, "\(path)")
                 #expect(refused.standardError.contains(words), "\(refused.standardError)")
             }
-            #expect(try String(contentsOf: scratch.url.appendingPathComponent("notes.txt"), encoding: .utf8) == "my notes\n")
+            #expect(
+                try String(contentsOf: scratch.url.appendingPathComponent("notes.txt"), encoding: .utf8) == "my notes\n"
+            )
 
-            let first = try await CommandRunner.run(["small.yaml", "--state-dir", "state", "--trace", "t.jsonl"], in: scratch.url)
+            let first = try await CommandRunner.run(
+                ["small.yaml", "--state-dir", "state", "--trace", "t.jsonl"], in: scratch.url)
             #expect(first.status == 0, "\(first.standardError)")
-            let again = try await CommandRunner.run(["small.yaml", "--state-dir", "state", "--trace", "t.jsonl"], in: scratch.url)
+            let again = try await CommandRunner.run(
+                ["small.yaml", "--state-dir", "state", "--trace", "t.jsonl"], in: scratch.url)
             #expect(again.status == 0, "\(again.standardError)")
             let trace = try String(contentsOf: scratch.url.appendingPathComponent("t.jsonl"), encoding: .utf8)
             #expect(trace.contains(#""mode":"restore""#) && !trace.contains(#""mode":"onboard""#), "\(trace)")
-            let attributes = try FileManager.default.attributesOfItem(atPath: scratch.url.appendingPathComponent("t.jsonl").path)
+            let attributes = try FileManager.default.attributesOfItem(
+                atPath: scratch.url.appendingPathComponent("t.jsonl").path)
             #expect((attributes[.posixPermissions] as? Int) == 0o600)
         }
 
@@ -60,7 +67,9 @@ extension ProcessSuites {
             let scratch = try Scratch()
             defer { scratch.remove() }
             let steps = (1...12).map { "  s\($0): {uses: command, with: {run: [sh, -c, \"echo '{}'\"]}}" }
-            try scratch.write("many.yaml", """
+            try scratch.write(
+                "many.yaml",
+                """
                 flowrun: 1
                 name: many
                 steps:
@@ -70,10 +79,13 @@ extension ProcessSuites {
                 """)
             // 1 KiB holds the small state file but not twelve steps' trace; SIGXFSZ ignored, a write fails with EFBIG.
             let result = try await CommandRunner.runShell(
-                "ulimit -f 1; trap '' XFSZ; exec '\(CommandRunner.binary.path)' many.yaml --state-dir state --trace t.jsonl",
+                "ulimit -f 1; trap '' XFSZ; "
+                    + "exec '\(CommandRunner.binary.path)' many.yaml --state-dir state --trace t.jsonl",
                 in: scratch.url)
             #expect(result.status == 2, "\(result.standardOutput)\(result.standardError)")
-            #expect(result.standardError.contains("the trace `t.jsonl` is incomplete: File too large"), "\(result.standardError)")
+            #expect(
+                result.standardError.contains("the trace `t.jsonl` is incomplete: File too large"),
+                "\(result.standardError)")
         }
 
         /// `lint -o DIR` says so in words (it once said "NSCocoaErrorDomain error 512"), and keeps what is there.
@@ -90,8 +102,11 @@ extension ProcessSuites {
             let foreign = try await CommandRunner.run(["lint", "flows", "-o", "README"], in: scratch.url)
             #expect(foreign.status == 2)
             #expect(foreign.standardError.contains("is not a flowrun lint report"), "\(foreign.standardError)")
-            #expect(try String(contentsOf: scratch.url.appendingPathComponent("README"), encoding: .utf8) == "not a report\n")
-            #expect(try String(contentsOf: scratch.url.appendingPathComponent("out/keep.txt"), encoding: .utf8) == "mine")
+            #expect(
+                try String(contentsOf: scratch.url.appendingPathComponent("README"), encoding: .utf8)
+                    == "not a report\n")
+            #expect(
+                try String(contentsOf: scratch.url.appendingPathComponent("out/keep.txt"), encoding: .utf8) == "mine")
         }
 
         /// A report written before, in any format, is replaced by the next one, in any format.
@@ -101,22 +116,27 @@ extension ProcessSuites {
             defer { scratch.remove() }
             try scratch.write("flows/small.yaml", Self.flow)
             try scratch.write("flows/broken.yaml", "flowrun: 1\nname: broken\nflows: {onboard: [missing]}\n")
-            let before = try await CommandRunner.run(["lint", "flows", "--format", first, "-o", "report"], in: scratch.url)
+            let before = try await CommandRunner.run(
+                ["lint", "flows", "--format", first, "-o", "report"], in: scratch.url)
             #expect(before.status == 1, "\(before.standardError)")
-            let after = try await CommandRunner.run(["lint", "flows", "--format", second, "-o", "report"], in: scratch.url)
+            let after = try await CommandRunner.run(
+                ["lint", "flows", "--format", second, "-o", "report"], in: scratch.url)
             #expect(after.status == 1, "\(after.standardError)")
             let written = try String(contentsOf: scratch.url.appendingPathComponent("report"), encoding: .utf8)
             #expect(written == after.standardOutput)
         }
 
         /// Standard output on a full device: the report is lost, so the exit status says so.
-        @Test(arguments: [["lint", "flows"], ["run", "--dry-run", "flows/basic.yaml"], ["lint", "--format", "sarif", "flows"]])
+        @Test(arguments: [
+            ["lint", "flows"], ["run", "--dry-run", "flows/basic.yaml"], ["lint", "--format", "sarif", "flows"],
+        ])
         func outputToAFullDeviceIsAnError(_ arguments: [String]) async throws {
             let command = ([CommandRunner.binary.path] + arguments).map { "'\($0)'" }.joined(separator: " ")
             let result = try await CommandRunner.runShell("exec \(command) >/dev/full")
             #expect(result.status == 2, "\(result.standardError)")
-            #expect(result.standardError.contains("cannot write to standard output: No space left on device"),
-                    "\(result.standardError)")
+            #expect(
+                result.standardError.contains("cannot write to standard output: No space left on device"),
+                "\(result.standardError)")
         }
     }
 
@@ -127,7 +147,10 @@ extension ProcessSuites {
         static let flow = """
             flowrun: 1
             name: hold
-            steps: {hold: {uses: command, with: {run: [sh, -c, "touch started; while [ ! -e go ]; do sleep 0.05; done; echo '{}'"]}}}
+            steps:
+              hold:
+                uses: command
+                with: {run: [sh, -c, "touch started; while [ ! -e go ]; do sleep 0.05; done; echo '{}'"]}
             flows: {onboard: [hold], restore: [hold]}
 
             """
@@ -146,7 +169,8 @@ extension ProcessSuites {
             try scratch.write("hold.yaml", Self.flow)
             let first = try startFlowrun(["hold.yaml", "--state-dir", "state"], in: scratch.url)
             try await Self.waitFor(scratch.url.appendingPathComponent("started"))
-            let second = try await CommandRunner.run(["hold.yaml", "--state-dir", "state", "--mode", "onboard"], in: scratch.url)
+            let second = try await CommandRunner.run(
+                ["hold.yaml", "--state-dir", "state", "--mode", "onboard"], in: scratch.url)
             #expect(second.status == 1)
             #expect(second.standardOutput.contains("busy: the state folder"), "\(second.standardOutput)")
             #expect(second.standardOutput.contains("pid \(first.process.id), --mode auto"), "\(second.standardOutput)")
@@ -179,7 +203,9 @@ extension ProcessSuites {
         @Test func aRunThatKeepsNothingLeavesNoFolder() async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }
-            try scratch.write("fail.yaml", """
+            try scratch.write(
+                "fail.yaml",
+                """
                 flowrun: 1
                 name: fail
                 steps: {a: {uses: command, with: {run: [sh, -c, "exit 3"]}}}

@@ -5,7 +5,9 @@ import Testing
 /// command) installs all of it and then runs `swift test`. Plain `swift test` on a machine without it fails those
 /// tests at once, each with one line that says what is missing and how to get it.
 enum Prerequisite: String, CaseIterable, Sendable {
-    case chromium, chromedriver, xvfb = "Xvfb", nanoidp, curl, script
+    case chromium, chromedriver
+    case xvfb = "Xvfb"
+    case nanoidp, curl, script
 
     /// Whether the machine has it.
     var isPresent: Bool {
@@ -18,7 +20,9 @@ enum Prerequisite: String, CaseIterable, Sendable {
             }
         default:
             let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-            return path.split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(rawValue)") }
+            return path.split(separator: ":").contains {
+                FileManager.default.isExecutableFile(atPath: "\($0)/\(rawValue)")
+            }
         }
     }
 

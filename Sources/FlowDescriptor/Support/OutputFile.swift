@@ -48,12 +48,15 @@ public struct OutputFile: Sendable {
         switch status.st_mode & S_IFMT {
         case S_IFREG: break
         case S_IFDIR: throw failure("it is a folder; name a file (flowrun never replaces a folder)")
-        case S_IFLNK: throw failure("it is a symbolic link; name the file itself (flowrun does not write through links)")
+        case S_IFLNK:
+            throw failure("it is a symbolic link; name the file itself (flowrun does not write through links)")
         default: throw failure("it is not a regular file (a device, a pipe or a socket)")
         }
         guard status.st_size > 0 else { return }
         guard let (head, tail) = Self.ends(of: path), recognizes(head: head, tail: tail) else {
-            throw failure("the file exists and is not \(kind.noun), so flowrun does not replace it; remove it or name another file")
+            throw failure(
+                "the file exists and is not \(kind.noun), so flowrun does not replace it; "
+                    + "remove it or name another file")
         }
     }
 
@@ -84,7 +87,8 @@ public struct OutputFile: Sendable {
     public func create(permissions: UInt32 = 0o600) throws(OutputFileError) -> Int32 {
         try checkReplaceable()
         if unlink(path) != 0, errno != ENOENT { throw failure(Self.reason(errno)) }
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_APPEND, mode_t(permissions))
+        let descriptor = open(
+            path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_APPEND, mode_t(permissions))
         guard descriptor >= 0 else { throw failure(Self.reason(errno)) }
         fchmod(descriptor, mode_t(permissions))
         return descriptor
@@ -95,7 +99,9 @@ public struct OutputFile: Sendable {
     public static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> String? {
         var offset = 0
         while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, bytes.count - offset) }
+            let count = bytes.withUnsafeBytes {
+                Glibc.write(descriptor, $0.baseAddress! + offset, bytes.count - offset)
+            }
             if count > 0 {
                 offset += count
             } else if count < 0, errno == EINTR {
@@ -119,7 +125,8 @@ public struct OutputFile: Sendable {
             // JSON and SARIF name the tool near their start; text and GitHub annotations end with the summary.
             if start.hasPrefix("{") {
                 let squeezed = start.filter { !$0.isWhitespace }
-                return squeezed.contains(#""tool":{"name":"flowrun""#) || squeezed.contains(#""driver":{"name":"flowrun""#)
+                return squeezed.contains(#""tool":{"name":"flowrun""#)
+                    || squeezed.contains(#""driver":{"name":"flowrun""#)
             }
             let lastLine = String(decoding: tail, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
             return Self.isLintSummary(lastLine)

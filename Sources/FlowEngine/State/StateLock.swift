@@ -26,7 +26,9 @@ public final class StateLock: Sendable {
     /// `patience` for another run to finish.
     /// - Throws: ``StepFailure`` `busy` naming the holder when it is still held after `patience`;
     ///   `state-unwritable` when the folder or its lock file cannot be made.
-    public static func acquire(folder url: URL, purpose: String, patience: Duration) async throws(StepFailure) -> StateLock {
+    public static func acquire(folder url: URL, purpose: String, patience: Duration) async throws(StepFailure)
+        -> StateLock
+    {
         let folder = url.path
         let path = folder + "/" + fileName
         let deadline = ContinuousClock.now + patience
@@ -37,7 +39,8 @@ public final class StateLock: Sendable {
                 try FileManager.default.createDirectory(
                     atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             } catch {
-                throw StepFailure("state-unwritable", "cannot create the state folder \(folder): \(error.localizedDescription)")
+                throw StepFailure(
+                    "state-unwritable", "cannot create the state folder \(folder): \(error.localizedDescription)")
             }
             let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
             guard descriptor >= 0 else {
@@ -92,7 +95,8 @@ public final class StateLock: Sendable {
     }
 
     private static func isStill(_ descriptor: Int32, at path: String) -> Bool {
-        var open = stat(), named = stat()
+        var open = stat()
+        var named = stat()
         return fstat(descriptor, &open) == 0 && lstat(path, &named) == 0
             && open.st_dev == named.st_dev && open.st_ino == named.st_ino
     }
