@@ -51,7 +51,7 @@ struct FaultLimitTests {
         emulator.setFault(.delay(.seconds(3600)), for: .settings)
         var iterator = logged.makeAsyncIterator()
         for round in 0..<3 {
-            let socket = try connect(port: url.port!)
+            let socket = try #require(rawConnection(to: url.port!))
             let request = "GET \(Paths.settings) HTTP/1.1\r\nHost: 127.0.0.1\r\nX-SMP-APPID: com.example.travel\r\n\r\n"
             #expect(send(socket, request, request.utf8.count, 0) == request.utf8.count)
             await emulator.waitForArrivals(round + 1, at: .settings)
@@ -61,21 +61,5 @@ struct FaultLimitTests {
             #expect(recorded?.fault?.contains("client gone") == true, "\(String(describing: recorded?.fault))")
         }
         await emulator.stop()
-    }
-
-    /// A plain TCP connection to 127.0.0.1:`port`.
-    private func connect(port: Int) throws -> Int32 {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        try #require(connected == 0)
-        return socket
     }
 }
