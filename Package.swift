@@ -83,6 +83,7 @@ let package = Package(
         .target(
             name: "FlowHTTP",
             dependencies: [
+                "FlowDescriptor",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -100,7 +101,7 @@ let package = Package(
         .target(
             name: "FlowAuth",
             dependencies: [
-                "FlowHTTP", "FlowProcess",
+                "FlowDescriptor", "FlowHTTP", "FlowProcess",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -126,6 +127,7 @@ let package = Package(
         .target(
             name: "FlowStore",
             dependencies: [
+                "FlowDescriptor",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -187,12 +189,12 @@ let package = Package(
         ),
         .testTarget(
             name: "FlowAuthTests",
-            dependencies: ["FlowAuth", "FlowHTTP", "FlowEmulator"],
+            dependencies: ["FlowAuth", "FlowDescriptor", "FlowHTTP", "FlowEmulator"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "FlowStoreTests",
-            dependencies: ["FlowStore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["FlowStore", "FlowDescriptor", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings
         ),
         .testTarget(

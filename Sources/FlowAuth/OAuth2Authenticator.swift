@@ -1,3 +1,4 @@
+public import FlowDescriptor
 public import FlowHTTP
 public import Foundation
 import Synchronization
@@ -62,7 +63,7 @@ public final class OAuth2Authenticator: Authenticator {
             // Refreshed before it expires; a refused refresh is left to the challenge that follows.
             if let fresh = try? await refreshOnce(from: tokens) { tokens = fresh }
         }
-        request.setHeader("Authorization", "Bearer \(tokens.accessToken)")
+        request.setHeader("Authorization", "Bearer \(tokens.accessToken.revealed)")
     }
 
     public func authenticate(
@@ -71,7 +72,7 @@ public final class OAuth2Authenticator: Authenticator {
         let current = state.withLock { $0.tokens }
         if let current {
             // Another request refreshed or logged in since this one was sent: send it again as it is.
-            if let sent = request.header("Authorization"), sent != "Bearer \(current.accessToken)" { return }
+            if let sent = request.header("Authorization"), sent != "Bearer \(current.accessToken.revealed)" { return }
             if current.refreshToken != nil {
                 do {
                     _ = try await refreshOnce(from: current)
@@ -173,11 +174,29 @@ public final class OAuth2Authenticator: Authenticator {
 public final class BasicAuthenticator: Authenticator {
     public struct Credentials: Sendable, Hashable, Codable {
         public var username: String
-        public var password: String
+        public var password: Secret
 
-        public init(username: String, password: String) {
+        public init(username: String, password: Secret) {
             self.username = username
             self.password = password
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case username, password
+        }
+
+        /// Read as the sealed store wrote it: the password as a plain string.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            username = try container.decode(String.self, forKey: .username)
+            password = Secret(try container.decode(String.self, forKey: .password))
+        }
+
+        /// Written revealed, for the sealed store only.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(username, forKey: .username)
+            try container.encode(password.revealed, forKey: .password)
         }
     }
 
@@ -224,7 +243,7 @@ public final class BasicAuthenticator: Authenticator {
 
     /// The `Authorization` header value for `credentials`.
     private static func authorization(_ credentials: Credentials) -> String {
-        "Basic " + Data("\(credentials.username):\(credentials.password)".utf8).base64EncodedString()
+        "Basic " + Data("\(credentials.username):\(credentials.password.revealed)".utf8).base64EncodedString()
     }
 
     /// Forgets the credentials.

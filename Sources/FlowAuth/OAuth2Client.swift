@@ -1,3 +1,4 @@
+public import FlowDescriptor
 public import FlowHTTP
 public import Foundation
 
@@ -29,14 +30,14 @@ public struct OAuth2Endpoints: Sendable, Hashable, Codable {
 
 /// The tokens of one login.
 public struct OAuth2Tokens: Sendable, Hashable, Codable {
-    public var accessToken: String
-    public var refreshToken: String?
-    public var idToken: String?
+    public var accessToken: Secret
+    public var refreshToken: Secret?
+    public var idToken: Secret?
     public var expiresAt: Date?
     public var scope: String?
 
     public init(
-        accessToken: String, refreshToken: String? = nil, idToken: String? = nil, expiresAt: Date? = nil,
+        accessToken: Secret, refreshToken: Secret? = nil, idToken: Secret? = nil, expiresAt: Date? = nil,
         scope: String? = nil
     ) {
         self.accessToken = accessToken
@@ -51,8 +52,32 @@ public struct OAuth2Tokens: Sendable, Hashable, Codable {
         expiresAt.map { $0.timeIntervalSince(now) <= margin } ?? false
     }
 
-    /// The secrets in it, for the redactor.
-    public var secrets: [String] { [accessToken] + [refreshToken, idToken].compactMap { $0 } }
+    /// The secrets in it, revealed for the redactor that masks them in text.
+    public var secrets: [String] { ([accessToken] + [refreshToken, idToken].compactMap { $0 }).map(\.revealed) }
+
+    private enum CodingKeys: String, CodingKey {
+        case accessToken, refreshToken, idToken, expiresAt, scope
+    }
+
+    /// Read as the sealed store wrote it: the tokens as plain strings, as before they were held in ``Secret``.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        accessToken = Secret(try container.decode(String.self, forKey: .accessToken))
+        refreshToken = try container.decodeIfPresent(String.self, forKey: .refreshToken).map(Secret.init)
+        idToken = try container.decodeIfPresent(String.self, forKey: .idToken).map(Secret.init)
+        expiresAt = try container.decodeIfPresent(Date.self, forKey: .expiresAt)
+        scope = try container.decodeIfPresent(String.self, forKey: .scope)
+    }
+
+    /// Written revealed, for the sealed store only.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(accessToken.revealed, forKey: .accessToken)
+        try container.encodeIfPresent(refreshToken?.revealed, forKey: .refreshToken)
+        try container.encodeIfPresent(idToken?.revealed, forKey: .idToken)
+        try container.encodeIfPresent(expiresAt, forKey: .expiresAt)
+        try container.encodeIfPresent(scope, forKey: .scope)
+    }
 }
 
 /// An authorization request under way: the URL to open and what its answer is checked against.
@@ -68,13 +93,13 @@ public struct AuthorizationRequest: Sendable {
 /// credentials grants, and token revocation (RFC 7009). Every request goes through the transport it is given.
 public struct OAuth2Client: Sendable {
     public var clientID: String
-    public var clientSecret: String?
+    public var clientSecret: Secret?
     public var endpoints: OAuth2Endpoints
     public var scopes: [String]
     public var now: @Sendable () -> Date
 
     public init(
-        clientID: String, clientSecret: String? = nil, endpoints: OAuth2Endpoints, scopes: [String] = [],
+        clientID: String, clientSecret: Secret? = nil, endpoints: OAuth2Endpoints, scopes: [String] = [],
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.clientID = clientID
@@ -164,16 +189,18 @@ public struct OAuth2Client: Sendable {
             throw HTTPError("oauth2-no-refresh-token", "there is no refresh token", transient: false)
         }
         var fresh = try await tokenRequest(
-            [("grant_type", "refresh_token"), ("refresh_token", refreshToken)], what: "refreshing the access token",
-            transport: transport)
+            [("grant_type", "refresh_token"), ("refresh_token", refreshToken.revealed)],
+            what: "refreshing the access token", transport: transport)
         if fresh.refreshToken == nil { fresh.refreshToken = refreshToken }
         guard let renewed = fresh.idToken, renewed != tokens.idToken else {
             fresh.idToken = tokens.idToken
             return fresh
         }
         // OpenID Connect Core §12.2: a refreshed ID token is checked as the login's was, and names the same user.
-        let subject = try await verifyIDToken(renewed, nonce: nil, transport: transport)
-        if let subject, let previous = tokens.idToken.flatMap(IDTokenVerifier.subject(of:)), subject != previous {
+        let subject = try await verifyIDToken(renewed.revealed, nonce: nil, transport: transport)
+        if let subject, let previous = tokens.idToken.flatMap({ IDTokenVerifier.subject(of: $0.revealed) }),
+            subject != previous
+        {
             throw HTTPError(
                 "id-token-invalid",
                 "the ID token of the refresh is refused: it names subject `\(subject)`, not `\(previous)` of the login",
@@ -187,7 +214,7 @@ public struct OAuth2Client: Sendable {
     public func verifyIDToken(of tokens: OAuth2Tokens, nonce: String?, transport: HTTPTransport) async throws(HTTPError)
     {
         guard let token = tokens.idToken else { return }
-        try await verifyIDToken(token, nonce: nonce, transport: transport)
+        try await verifyIDToken(token.revealed, nonce: nonce, transport: transport)
     }
 
     /// Checks `token`; returns its subject, or `nil` when the provider publishes no keys or issuer to check with.
@@ -213,9 +240,10 @@ public struct OAuth2Client: Sendable {
 
     /// Revokes `token` (RFC 7009) where the server offers revocation; `false` when it does not.
     @discardableResult
-    public func revoke(_ token: String, hint: String, transport: HTTPTransport) async throws(HTTPError) -> Bool {
+    public func revoke(_ token: Secret, hint: String, transport: HTTPTransport) async throws(HTTPError) -> Bool {
         guard let revocation = endpoints.revocation else { return false }
-        let response = try await transport.send(form(revocation, [("token", token), ("token_type_hint", hint)]))
+        let pairs = [("token", token.revealed), ("token_type_hint", hint)]
+        let response = try await transport.send(form(revocation, pairs))
         guard response.status == 200 else {
             throw HTTPError(
                 "oauth2-revocation-failed", "POST \(revocation.absoluteString) answered \(response.status)",
@@ -293,8 +321,8 @@ public struct OAuth2Client: Sendable {
         let lifetime =
             (object["expires_in"] as? NSNumber)?.doubleValue ?? (object["expires_in"] as? String).flatMap(Double.init)
         return OAuth2Tokens(
-            accessToken: access, refreshToken: object["refresh_token"] as? String,
-            idToken: object["id_token"] as? String,
+            accessToken: Secret(access), refreshToken: (object["refresh_token"] as? String).map(Secret.init),
+            idToken: (object["id_token"] as? String).map(Secret.init),
             expiresAt: lifetime.map { now().addingTimeInterval($0) }, scope: object["scope"] as? String)
     }
 
@@ -304,7 +332,7 @@ public struct OAuth2Client: Sendable {
         var pairs = pairs
         var headers = [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")]
         if let clientSecret {
-            let credentials = HTMLForm.formEscape(clientID) + ":" + HTMLForm.formEscape(clientSecret)
+            let credentials = HTMLForm.formEscape(clientID) + ":" + HTMLForm.formEscape(clientSecret.revealed)
             headers.append(("Authorization", "Basic " + Data(credentials.utf8).base64EncodedString()))
         } else {
             pairs.append(("client_id", clientID))

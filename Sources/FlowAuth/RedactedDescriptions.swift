@@ -1,35 +1,11 @@
 public import Foundation
 
-// What holds a token, a password, a client secret or a one-time-code seed describes itself without it: printed,
-// interpolated, `debugPrint`ed or `dump`ed, each secret shows as `<redacted>`. The fields themselves are the
-// access for the wire and the sealed store.
+// What holds a secret describes itself without it: printed, interpolated, `debugPrint`ed or `dump`ed, each secret
+// shows as `<redacted>`. Tokens and Basic credentials hold theirs in `Secret`, which does this itself; the types
+// below keep a hand-written description: the client to leave out its clock, the authorization request because its
+// state and verifier are plain strings that go into URLs, and TOTP because its key is bytes.
 
 private let redacted = "<redacted>"
-
-extension OAuth2Tokens: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    public var description: String {
-        let expiry = expiresAt.map { ", expiresAt: \($0)" } ?? ""
-        return "OAuth2Tokens(accessToken: \(redacted), refreshToken: \(refreshToken == nil ? "nil" : redacted), "
-            + "idToken: \(idToken == nil ? "nil" : redacted)\(expiry), scope: \(scope ?? "nil"))"
-    }
-
-    public var debugDescription: String { description }
-
-    public var customMirror: Mirror {
-        Mirror(self, children: [
-            "accessToken": redacted, "refreshToken": refreshToken.map { _ in redacted } as Any,
-            "idToken": idToken.map { _ in redacted } as Any, "expiresAt": expiresAt as Any, "scope": scope as Any,
-        ], displayStyle: .struct)
-    }
-}
-
-extension BasicAuthenticator.Credentials: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    public var description: String { "Credentials(username: \(username), password: \(redacted))" }
-    public var debugDescription: String { description }
-    public var customMirror: Mirror {
-        Mirror(self, children: ["username": username, "password": redacted], displayStyle: .struct)
-    }
-}
 
 extension OAuth2Client: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     public var description: String {

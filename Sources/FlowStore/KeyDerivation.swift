@@ -1,3 +1,4 @@
+import FlowDescriptor
 import Foundation
 import Crypto
 import CryptoExtras
@@ -58,17 +59,18 @@ public enum KeyDerivation: Sendable, Equatable, Codable, CustomStringConvertible
         }
     }
 
-    /// The 256-bit key that wraps the data key.
-    func wrappingKey(passcode: String, salt: Data) throws(StoreError) -> SymmetricKey {
+    /// The 256-bit key that wraps the data key, derived from the revealed passcode.
+    func wrappingKey(passcode: Secret, salt: Data) throws(StoreError) -> SymmetricKey {
         do {
             switch self {
             case .scrypt(let logN, let r, let p):
                 return try KDF.Scrypt.deriveKey(
-                    from: Array(passcode.utf8), salt: salt, outputByteCount: 32, rounds: 1 << logN, blockSize: r,
-                    parallelism: p, maxMemory: 128 * r * (1 << logN) * 2)
+                    from: Array(passcode.revealed.utf8), salt: salt, outputByteCount: 32, rounds: 1 << logN,
+                    blockSize: r, parallelism: p, maxMemory: 128 * r * (1 << logN) * 2)
             case .pbkdf2SHA256(let iterations):
                 return try KDF.Insecure.PBKDF2.deriveKey(
-                    from: Array(passcode.utf8), salt: salt, using: .sha256, outputByteCount: 32, unsafeUncheckedRounds: iterations)
+                    from: Array(passcode.revealed.utf8), salt: salt, using: .sha256, outputByteCount: 32,
+                    unsafeUncheckedRounds: iterations)
             case .unprotected:
                 return HKDF<SHA256>.deriveKey(
                     inputKeyMaterial: SymmetricKey(data: salt), info: Data("flowrun store without passcode".utf8), outputByteCount: 32)

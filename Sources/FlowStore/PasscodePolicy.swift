@@ -1,3 +1,4 @@
+public import FlowDescriptor
 public import Foundation
 
 /// The rules a store passcode follows, from the downloaded settings (`passwordPolicy`). The SDK's
@@ -52,10 +53,11 @@ public struct PasscodePolicy: Sendable, Equatable, Codable {
     public var allowsNoPasscode: Bool { !enabled || defaultPasswordAllowed }
 
     /// One sentence per rule `passcode` breaks; empty when it follows them all (or the policy is off).
-    public func violations(of passcode: String) -> [String] {
+    public func violations(of passcode: Secret) -> [String] {
         guard enabled else { return [] }
         var broken: [String] = []
-        let characters = Array(passcode)
+        // The rules count its characters: revealed here, never kept or shown.
+        let characters = Array(passcode.revealed)
         if characters.count < minLength {
             broken.append("it has \(characters.count) character\(characters.count == 1 ? "" : "s"); the policy asks for at least \(minLength)")
         }

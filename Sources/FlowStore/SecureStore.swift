@@ -1,3 +1,4 @@
+public import FlowDescriptor
 public import Foundation
 import Crypto
 import GRDB
@@ -79,7 +80,7 @@ public struct SecureStore: Sendable {
     /// `passcode` `nil` makes a store without one (``KeyDerivation/unprotected``): the caller checks that the
     /// policy allows it.
     public static func create(
-        at path: String, passcode: String?, policy: PasscodePolicy, derivation: KeyDerivation = .recommended, now: Date = Date()
+        at path: String, passcode: Secret?, policy: PasscodePolicy, derivation: KeyDerivation = .recommended, now: Date = Date()
     ) throws(StoreError) -> SecureStore {
         let derivation = passcode == nil ? .unprotected : derivation
         try checkCeiling(derivation)
@@ -91,7 +92,7 @@ public struct SecureStore: Sendable {
             let keys = Keys(data: SymmetricKey(size: .bits256))
             let bound = Bound(format: format, derivation: derivation, salt: randomBytes(32))
             let boundBytes = try encode(bound)
-            let wrapped = try wrap(keys.data, passcode: passcode ?? "", bound: bound, boundBytes: boundBytes)
+            let wrapped = try wrap(keys.data, passcode: passcode ?? Secret(""), bound: bound, boundBytes: boundBytes)
             let record = PolicyRecord(policy: policy, passcodeSetAt: Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded()))
             let database = try openDatabase(path)
             let store = SecureStore(
@@ -130,16 +131,16 @@ public struct SecureStore: Sendable {
     /// right one sets the count back to 0, checks every record and the manifest, and re-wraps the data key when
     /// the file's derivation is weaker than `minimum`.
     public static func open(
-        at path: String, passcode: String?, minimum: KeyDerivation = .recommended
+        at path: String, passcode: Secret?, minimum: KeyDerivation = .recommended
     ) throws(StoreError) -> SecureStore {
         let database = try openExisting(path)
         do throws(StoreError) {
             let read = try readHeader(database, path: path)
-            if read.header.isProtected, (passcode ?? "").isEmpty {
+            if read.header.isProtected, passcode?.isEmpty ?? true {
                 throw StoreError(.passcodeMissing, "the store \(path) has a passcode and none was given")
             }
             // A derivation that fails is damage, not a wrong passcode: only a key that does not open counts.
-            let key = try read.bound.derivation.wrappingKey(passcode: passcode ?? "", salt: read.bound.salt)
+            let key = try read.bound.derivation.wrappingKey(passcode: passcode ?? Secret(""), salt: read.bound.salt)
             let data: SymmetricKey
             do {
                 let box = try AES.GCM.SealedBox(combined: read.wrapped)
@@ -257,9 +258,9 @@ public struct SecureStore: Sendable {
     /// Re-wraps the one data key under `newPasscode` (`nil`: no passcode) with fresh salt; the values are not
     /// touched. The caller has checked `newPasscode` against `policy`.
     public mutating func changePasscode(
-        to newPasscode: String?, policy: PasscodePolicy, derivation: KeyDerivation = .recommended, now: Date = Date()
+        to newPasscode: Secret?, policy: PasscodePolicy, derivation: KeyDerivation = .recommended, now: Date = Date()
     ) throws(StoreError) {
-        try rewrap(passcode: newPasscode ?? "", derivation: newPasscode == nil ? .unprotected : derivation, policy: policy,
+        try rewrap(passcode: newPasscode ?? Secret(""), derivation: newPasscode == nil ? .unprotected : derivation, policy: policy,
                    setAt: Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded()))
     }
 
@@ -274,7 +275,7 @@ public struct SecureStore: Sendable {
         header.policy = policy
     }
 
-    private mutating func rewrap(passcode: String, derivation: KeyDerivation, policy: PasscodePolicy, setAt: Date) throws(StoreError) {
+    private mutating func rewrap(passcode: Secret, derivation: KeyDerivation, policy: PasscodePolicy, setAt: Date) throws(StoreError) {
         try Self.checkCeiling(derivation)
         let bound = Bound(format: Self.format, derivation: derivation, salt: Self.randomBytes(32))
         let boundBytes = try Self.encode(bound)
@@ -513,7 +514,7 @@ public struct SecureStore: Sendable {
 
     // MARK: - Helpers
 
-    private static func wrap(_ data: SymmetricKey, passcode: String, bound: Bound, boundBytes: Data) throws(StoreError) -> Data {
+    private static func wrap(_ data: SymmetricKey, passcode: Secret, bound: Bound, boundBytes: Data) throws(StoreError) -> Data {
         let key = try bound.derivation.wrappingKey(passcode: passcode, salt: bound.salt)
         do {
             let sealed = try data.withUnsafeBytes { bytes in try AES.GCM.seal(Data(bytes), using: key, authenticating: boundBytes) }

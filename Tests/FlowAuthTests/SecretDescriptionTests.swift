@@ -1,4 +1,5 @@
 import FlowAuth
+import FlowDescriptor
 import Foundation
 import Testing
 
@@ -13,11 +14,14 @@ private func everyRendering(of value: Any) -> [String] {
 struct SecretDescriptionTests {
     @Test func tokensCredentialsClientSecretsAndSeedsShowAsRedacted() throws {
         let totp = try #require(TOTP(base32: "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"))
+        let tokens = OAuth2Tokens(
+            accessToken: Secret("at-91f2e7"), refreshToken: Secret("rt-0c44d1"), idToken: Secret("idt-77ab30"),
+            scope: "openid")
+        let credentials = BasicAuthenticator.Credentials(username: "ada", password: Secret("pw-3e9d05"))
         let values: [(Any, [String])] = [
-            (OAuth2Tokens(accessToken: "at-91f2e7", refreshToken: "rt-0c44d1", idToken: "idt-77ab30", scope: "openid"),
-             ["at-91f2e7", "rt-0c44d1", "idt-77ab30"]),
-            (BasicAuthenticator.Credentials(username: "ada", password: "pw-3e9d05"), ["pw-3e9d05"]),
-            (OAuth2Client(clientID: "app", clientSecret: "cs-52aa18",
+            (tokens, ["at-91f2e7", "rt-0c44d1", "idt-77ab30"]),
+            (credentials, ["pw-3e9d05"]),
+            (OAuth2Client(clientID: "app", clientSecret: Secret("cs-52aa18"),
                           endpoints: OAuth2Endpoints(
                               authorization: nil, token: URL(string: "https://idp.example.com/token")!)),
              ["cs-52aa18"]),
@@ -32,6 +36,33 @@ struct SecretDescriptionTests {
             }
         }
         // What is not secret still shows, so a description says what it is.
-        #expect("\(BasicAuthenticator.Credentials(username: "ada", password: "pw-3e9d05"))".contains("ada"))
+        #expect("\(credentials)".contains("ada"))
+    }
+
+    @Test func theFieldsThemselvesHoldSecretsThatInterpolateAsRedacted() {
+        let tokens = OAuth2Tokens(accessToken: Secret("at-91f2e7"), refreshToken: Secret("rt-0c44d1"))
+        let credentials = BasicAuthenticator.Credentials(username: "ada", password: Secret("pw-3e9d05"))
+        // A header built by interpolating the field, not its `revealed` value, would carry no secret.
+        #expect("Bearer \(tokens.accessToken)" == "Bearer <redacted>")
+        #expect("\(credentials.username):\(credentials.password)" == "ada:<redacted>")
+        var dumped = ""
+        dump(tokens.refreshToken, to: &dumped)
+        #expect(dumped.contains("<redacted>") && !dumped.contains("rt-0c44d1"))
+    }
+
+    @Test func tokensAndCredentialsAreWrittenForTheSealedStoreAsBeforeAndReadBack() throws {
+        let tokens = OAuth2Tokens(
+            accessToken: Secret("at-91f2e7"), refreshToken: Secret("rt-0c44d1"), idToken: nil,
+            expiresAt: Date(timeIntervalSince1970: 1_700_000_000), scope: "openid")
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let written = String(decoding: try encoder.encode(tokens), as: UTF8.self)
+        #expect(
+            written == #"{"accessToken":"at-91f2e7","expiresAt":721692800,"refreshToken":"rt-0c44d1","scope":"openid"}"#)
+        #expect(try JSONDecoder().decode(OAuth2Tokens.self, from: Data(written.utf8)) == tokens)
+        let credentials = BasicAuthenticator.Credentials(username: "ada", password: Secret("pw-3e9d05"))
+        let basic = String(decoding: try encoder.encode(credentials), as: UTF8.self)
+        #expect(basic == #"{"password":"pw-3e9d05","username":"ada"}"#)
+        #expect(try JSONDecoder().decode(BasicAuthenticator.Credentials.self, from: Data(basic.utf8)) == credentials)
     }
 }

@@ -14,7 +14,7 @@ struct StoreManagerStepTests {
         var policy = PasscodePolicy()
         policy.expiresInDays = expiry
         let store = try SecureStore.create(
-            at: harness.folder.path + "/store-\(id.uuidString).db", passcode: harness.secret, policy: policy,
+            at: harness.folder.path + "/store-\(id.uuidString).db", passcode: Secret(harness.secret), policy: policy,
             derivation: .pbkdf2SHA256(iterations: 1), now: Date().addingTimeInterval(-days * 86_400))
         try store.write(["step/welcome": Data(#"{"configuration": {}}"#.utf8)])
         store.close()
@@ -37,8 +37,8 @@ struct StoreManagerStepTests {
             let context = harness.context(.restore, onboardingID: id, environment: ["FLOWRUN_INPUT_NEW_PASSCODE": "a-fresh-passcode"])
             #expect(await harness.step.restore(context) == .success)
             let path = harness.folder.path + "/store-\(id.uuidString).db"
-            #expect(throws: StoreError.self) { try SecureStore.open(at: path, passcode: harness.secret, minimum: .pbkdf2SHA256(iterations: 1)) }
-            let reopened = try SecureStore.open(at: path, passcode: "a-fresh-passcode")
+            #expect(throws: StoreError.self) { try SecureStore.open(at: path, passcode: Secret(harness.secret), minimum: .pbkdf2SHA256(iterations: 1)) }
+            let reopened = try SecureStore.open(at: path, passcode: Secret("a-fresh-passcode"))
             #expect(!reopened.header.policy.hasExpired(setAt: reopened.header.passcodeSetAt))
             #expect(try reopened.value(for: "step/welcome") != nil)
             await harness.close()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FlowDescriptor
 import FlowStore
 
 @Suite("The passcode policy")
@@ -34,7 +35,7 @@ struct PasscodePolicyTests {
         case .unique: policy.minUniqueChars = 3; (passcode, expected) = ("aaaaaaaa", "it has 1 different character; the policy asks for at least 3")
         case .digitsOnly: policy.digitsOnly = true; (passcode, expected) = ("1234abcd", "it must be digits only")
         }
-        #expect(policy.violations(of: passcode) == [expected])
+        #expect(policy.violations(of: Secret(passcode)) == [expected])
     }
 
     @Test("several broken rules give several messages; a passcode that follows them all gives none")
@@ -42,13 +43,13 @@ struct PasscodePolicyTests {
         let strict = policy {
             $0.minLength = 10; $0.digitRequired = true; $0.upperRequired = true; $0.specialRequired = true; $0.minUniqueChars = 6
         }
-        #expect(strict.violations(of: "aaaa").count == 5)
-        #expect(strict.violations(of: "Tr0ub4dor&3x").isEmpty)
+        #expect(strict.violations(of: Secret("aaaa")).count == 5)
+        #expect(strict.violations(of: Secret("Tr0ub4dor&3x")).isEmpty)
     }
 
     @Test("a disabled policy accepts anything, and allows no passcode; so does one that allows a default password")
     func disabled() {
-        #expect(policy { $0.enabled = false }.violations(of: "").isEmpty)
+        #expect(policy { $0.enabled = false }.violations(of: Secret("")).isEmpty)
         #expect(policy { $0.enabled = false }.allowsNoPasscode)
         #expect(policy { $0.defaultPasswordAllowed = true }.allowsNoPasscode)
     }

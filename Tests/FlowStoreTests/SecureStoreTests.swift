@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+import FlowDescriptor
 @testable import FlowStore
 
 /// A cheap derivation, so that a test opens a store in milliseconds; one test uses the real one.
@@ -12,13 +13,13 @@ private func temporaryFolder() -> String {
 }
 
 private func makeStore(_ folder: String, passcode: String? = "correct horse 1", values: [String: String] = [:]) throws -> SecureStore {
-    let store = try SecureStore.create(at: folder + "/state/store.db", passcode: passcode, policy: PasscodePolicy(), derivation: fast)
+    let store = try SecureStore.create(at: folder + "/state/store.db", passcode: passcode.map(Secret.init), policy: PasscodePolicy(), derivation: fast)
     try store.write(values.mapValues { Data($0.utf8) })
     return store
 }
 
 private func open(_ path: String, _ passcode: String? = "correct horse 1") throws(StoreError) -> SecureStore {
-    try SecureStore.open(at: path, passcode: passcode, minimum: fast)
+    try SecureStore.open(at: path, passcode: passcode.map(Secret.init), minimum: fast)
 }
 
 private func texts(_ store: SecureStore) throws -> [String: String] {
@@ -125,7 +126,7 @@ struct SecureStoreTests {
         let values = ["welcome": String(repeating: "configuration ", count: 20), "settings": "policy and log settings"]
         // The cheapest derivation: this test opens the store a thousand times.
         let cheapest = KeyDerivation.pbkdf2SHA256(iterations: 1)
-        let store = try SecureStore.create(at: folder + "/s.db", passcode: "p", policy: PasscodePolicy(), derivation: cheapest)
+        let store = try SecureStore.create(at: folder + "/s.db", passcode: Secret("p"), policy: PasscodePolicy(), derivation: cheapest)
         try store.write(values.mapValues { Data($0.utf8) })
         store.close()
         let original = try Data(contentsOf: URL(fileURLWithPath: store.path))
@@ -136,7 +137,7 @@ struct SecureStoreTests {
             bytes[offset] ^= 0x10
             try bytes.write(to: URL(fileURLWithPath: store.path))
             do throws(StoreError) {
-                let opened = try SecureStore.open(at: store.path, passcode: "p", minimum: cheapest)
+                let opened = try SecureStore.open(at: store.path, passcode: Secret("p"), minimum: cheapest)
                 #expect((try? texts(opened)) == values, "offset \(offset) was read as other values")
                 opened.close()
                 unchanged += 1
@@ -156,12 +157,34 @@ struct SecureStoreTests {
         let path = try makeStore(folder, values: ["k": "v", "l": "w"]).path
         let before = try DatabaseQueue(path: path).read { db in try Row.fetchAll(db, sql: "SELECT id, box FROM records ORDER BY id") }
         var store = try open(path)
-        try store.changePasscode(to: "new passcode 2", policy: PasscodePolicy(), derivation: fast)
+        try store.changePasscode(to: Secret("new passcode 2"), policy: PasscodePolicy(), derivation: fast)
         store.close()
         let after = try DatabaseQueue(path: path).read { db in try Row.fetchAll(db, sql: "SELECT id, box FROM records ORDER BY id") }
         #expect(before == after)
         #expect(throws: StoreError.self) { try open(path) }
         #expect(try texts(open(path, "new passcode 2")) == ["k": "v", "l": "w"])
+    }
+
+    @Test("the passcode the store is given is a secret: it interpolates and dumps as redacted, and still opens it")
+    func passcodeIsASecret() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let passcode = Secret("correct horse 7")
+        let store = try SecureStore.create(
+            at: folder + "/s.db", passcode: passcode, policy: PasscodePolicy(), derivation: fast)
+        try store.write(["k": Data("v".utf8)])
+        store.close()
+        var dumped = ""
+        dump(passcode, to: &dumped)
+        var dumpedHeader = ""
+        dump(store.header, to: &dumpedHeader)
+        for text in [String(describing: passcode), String(reflecting: passcode), "passcode \(passcode)", dumped] {
+            #expect(text.contains("<redacted>") && !text.contains("correct horse"), "\(text)")
+        }
+        #expect(!dumpedHeader.contains("correct horse"))
+        #expect(PasscodePolicy().violations(of: passcode).isEmpty)
+        // The key is derived from the revealed text, as it was from the plain string: the same text opens it.
+        #expect(try texts(open(folder + "/s.db", "correct horse 7")) == ["k": "v"])
     }
 
     @Test("a store made with a weaker derivation is re-wrapped with the stronger one on its next open")
@@ -170,11 +193,11 @@ struct SecureStoreTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = try makeStore(folder, values: ["k": "v"]).path
         let stronger = KeyDerivation.scrypt(logN: 11, r: 8, p: 1)
-        let store = try SecureStore.open(at: path, passcode: "correct horse 1", minimum: stronger)
+        let store = try SecureStore.open(at: path, passcode: Secret("correct horse 1"), minimum: stronger)
         #expect(store.header.derivation == stronger)
         store.close()
         #expect(try SecureStore.header(at: path).derivation == stronger)
-        #expect(try texts(SecureStore.open(at: path, passcode: "correct horse 1", minimum: stronger)) == ["k": "v"])
+        #expect(try texts(SecureStore.open(at: path, passcode: Secret("correct horse 1"), minimum: stronger)) == ["k": "v"])
     }
 
     @Test("the recommended derivation is OWASP's minimum, and a store made with it opens")
@@ -182,10 +205,10 @@ struct SecureStoreTests {
         #expect(KeyDerivation.recommended == .scrypt(logN: 17, r: 8, p: 1))
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let store = try SecureStore.create(at: folder + "/s.db", passcode: "a passcode", policy: PasscodePolicy())
+        let store = try SecureStore.create(at: folder + "/s.db", passcode: Secret("a passcode"), policy: PasscodePolicy())
         try store.write(["k": Data("v".utf8)])
         store.close()
-        let opened = try SecureStore.open(at: folder + "/s.db", passcode: "a passcode")
+        let opened = try SecureStore.open(at: folder + "/s.db", passcode: Secret("a passcode"))
         #expect(opened.header.derivation == .recommended)
         #expect(try texts(opened) == ["k": "v"])
     }
@@ -194,10 +217,10 @@ struct SecureStoreTests {
     func pbkdf2() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let store = try SecureStore.create(at: folder + "/s.db", passcode: "a passcode", policy: PasscodePolicy(), derivation: .pbkdf2Minimum)
+        let store = try SecureStore.create(at: folder + "/s.db", passcode: Secret("a passcode"), policy: PasscodePolicy(), derivation: .pbkdf2Minimum)
         store.close()
-        #expect(throws: StoreError.self) { try SecureStore.open(at: folder + "/s.db", passcode: "other", minimum: .pbkdf2Minimum) }
-        #expect(try SecureStore.open(at: folder + "/s.db", passcode: "a passcode", minimum: .pbkdf2Minimum).header.derivation == .pbkdf2Minimum)
+        #expect(throws: StoreError.self) { try SecureStore.open(at: folder + "/s.db", passcode: Secret("other"), minimum: .pbkdf2Minimum) }
+        #expect(try SecureStore.open(at: folder + "/s.db", passcode: Secret("a passcode"), minimum: .pbkdf2Minimum).header.derivation == .pbkdf2Minimum)
     }
 
     @Test("a store without a passcode opens without one and says so")
@@ -294,7 +317,7 @@ struct SecureStoreTests {
         #expect(!costly.isWithinBounds)
         #expect(KeyDerivation.recommended.isWithinBounds && KeyDerivation.pbkdf2Minimum.isWithinBounds)
         let error = #expect(throws: StoreError.self) {
-            try SecureStore.create(at: folder + "/s.db", passcode: "p", policy: PasscodePolicy(), derivation: costly)
+            try SecureStore.create(at: folder + "/s.db", passcode: Secret("p"), policy: PasscodePolicy(), derivation: costly)
         }
         #expect(error?.kind == .unsupportedFormat)
         #expect(!FileManager.default.fileExists(atPath: folder + "/s.db"))

@@ -1,3 +1,4 @@
+import FlowDescriptor
 import FlowTransform
 import Testing
 

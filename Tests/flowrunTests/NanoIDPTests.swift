@@ -1,4 +1,5 @@
 import FlowAuth
+import FlowDescriptor
 import FlowHTTP
 import FlowProcess
 import Foundation
@@ -289,7 +290,7 @@ extension ProcessSuites {
                 // The ID token: signature against nanoidp's JWKS, issuer, audience, expiry, nonce.
                 let issuer = try #require(endpoints.issuer)
                 let verifier = IDTokenVerifier(issuer: issuer, clientID: "flowrun-cli", keys: try #require(endpoints.jwks))
-                let idToken = try #require(tokens.idToken)
+                let idToken = try #require(tokens.idToken).revealed
                 #expect(try await verifier.verify(idToken, nonce: request.nonce, now: Date(), transport: session.transport) == "ada")
                 func refusal(_ token: String, nonce: String?, verifier: IDTokenVerifier, now: Date = Date()) async -> String? {
                     do {
@@ -321,11 +322,11 @@ extension ProcessSuites {
                 #expect(refreshed.refreshToken != tokens.refreshToken, "nanoidp rotates refresh tokens")
                 // The refresh's new ID token was checked like the login's, and names the same user.
                 #expect(refreshed.idToken != nil && refreshed.idToken != tokens.idToken)
-                #expect(IDTokenVerifier.subject(of: try #require(refreshed.idToken)) == "ada")
+                #expect(IDTokenVerifier.subject(of: try #require(refreshed.idToken).revealed) == "ada")
                 // Had the login been eve's, a refresh that names ada is refused (OpenID Connect Core §12.2).
                 var eves = refreshed
-                eves.idToken = parts.joined(separator: ".")
-                #expect(IDTokenVerifier.subject(of: try #require(eves.idToken)) == "eve")
+                eves.idToken = Secret(parts.joined(separator: "."))
+                #expect(IDTokenVerifier.subject(of: try #require(eves.idToken).revealed) == "eve")
                 var switched: HTTPError?
                 do {
                     _ = try await client.refresh(eves, transport: session.transport)
@@ -344,10 +345,10 @@ extension ProcessSuites {
                 #expect(reuse?.code == "oauth2-invalid_grant")
 
                 let service = OAuth2Client(
-                    clientID: "flowrun-service", clientSecret: "flowrun-service-secret", endpoints: endpoints)
+                    clientID: "flowrun-service", clientSecret: Secret("flowrun-service-secret"), endpoints: endpoints)
                 let own = try await service.clientCredentials(transport: session.transport)
-                #expect(own.refreshToken == nil && !own.accessToken.isEmpty)
-                let wrong = OAuth2Client(clientID: "flowrun-service", clientSecret: "guess", endpoints: endpoints)
+                #expect(own.refreshToken == nil && !own.accessToken.revealed.isEmpty)
+                let wrong = OAuth2Client(clientID: "flowrun-service", clientSecret: Secret("guess"), endpoints: endpoints)
                 var refused: HTTPError?
                 do {
                     _ = try await wrong.clientCredentials(transport: session.transport)

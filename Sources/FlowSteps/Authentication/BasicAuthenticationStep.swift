@@ -73,7 +73,7 @@ struct BasicAuthenticationStep: BuiltinStep, LoggingOutStep {
             var credentials: BasicAuthenticator.Credentials?
             if let user = kept?["username"]?.string, let password = kept?["password"]?.string {
                 context.redactor.add(password)
-                credentials = BasicAuthenticator.Credentials(username: user, password: password)
+                credentials = BasicAuthenticator.Credentials(username: user, password: Secret(password))
             }
             let username = self.username
             let password = self.password
@@ -98,10 +98,10 @@ struct BasicAuthenticationStep: BuiltinStep, LoggingOutStep {
                         let name = try context.input.value("username", question: "User name: ")
                         let secret = try context.input.value("password", question: "Password: ", secret: true)
                         context.redactor.add(secret)
-                        return BasicAuthenticator.Credentials(username: name, password: secret)
+                        return BasicAuthenticator.Credentials(username: name, password: Secret(secret))
                     }
                     return BasicAuthenticator.Credentials(
-                        username: try context.resolve(username), password: try context.resolve(password))
+                        username: try context.resolve(username), password: Secret(try context.resolve(password)))
                 } catch {
                     throw HTTPError(error.code, error.message, transient: false)
                 }
@@ -117,7 +117,7 @@ struct BasicAuthenticationStep: BuiltinStep, LoggingOutStep {
                 )
             }
             var value: [(String, JSONValue)] = [
-                ("username", .string(sent.username)), ("password", .string(sent.password)),
+                ("username", .string(sent.username)), ("password", .string(sent.password.revealed)),
             ]
             if let user { value.append(("user", .string(user))) }
             if let backend = Authentication.configuredBackend(context) { value.append(("backend", .string(backend))) }

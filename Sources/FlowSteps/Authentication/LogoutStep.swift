@@ -28,7 +28,7 @@ struct LogoutStep: BuiltinStep {
             var authorization: String?
             for case let authenticator as OAuth2Authenticator in context.http.authenticators(method: "oauth2")
             where authenticator.origin == backend.origin {
-                if let tokens = authenticator.tokens { authorization = "Bearer \(tokens.accessToken)" }
+                if let tokens = authenticator.tokens { authorization = "Bearer \(tokens.accessToken.revealed)" }
                 do {
                     try await authenticator.revoke(transport: context.http.transport)
                 } catch {
@@ -38,8 +38,8 @@ struct LogoutStep: BuiltinStep {
             for case let authenticator as BasicAuthenticator in context.http.authenticators(method: "basic")
             where authenticator.origin == backend.origin {
                 if let credentials = authenticator.current {
-                    authorization =
-                        "Basic " + Data("\(credentials.username):\(credentials.password)".utf8).base64EncodedString()
+                    let pair = "\(credentials.username):\(credentials.password.revealed)"
+                    authorization = "Basic " + Data(pair.utf8).base64EncodedString()
                 }
                 authenticator.forget()
             }

@@ -111,7 +111,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
                 followed.token = follow(endpoints.token)
                 followed.revocation = endpoints.revocation.map(follow)
                 // A confidential client authenticates to revoke, with the secret the flow names (never kept).
-                let secret = clientSecret.flatMap { try? context.resolve($0) }
+                let secret = clientSecret.flatMap { try? context.resolve($0) }.map(Secret.init)
                 let client = OAuth2Client(clientID: kept.clientID ?? "", clientSecret: secret, endpoints: followed)
                 do {
                     if let refresh = tokens.refreshToken {
@@ -131,7 +131,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
                 {
                     components.queryItems =
                         (components.queryItems ?? [])
-                        + (tokens.idToken.map { [URLQueryItem(name: "id_token_hint", value: $0)] } ?? [])
+                        + (tokens.idToken.map { [URLQueryItem(name: "id_token_hint", value: $0.revealed)] } ?? [])
                     if let url = components.url {
                         _ = try? await transport.send(HTTPRequest(url: url)) { _, _ in .stop }
                     }
@@ -139,7 +139,8 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
             }
             if let backend = Authentication.keptBackend(context.kept, context: context) {
                 try await Authentication.endSession(
-                    backend: backend, authorization: kept.tokens.map { "Bearer \($0.accessToken)" }, context: context)
+                    backend: backend, authorization: kept.tokens.map { "Bearer \($0.accessToken.revealed)" },
+                    context: context)
                 context.http.removeAuthenticators(method: "oauth2", origin: backend.origin)
             }
             return .success
@@ -167,7 +168,8 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
             }
             guard let json, let access = json["accessToken"]?.string else { return }
             tokens = OAuth2Tokens(
-                accessToken: access, refreshToken: json["refreshToken"]?.string, idToken: json["idToken"]?.string,
+                accessToken: Secret(access), refreshToken: json["refreshToken"]?.string.map(Secret.init),
+                idToken: json["idToken"]?.string.map(Secret.init),
                 expiresAt: json["expiresAt"]?.string.flatMap(Double.init).map(Date.init(timeIntervalSince1970:)),
                 scope: json["scope"]?.string)
             user = json["user"]?.string
@@ -184,9 +186,10 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
         var json: JSONValue {
             var members: [(String, JSONValue)] = []
             if let tokens {
-                members.append(("accessToken", .string(tokens.accessToken)))
-                if let refresh = tokens.refreshToken { members.append(("refreshToken", .string(refresh))) }
-                if let id = tokens.idToken { members.append(("idToken", .string(id))) }
+                // Kept in the sealed store: the tokens are revealed here only.
+                members.append(("accessToken", .string(tokens.accessToken.revealed)))
+                if let refresh = tokens.refreshToken { members.append(("refreshToken", .string(refresh.revealed))) }
+                if let id = tokens.idToken { members.append(("idToken", .string(id.revealed))) }
                 if let expiry = tokens.expiresAt {
                     members.append(("expiresAt", .string(String(expiry.timeIntervalSince1970))))
                 }
@@ -249,7 +252,8 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
                 afterLogin: { tokens, transport throws(HTTPError) in
                     guard self.grant == .authorizationCode else { return }
                     try await Authentication.checkUser(
-                        expected: known.withLock { $0 }, authorization: "Bearer \(tokens.accessToken)", context: context,
+                        expected: known.withLock { $0 }, authorization: "Bearer \(tokens.accessToken.revealed)",
+                        context: context,
                         transport: transport)
                 })
             try Authentication.register(authenticator, context: context)
@@ -316,7 +320,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
         } else if case .list(let values)? = parameters?["scopes"] {
             scopes = values.compactMap(\.text)
         }
-        let secret = try clientSecret.map { text throws(StepFailure) in try context.resolve(text) }
+        let secret = try clientSecret.map { text throws(StepFailure) in Secret(try context.resolve(text)) }
         let redirect = redirectURL ?? url("redirectURL")
         guard grant == .clientCredentials || redirect != nil else {
             throw StepFailure(

@@ -117,7 +117,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep {
     /// Opens this onboarding's store with the current passcode, counting a wrong one; at the policy's retry
     /// limit the store is removed and the engine asked to reset the onboarding.
     /// Returns the store and the passcode that opened it.
-    private func open(_ context: StepContext) throws(StepFailure) -> (SecureStore, String?) {
+    private func open(_ context: StepContext) throws(StepFailure) -> (SecureStore, Secret?) {
         let path = path(context)
         let header = try Self.failure { () throws(StoreError) in try SecureStore.header(at: path) }
         // On a terminal a wrong passcode is asked again, up to the retry limit; otherwise each run is one try.
@@ -159,14 +159,14 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep {
     }
 
     /// The passcode that opens the store: the flow's `${env.NAME}`, or for `prompt` the input source.
-    private func currentPasscode(_ context: StepContext) throws(StepFailure) -> String {
+    private func currentPasscode(_ context: StepContext) throws(StepFailure) -> Secret {
         let value = passcode.text == "prompt"
             ? try context.input.value("passcode", question: "Store passcode: ", secret: true)
             : try context.resolve(passcode)
         // An empty passcode is a missing input, not a wrong try counted toward the reset.
         guard !value.isEmpty else { throw context.input.missing("passcode", secret: true) }
         context.redactor.add(value)
-        return value
+        return Secret(value)
     }
 
     /// A new passcode that follows `policy`: from `input` (given, or asked twice on a terminal, up to three
@@ -174,9 +174,9 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep {
     /// store without one.
     private func newPasscode(
         _ context: StepContext, policy: PasscodePolicy, input: String, allowNone: Bool = true
-    ) throws(StepFailure) -> String? {
+    ) throws(StepFailure) -> Secret? {
         if input == "passcode", passcode.text != "prompt" {
-            let value = try context.resolve(passcode)
+            let value = Secret(try context.resolve(passcode))
             try Self.check(value, against: policy)
             return value
         }
@@ -185,8 +185,9 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep {
         var attempts = 0
         while true {
             attempts += 1
-            let value = try context.input.newSecret(input, question: input == "passcode" ? "New store passcode: " : "New passcode: ")
-            context.redactor.add(value)
+            let typed = try context.input.newSecret(input, question: input == "passcode" ? "New store passcode: " : "New passcode: ")
+            context.redactor.add(typed)
+            let value = Secret(typed)
             let broken = policy.violations(of: value)
             if broken.isEmpty { return value }
             guard given == nil, context.input.interactive, attempts < 3 else { try Self.check(value, against: policy); return value }
@@ -199,7 +200,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep {
     /// Returns the new passcode.
     private func replacePasscode(
         of store: inout SecureStore, context: StepContext, policy: PasscodePolicy, reason: String
-    ) throws(StepFailure) -> String {
+    ) throws(StepFailure) -> Secret {
         let given = try context.input.given("new-passcode", secret: true)
         guard context.input.interactive || given != nil else {
             throw StepFailure(
@@ -216,7 +217,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep {
         return new
     }
 
-    static func check(_ passcode: String, against policy: PasscodePolicy) throws(StepFailure) {
+    static func check(_ passcode: Secret, against policy: PasscodePolicy) throws(StepFailure) {
         let broken = policy.violations(of: passcode)
         guard broken.isEmpty else {
             throw StepFailure("passcode-policy", "the passcode does not follow the passcode policy: " + broken.joined(separator: "; "))
@@ -291,12 +292,12 @@ final class StoreVault: KeptStateVault {
     private let finalPath: String
     private let stem: (name: String, extension: String)
     private let isNew: Bool
-    private let current: String?
+    private let current: Secret?
     private let input: InputSource
     private let redactor: Redactor
 
-    init(store: SecureStore, finalPath: String, stem: (name: String, extension: String), passcode: String?, isNew: Bool,
-         input: InputSource, redactor: Redactor, current: String? = nil) {
+    init(store: SecureStore, finalPath: String, stem: (name: String, extension: String), passcode: Secret?, isNew: Bool,
+         input: InputSource, redactor: Redactor, current: Secret? = nil) {
         self.store = Mutex(store)
         self.finalPath = finalPath
         self.stem = stem
@@ -367,8 +368,9 @@ final class StoreVault: KeptStateVault {
                 "passcode-change-required",
                 "\(reason): change it with `flowrun run FLOW --mode change-passcode` (or give FLOWRUN_INPUT_NEW_PASSCODE), then restore")
         }
-        let new = try input.newSecret("new-passcode", question: "New passcode: ")
-        redactor.add(new)
+        let typed = try input.newSecret("new-passcode", question: "New passcode: ")
+        redactor.add(typed)
+        let new = Secret(typed)
         try StoreManagerStep.check(new, against: policy)
         try StoreManagerStep.failure { () throws(StoreError) in try store.changePasscode(to: new, policy: policy) }
     }

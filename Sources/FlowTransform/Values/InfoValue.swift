@@ -1,21 +1,5 @@
 public import FlowDescriptor
 
-/// A string that is never shown: it prints, traces, dumps and renders as `<redacted>`; only ``revealed``, named
-/// where the value must go on the wire or into the sealed store, gives it.
-public struct Secret: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// The secret itself, for the one place that must send it (a request body, a key derivation).
-    public let revealed: String
-
-    public init(_ value: String) {
-        revealed = value
-    }
-
-    public var description: String { "<redacted>" }
-    public var debugDescription: String { "<redacted>" }
-    /// No children: `dump` and `Mirror` show `<redacted>`, not the stored value.
-    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
-}
-
 /// A value in the flow's info dictionary: the typed result of a transformer or a step.
 public indirect enum InfoValue: Sendable, Hashable {
     case null
