@@ -15,7 +15,7 @@ extension ProcessSuites {
             """
 
         /// `--config -` stops reading at the file limit: the writer of an endless stream meets a closed pipe.
-        @Test(.timeLimit(.minutes(2)))
+        @Test(.activeTimeLimit(.seconds(120)))
         func configurationFromStandardInputIsHeldToTheFileLimit() async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }
@@ -34,7 +34,7 @@ extension ProcessSuites {
         }
 
         /// A FIFO no one writes to is refused at once by every command that reads a file, and skipped by the walk.
-        @Test(.timeLimit(.minutes(2)))
+        @Test(.activeTimeLimit(.seconds(120)))
         func aFIFOIsRefusedWithoutWaitingForAWriter() async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }

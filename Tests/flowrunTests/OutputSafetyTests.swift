@@ -143,7 +143,8 @@ extension ProcessSuites {
     /// One writer at a time in a state folder.
     @Suite("The state folder's lock, as a process")
     struct StateLockTests {
-        /// The step says it has started, then waits for a file named `go`.
+        /// The step says it has started, then waits for a file named `go` (long enough for the second run to wait
+        /// for a process slot on a busy machine).
         static let flow = """
             flowrun: 1
             name: hold
@@ -151,7 +152,7 @@ extension ProcessSuites {
               hold:
                 uses: command
                 with: {run: [sh, -c, "touch started; while [ ! -e go ]; do sleep 0.05; done; echo '{}'"]}
-            flows: {onboard: [hold], restore: [hold]}
+            flows: {onboard: [{step: hold, timeout: 10m}], restore: [{step: hold, timeout: 10m}]}
 
             """
 
