@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <string.h>
@@ -21,6 +22,14 @@ static void on_stop_signal(int number) {
     unsigned char byte = (unsigned char)number;
     if (stop_signal_fd >= 0) (void)write(stop_signal_fd, &byte, 1);
     errno = saved;
+}
+
+int cspawn_unblock_stop_signals(void) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    return pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 }
 
 int cspawn_catch_stop_signals(int fd) {

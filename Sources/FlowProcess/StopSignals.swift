@@ -4,10 +4,10 @@ import Synchronization
 
 /// SIGINT (Ctrl-C) and SIGTERM as a call to a handler instead of the default exit.
 ///
-/// A real signal handler writes the signal's number to a pipe, and a thread of its own reads it and calls the
-/// handler. A dispatch signal source with the signal set to ignored was used before: on Linux it lost a signal that
-/// the kernel delivered to a thread that did not block it, so a Ctrl-C just after a run's first line was sometimes
-/// ignored and the run went on.
+/// A real signal handler writes the signal's number to a pipe, and a thread of its own, which unblocks the two
+/// signals, reads it and calls the handler. Swift's pool threads (libdispatch's workers) block SIGINT and SIGTERM,
+/// and so does every thread started from one: when no thread took them, a Ctrl-C just after a run's first line
+/// stayed pending and the run went on to its end (a dispatch signal source, used before, had the same gap).
 public enum StopSignals {
     private static let handler = Mutex<(@Sendable (Int32) -> Void)?>(nil)
     private static let installed = Mutex(false)
@@ -24,6 +24,9 @@ public enum StopSignals {
             _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
             let reader = ends[0]
             Thread.detachNewThread {
+                // Threads started from Swift's pool block these signals; this one takes them, so a signal
+                // never waits for ever for a thread that would.
+                _ = cspawn_unblock_stop_signals()
                 var byte: UInt8 = 0
                 while true {
                     let count = read(reader, &byte, 1)

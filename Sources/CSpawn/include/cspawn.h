@@ -17,4 +17,9 @@ int cspawn_addclosefrom(posix_spawn_file_actions_t *actions, int lowest);
 /// block it; a handler cannot.)
 int cspawn_catch_stop_signals(int fd);
 
+/// Unblocks SIGINT and SIGTERM in the calling thread. The threads of Swift's pool (libdispatch's workers) block
+/// them, and so does every thread started from one; with no thread that takes them, a signal stays pending for
+/// ever. The thread that reads the handler's pipe calls this, so there is always one.
+int cspawn_unblock_stop_signals(void);
+
 #endif
