@@ -131,11 +131,12 @@ struct EngineTests {
         let trace = MemoryTrace()
         let clock = TestClock()
         let run = Task { await fixture.run(.onboard, trace: trace, clock: clock) }
-        // Past the deadline (not onto it), so a watchdog that starts sleeping after the move still wakes at once.
-        _ = try await fixture.lines(1, in: "children")
-        await clock.advance(by: .milliseconds(250))
-        _ = try await fixture.lines(2, in: "children")
-        await clock.advance(by: .milliseconds(250))
+        // Each try's program is moved past its deadline (not onto it) for as long as it runs: the event awaited is
+        // its end, and a move the watchdog did not see yet is made again, never one past a program not yet started.
+        let first = try #require(Int32(try await fixture.lines(1, in: "children")[0]))
+        try await Self.advance(clock, whileRunning: first)
+        let second = try #require(Int32(try await fixture.lines(2, in: "children")[1]))
+        try await Self.advance(clock, whileRunning: second)
         let report = await run.value
         guard case .failed(let failure, _, _) = report.result else { Issue.record("expected a timeout"); return }
         #expect(failure.code == "timeout")
@@ -146,6 +147,20 @@ struct EngineTests {
             .split(separator: "\n").compactMap { Int32($0) }
         #expect(children.count == 2)
         try await expectGone(children)
+    }
+
+    /// Moves `clock` on by 250 ms, again every 20 ms while process `pid` is alive (the bound guards against a hang).
+    static func advance(_ clock: TestClock<Duration>, whileRunning pid: Int32) async throws {
+        for _ in 0..<3000 where kill(pid, 0) == 0 && !isZombie(pid) {
+            await clock.advance(by: .milliseconds(250))
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    static func isZombie(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return true }
+        return stat[stat.index(after: close)...].split(separator: " ").first == "Z"
     }
 
     /// A program that prints without end is stopped once its output passes the limit, and the step fails
