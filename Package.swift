@@ -136,7 +136,8 @@ let package = Package(
         .target(
             name: "FlowSteps",
             dependencies: [
-                "FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowEngine", "FlowConfig", "FlowHTTP", "FlowTransform", "FlowStore",
+                "FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowEngine", "FlowConfig", "FlowHTTP", "FlowTransform",
+                "FlowStore",
                 "FlowAuth", "FlowProcess",
             ],
             swiftSettings: strictSettings
@@ -144,7 +145,8 @@ let package = Package(
         .executableTarget(
             name: "flowrun",
             dependencies: [
-                "FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowTransform", "FlowEngine", "FlowSteps", "FlowEmulator",
+                "FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowTransform", "FlowEngine", "FlowSteps",
+                "FlowEmulator",
                 "FlowProcess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -173,7 +175,8 @@ let package = Package(
         .testTarget(
             name: "FlowEngineTests",
             dependencies: [
-                "FlowEngine", "FlowConfig", "FlowSteps", "FlowTransform", "FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowEmulator",
+                "FlowEngine", "FlowConfig", "FlowSteps", "FlowTransform", "FlowDescriptor", "FlowCatalog", "FlowCheck",
+                "FlowEmulator",
                 "FlowHTTP", .product(name: "Clocks", package: "swift-clocks"),
             ],
             swiftSettings: strictSettings
@@ -181,7 +184,8 @@ let package = Package(
         .testTarget(
             name: "FlowStepsTests",
             dependencies: [
-                "FlowSteps", "FlowEngine", "FlowConfig", "FlowTransform", "FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowEmulator",
+                "FlowSteps", "FlowEngine", "FlowConfig", "FlowTransform", "FlowDescriptor", "FlowCatalog", "FlowCheck",
+                "FlowEmulator",
                 "FlowHTTP", "FlowStore",
             ],
             swiftSettings: strictSettings
@@ -221,7 +225,8 @@ let package = Package(
         .testTarget(
             name: "flowrunTests",
             dependencies: [
-                "flowrun", "FlowCheck", "FlowCatalog", "FlowDescriptor", "FlowSteps", "FlowStore", "FlowAuth", "FlowHTTP",
+                "flowrun", "FlowCheck", "FlowCatalog", "FlowDescriptor", "FlowSteps", "FlowStore", "FlowAuth",
+                "FlowHTTP",
                 "FlowProcess",
             ],
             swiftSettings: strictSettings

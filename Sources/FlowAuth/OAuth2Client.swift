@@ -219,7 +219,9 @@ public struct OAuth2Client: Sendable {
 
     /// Checks `token`; returns its subject, or `nil` when the provider publishes no keys or issuer to check with.
     @discardableResult
-    private func verifyIDToken(_ token: String, nonce: String?, transport: HTTPTransport) async throws(HTTPError)
+    private func verifyIDToken(
+        _ token: String, nonce: String?, transport: HTTPTransport
+    ) async throws(HTTPError)
         -> String?
     {
         guard let keys = endpoints.jwks, let issuer = endpoints.issuer else { return nil }

@@ -16,10 +16,12 @@ extension OAuth2Client: CustomStringConvertible, CustomDebugStringConvertible, C
     public var debugDescription: String { description }
 
     public var customMirror: Mirror {
-        Mirror(self, children: [
-            "clientID": clientID, "clientSecret": clientSecret.map { _ in redacted } as Any, "endpoints": endpoints,
-            "scopes": scopes,
-        ], displayStyle: .struct)
+        Mirror(
+            self,
+            children: [
+                "clientID": clientID, "clientSecret": clientSecret.map { _ in redacted } as Any, "endpoints": endpoints,
+                "scopes": scopes,
+            ], displayStyle: .struct)
     }
 }
 
@@ -27,8 +29,9 @@ extension AuthorizationRequest: CustomStringConvertible, CustomDebugStringConver
     public var description: String { "AuthorizationRequest(state: \(redacted), verifier: \(redacted))" }
     public var debugDescription: String { description }
     public var customMirror: Mirror {
-        Mirror(self, children: ["state": redacted, "verifier": redacted, "nonce": nonce.map { _ in redacted } as Any],
-               displayStyle: .struct)
+        Mirror(
+            self, children: ["state": redacted, "verifier": redacted, "nonce": nonce.map { _ in redacted } as Any],
+            displayStyle: .struct)
     }
 }
 

@@ -66,8 +66,9 @@ public struct BuiltinParameters: Sendable {
     /// - Throws: ``ParameterProblem`` when it is missing or not a scalar.
     public func requiredText(_ name: String) throws(ParameterProblem) -> String {
         guard let text = try text(name) else {
-            throw ParameterProblem("Expected to find parameter `\(name)` in \(owner), but it is missing.", at: location,
-                                   path: path.appending(name), missing: true)
+            throw ParameterProblem(
+                "Expected to find parameter `\(name)` in \(owner), but it is missing.", at: location,
+                path: path.appending(name), missing: true)
         }
         return text
     }
@@ -79,7 +80,8 @@ public struct BuiltinParameters: Sendable {
         guard let text = try text(name) else { return nil }
         guard let choice = Choice(rawValue: text) else {
             let location = node(name)?.value.location ?? self.location
-            throw ParameterProblem("Unknown value `\(text)` for `\(name)` in \(owner).", at: location, path: path.appending(name))
+            throw ParameterProblem(
+                "Unknown value `\(text)` for `\(name)` in \(owner).", at: location, path: path.appending(name))
         }
         return choice
     }
@@ -92,8 +94,9 @@ public struct BuiltinParameters: Sendable {
         var result: [String] = []
         for element in elements {
             guard let text = element.scalar?.text, !element.isNull else {
-                throw ParameterProblem("Expected the elements of `\(name)` in \(owner) to be strings, found \(element.kindDescription).",
-                                       at: element.location, path: entry.path)
+                throw ParameterProblem(
+                    "Expected the elements of `\(name)` in \(owner) to be strings, found \(element.kindDescription).",
+                    at: element.location, path: entry.path)
             }
             result.append(text)
         }
@@ -108,7 +111,9 @@ public struct BuiltinParameters: Sendable {
         var result: [(key: Located<String>, value: Node)] = []
         for pair in pairs {
             guard let key = pair.key.scalar?.text else {
-                throw ParameterProblem("Expected the keys of `\(name)` in \(owner) to be strings.", at: pair.key.location, path: entry.path)
+                throw ParameterProblem(
+                    "Expected the keys of `\(name)` in \(owner) to be strings.", at: pair.key.location, path: entry.path
+                )
             }
             result.append((Located(key, at: pair.key.location), pair.value))
         }
@@ -121,8 +126,9 @@ public struct BuiltinParameters: Sendable {
         var result: [(key: String, value: String)] = []
         for (key, value) in try mapping(name) {
             guard let text = value.scalar?.text, !value.isNull else {
-                throw ParameterProblem("Expected `\(name).\(key.value)` in \(owner) to be a string, found \(value.kindDescription).",
-                                       at: value.location, path: path.appending(name).appending(key.value))
+                throw ParameterProblem(
+                    "Expected `\(name).\(key.value)` in \(owner) to be a string, found \(value.kindDescription).",
+                    at: value.location, path: path.appending(name).appending(key.value))
             }
             result.append((key.value, text))
         }
@@ -135,7 +141,8 @@ public struct BuiltinParameters: Sendable {
     }
 
     private func problem(_ entry: Parameter, expected: String) -> ParameterProblem {
-        ParameterProblem("Expected `\(entry.name.value)` in \(owner) to be \(expected), found \(entry.value.kindDescription).",
-                         at: entry.value.location, path: entry.path)
+        ParameterProblem(
+            "Expected `\(entry.name.value)` in \(owner) to be \(expected), found \(entry.value.kindDescription).",
+            at: entry.value.location, path: entry.path)
     }
 }

@@ -18,7 +18,8 @@ public struct Catalog: Sendable {
 
     /// A catalog of these tables; names and aliases are indexed once.
     public init(
-        steps: [StepSpec], transformers: [TransformerSpec], providers: [ProviderSpec], keys: [BuiltinKey], records: [RecordSpec]
+        steps: [StepSpec], transformers: [TransformerSpec], providers: [ProviderSpec], keys: [BuiltinKey],
+        records: [RecordSpec]
     ) {
         self.steps = steps
         self.transformers = transformers
@@ -41,7 +42,9 @@ public struct Catalog: Sendable {
     /// The value type the conversion named `name` (or with that alias) produces; `nil` when `name` names no
     /// conversion. Reads only the kind, without copying the transformer's whole description.
     public func conversionType(named name: String) -> ValueType? {
-        guard let position = index.transformers[name], case .conversion(let type) = transformers[position].kind else { return nil }
+        guard let position = index.transformers[name], case .conversion(let type) = transformers[position].kind else {
+            return nil
+        }
         return type
     }
 
@@ -69,11 +72,15 @@ public struct Catalog: Sendable {
 
         init(_ catalog: Catalog) {
             self.init(
-                steps: catalog.steps, transformers: catalog.transformers, providers: catalog.providers, keys: catalog.keys,
+                steps: catalog.steps, transformers: catalog.transformers, providers: catalog.providers,
+                keys: catalog.keys,
                 records: catalog.records)
         }
 
-        init(steps: [StepSpec], transformers: [TransformerSpec], providers: [ProviderSpec], keys: [BuiltinKey], records: [RecordSpec]) {
+        init(
+            steps: [StepSpec], transformers: [TransformerSpec], providers: [ProviderSpec], keys: [BuiltinKey],
+            records: [RecordSpec]
+        ) {
             self.steps = Self.positions(steps.map { [$0.name] + $0.aliases })
             self.transformers = Self.positions(transformers.map { [$0.name] + $0.aliases })
             self.providers = Self.positions(providers.map { [$0.name] + $0.aliases })
@@ -98,68 +105,108 @@ public struct Catalog: Sendable {
     public var typeNames: [String] { ValueType.baseTypes.keys.sorted() + records.flatMap { [$0.name] + $0.aliases } }
 }
 
-
 extension Catalog {
     /// The info keys every flow may use without declaring them: the info model, shared by all built-ins.
     public static let builtinKeys: [BuiltinKey] = [
         BuiltinKey(name: "onboardingID", type: .string, summary: "The onboarding's UUID, kept in the state folder."),
-        BuiltinKey(name: "configuration", type: .value, summary: "The configuration document the loader found, before transformation."),
+        BuiltinKey(
+            name: "configuration", type: .value,
+            summary: "The configuration document the loader found, before transformation."),
         BuiltinKey(name: "backendURL", type: .url, summary: "The backend: `protocol://host[:port]`."),
-        BuiltinKey(name: "authenticationURL", type: .url, summary: "The URL of the validating request that triggers authentication."),
+        BuiltinKey(
+            name: "authenticationURL", type: .url,
+            summary: "The URL of the validating request that triggers authentication."),
         BuiltinKey(name: "applicationID", type: .string, summary: "The application's ID on the backend."),
         BuiltinKey(name: "deviceID", type: .string, summary: "The device ID sent as `X-SMP-DEVICEID`."),
-        BuiltinKey(name: "authenticationMethod", type: .string, summary: "The method in the configuration: `basic`, `oauth2`, `oauth2-client-credentials`, `saml` or `none`."),
-        BuiltinKey(name: "settingsParameters", type: .record("settings-parameters"), summary: "Backend URL, application ID and version, device ID."),
-        BuiltinKey(name: "oauth2Parameters", type: .record("oauth2-parameters"), summary: "OAuth 2.0 authorization code parameters."),
-        BuiltinKey(name: "oauth2ClientCredentialsParameters", type: .record("oauth2-client-credentials-parameters"), summary: "OAuth 2.0 client credentials parameters."),
+        BuiltinKey(
+            name: "authenticationMethod", type: .string,
+            summary:
+                "The method in the configuration: `basic`, `oauth2`, `oauth2-client-credentials`, `saml` or `none`."),
+        BuiltinKey(
+            name: "settingsParameters", type: .record("settings-parameters"),
+            summary: "Backend URL, application ID and version, device ID."),
+        BuiltinKey(
+            name: "oauth2Parameters", type: .record("oauth2-parameters"),
+            summary: "OAuth 2.0 authorization code parameters."),
+        BuiltinKey(
+            name: "oauth2ClientCredentialsParameters", type: .record("oauth2-client-credentials-parameters"),
+            summary: "OAuth 2.0 client credentials parameters."),
         BuiltinKey(name: "samlParameters", type: .record("saml-parameters"), summary: "SAML 2.0 parameters."),
         BuiltinKey(name: "otpParameters", type: .record("otp-parameters"), summary: "OTP form parameters."),
-        BuiltinKey(name: "passcodePolicy", type: .record("passcode-policy"), summary: "The passcode policy from the settings."),
-        BuiltinKey(name: "logSettings", type: .record("log-settings"), summary: "The log settings; they set the log level."),
-        BuiltinKey(name: "featureVectorPolicies", type: .record("feature-vector-policies"), summary: "Feature vector policies."),
+        BuiltinKey(
+            name: "passcodePolicy", type: .record("passcode-policy"), summary: "The passcode policy from the settings."),
+        BuiltinKey(
+            name: "logSettings", type: .record("log-settings"), summary: "The log settings; they set the log level."),
+        BuiltinKey(
+            name: "featureVectorPolicies", type: .record("feature-vector-policies"), summary: "Feature vector policies."
+        ),
         BuiltinKey(name: "store", type: .record("store"), summary: "The open encrypted store."),
     ]
 
     /// The built-in record types (`oauth2-parameters`, `passcode-policy`, ...).
     public static let builtinRecords: [RecordSpec] = [
-        RecordSpec(name: "oauth2-parameters", aliases: ["OAuth2AuthenticationParameters"], summary: "OAuth 2.0 authorization code parameters.", fields: [
-            .init(name: "authorizationEndpointURL", type: .url), .init(name: "tokenEndpointURL", type: .url),
-            .init(name: "clientID", type: .string), .init(name: "redirectURL", type: .url),
-            .init(name: "scopes", type: .list(.string), optional: true),
-        ]),
-        RecordSpec(name: "oauth2-client-credentials-parameters", aliases: ["OAuth2ClientCredentialsAuthenticationParameters"], summary: "OAuth 2.0 client credentials parameters.", fields: [
-            .init(name: "tokenEndpointURL", type: .url), .init(name: "clientID", type: .string),
-            .init(name: "scopes", type: .list(.string), optional: true),
-        ]),
-        RecordSpec(name: "saml-parameters", aliases: ["SAMLAuthenticationParameters"], summary: "SAML 2.0 parameters.", fields: [
-            .init(name: "authenticationEndpoint", type: .url), .init(name: "finishEndpoint", type: .url),
-            .init(name: "challengeHeaderName", type: .string, optional: true),
-        ]),
-        RecordSpec(name: "otp-parameters", aliases: ["OTPParameters"], summary: "OTP form parameters.", fields: [
-            .init(name: "authorizationEndpointURL", type: .url), .init(name: "finishEndpointURL", type: .url),
-        ]),
-        RecordSpec(name: "settings-parameters", aliases: ["SAPcpmsSettingsParameters"], summary: "Backend parameters.", fields: [
-            .init(name: "backendURL", type: .url), .init(name: "applicationID", type: .string),
-            .init(name: "applicationVersion", type: .string, optional: true), .init(name: "deviceID", type: .string, optional: true),
-        ]),
-        RecordSpec(name: "passcode-policy", aliases: ["FUIPasscodePolicy"], summary: "Passcode policy.", fields: [
-            .init(name: "enabled", type: .bool), .init(name: "minLength", type: .int), .init(name: "digitRequired", type: .bool),
-            .init(name: "lowerRequired", type: .bool), .init(name: "upperRequired", type: .bool),
-            .init(name: "specialRequired", type: .bool), .init(name: "minUniqueChars", type: .int),
-            .init(name: "retryLimit", type: .int), .init(name: "lockTimeout", type: .int),
-            .init(name: "expiresInDays", type: .int), .init(name: "defaultPasswordAllowed", type: .bool),
-            .init(name: "fingerprintEnabled", type: .bool), .init(name: "digitsOnly", type: .bool),
-        ]),
-        RecordSpec(name: "log-settings", aliases: ["SAPcpmsLogSettings"], summary: "Log settings.", fields: [
-            .init(name: "enabled", type: .bool), .init(name: "level", type: .string), .init(name: "entryExpiry", type: .int),
-        ]),
-        RecordSpec(name: "feature-vector-policies", aliases: [], summary: "Feature vector policies.", fields: [
-            .init(name: "allEnabled", type: .bool),
-        ]),
-        RecordSpec(name: "user-identity-parameters", aliases: ["SAPcpmsUserIdentityConfigurationParameters"], summary: "Certificate service endpoints.", fields: [
-            .init(name: "attributesEndpoint", type: .url), .init(name: "requestEndpoint", type: .url),
-            .init(name: "retireEndpoint", type: .url), .init(name: "publicKeyPinSet", type: .list(.string)),
-        ]),
+        RecordSpec(
+            name: "oauth2-parameters", aliases: ["OAuth2AuthenticationParameters"],
+            summary: "OAuth 2.0 authorization code parameters.",
+            fields: [
+                .init(name: "authorizationEndpointURL", type: .url), .init(name: "tokenEndpointURL", type: .url),
+                .init(name: "clientID", type: .string), .init(name: "redirectURL", type: .url),
+                .init(name: "scopes", type: .list(.string), optional: true),
+            ]),
+        RecordSpec(
+            name: "oauth2-client-credentials-parameters", aliases: ["OAuth2ClientCredentialsAuthenticationParameters"],
+            summary: "OAuth 2.0 client credentials parameters.",
+            fields: [
+                .init(name: "tokenEndpointURL", type: .url), .init(name: "clientID", type: .string),
+                .init(name: "scopes", type: .list(.string), optional: true),
+            ]),
+        RecordSpec(
+            name: "saml-parameters", aliases: ["SAMLAuthenticationParameters"], summary: "SAML 2.0 parameters.",
+            fields: [
+                .init(name: "authenticationEndpoint", type: .url), .init(name: "finishEndpoint", type: .url),
+                .init(name: "challengeHeaderName", type: .string, optional: true),
+            ]),
+        RecordSpec(
+            name: "otp-parameters", aliases: ["OTPParameters"], summary: "OTP form parameters.",
+            fields: [
+                .init(name: "authorizationEndpointURL", type: .url), .init(name: "finishEndpointURL", type: .url),
+            ]),
+        RecordSpec(
+            name: "settings-parameters", aliases: ["SAPcpmsSettingsParameters"], summary: "Backend parameters.",
+            fields: [
+                .init(name: "backendURL", type: .url), .init(name: "applicationID", type: .string),
+                .init(name: "applicationVersion", type: .string, optional: true),
+                .init(name: "deviceID", type: .string, optional: true),
+            ]),
+        RecordSpec(
+            name: "passcode-policy", aliases: ["FUIPasscodePolicy"], summary: "Passcode policy.",
+            fields: [
+                .init(name: "enabled", type: .bool), .init(name: "minLength", type: .int),
+                .init(name: "digitRequired", type: .bool),
+                .init(name: "lowerRequired", type: .bool), .init(name: "upperRequired", type: .bool),
+                .init(name: "specialRequired", type: .bool), .init(name: "minUniqueChars", type: .int),
+                .init(name: "retryLimit", type: .int), .init(name: "lockTimeout", type: .int),
+                .init(name: "expiresInDays", type: .int), .init(name: "defaultPasswordAllowed", type: .bool),
+                .init(name: "fingerprintEnabled", type: .bool), .init(name: "digitsOnly", type: .bool),
+            ]),
+        RecordSpec(
+            name: "log-settings", aliases: ["SAPcpmsLogSettings"], summary: "Log settings.",
+            fields: [
+                .init(name: "enabled", type: .bool), .init(name: "level", type: .string),
+                .init(name: "entryExpiry", type: .int),
+            ]),
+        RecordSpec(
+            name: "feature-vector-policies", aliases: [], summary: "Feature vector policies.",
+            fields: [
+                .init(name: "allEnabled", type: .bool)
+            ]),
+        RecordSpec(
+            name: "user-identity-parameters", aliases: ["SAPcpmsUserIdentityConfigurationParameters"],
+            summary: "Certificate service endpoints.",
+            fields: [
+                .init(name: "attributesEndpoint", type: .url), .init(name: "requestEndpoint", type: .url),
+                .init(name: "retireEndpoint", type: .url), .init(name: "publicKeyPinSet", type: .list(.string)),
+            ]),
         RecordSpec(name: "store", aliases: [], summary: "An open encrypted store.", fields: []),
     ]
 

@@ -70,7 +70,9 @@ public struct ParameterSpec: Sendable, Hashable {
     public var summary: String
 
     /// A parameter whose default, if any, is a value.
-    public init(_ name: String, _ type: ParameterType, required: Bool = false, default value: String? = nil, _ summary: String) {
+    public init(
+        _ name: String, _ type: ParameterType, required: Bool = false, default value: String? = nil, _ summary: String
+    ) {
         self.init(name, type, required: required, defaultValue: value.map(ParameterDefault.value), summary)
     }
 
@@ -79,7 +81,9 @@ public struct ParameterSpec: Sendable, Hashable {
         self.init(name, type, required: false, defaultValue: .derived(derived), summary)
     }
 
-    private init(_ name: String, _ type: ParameterType, required: Bool, defaultValue: ParameterDefault?, _ summary: String) {
+    private init(
+        _ name: String, _ type: ParameterType, required: Bool, defaultValue: ParameterDefault?, _ summary: String
+    ) {
         self.name = name
         self.type = type
         self.required = required
@@ -102,7 +106,10 @@ public struct KeySpec: Sendable, Hashable {
         public var values: [String]
     }
 
-    public init(_ name: String, _ type: ValueType, optional: Bool = false, when parameter: String? = nil, is values: [String] = []) {
+    public init(
+        _ name: String, _ type: ValueType, optional: Bool = false, when parameter: String? = nil,
+        is values: [String] = []
+    ) {
         self.name = name
         self.type = type
         self.optional = optional
@@ -153,9 +160,11 @@ public struct StepSpec: Sendable, Hashable {
     /// A step's description: what it takes, requires and provides. Custom steps registered through
     /// `StepRegistry.register` describe themselves with one.
     public init(
-        name: String, aliases: [String] = [], summary: String, parameters: [ParameterSpec] = [], requires: [KeySpec] = [],
+        name: String, aliases: [String] = [], summary: String, parameters: [ParameterSpec] = [],
+        requires: [KeySpec] = [],
         provides: [KeySpec] = [], waits: WaitKind, providesTransformKeys: Bool = false, opensStore: Bool = false,
-        requiresFromParameter: String? = nil, providesFromParameter: String? = nil, authenticates: [AuthenticationMethod] = []
+        requiresFromParameter: String? = nil, providesFromParameter: String? = nil,
+        authenticates: [AuthenticationMethod] = []
     ) {
         self.name = name
         self.aliases = aliases
@@ -218,7 +227,8 @@ public struct ProviderSpec: Sendable, Hashable {
     public var inputs: [String]
 
     public init(
-        name: String, aliases: [String] = [], summary: String, parameters: [ParameterSpec] = [], primaryParameter: String? = nil,
+        name: String, aliases: [String] = [], summary: String, parameters: [ParameterSpec] = [],
+        primaryParameter: String? = nil,
         inputs: [String] = []
     ) {
         self.name = name

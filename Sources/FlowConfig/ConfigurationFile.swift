@@ -10,7 +10,8 @@ enum ConfigurationFile {
         if path.lowercased().hasSuffix(".plist") { return readPropertyList(path) }
         let result = DocumentReader.read(path: path)
         guard let root = result.root, result.diagnostics.isEmpty else {
-            let problem = result.diagnostics.first.map { "\($0.location.map { "\($0): " } ?? "")\($0.message)" } ?? "unreadable"
+            let problem =
+                result.diagnostics.first.map { "\($0.location.map { "\($0): " } ?? "")\($0.message)" } ?? "unreadable"
             return .failed(problem, transient: false)
         }
         guard root.pairs != nil else { return .failed("\(path): the document is not a JSON object", transient: false) }
@@ -20,7 +21,8 @@ enum ConfigurationFile {
     /// The JSON object at `url`; a 404 is a provider with nothing to offer.
     static func fetch(_ url: URL, context: StepContext, what: String) async -> ProviderAnswer {
         do throws(StepFailure) {
-            let response = try await Backend.fetch(HTTPRequest(url: url, headers: [("Accept", "application/json")]), context: context, what: what)
+            let response = try await Backend.fetch(
+                HTTPRequest(url: url, headers: [("Accept", "application/json")]), context: context, what: what)
             return .found(try Backend.json(response, what: what), source: url.absoluteString)
         } catch {
             if error.code == "http-404" { return .nothing("\(what): not found") }
@@ -31,14 +33,18 @@ enum ConfigurationFile {
     /// A property list (`ConfigurationProvider.plist` of assistant-generated apps), XML or binary, read with
     /// Foundation and turned into the same tree as JSON (a property list has no line numbers to keep).
     private static func readPropertyList(_ path: String) -> ProviderAnswer {
-        guard let data = FileManager.default.contents(atPath: path) else { return .failed("\(path): cannot be read", transient: false) }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            return .failed("\(path): cannot be read", transient: false)
+        }
         let object: Any
         do {
             object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
         } catch {
             return .failed("\(path): not a property list: \(error.localizedDescription)", transient: false)
         }
-        guard let dictionary = object as? [String: Any] else { return .failed("\(path): the property list is not a dictionary", transient: false) }
+        guard let dictionary = object as? [String: Any] else {
+            return .failed("\(path): the property list is not a dictionary", transient: false)
+        }
         let text = propertyListJSON(dictionary).rendered(pretty: false)
         guard let root = DocumentReader.read(bytes: Array(text.utf8), file: path, format: .json).root else {
             return .failed("\(path): cannot be converted", transient: false)
@@ -51,9 +57,11 @@ enum ConfigurationFile {
         case let text as String: return .string(text)
         case let flag as Bool where type(of: value) == Bool.self: return .bool(flag)
         case let number as Int: return .int(number)
-        case let number as Double: return number == number.rounded() && abs(number) < 1e15 ? .int(Int(number)) : .double(number)
+        case let number as Double:
+            return number == number.rounded() && abs(number) < 1e15 ? .int(Int(number)) : .double(number)
         case let array as [Any]: return .array(array.map(propertyListJSON))
-        case let dictionary as [String: Any]: return .object(dictionary.keys.sorted().map { ($0, propertyListJSON(dictionary[$0]!)) })
+        case let dictionary as [String: Any]:
+            return .object(dictionary.keys.sorted().map { ($0, propertyListJSON(dictionary[$0]!)) })
         case let date as Date: return .string(date.ISO8601Format())
         case let data as Data: return .string(data.base64EncodedString())
         default: return .string("\(value)")

@@ -44,9 +44,13 @@ public struct ConfigurationLoader: Sendable {
         // What the person can do something about comes first: the input they did not give.
         if let missingInput {
             let others = reports.isEmpty ? "" : "; the other providers: " + reports.joined(separator: "; ")
-            throw StepFailure("missing-input", "\(missingInput.message) (the `\(missingInput.provider)` provider asks for it\(others))")
+            throw StepFailure(
+                "missing-input",
+                "\(missingInput.message) (the `\(missingInput.provider)` provider asks for it\(others))")
         }
-        throw StepFailure("no-configuration", "no provider yielded a configuration (" + reports.joined(separator: "; ") + ")", transient: transient)
+        throw StepFailure(
+            "no-configuration", "no provider yielded a configuration (" + reports.joined(separator: "; ") + ")",
+            transient: transient)
     }
 
     /// With `--emulator`, a configuration's `host`, `port` and `protocol` point at the emulator, and so do the URLs
@@ -67,8 +71,10 @@ public struct ConfigurationLoader: Sendable {
             Node(.scalar(Scalar(text, style: quoted ? .doubleQuoted : .plain)), at: node.location)
         }
         replaced.append(Pair(key: scalar("host", quoted: true), value: scalar(host, quoted: true)))
-        replaced.append(Pair(key: scalar("port", quoted: true), value: scalar(String(override.port ?? 443), quoted: false)))
-        replaced.append(Pair(key: scalar("protocol", quoted: true), value: scalar(override.scheme ?? "https", quoted: true)))
+        replaced.append(
+            Pair(key: scalar("port", quoted: true), value: scalar(String(override.port ?? 443), quoted: false)))
+        replaced.append(
+            Pair(key: scalar("protocol", quoted: true), value: scalar(override.scheme ?? "https", quoted: true)))
         return Node(.mapping(replaced), at: node.location)
     }
 
@@ -76,7 +82,9 @@ public struct ConfigurationLoader: Sendable {
     private static func repointed(_ node: Node, from origin: String, to override: URL) -> Node {
         switch node.content {
         case .scalar(let scalar):
-            guard let url = URL(string: scalar.text), url.scheme == "http" || url.scheme == "https", url.origin == origin else { return node }
+            guard let url = URL(string: scalar.text), url.scheme == "http" || url.scheme == "https",
+                url.origin == origin
+            else { return node }
             var copy = node
             copy.content = .scalar(Scalar(Backend.redirect(url, to: override).absoluteString, style: scalar.style))
             return copy
@@ -86,7 +94,8 @@ public struct ConfigurationLoader: Sendable {
             return copy
         case .mapping(let pairs):
             var copy = node
-            copy.content = .mapping(pairs.map { Pair(key: $0.key, value: repointed($0.value, from: origin, to: override)) })
+            copy.content = .mapping(
+                pairs.map { Pair(key: $0.key, value: repointed($0.value, from: origin, to: override)) })
             return copy
         }
     }

@@ -54,13 +54,16 @@ public struct ProviderRegistry: Sendable {
     /// The providers of `flow`'s `configuration.providers`, made from their parameters; `json` alone when the
     /// flow names none.
     /// - Throws: ``ParameterProblem`` for a provider that is not known or cannot be made.
-    public func providers(of flow: FlowDescriptor, catalog: Catalog) throws(ParameterProblem) -> [any ConfigurationProvider] {
+    public func providers(
+        of flow: FlowDescriptor, catalog: Catalog
+    ) throws(ParameterProblem) -> [any ConfigurationProvider] {
         let entries = flow.configuration?.providers ?? []
         guard !entries.isEmpty else { return [JSONProvider()] }
         var made: [any ConfigurationProvider] = []
         for entry in entries {
             guard let type = provider(named: entry.name.value) else {
-                throw ParameterProblem("`\(entry.name.value)` is not a configuration provider.", at: entry.name.location, path: entry.path)
+                throw ParameterProblem(
+                    "`\(entry.name.value)` is not a configuration provider.", at: entry.name.location, path: entry.path)
             }
             // A shorthand (`file: config.json`) is decoded as a parameter with no name: it sets the primary one.
             let parameters = entry.parameters.map { parameter -> Parameter in
@@ -69,9 +72,11 @@ public struct ProviderRegistry: Sendable {
                 named.name = Located(primary, at: parameter.name.location)
                 return named
             }
-            made.append(try type.init(BuiltinParameters(
-                owner: "provider `\(type.spec.name)`", specs: type.spec.parameters, entries: parameters,
-                location: entry.name.location, path: entry.path, flow: flow, catalog: catalog)))
+            made.append(
+                try type.init(
+                    BuiltinParameters(
+                        owner: "provider `\(type.spec.name)`", specs: type.spec.parameters, entries: parameters,
+                        location: entry.name.location, path: entry.path, flow: flow, catalog: catalog)))
         }
         return made
     }

@@ -28,19 +28,28 @@ public final class CookieJar: Sendable {
         guard let host = url.host?.lowercased() else { return }
         let now = Date()
         for header in headers {
-            let parts = header.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            guard let first = parts.first, let equals = first.firstIndex(of: "="), equals != first.startIndex else { continue }
+            let parts = header.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+                !$0.isEmpty
+            }
+            guard let first = parts.first, let equals = first.firstIndex(of: "="), equals != first.startIndex else {
+                continue
+            }
             var cookie = Cookie(
                 name: String(first[..<equals]), value: String(first[first.index(after: equals)...]),
-                domain: host, hostOnly: true, port: Self.port(url), path: Self.defaultPath(url), secure: false, expires: nil)
+                domain: host, hostOnly: true, port: Self.port(url), path: Self.defaultPath(url), secure: false,
+                expires: nil)
             for attribute in parts.dropFirst() {
                 let pieces = attribute.split(separator: "=", maxSplits: 1).map { String($0) }
-                let key = pieces[0].lowercased(), value = pieces.count > 1 ? pieces[1] : ""
+                let key = pieces[0].lowercased()
+                let value = pieces.count > 1 ? pieces[1] : ""
                 switch key {
                 case "domain":
                     let domain = value.hasPrefix(".") ? String(value.dropFirst()).lowercased() : value.lowercased()
                     // A host may set cookies for itself or a parent domain, never for another site.
-                    guard host == domain || host.hasSuffix("." + domain) else { cookie.domain = ""; continue }
+                    guard host == domain || host.hasSuffix("." + domain) else {
+                        cookie.domain = ""
+                        continue
+                    }
                     cookie.domain = domain
                     cookie.hostOnly = false
                 case "path": if value.hasPrefix("/") { cookie.path = value }
@@ -66,11 +75,14 @@ public final class CookieJar: Sendable {
         let now = Date()
         let matching = cookies.withLock { jar in
             jar.filter { cookie in
-                let domainMatches = cookie.hostOnly
+                let domainMatches =
+                    cookie.hostOnly
                     ? host == cookie.domain && port == cookie.port
                     : (host == cookie.domain || host.hasSuffix("." + cookie.domain))
-                let pathMatches = path == cookie.path || path.hasPrefix(cookie.path.hasSuffix("/") ? cookie.path : cookie.path + "/")
-                return domainMatches && pathMatches && (!cookie.secure || secure) && (cookie.expires.map { $0 > now } ?? true)
+                let pathMatches =
+                    path == cookie.path || path.hasPrefix(cookie.path.hasSuffix("/") ? cookie.path : cookie.path + "/")
+                return domainMatches && pathMatches && (!cookie.secure || secure)
+                    && (cookie.expires.map { $0 > now } ?? true)
             }
         }
         guard !matching.isEmpty else { return nil }

@@ -22,8 +22,10 @@ public final class HTTPSession: Sendable {
         /// Allow `http://` to hosts other than loopback (a lab backend; the flow must opt in).
         public var allowInsecureHTTP: Bool
 
-        public init(timeout: Duration = .seconds(30), connectTimeout: Duration = .seconds(10), maxRedirects: Int = 10,
-                    maxBodyBytes: Int = 8 << 20, allowInsecureHTTP: Bool = false) {
+        public init(
+            timeout: Duration = .seconds(30), connectTimeout: Duration = .seconds(10), maxRedirects: Int = 10,
+            maxBodyBytes: Int = 8 << 20, allowInsecureHTTP: Bool = false
+        ) {
             self.timeout = timeout
             self.connectTimeout = connectTimeout
             self.maxRedirects = maxRedirects
@@ -75,9 +77,11 @@ public final class HTTPSession: Sendable {
     @discardableResult
     public func addAuthenticator(_ authenticator: any Authenticator) throws(HTTPError) -> AuthenticatorRegistration {
         let id: UInt64? = state.withLock { hooks in
-            guard !hooks.authenticators.contains(where: {
-                $0.authenticator.method == authenticator.method && $0.authenticator.origin == authenticator.origin
-            }) else { return nil }
+            guard
+                !hooks.authenticators.contains(where: {
+                    $0.authenticator.method == authenticator.method && $0.authenticator.origin == authenticator.origin
+                })
+            else { return nil }
             let id = hooks.nextID
             hooks.nextID += 1
             hooks.authenticators.append(AuthenticatorSlot(id: id, authenticator: authenticator))
@@ -86,7 +90,8 @@ public final class HTTPSession: Sendable {
         guard let id else {
             throw HTTPError(
                 "authenticator-registered-twice",
-                "a \(authenticator.method) authenticator is already registered for \(authenticator.origin)", transient: false)
+                "a \(authenticator.method) authenticator is already registered for \(authenticator.origin)",
+                transient: false)
         }
         return AuthenticatorRegistration(id: id)
     }
@@ -98,7 +103,9 @@ public final class HTTPSession: Sendable {
 
     /// Removes the authenticators of `method` for `origin`: a step that is tried again registers its own anew.
     public func removeAuthenticators(method: String, origin: String) {
-        state.withLock { $0.authenticators.removeAll { $0.authenticator.method == method && $0.authenticator.origin == origin } }
+        state.withLock {
+            $0.authenticators.removeAll { $0.authenticator.method == method && $0.authenticator.origin == origin }
+        }
     }
 
     /// The registered authenticators of `method`, in the order they were added.
@@ -134,7 +141,9 @@ public final class HTTPSession: Sendable {
         let originalOrigin = request.url.origin
         while true {
             var decorated = current
-            for (name, value) in defaultHeaders where decorated.header(name) == nil { decorated.headers.append((name, value)) }
+            for (name, value) in defaultHeaders where decorated.header(name) == nil {
+                decorated.headers.append((name, value))
+            }
             let (observers, slots) = authenticated ? state.withLock { ($0.observers, $0.authenticators) } : ([], [])
             // Each authenticator's credentials go to its own origin only; it notes which login they came from.
             var generations: [UInt64: Int] = [:]
@@ -150,7 +159,8 @@ public final class HTTPSession: Sendable {
             let response = try await transmit(decorated)
             cookies.store(response.headers(named: "Set-Cookie"), from: decorated.url)
             if let slot = slots.first(where: { slot in
-                slot.authenticator.origin == decorated.url.origin && slot.authenticator.challenges.contains { $0.matches(response) }
+                slot.authenticator.origin == decorated.url.origin
+                    && slot.authenticator.challenges.contains { $0.matches(response) }
             }) {
                 guard logins < 2 else {
                     throw HTTPError(
@@ -161,7 +171,8 @@ public final class HTTPSession: Sendable {
                 }
                 logins += 1
                 try await slot.authenticate(
-                    seen: generations[slot.id] ?? slot.generation, challenge: response, request: decorated, transport: transport)
+                    seen: generations[slot.id] ?? slot.generation, challenge: response, request: decorated,
+                    transport: transport)
                 // The original request again, from its first hop.
                 current = request
                 redirectCount = 0
@@ -178,16 +189,21 @@ public final class HTTPSession: Sendable {
                 }
             }
             if response.isRedirect, let location = response.header("Location"),
-               let target = URL(string: location, relativeTo: decorated.url)?.absoluteURL
+                let target = URL(string: location, relativeTo: decorated.url)?.absoluteURL
             {
                 guard redirects(decorated.url, target) == .follow else { return response }
                 redirectCount += 1
                 guard redirectCount <= configuration.maxRedirects else {
-                    throw HTTPError("too-many-redirects", "\(request.method) \(request.url.absoluteString) redirected more than \(configuration.maxRedirects) times", transient: false)
+                    throw HTTPError(
+                        "too-many-redirects",
+                        "\(request.method) \(request.url.absoluteString) redirected more than \(configuration.maxRedirects) times",
+                        transient: false)
                 }
                 var next = current
                 next.url = target
-                if response.status == 303 || ((response.status == 301 || response.status == 302) && current.method == "POST") {
+                if response.status == 303
+                    || ((response.status == 301 || response.status == 302) && current.method == "POST")
+                {
                     next.method = "GET"
                     next.body = nil
                 }
@@ -215,8 +231,12 @@ public final class HTTPSession: Sendable {
     /// Sends one request with no redirect handling.
     private func transmit(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
         let scheme = request.url.scheme?.lowercased()
-        guard scheme == "https" || (scheme == "http" && (request.url.isLoopback || configuration.allowInsecureHTTP)) else {
-            throw HTTPError("insecure-url", "refusing to send \(request.method) \(request.url.absoluteString): only https (or http to this machine) is allowed", transient: false)
+        guard scheme == "https" || (scheme == "http" && (request.url.isLoopback || configuration.allowInsecureHTTP))
+        else {
+            throw HTTPError(
+                "insecure-url",
+                "refusing to send \(request.method) \(request.url.absoluteString): only https (or http to this machine) is allowed",
+                transient: false)
         }
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
         outgoing.method = HTTPMethod(rawValue: request.method)
@@ -229,7 +249,8 @@ public final class HTTPSession: Sendable {
             var buffer = try await response.body.collect(upTo: configuration.maxBodyBytes)
             let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
             return HTTPResponse(
-                status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: bytes, url: request.url)
+                status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: bytes,
+                url: request.url)
         } catch let error as HTTPClientError {
             if Task.isCancelled || error == .cancelled {
                 throw Self.cancelled(endpoint)
@@ -238,7 +259,9 @@ public final class HTTPSession: Sendable {
                 throw HTTPError("timeout", "\(endpoint) did not answer within \(Self.text(timeout))", transient: true)
             }
             if error == .remoteConnectionClosed {
-                throw HTTPError("connection-closed", "\(endpoint): the server closed the connection without an answer", transient: true)
+                throw HTTPError(
+                    "connection-closed", "\(endpoint): the server closed the connection without an answer",
+                    transient: true)
             }
             throw HTTPError("request-failed", "\(endpoint): \(error)", transient: true)
         } catch {
@@ -249,12 +272,15 @@ public final class HTTPSession: Sendable {
 
     /// A request its caller stopped (a step's timeout, Ctrl-C): not a connection problem.
     private static func cancelled(_ endpoint: String) -> HTTPError {
-        HTTPError("cancelled", "\(endpoint) was stopped before it was answered (the step timed out or the run was cancelled)", transient: true)
+        HTTPError(
+            "cancelled", "\(endpoint) was stopped before it was answered (the step timed out or the run was cancelled)",
+            transient: true)
     }
 
     /// A duration as flow files write one: `200ms`, `30s`, `1.5s`, `2m`.
     static func text(_ duration: Duration) -> String {
-        let milliseconds = (Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15).rounded()
+        let milliseconds = (Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15)
+            .rounded()
         if milliseconds < 1000 { return "\(Int(milliseconds))ms" }
         if milliseconds.truncatingRemainder(dividingBy: 60_000) == 0 { return "\(Int(milliseconds / 60_000))m" }
         if milliseconds.truncatingRemainder(dividingBy: 1000) == 0 { return "\(Int(milliseconds / 1000))s" }

@@ -10,7 +10,8 @@ public struct HTTPRequest: Sendable {
     public var timeout: Duration?
 
     public init(
-        method: String = "GET", url: URL, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil, timeout: Duration? = nil
+        method: String = "GET", url: URL, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
+        timeout: Duration? = nil
     ) {
         self.method = method
         self.url = url
@@ -99,7 +100,8 @@ public protocol HTTPObserver: Sendable {
 
 extension HTTPObserver {
     public func decorate(_ request: inout HTTPRequest) async throws(HTTPError) {}
-    public func inspect(_ response: HTTPResponse, for request: HTTPRequest) async throws(HTTPError) -> ObserverDecision { .proceed }
+    public func inspect(_ response: HTTPResponse, for request: HTTPRequest) async throws(HTTPError) -> ObserverDecision
+    { .proceed }
 }
 
 /// Whether the session follows a redirect or hands it back to the caller (an authentication step stops at its

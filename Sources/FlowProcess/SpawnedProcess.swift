@@ -53,7 +53,9 @@ public struct SpawnedProcess: Sendable {
         ownGroup: Bool = true
     ) throws(StartFailure) -> SpawnedProcess {
         // Close-on-exec from the start: no other thread's child can inherit them; dup2 clears it on 0, 1 and 2.
-        var input: [Int32] = [-1, -1], output: [Int32] = [-1, -1], errors: [Int32] = [-1, -1]
+        var input: [Int32] = [-1, -1]
+        var output: [Int32] = [-1, -1]
+        var errors: [Int32] = [-1, -1]
         guard cspawn_pipe_cloexec(&input) == 0, cspawn_pipe_cloexec(&output) == 0,
             error == .output || cspawn_pipe_cloexec(&errors) == 0
         else {

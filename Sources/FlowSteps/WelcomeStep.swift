@@ -13,7 +13,8 @@ import FlowTransform
 struct WelcomeStep: BuiltinStep {
     static let spec = StepSpec(
         name: "welcome", aliases: ["WelcomeScreenStep", "WelcomeStep"],
-        summary: "Loads the configuration through the provider queue, transforms it with the flow's transform tree and provides its keys; restore reloads the persisted configuration.",
+        summary:
+            "Loads the configuration through the provider queue, transforms it with the flow's transform tree and provides its keys; restore reloads the persisted configuration.",
         provides: [KeySpec("configuration", .value)],
         waits: .person, providesTransformKeys: true)
 
@@ -25,13 +26,17 @@ struct WelcomeStep: BuiltinStep {
 
     init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
         let flow = parameters.flow
-        loader = ConfigurationLoader(providers: try ProviderRegistry.builtin.providers(of: flow, catalog: parameters.catalog))
+        loader = ConfigurationLoader(
+            providers: try ProviderRegistry.builtin.providers(of: flow, catalog: parameters.catalog))
         do {
             tree = try TransformTree(descriptor: flow, catalog: parameters.catalog)
         } catch {
-            throw ParameterProblem(error.message, at: error.location ?? flow.configuration?.location, path: DescriptorPath([.key("configuration"), .key("transform")]))
+            throw ParameterProblem(
+                error.message, at: error.location ?? flow.configuration?.location,
+                path: DescriptorPath([.key("configuration"), .key("transform")]))
         }
-        environment = TransformEnvironment(applicationID: flow.application?.id?.value, applicationVersion: flow.application?.version?.value)
+        environment = TransformEnvironment(
+            applicationID: flow.application?.id?.value, applicationVersion: flow.application?.version?.value)
         keepsConfiguration = flow.configuration?.persist?.value != PersistPolicy.none
     }
 
@@ -50,7 +55,9 @@ struct WelcomeStep: BuiltinStep {
         do throws(StepFailure) {
             let text = kept.rendered(pretty: false)
             let read = DocumentReader.read(bytes: Array(text.utf8), file: "the kept configuration", format: .json)
-            guard let node = read.root else { throw StepFailure("state-unreadable", "the kept configuration cannot be read") }
+            guard let node = read.root else {
+                throw StepFailure("state-unreadable", "the kept configuration cannot be read")
+            }
             try apply(node, from: "the state folder", context: context)
             return .success
         } catch {
@@ -71,10 +78,13 @@ struct WelcomeStep: BuiltinStep {
             }
             values.merge(result.info) { $1 }
             if !result.unmatched.isEmpty {
-                context.note("unmatched", "configuration keys no transformer reads: " + result.unmatched.joined(separator: ", "))
+                context.note(
+                    "unmatched", "configuration keys no transformer reads: " + result.unmatched.joined(separator: ", "))
             }
             if !result.absent.isEmpty {
-                context.note("absent", "transformers whose source key the configuration lacks: " + result.absent.joined(separator: ", "))
+                context.note(
+                    "absent",
+                    "transformers whose source key the configuration lacks: " + result.absent.joined(separator: ", "))
             }
         }
         try context.provide(values)

@@ -1,7 +1,7 @@
-import FlowDescriptor
-import Foundation
 import Crypto
 import CryptoExtras
+import FlowDescriptor
+import Foundation
 
 /// How the key that wraps a store's data key is derived from the passcode. Recorded in the store's header, so
 /// that it can be raised later: a store made with weaker parameters than ``recommended`` is re-wrapped with them
@@ -73,7 +73,8 @@ public enum KeyDerivation: Sendable, Equatable, Codable, CustomStringConvertible
                     unsafeUncheckedRounds: iterations)
             case .unprotected:
                 return HKDF<SHA256>.deriveKey(
-                    inputKeyMaterial: SymmetricKey(data: salt), info: Data("flowrun store without passcode".utf8), outputByteCount: 32)
+                    inputKeyMaterial: SymmetricKey(data: salt), info: Data("flowrun store without passcode".utf8),
+                    outputByteCount: 32)
             }
         } catch {
             throw StoreError(.damaged, "the key derivation \(self) failed: \(error)")

@@ -59,7 +59,9 @@ public struct PasscodePolicy: Sendable, Equatable, Codable {
         // The rules count its characters: revealed here, never kept or shown.
         let characters = Array(passcode.revealed)
         if characters.count < minLength {
-            broken.append("it has \(characters.count) character\(characters.count == 1 ? "" : "s"); the policy asks for at least \(minLength)")
+            broken.append(
+                "it has \(characters.count) character\(characters.count == 1 ? "" : "s"); the policy asks for at least \(minLength)"
+            )
         }
         if digitsOnly, !characters.allSatisfy(\.isASCIIDigit) {
             broken.append("it must be digits only")
@@ -78,7 +80,9 @@ public struct PasscodePolicy: Sendable, Equatable, Codable {
         }
         let unique = Set(characters).count
         if unique < minUniqueChars {
-            broken.append("it has \(unique) different character\(unique == 1 ? "" : "s"); the policy asks for at least \(minUniqueChars)")
+            broken.append(
+                "it has \(unique) different character\(unique == 1 ? "" : "s"); the policy asks for at least \(minUniqueChars)"
+            )
         }
         return broken
     }

@@ -1,6 +1,6 @@
+import Crypto
 public import FlowDescriptor
 public import Foundation
-import Crypto
 import GRDB
 import Glibc
 
@@ -66,7 +66,8 @@ public struct SecureStore: Sendable {
         init(data: SymmetricKey) {
             self.data = data
             func derive(_ purpose: String) -> SymmetricKey {
-                HKDF<SHA256>.deriveKey(inputKeyMaterial: data, info: Data("flowrun store \(purpose)".utf8), outputByteCount: 32)
+                HKDF<SHA256>.deriveKey(
+                    inputKeyMaterial: data, info: Data("flowrun store \(purpose)".utf8), outputByteCount: 32)
             }
             values = derive("values")
             names = derive("names")
@@ -80,27 +81,36 @@ public struct SecureStore: Sendable {
     /// `passcode` `nil` makes a store without one (``KeyDerivation/unprotected``): the caller checks that the
     /// policy allows it.
     public static func create(
-        at path: String, passcode: Secret?, policy: PasscodePolicy, derivation: KeyDerivation = .recommended, now: Date = Date()
+        at path: String, passcode: Secret?, policy: PasscodePolicy, derivation: KeyDerivation = .recommended,
+        now: Date = Date()
     ) throws(StoreError) -> SecureStore {
         let derivation = passcode == nil ? .unprotected : derivation
         try checkCeiling(derivation)
         try makeFolder(of: path)
         let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw StoreError(.io, "cannot create the store \(path): \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else {
+            throw StoreError(.io, "cannot create the store \(path): \(String(cString: strerror(errno)))")
+        }
         Glibc.close(descriptor)
         do throws(StoreError) {
             let keys = Keys(data: SymmetricKey(size: .bits256))
             let bound = Bound(format: format, derivation: derivation, salt: randomBytes(32))
             let boundBytes = try encode(bound)
             let wrapped = try wrap(keys.data, passcode: passcode ?? Secret(""), bound: bound, boundBytes: boundBytes)
-            let record = PolicyRecord(policy: policy, passcodeSetAt: Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded()))
+            let record = PolicyRecord(
+                policy: policy, passcodeSetAt: Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded()))
             let database = try openDatabase(path)
             let store = SecureStore(
-                path: path, header: Header(format: format, derivation: derivation, policy: policy, passcodeSetAt: record.passcodeSetAt, failedOpens: 0),
+                path: path,
+                header: Header(
+                    format: format, derivation: derivation, policy: policy, passcodeSetAt: record.passcodeSetAt,
+                    failedOpens: 0),
                 database: database, keys: keys)
             try store.transaction { db in
-                try db.execute(sql: "CREATE TABLE header (name TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL) WITHOUT ROWID")
-                try db.execute(sql: "CREATE TABLE records (id BLOB PRIMARY KEY NOT NULL, box BLOB NOT NULL) WITHOUT ROWID")
+                try db.execute(
+                    sql: "CREATE TABLE header (name TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL) WITHOUT ROWID")
+                try db.execute(
+                    sql: "CREATE TABLE records (id BLOB PRIMARY KEY NOT NULL, box BLOB NOT NULL) WITHOUT ROWID")
                 try setHeader(db, "bound", boundBytes)
                 try setHeader(db, "wrapped-key", wrapped)
                 try setHeader(db, "check", checkDigest(boundBytes, wrapped))
@@ -159,7 +169,9 @@ public struct SecureStore: Sendable {
                 store.header.failedOpens = 0
             }
             if store.header.isProtected, !store.header.derivation.isAtLeast(minimum), let passcode {
-                try store.rewrap(passcode: passcode, derivation: minimum, policy: store.header.policy, setAt: store.header.passcodeSetAt)
+                try store.rewrap(
+                    passcode: passcode, derivation: minimum, policy: store.header.policy,
+                    setAt: store.header.passcodeSetAt)
             }
             return store
         } catch {
@@ -227,7 +239,9 @@ public struct SecureStore: Sendable {
             for (name, value) in changes {
                 let id = identifier(of: name)
                 if let value {
-                    try db.execute(sql: "INSERT OR REPLACE INTO records (id, box) VALUES (?, ?)", arguments: [id, try seal(name: name, value, id: id)])
+                    try db.execute(
+                        sql: "INSERT OR REPLACE INTO records (id, box) VALUES (?, ?)",
+                        arguments: [id, try seal(name: name, value, id: id)])
                 } else {
                     try db.execute(sql: "DELETE FROM records WHERE id = ?", arguments: [id])
                 }
@@ -242,7 +256,9 @@ public struct SecureStore: Sendable {
             try db.execute(sql: "DELETE FROM records")
             for (name, value) in values {
                 let id = identifier(of: name)
-                try db.execute(sql: "INSERT INTO records (id, box) VALUES (?, ?)", arguments: [id, try seal(name: name, value, id: id)])
+                try db.execute(
+                    sql: "INSERT INTO records (id, box) VALUES (?, ?)",
+                    arguments: [id, try seal(name: name, value, id: id)])
             }
             try updateManifest(db)
         }
@@ -260,8 +276,10 @@ public struct SecureStore: Sendable {
     public mutating func changePasscode(
         to newPasscode: Secret?, policy: PasscodePolicy, derivation: KeyDerivation = .recommended, now: Date = Date()
     ) throws(StoreError) {
-        try rewrap(passcode: newPasscode ?? Secret(""), derivation: newPasscode == nil ? .unprotected : derivation, policy: policy,
-                   setAt: Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded()))
+        try rewrap(
+            passcode: newPasscode ?? Secret(""), derivation: newPasscode == nil ? .unprotected : derivation,
+            policy: policy,
+            setAt: Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded()))
     }
 
     /// Keeps `policy` as the one the passcode follows (a newly downloaded one).
@@ -275,7 +293,9 @@ public struct SecureStore: Sendable {
         header.policy = policy
     }
 
-    private mutating func rewrap(passcode: Secret, derivation: KeyDerivation, policy: PasscodePolicy, setAt: Date) throws(StoreError) {
+    private mutating func rewrap(
+        passcode: Secret, derivation: KeyDerivation, policy: PasscodePolicy, setAt: Date
+    ) throws(StoreError) {
         try Self.checkCeiling(derivation)
         let bound = Bound(format: Self.format, derivation: derivation, salt: Self.randomBytes(32))
         let boundBytes = try Self.encode(bound)
@@ -320,19 +340,21 @@ public struct SecureStore: Sendable {
     private func unseal(_ box: Data, id: Data) throws(StoreError) -> (name: String, value: Data) {
         let damaged = StoreError(.damaged, "a record of the store \(path) was changed or moved: it does not open")
         guard let sealed = try? AES.GCM.SealedBox(combined: box),
-              let plain = try? AES.GCM.open(sealed, using: keys.values, authenticating: id), plain.count >= 4
+            let plain = try? AES.GCM.open(sealed, using: keys.values, authenticating: id), plain.count >= 4
         else { throw damaged }
         let bytes = [UInt8](plain)
         let length = Int(bytes[0]) << 24 | Int(bytes[1]) << 16 | Int(bytes[2]) << 8 | Int(bytes[3])
         guard length <= bytes.count - 4, let name = String(bytes: bytes[4..<(4 + length)], encoding: .utf8),
-              identifier(of: name) == id
+            identifier(of: name) == id
         else { throw damaged }
         return (name, Data(bytes[(4 + length)...]))
     }
 
     private func rows() throws(StoreError) -> [(Data, Data)] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT id, box FROM records ORDER BY id").map { ($0["id"] as Data, $0["box"] as Data) }
+            try Row.fetchAll(db, sql: "SELECT id, box FROM records ORDER BY id").map {
+                ($0["id"] as Data, $0["box"] as Data)
+            }
         }
     }
 
@@ -363,7 +385,9 @@ public struct SecureStore: Sendable {
         let (stored, computed) = try read { db in
             (try Data.fetchOne(db, sql: "SELECT value FROM header WHERE name = 'manifest'"), try manifest(db))
         }
-        guard let stored, Self.constantTimeEqual(stored, computed) else { throw StoreError(.damaged, "the store \(path) was changed: its records do not match its manifest") }
+        guard let stored, Self.constantTimeEqual(stored, computed) else {
+            throw StoreError(.damaged, "the store \(path) was changed: its records do not match its manifest")
+        }
         for (id, box) in try rows() { _ = try unseal(box, id: id) }
     }
 
@@ -400,7 +424,8 @@ public struct SecureStore: Sendable {
     private static func openExisting(_ path: String) throws(StoreError) -> DatabaseQueue {
         var status = stat()
         guard stat(path, &status) == 0 else {
-            throw StoreError(errno == ENOENT ? .missing : .io, "cannot read the store \(path): \(String(cString: strerror(errno)))")
+            throw StoreError(
+                errno == ENOENT ? .missing : .io, "cannot read the store \(path): \(String(cString: strerror(errno)))")
         }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw StoreError(.io, "cannot read the store \(path): permission denied")
@@ -408,7 +433,8 @@ public struct SecureStore: Sendable {
         let magic = (try? handle.read(upToCount: 16)) ?? nil
         try? handle.close()
         guard magic == Data("SQLite format 3\u{0}".utf8) else {
-            throw StoreError(.damaged, "\(path) is not a flowrun store (not an SQLite file), or its first bytes were changed")
+            throw StoreError(
+                .damaged, "\(path) is not a flowrun store (not an SQLite file), or its first bytes were changed")
         }
         let database: DatabaseQueue
         do throws(StoreError) {
@@ -443,18 +469,23 @@ public struct SecureStore: Sendable {
         let fields: [String: Data]
         do {
             fields = try database.read { db in
-                Dictionary(try Row.fetchAll(db, sql: "SELECT name, value FROM header").map { ($0["name"] as String, $0["value"] as Data) },
-                           uniquingKeysWith: { first, _ in first })
+                Dictionary(
+                    try Row.fetchAll(db, sql: "SELECT name, value FROM header").map {
+                        ($0["name"] as String, $0["value"] as Data)
+                    },
+                    uniquingKeysWith: { first, _ in first })
             }
         } catch {
             throw damaged
         }
         guard let boundBytes = fields["bound"], let wrapped = fields["wrapped-key"], let check = fields["check"],
-              constantTimeEqual(check, checkDigest(boundBytes, wrapped)),
-              let bound = try? JSONDecoder().decode(Bound.self, from: boundBytes)
+            constantTimeEqual(check, checkDigest(boundBytes, wrapped)),
+            let bound = try? JSONDecoder().decode(Bound.self, from: boundBytes)
         else { throw damaged }
         guard bound.format <= format else {
-            throw StoreError(.unsupportedFormat, "the store \(path) has format \(bound.format); this flowrun reads format \(format) and older")
+            throw StoreError(
+                .unsupportedFormat,
+                "the store \(path) has format \(bound.format); this flowrun reads format \(format) and older")
         }
         guard bound.salt.count >= 16 else { throw damaged }
         guard bound.derivation.isWithinBounds else {
@@ -462,7 +493,9 @@ public struct SecureStore: Sendable {
                 .damaged,
                 "the header of the store \(path) names a derivation above flowrun's ceiling: \(bound.derivation)")
         }
-        guard let policyBytes = fields["policy"], let record = try? JSONDecoder().decode(PolicyRecord.self, from: policyBytes) else {
+        guard let policyBytes = fields["policy"],
+            let record = try? JSONDecoder().decode(PolicyRecord.self, from: policyBytes)
+        else {
             throw damaged
         }
         // The count is not authenticated (it is written without the passcode): an impossible one is damage.
@@ -476,8 +509,9 @@ public struct SecureStore: Sendable {
             failed = count
         }
         return ReadHeader(
-            header: Header(format: bound.format, derivation: bound.derivation, policy: record.policy,
-                           passcodeSetAt: record.passcodeSetAt, failedOpens: failed),
+            header: Header(
+                format: bound.format, derivation: bound.derivation, policy: record.policy,
+                passcodeSetAt: record.passcodeSetAt, failedOpens: failed),
             bound: bound, boundBytes: boundBytes, wrapped: wrapped)
     }
 
@@ -514,10 +548,14 @@ public struct SecureStore: Sendable {
 
     // MARK: - Helpers
 
-    private static func wrap(_ data: SymmetricKey, passcode: Secret, bound: Bound, boundBytes: Data) throws(StoreError) -> Data {
+    private static func wrap(
+        _ data: SymmetricKey, passcode: Secret, bound: Bound, boundBytes: Data
+    ) throws(StoreError) -> Data {
         let key = try bound.derivation.wrappingKey(passcode: passcode, salt: bound.salt)
         do {
-            let sealed = try data.withUnsafeBytes { bytes in try AES.GCM.seal(Data(bytes), using: key, authenticating: boundBytes) }
+            let sealed = try data.withUnsafeBytes { bytes in
+                try AES.GCM.seal(Data(bytes), using: key, authenticating: boundBytes)
+            }
             guard let combined = sealed.combined else { throw StoreError(.io, "cannot wrap the data key") }
             return combined
         } catch {
@@ -551,7 +589,8 @@ public struct SecureStore: Sendable {
         let folder = (path as NSString).deletingLastPathComponent
         guard !folder.isEmpty else { return }
         do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw StoreError(.io, "cannot create the folder \(folder): \(error.localizedDescription)")
         }

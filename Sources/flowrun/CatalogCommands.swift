@@ -10,7 +10,8 @@ struct SchemaCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "schema",
         abstract: "Print the JSON Schema (draft-07) of the flow format.",
-        discussion: "The same schema is committed as docs/flow.schema.json. Point an editor at it with\n  # yaml-language-server: $schema=../docs/flow.schema.json"
+        discussion:
+            "The same schema is committed as docs/flow.schema.json. Point an editor at it with\n  # yaml-language-server: $schema=../docs/flow.schema.json"
     )
 
     func run() throws {
@@ -28,7 +29,10 @@ struct StepsCommand: ParsableCommand {
     @Flag(help: "Print JSON instead of text.")
     var json = false
 
-    @Flag(help: "Print the reference tables of steps, providers and transformers in Markdown (as docs/flow-format.md has them).")
+    @Flag(
+        help:
+            "Print the reference tables of steps, providers and transformers in Markdown (as docs/flow-format.md has them)."
+    )
     var markdown = false
 
     func validate() throws {
@@ -50,14 +54,17 @@ struct StepsCommand: ParsableCommand {
             let aliases = step.aliases.isEmpty ? "" : " (also " + step.aliases.joined(separator: ", ") + ")"
             Console.print("\(step.name)\(aliases)")
             Console.print("  \(step.summary)")
-            Console.print("  runs in this build: \(registry.isRunnable(step.name) ? "yes" : "not yet (flows that use it lint, draw and plan)")")
+            Console.print(
+                "  runs in this build: \(registry.isRunnable(step.name) ? "yes" : "not yet (flows that use it lint, draw and plan)")"
+            )
             Console.print("  waits on: \(step.waits.rawValue), default timeout \(step.waits.defaultTimeout.flowText)")
             for parameter in step.parameters {
                 let extra = parameter.required ? ", required" : parameter.defaultValue.map { ", default \($0)" } ?? ""
                 Console.print("  with \(parameter.name): \(parameter.type)\(extra)")
             }
             for key in step.requires {
-                let condition = key.onlyWhen.map { " when \($0.parameter) is \($0.values.joined(separator: " or "))" } ?? ""
+                let condition =
+                    key.onlyWhen.map { " when \($0.parameter) is \($0.values.joined(separator: " or "))" } ?? ""
                 Console.print("  requires \(key.name): \(key.type)\(key.optional ? " (optional)" : "")\(condition)")
             }
             for key in step.provides {

@@ -6,7 +6,8 @@ import Foundation
 struct EmulatorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "emulator",
-        abstract: "Run a local mobile backend (configuration discovery, settings, user info, destinations) on 127.0.0.1.",
+        abstract:
+            "Run a local mobile backend (configuration discovery, settings, user info, destinations) on 127.0.0.1.",
         discussion: """
             Prints one line, `flowrun emulator listening on http://127.0.0.1:PORT`, then logs each request on \
             standard error until Ctrl-C or SIGTERM. See docs/emulator.md for the endpoints and the data file.
@@ -16,7 +17,10 @@ struct EmulatorCommand: AsyncParsableCommand {
     @Option(help: "The port to listen on; 0 picks a free one.")
     var port: Int = 0
 
-    @Option(help: ArgumentHelp("A YAML or JSON file with the applications, users, onboarding codes and faults to serve.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "A YAML or JSON file with the applications, users, onboarding codes and faults to serve.", valueName: "file"
+        ))
     var config: String?
 
     func validate() throws {

@@ -11,7 +11,10 @@ struct Flowrun: AsyncParsableCommand {
         commandName: "flowrun",
         abstract: "Declarative onboarding flows for mobile backends: lint, inspect and run flow files.",
         version: version,
-        subcommands: [RunCommand.self, LintCommand.self, GraphCommand.self, StepsCommand.self, SchemaCommand.self, EmulatorCommand.self],
+        subcommands: [
+            RunCommand.self, LintCommand.self, GraphCommand.self, StepsCommand.self, SchemaCommand.self,
+            EmulatorCommand.self,
+        ],
         defaultSubcommand: RunCommand.self
     )
 
@@ -63,10 +66,13 @@ extension Flowrun {
     static func parseFast() -> (any ParsableCommand)? {
         let arguments = Array(CommandLine.arguments.dropFirst())
         guard let first = arguments.first,
-              let type = configuration.subcommands.first(where: { $0.configuration.commandName == first })
+            let type = configuration.subcommands.first(where: { $0.configuration.commandName == first })
         else { return nil }
         let rest = Array(arguments.dropFirst())
-        let needsTree = rest.contains { ["-h", "--help", "-help", "--version", "--experimental-dump-help"].contains($0) || $0.hasPrefix("--generate-completion") }
+        let needsTree = rest.contains {
+            ["-h", "--help", "-help", "--version", "--experimental-dump-help"].contains($0)
+                || $0.hasPrefix("--generate-completion")
+        }
         guard !needsTree else { return nil }
         // A mistake is parsed again at the root, which words its message and usage for `flowrun NAME`.
         return try? type.parseAsRoot(rest)
@@ -83,7 +89,8 @@ extension Flowrun {
     static func unknownCommand(in arguments: [String]) -> String? {
         guard let first = arguments.first, !first.hasPrefix("-"), !commandNames.contains(first) else { return nil }
         let extensions = [".yaml", ".yml", ".json"]
-        let looksLikeAFile = first.contains("/") || extensions.contains { first.lowercased().hasSuffix($0) } || first == "-"
+        let looksLikeAFile =
+            first.contains("/") || extensions.contains { first.lowercased().hasSuffix($0) } || first == "-"
         guard !looksLikeAFile, !FileBytes.exists(first) else { return nil }
         if let suggestion = Suggestion.closest(to: first, in: commandNames) {
             return "`\(first)` is not a command; did you mean `\(suggestion)`?"

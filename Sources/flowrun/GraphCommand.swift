@@ -42,14 +42,16 @@ enum GraphRenderer {
     }
 
     static func render(_ graphs: [FlowMode: FlowGraph], format: GraphFormat) -> String {
-        var lines: [String] = format == .mermaid ? ["flowchart TD"] : ["digraph flow {", "  rankdir=TB;", "  node [shape=box];"]
+        var lines: [String] =
+            format == .mermaid ? ["flowchart TD"] : ["digraph flow {", "  rankdir=TB;", "  node [shape=box];"]
         var edges: [Edge] = []
         var handOvers: Set<[FlowMode]> = []
         for mode in FlowMode.allCases {
             guard let graph = graphs[mode] else { continue }
             let id = { (index: Int) in "\(mode.rawValue)_\(index)" }
             let gate = { (index: Int) in "\(mode.rawValue)_when_\(index)" }
-            let done = "\(mode.rawValue)_done", failed = "\(mode.rawValue)_failed"
+            let done = "\(mode.rawValue)_done"
+            let failed = "\(mode.rawValue)_failed"
             // Where control goes to reach node `index`: its decision when it has a condition.
             let entry = { (index: Int) -> String in
                 guard index < graph.nodes.count else { return done }
@@ -66,20 +68,24 @@ enum GraphRenderer {
                 boxes.append((id(index), label, false))
                 edges.append(Edge(from: id(index), to: entry(index + 1), label: "success", failure: false))
                 if node.retry.attempts > 1 {
-                    edges.append(Edge(from: id(index), to: id(index), label: "retry ×\(node.retry.attempts - 1)", failure: true))
+                    edges.append(
+                        Edge(from: id(index), to: id(index), label: "retry ×\(node.retry.attempts - 1)", failure: true))
                 }
                 switch node.onFailure {
                 case .fail: edges.append(Edge(from: id(index), to: failed, label: "failure", failure: true))
-                case .continue: edges.append(Edge(from: id(index), to: entry(index + 1), label: "failure: continue", failure: true))
+                case .continue:
+                    edges.append(Edge(from: id(index), to: entry(index + 1), label: "failure: continue", failure: true))
                 case .jump(let target, _, let limit):
                     edges.append(Edge(from: id(index), to: entry(target), label: "failure (≤\(limit)×)", failure: true))
                     edges.append(Edge(from: id(index), to: failed, label: "failure", failure: true))
                 case .modes(let modes):
                     let reachable = modes.filter { $0 != mode && graphs[$0] != nil }
                     if let first = reachable.first {
-                        edges.append(Edge(
-                            from: id(index), to: firstEntry(of: first, in: graphs), label: "failure: " + reachable.map(\.rawValue).joined(separator: " → "),
-                            failure: true))
+                        edges.append(
+                            Edge(
+                                from: id(index), to: firstEntry(of: first, in: graphs),
+                                label: "failure: " + reachable.map(\.rawValue).joined(separator: " → "),
+                                failure: true))
                         handOvers.insert(reachable)
                     } else {
                         edges.append(Edge(from: id(index), to: failed, label: "failure", failure: true))
@@ -93,16 +99,22 @@ enum GraphRenderer {
         // A hand-over runs its modes in order: each one's end leads to the next one's start.
         var followed: Set<String> = []
         for chain in handOvers.sorted(by: { $0.map(\.rawValue).joined() < $1.map(\.rawValue).joined() }) {
-            for (from, to) in zip(chain, chain.dropFirst()) where followed.insert("\(from.rawValue)>\(to.rawValue)").inserted {
-                edges.append(Edge(
-                    from: "\(from.rawValue)_done", to: firstEntry(of: to, in: graphs), label: "hand-over: then \(to.rawValue)", failure: true))
+            for (from, to) in zip(chain, chain.dropFirst())
+            where followed.insert("\(from.rawValue)>\(to.rawValue)").inserted {
+                edges.append(
+                    Edge(
+                        from: "\(from.rawValue)_done", to: firstEntry(of: to, in: graphs),
+                        label: "hand-over: then \(to.rawValue)", failure: true))
             }
         }
         for edge in edges {
             if format == .mermaid {
-                lines.append("  \(edge.from) \(edge.failure ? "-.->" : "-->")|\(escaped(edge.label, format))| \(edge.to)")
+                lines.append(
+                    "  \(edge.from) \(edge.failure ? "-.->" : "-->")|\(escaped(edge.label, format))| \(edge.to)")
             } else {
-                lines.append("  \(edge.from) -> \(edge.to) [label=\"\(escaped(edge.label, format))\"\(edge.failure ? ", style=dashed, color=red" : "")];")
+                lines.append(
+                    "  \(edge.from) -> \(edge.to) [label=\"\(escaped(edge.label, format))\"\(edge.failure ? ", style=dashed, color=red" : "")];"
+                )
             }
         }
         if format == .dot { lines.append("}") }

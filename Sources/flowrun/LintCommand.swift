@@ -1,6 +1,6 @@
 public import ArgumentParser
-public import FlowCheck
 import FlowCatalog
+public import FlowCheck
 import FlowDescriptor
 import FlowEngine
 import FlowSteps
@@ -43,16 +43,23 @@ struct LintCommand: ParsableCommand {
     @Flag(help: "Fail on warnings too.")
     var strict = false
 
-    @Option(name: .shortAndLong, help: "Also write the report to this file (e.g. results.sarif), written whole or not at all.")
+    @Option(
+        name: .shortAndLong,
+        help: "Also write the report to this file (e.g. results.sarif), written whole or not at all.")
     var output: String?
 
-    @Option(help: ArgumentHelp("Where flowrun's docs are published, for SARIF rules' help links (…/diagnostics.md#fr300).", valueName: "URL"))
+    @Option(
+        help: ArgumentHelp(
+            "Where flowrun's docs are published, for SARIF rules' help links (…/diagnostics.md#fr300).",
+            valueName: "URL"))
     var docsURL: String?
 
     @Flag(help: "List every diagnostic code with its severity and summary, and exit.")
     var listCodes = false
 
-    @Flag(name: .customLong("color"), inversion: .prefixedNo, help: "Colour text output (default: when standard output is a terminal).")
+    @Flag(
+        name: .customLong("color"), inversion: .prefixedNo,
+        help: "Colour text output (default: when standard output is a terminal).")
     var color: Bool?
 
     func validate() throws {
@@ -67,11 +74,15 @@ struct LintCommand: ParsableCommand {
     func run() throws {
         if listCodes {
             for code in DiagnosticCode.all {
-                Console.print("\(code.rawValue)  \(code.defaultSeverity.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)) \(code.name.padding(toLength: 32, withPad: " ", startingAt: 0)) \(code.summary)")
+                Console.print(
+                    "\(code.rawValue)  \(code.defaultSeverity.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)) \(code.name.padding(toLength: 32, withPad: " ", startingAt: 0)) \(code.summary)"
+                )
             }
             return
         }
-        try Self.lint(paths: paths, stdinName: stdinName, format: format, strict: strict, output: output, color: color, docsURL: docsURL)
+        try Self.lint(
+            paths: paths, stdinName: stdinName, format: format, strict: strict, output: output, color: color,
+            docsURL: docsURL)
     }
 
     /// The common case of editors and pre-commit hooks, `flowrun lint FILE...` with at most `--strict`, read
@@ -82,7 +93,9 @@ struct LintCommand: ParsableCommand {
         let paths = arguments.filter { $0 != "--strict" }
         guard !paths.isEmpty, paths.allSatisfy({ !$0.hasPrefix("-") }) else { return false }
         do {
-            try lint(paths: paths, stdinName: "<stdin>", format: .text, strict: strict, output: nil, color: nil, docsURL: nil)
+            try lint(
+                paths: paths, stdinName: "<stdin>", format: .text, strict: strict, output: nil, color: nil, docsURL: nil
+            )
             Console.exit(0)
         } catch let code as ExitCode {
             Console.exit(code.rawValue)
@@ -93,7 +106,8 @@ struct LintCommand: ParsableCommand {
     }
 
     static func lint(
-        paths: [String], stdinName: String, format: LintFormat, strict: Bool, output: String?, color: Bool?, docsURL: String?
+        paths: [String], stdinName: String, format: LintFormat, strict: Bool, output: String?, color: Bool?,
+        docsURL: String?
     ) throws {
         let discovery = FlowFileDiscovery.find(paths, standardInputName: stdinName)
         for missing in discovery.missing {
@@ -111,8 +125,13 @@ struct LintCommand: ParsableCommand {
         // A CI job pointed at the wrong folder must not pass green: finding no flow file at all is an error.
         if run.reports.isEmpty, discovery.missing.isEmpty {
             let named = paths.map { "`\($0)`" }.joined(separator: ", ")
-            let skipped = run.skipped.isEmpty ? "" : " (\(run.skipped.count) YAML or JSON file\(run.skipped.count == 1 ? "" : "s") without a top-level `flowrun` key skipped)"
-            Console.error("flowrun: no flow files found in \(named)\(skipped); flow files are *.yaml, *.yml or *.json with a top-level `flowrun` key.")
+            let skipped =
+                run.skipped.isEmpty
+                ? ""
+                : " (\(run.skipped.count) YAML or JSON file\(run.skipped.count == 1 ? "" : "s") without a top-level `flowrun` key skipped)"
+            Console.error(
+                "flowrun: no flow files found in \(named)\(skipped); flow files are *.yaml, *.yml or *.json with a top-level `flowrun` key."
+            )
             throw ExitCode.usage
         }
         let text = run.rendered(as: format, color: format == .text && (color ?? Console.wants(color: STDOUT_FILENO)))
@@ -289,8 +308,9 @@ struct FlowFileDiscovery {
             if entry.isDirectory {
                 found += walk(path, folders: &folders, linkedFiles: &linkedFiles)
             } else if let dot = entry.name.lastIndex(of: UInt8(ascii: ".")),
-                      let suffix = String(validating: entry.name[(dot + 1)...], as: UTF8.self),
-                      extensions.contains(suffix.lowercased()) {
+                let suffix = String(validating: entry.name[(dot + 1)...], as: UTF8.self),
+                extensions.contains(suffix.lowercased())
+            {
                 found.append(path)
             }
         }

@@ -36,25 +36,35 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "auto, onboard, restore, reset, change-passcode or logout.")
     var mode: RunMode = .auto
 
-    @Option(help: ArgumentHelp(
-        "Show every web login with this presenter instead of the flow's: system-browser, manual or headless-form (CI).",
-        valueName: "NAME"))
+    @Option(
+        help: ArgumentHelp(
+            "Show every web login with this presenter instead of the flow's: system-browser, manual or headless-form (CI).",
+            valueName: "NAME"))
     var presenter: String?
 
-    @Option(name: .customLong("input"), help: ArgumentHelp("An input a step asks for, as NAME=VALUE (repeatable).", valueName: "NAME=VALUE"))
+    @Option(
+        name: .customLong("input"),
+        help: ArgumentHelp("An input a step asks for, as NAME=VALUE (repeatable).", valueName: "NAME=VALUE"))
     var inputs: [String] = []
 
-    @Option(name: .customLong("input-fd"), help: ArgumentHelp(
-        "Read input NAME (a secret, such as `passcode`) from file descriptor FD, up to its end (repeatable).", valueName: "NAME=FD"))
+    @Option(
+        name: .customLong("input-fd"),
+        help: ArgumentHelp(
+            "Read input NAME (a secret, such as `passcode`) from file descriptor FD, up to its end (repeatable).",
+            valueName: "NAME=FD"))
     var inputDescriptors: [String] = []
 
-    @Option(help: ArgumentHelp("A configuration document for the `json` provider: a JSON file, or - for standard input.", valueName: "FILE|-"))
+    @Option(
+        help: ArgumentHelp(
+            "A configuration document for the `json` provider: a JSON file, or - for standard input.",
+            valueName: "FILE|-"))
     var config: String?
 
     @Option(help: ArgumentHelp("Write a JSON-lines trace of every state transition to this file.", valueName: "FILE"))
     var trace: String?
 
-    @Option(help: ArgumentHelp("Where the flow keeps its state (default: $XDG_DATA_HOME/flowrun/NAME).", valueName: "DIR"))
+    @Option(
+        help: ArgumentHelp("Where the flow keeps its state (default: $XDG_DATA_HOME/flowrun/NAME).", valueName: "DIR"))
     var stateDir: String?
 
     @Flag(help: "Compile the flow and print the plan of every mode; run nothing.")
@@ -63,13 +73,18 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Start the built-in backend emulator on a free loopback port and point the flow at it.")
     var emulator = false
 
-    @Option(help: ArgumentHelp("The emulator's data file (with --emulator; default: the built-in data).", valueName: "FILE"))
+    @Option(
+        help: ArgumentHelp("The emulator's data file (with --emulator; default: the built-in data).", valueName: "FILE")
+    )
     var emulatorData: String?
 
     @Option(help: ArgumentHelp("An onboarding link for the `url` provider.", valueName: "URL"))
     var link: String?
 
-    @Option(help: ArgumentHelp("The log level until the backend's log settings set one: none, fatal, error, warn, info, debug, path.", valueName: "LEVEL"))
+    @Option(
+        help: ArgumentHelp(
+            "The log level until the backend's log settings set one: none, fatal, error, warn, info, debug, path.",
+            valueName: "LEVEL"))
     var logLevel: String = "warn"
 
     func run() async throws {
@@ -95,7 +110,8 @@ struct RunCommand: AsyncParsableCommand {
             let name = String(input[..<equals])
             if Self.secretInputs.contains(name) {
                 throw ValidationError(
-                    "--input \(name)=... would show a secret to every user in the process list: set \(InputSource.environmentName(for: name)) or use --input-fd \(name)=FD.")
+                    "--input \(name)=... would show a secret to every user in the process list: set \(InputSource.environmentName(for: name)) or use --input-fd \(name)=FD."
+                )
             }
             flags[name] = String(input[input.index(after: equals)...])
         }
@@ -109,7 +125,8 @@ struct RunCommand: AsyncParsableCommand {
         }
         if emulatorData != nil, !emulator { throw ValidationError("--emulator-data goes with --emulator.") }
         guard let level = RunLog.Level(backendName: logLevel) else {
-            throw ValidationError("--log-level takes none, fatal, error, warn, info, debug or path, found `\(logLevel)`.")
+            throw ValidationError(
+                "--log-level takes none, fatal, error, warn, info, debug or path, found `\(logLevel)`.")
         }
         let engine = FlowEngine(flow)
         let redactor = Redactor()
@@ -121,18 +138,23 @@ struct RunCommand: AsyncParsableCommand {
         }
         var options = RunOptions(
             mode: mode,
-            input: InputSource(flags: flags, interactive: interactive, prompter: prompter, document: configuration, link: linkURL),
-            state: stateDir.map { StateFolder(url: URL(fileURLWithPath: $0)) } ?? StateFolder.default(flowName: engine.name),
+            input: InputSource(
+                flags: flags, interactive: interactive, prompter: prompter, document: configuration, link: linkURL),
+            state: stateDir.map { StateFolder(url: URL(fileURLWithPath: $0)) }
+                ?? StateFolder.default(flowName: engine.name),
             progress: progress, redactor: redactor)
         options.input.descriptorValues = descriptorValues
         if let presenter {
             guard ["system-browser", "manual", "headless-form"].contains(presenter) else {
-                throw ValidationError("--presenter takes system-browser, manual or headless-form, found `\(presenter)`.")
+                throw ValidationError(
+                    "--presenter takes system-browser, manual or headless-form, found `\(presenter)`.")
             }
             options.input.environment["FLOWRUN_PRESENTER"] = presenter
         }
         if mode == .changePasscode, !engine.usesStore {
-            Console.error("flowrun: \(file) has no store-manager step: no passcode protects its state, so there is none to change.")
+            Console.error(
+                "flowrun: \(file) has no store-manager step: no passcode protects its state, so there is none to change."
+            )
             throw ExitCode.usage
         }
         // What would stop the run is found before anything starts: steps this build cannot run, state that
@@ -181,7 +203,9 @@ struct RunCommand: AsyncParsableCommand {
         stop.onRequest { task.cancel() }
         let report = await task.value
         await backend?.stop()
-        Console.print(Summary.render(report, redactor: redactor, action: [.changePasscode, .logout].contains(mode) ? mode.rawValue : nil))
+        Console.print(
+            Summary.render(
+                report, redactor: redactor, action: [.changePasscode, .logout].contains(mode) ? mode.rawValue : nil))
         if let lost = traceFile?.failure, let trace {
             Console.error("flowrun: the trace `\(trace)` is incomplete: \(lost)")
             if report.result == .succeeded { throw ExitCode.usage }
@@ -201,7 +225,7 @@ struct RunCommand: AsyncParsableCommand {
         var values: [String: String] = [:]
         for spec in specs {
             guard let equals = spec.firstIndex(of: "="), equals != spec.startIndex,
-                  let descriptor = Int32(spec[spec.index(after: equals)...]), descriptor >= 0
+                let descriptor = Int32(spec[spec.index(after: equals)...]), descriptor >= 0
             else { throw ValidationError("--input-fd takes NAME=FD with a file descriptor number, found `\(spec)`.") }
             guard fcntl(descriptor, F_GETFD) != -1 else {
                 throw ValidationError("--input-fd \(spec): file descriptor \(descriptor) is not open.")
@@ -231,7 +255,8 @@ struct RunCommand: AsyncParsableCommand {
         let loaded = pipeline.load(path: file)!
         if !loaded.report.diagnostics.isEmpty {
             let run = LintRun(reports: [loaded.report], strict: false, toolVersion: Flowrun.version)
-            FileHandle.standardError.write(Data(run.rendered(as: .text, color: Console.wants(color: STDERR_FILENO)).utf8))
+            FileHandle.standardError.write(
+                Data(run.rendered(as: .text, color: Console.wants(color: STDERR_FILENO)).utf8))
         }
         guard let flow = loaded.flow else {
             Console.error("flowrun: \(file) cannot run until these are fixed.")
@@ -242,9 +267,12 @@ struct RunCommand: AsyncParsableCommand {
 
     /// Prints findings that stop a run on standard error, as `flowrun lint` prints them (excerpt and caret).
     static func printFindings(_ diagnostics: [Diagnostic], in file: String) {
-        let text = FileBytes.read(file, limit: ReaderLimits.default.maxFileBytes).map { String(decoding: $0, as: UTF8.self) } ?? ""
-        let run = LintRun(reports: [FileReport(file: file, diagnostics: diagnostics, text: text)],
-                          strict: false, toolVersion: Flowrun.version)
+        let text =
+            FileBytes.read(file, limit: ReaderLimits.default.maxFileBytes).map { String(decoding: $0, as: UTF8.self) }
+            ?? ""
+        let run = LintRun(
+            reports: [FileReport(file: file, diagnostics: diagnostics, text: text)],
+            strict: false, toolVersion: Flowrun.version)
         FileHandle.standardError.write(Data(run.rendered(as: .text, color: Console.wants(color: STDERR_FILENO)).utf8))
     }
 
@@ -254,7 +282,9 @@ struct RunCommand: AsyncParsableCommand {
         let name: String
         if path == "-" {
             guard isatty(STDIN_FILENO) == 0 else {
-                throw ValidationError("--config - reads the configuration from standard input, which is a terminal; pipe the document in.")
+                throw ValidationError(
+                    "--config - reads the configuration from standard input, which is a terminal; pipe the document in."
+                )
             }
             // Read as a file is, to the same limit: `</dev/zero` must not fill the memory.
             let limit = ReaderLimits.default.maxFileBytes
@@ -276,7 +306,8 @@ struct RunCommand: AsyncParsableCommand {
         }
         let result = DocumentReader.read(bytes: bytes, file: name, format: .json)
         guard let root = result.root, result.diagnostics.isEmpty else {
-            let problem = result.diagnostics.first.map { "\($0.location.map { "\($0): " } ?? "")\($0.message)" } ?? "unreadable"
+            let problem =
+                result.diagnostics.first.map { "\($0.location.map { "\($0): " } ?? "")\($0.message)" } ?? "unreadable"
             throw ValidationError("--config: \(problem)")
         }
         guard root.pairs != nil else { throw ValidationError("--config: \(name) is not a JSON object.") }

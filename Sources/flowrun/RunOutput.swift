@@ -38,16 +38,20 @@ final class ProgressPrinter: ProgressSink {
 
     func stepFinished(mode: FlowMode, step: String, outcome: StepOutcome, duration: Duration, willRetry: Bool) {
         let time = Self.format(duration)
-        let line = switch outcome {
-        case .success: "  ok      \(step)  \(time)"
-        case .failure(let failure): "  \(willRetry ? "retry " : "failed")  \(step)  \(time)  \(failure.code): \(TerminalText.safe(failure.message))"
-        case .cancelled: "  stopped \(step)  \(time)"
-        }
+        let line =
+            switch outcome {
+            case .success: "  ok      \(step)  \(time)"
+            case .failure(let failure):
+                "  \(willRetry ? "retry " : "failed")  \(step)  \(time)  \(failure.code): \(TerminalText.safe(failure.message))"
+            case .cancelled: "  stopped \(step)  \(time)"
+            }
         write((live ? "\u{1B}[2K\r" : "") + line + "\n")
     }
 
     func stepSays(mode: FlowMode, step: String, text: String) {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { "    │ " + TerminalText.safe($0) }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
+            "    │ " + TerminalText.safe($0)
+        }
         write((live ? "\u{1B}[2K\r" : "") + lines.joined(separator: "\n") + "\n")
     }
 
@@ -57,7 +61,8 @@ final class ProgressPrinter: ProgressSink {
 
     static func format(_ duration: Duration) -> String {
         let milliseconds = duration.milliseconds
-        return milliseconds < 1000 ? String(format: "%.0fms", milliseconds) : String(format: "%.2fs", milliseconds / 1000)
+        return milliseconds < 1000
+            ? String(format: "%.0fms", milliseconds) : String(format: "%.2fs", milliseconds / 1000)
     }
 }
 
@@ -71,11 +76,15 @@ enum Summary {
             lines.append("succeeded: \(action!)")
         case .failed(let failure, let step, _) where action != nil:
             let what = action == "logout" ? "log out" : "change the passcode"
-            lines.append("failed to \(what) at step `\(step)`: \(failure.code): \(TerminalText.safe(redactor.redact(failure.message)))")
+            lines.append(
+                "failed to \(what) at step `\(step)`: \(failure.code): \(TerminalText.safe(redactor.redact(failure.message)))"
+            )
         case .succeeded:
             lines.append("succeeded: " + report.modes.map(\.rawValue).joined(separator: " → "))
         case .failed(let failure, let step, let mode):
-            lines.append("failed in \(mode.rawValue) at step `\(step)`: \(failure.code): \(TerminalText.safe(redactor.redact(failure.message)))")
+            lines.append(
+                "failed in \(mode.rawValue) at step `\(step)`: \(failure.code): \(TerminalText.safe(redactor.redact(failure.message)))"
+            )
         case .cancelled:
             lines.append("cancelled: no further step ran and no state was kept")
         }
@@ -103,19 +112,24 @@ enum Plan {
         var lines: [String] = []
         for mode in FlowMode.allCases {
             guard let graph = flow.graphs[mode] else { continue }
-            lines.append("\(mode.rawValue)\(flow.descriptor.flow(for: mode) == nil ? " (default: each onboard step's reset, in reverse)" : ""):")
+            lines.append(
+                "\(mode.rawValue)\(flow.descriptor.flow(for: mode) == nil ? " (default: each onboard step's reset, in reverse)" : ""):"
+            )
             for (index, node) in graph.nodes.enumerated() {
                 var details = ["\(node.spec.name)", "timeout \(node.timeout.flowText)"]
                 if node.step == nil { details.append("not runnable in this build") }
                 if node.retry.attempts > 1 {
-                    details.append("\(node.retry.attempts) attempts, backoff \(node.retry.backoff.flowText)×\(node.retry.multiplier)")
+                    details.append(
+                        "\(node.retry.attempts) attempts, backoff \(node.retry.backoff.flowText)×\(node.retry.multiplier)"
+                    )
                 }
                 if node.condition != nil { details.append("when …") }
                 switch node.onFailure {
                 case .fail: break
                 case .continue: details.append("on failure: continue")
                 case .jump(_, let name, let limit): details.append("on failure: go to \(name) (at most \(limit)×)")
-                case .modes(let modes): details.append("on failure: run " + modes.map(\.rawValue).joined(separator: ", "))
+                case .modes(let modes):
+                    details.append("on failure: run " + modes.map(\.rawValue).joined(separator: ", "))
                 }
                 lines.append("  \(index + 1). \(node.name)  [" + details.joined(separator: "; ") + "]")
             }
@@ -166,7 +180,8 @@ enum Prompt {
 /// A request to stop that may come before there is anything to stop: Ctrl-C in a command's first
 /// milliseconds is remembered, and the task attached later is cancelled at once.
 final class StopRequest: Sendable {
-    private let state = Mutex<(requested: Bool, task: Task<Void, Never>?, stop: (@Sendable () -> Void)?)>((false, nil, nil))
+    private let state = Mutex<(requested: Bool, task: Task<Void, Never>?, stop: (@Sendable () -> Void)?)>(
+        (false, nil, nil))
 
     /// Whether a signal has asked the command to stop.
     var isRequested: Bool { state.withLock { $0.requested } }

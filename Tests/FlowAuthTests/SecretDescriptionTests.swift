@@ -21,10 +21,13 @@ struct SecretDescriptionTests {
         let values: [(Any, [String])] = [
             (tokens, ["at-91f2e7", "rt-0c44d1", "idt-77ab30"]),
             (credentials, ["pw-3e9d05"]),
-            (OAuth2Client(clientID: "app", clientSecret: Secret("cs-52aa18"),
-                          endpoints: OAuth2Endpoints(
-                              authorization: nil, token: URL(string: "https://idp.example.com/token")!)),
-             ["cs-52aa18"]),
+            (
+                OAuth2Client(
+                    clientID: "app", clientSecret: Secret("cs-52aa18"),
+                    endpoints: OAuth2Endpoints(
+                        authorization: nil, token: URL(string: "https://idp.example.com/token")!)),
+                ["cs-52aa18"]
+            ),
             (totp, ["[49, 50, 51", "- 49"]),
         ]
         for (value, secrets) in values {
@@ -58,7 +61,8 @@ struct SecretDescriptionTests {
         encoder.outputFormatting = .sortedKeys
         let written = String(decoding: try encoder.encode(tokens), as: UTF8.self)
         #expect(
-            written == #"{"accessToken":"at-91f2e7","expiresAt":721692800,"refreshToken":"rt-0c44d1","scope":"openid"}"#)
+            written == #"{"accessToken":"at-91f2e7","expiresAt":721692800,"refreshToken":"rt-0c44d1","scope":"openid"}"#
+        )
         #expect(try JSONDecoder().decode(OAuth2Tokens.self, from: Data(written.utf8)) == tokens)
         let credentials = BasicAuthenticator.Credentials(username: "ada", password: Secret("pw-3e9d05"))
         let basic = String(decoding: try encoder.encode(credentials), as: UTF8.self)

@@ -34,7 +34,7 @@ enum Corpus {
     /// The flow files, sorted; sidecars are not listed.
     static let files: [String] = {
         guard let folder,
-              let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path)
+            let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path)
         else { return [] }
         return names.filter { !$0.hasSuffix(".expect") && !$0.hasPrefix(".") }.sorted()
     }()
@@ -77,7 +77,7 @@ enum Corpus {
             let words = body.split(separator: " ")
             let position = words.count == 2 ? words[1].split(separator: ":") : []
             guard words.count == 2, DiagnosticCode.named(String(words[0])) != nil, position.count == 2,
-                  let lineNumber = Int(position[0]), let column = Int(position[1])
+                let lineNumber = Int(position[0]), let column = Int(position[1])
             else { throw CorpusError.malformed(name, line) }
             result.findings.insert(ExpectedFinding(code: String(words[0]), line: lineNumber, column: column))
         }
@@ -124,7 +124,8 @@ struct CorpusTests {
         var byFinding: [ExpectedFinding: [Diagnostic]] = [:]
         for diagnostic in report.diagnostics {
             let finding = ExpectedFinding(
-                code: diagnostic.code.rawValue, line: diagnostic.location?.line ?? 0, column: diagnostic.location?.column ?? 0)
+                code: diagnostic.code.rawValue, line: diagnostic.location?.line ?? 0,
+                column: diagnostic.location?.column ?? 0)
             byFinding[finding, default: []].append(diagnostic)
         }
         let actual = Set(byFinding.keys)
@@ -135,14 +136,18 @@ struct CorpusTests {
             explanation += "missing:\n" + missing.map { "  \($0)" }.joined(separator: "\n") + "\n"
         }
         if !unexpected.isEmpty {
-            explanation += "unexpected:\n" + unexpected.flatMap { finding in
-                byFinding[finding]!.map { "  \(finding) \($0.message)" + ($0.hint.map { " [hint: \($0)]" } ?? "") }
-            }.joined(separator: "\n") + "\n"
+            explanation +=
+                "unexpected:\n"
+                + unexpected.flatMap { finding in
+                    byFinding[finding]!.map { "  \(finding) \($0.message)" + ($0.hint.map { " [hint: \($0)]" } ?? "") }
+                }.joined(separator: "\n") + "\n"
         }
         if !missing.isEmpty {
-            explanation += "all findings:\n" + report.diagnostics.map {
-                "  \($0.code.rawValue) \($0.location.map { "\($0.line):\($0.column)" } ?? "-") \($0.message)"
-            }.joined(separator: "\n")
+            explanation +=
+                "all findings:\n"
+                + report.diagnostics.map {
+                    "  \($0.code.rawValue) \($0.location.map { "\($0.line):\($0.column)" } ?? "-") \($0.message)"
+                }.joined(separator: "\n")
         }
         #expect(missing.isEmpty && unexpected.isEmpty, "\(name)\n\(explanation)")
     }

@@ -30,15 +30,18 @@ struct HostileInputTests {
         #expect(lines == lines.sorted())
     }
 
-    @Test("Reading and structure errors cannot be silenced, and the comment that tries is reported",
-          arguments: [
-              ("#flowrun-lint:disable=FR100\n:\n", DiagnosticCode.syntax),
-              ("# flowrun-lint: disable-file=FR107\n", .emptyDocument),
-              ("# flowrun-lint: disable-file=multiple-documents\nflowrun: 1\n---\nflowrun: 1\n", .multipleDocuments),
-              ("# flowrun-lint: disable-file=FR105\nflowrun: 1\nname: \u{FF}\n", .encoding),
-              ("# flowrun-lint: disable-file=FR200\nflowrun: 1\nname: x\nbogus: 1\nsteps: {a: {uses: welcome}}\n"
-                  + "flows: {onboard: [a]}\n", .unknownField),
-          ])
+    @Test(
+        "Reading and structure errors cannot be silenced, and the comment that tries is reported",
+        arguments: [
+            ("#flowrun-lint:disable=FR100\n:\n", DiagnosticCode.syntax),
+            ("# flowrun-lint: disable-file=FR107\n", .emptyDocument),
+            ("# flowrun-lint: disable-file=multiple-documents\nflowrun: 1\n---\nflowrun: 1\n", .multipleDocuments),
+            ("# flowrun-lint: disable-file=FR105\nflowrun: 1\nname: \u{FF}\n", .encoding),
+            (
+                "# flowrun-lint: disable-file=FR200\nflowrun: 1\nname: x\nbogus: 1\nsteps: {a: {uses: welcome}}\n"
+                    + "flows: {onboard: [a]}\n", .unknownField
+            ),
+        ])
     func readingErrorsCannotBeSilenced(_ text: String, _ code: DiagnosticCode) {
         // (`\u{FF}` above stands for the byte 0xFF: the text is written as Latin-1 so that the byte is kept.)
         let bytes = code == .encoding ? Array(text.data(using: .isoLatin1)!) : Array(text.utf8)
@@ -52,7 +55,11 @@ struct HostileInputTests {
     @Test("An alias bomb cannot be silenced")
     func anAliasBombCannotBeSilenced() {
         var lines = ["# flowrun-lint: disable-file=FR102", "a: &a [x, x, x, x, x, x, x, x, x, x]"]
-        for level in 1...8 { lines.append("l\(level): &l\(level) [" + Array(repeating: level == 1 ? "*a" : "*l\(level - 1)", count: 10).joined(separator: ", ") + "]") }
+        for level in 1...8 {
+            lines.append(
+                "l\(level): &l\(level) ["
+                    + Array(repeating: level == 1 ? "*a" : "*l\(level - 1)", count: 10).joined(separator: ", ") + "]")
+        }
         let text = lines.joined(separator: "\n") + "\n"
         let loaded = Linter().pipeline.load(bytes: Array(text.utf8), file: "bomb.yaml", format: .yaml)
         #expect(loaded.report.findings.with(.aliasLimit).count == 1, "\(loaded.report.findings.summary)")
@@ -99,7 +106,9 @@ struct HostileInputTests {
         let findings = lint(SuppressionTests.flow(header: "# flowrun-lint: disable-file=" + codes))
         let unused = findings.with(.unusedSuppression)
         #expect(unused.count == 1)
-        #expect(unused.first?.message == "This `flowrun-lint` comment silences `FR600`, but no such finding is there in this file.")
+        #expect(
+            unused.first?.message
+                == "This `flowrun-lint` comment silences `FR600`, but no such finding is there in this file.")
     }
 
     @Test("A very long unknown name is shortened and gets no suggestion")
@@ -115,7 +124,8 @@ struct HostileInputTests {
     @Test("Did-you-mean for undeclared steps is made for a bounded number of names; every one is still found")
     func undeclaredStepSuggestionsAreBounded() {
         let count = 1000
-        let text = "flowrun: 1\nname: many\nsteps:\n" + (0..<count).map { "  step\($0): {uses: welcome}\n" }.joined()
+        let text =
+            "flowrun: 1\nname: many\nsteps:\n" + (0..<count).map { "  step\($0): {uses: welcome}\n" }.joined()
             + "flows:\n  onboard:\n" + (0..<count).map { "    - stepp\($0)\n" }.joined()
         let report = Linter().lint(bytes: Array(text.utf8), file: "many.yaml", format: .yaml)
         let undeclared = report.findings.with(.undeclaredStep)
@@ -128,7 +138,8 @@ struct HostileInputTests {
     @Test("Thousands of mode hand-overs that lead back are each found")
     func modeHandOverChains() {
         let entries = (0..<300).map { _ in "    - {step: a, on-failure: {modes: [restore]}}\n" }.joined()
-        let text = "flowrun: 1\nname: chain\nsteps:\n  a: {uses: command, with: {run: [./a.sh]}}\nflows:\n"
+        let text =
+            "flowrun: 1\nname: chain\nsteps:\n  a: {uses: command, with: {run: [./a.sh]}}\nflows:\n"
             + "  onboard:\n" + entries + "  restore:\n    - {step: a, on-failure: {modes: [onboard]}}\n"
         let report = Linter().lint(bytes: Array(text.utf8), file: "chain.yaml", format: .yaml)
         #expect(report.findings.with(.endlessCycle).count == 301)
@@ -139,8 +150,9 @@ struct HostileInputTests {
         let text = "flowrun: 1\nname: x\nsteps: {a: {uses: welcome}}\nflows: {onboard: [a, \"b\\e[31m\\a\\u0085\"]}\n"
         let report = Linter().lint(bytes: Array(text.utf8), file: "x.yaml", format: .yaml)
         let output = LintRun(reports: [report], strict: false, toolVersion: "test").rendered(as: .github)
-        #expect(!output.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) },
-                "\(output.debugDescription)")
+        #expect(
+            !output.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) },
+            "\(output.debugDescription)")
         #expect(output.contains("b\u{241B}[31m\u{2407}"), "\(output.debugDescription)")
     }
 }

@@ -49,7 +49,8 @@ struct MessageTests {
 
     @Test("A misspelt step type offers the built-in as its replacement")
     func misspeltStep() throws {
-        let text = Self.oauthFlow.replacingOccurrences(of: "uses: oauth2-authentication", with: "uses: oauth2-authentcation")
+        let text = Self.oauthFlow.replacingOccurrences(
+            of: "uses: oauth2-authentication", with: "uses: oauth2-authentcation")
         let diagnostics = lint(text)
         #expect(diagnostics.summary == ["FR300 11:20"])
         let finding = try #require(diagnostics.first)
@@ -63,7 +64,8 @@ struct MessageTests {
 
     @Test("A misspelt SDK class name is corrected to the class name")
     func misspeltClassName() throws {
-        let text = Self.oauthFlow.replacingOccurrences(of: "uses: oauth2-authentication", with: "uses: OAuth2AuthenticationStp")
+        let text = Self.oauthFlow.replacingOccurrences(
+            of: "uses: oauth2-authentication", with: "uses: OAuth2AuthenticationStp")
         let finding = try #require(lint(text).with(.unknownStep).first)
         #expect(finding.replacement == "OAuth2AuthenticationStep")
     }
@@ -75,13 +77,15 @@ struct MessageTests {
         #expect(diagnostics.summary == ["FR200 7:1"])
         let finding = try #require(diagnostics.first)
         #expect(finding.replacement == "authentication")
-        #expect(finding.message.contains("`authentcation`") && finding.message.contains("did you mean `authentication`?"))
+        #expect(
+            finding.message.contains("`authentcation`") && finding.message.contains("did you mean `authentication`?"))
     }
 
     @Test("A flow naming a misspelt step offers the declared one")
     func misspeltFlowEntry() throws {
         let text = Self.oauthFlow.replacingOccurrences(
-            of: "onboard: [welcome, session, auth, settings, store]", with: "onboard: [welcome, session, auth, setings, store]")
+            of: "onboard: [welcome, session, auth, settings, store]",
+            with: "onboard: [welcome, session, auth, setings, store]")
         let finding = try #require(lint(text).with(.undeclaredStep).first)
         #expect(finding.replacement == "settings")
         #expect(finding.message.contains("onboard flow") && finding.message.contains("`setings`"))
@@ -90,7 +94,8 @@ struct MessageTests {
     @Test("A missing key names the key, its type, the step and the flow; the hint says where the key comes from")
     func missingKey() throws {
         let text = Self.oauthFlow.replacingOccurrences(
-            of: "onboard: [welcome, session, auth, settings, store]", with: "onboard: [auth, welcome, session, settings, store]")
+            of: "onboard: [welcome, session, auth, settings, store]",
+            with: "onboard: [auth, welcome, session, settings, store]")
         let diagnostics = lint(text).with(.missingKey)
         #expect(Set(diagnostics.summary) == ["FR500 15:13"])
         let oauth = try #require(diagnostics.first { $0.message.contains("`oauth2Parameters`") })
@@ -108,25 +113,38 @@ struct MessageTests {
     func keyNothingProvides() throws {
         let text = Self.oauthFlow.replacingOccurrences(
             of: "transform: discovery-service",
-            with: "transform:\n    backend: {to: settings-parameters, key: settingsParameters}\n    auth: {to: url, key: authenticationURL}")
+            with:
+                "transform:\n    backend: {to: settings-parameters, key: settingsParameters}\n    auth: {to: url, key: authenticationURL}"
+        )
         let diagnostics = lint(text)
         #expect(Set(diagnostics.summary) == ["FR500 17:31", "FR500 18:38"])
         let hint = try #require(diagnostics.first?.hint)
         #expect(hint.contains("{to: oauth2-parameters, key: oauth2Parameters}"), "\(hint)")
     }
 
-    @Test("A literal secret is reported without repeating it", arguments: [
-        ("store:    {uses: store-manager}", "store:    {uses: store-manager, with: {passcode: \"739184\"}}", "739184"),
-        ("auth:     {uses: oauth2-authentication}",
-         "auth:     {uses: oauth2-authentication, with: {client-secret: Zq8-sEcReT-Xy1}}", "Zq8-sEcReT-Xy1"),
-        ("settings: {uses: settings-download}",
-         "settings: {uses: settings-download}\n  bind:     {uses: command, with: {run: [./bind.sh], env: {PASSWORD: hunter2}}}",
-         "hunter2"),
-    ])
+    @Test(
+        "A literal secret is reported without repeating it",
+        arguments: [
+            (
+                "store:    {uses: store-manager}", "store:    {uses: store-manager, with: {passcode: \"739184\"}}",
+                "739184"
+            ),
+            (
+                "auth:     {uses: oauth2-authentication}",
+                "auth:     {uses: oauth2-authentication, with: {client-secret: Zq8-sEcReT-Xy1}}", "Zq8-sEcReT-Xy1"
+            ),
+            (
+                "settings: {uses: settings-download}",
+                "settings: {uses: settings-download}\n  bind:     {uses: command, with: {run: [./bind.sh], env: {PASSWORD: hunter2}}}",
+                "hunter2"
+            ),
+        ])
     func literalSecret(original: String, replacement: String, secret: String) throws {
         var text = Self.oauthFlow.replacingOccurrences(of: original, with: replacement)
         if secret == "hunter2" {
-            text = text.replacingOccurrences(of: "onboard: [welcome, session, auth, settings, store]", with: "onboard: [welcome, session, auth, settings, bind, store]")
+            text = text.replacingOccurrences(
+                of: "onboard: [welcome, session, auth, settings, store]",
+                with: "onboard: [welcome, session, auth, settings, bind, store]")
         }
         let diagnostics = lint(text)
         let finding = try #require(diagnostics.with(.literalSecret).first, "\(diagnostics.summary)")
@@ -134,9 +152,12 @@ struct MessageTests {
         #expect(!finding.message.contains(secret), "\(finding.message)")
         #expect(!(finding.hint ?? "").contains(secret))
         #expect(!(finding.replacement ?? "").contains(secret))
-        #expect(finding.message.contains("`passcode`") || finding.message.contains("`client-secret`") || finding.message.contains("`PASSWORD`"),
-                "names the parameter: \(finding.message)")
-        #expect(finding.hint?.contains("${env.NAME}") == true, "says how to pass a secret: \(finding.hint ?? "no hint")")
+        #expect(
+            finding.message.contains("`passcode`") || finding.message.contains("`client-secret`")
+                || finding.message.contains("`PASSWORD`"),
+            "names the parameter: \(finding.message)")
+        #expect(
+            finding.hint?.contains("${env.NAME}") == true, "says how to pass a secret: \(finding.hint ?? "no hint")")
     }
 
     @Test("An http:// endpoint offers the https:// URL as its replacement")
@@ -154,7 +175,9 @@ struct MessageTests {
     func unboundedGoto() throws {
         let text = Self.oauthFlow.replacingOccurrences(
             of: "onboard: [welcome, session, auth, settings, store]",
-            with: "onboard:\n    - welcome\n    - session\n    - auth\n    - {step: settings, on-failure: auth}\n    - store")
+            with:
+                "onboard:\n    - welcome\n    - session\n    - auth\n    - {step: settings, on-failure: auth}\n    - store"
+        )
         let finding = try #require(lint(text).with(.endlessCycle).first)
         #expect(finding.message.contains("`auth`"))
         #expect(finding.hint?.contains("limit") == true, "\(finding.hint ?? "no hint")")
@@ -162,7 +185,8 @@ struct MessageTests {
 
     @Test("An unsupported format version offers the supported one")
     func formatVersion() throws {
-        let finding = try #require(lint(Self.oauthFlow.replacingOccurrences(of: "flowrun: 1", with: "flowrun: 3")).first)
+        let finding = try #require(
+            lint(Self.oauthFlow.replacingOccurrences(of: "flowrun: 1", with: "flowrun: 3")).first)
         #expect(finding.code == .unsupportedVersion)
         #expect(finding.replacement == "1")
         #expect(finding.message.contains("3") && finding.message.contains("1"))
@@ -170,9 +194,12 @@ struct MessageTests {
 
     @Test("`yes` for a boolean explains the YAML 1.1 trap")
     func yamlOneOneBoolean() throws {
-        let text = Self.oauthFlow.replacingOccurrences(of: "authentication: oauth2", with: "authentication: oauth2\nsecurity: {allow-insecure-http: yes}")
+        let text = Self.oauthFlow.replacingOccurrences(
+            of: "authentication: oauth2", with: "authentication: oauth2\nsecurity: {allow-insecure-http: yes}")
         let finding = try #require(lint(text).with(.wrongType).first)
-        #expect(finding.message.contains("`allow-insecure-http`") && finding.message.contains("`yes`"), "\(finding.message)")
+        #expect(
+            finding.message.contains("`allow-insecure-http`") && finding.message.contains("`yes`"), "\(finding.message)"
+        )
         #expect(finding.hint?.contains("true") == true)
     }
 
@@ -259,8 +286,9 @@ struct MessageTests {
         #expect(facts(yaml) == facts(json))
     }
 
-    @Test("Every finding over the corpus reads as one sentence and has the severity of its code",
-          arguments: Corpus.files)
+    @Test(
+        "Every finding over the corpus reads as one sentence and has the severity of its code",
+        arguments: Corpus.files)
     func oneSentence(_ name: String) throws {
         let expectation = try Corpus.expectation(for: name)
         let report = try #require(Linter(limits: expectation.limits).lint(path: Corpus.url(name).path))
@@ -269,7 +297,8 @@ struct MessageTests {
             #expect(!message.isEmpty && !message.contains("\n"), "\(diagnostic.code): \(message)")
             #expect(message.hasSuffix(".") || message.hasSuffix("?"), "\(diagnostic.code): \(message)")
             #expect(message.first.map { $0.isUppercase || $0 == "`" } == true, "\(diagnostic.code): \(message)")
-            #expect(diagnostic.severity == diagnostic.code.defaultSeverity, "\(diagnostic.code): \(diagnostic.severity)")
+            #expect(
+                diagnostic.severity == diagnostic.code.defaultSeverity, "\(diagnostic.code): \(diagnostic.severity)")
             #expect(diagnostic.location?.file == Corpus.url(name).path)
             if let hint = diagnostic.hint {
                 #expect(hint.hasSuffix("."), "\(diagnostic.code) hint: \(hint)")

@@ -10,21 +10,23 @@ import Testing
 @Suite("Suppression comments")
 struct SuppressionTests {
     /// The flow with `comment` appended to line `line` (1-based), or inserted as a line of its own before it.
-    static func flow(comment: String? = nil, at line: Int? = nil, ownLine: Bool = false, header: String? = nil) -> String {
+    static func flow(
+        comment: String? = nil, at line: Int? = nil, ownLine: Bool = false, header: String? = nil
+    ) -> String {
         var lines = [
-            "flowrun: 1",                                                              // 1
-            "name: kiosk-onboarding",                                                  // 2
-            "application: {id: com.example.kiosk}",                                    // 3
-            "configuration: {providers: [managed], transform: discovery-service}",     // 4
-            "steps:",                                                                  // 5
-            "  welcome: {uses: welcome}",                                              // 6
-            "  session: {uses: session-configuration}",                                // 7
-            "  store:   {uses: store-manager}",                                        // 8
-            "  # spare steps for the admin tool",                                      // 9
-            "  spare:   {uses: command, with: {run: [./spare.sh]}}",                   // 10
-            "  kiosk:   {uses: store-manager, with: {passcode: \"0000\"}}",            // 11
-            "flows:",                                                                  // 12
-            "  onboard: [welcome, session, store, kiosk]",                             // 13
+            "flowrun: 1",  // 1
+            "name: kiosk-onboarding",  // 2
+            "application: {id: com.example.kiosk}",  // 3
+            "configuration: {providers: [managed], transform: discovery-service}",  // 4
+            "steps:",  // 5
+            "  welcome: {uses: welcome}",  // 6
+            "  session: {uses: session-configuration}",  // 7
+            "  store:   {uses: store-manager}",  // 8
+            "  # spare steps for the admin tool",  // 9
+            "  spare:   {uses: command, with: {run: [./spare.sh]}}",  // 10
+            "  kiosk:   {uses: store-manager, with: {passcode: \"0000\"}}",  // 11
+            "flows:",  // 12
+            "  onboard: [welcome, session, store, kiosk]",  // 13
         ]
         if let comment, let line {
             if ownLine {
@@ -52,7 +54,8 @@ struct SuppressionTests {
 
     @Test("A comment on a line of its own silences the next line that has content")
     func nextLine() {
-        #expect(lint(Self.flow(comment: "# flowrun-lint: disable=FR601", at: 11, ownLine: true)).summary == ["FR304 10:3"])
+        #expect(
+            lint(Self.flow(comment: "# flowrun-lint: disable=FR601", at: 11, ownLine: true)).summary == ["FR304 10:3"])
         // Comment lines and blank lines in between are skipped over: the rule lands on `spare` (line 11 now).
         let text = Self.flow().replacingOccurrences(
             of: "  # spare steps for the admin tool\n",
@@ -70,7 +73,9 @@ struct SuppressionTests {
     @Test("disable-file silences its codes everywhere in the file")
     func wholeFile() {
         let text = Self.flow(header: "# flowrun-lint: disable-file=FR304,FR601 -- a demo kiosk")
-            .replacingOccurrences(of: "  session: {uses: session-configuration}", with: "  session: {uses: session-configuration}\n  extra: {uses: welcome}")
+            .replacingOccurrences(
+                of: "  session: {uses: session-configuration}",
+                with: "  session: {uses: session-configuration}\n  extra: {uses: welcome}")
         let report = Linter().lint(bytes: Array(text.utf8), file: "inline.yaml", format: .yaml)
         #expect(report.diagnostics.isEmpty, "\(report.diagnostics.summary)")
         #expect(report.suppressedCount == 3)
@@ -109,8 +114,14 @@ struct SuppressionTests {
 
     @Test("A reason may follow `--`")
     func reason() {
-        #expect(lint(Self.flow(comment: "# flowrun-lint: disable=FR304 -- the admin tool runs it", at: 10)).summary == ["FR601 11:51"])
-        #expect(lint(Self.flow(comment: "# flowrun-lint: disable=FR304 --no space before the reason", at: 10)).summary == ["FR601 11:51"])
+        #expect(
+            lint(Self.flow(comment: "# flowrun-lint: disable=FR304 -- the admin tool runs it", at: 10)).summary == [
+                "FR601 11:51"
+            ])
+        #expect(
+            lint(Self.flow(comment: "# flowrun-lint: disable=FR304 --no space before the reason", at: 10)).summary == [
+                "FR601 11:51"
+            ])
     }
 
     @Test("A comment silences only the codes it names")
@@ -131,12 +142,14 @@ struct SuppressionTests {
         #expect(finding.replacement == "FR304")
     }
 
-    @Test("A comment that cannot be read is reported and silences nothing", arguments: [
-        "# flowrun-lint: disable FR304",
-        "# flowrun-lint: ignore=FR304",
-        "# flowrun-lint: disable=",
-        "# flowrun-lint:",
-    ])
+    @Test(
+        "A comment that cannot be read is reported and silences nothing",
+        arguments: [
+            "# flowrun-lint: disable FR304",
+            "# flowrun-lint: ignore=FR304",
+            "# flowrun-lint: disable=",
+            "# flowrun-lint:",
+        ])
     func malformed(_ comment: String) {
         #expect(lint(Self.flow(comment: comment, at: 10)).summary == ["FR304 10:3", "FR902 10:58", "FR601 11:51"])
     }
@@ -166,11 +179,12 @@ struct SuppressionTests {
         #expect(lint(text).summary == ["FR601 11:51"])
     }
 
-    @Test("Escaped quotes inside quoted strings do not end them",
-          arguments: [
-              #"'it''s # flowrun-lint: disable=FR304'"#,
-              #""say \"hi # flowrun-lint: disable=FR304\"""#,
-          ])
+    @Test(
+        "Escaped quotes inside quoted strings do not end them",
+        arguments: [
+            #"'it''s # flowrun-lint: disable=FR304'"#,
+            #""say \"hi # flowrun-lint: disable=FR304\"""#,
+        ])
     func escapedQuotes(_ argument: String) {
         let text = Self.flow().replacingOccurrences(
             of: "{uses: command, with: {run: [./spare.sh]}}",
@@ -184,7 +198,9 @@ struct SuppressionTests {
     func blockScalar() {
         let text = Self.flow().replacingOccurrences(
             of: "  spare:   {uses: command, with: {run: [./spare.sh]}}",
-            with: "  spare:\n    uses: command\n    description: |\n      Silence it with\n      # flowrun-lint: disable=FR304\n    with: {run: [./spare.sh]}")
+            with:
+                "  spare:\n    uses: command\n    description: |\n      Silence it with\n      # flowrun-lint: disable=FR304\n    with: {run: [./spare.sh]}"
+        )
         do {
             #expect(lint(text).summary == ["FR304 10:3", "FR601 16:51"])
         }
@@ -226,12 +242,15 @@ struct SuppressionTests {
 
     @Test("A suppression that silences nothing is reported, file-wide ones too")
     func unused() {
-        #expect(lint(Self.flow(comment: "# flowrun-lint: disable=FR600", at: 8)).summary
-            == ["FR901 8:37", "FR304 10:3", "FR601 11:51"])
-        #expect(lint(Self.flow(header: "# flowrun-lint: disable-file=FR600")).summary
-            == ["FR901 1:3", "FR304 11:3", "FR601 12:51"])
+        #expect(
+            lint(Self.flow(comment: "# flowrun-lint: disable=FR600", at: 8)).summary
+                == ["FR901 8:37", "FR304 10:3", "FR601 11:51"])
+        #expect(
+            lint(Self.flow(header: "# flowrun-lint: disable-file=FR600")).summary
+                == ["FR901 1:3", "FR304 11:3", "FR601 12:51"])
         // At the end of the file, an own-line comment covers no line at all.
-        #expect(lint(Self.flow() + "# flowrun-lint: disable=FR304\n").summary
-            == ["FR304 10:3", "FR601 11:51", "FR901 14:3"])
+        #expect(
+            lint(Self.flow() + "# flowrun-lint: disable=FR304\n").summary
+                == ["FR304 10:3", "FR601 11:51", "FR901 14:3"])
     }
 }

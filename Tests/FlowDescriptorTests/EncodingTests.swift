@@ -1,5 +1,6 @@
-@testable import FlowDescriptor
 import Testing
+
+@testable import FlowDescriptor
 
 @Suite("UTF-8 encoding")
 struct EncodingTests {
@@ -15,21 +16,21 @@ struct EncodingTests {
 
     /// Byte sequences that are not UTF-8, each written right after `b: ` on line 2.
     static let invalidSequences: [[UInt8]] = [
-        [0xC3, 0x28],                  // a lead byte without its continuation
-        [0x80],                        // a lone continuation byte
-        [0xFF], [0xFE],                // never valid
-        [0xC0, 0xAF],                  // overlong "/" in two bytes
-        [0xC1, 0xBF],                  // overlong in two bytes
-        [0xE0, 0x80, 0xAF],            // overlong "/" in three bytes
-        [0xE0, 0x9F, 0xBF],            // overlong U+07FF in three bytes
-        [0xF0, 0x80, 0x80, 0xAF],      // overlong "/" in four bytes
-        [0xF0, 0x8F, 0xBF, 0xBF],      // overlong U+FFFF in four bytes
-        [0xED, 0xA0, 0x80],            // the surrogate U+D800
-        [0xED, 0xBF, 0xBF],            // the surrogate U+DFFF
-        [0xED, 0xA0, 0xBD, 0xED, 0xB8, 0x80], // a CESU-8 surrogate pair
-        [0xF4, 0x90, 0x80, 0x80],      // U+110000, past the last code point
-        [0xF5, 0x80, 0x80, 0x80],      // a lead byte past U+10FFFF
-        [0xE2, 0x82, 0x20],            // a three-byte sequence cut short
+        [0xC3, 0x28],  // a lead byte without its continuation
+        [0x80],  // a lone continuation byte
+        [0xFF], [0xFE],  // never valid
+        [0xC0, 0xAF],  // overlong "/" in two bytes
+        [0xC1, 0xBF],  // overlong in two bytes
+        [0xE0, 0x80, 0xAF],  // overlong "/" in three bytes
+        [0xE0, 0x9F, 0xBF],  // overlong U+07FF in three bytes
+        [0xF0, 0x80, 0x80, 0xAF],  // overlong "/" in four bytes
+        [0xF0, 0x8F, 0xBF, 0xBF],  // overlong U+FFFF in four bytes
+        [0xED, 0xA0, 0x80],  // the surrogate U+D800
+        [0xED, 0xBF, 0xBF],  // the surrogate U+DFFF
+        [0xED, 0xA0, 0xBD, 0xED, 0xB8, 0x80],  // a CESU-8 surrogate pair
+        [0xF4, 0x90, 0x80, 0x80],  // U+110000, past the last code point
+        [0xF5, 0x80, 0x80, 0x80],  // a lead byte past U+10FFFF
+        [0xE2, 0x82, 0x20],  // a three-byte sequence cut short
     ]
 
     @Test("Overlong forms, surrogates and cut sequences are FR105 where they start", arguments: invalidSequences)
@@ -58,17 +59,20 @@ struct EncodingTests {
         #expect(diagnostic.message.contains("offset 8"))
     }
 
-    @Test("The boundaries of valid UTF-8 are accepted", arguments: [
-        ([0xC2, 0xA0], "\u{A0}"),
-        ([0xED, 0x9F, 0xBF], "\u{D7FF}"),
-        ([0xEE, 0x80, 0x80], "\u{E000}"),
-        ([0xEF, 0xBF, 0xBD], "\u{FFFD}"),
-        ([0xF0, 0x90, 0x80, 0x80], "\u{10000}"),
-        ([0xF4, 0x8F, 0xBF, 0xBD], "\u{10FFFD}"),
-    ] as [([UInt8], String)])
+    @Test(
+        "The boundaries of valid UTF-8 are accepted",
+        arguments: [
+            ([0xC2, 0xA0], "\u{A0}"),
+            ([0xED, 0x9F, 0xBF], "\u{D7FF}"),
+            ([0xEE, 0x80, 0x80], "\u{E000}"),
+            ([0xEF, 0xBF, 0xBD], "\u{FFFD}"),
+            ([0xF0, 0x90, 0x80, 0x80], "\u{10000}"),
+            ([0xF4, 0x8F, 0xBF, 0xBD], "\u{10FFFD}"),
+        ] as [([UInt8], String)])
     func validBoundaries(sequence: [UInt8], text: String) throws {
         for format in DocumentFormat.allCases {
-            let bytes = format == .yaml
+            let bytes =
+                format == .yaml
                 ? Array("a: \"".utf8) + sequence + Array("\"".utf8)
                 : Array("{\"a\": \"".utf8) + sequence + Array("\"}".utf8)
             let result = readBytes(bytes, format: format)
@@ -77,12 +81,14 @@ struct EncodingTests {
         }
     }
 
-    @Test("Control characters that YAML forbids are FR105 at the character", arguments: [
-        ("a: b\u{1}c", "1:5"),
-        ("a: b\u{0}c", "1:5"),
-        ("a: 1\nb: 2\nc: x\u{7}", "3:5"),
-        ("名: b\u{1}", "1:5"),
-    ])
+    @Test(
+        "Control characters that YAML forbids are FR105 at the character",
+        arguments: [
+            ("a: b\u{1}c", "1:5"),
+            ("a: b\u{0}c", "1:5"),
+            ("a: 1\nb: 2\nc: x\u{7}", "3:5"),
+            ("名: b\u{1}", "1:5"),
+        ])
     func controlCharacters(text: String, position: String) throws {
         let diagnostic = try expectRefused(readYAML(text), .encoding, at: position)
         #expect(diagnostic.message.contains("control characters"))

@@ -1,11 +1,13 @@
-@testable import FlowDescriptor
 import Testing
+
+@testable import FlowDescriptor
 
 @Suite("JSON reader")
 struct JSONReaderTests {
     @Test("Marks: keys and values report their own line and column")
     func marks() throws {
-        let result = readJSON("""
+        let result = readJSON(
+            """
             {
               "application": {
                 "id": "com.example",
@@ -33,7 +35,8 @@ struct JSONReaderTests {
 
     @Test("Strings are double-quoted scalars; numbers, booleans and null are plain and kept as written")
     func scalarStyles() throws {
-        let root = try #require(readJSON(#"{"s": "8", "n": 8, "f": -1.50e+3, "z": -0, "t": true, "u": false, "x": null}"#).root)
+        let root = try #require(
+            readJSON(#"{"s": "8", "n": 8, "f": -1.50e+3, "z": -0, "t": true, "u": false, "x": null}"#).root)
         #expect(root["s"]?.scalar == Scalar("8", style: .doubleQuoted))
         #expect(root["n"]?.scalar == Scalar("8", style: .plain))
         #expect(root["f"]?.scalar == Scalar("-1.50e+3", style: .plain))
@@ -61,7 +64,8 @@ struct JSONReaderTests {
 
     @Test("Duplicate keys are FR101 at the second key, in nested objects too")
     func duplicateKeys() throws {
-        let result = readJSON("""
+        let result = readJSON(
+            """
             {
               "flowrun": 1,
               "name": "a",
@@ -80,9 +84,11 @@ struct JSONReaderTests {
         #expect(result.root?["application"]?["id"]?.scalar?.text == "x")
     }
 
-    @Test("Duplicate keys after multi-byte keys report columns in Unicode scalars", arguments: [
-        ("名前", 2), ("😀", 1), ("e\u{301}", 2),
-    ])
+    @Test(
+        "Duplicate keys after multi-byte keys report columns in Unicode scalars",
+        arguments: [
+            ("名前", 2), ("😀", 1), ("e\u{301}", 2),
+        ])
     func duplicateUnicode(key: String, scalars: Int) throws {
         // {"K": 1, "K": 2}: the second key's quote is at column 2 + (K + 2) + 5 = K + 9.
         let diagnostic = try onlyDiagnostic(readJSON(#"{"\#(key)": 1, "\#(key)": 2}"#))
@@ -114,7 +120,8 @@ struct JSONReaderTests {
 
     @Test("A custom depth limit is honoured")
     func customDepth() throws {
-        try expectRefused(readJSON(#"{"a": {"b": {"c": 1}}}"#, limits: ReaderLimits(maxDepth: 2)), .depthLimit, at: "1:13")
+        try expectRefused(
+            readJSON(#"{"a": {"b": {"c": 1}}}"#, limits: ReaderLimits(maxDepth: 2)), .depthLimit, at: "1:13")
     }
 
     @Test("An empty file is FR107 where the content would start")
@@ -145,33 +152,35 @@ struct JSONReaderTests {
         #expect(diagnostic.at == "3:3")
     }
 
-    @Test("Syntax errors are FR100 with a location", arguments: [
-        ("{\n  \"a\": 1,\n}", "3:1", "expected a string key"),             // trailing comma in an object
-        (#"{"a": [1, 2,]}"#, "1:13", "unexpected character"),              // trailing comma in an array
-        (#"{"a": "abc"#, "1:7", "not closed"),                             // unterminated string
-        ("{\"a\": \"abc\n", "1:11", "control character"),                  // a raw newline inside a string
-        (#"{"a": "x\q"}"#, "1:10", "`\\q` is not a JSON escape"),          // bad escape: at the letter after `\`
-        (#"{"a": "\u12"}"#, "1:9", "four hexadecimal digits"),
-        (#"{"a": "\uD800"}"#, "1:9", "lone UTF-16 surrogate"),
-        (#"{"a": "\uDC00"}"#, "1:9", "lone UTF-16 surrogate"),
-        (#"{"a": "\uD800\u0041"}"#, "1:9", "lone UTF-16 surrogate"),
-        ("{\"a\": \"x\ty\"}", "1:9", "control character"),                 // a raw tab in a string
-        (#"{"a" 1}"#, "1:6", "expected `:`"),
-        (#"{a: 1}"#, "1:2", "expected a string key"),
-        (#"{'a': 1}"#, "1:2", "expected a string key"),
-        (#"{"a": 1 "b": 2}"#, "1:9", "in the object that starts at line 1, column 1"),
-        ("[1,\n 2\n 3]", "3:2", "in the array that starts at line 1, column 1"),
-        (#"{} x"#, "1:4", "after the JSON value"),
-        (#"{}{}"#, "1:3", "after the JSON value"),
-        (#"{"a": 01}"#, "1:7", "`01` is not a JSON number"),
-        (#"{"a": 1.}"#, "1:7", "`1.` is not a JSON number"),
-        (#"{"a": -}"#, "1:7", "`-` is not a JSON number"),
-        (#"{"a": tru}"#, "1:7", "unexpected `tru`"),
-        (#"{"a": .5}"#, "1:7", "unexpected character"),
-        (#"{"a": NaN}"#, "1:7", "unexpected character"),
-        (#"{"a": "#, "1:7", "ends where a value was expected"),
-        ("// comment\n{}", "1:1", "unexpected character"),
-    ])
+    @Test(
+        "Syntax errors are FR100 with a location",
+        arguments: [
+            ("{\n  \"a\": 1,\n}", "3:1", "expected a string key"),  // trailing comma in an object
+            (#"{"a": [1, 2,]}"#, "1:13", "unexpected character"),  // trailing comma in an array
+            (#"{"a": "abc"#, "1:7", "not closed"),  // unterminated string
+            ("{\"a\": \"abc\n", "1:11", "control character"),  // a raw newline inside a string
+            (#"{"a": "x\q"}"#, "1:10", "`\\q` is not a JSON escape"),  // bad escape: at the letter after `\`
+            (#"{"a": "\u12"}"#, "1:9", "four hexadecimal digits"),
+            (#"{"a": "\uD800"}"#, "1:9", "lone UTF-16 surrogate"),
+            (#"{"a": "\uDC00"}"#, "1:9", "lone UTF-16 surrogate"),
+            (#"{"a": "\uD800\u0041"}"#, "1:9", "lone UTF-16 surrogate"),
+            ("{\"a\": \"x\ty\"}", "1:9", "control character"),  // a raw tab in a string
+            (#"{"a" 1}"#, "1:6", "expected `:`"),
+            (#"{a: 1}"#, "1:2", "expected a string key"),
+            (#"{'a': 1}"#, "1:2", "expected a string key"),
+            (#"{"a": 1 "b": 2}"#, "1:9", "in the object that starts at line 1, column 1"),
+            ("[1,\n 2\n 3]", "3:2", "in the array that starts at line 1, column 1"),
+            (#"{} x"#, "1:4", "after the JSON value"),
+            (#"{}{}"#, "1:3", "after the JSON value"),
+            (#"{"a": 01}"#, "1:7", "`01` is not a JSON number"),
+            (#"{"a": 1.}"#, "1:7", "`1.` is not a JSON number"),
+            (#"{"a": -}"#, "1:7", "`-` is not a JSON number"),
+            (#"{"a": tru}"#, "1:7", "unexpected `tru`"),
+            (#"{"a": .5}"#, "1:7", "unexpected character"),
+            (#"{"a": NaN}"#, "1:7", "unexpected character"),
+            (#"{"a": "#, "1:7", "ends where a value was expected"),
+            ("// comment\n{}", "1:1", "unexpected character"),
+        ])
     func syntaxErrors(text: String, position: String, fragment: String) throws {
         let diagnostic = try expectRefused(readJSON(text), .syntax, at: position)
         #expect(diagnostic.code.rawValue == "FR100")
@@ -242,10 +251,14 @@ struct FormatEquivalenceTests {
         // numbers and booleans are plain in both.
         #expect(yamlRoot["application"]?["version"]?.scalar == jsonRoot["application"]?["version"]?.scalar)
         for key in ["retries", "ratio", "skip"] {
-            #expect(yamlRoot["steps"]?["welcome"]?["with"]?[key]?.scalar == jsonRoot["steps"]?["welcome"]?["with"]?[key]?.scalar)
+            #expect(
+                yamlRoot["steps"]?["welcome"]?["with"]?[key]?.scalar
+                    == jsonRoot["steps"]?["welcome"]?["with"]?[key]?.scalar)
         }
         #expect(yamlRoot["flowrun"]?.scalar == jsonRoot["flowrun"]?.scalar)
-        #expect(yamlRoot["security"]?["allow-insecure-http"]?.scalar == jsonRoot["security"]?["allow-insecure-http"]?.scalar)
+        #expect(
+            yamlRoot["security"]?["allow-insecure-http"]?.scalar == jsonRoot["security"]?["allow-insecure-http"]?.scalar
+        )
     }
 
     @Test("Both formats decode to the same descriptor without findings")
@@ -270,16 +283,22 @@ struct FormatEquivalenceTests {
 
     @Test("A type error is reported the same way in both formats")
     func sameTypeError() throws {
-        let yamlRoot = try #require(readYAML("""
-            flowrun: "1"
-            name: demo
-            flows: {onboard: []}
-            """).root)
-        let jsonRoot = try #require(readJSON("""
-            {"flowrun": "1",
-             "name": "demo",
-             "flows": {"onboard": []}}
-            """).root)
+        let yamlRoot = try #require(
+            readYAML(
+                """
+                flowrun: "1"
+                name: demo
+                flows: {onboard: []}
+                """
+            ).root)
+        let jsonRoot = try #require(
+            readJSON(
+                """
+                {"flowrun": "1",
+                 "name": "demo",
+                 "flows": {"onboard": []}}
+                """
+            ).root)
         let (_, yamlDiagnostics) = FlowDecoder.decode(yamlRoot, file: "flow.yaml")
         let (_, jsonDiagnostics) = FlowDecoder.decode(jsonRoot, file: "flow.json")
         #expect(yamlDiagnostics.map(\.code) == [.wrongType])

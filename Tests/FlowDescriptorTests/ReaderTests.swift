@@ -1,6 +1,7 @@
-@testable import FlowDescriptor
 import Foundation
 import Testing
+
+@testable import FlowDescriptor
 
 // The YAML reader's defences against hostile or sloppy flow files. Every expected line:column below is
 // counted by hand from the inline YAML (1-based; columns count Unicode scalars).
@@ -9,7 +10,8 @@ import Testing
 struct DuplicateKeyTests {
     @Test("A repeated top-level key is FR101 at the second key, naming the first")
     func topLevel() throws {
-        let result = readYAML("""
+        let result = readYAML(
+            """
             name: first
             flowrun: 1
             name: second
@@ -29,7 +31,8 @@ struct DuplicateKeyTests {
 
     @Test("A duplicate in a nested mapping is reported where it is written")
     func nested() throws {
-        let result = readYAML("""
+        let result = readYAML(
+            """
             flowrun: 1
             application:
               id: com.example.one
@@ -45,7 +48,8 @@ struct DuplicateKeyTests {
 
     @Test("Duplicates inside a mapping in a sequence, and in a flow mapping")
     func insideSequenceAndFlowMapping() throws {
-        let result = readYAML("""
+        let result = readYAML(
+            """
             flows:
               onboard:
                 - step: a
@@ -61,7 +65,8 @@ struct DuplicateKeyTests {
 
     @Test("Every repetition is reported, each naming the first occurrence")
     func threeTimes() throws {
-        let result = readYAML("""
+        let result = readYAML(
+            """
             a: 1
             a: 2
             a: 3
@@ -73,7 +78,8 @@ struct DuplicateKeyTests {
 
     @Test("Quoting does not make a key different: `a` and \"a\" are the same key")
     func quotedSameKey() throws {
-        let result = readYAML("""
+        let result = readYAML(
+            """
             a: 1
             "a": 2
             """)
@@ -84,7 +90,8 @@ struct DuplicateKeyTests {
 
     @Test("The same key in two different mappings is not a duplicate")
     func sameKeyDifferentMappings() {
-        let result = readYAML("""
+        let result = readYAML(
+            """
             one:
               id: x
             two:
@@ -96,11 +103,13 @@ struct DuplicateKeyTests {
 
     @Test("A non-scalar key is refused as FR202 at the key")
     func nonScalarKey() throws {
-        try expectRefused(readYAML("""
-            a: 1
-            ? [x, y]
-            : 2
-            """), .wrongType, at: "2:3")
+        try expectRefused(
+            readYAML(
+                """
+                a: 1
+                ? [x, y]
+                : 2
+                """), .wrongType, at: "2:3")
     }
 }
 
@@ -151,7 +160,8 @@ struct AliasTests {
 
     @Test("An anchor reused twice expands to equal values located at each alias")
     func honestReuse() throws {
-        let result = readYAML("""
+        let result = readYAML(
+            """
             base: &base
               retry: 3
               timeout: 2s
@@ -166,14 +176,15 @@ struct AliasTests {
         #expect(shape(first) == "{'retry': '3', 'timeout': '2s'}")
         #expect(shape(first) == shape(base))
         #expect(shape(second) == shape(base))
-        #expect(base.at == "1:7") // a node with an anchor starts at its `&`
+        #expect(base.at == "1:7")  // a node with an anchor starts at its `&`
         #expect(first.at == "4:8")
         #expect(second.at == "5:9")
     }
 
     @Test("A scalar anchor can be reused")
     func scalarAnchor() throws {
-        let result = readYAML("""
+        let result = readYAML(
+            """
             a: &host api.example.com
             b: *host
             """)
@@ -184,7 +195,8 @@ struct AliasTests {
 
     @Test("A merge key `<<: *base` brings in the base's keys; keys written in the mapping win")
     func mergeKey() throws {
-        let result = readYAML("""
+        let result = readYAML(
+            """
             base: &base
               retry: 3
               timeout: 2s
@@ -205,7 +217,8 @@ struct AliasTests {
 
     @Test("A merge of a list of mappings: earlier sources win over later ones")
     func mergeList() throws {
-        let result = readYAML("""
+        let result = readYAML(
+            """
             one: &one {a: 1, b: 1}
             two: &two {b: 2, c: 2}
             both:
@@ -219,7 +232,8 @@ struct AliasTests {
 
     @Test("Merging something that is not a mapping is FR202 at the merged value; the tree is kept")
     func mergeNotMapping() throws {
-        let result = readYAML("""
+        let result = readYAML(
+            """
             a:
               <<: oops
               b: 1
@@ -233,20 +247,24 @@ struct AliasTests {
 
     @Test("An alias naming no anchor is FR111 at the alias")
     func undefinedAlias() throws {
-        let diagnostic = try expectRefused(readYAML("""
-            flowrun: 1
-            name: *nope
-            """), .undefinedAlias, at: "2:7")
+        let diagnostic = try expectRefused(
+            readYAML(
+                """
+                flowrun: 1
+                name: *nope
+                """), .undefinedAlias, at: "2:7")
         #expect(diagnostic.code.rawValue == "FR111")
         #expect(diagnostic.message.contains("*nope"))
     }
 
     @Test("An alias used before its anchor is defined is FR111")
     func forwardAlias() throws {
-        try expectRefused(readYAML("""
-            a: *later
-            b: &later 1
-            """), .undefinedAlias, at: "1:4")
+        try expectRefused(
+            readYAML(
+                """
+                a: *later
+                b: &later 1
+                """), .undefinedAlias, at: "1:4")
     }
 
     @Test("A self-referencing anchor cannot recurse: the inner alias is undefined (FR111)")
@@ -322,7 +340,8 @@ struct FileSizeTests {
     @Test("The size is checked before anything else, so even invalid bytes give FR104")
     func sizeBeforeEncoding() throws {
         let bytes = [UInt8](repeating: 0xFF, count: 200)
-        try expectRefused(readBytes(bytes, format: .yaml, limits: ReaderLimits(maxFileBytes: 100)), .fileTooLarge, at: "1:1")
+        try expectRefused(
+            readBytes(bytes, format: .yaml, limits: ReaderLimits(maxFileBytes: 100)), .fileTooLarge, at: "1:1")
     }
 
     @Test("read(path:) refuses a large file, naming the path")
@@ -368,40 +387,48 @@ struct FileSizeTests {
 struct TabTests {
     @Test("A tab used to indent a key is FR108 at the tab")
     func tabIndent() throws {
-        let diagnostic = try expectRefused(readYAML("""
-            application:
-            \tid: com.example
-            """), .tabIndentation, at: "2:1")
+        let diagnostic = try expectRefused(
+            readYAML(
+                """
+                application:
+                \tid: com.example
+                """), .tabIndentation, at: "2:1")
         #expect(diagnostic.code.rawValue == "FR108")
         #expect(diagnostic.hint?.contains("spaces") == true)
     }
 
     @Test("A tab after spaces in the indentation is FR108 at the tab")
     func tabAfterSpaces() throws {
-        try expectRefused(readYAML("""
-            application:
-              id: com.example
-              \tversion: 1
-            """), .tabIndentation, at: "3:3")
+        try expectRefused(
+            readYAML(
+                """
+                application:
+                  id: com.example
+                  \tversion: 1
+                """), .tabIndentation, at: "3:3")
     }
 
     @Test("A tab indenting a deeper line is FR108")
     func tabDeeper() throws {
-        try expectRefused(readYAML("""
-            flowrun: 1
-            steps:
-              welcome:
-              \t\tuses: show-screen
-            """), .tabIndentation, at: "4:3")
+        try expectRefused(
+            readYAML(
+                """
+                flowrun: 1
+                steps:
+                  welcome:
+                  \t\tuses: show-screen
+                """), .tabIndentation, at: "4:3")
     }
 
-    @Test("Tabs inside scalars are fine", arguments: [
-        ("a: \"x\\ty\"", "x\ty"),   // escaped tab in a double-quoted scalar
-        ("a: \"x\ty\"", "x\ty"),    // literal tab in a double-quoted scalar
-        ("a: 'x\ty'", "x\ty"),      // literal tab in a single-quoted scalar
-        ("a: x\ty", "x\ty"),        // a tab inside a plain scalar
-        ("a: [1,\t2]", nil),        // a tab separating flow items
-    ] as [(String, String?)])
+    @Test(
+        "Tabs inside scalars are fine",
+        arguments: [
+            ("a: \"x\\ty\"", "x\ty"),  // escaped tab in a double-quoted scalar
+            ("a: \"x\ty\"", "x\ty"),  // literal tab in a double-quoted scalar
+            ("a: 'x\ty'", "x\ty"),  // literal tab in a single-quoted scalar
+            ("a: x\ty", "x\ty"),  // a tab inside a plain scalar
+            ("a: [1,\t2]", nil),  // a tab separating flow items
+        ] as [(String, String?)])
     func tabsInsideValues(text: String, expected: String?) throws {
         let result = readYAML(text)
         #expect(result.diagnostics.isEmpty)
@@ -418,28 +445,33 @@ struct TabTests {
 struct DocumentTests {
     @Test("A second document is FR106 at its `---`")
     func twoDocumentsExplicit() throws {
-        let diagnostic = try expectRefused(readYAML("""
-            ---
-            flowrun: 1
-            ---
-            flowrun: 2
-            """), .multipleDocuments, at: "3:1")
+        let diagnostic = try expectRefused(
+            readYAML(
+                """
+                ---
+                flowrun: 1
+                ---
+                flowrun: 2
+                """), .multipleDocuments, at: "3:1")
         #expect(diagnostic.code.rawValue == "FR106")
     }
 
     @Test("A second document after an implicit first one is FR106")
     func twoDocumentsImplicit() throws {
-        try expectRefused(readYAML("""
-            flowrun: 1
-            name: a
-            ---
-            name: b
-            """), .multipleDocuments, at: "3:1")
+        try expectRefused(
+            readYAML(
+                """
+                flowrun: 1
+                name: a
+                ---
+                name: b
+                """), .multipleDocuments, at: "3:1")
     }
 
     @Test("One document with an explicit start and end is fine")
     func singleExplicit() throws {
-        let result = readYAML("""
+        let result = readYAML(
+            """
             %YAML 1.1
             ---
             flowrun: 1
@@ -450,12 +482,14 @@ struct DocumentTests {
         #expect(result.root?.at == "3:1")
     }
 
-    @Test("Files with no document are FR107 at 1:1", arguments: [
-        "",
-        "\n\n   \n",
-        "# a flow file\n# with nothing in it\n",
-        "   # indented comment only",
-    ])
+    @Test(
+        "Files with no document are FR107 at 1:1",
+        arguments: [
+            "",
+            "\n\n   \n",
+            "# a flow file\n# with nothing in it\n",
+            "   # indented comment only",
+        ])
     func emptyFiles(text: String) throws {
         let diagnostic = try expectRefused(readYAML(text), .emptyDocument, at: "1:1")
         #expect(diagnostic.code.rawValue == "FR107")
@@ -475,30 +509,35 @@ struct DocumentTests {
 
 @Suite("Tags")
 struct TagTests {
-    @Test("A custom tag is FR109 at the tag", arguments: [
-        ("name: !custom foo", "!custom"),
-        ("steps: !thing {a: 1}", "!thing"),
-        ("flows: !list [a]", "!list"),
-        ("data: !!binary aGVsbG8=", "tag:yaml.org,2002:binary"),
-        ("when: !!timestamp 2001-12-14", "tag:yaml.org,2002:timestamp"),
-    ])
+    @Test(
+        "A custom tag is FR109 at the tag",
+        arguments: [
+            ("name: !custom foo", "!custom"),
+            ("steps: !thing {a: 1}", "!thing"),
+            ("flows: !list [a]", "!list"),
+            ("data: !!binary aGVsbG8=", "tag:yaml.org,2002:binary"),
+            ("when: !!timestamp 2001-12-14", "tag:yaml.org,2002:timestamp"),
+        ])
     func unsupported(text: String, tag: String) throws {
         let result = readYAML("flowrun: 1\n" + text)
-        let diagnostic = try expectRefused(result, .unsupportedTag, at: "2:\(text.firstIndex(of: "!")!.utf16Offset(in: text) + 1)")
+        let diagnostic = try expectRefused(
+            result, .unsupportedTag, at: "2:\(text.firstIndex(of: "!")!.utf16Offset(in: text) + 1)")
         #expect(diagnostic.code.rawValue == "FR109")
         #expect(diagnostic.message.contains("`\(tag)`"))
     }
 
-    @Test("Core tags are accepted and kept on the node", arguments: [
-        ("a: !!str 123", "tag:yaml.org,2002:str"),
-        ("a: !!int 5", "tag:yaml.org,2002:int"),
-        ("a: !!float 1.5", "tag:yaml.org,2002:float"),
-        ("a: !!bool true", "tag:yaml.org,2002:bool"),
-        ("a: !!null ~", "tag:yaml.org,2002:null"),
-        ("a: !!map {b: 1}", "tag:yaml.org,2002:map"),
-        ("a: !!seq [1]", "tag:yaml.org,2002:seq"),
-        ("a: ! 123", "!"),
-    ])
+    @Test(
+        "Core tags are accepted and kept on the node",
+        arguments: [
+            ("a: !!str 123", "tag:yaml.org,2002:str"),
+            ("a: !!int 5", "tag:yaml.org,2002:int"),
+            ("a: !!float 1.5", "tag:yaml.org,2002:float"),
+            ("a: !!bool true", "tag:yaml.org,2002:bool"),
+            ("a: !!null ~", "tag:yaml.org,2002:null"),
+            ("a: !!map {b: 1}", "tag:yaml.org,2002:map"),
+            ("a: !!seq [1]", "tag:yaml.org,2002:seq"),
+            ("a: ! 123", "!"),
+        ])
     func coreTags(text: String, tag: String) throws {
         let result = readYAML(text)
         #expect(result.diagnostics.isEmpty)
@@ -530,40 +569,47 @@ struct YAMLSyntaxTests {
     @Test("An unclosed flow sequence followed by more keys is reported where parsing breaks")
     func unclosedThenMore() throws {
         // `b` and `c` run together as one plain scalar; the `:` after `c` (3:2) cannot go in a sequence.
-        let diagnostic = try expectRefused(readYAML("""
-            a: 1
-            key: [a, b
-            c: 2
-            """), .syntax, at: "3:2")
+        let diagnostic = try expectRefused(
+            readYAML(
+                """
+                a: 1
+                key: [a, b
+                c: 2
+                """), .syntax, at: "3:2")
         #expect(diagnostic.message.contains("line 2, column 6"))
     }
 
     @Test("An unclosed quoted scalar is FR100 at the end of the file, naming where it starts")
     func unclosedQuote() throws {
         // The file has no final newline, so it ends after `c: 2`, at 3:5.
-        let diagnostic = try expectRefused(readYAML("""
-            a: 1
-            b: "abc
-            c: 2
-            """), .syntax, at: "3:5")
+        let diagnostic = try expectRefused(
+            readYAML(
+                """
+                a: 1
+                b: "abc
+                c: 2
+                """), .syntax, at: "3:5")
         #expect(diagnostic.message.contains("quoted scalar"))
         #expect(diagnostic.message.contains("line 2, column 4"))
     }
 
     @Test("A key indented less than its siblings is FR100 at that key")
     func badIndentation() throws {
-        let diagnostic = try expectRefused(readYAML("""
-            a:
-              b: 1
-             c: 2
-            """), .syntax, at: "3:2")
+        let diagnostic = try expectRefused(
+            readYAML(
+                """
+                a:
+                  b: 1
+                 c: 2
+                """), .syntax, at: "3:2")
         #expect(diagnostic.message.contains("block mapping"))
         #expect(diagnostic.message.contains("line 1, column 1"))
     }
 
     @Test("Diagnostics found before a fatal error are kept with it")
     func duplicateThenSyntaxError() throws {
-        let result = readYAML("""
+        let result = readYAML(
+            """
             a: 1
             a: 2
             b: [
@@ -578,16 +624,19 @@ struct YAMLSyntaxTests {
 struct UnicodeColumnTests {
     /// A key made of `scalars` Unicode scalars, then a flow mapping with a duplicate key: the second `a`
     /// sits at column scalars + 10 ("P: {a: 1, a: 2}").
-    @Test("Columns count Unicode scalars, not bytes or characters", arguments: [
-        ("名前", 2),          // 3 bytes each
-        ("ключ", 4),          // 2 bytes each
-        ("😀", 1),            // 4 bytes
-        ("e\u{301}", 2),      // one character, two scalars
-        ("plain", 5),
-    ])
+    @Test(
+        "Columns count Unicode scalars, not bytes or characters",
+        arguments: [
+            ("名前", 2),  // 3 bytes each
+            ("ключ", 4),  // 2 bytes each
+            ("😀", 1),  // 4 bytes
+            ("e\u{301}", 2),  // one character, two scalars
+            ("plain", 5),
+        ])
     func duplicateAfterMultibyteKey(prefix: String, scalars: Int) throws {
         #expect(prefix.unicodeScalars.count == scalars)
-        let result = readYAML("""
+        let result = readYAML(
+            """
             first: line
             \(prefix): {a: 1, a: 2}
             """)
@@ -599,7 +648,8 @@ struct UnicodeColumnTests {
 
     @Test("A block key after a multi-byte key on the same mapping")
     func blockDuplicate() throws {
-        let result = readYAML("""
+        let result = readYAML(
+            """
             名前: x
             説明: {名前: y, 名前: z}
             """)

@@ -1,5 +1,6 @@
-@testable import FlowDescriptor
 import Testing
+
+@testable import FlowDescriptor
 
 /// Problems found by review of the reader, each pinned by the smallest input that showed it.
 @Suite("Reader regressions")
@@ -18,7 +19,8 @@ struct RegressionTests {
     }
 
     @Test func aliasesCountTowardTheDepthLimit() throws {
-        try expectRefused(readYAML("a: &a [[1]]\nb: [[*a]]\n", limits: ReaderLimits(maxDepth: 3)), .depthLimit, at: "2:6")
+        try expectRefused(
+            readYAML("a: &a [[1]]\nb: [[*a]]\n", limits: ReaderLimits(maxDepth: 3)), .depthLimit, at: "2:6")
         // The same document within the limit reads.
         #expect(readYAML("a: &a [[1]]\nb: [[*a]]\n", limits: ReaderLimits(maxDepth: 5)).diagnostics.isEmpty)
     }
@@ -26,7 +28,9 @@ struct RegressionTests {
     @Test func chainedAnchorsCannotBuildATreeDeeperThanTheLimit() throws {
         var text = "c0: &c0 {info: x, exists: true}\n"
         for level in 1...20 {
-            text += "c\(level): &c\(level) " + String(repeating: "{not: ", count: 60) + "*c\(level - 1)" + String(repeating: "}", count: 60) + "\n"
+            text +=
+                "c\(level): &c\(level) " + String(repeating: "{not: ", count: 60) + "*c\(level - 1)"
+                + String(repeating: "}", count: 60) + "\n"
         }
         let result = readYAML(text)
         #expect(result.root == nil)
@@ -70,6 +74,7 @@ struct LargeMappingTests {
 @Suite("Byte-order mark and encoding columns")
 struct ByteOrderMarkTests {
     @Test func invalidByteOnTheFirstLineAfterAMarkCountsColumnsWithoutIt() throws {
-        try expectRefused(readBytes([0xEF, 0xBB, 0xBF] + Array("flowrun: 1".utf8) + [0xFF], format: .yaml), .encoding, at: "1:11")
+        try expectRefused(
+            readBytes([0xEF, 0xBB, 0xBF] + Array("flowrun: 1".utf8) + [0xFF], format: .yaml), .encoding, at: "1:11")
     }
 }

@@ -1,27 +1,30 @@
-@testable import FlowDescriptor
 import Testing
+
+@testable import FlowDescriptor
 
 @Suite("Scalar typing")
 struct ScalarTypingTests {
-    @Test("YAML 1.1 look-alikes stay text with their style", arguments: [
-        ("NO", "NO", Scalar.Style.plain),
-        ("yes", "yes", .plain),
-        ("off", "off", .plain),
-        ("On", "On", .plain),
-        ("0777", "0777", .plain),
-        ("0x1F", "0x1F", .plain),
-        ("1e3", "1e3", .plain),
-        ("1.0", "1.0", .plain),
-        (".inf", ".inf", .plain),
-        ("~", "~", .plain),
-        ("null", "null", .plain),
-        ("2001-12-14", "2001-12-14", .plain),
-        ("\"8\"", "8", .doubleQuoted),
-        ("'8'", "8", .singleQuoted),
-        ("\"\"", "", .doubleQuoted),
-        ("'it''s'", "it's", .singleQuoted),
-        ("\"a\\tb\"", "a\tb", .doubleQuoted),
-    ])
+    @Test(
+        "YAML 1.1 look-alikes stay text with their style",
+        arguments: [
+            ("NO", "NO", Scalar.Style.plain),
+            ("yes", "yes", .plain),
+            ("off", "off", .plain),
+            ("On", "On", .plain),
+            ("0777", "0777", .plain),
+            ("0x1F", "0x1F", .plain),
+            ("1e3", "1e3", .plain),
+            ("1.0", "1.0", .plain),
+            (".inf", ".inf", .plain),
+            ("~", "~", .plain),
+            ("null", "null", .plain),
+            ("2001-12-14", "2001-12-14", .plain),
+            ("\"8\"", "8", .doubleQuoted),
+            ("'8'", "8", .singleQuoted),
+            ("\"\"", "", .doubleQuoted),
+            ("'it''s'", "it's", .singleQuoted),
+            ("\"a\\tb\"", "a\tb", .doubleQuoted),
+        ])
     func keptAsText(written: String, text: String, style: Scalar.Style) throws {
         let result = readYAML("value: \(written)")
         #expect(result.diagnostics.isEmpty)
@@ -33,15 +36,18 @@ struct ScalarTypingTests {
 
     @Test("Block scalars keep their text and style")
     func blockScalars() throws {
-        let root = try #require(readYAML("""
-            literal: |
-              line one
-              line two
-            folded: >
-              line one
-              line two
-            empty:
-            """).root)
+        let root = try #require(
+            readYAML(
+                """
+                literal: |
+                  line one
+                  line two
+                folded: >
+                  line one
+                  line two
+                empty:
+                """
+            ).root)
         #expect(root["literal"]?.scalar == Scalar("line one\nline two\n", style: .literal))
         #expect(root["folded"]?.scalar == Scalar("line one line two\n", style: .folded))
         #expect(root["literal"]?.scalar?.isQuotedOrBlock == true)
@@ -49,34 +55,38 @@ struct ScalarTypingTests {
         #expect(root["empty"]?.isNull == true)
     }
 
-    @Test("Only plain `~`, `null` and empty are null", arguments: [
-        ("~", true), ("null", true), ("Null", true), ("NULL", true), ("", true),
-        ("\"~\"", false), ("'null'", false), ("nil", false), ("None", false), ("!!str null", false),
-    ])
+    @Test(
+        "Only plain `~`, `null` and empty are null",
+        arguments: [
+            ("~", true), ("null", true), ("Null", true), ("NULL", true), ("", true),
+            ("\"~\"", false), ("'null'", false), ("nil", false), ("None", false), ("!!str null", false),
+        ])
     func nulls(written: String, isNull: Bool) throws {
         let value = try #require(readYAML("value: \(written)").root?["value"])
         #expect(value.isNull == isNull)
     }
 
-    @Test("Typed reads of a scalar are decided by the field, not by YAML 1.1", arguments: [
-        // written, integerValue, doubleValue, booleanValue
-        ("8", 8, 8.0, nil),
-        ("-3", -3, -3.0, nil),
-        ("+5", 5, 5.0, nil),
-        ("0", 0, 0.0, nil),
-        ("0777", nil, 777.0, nil),
-        ("0x10", nil, nil, nil),
-        ("1e3", nil, 1000.0, nil),
-        ("1.0", nil, 1.0, nil),
-        (".inf", nil, nil, nil),
-        ("\"8\"", nil, nil, nil),
-        ("true", nil, nil, true),
-        ("True", nil, nil, true),
-        ("FALSE", nil, nil, false),
-        ("yes", nil, nil, nil),
-        ("off", nil, nil, nil),
-        ("\"true\"", nil, nil, nil),
-    ] as [(String, Int?, Double?, Bool?)])
+    @Test(
+        "Typed reads of a scalar are decided by the field, not by YAML 1.1",
+        arguments: [
+            // written, integerValue, doubleValue, booleanValue
+            ("8", 8, 8.0, nil),
+            ("-3", -3, -3.0, nil),
+            ("+5", 5, 5.0, nil),
+            ("0", 0, 0.0, nil),
+            ("0777", nil, 777.0, nil),
+            ("0x10", nil, nil, nil),
+            ("1e3", nil, 1000.0, nil),
+            ("1.0", nil, 1.0, nil),
+            (".inf", nil, nil, nil),
+            ("\"8\"", nil, nil, nil),
+            ("true", nil, nil, true),
+            ("True", nil, nil, true),
+            ("FALSE", nil, nil, false),
+            ("yes", nil, nil, nil),
+            ("off", nil, nil, nil),
+            ("\"true\"", nil, nil, nil),
+        ] as [(String, Int?, Double?, Bool?)])
     func typedReads(written: String, integer: Int?, double: Double?, boolean: Bool?) throws {
         let value = try #require(readYAML("value: \(written)").root?["value"])
         #expect(value.integerValue == integer)
@@ -95,7 +105,8 @@ struct DecoderTypingTests {
 
     @Test("`version: 1.0` is the string 1.0 and `name: NO` the string NO")
     func stringsStayStrings() throws {
-        let (descriptor, diagnostics) = try decode("""
+        let (descriptor, diagnostics) = try decode(
+            """
             flowrun: 1
             name: NO
             application:
@@ -115,7 +126,8 @@ struct DecoderTypingTests {
 
     @Test("A version written 1.10 keeps its trailing zero")
     func versionTrailingZero() throws {
-        let (descriptor, diagnostics) = try decode("""
+        let (descriptor, diagnostics) = try decode(
+            """
             flowrun: 1
             name: demo
             application: {id: x, version: 1.10}
@@ -125,17 +137,20 @@ struct DecoderTypingTests {
         #expect(descriptor.application?.version?.value == "1.10")
     }
 
-    @Test("`flowrun` must be a plain integer: quoted or decimal forms are FR202", arguments: [
-        ("\"1\"", "the string `1`"),
-        ("'1'", "the string `1`"),
-        ("1.0", "the string `1.0`"),
-        ("01", nil),  // a leading zero is not a decimal integer (the message calls it "the number 01")
-        ("one", "the string `one`"),
-        ("[1]", "a sequence"),
-        ("~", "null"),
-    ] as [(String, String?)])
+    @Test(
+        "`flowrun` must be a plain integer: quoted or decimal forms are FR202",
+        arguments: [
+            ("\"1\"", "the string `1`"),
+            ("'1'", "the string `1`"),
+            ("1.0", "the string `1.0`"),
+            ("01", nil),  // a leading zero is not a decimal integer (the message calls it "the number 01")
+            ("one", "the string `one`"),
+            ("[1]", "a sequence"),
+            ("~", "null"),
+        ] as [(String, String?)])
     func formatVersionWrongType(written: String, found: String?) throws {
-        let (descriptor, diagnostics) = try decode("""
+        let (descriptor, diagnostics) = try decode(
+            """
             flowrun: \(written)
             name: demo
             flows: {onboard: []}
@@ -154,7 +169,8 @@ struct DecoderTypingTests {
 
     @Test("An integer `flowrun` other than 1 is FR204")
     func unsupportedVersion() throws {
-        let (_, diagnostics) = try decode("""
+        let (_, diagnostics) = try decode(
+            """
             flowrun: 2
             name: demo
             flows: {onboard: []}
@@ -164,10 +180,12 @@ struct DecoderTypingTests {
         #expect(diagnostics.first?.replacement == "1")
     }
 
-    @Test("YAML 1.1 booleans where a boolean is expected are FR202 with a hint to write `true`",
-          arguments: ["yes", "no", "on", "off", "YES", "Off", "y", "n"])
+    @Test(
+        "YAML 1.1 booleans where a boolean is expected are FR202 with a hint to write `true`",
+        arguments: ["yes", "no", "on", "off", "YES", "Off", "y", "n"])
     func legacyBoolean(word: String) throws {
-        let (descriptor, diagnostics) = try decode("""
+        let (descriptor, diagnostics) = try decode(
+            """
             flowrun: 1
             name: demo
             security:
@@ -186,7 +204,8 @@ struct DecoderTypingTests {
 
     @Test("A quoted \"true\" is FR202 without the YAML 1.1 hint")
     func quotedBoolean() throws {
-        let (_, diagnostics) = try decode("""
+        let (_, diagnostics) = try decode(
+            """
             flowrun: 1
             name: demo
             security: {allow-insecure-http: "true"}
@@ -199,7 +218,8 @@ struct DecoderTypingTests {
 
     @Test("Plain true, True and false are booleans", arguments: [("true", true), ("True", true), ("false", false)])
     func realBoolean(word: String, value: Bool) throws {
-        let (descriptor, diagnostics) = try decode("""
+        let (descriptor, diagnostics) = try decode(
+            """
             flowrun: 1
             name: demo
             security: {allow-insecure-http: \(word)}
@@ -211,7 +231,8 @@ struct DecoderTypingTests {
 
     @Test("A quoted retry count is FR202 at the value")
     func quotedRetry() throws {
-        let (_, diagnostics) = try decode("""
+        let (_, diagnostics) = try decode(
+            """
             flowrun: 1
             name: demo
             flows:
@@ -227,17 +248,19 @@ struct DecoderTypingTests {
 
 @Suite("Root that is not a mapping")
 struct RootNotMappingTests {
-    @Test("The reader accepts any root; the decoder reports FR205 at 1:1", arguments: [
-        ("- a\n- b", DocumentFormat.yaml, "a sequence"),
-        ("[a, b]", .yaml, "a sequence"),
-        ("hello", .yaml, "the string `hello`"),
-        ("42", .yaml, "the number 42"),
-        ("\"quoted\"", .yaml, "the string `quoted`"),
-        ("[1, 2]", .json, "a sequence"),
-        ("\"text\"", .json, "the string `text`"),
-        ("7", .json, "the number 7"),
-        ("null", .json, "null"),
-    ])
+    @Test(
+        "The reader accepts any root; the decoder reports FR205 at 1:1",
+        arguments: [
+            ("- a\n- b", DocumentFormat.yaml, "a sequence"),
+            ("[a, b]", .yaml, "a sequence"),
+            ("hello", .yaml, "the string `hello`"),
+            ("42", .yaml, "the number 42"),
+            ("\"quoted\"", .yaml, "the string `quoted`"),
+            ("[1, 2]", .json, "a sequence"),
+            ("\"text\"", .json, "the string `text`"),
+            ("7", .json, "the number 7"),
+            ("null", .json, "null"),
+        ])
     func rootNotMapping(text: String, format: DocumentFormat, found: String) throws {
         let result = format == .yaml ? readYAML(text) : readJSON(text)
         #expect(result.diagnostics.isEmpty)

@@ -1,5 +1,6 @@
-@testable import FlowDescriptor
 import Testing
+
+@testable import FlowDescriptor
 
 // Shared helpers for the reader tests. Locations are compared as "line:column" strings so that a
 // failing expectation shows both positions side by side.
@@ -61,7 +62,8 @@ func shape(_ node: Node) -> String {
     switch node.content {
     case .scalar(let scalar): return "'\(scalar.text)'"
     case .sequence(let elements): return "[" + elements.map(shape).joined(separator: ", ") + "]"
-    case .mapping(let pairs): return "{" + pairs.map { shape($0.key) + ": " + shape($0.value) }.joined(separator: ", ") + "}"
+    case .mapping(let pairs):
+        return "{" + pairs.map { shape($0.key) + ": " + shape($0.value) }.joined(separator: ", ") + "}"
     }
 }
 
@@ -72,7 +74,8 @@ func shapeWithQuoting(_ node: Node) -> String {
     case .scalar(let scalar): return scalar.isQuotedOrBlock ? "\"\(scalar.text)\"" : scalar.text
     case .sequence(let elements): return "[" + elements.map(shapeWithQuoting).joined(separator: ", ") + "]"
     case .mapping(let pairs):
-        return "{" + pairs.map { shapeWithQuoting($0.key) + ": " + shapeWithQuoting($0.value) }.joined(separator: ", ") + "}"
+        return "{" + pairs.map { shapeWithQuoting($0.key) + ": " + shapeWithQuoting($0.value) }.joined(separator: ", ")
+            + "}"
     }
 }
 

@@ -69,7 +69,8 @@ func cookie(_ pairs: [String: String]) -> (String, String) {
 extension Client {
     /// `GET /oauth2/api/v1/authorize` with the usual parameters; `changes` replace or (with `nil`) drop some.
     func authorize(
-        challenge: String, state: String = "st-1", clientID: String = "9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30", redirect: String? = nil,
+        challenge: String, state: String = "st-1", clientID: String = "9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30",
+        redirect: String? = nil,
         changes: [String: String?] = [:]
     ) async throws -> Exchange {
         var items: [(String, String?)] = [
@@ -126,7 +127,10 @@ extension Client {
 
     /// A refresh of `token` for the travel client.
     func refresh(_ token: String, scope: String? = nil) async throws -> Exchange {
-        var fields = [("grant_type", "refresh_token"), ("refresh_token", token), ("client_id", "9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30")]
+        var fields = [
+            ("grant_type", "refresh_token"), ("refresh_token", token),
+            ("client_id", "9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30"),
+        ]
         if let scope { fields.append(("scope", scope)) }
         return try await post(Paths.token, form: fields)
     }

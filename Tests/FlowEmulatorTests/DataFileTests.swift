@@ -78,14 +78,18 @@ struct DataFileTests {
         #expect(data.users[0].id == "grace@example.com")
         #expect(data.users[1].applications == nil)
         #expect(data.users(of: "com.example.saml").map(\.email) == ["alan@example.com"])
-        #expect(data.onboardingCodes == [OnboardingCode(code: "SHOP-1", application: "com.example.shop", user: "grace@example.com")])
+        #expect(
+            data.onboardingCodes == [
+                OnboardingCode(code: "SHOP-1", application: "com.example.shop", user: "grace@example.com")
+            ])
         #expect(data.faults[.settings] == .status(503, count: 2))
         #expect(data.faults[.me] == .delay(.milliseconds(250)))
         #expect(data.faults[.destination] == Fault(delay: .milliseconds(100), dropConnection: true))
-        #expect(data.registrations == [
-            Registration(application: "com.example.saml", state: .wiped),
-            Registration(application: "com.example.shop", device: "d9", state: .locked),
-        ])
+        #expect(
+            data.registrations == [
+                Registration(application: "com.example.saml", state: .wiped),
+                Registration(application: "com.example.shop", device: "d9", state: .locked),
+            ])
     }
 
     @Test("The file's data is served: settings as strings, the explicit address, registrations and faults")
@@ -93,21 +97,31 @@ struct DataFileTests {
         let file = try TemporaryFile(name: "emulator.yaml", contents: Self.full)
         defer { file.remove() }
         try await withEmulator(try EmulatorData.load(path: file.path)) { (emulator, client) async throws in
-            let settingsPath = "/mobileservices/Storage/v1/runtime/application/com.example.shop/global/mobileservices/settingsExchange"
+            let settingsPath =
+                "/mobileservices/Storage/v1/runtime/application/com.example.shop/global/mobileservices/settingsExchange"
             #expect(try await client.get(settingsPath).status == 503)
             #expect(try await client.get(settingsPath).status == 503)
             let settings = try await client.get(settingsPath)
             #expect(settings.status == 200)
-            #expect(settings.body == #"{"mobileservices":{"settingsExchange":{"passwordPolicy":{"passwordPolicyMinLength":"12","passwordPolicyEnabled":"true"},"logSettings":{"logLevel":"DEBUG"}}}}"#)
+            #expect(
+                settings.body
+                    == #"{"mobileservices":{"settingsExchange":{"passwordPolicy":{"passwordPolicyMinLength":"12","passwordPolicyEnabled":"true"},"logSettings":{"logLevel":"DEBUG"}}}}"#
+            )
 
             let discovery = try await client.get(
-                "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='com.example.saml:1.0',EmailAddress='alan@example.com')")
-            #expect(discovery.body == #"{"host":"mobile.example.com","port":8443,"protocol":"https","auth":[{"type":"saml2.web.post","config":{"saml2.web.post.finish.endpoint.uri":"/SAMLAuthLauncher"},"requireOtp":false}]}"#)
+                "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='com.example.saml:1.0',EmailAddress='alan@example.com')"
+            )
+            #expect(
+                discovery.body
+                    == #"{"host":"mobile.example.com","port":8443,"protocol":"https","auth":[{"type":"saml2.web.post","config":{"saml2.web.post.finish.endpoint.uri":"/SAMLAuthLauncher"},"requireOtp":false}]}"#
+            )
             let notForGrace = try await client.get(
-                "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='com.example.saml:1.0',EmailAddress='grace@example.com')")
+                "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='com.example.saml:1.0',EmailAddress='grace@example.com')"
+            )
             #expect(notForGrace.status == 404)
             let byCode = try await client.get(
-                "/config-api.svc/ApplicationConfigurations/getApplicationConfigurationByCode(AppConfigID='com.example.shop:2.1',OnboardingCode='SHOP-1')")
+                "/config-api.svc/ApplicationConfigurations/getApplicationConfigurationByCode(AppConfigID='com.example.shop:2.1',OnboardingCode='SHOP-1')"
+            )
             #expect(byCode.object?["auth"] as? [[String: Any]] != nil)
 
             let wiped = try await client.get("/mobileservices/application/com.example.saml/onboarding/configuration")
@@ -128,10 +142,12 @@ struct DataFileTests {
 
     @Test("A JSON file is read the same way")
     func json() throws {
-        let file = try TemporaryFile(name: "emulator.json", contents: """
-            {"applications": [{"id": "com.example.json", "auth": [{"type": "oauth2", "config": {"oauth2.clientID": "c1"}}]}],
-             "users": [{"email": "json@example.com", "roles": ["R"]}]}
-            """)
+        let file = try TemporaryFile(
+            name: "emulator.json",
+            contents: """
+                {"applications": [{"id": "com.example.json", "auth": [{"type": "oauth2", "config": {"oauth2.clientID": "c1"}}]}],
+                 "users": [{"email": "json@example.com", "roles": ["R"]}]}
+                """)
         defer { file.remove() }
         let data = try EmulatorData.load(path: file.path)
         #expect(data.applications[0].auth[0].config == ["oauth2.clientID": "c1"])
@@ -144,25 +160,57 @@ struct DataFileTests {
             ("applications:\n  - id: a\n    auth: []\n    port: 70000\n", 4, 11, "`applications[0].port` is 70000"),
             ("applications:\n  - id: a\n    auth: []\n    destinaton: [x]\n", 4, 5, "Did you mean `destinations`?"),
             ("applications:\n  - version: \"1.0\"\n    auth: []\n", 2, 5, "`applications[0]` has no `id`"),
-            ("applications:\n  - id: a\n    auth: []\nfaults:\n  setings: {status: 503}\n", 5, 3, "Did you mean `settings`?"),
-            ("applications:\n  - id: a\n    auth: []\nfaults:\n  settings: {status: 700}\n", 5, 22, "`faults.settings.status` is 700"),
+            (
+                "applications:\n  - id: a\n    auth: []\nfaults:\n  setings: {status: 503}\n", 5, 3,
+                "Did you mean `settings`?"
+            ),
+            (
+                "applications:\n  - id: a\n    auth: []\nfaults:\n  settings: {status: 700}\n", 5, 22,
+                "`faults.settings.status` is 700"
+            ),
             ("applications:\n  - id: a\n    auth: []\nfaults:\n  me: {delay: soon}\n", 5, 15, "`faults.me.delay`"),
-            ("applications:\n  - id: a\n    auth: []\nfaults:\n  me: {delay: 9223372036854775807}\n", 5, 15, "at most 24h"),
-            ("applications:\n  - id: a\n    auth: []\nfaults:\n  me: {delay: 999999999999999999h}\n", 5, 15, "at most 24h"),
-            ("applications:\n  - id: a\n    auth: []\nonboarding-codes:\n  - {code: X, application: b}\n", 5, 28, "names application `b`"),
+            (
+                "applications:\n  - id: a\n    auth: []\nfaults:\n  me: {delay: 9223372036854775807}\n", 5, 15,
+                "at most 24h"
+            ),
+            (
+                "applications:\n  - id: a\n    auth: []\nfaults:\n  me: {delay: 999999999999999999h}\n", 5, 15,
+                "at most 24h"
+            ),
+            (
+                "applications:\n  - id: a\n    auth: []\nonboarding-codes:\n  - {code: X, application: b}\n", 5, 28,
+                "names application `b`"
+            ),
             ("applications:\n  - id: a\n    auth: []\nusers:\n  - email: nobody\n", 5, 12, "not an email address"),
-            ("applications:\n  - id: a\n    auth: [{type: oauth2, requireOtp: maybe}]\n", 3, 39, "`applications[0].auth[0].requireOtp`"),
-            ("applications:\n  - id: a\n    auth: []\n    destinations: [mobileservices]\n", 4, 20, "cannot be a destination name"),
+            (
+                "applications:\n  - id: a\n    auth: [{type: oauth2, requireOtp: maybe}]\n", 3, 39,
+                "`applications[0].auth[0].requireOtp`"
+            ),
+            (
+                "applications:\n  - id: a\n    auth: []\n    destinations: [mobileservices]\n", 4, 20,
+                "cannot be a destination name"
+            ),
             ("applications:\n  - id: a\n    auth: []\n  - id: a\n    auth: []\n", 4, 9, "listed twice"),
-            ("applications:\n  - id: a\n    auth: []\nregistrations:\n  - {application: a, state: frozen}\n", 5, 29, "`registrations[0].state` is `frozen`"),
+            (
+                "applications:\n  - id: a\n    auth: []\nregistrations:\n  - {application: a, state: frozen}\n", 5, 29,
+                "`registrations[0].state` is `frozen`"
+            ),
             ("applications: [\n", 2, 1, "Invalid YAML"),
             ("users: []\n", 1, 1, "has no `applications`"),
-            ("applications:\n  - id: a\n    auth: []\nidentity-provider:\n  sso-url: ftp://idp\n  certificate: x\n", 5, 12,
-             "`identity-provider.sso-url` is `ftp://idp`; expected an http or https URL"),
-            ("applications:\n  - id: a\n    auth: []\nidentity-provider:\n  sso-url: https://idp.example.com/sso\n  certificate: not-pem\n",
-             6, 16, "`identity-provider.certificate` is not a PEM certificate"),
-            ("applications:\n  - id: a\n    auth: []\nidentity-provider:\n  sso-url: https://idp.example.com/sso\n", 5, 3,
-             "`identity-provider` has no `certificate`"),
+            (
+                "applications:\n  - id: a\n    auth: []\nidentity-provider:\n  sso-url: ftp://idp\n  certificate: x\n",
+                5, 12,
+                "`identity-provider.sso-url` is `ftp://idp`; expected an http or https URL"
+            ),
+            (
+                "applications:\n  - id: a\n    auth: []\nidentity-provider:\n  sso-url: https://idp.example.com/sso\n  certificate: not-pem\n",
+                6, 16, "`identity-provider.certificate` is not a PEM certificate"
+            ),
+            (
+                "applications:\n  - id: a\n    auth: []\nidentity-provider:\n  sso-url: https://idp.example.com/sso\n",
+                5, 3,
+                "`identity-provider` has no `certificate`"
+            ),
         ] as [(String, Int, Int, String)]
     )
     func badData(text: String, line: Int, column: Int, message: String) throws {
@@ -215,7 +263,9 @@ struct DataFileTests {
 
     @Test("A missing file is an error naming it")
     func missingFile() {
-        let error = #expect(throws: EmulatorDataError.self) { try EmulatorData.load(path: "/nonexistent/emulator.yaml") }
+        let error = #expect(throws: EmulatorDataError.self) {
+            try EmulatorData.load(path: "/nonexistent/emulator.yaml")
+        }
         #expect(error?.description.hasPrefix("/nonexistent/emulator.yaml:1:1: error: Cannot read the file") == true)
     }
 
@@ -225,11 +275,15 @@ struct DataFileTests {
         #expect(data.application("com.example.travel")?.auth.first?.type == "oauth2")
         #expect(data.application("com.example.travel")?.settings == SettingsGroup.defaults)
         let protections = data.applications.map { "\($0.id)=\($0.protection)\($0.requiresOTP ? "+otp" : "")" }
-        #expect(protections == [
-            "com.example.travel=bearer", "com.example.warehouse=basic", "com.example.fieldscan=bearer",
-            "com.example.hr=saml", "com.example.payroll=saml+otp", "com.example.timetable=open",
-        ])
-        #expect(data.applications.flatMap(\.destinations) == ["travel", "warehouse", "fieldscan", "hr", "payroll", "timetable"])
+        #expect(
+            protections == [
+                "com.example.travel=bearer", "com.example.warehouse=basic", "com.example.fieldscan=bearer",
+                "com.example.hr=saml", "com.example.payroll=saml+otp", "com.example.timetable=open",
+            ])
+        #expect(
+            data.applications.flatMap(\.destinations) == [
+                "travel", "warehouse", "fieldscan", "hr", "payroll", "timetable",
+            ])
         #expect(data.user(email: "ada@example.com")?.roles == ["TravelUser"])
         #expect(data.user(email: "ada@example.com")?.otpSecret == "JBSWY3DPEHPK3PXP")
         #expect(data.user(email: "grace@example.com")?.id == "grace")
@@ -262,8 +316,9 @@ struct DataFileTests {
         let data = try EmulatorData.read(bytes: Array(text.utf8), file: "auth.yaml", format: .yaml)
         #expect(data.applications[0].challenge == .status1000With400)
         #expect(data.applications[0].tokenLifetime == .seconds(90))
-        #expect(data.applications[0].auth[0].config["oauth2.clients"]
-            == [["clientID": "c1", "grantType": "client_credentials", "clientSecret": "s1"]])
+        #expect(
+            data.applications[0].auth[0].config["oauth2.clients"]
+                == [["clientID": "c1", "grantType": "client_credentials", "clientSecret": "s1"]])
         #expect(data.applications[1].challenge == .redirect)
         #expect(data.applications[1].otpChallenge == .ok)
         #expect(data.applications[1].tokenLifetime == .seconds(7200))

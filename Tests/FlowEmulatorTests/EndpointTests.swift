@@ -29,7 +29,8 @@ struct EndpointTests {
     @Test("Discovery accepts percent-encoded quotes and a differently cased email address")
     func discoveryEncoded() async throws {
         try await withEmulator { (_, client) async throws in
-            let path = "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID=%27com.example.travel:1.0%27,EmailAddress=%27Ada@Example.com%27)"
+            let path =
+                "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID=%27com.example.travel:1.0%27,EmailAddress=%27Ada@Example.com%27)"
             let answer = try await client.get(path)
             #expect(answer.status == 200)
             #expect(answer.object?["host"] as? String == "127.0.0.1")
@@ -49,11 +50,26 @@ struct EndpointTests {
     @Test(
         "Discovery of an unknown application, user, version or code is a 404 with a JSON error",
         arguments: [
-            ("getApplicationConfiguration(AppConfigID='com.example.nothing:1.0',EmailAddress='ada@example.com')", "applicationNotFound"),
-            ("getApplicationConfiguration(AppConfigID='com.example.travel:1.0',EmailAddress='bob@example.com')", "userNotFound"),
-            ("getApplicationConfiguration(AppConfigID='com.example.travel:2.0',EmailAddress='ada@example.com')", "applicationNotFound"),
-            ("getApplicationConfigurationByCode(AppConfigID='com.example.travel:1.0',OnboardingCode='NOPE')", "onboardingCodeNotFound"),
-            ("getApplicationConfigurationByCode(AppConfigID='com.example.other:1.0',OnboardingCode='TRAVEL-0001')", "applicationNotFound"),
+            (
+                "getApplicationConfiguration(AppConfigID='com.example.nothing:1.0',EmailAddress='ada@example.com')",
+                "applicationNotFound"
+            ),
+            (
+                "getApplicationConfiguration(AppConfigID='com.example.travel:1.0',EmailAddress='bob@example.com')",
+                "userNotFound"
+            ),
+            (
+                "getApplicationConfiguration(AppConfigID='com.example.travel:2.0',EmailAddress='ada@example.com')",
+                "applicationNotFound"
+            ),
+            (
+                "getApplicationConfigurationByCode(AppConfigID='com.example.travel:1.0',OnboardingCode='NOPE')",
+                "onboardingCodeNotFound"
+            ),
+            (
+                "getApplicationConfigurationByCode(AppConfigID='com.example.other:1.0',OnboardingCode='TRAVEL-0001')",
+                "applicationNotFound"
+            ),
         ]
     )
     func discoveryNotFound(call: String, code: String) async throws {
@@ -68,7 +84,9 @@ struct EndpointTests {
     @Test("Discovery with arguments it cannot read is a 400")
     func discoveryBadArguments() async throws {
         try await withEmulator { (_, client) async throws in
-            let answer = try await client.get("/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='com.example.travel:1.0')")
+            let answer = try await client.get(
+                "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='com.example.travel:1.0')"
+            )
             #expect(answer.status == 400)
             #expect(answer.errorCode == "badRequest")
         }
@@ -85,7 +103,8 @@ struct EndpointTests {
             #expect(document["port"] as? Int == client.base.port)
             #expect((document["auth"] as? [[String: Any]])?.first?["type"] as? String == "none")
 
-            let unknown = try await client.get("/mobileservices/application/com.example.nothing/onboarding/configuration")
+            let unknown = try await client.get(
+                "/mobileservices/application/com.example.nothing/onboarding/configuration")
             #expect(unknown.status == 404)
             #expect(unknown.errorCode == "applicationNotFound")
         }
@@ -96,20 +115,24 @@ struct EndpointTests {
         try await withEmulator { (_, client) async throws in
             let answer = try await client.get(Paths.settings, headers: Paths.appHeader)
             #expect(answer.status == 200)
-            let exchange = try #require((answer.object?["mobileservices"] as? [String: Any])?["settingsExchange"] as? [String: Any])
+            let exchange = try #require(
+                (answer.object?["mobileservices"] as? [String: Any])?["settingsExchange"] as? [String: Any])
             let policy = try #require(exchange["passwordPolicy"] as? [String: Any])
             #expect(policy["passwordPolicyMinLength"] as? String == "8")
             #expect(policy["passwordPolicyEnabled"] as? String == "true")
             #expect(policy["passwordPolicyRetryLimit"] as? String == "10")
             #expect((exchange["logSettings"] as? [String: Any])?["logLevel"] as? String == "WARN")
-            #expect((exchange["featureVectorPolicies"] as? [String: Any])?["featureVectorPolicyAllEnabled"] as? String == "true")
+            #expect(
+                (exchange["featureVectorPolicies"] as? [String: Any])?["featureVectorPolicyAllEnabled"] as? String
+                    == "true")
             for group in exchange.values {
                 for value in (group as? [String: Any] ?? [:]).values { #expect(value is String) }
             }
             // The raw text has quoted values, not JSON numbers or booleans.
             #expect(answer.body.contains(#""passwordPolicyMinLength":"8""#))
 
-            let unknown = try await client.get(Paths.settings.replacingOccurrences(of: Paths.app, with: "com.example.nothing"))
+            let unknown = try await client.get(
+                Paths.settings.replacingOccurrences(of: Paths.app, with: "com.example.nothing"))
             #expect(unknown.status == 404)
         }
     }
@@ -186,16 +209,20 @@ struct EndpointTests {
             #expect(document["port"] as? Int == 443)
             #expect(document["protocol"] as? String == "https")
             let config = (document["auth"] as? [[String: Any]])?.first?["config"] as? [String: Any]
-            #expect(config?["oauth2.authorizationEndpoint"] as? String == "https://mobile.example.com/oauth2/api/v1/authorize")
+            #expect(
+                config?["oauth2.authorizationEndpoint"] as? String
+                    == "https://mobile.example.com/oauth2/api/v1/authorize")
         }
     }
 }
 
 @Suite("Lock and wipe")
 struct RegistrationTests {
-    @Test("A locked application answers 403 with TRAFFIC_REG_LOCKED on its resources", arguments: [
-        EmulatorEndpoint.configuration, .settings, .me, .destination,
-    ])
+    @Test(
+        "A locked application answers 403 with TRAFFIC_REG_LOCKED on its resources",
+        arguments: [
+            EmulatorEndpoint.configuration, .settings, .me, .destination,
+        ])
     func locked(endpoint: EmulatorEndpoint) async throws {
         try await withEmulator { (emulator, client) async throws in
             emulator.setRegistrationState(.locked, application: Paths.app)
@@ -213,10 +240,12 @@ struct RegistrationTests {
     func wipedDevice() async throws {
         try await withEmulator { (emulator, client) async throws in
             emulator.setRegistrationState(.wiped, application: Paths.app, device: "device-1")
-            let wiped = try await client.get(Paths.settings, headers: Paths.appHeader + [("X-SMP-DEVICEID", "device-1")])
+            let wiped = try await client.get(
+                Paths.settings, headers: Paths.appHeader + [("X-SMP-DEVICEID", "device-1")])
             #expect(wiped.status == 403)
             #expect(wiped.header("x-message-code") == "TRAFFIC_REG_WIPED")
-            let other = try await client.get(Paths.settings, headers: Paths.appHeader + [("X-SMP-DEVICEID", "device-2")])
+            let other = try await client.get(
+                Paths.settings, headers: Paths.appHeader + [("X-SMP-DEVICEID", "device-2")])
             #expect(other.status == 200)
             #expect(emulator.registrationState(application: Paths.app, device: "device-1") == .wiped)
             #expect(emulator.registrationState(application: Paths.app, device: "device-2") == .active)
@@ -245,9 +274,11 @@ struct RegistrationTests {
             let list = try await client.get("/_emulator/registrations")
             #expect((list.array?.first as? [String: Any])?["state"] as? String == "locked")
 
-            let bad = try await client.send("PUT", "/_emulator/registrations", body: #"{"application": "com.example.travel", "state": "frozen"}"#)
+            let bad = try await client.send(
+                "PUT", "/_emulator/registrations", body: #"{"application": "com.example.travel", "state": "frozen"}"#)
             #expect(bad.status == 400)
-            let unknown = try await client.send("PUT", "/_emulator/registrations", body: #"{"application": "com.example.nothing", "state": "wiped"}"#)
+            let unknown = try await client.send(
+                "PUT", "/_emulator/registrations", body: #"{"application": "com.example.nothing", "state": "wiped"}"#)
             #expect(unknown.status == 404)
 
             #expect(try await client.send("DELETE", "/_emulator/registrations").status == 204)

@@ -8,8 +8,9 @@ import Testing
 @Suite("Faults within limits")
 struct FaultLimitTests {
     /// A 1xx status is not a final answer, and 204, 205 and 304 have no body: a fault cannot answer with them.
-    @Test("A fault status the emulator cannot answer with is refused in the data file and by the admin API",
-          arguments: [100, 101, 199, 204, 304])
+    @Test(
+        "A fault status the emulator cannot answer with is refused in the data file and by the admin API",
+        arguments: [100, 101, 199, 204, 304])
     func unanswerableStatus(status: Int) async throws {
         let text = "faults:\n  settings:\n    status: \(status)\n"
         #expect {
@@ -42,8 +43,9 @@ struct FaultLimitTests {
         }
     }
 
-    @Test("A delayed request whose client has gone lets its connection go before the delay is over",
-          .timeLimit(.minutes(1)))
+    @Test(
+        "A delayed request whose client has gone lets its connection go before the delay is over",
+        .timeLimit(.minutes(1)))
     func delayEndsWhenTheClientGoes() async throws {
         let (logged, sink) = AsyncStream.makeStream(of: RecordedRequest.self)
         let emulator = BackendEmulator { sink.yield($0) }

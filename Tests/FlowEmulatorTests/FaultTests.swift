@@ -111,7 +111,8 @@ struct FaultTests {
     @Test("The admin API sets, shows and clears faults", arguments: endpoints)
     func admin(endpoint: EmulatorEndpoint) async throws {
         try await withEmulator { (emulator, client) async throws in
-            let set = try await client.send("PUT", "/_emulator/faults/\(endpoint)", body: #"{"status": 502, "count": 1}"#)
+            let set = try await client.send(
+                "PUT", "/_emulator/faults/\(endpoint)", body: #"{"status": 502, "count": 1}"#)
             #expect(set.status == 200)
             #expect(set.object?["status"] as? Int == 502)
             #expect(set.object?["count"] as? Int == 1)
@@ -122,7 +123,8 @@ struct FaultTests {
             #expect(try await client.get(Paths.path(for: endpoint), headers: Paths.appHeader).status == 502)
             #expect(try await client.get(Paths.path(for: endpoint), headers: Paths.appHeader).status == 200)
 
-            _ = try await client.send("PUT", "/_emulator/faults/\(endpoint)", body: #"{"drop-connection": true, "delay": "20ms"}"#)
+            _ = try await client.send(
+                "PUT", "/_emulator/faults/\(endpoint)", body: #"{"drop-connection": true, "delay": "20ms"}"#)
             #expect(emulator.fault(for: endpoint) == Fault(delay: .milliseconds(20), dropConnection: true))
             #expect(try await client.send("DELETE", "/_emulator/faults/\(endpoint)").status == 204)
             #expect(emulator.fault(for: endpoint) == nil)
@@ -166,7 +168,8 @@ struct FaultTests {
                 #expect(huge.body.contains("at most 24h"), "\(huge.body)")
             }
             #expect(emulator.fault(for: .settings) == nil)
-            #expect(try await client.send("PUT", "/_emulator/faults/settings", body: #"{"delay": "24h"}"#).status == 200)
+            #expect(
+                try await client.send("PUT", "/_emulator/faults/settings", body: #"{"delay": "24h"}"#).status == 200)
             #expect(try await client.get("/_emulator/faults").status == 200)
         }
     }

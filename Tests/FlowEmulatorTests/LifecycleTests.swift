@@ -1,7 +1,8 @@
 import AsyncHTTPClient
-@testable import FlowEmulator
 import Foundation
 import Testing
+
+@testable import FlowEmulator
 
 @Suite("Life cycle")
 struct LifecycleTests {
@@ -104,37 +105,42 @@ struct LifecycleTests {
 
 @Suite("Routes")
 struct RouteTests {
-    @Test("Paths map to their endpoints", arguments: [
-        (Paths.discovery, EmulatorEndpoint.discovery),
-        (Paths.discoveryByCode, .discovery),
-        (Paths.configuration, .configuration),
-        (Paths.settings, .settings),
-        (Paths.me, .me),
-        (Paths.destination, .destination),
-    ])
+    @Test(
+        "Paths map to their endpoints",
+        arguments: [
+            (Paths.discovery, EmulatorEndpoint.discovery),
+            (Paths.discoveryByCode, .discovery),
+            (Paths.configuration, .configuration),
+            (Paths.settings, .settings),
+            (Paths.me, .me),
+            (Paths.destination, .destination),
+        ])
     func endpoints(path: String, endpoint: EmulatorEndpoint) {
         #expect(Route.match(path: path, destinations: ["timetable"]).endpoint == endpoint)
     }
 
-    @Test("The authentication paths are routes of their own", arguments: [
-        ("/oauth2/api/v1/authorize", Route.authorize),
-        ("/oauth2/api/v1/token", .token),
-        ("/oauth2/api/v1/revoke", .revoke),
-        ("/SAMLAuthLauncher", .samlLauncher),
-        ("/saml/idp/login", .samlLogin),
-        ("/mobileservices/OTPForm", .otpForm),
-        ("/mobileservices/sessions/logout", .logout),
-        ("/_emulator/clock", .admin(.clock)),
-        ("/oauth2/api/v2/token", .notFound),
-    ])
+    @Test(
+        "The authentication paths are routes of their own",
+        arguments: [
+            ("/oauth2/api/v1/authorize", Route.authorize),
+            ("/oauth2/api/v1/token", .token),
+            ("/oauth2/api/v1/revoke", .revoke),
+            ("/SAMLAuthLauncher", .samlLauncher),
+            ("/saml/idp/login", .samlLogin),
+            ("/mobileservices/OTPForm", .otpForm),
+            ("/mobileservices/sessions/logout", .logout),
+            ("/_emulator/clock", .admin(.clock)),
+            ("/oauth2/api/v2/token", .notFound),
+        ])
     func authenticationRoutes(path: String, route: Route) {
         #expect(Route.match(path: path, destinations: []) == route)
     }
 
     @Test("OData arguments are read, a doubled quote is one quote")
     func odataArguments() {
-        #expect(ODataArguments.parse("AppConfigID='a:1.0',EmailAddress='o''brien@example.com'")
-            == ["AppConfigID": "a:1.0", "EmailAddress": "o'brien@example.com"])
+        #expect(
+            ODataArguments.parse("AppConfigID='a:1.0',EmailAddress='o''brien@example.com'")
+                == ["AppConfigID": "a:1.0", "EmailAddress": "o'brien@example.com"])
         #expect(ODataArguments.parse("AppConfigID = 'a' , X='b'") == ["AppConfigID": "a", "X": "b"])
         #expect(ODataArguments.parse("AppConfigID='a") == nil)
         #expect(ODataArguments.parse("AppConfigID=a") == nil)
@@ -143,9 +149,13 @@ struct RouteTests {
 
     @Test("Unknown paths and mismatched application IDs in the Me path are not routes")
     func notFound() {
-        #expect(Route.match(path: "/mobileservices/application/a/roleservice/application/b/v2/Me", destinations: []) == .notFound)
+        #expect(
+            Route.match(path: "/mobileservices/application/a/roleservice/application/b/v2/Me", destinations: [])
+                == .notFound)
         #expect(Route.match(path: "/travel/x", destinations: []) == .notFound)
-        #expect(Route.match(path: "/config-api.svc/ApplicationConfigurations/other(AppConfigID='a')", destinations: []) == .notFound)
+        #expect(
+            Route.match(path: "/config-api.svc/ApplicationConfigurations/other(AppConfigID='a')", destinations: [])
+                == .notFound)
         #expect(Route.match(path: "/", destinations: []) == .notFound)
     }
 

@@ -243,7 +243,8 @@ struct OAuthTests {
                 Paths.token, form: [("grant_type", "password"), ("client_id", "9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30")])
             #expect(unsupported.status == 400)
             #expect(unsupported.oauthError == "unsupported_grant_type")
-            let noGrant = try await client.post(Paths.token, form: [("client_id", "9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30")])
+            let noGrant = try await client.post(
+                Paths.token, form: [("client_id", "9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30")])
             #expect(noGrant.oauthError == "invalid_request")
             let json = try await client.send(
                 "POST", Paths.token, headers: [("Content-Type", "application/json")],
@@ -341,13 +342,15 @@ struct OAuthTests {
             let wrong = try await client.post(
                 Paths.token,
                 form: [
-                    ("grant_type", "client_credentials"), ("client_id", "3f0c9d52-8a1e-4b7c-9e55-2d6f1a4b8c07"), ("client_secret", "guess"),
+                    ("grant_type", "client_credentials"), ("client_id", "3f0c9d52-8a1e-4b7c-9e55-2d6f1a4b8c07"),
+                    ("client_secret", "guess"),
                 ])
             #expect(wrong.status == 401)
             #expect(wrong.oauthError == "invalid_client")
             #expect(wrong.header("WWW-Authenticate")?.hasPrefix("Basic") == true)
             let missing = try await client.post(
-                Paths.token, form: [("grant_type", "client_credentials"), ("client_id", "3f0c9d52-8a1e-4b7c-9e55-2d6f1a4b8c07")])
+                Paths.token,
+                form: [("grant_type", "client_credentials"), ("client_id", "3f0c9d52-8a1e-4b7c-9e55-2d6f1a4b8c07")])
             #expect(missing.oauthError == "invalid_client")
             let twice = try await client.post(
                 Paths.token,
@@ -401,7 +404,8 @@ struct OAuthTests {
             let refresh = try #require(login["refresh_token"] as? String)
             // A public client may name itself with Basic and an empty secret.
             let asBasic = try await client.post(
-                Paths.revoke, form: [("token", "unknown")], headers: [basic("9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30", "")])
+                Paths.revoke, form: [("token", "unknown")], headers: [basic("9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30", "")]
+            )
             #expect(asBasic.status == 200)
             let revoked = try await client.post(
                 Paths.revoke, form: [("token", access), ("client_id", "9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30")])
@@ -412,16 +416,23 @@ struct OAuthTests {
             let secondRefresh = try #require(renewed.object?["refresh_token"] as? String)
 
             #expect(
-                try await client.post(Paths.revoke, form: [("token", secondRefresh), ("client_id", "9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30")])
-                    .status == 200)
+                try await client.post(
+                    Paths.revoke,
+                    form: [("token", secondRefresh), ("client_id", "9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30")]
+                )
+                .status == 200)
             #expect(try await client.get("/travel/x", headers: [bearer(second)]).status == 401)
             #expect(try await client.refresh(secondRefresh).oauthError == "invalid_grant")
 
             #expect(
-                try await client.post(Paths.revoke, form: [("token", "never-issued"), ("client_id", "9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30")])
-                    .status == 200)
+                try await client.post(
+                    Paths.revoke,
+                    form: [("token", "never-issued"), ("client_id", "9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30")]
+                )
+                .status == 200)
             #expect(
-                try await client.post(Paths.revoke, form: [("client_id", "9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30")]).oauthError
+                try await client.post(Paths.revoke, form: [("client_id", "9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30")])
+                    .oauthError
                     == "invalid_request")
             #expect(try await client.post(Paths.revoke, form: [("token", "x"), ("client_id", "nobody")]).status == 401)
         }

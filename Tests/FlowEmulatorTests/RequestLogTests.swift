@@ -1,17 +1,23 @@
-@testable import FlowEmulator
-import Glibc
+import AsyncHTTPClient
 import Foundation
+import Glibc
+import Synchronization
 import Testing
+
+@testable import FlowEmulator
 
 @Suite("Request log")
 struct RequestLogTests {
-    static let secrets = ["c2VjcmV0OnBhc3N3b3Jk", "abc123session", "csrf-secret-value", "hunter2", "s3cr3t-client", "one-time-42"]
+    static let secrets = [
+        "c2VjcmV0OnBhc3N3b3Jk", "abc123session", "csrf-secret-value", "hunter2", "s3cr3t-client", "one-time-42",
+    ]
 
     @Test("Requests are recorded with method, path, query, headers, time, endpoint and status")
     func recorded() async throws {
         try await withEmulator { (emulator, client) async throws in
             let before = Date()
-            _ = try await client.get(Paths.settings + "?lang=en", headers: Paths.appHeader + [("X-SMP-DEVICEID", "device-7")])
+            _ = try await client.get(
+                Paths.settings + "?lang=en", headers: Paths.appHeader + [("X-SMP-DEVICEID", "device-7")])
             _ = try await client.get("/nothing")
             let log = emulator.requests()
             #expect(log.count == 2)
@@ -66,7 +72,8 @@ struct RequestLogTests {
     @Test("GET /_emulator/requests shows the log as JSON, masked, without its own requests")
     func adminEndpoint() async throws {
         try await withEmulator { (_, client) async throws in
-            _ = try await client.get(Paths.me, headers: Paths.appHeader + [("Authorization", "Bearer c2VjcmV0OnBhc3N3b3Jk")])
+            _ = try await client.get(
+                Paths.me, headers: Paths.appHeader + [("Authorization", "Bearer c2VjcmV0OnBhc3N3b3Jk")])
             _ = try await client.get("/_emulator/faults")
             let answer = try await client.get("/_emulator/requests")
             #expect(answer.status == 200)
@@ -78,7 +85,8 @@ struct RequestLogTests {
             #expect(log[0]["status"] as? Int == 200)
             #expect(log[0]["time"] as? String != nil)
             let headers = try #require(log[0]["headers"] as? [[String: String]])
-            #expect(headers.contains { $0["name"]?.lowercased() == "authorization" && $0["value"] == "Bearer <redacted>" })
+            #expect(
+                headers.contains { $0["name"]?.lowercased() == "authorization" && $0["value"] == "Bearer <redacted>" })
             for secret in Self.secrets { #expect(!answer.body.contains(secret)) }
 
             #expect(try await client.send("DELETE", "/_emulator/requests").status == 204)
@@ -93,7 +101,8 @@ struct RequestLogTests {
         let url = try await emulator.start()
         let answer = await Task {
             try await withHTTPClient { http in
-                try await Client(http: http, base: url).get(Paths.settings, headers: [("Authorization", "Basic c2VjcmV0OnBhc3N3b3Jk")])
+                try await Client(http: http, base: url).get(
+                    Paths.settings, headers: [("Authorization", "Basic c2VjcmV0OnBhc3N3b3Jk")])
             }
         }.result
         await emulator.stop()
@@ -119,9 +128,6 @@ struct RequestLogTests {
     }
 }
 
-import AsyncHTTPClient
-import Synchronization
-
 /// Requests the callback saw.
 final class Seen: Sendable {
     private let requests = Mutex<[RecordedRequest]>([])
@@ -137,7 +143,9 @@ func rawConnection(to port: Int) -> Int32? {
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     address.sin_port = UInt16(port).bigEndian
     let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
     }
     guard descriptor >= 0, connected == 0 else {
         close(descriptor)
@@ -153,16 +161,19 @@ struct EmulatorBoundTests {
         var state = EmulatorState(data: .builtIn)
         let large = String(repeating: "x", count: 16 * 1024)
         for index in 0..<3000 {
-            state.record(RecordedRequest(
-                time: Date(), method: "GET", path: "/p/\(index)", query: nil,
-                headers: (0..<4).map { RecordedRequest.Header(name: "X-Big-\($0)", value: large) },
-                endpoint: .me, status: 200, fault: nil))
+            state.record(
+                RecordedRequest(
+                    time: Date(), method: "GET", path: "/p/\(index)", query: nil,
+                    headers: (0..<4).map { RecordedRequest.Header(name: "X-Big-\($0)", value: large) },
+                    endpoint: .me, status: 200, fault: nil))
         }
         #expect(state.logBytes <= EmulatorState.logByteLimit)
         #expect(state.logBytes == state.log.reduce(0) { $0 + EmulatorState.weight(of: $1) })
         #expect(state.log.count < 3000)
         #expect(state.log.last?.path == "/p/2999", "the newest requests are kept")
-        #expect(state.log.allSatisfy { $0.headers.allSatisfy { $0.value.utf8.count <= EmulatorState.headerValueLimit + 3 } })
+        #expect(
+            state.log.allSatisfy { $0.headers.allSatisfy { $0.value.utf8.count <= EmulatorState.headerValueLimit + 3 } }
+        )
     }
 
     /// A client that sends its headers a byte at a time (never idle for long) is disconnected once they take
@@ -173,14 +184,19 @@ struct EmulatorBoundTests {
         let url = try await emulator.start()
         let descriptor = try #require(rawConnection(to: url.port!))
         defer { close(descriptor) }
-        _ = Array("GET /x HTTP/1.1\r\nHost: 127.0.0.1\r\n".utf8).withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
+        _ = Array("GET /x HTTP/1.1\r\nHost: 127.0.0.1\r\n".utf8).withUnsafeBytes {
+            send(descriptor, $0.baseAddress, $0.count, 0)
+        }
         // One more header byte every 50 ms, well inside the idle limit, until the server closes the connection
         // (the event this waits for; the bound only guards against a hang).
         var closed = false
         for _ in 0..<1200 where !closed {
             try await Task.sleep(for: .milliseconds(50))
             var byte: UInt8 = UInt8(ascii: "x")
-            if send(descriptor, &byte, 1, Int32(MSG_NOSIGNAL)) < 0 { closed = true; break }
+            if send(descriptor, &byte, 1, Int32(MSG_NOSIGNAL)) < 0 {
+                closed = true
+                break
+            }
             var probe: UInt8 = 0
             let got = recv(descriptor, &probe, 1, Int32(MSG_DONTWAIT))
             if got == 0 { closed = true }
@@ -204,6 +220,7 @@ struct EmulatorBoundTests {
         _ = partial.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
         var buffer = [UInt8](repeating: 0, count: 512)
         let received = recv(descriptor, &buffer, buffer.count, 0)
-        #expect(received == 0, "expected the server to close the connection, read returned \(received) (errno \(errno))")
+        #expect(
+            received == 0, "expected the server to close the connection, read returned \(received) (errno \(errno))")
     }
 }

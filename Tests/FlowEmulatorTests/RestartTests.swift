@@ -317,8 +317,10 @@ struct RestartTests {
             let access = try #require(login["access_token"] as? String)
             let refresh = try #require(login["refresh_token"] as? String)
             #expect(
-                try await client.post(Paths.revoke, form: [("token", refresh), ("client_id", "9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30")])
-                    .status == 200)
+                try await client.post(
+                    Paths.revoke, form: [("token", refresh), ("client_id", "9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30")]
+                )
+                .status == 200)
             #expect(try await client.get("/travel/x", headers: [bearer(access)]).status == 401)
             #expect(try await client.refresh(refresh).oauthError == "invalid_grant")
 

@@ -354,7 +354,9 @@ struct AuthFaultTests {
                     ("grant_type", "client_credentials"), ("client_id", "3f0c9d52-8a1e-4b7c-9e55-2d6f1a4b8c07"),
                     ("client_secret", Apps.fieldscanSecret),
                 ])
-        case .revoke: try await client.post(Paths.revoke, form: [("token", "x"), ("client_id", "9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30")])
+        case .revoke:
+            try await client.post(
+                Paths.revoke, form: [("token", "x"), ("client_id", "9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30")])
         case .saml: try await client.get(Paths.launcher)
         case .otp: try await client.get(Paths.otpForm + "?finished=true")
         case .logout: try await client.send("POST", Paths.logout)

@@ -1,11 +1,12 @@
+import Clocks
 import FlowCatalog
 import FlowDescriptor
 import FlowSteps
-@testable import FlowEngine
 import FlowTransform
-import Clocks
 import Foundation
 import Testing
+
+@testable import FlowEngine
 
 /// A flow file written to a scratch folder, compiled, and run against a state folder beside it.
 struct EngineFixture {
@@ -27,13 +28,17 @@ struct EngineFixture {
 
     var state: StateFolder { StateFolder(url: folder.appendingPathComponent("state")) }
 
-    func run(_ mode: RunMode = .auto, inputs: [String: String] = [:], environment: [String: String] = [:],
-             trace: MemoryTrace = MemoryTrace(), configuration: Node? = nil, clock: any Clock<Duration> = ContinuousClock()) async -> RunReport {
+    func run(
+        _ mode: RunMode = .auto, inputs: [String: String] = [:], environment: [String: String] = [:],
+        trace: MemoryTrace = MemoryTrace(), configuration: Node? = nil, clock: any Clock<Duration> = ContinuousClock()
+    ) async -> RunReport {
         var env = ProcessInfo.processInfo.environment
         env.merge(environment) { $1 }
-        return await engine.run(RunOptions(
-            mode: mode, input: InputSource(flags: inputs, environment: env, interactive: false, document: configuration),
-            state: state, trace: trace, clock: clock))
+        return await engine.run(
+            RunOptions(
+                mode: mode,
+                input: InputSource(flags: inputs, environment: env, interactive: false, document: configuration),
+                state: state, trace: trace, clock: clock))
     }
 
     /// Waits until the program has written `count` whole lines to `file` in the flow's folder (an event the
@@ -68,14 +73,15 @@ func commandFlow(keys: String = "{}", steps: String, flows: String) -> String {
 @Suite("The engine, running command steps as processes")
 struct EngineTests {
     @Test func commandStepsPassTypedKeysAlong() async throws {
-        let fixture = try EngineFixture(commandFlow(
-            steps: """
-              make: {uses: command, with: {run: [sh, -c, "echo '{\\"count\\": 3, \\"site\\": \\"https://a.example.com\\"}'"], provides: {count: int, site: url}}}
-              use:
-                uses: command
-                with: {run: [sh, -c, "read input; echo \\"{\\\\\\"seen\\\\\\": $input}\\""], inputs: [count, site], provides: {seen: value}}
-            """,
-            flows: "  onboard: [make, use]"))
+        let fixture = try EngineFixture(
+            commandFlow(
+                steps: """
+                      make: {uses: command, with: {run: [sh, -c, "echo '{\\"count\\": 3, \\"site\\": \\"https://a.example.com\\"}'"], provides: {count: int, site: url}}}
+                      use:
+                        uses: command
+                        with: {run: [sh, -c, "read input; echo \\"{\\\\\\"seen\\\\\\": $input}\\""], inputs: [count, site], provides: {seen: value}}
+                    """,
+                flows: "  onboard: [make, use]"))
         defer { fixture.remove() }
         let report = await fixture.run(.onboard)
         #expect(report.result == .succeeded)
@@ -85,24 +91,33 @@ struct EngineTests {
     }
 
     @Test func aValueOfTheWrongTypeFailsTheStep() async throws {
-        let fixture = try EngineFixture(commandFlow(
-            steps: "  make: {uses: command, with: {run: [sh, -c, \"echo '{\\\"count\\\": \\\"many\\\"}'\"], provides: {count: int}}}",
-            flows: "  onboard: [make]"))
+        let fixture = try EngineFixture(
+            commandFlow(
+                steps:
+                    "  make: {uses: command, with: {run: [sh, -c, \"echo '{\\\"count\\\": \\\"many\\\"}'\"], provides: {count: int}}}",
+                flows: "  onboard: [make]"))
         defer { fixture.remove() }
         let report = await fixture.run(.onboard)
-        guard case .failed(let failure, let step, _) = report.result else { Issue.record("expected a failure"); return }
+        guard case .failed(let failure, let step, _) = report.result else {
+            Issue.record("expected a failure")
+            return
+        }
         #expect(step == "make")
         #expect(failure.code == "wrong-key-type")
         #expect(failure.message.contains("`count`"))
     }
 
     @Test func aFailingProgramReportsItsStandardError() async throws {
-        let fixture = try EngineFixture(commandFlow(
-            steps: "  check: {uses: command, with: {run: [sh, -c, \"echo 'device is not enrolled' >&2; exit 3\"]}}",
-            flows: "  onboard: [check]"))
+        let fixture = try EngineFixture(
+            commandFlow(
+                steps: "  check: {uses: command, with: {run: [sh, -c, \"echo 'device is not enrolled' >&2; exit 3\"]}}",
+                flows: "  onboard: [check]"))
         defer { fixture.remove() }
         let report = await fixture.run(.onboard)
-        guard case .failed(let failure, _, _) = report.result else { Issue.record("expected a failure"); return }
+        guard case .failed(let failure, _, _) = report.result else {
+            Issue.record("expected a failure")
+            return
+        }
         #expect(failure.code == "command-failed")
         #expect(failure.message.contains("exited with status 3"))
         #expect(failure.message.contains("device is not enrolled"))
@@ -111,12 +126,17 @@ struct EngineTests {
 
     @Test(arguments: ["not json", "[1, 2]", "{\"extra\": 1}", "{}"])
     func badOutputFailsTheStep(output: String) async throws {
-        let fixture = try EngineFixture(commandFlow(
-            steps: "  make:\n    uses: command\n    with:\n      run: [sh, -c, 'cat output']\n      provides: {count: int}",
-            flows: "  onboard: [make]"), files: ["output": output])
+        let fixture = try EngineFixture(
+            commandFlow(
+                steps:
+                    "  make:\n    uses: command\n    with:\n      run: [sh, -c, 'cat output']\n      provides: {count: int}",
+                flows: "  onboard: [make]"), files: ["output": output])
         defer { fixture.remove() }
         let report = await fixture.run(.onboard)
-        guard case .failed(let failure, _, _) = report.result else { Issue.record("expected a failure for \(output)"); return }
+        guard case .failed(let failure, _, _) = report.result else {
+            Issue.record("expected a failure for \(output)")
+            return
+        }
         #expect(["command-bad-output", "command-undeclared-output", "command-missing-output"].contains(failure.code))
     }
 
@@ -124,9 +144,12 @@ struct EngineTests {
     /// started, so the test never races the wall clock however busy the machine is.
     @Test(.timeLimit(.minutes(2)))
     func aStepThatOverrunsItsTimeoutIsStoppedAndRetried() async throws {
-        let fixture = try EngineFixture(commandFlow(
-            steps: "  slow: {uses: command, with: {run: [sh, -c, \"sleep 30 & echo $! >> children; wait\"]}}",
-            flows: "  onboard:\n    - step: slow\n      timeout: 200ms\n      retry: {attempts: 2, backoff: 0ms, jitter: false}"))
+        let fixture = try EngineFixture(
+            commandFlow(
+                steps: "  slow: {uses: command, with: {run: [sh, -c, \"sleep 30 & echo $! >> children; wait\"]}}",
+                flows:
+                    "  onboard:\n    - step: slow\n      timeout: 200ms\n      retry: {attempts: 2, backoff: 0ms, jitter: false}"
+            ))
         defer { fixture.remove() }
         let trace = MemoryTrace()
         let clock = TestClock()
@@ -138,7 +161,10 @@ struct EngineTests {
         let second = try #require(Int32(try await fixture.lines(2, in: "children")[1]))
         try await Self.advance(clock, whileRunning: second)
         let report = await run.value
-        guard case .failed(let failure, _, _) = report.result else { Issue.record("expected a timeout"); return }
+        guard case .failed(let failure, _, _) = report.result else {
+            Issue.record("expected a timeout")
+            return
+        }
         #expect(failure.code == "timeout")
         #expect(trace.events.filter { $0.outcome == "retrying" }.count == 1)
         #expect(trace.events.filter { $0.outcome == "failed" }.count == 1)
@@ -159,7 +185,8 @@ struct EngineTests {
 
     static func isZombie(_ pid: Int32) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return true }
+            let close = stat.lastIndex(of: ")")
+        else { return true }
         return stat[stat.index(after: close)...].split(separator: " ").first == "Z"
     }
 
@@ -167,12 +194,17 @@ struct EngineTests {
     /// saying so; nothing waits for an end that never comes.
     @Test(.timeLimit(.minutes(2)))
     func outputPastTheLimitStopsTheProgram() async throws {
-        let fixture = try EngineFixture(commandFlow(
-            steps: "  chatty: {uses: command, with: {run: [sh, -c, \"echo $$ > shell.tmp && mv shell.tmp shell && exec yes\"]}}",
-            flows: "  onboard: [chatty]"))
+        let fixture = try EngineFixture(
+            commandFlow(
+                steps:
+                    "  chatty: {uses: command, with: {run: [sh, -c, \"echo $$ > shell.tmp && mv shell.tmp shell && exec yes\"]}}",
+                flows: "  onboard: [chatty]"))
         defer { fixture.remove() }
         let report = await fixture.run(.onboard)
-        guard case .failed(let failure, _, _) = report.result else { Issue.record("expected a failure, got \(report.result)"); return }
+        guard case .failed(let failure, _, _) = report.result else {
+            Issue.record("expected a failure, got \(report.result)")
+            return
+        }
         #expect(failure.code == "command-output-too-large")
         #expect(failure.message.contains("16 MiB"))
         let program = try #require(Int32(try await fixture.lines(1, in: "shell")[0]))
@@ -180,9 +212,11 @@ struct EngineTests {
     }
 
     @Test func exitStatus75IsTransientAndRetried() async throws {
-        let fixture = try EngineFixture(commandFlow(
-            steps: "  flaky: {uses: command, with: {run: [sh, -c, \"if [ -e tried ]; then echo '{}'; else touch tried; exit 75; fi\"]}}",
-            flows: "  onboard:\n    - step: flaky\n      retry: {attempts: 3, backoff: 10ms}"))
+        let fixture = try EngineFixture(
+            commandFlow(
+                steps:
+                    "  flaky: {uses: command, with: {run: [sh, -c, \"if [ -e tried ]; then echo '{}'; else touch tried; exit 75; fi\"]}}",
+                flows: "  onboard:\n    - step: flaky\n      retry: {attempts: 3, backoff: 10ms}"))
         defer { fixture.remove() }
         let trace = MemoryTrace()
         let report = await fixture.run(.onboard, trace: trace)
@@ -191,9 +225,10 @@ struct EngineTests {
     }
 
     @Test func onboardKeepsStateThatAutoThenRestoresAndResetClears() async throws {
-        let fixture = try EngineFixture(commandFlow(
-            steps: "  id: {uses: command, with: {run: [sh, -c, \"echo '{}'\"]}}",
-            flows: "  onboard: [id]\n  restore: [id]"))
+        let fixture = try EngineFixture(
+            commandFlow(
+                steps: "  id: {uses: command, with: {run: [sh, -c, \"echo '{}'\"]}}",
+                flows: "  onboard: [id]\n  restore: [id]"))
         defer { fixture.remove() }
         let first = await fixture.run()
         #expect(first.modes == [.onboard])
@@ -212,9 +247,11 @@ struct EngineTests {
     }
 
     @Test func aFailedOnboardKeepsNothing() async throws {
-        let fixture = try EngineFixture(commandFlow(
-            steps: "  ok: {uses: command, with: {run: [sh, -c, \"echo '{}'\"]}}\n  bad: {uses: command, with: {run: [\"false\"]}}",
-            flows: "  onboard: [ok, bad]"))
+        let fixture = try EngineFixture(
+            commandFlow(
+                steps:
+                    "  ok: {uses: command, with: {run: [sh, -c, \"echo '{}'\"]}}\n  bad: {uses: command, with: {run: [\"false\"]}}",
+                flows: "  onboard: [ok, bad]"))
         defer { fixture.remove() }
         let report = await fixture.run(.onboard)
         #expect(report.result != .succeeded)
@@ -222,9 +259,13 @@ struct EngineTests {
     }
 
     @Test func aFailedRestoreHandsOverToResetAndOnboard() async throws {
-        let fixture = try EngineFixture(commandFlow(
-            steps: "  ok: {uses: command, with: {run: [sh, -c, \"echo '{}'\"]}}\n  gate: {uses: command, with: {run: [sh, -c, \"test ! -e broken && echo '{}'\"]}}",
-            flows: "  onboard: [ok]\n  restore:\n    - step: gate\n      on-failure: {modes: [reset, onboard]}\n  reset: [ok]"))
+        let fixture = try EngineFixture(
+            commandFlow(
+                steps:
+                    "  ok: {uses: command, with: {run: [sh, -c, \"echo '{}'\"]}}\n  gate: {uses: command, with: {run: [sh, -c, \"test ! -e broken && echo '{}'\"]}}",
+                flows:
+                    "  onboard: [ok]\n  restore:\n    - step: gate\n      on-failure: {modes: [reset, onboard]}\n  reset: [ok]"
+            ))
         defer { fixture.remove() }
         _ = await fixture.run(.onboard)
         try Data().write(to: fixture.folder.appendingPathComponent("broken"))
@@ -236,14 +277,16 @@ struct EngineTests {
     /// A run killed while it wrote its state leaves temporary files; the next run removes them, and every file
     /// it writes is 0600 in a 0700 folder from the moment it exists.
     @Test func leftoversOfAKilledWriteAreRemovedAndStateIsPrivate() async throws {
-        let fixture = try EngineFixture(commandFlow(steps: "  a: {uses: command, with: {run: [sh, -c, \"echo '{}'\"]}}", flows: "  onboard: [a]"))
+        let fixture = try EngineFixture(
+            commandFlow(steps: "  a: {uses: command, with: {run: [sh, -c, \"echo '{}'\"]}}", flows: "  onboard: [a]"))
         defer { fixture.remove() }
         let folder = fixture.state.url
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let leftovers = [".state.json.0B1E5C2A-1111-4222-8333-944455556666.tmp", ".dat.nosync1a2b.Xy9Zq1"]
         for name in leftovers {
-            FileManager.default.createFile(atPath: folder.appendingPathComponent(name).path, contents: Data("partial".utf8),
-                                           attributes: [.posixPermissions: 0o644])
+            FileManager.default.createFile(
+                atPath: folder.appendingPathComponent(name).path, contents: Data("partial".utf8),
+                attributes: [.posixPermissions: 0o644])
         }
         let report = await fixture.run(.onboard)
         #expect(report.result == .succeeded)
@@ -254,9 +297,10 @@ struct EngineTests {
     }
 
     @Test func cancellingStopsTheProgramAndKeepsNoState() async throws {
-        let fixture = try EngineFixture(commandFlow(
-            steps: "  slow: {uses: command, with: {run: [sh, -c, \"sleep 30 & echo $! >> child; wait\"]}}",
-            flows: "  onboard: [slow]"))
+        let fixture = try EngineFixture(
+            commandFlow(
+                steps: "  slow: {uses: command, with: {run: [sh, -c, \"sleep 30 & echo $! >> child; wait\"]}}",
+                flows: "  onboard: [slow]"))
         defer { fixture.remove() }
         let task = Task { await fixture.run(.onboard) }
         let child = try #require(Int32(try await fixture.lines(1, in: "child")[0]))
@@ -268,12 +312,17 @@ struct EngineTests {
     }
 
     @Test func aMissingInputWithoutATerminalNamesIt() async throws {
-        let fixture = try EngineFixture(commandFlow(
-            steps: "  ask: {uses: command, with: {run: [sh, -c, \"echo '{}'\"], env: {WHO: \"${input.user-name}\"}}}",
-            flows: "  onboard: [ask]"))
+        let fixture = try EngineFixture(
+            commandFlow(
+                steps:
+                    "  ask: {uses: command, with: {run: [sh, -c, \"echo '{}'\"], env: {WHO: \"${input.user-name}\"}}}",
+                flows: "  onboard: [ask]"))
         defer { fixture.remove() }
         let report = await fixture.run(.onboard)
-        guard case .failed(let failure, _, _) = report.result else { Issue.record("expected a failure"); return }
+        guard case .failed(let failure, _, _) = report.result else {
+            Issue.record("expected a failure")
+            return
+        }
         #expect(failure.code == "missing-input")
         #expect(failure.message.contains("--input user-name="))
         #expect(failure.message.contains("FLOWRUN_INPUT_USER_NAME"))
@@ -282,13 +331,18 @@ struct EngineTests {
     }
 
     @Test func secretsAreRedactedInTracesAndErrors() async throws {
-        let fixture = try EngineFixture(commandFlow(
-            steps: "  leak: {uses: command, with: {run: [sh, -c, \"echo \\\"token was $TOKEN\\\" >&2; exit 1\"], env: {TOKEN: \"${env.FLOW_TOKEN}\"}}}",
-            flows: "  onboard: [leak]"))
+        let fixture = try EngineFixture(
+            commandFlow(
+                steps:
+                    "  leak: {uses: command, with: {run: [sh, -c, \"echo \\\"token was $TOKEN\\\" >&2; exit 1\"], env: {TOKEN: \"${env.FLOW_TOKEN}\"}}}",
+                flows: "  onboard: [leak]"))
         defer { fixture.remove() }
         let trace = MemoryTrace()
         let report = await fixture.run(.onboard, environment: ["FLOW_TOKEN": "s3cr3t-t0ken-value"], trace: trace)
-        guard case .failed(let failure, _, _) = report.result else { Issue.record("expected a failure"); return }
+        guard case .failed(let failure, _, _) = report.result else {
+            Issue.record("expected a failure")
+            return
+        }
         #expect(failure.message.contains("token was <redacted>"))
         #expect(!failure.message.contains("s3cr3t"))
         #expect(trace.events.allSatisfy { !($0.message ?? "").contains("s3cr3t") && !$0.jsonLine().contains("s3cr3t") })
@@ -296,36 +350,41 @@ struct EngineTests {
 
     // The key is typed string: the env entry's secret-looking name alone must mask it.
     @Test func aTokenPassedOnThroughTheInfoStaysRedacted() async throws {
-        let fixture = try EngineFixture(commandFlow(
-            steps: """
-              fetch: {uses: command, with: {run: [sh, -c, "echo '{\\"deviceToken\\": \\"t0k3n-from-vault\\"}'"], provides: {deviceToken: string}}}
-              leak: {uses: command, with: {run: [sh, -c, "echo \\"token was $DEVICE_TOKEN\\" >&2; exit 1"], env: {DEVICE_TOKEN: "${info.deviceToken}"}}}
-            """,
-            flows: "  onboard: [fetch, leak]"))
+        let fixture = try EngineFixture(
+            commandFlow(
+                steps: """
+                      fetch: {uses: command, with: {run: [sh, -c, "echo '{\\"deviceToken\\": \\"t0k3n-from-vault\\"}'"], provides: {deviceToken: string}}}
+                      leak: {uses: command, with: {run: [sh, -c, "echo \\"token was $DEVICE_TOKEN\\" >&2; exit 1"], env: {DEVICE_TOKEN: "${info.deviceToken}"}}}
+                    """,
+                flows: "  onboard: [fetch, leak]"))
         defer { fixture.remove() }
         let trace = MemoryTrace()
         let report = await fixture.run(.onboard, trace: trace)
-        guard case .failed(let failure, _, _) = report.result else { Issue.record("expected a failure"); return }
+        guard case .failed(let failure, _, _) = report.result else {
+            Issue.record("expected a failure")
+            return
+        }
         #expect(failure.message.contains("token was <redacted>"))
         #expect(!failure.message.contains("t0k3n"))
         #expect(trace.events.allSatisfy { !($0.message ?? "").contains("t0k3n") && !$0.jsonLine().contains("t0k3n") })
     }
 
     @Test func conditionsReadTheInfo() async throws {
-        let fixture = try EngineFixture(commandFlow(
-            steps: """
-              decide: {uses: command, with: {run: [sh, -c, "echo '{\\"method\\": \\"saml\\"}'"], provides: {method: string}}}
-              oauth: {uses: command, with: {run: ["false"]}}
-              saml: {uses: command, with: {run: [sh, -c, "echo '{\\"done\\": true}'"], provides: {done: bool}}}
-            """,
-            flows: """
-              onboard:
-                - decide
-                - step: oauth
-                  when: {info: method, equals: oauth2}
-                - step: saml
-                  when: {info: method, in: [saml, saml2]}
-            """))
+        let fixture = try EngineFixture(
+            commandFlow(
+                steps: """
+                      decide: {uses: command, with: {run: [sh, -c, "echo '{\\"method\\": \\"saml\\"}'"], provides: {method: string}}}
+                      oauth: {uses: command, with: {run: ["false"]}}
+                      saml: {uses: command, with: {run: [sh, -c, "echo '{\\"done\\": true}'"], provides: {done: bool}}}
+                    """,
+                flows: """
+                      onboard:
+                        - decide
+                        - step: oauth
+                          when: {info: method, equals: oauth2}
+                        - step: saml
+                          when: {info: method, in: [saml, saml2]}
+                    """))
         defer { fixture.remove() }
         let trace = MemoryTrace()
         let report = await fixture.run(.onboard, trace: trace)
@@ -335,18 +394,21 @@ struct EngineTests {
     }
 
     @Test func everyTransitionIsTracedWithFromToAndOutcome() async throws {
-        let fixture = try EngineFixture(commandFlow(
-            steps: "  a: {uses: command, with: {run: [sh, -c, \"echo '{}'\"]}}\n  b: {uses: command, with: {run: [sh, -c, \"echo '{}'\"]}}",
-            flows: "  onboard: [a, b]"))
+        let fixture = try EngineFixture(
+            commandFlow(
+                steps:
+                    "  a: {uses: command, with: {run: [sh, -c, \"echo '{}'\"]}}\n  b: {uses: command, with: {run: [sh, -c, \"echo '{}'\"]}}",
+                flows: "  onboard: [a, b]"))
         defer { fixture.remove() }
         let trace = MemoryTrace()
         _ = await fixture.run(.onboard, trace: trace)
         let transitions = trace.events.map { "\($0.from) -> \($0.to) [\($0.outcome)]" }
-        #expect(transitions == [
-            "ready -> running a [started]",
-            "running a -> running b [succeeded]",
-            "running b -> succeeded [succeeded]",
-        ])
+        #expect(
+            transitions == [
+                "ready -> running a [started]",
+                "running a -> running b [succeeded]",
+                "running b -> succeeded [succeeded]",
+            ])
         #expect(trace.events.dropFirst().allSatisfy { $0.duration != nil })
     }
 }
@@ -355,7 +417,9 @@ struct EngineTests {
 /// engine's grace period before SIGKILL.
 func expectGone(_ pids: [Int32]) async throws {
     func alive(_ pid: Int32) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return false }
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return false }
         return stat[stat.index(after: close)...].split(separator: " ").first != "Z"
     }
     // The loop ends as soon as they are gone; its bound only guards against a hang.

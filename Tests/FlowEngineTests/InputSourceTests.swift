@@ -2,14 +2,17 @@ import FlowCatalog
 import FlowDescriptor
 import FlowEmulator
 import FlowSteps
-@testable import FlowEngine
 import FlowTransform
 import Testing
+
+@testable import FlowEngine
 
 @Suite("Resolving ${...} references in parameters")
 struct InputSourceTests {
     let info: InfoStore = {
-        let read = DocumentReader.read(bytes: Array("flowrun: 1\nname: t\nkeys: {site: url}\nflows: {onboard: []}\n".utf8), file: "t.yaml", format: .yaml)
+        let read = DocumentReader.read(
+            bytes: Array("flowrun: 1\nname: t\nkeys: {site: url}\nflows: {onboard: []}\n".utf8), file: "t.yaml",
+            format: .yaml)
         let descriptor = FlowDecoder.decode(read.root!, file: "t.yaml").0
         let store = InfoStore(keys: KeyTable(descriptor: descriptor, catalog: .builtin))
         try? store.set("site", .url("https://m.example.com"), by: "test")
@@ -19,7 +22,8 @@ struct InputSourceTests {
     let source = InputSource(flags: ["who": "Ada"], environment: ["TOKEN": "t0k3n"], interactive: false)
 
     @Test func textAroundReferencesIsKept() throws {
-        let value = try source.resolve("Bearer ${env.TOKEN} for ${input.who} at ${info.site}/api", parameter: "header", secret: false, info: info)
+        let value = try source.resolve(
+            "Bearer ${env.TOKEN} for ${input.who} at ${info.site}/api", parameter: "header", secret: false, info: info)
         #expect(value == "Bearer t0k3n for Ada at https://m.example.com/api")
         #expect(try source.resolve("plain text", parameter: "p", secret: false, info: info) == "plain text")
     }
@@ -45,12 +49,18 @@ struct InputSourceTests {
 @Suite("Values in URLs never reach the trace")
 struct URLRedactionTests {
     @Test(arguments: [
-        ("GET http://127.0.0.1:8080/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='com.example.travel:1.0',EmailAddress='ada@example.com') answered 404",
-         "GET http://127.0.0.1:8080/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID=<redacted>,EmailAddress=<redacted>) answered 404"),
-        ("see https://m.example.com/a?email=ada%40example.com&code=X-1#frag.",
-         "see https://m.example.com/a?email=<redacted>&code=<redacted>#frag."),
-        ("fn(Name='O''Brien, Ada') at https://h/x(Name='O''Brien,%20Ada',Other='x')/y",
-         "fn(Name='O''Brien, Ada') at https://h/x(Name=<redacted>,Other=<redacted>)/y"),
+        (
+            "GET http://127.0.0.1:8080/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='com.example.travel:1.0',EmailAddress='ada@example.com') answered 404",
+            "GET http://127.0.0.1:8080/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID=<redacted>,EmailAddress=<redacted>) answered 404"
+        ),
+        (
+            "see https://m.example.com/a?email=ada%40example.com&code=X-1#frag.",
+            "see https://m.example.com/a?email=<redacted>&code=<redacted>#frag."
+        ),
+        (
+            "fn(Name='O''Brien, Ada') at https://h/x(Name='O''Brien,%20Ada',Other='x')/y",
+            "fn(Name='O''Brien, Ada') at https://h/x(Name=<redacted>,Other=<redacted>)/y"
+        ),
         ("no URL here: a=b", "no URL here: a=b"),
         ("https://m.example.com/path/only", "https://m.example.com/path/only"),
     ])

@@ -1,11 +1,12 @@
-import FlowDescriptor
-@testable import FlowEmulator
-@testable import FlowEngine
-import FlowTransform
 import Clocks
+import FlowDescriptor
+import FlowTransform
 import Foundation
 import Synchronization
 import Testing
+
+@testable import FlowEmulator
+@testable import FlowEngine
 
 /// The policy-preview flow: discovery, session headers, settings download. Retries do not wait (a zero
 /// backoff), so the fixture's test clock, which only a timeout test moves, never holds a run up.
@@ -50,12 +51,15 @@ struct EmulatorFixture {
     /// Runs the flow on a test clock (a step times out only when a test moves it) and with requests that may take
     /// ten minutes: no test here depends on how busy the machine is.
     func run(
-        _ mode: RunMode = .auto, email: String = "ada@example.com", trace: MemoryTrace = MemoryTrace(), link: URL? = nil,
+        _ mode: RunMode = .auto, email: String = "ada@example.com", trace: MemoryTrace = MemoryTrace(),
+        link: URL? = nil,
         clock: any Clock<Duration> = TestClock()
     ) async -> RunReport {
-        await flow.engine.run(RunOptions(
-            mode: mode, input: InputSource(flags: ["email-address": email], environment: [:], interactive: false, link: link),
-            state: flow.state, trace: trace, backendOverride: url, clock: clock, requestTimeout: .seconds(600)))
+        await flow.engine.run(
+            RunOptions(
+                mode: mode,
+                input: InputSource(flags: ["email-address": email], environment: [:], interactive: false, link: link),
+                state: flow.state, trace: trace, backendOverride: url, clock: clock, requestTimeout: .seconds(600)))
     }
 
     func stop() async {
@@ -108,14 +112,17 @@ struct NetworkStepTests {
         await fixture.emulator.stop()
         let second = BackendEmulator()
         let url = try await second.start(port: 0)
-        let restored = await fixture.flow.engine.run(RunOptions(
-            mode: .restore, input: InputSource(environment: [:], interactive: false), state: fixture.flow.state,
-            backendOverride: url, clock: TestClock(), requestTimeout: .seconds(600)))
+        let restored = await fixture.flow.engine.run(
+            RunOptions(
+                mode: .restore, input: InputSource(environment: [:], interactive: false), state: fixture.flow.state,
+                backendOverride: url, clock: TestClock(), requestTimeout: .seconds(600)))
         await second.stop()
         fixture.flow.remove()
         #expect(first.result == .succeeded)
         #expect(restored.result == .succeeded, "\(restored.result)")
-        #expect(restored.info["backendURL"]?.text == url.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")))
+        #expect(
+            restored.info["backendURL"]?.text
+                == url.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")))
         #expect(restored.info["backendURL"] != first.info["backendURL"])
         #expect(second.requests().contains { $0.path.contains("/settingsExchange") })
     }
@@ -159,7 +166,10 @@ struct NetworkStepTests {
         fixture.emulator.setFault(fault, for: endpoint)
         let report = await fixture.run(.onboard)
         await fixture.stop()
-        guard case .failed(let failure, let step, _) = report.result else { Issue.record("expected a failure, got \(report.result)"); return }
+        guard case .failed(let failure, let step, _) = report.result else {
+            Issue.record("expected a failure, got \(report.result)")
+            return
+        }
         #expect(failure.code.hasPrefix(code) || failure.message.contains(code), "\(failure)")
         #expect(step == (endpoint == .settings ? "settings" : "welcome"))
         if endpoint == .settings, code != "timeout" {
@@ -182,7 +192,10 @@ struct NetworkStepTests {
         await clock.advance(by: .seconds(31))
         let report = await run.value
         await fixture.stop()
-        guard case .failed(let failure, let step, _) = report.result else { Issue.record("expected a failure, got \(report.result)"); return }
+        guard case .failed(let failure, let step, _) = report.result else {
+            Issue.record("expected a failure, got \(report.result)")
+            return
+        }
         #expect(failure.code == "timeout")
         #expect(step == "settings")
         #expect(!FileManager.default.fileExists(atPath: fixture.flow.state.url.path))
@@ -190,17 +203,24 @@ struct NetworkStepTests {
 
     @Test(arguments: [Fault.status(503), .malformedBody(), .dropConnection(), .status(503, count: 1)])
     func faultsOnTheOnboardingLinksEndpoint(fault: Fault) async throws {
-        let flow = policyFlow.replacingOccurrences(of: "    - discovery-service: {input: email-address}\n", with: "    - url: {allowed-hosts: [mobile.example.com]}\n")
+        let flow = policyFlow.replacingOccurrences(
+            of: "    - discovery-service: {input: email-address}\n",
+            with: "    - url: {allowed-hosts: [mobile.example.com]}\n")
         let fixture = try await EmulatorFixture.start(flow)
         fixture.emulator.setFault(fault, for: .configuration)
-        let link = URL(string: "https://mobile.example.com/mobileservices/application/com.example.timetable/onboarding/configuration")
+        let link = URL(
+            string:
+                "https://mobile.example.com/mobileservices/application/com.example.timetable/onboarding/configuration")
         let report = await fixture.run(.onboard, link: link)
         await fixture.stop()
         if fault.count == 1 {
             // The welcome entry's retry asks the queue again, and the second answer is good.
             #expect(report.result == .succeeded, "\(report.result)")
         } else {
-            guard case .failed(let failure, let step, _) = report.result else { Issue.record("expected a failure"); return }
+            guard case .failed(let failure, let step, _) = report.result else {
+                Issue.record("expected a failure")
+                return
+            }
             #expect(step == "welcome")
             #expect(failure.code == "no-configuration")
             #expect(failure.message.contains("url: the onboarding link:"), "\(failure.message)")
@@ -212,7 +232,10 @@ struct NetworkStepTests {
         let fixture = try await EmulatorFixture.start()
         let report = await fixture.run(.onboard, email: "nobody@example.com")
         await fixture.stop()
-        guard case .failed(let failure, _, _) = report.result else { Issue.record("expected a failure"); return }
+        guard case .failed(let failure, _, _) = report.result else {
+            Issue.record("expected a failure")
+            return
+        }
         #expect(failure.code == "no-configuration")
         #expect(failure.message.contains("discovery-service: discovery for this email address: not found"))
         #expect(failure.message.contains("json: no document was given with --config"))
@@ -224,19 +247,27 @@ struct NetworkStepTests {
         fixture.emulator.setRegistrationState(.locked, application: "com.example.timetable")
         let report = await fixture.run(.onboard)
         await fixture.stop()
-        guard case .failed(let failure, _, _) = report.result else { Issue.record("expected a failure, got \(report.result)"); return }
+        guard case .failed(let failure, _, _) = report.result else {
+            Issue.record("expected a failure, got \(report.result)")
+            return
+        }
         #expect(failure.code == "locked")
     }
 
     @Test func anOnboardingLinkIsFetchedOnlyFromAllowedHosts() async throws {
-        let flow = policyFlow.replacingOccurrences(of: "    - discovery-service: {input: email-address}\n", with: "    - url: {allowed-hosts: [mobile.example.com]}\n")
+        let flow = policyFlow.replacingOccurrences(
+            of: "    - discovery-service: {input: email-address}\n",
+            with: "    - url: {allowed-hosts: [mobile.example.com]}\n")
         let fixture = try await EmulatorFixture.start(flow)
         let path = "/mobileservices/application/com.example.timetable/onboarding/configuration"
         let allowed = await fixture.run(.onboard, link: URL(string: "https://mobile.example.com" + path))
         let refused = await fixture.run(.onboard, link: URL(string: "https://phish.example.net" + path))
         await fixture.stop()
         #expect(allowed.result == .succeeded, "\(allowed.result)")
-        guard case .failed(let failure, _, _) = refused.result else { Issue.record("expected a refusal"); return }
+        guard case .failed(let failure, _, _) = refused.result else {
+            Issue.record("expected a refusal")
+            return
+        }
         #expect(failure.message.contains("phish.example.net is not in `allowed-hosts`"))
     }
 }
@@ -247,9 +278,12 @@ struct LogLevelTests {
         let fixture = try await EmulatorFixture.start()
         let lines = LinesBox()
         let log = RunLog(level: .path) { level, message in lines.append("\(level.name) \(message)") }
-        let report = await fixture.flow.engine.run(RunOptions(
-            mode: .onboard, input: InputSource(flags: ["email-address": "ada@example.com"], environment: [:], interactive: false),
-            state: fixture.flow.state, backendOverride: fixture.url, log: log, clock: TestClock(), requestTimeout: .seconds(600)))
+        let report = await fixture.flow.engine.run(
+            RunOptions(
+                mode: .onboard,
+                input: InputSource(flags: ["email-address": "ada@example.com"], environment: [:], interactive: false),
+                state: fixture.flow.state, backendOverride: fixture.url, log: log, clock: TestClock(),
+                requestTimeout: .seconds(600)))
         await fixture.stop()
         #expect(report.result == .succeeded)
         let expected = try #require(report.info["logSettings"]?["level"]?.text.flatMap(RunLog.Level.init(backendName:)))

@@ -1,8 +1,9 @@
 import FlowDescriptor
-@testable import FlowEngine
 import FlowTransform
 import Foundation
 import Testing
+
+@testable import FlowEngine
 
 /// A flow whose welcome step reads the given provider queue with the discovery-service transform.
 func providerFlow(_ providers: String) -> String {
@@ -22,8 +23,10 @@ func providerFlow(_ providers: String) -> String {
     """
 }
 
-let warehouseJSON = #"{"host": "warehouse.example.com", "port": 443, "protocol": "https", "auth": [{"type": "basic.default", "config": {}}]}"#
-let travelJSON = #"{"host": "travel.example.com", "protocol": "https", "auth": [{"type": "saml2.web.post", "config": {}}]}"#
+let warehouseJSON =
+    #"{"host": "warehouse.example.com", "port": 443, "protocol": "https", "auth": [{"type": "basic.default", "config": {}}]}"#
+let travelJSON =
+    #"{"host": "travel.example.com", "protocol": "https", "auth": [{"type": "saml2.web.post", "config": {}}]}"#
 let plistDocument = """
     <?xml version="1.0" encoding="UTF-8"?>
     <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
@@ -49,9 +52,11 @@ let plistDocument = """
 @Suite("Configuration providers and the loader's queue")
 struct ProviderTests {
     @Test func aJSONFileBesideTheFlow() async throws {
-        let fixture = try EngineFixture(providerFlow("    - file: config/warehouse.json"), files: ["warehouse.json": warehouseJSON])
+        let fixture = try EngineFixture(
+            providerFlow("    - file: config/warehouse.json"), files: ["warehouse.json": warehouseJSON])
         defer { fixture.remove() }
-        try FileManager.default.createDirectory(at: fixture.folder.appendingPathComponent("config"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: fixture.folder.appendingPathComponent("config"), withIntermediateDirectories: true)
         try Data(warehouseJSON.utf8).write(to: fixture.folder.appendingPathComponent("config/warehouse.json"))
         let report = await fixture.run(.onboard)
         #expect(report.result == .succeeded, "\(report.result)")
@@ -60,7 +65,9 @@ struct ProviderTests {
     }
 
     @Test func aPropertyListFile() async throws {
-        let fixture = try EngineFixture(providerFlow("    - file: ConfigurationProvider.plist"), files: ["ConfigurationProvider.plist": plistDocument])
+        let fixture = try EngineFixture(
+            providerFlow("    - file: ConfigurationProvider.plist"),
+            files: ["ConfigurationProvider.plist": plistDocument])
         defer { fixture.remove() }
         let report = await fixture.run(.onboard)
         #expect(report.result == .succeeded, "\(report.result)")
@@ -69,9 +76,13 @@ struct ProviderTests {
     }
 
     @Test func theManagedDocumentWinsWhenAnAdministratorPlacedOne() async throws {
-        let fixture = try EngineFixture(providerFlow("    - managed\n    - file: travel.json"), files: ["travel.json": travelJSON, "managed.json": warehouseJSON])
+        let fixture = try EngineFixture(
+            providerFlow("    - managed\n    - file: travel.json"),
+            files: ["travel.json": travelJSON, "managed.json": warehouseJSON])
         defer { fixture.remove() }
-        let managed = await fixture.run(.onboard, environment: ["FLOWRUN_MANAGED_CONFIG": fixture.folder.appendingPathComponent("managed.json").path])
+        let managed = await fixture.run(
+            .onboard,
+            environment: ["FLOWRUN_MANAGED_CONFIG": fixture.folder.appendingPathComponent("managed.json").path])
         #expect(managed.info["backendURL"] == .url("https://warehouse.example.com"))
         let trace = MemoryTrace()
         let fallback = await fixture.run(.onboard, environment: ["FLOWRUN_MANAGED_CONFIG": ""], trace: trace)
@@ -81,10 +92,12 @@ struct ProviderTests {
     }
 
     @Test func aBrokenProviderIsSkippedAndTheNextOneWins() async throws {
-        let fixture = try EngineFixture(providerFlow("    - file: broken.json\n    - json"), files: ["broken.json": "{\"host\": "])
+        let fixture = try EngineFixture(
+            providerFlow("    - file: broken.json\n    - json"), files: ["broken.json": "{\"host\": "])
         defer { fixture.remove() }
         let trace = MemoryTrace()
-        let supplied = try #require(DocumentReader.read(bytes: Array(travelJSON.utf8), file: "--config", format: .json).root)
+        let supplied = try #require(
+            DocumentReader.read(bytes: Array(travelJSON.utf8), file: "--config", format: .json).root)
         let report = await fixture.run(.onboard, trace: trace, configuration: supplied)
         #expect(report.result == .succeeded, "\(report.result)")
         #expect(report.info["backendURL"] == .url("https://travel.example.com"))
@@ -96,7 +109,10 @@ struct ProviderTests {
         let fixture = try EngineFixture(providerFlow("    - managed\n    - file: missing.json\n    - json"))
         defer { fixture.remove() }
         let report = await fixture.run(.onboard, environment: ["FLOWRUN_MANAGED_CONFIG": "/nonexistent/managed.json"])
-        guard case .failed(let failure, let step, _) = report.result else { Issue.record("expected a failure"); return }
+        guard case .failed(let failure, let step, _) = report.result else {
+            Issue.record("expected a failure")
+            return
+        }
         #expect(step == "welcome")
         #expect(failure.code == "no-configuration")
         #expect(failure.message.contains("managed:"))
@@ -112,10 +128,12 @@ struct ProviderTests {
         _ = await kept.run(.onboard)
         let state = try String(contentsOf: kept.state.url.appendingPathComponent("state.json"), encoding: .utf8)
         #expect(state.contains("travel.example.com"))
-        let attributes = try FileManager.default.attributesOfItem(atPath: kept.state.url.appendingPathComponent("state.json").path)
+        let attributes = try FileManager.default.attributesOfItem(
+            atPath: kept.state.url.appendingPathComponent("state.json").path)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
 
-        let flow = providerFlow("    - file: travel.json").replacingOccurrences(of: "  transform: discovery-service", with: "  transform: discovery-service\n  persist: none")
+        let flow = providerFlow("    - file: travel.json").replacingOccurrences(
+            of: "  transform: discovery-service", with: "  transform: discovery-service\n  persist: none")
         let notKept = try EngineFixture(flow, files: ["travel.json": travelJSON])
         defer { notKept.remove() }
         _ = await notKept.run(.onboard)

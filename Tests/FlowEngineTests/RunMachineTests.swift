@@ -1,8 +1,9 @@
 import FlowCatalog
 import FlowDescriptor
 import FlowSteps
-@testable import FlowEngine
 import Testing
+
+@testable import FlowEngine
 
 /// A graph of steps named `a`, `b`, `c`... with default policies, adjusted by `configure`.
 func graph(_ count: Int, _ configure: (inout [StepNode]) -> Void = { _ in }) -> FlowGraph {
@@ -27,7 +28,8 @@ struct RunMachineTests {
     }
 
     @Test func attemptsCountEveryTryTheFirstIncluded() {
-        var machine = RunMachine(graph: graph(1) { $0[0].retry = Retry(attempts: 3, backoff: .milliseconds(100), jitter: false) })
+        var machine = RunMachine(
+            graph: graph(1) { $0[0].retry = Retry(attempts: 3, backoff: .milliseconds(100), jitter: false) })
         #expect(machine.handle(.start) == [.runStep(index: 0, attempt: 1)])
         #expect(machine.handle(.stepFailed(transient)) == [.wait(delay: .milliseconds(100), jitter: false)])
         #expect(machine.handle(.backoffElapsed) == [.runStep(index: 0, attempt: 2)])
@@ -63,7 +65,8 @@ struct RunMachineTests {
     /// product is worked out in floating point and capped before it becomes a `Duration`.
     @Test(arguments: [1e308, .infinity, .nan, 0])
     func backoffArithmeticSaturates(multiplier: Double) {
-        let retry = Retry(attempts: 100, backoff: .seconds(86_400), multiplier: multiplier, maxBackoff: .seconds(86_400))
+        let retry = Retry(
+            attempts: 100, backoff: .seconds(86_400), multiplier: multiplier, maxBackoff: .seconds(86_400))
         for attempt in [1, 2, 50, 99] {
             #expect(retry.delay(after: attempt) == .seconds(86_400))
         }
@@ -72,14 +75,20 @@ struct RunMachineTests {
     }
 
     @Test func aFalseConditionSkipsTheStep() {
-        var machine = RunMachine(graph: graph(2) { $0[0].condition = .exists(key: Located("x", at: .init(file: "", line: 1, column: 1)), true) })
+        var machine = RunMachine(
+            graph: graph(2) {
+                $0[0].condition = .exists(key: Located("x", at: .init(file: "", line: 1, column: 1)), true)
+            })
         #expect(machine.handle(.start) == [.evaluateCondition(index: 0)])
         #expect(machine.handle(.conditionEvaluated(false)) == [.skip(index: 0), .runStep(index: 1, attempt: 1)])
         #expect(machine.handle(.stepSucceeded) == [.finish])
     }
 
     @Test func aTrueConditionRunsTheStep() {
-        var machine = RunMachine(graph: graph(1) { $0[0].condition = .exists(key: Located("x", at: .init(file: "", line: 1, column: 1)), true) })
+        var machine = RunMachine(
+            graph: graph(1) {
+                $0[0].condition = .exists(key: Located("x", at: .init(file: "", line: 1, column: 1)), true)
+            })
         _ = machine.handle(.start)
         #expect(machine.handle(.conditionEvaluated(true)) == [.runStep(index: 0, attempt: 1)])
     }
@@ -139,12 +148,15 @@ struct RunMachineTests {
     }
 
     @Test func theSameEventsGiveTheSameActions() {
-        let events: [RunMachine.Event] = [.start, .stepFailed(transient), .backoffElapsed, .stepSucceeded, .stepFailed(permanent), .stepSucceeded]
+        let events: [RunMachine.Event] = [
+            .start, .stepFailed(transient), .backoffElapsed, .stepSucceeded, .stepFailed(permanent), .stepSucceeded,
+        ]
         func replay() -> [[RunMachine.Action]] {
-            var machine = RunMachine(graph: graph(3) {
-                $0[0].retry = Retry(attempts: 2)
-                $0[1].onFailure = .continue
-            })
+            var machine = RunMachine(
+                graph: graph(3) {
+                    $0[0].retry = Retry(attempts: 2)
+                    $0[1].onFailure = .continue
+                })
             return events.map { machine.handle($0) }
         }
         #expect(replay() == replay())

@@ -65,9 +65,11 @@ struct SessionMachineTests {
     @Test func aFailedRestoreHandsOverToResetThenOnboardAndKeepsTheNewState() {
         var machine = SessionMachine()
         _ = machine.handle(.start(.auto, hasKeptState: true, modes: Self.all))
-        #expect(machine.handle(.modeEnded(.handedOver([.reset, .onboard], failure: Self.failure, step: "login"))) == [
-            .handOver(from: .restore, step: "login", failure: Self.failure, to: [.reset, .onboard]), .runMode(.reset),
-        ])
+        #expect(
+            machine.handle(.modeEnded(.handedOver([.reset, .onboard], failure: Self.failure, step: "login"))) == [
+                .handOver(from: .restore, step: "login", failure: Self.failure, to: [.reset, .onboard]),
+                .runMode(.reset),
+            ])
         #expect(machine.handle(.modeEnded(.succeeded)) == [.clearState])
         // Cleared state no longer blocks onboard: the queue goes on.
         #expect(machine.handle(.stateDone) == [.runMode(.onboard)])
@@ -86,9 +88,10 @@ struct SessionMachineTests {
     @Test func aFailureKeepsNothing() {
         var machine = SessionMachine()
         _ = machine.handle(.start(.onboard, hasKeptState: false, modes: Self.all))
-        #expect(machine.handle(.modeEnded(.failed(Self.failure, step: "login"))) == [
-            .finish(.failed(Self.failure, step: "login", mode: .onboard)),
-        ])
+        #expect(
+            machine.handle(.modeEnded(.failed(Self.failure, step: "login"))) == [
+                .finish(.failed(Self.failure, step: "login", mode: .onboard))
+            ])
         #expect(machine.isFinished)
         #expect(machine.handle(.stateDone).isEmpty)
     }
@@ -98,7 +101,8 @@ struct SessionMachineTests {
         _ = machine.handle(.start(.onboard, hasKeptState: false, modes: Self.all))
         _ = machine.handle(.modeEnded(.succeeded))
         let unwritable = StepFailure("state-unwritable", "disk full")
-        #expect(machine.handle(.stateFailed(unwritable)) == [.finish(.failed(unwritable, step: "(state)", mode: .onboard))])
+        #expect(
+            machine.handle(.stateFailed(unwritable)) == [.finish(.failed(unwritable, step: "(state)", mode: .onboard))])
     }
 
     @Test func cancellingEndsTheRunWithoutKeepingState() {

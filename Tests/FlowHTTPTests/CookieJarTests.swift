@@ -156,7 +156,9 @@ import Testing
     @Test func secureCookieIsSentOnlyOverHTTPS() {
         let jar = CookieJar()
         // Domain cookies, since host-only ones are bound to the origin's port (and so never cross https → http).
-        jar.store(["s=1; Secure; Path=/; Domain=example.com", "p=2; Path=/; Domain=example.com"], from: url("https://example.com/"))
+        jar.store(
+            ["s=1; Secure; Path=/; Domain=example.com", "p=2; Path=/; Domain=example.com"],
+            from: url("https://example.com/"))
         #expect(jar.header(for: url("http://example.com/")) == "p=2")
         let secure = jar.header(for: url("https://example.com/")) ?? ""
         #expect(Set(secure.components(separatedBy: "; ")) == ["s=1", "p=2"])

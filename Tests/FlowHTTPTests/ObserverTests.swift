@@ -110,7 +110,8 @@ private struct OrderObserver: HTTPObserver {
             try await withSession { session throws in
                 let observer = ResendObserver(times: 1)
                 session.addObserver(observer)
-                let response = try await session.send(HTTPRequest(method: "POST", url: server.url("/count"), body: Array("b".utf8)))
+                let response = try await session.send(
+                    HTTPRequest(method: "POST", url: server.url("/count"), body: Array("b".utf8)))
                 #expect(response.text == "answer 2")
                 #expect(server.requests.count == 2)
                 #expect(observer.inspected.count == 2)

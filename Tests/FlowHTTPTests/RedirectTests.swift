@@ -87,10 +87,11 @@ import Testing
                 #expect(response.header("X-Hop") == nil)
                 #expect(response.header("X-Step") == "yes")
                 #expect(server.requests(to: "/callback").isEmpty)
-                #expect(asked.hops == [
-                    .init(from: server.url("/start"), to: server.url("/step")),
-                    .init(from: server.url("/step"), to: server.url("/callback?code=secret")),
-                ])
+                #expect(
+                    asked.hops == [
+                        .init(from: server.url("/start"), to: server.url("/step")),
+                        .init(from: server.url("/step"), to: server.url("/callback?code=secret")),
+                    ])
             }
         }
     }
@@ -118,7 +119,8 @@ import Testing
         }) { server in
             try await withSession { session throws in
                 let request = HTTPRequest(
-                    method: "POST", url: server.url("/submit"), headers: [("Content-Type", "text/plain")], body: Array("payload".utf8))
+                    method: "POST", url: server.url("/submit"), headers: [("Content-Type", "text/plain")],
+                    body: Array("payload".utf8))
                 let response = try await session.send(request)
                 #expect(response.text == "GET []")
                 let submitted = try #require(server.requests(to: "/submit").first)
@@ -133,10 +135,12 @@ import Testing
 
     @Test func seeOtherAfterPutBecomesGet() async throws {
         try await withServer({ request in
-            request.path == "/resource" ? .redirect(303, to: "/status") : Reply(body: "\(request.method) [\(request.body)]")
+            request.path == "/resource"
+                ? .redirect(303, to: "/status") : Reply(body: "\(request.method) [\(request.body)]")
         }) { server in
             try await withSession { session throws in
-                let response = try await session.send(HTTPRequest(method: "PUT", url: server.url("/resource"), body: Array("data".utf8)))
+                let response = try await session.send(
+                    HTTPRequest(method: "PUT", url: server.url("/resource"), body: Array("data".utf8)))
                 #expect(response.text == "GET []")
             }
         }
@@ -151,7 +155,8 @@ import Testing
             }
         }) { server in
             try await withSession { session throws in
-                let response = try await session.send(HTTPRequest(method: "POST", url: server.url("/submit"), body: Array("payload".utf8)))
+                let response = try await session.send(
+                    HTTPRequest(method: "POST", url: server.url("/submit"), body: Array("payload".utf8)))
                 #expect(response.text == "POST [payload]")
             }
         }
@@ -234,7 +239,8 @@ import Testing
             }) { origin in
                 originPort.withLock { $0 = origin.port }
                 try await withSession { session throws in
-                    let response = try await session.send(HTTPRequest(url: origin.url("/start"), headers: [("Authorization", "Bearer t")]))
+                    let response = try await session.send(
+                        HTTPRequest(url: origin.url("/start"), headers: [("Authorization", "Bearer t")]))
                     #expect(response.text == "back")
                     #expect(response.url == origin.url("/back"))
                     #expect(origin.requests(to: "/start").first?.header("Authorization") == "Bearer t")
@@ -250,7 +256,8 @@ import Testing
             request.path == "/go" ? .redirect(to: "/there") : Reply(body: request.header("Authorization") ?? "")
         }) { server in
             try await withSession { session throws in
-                let response = try await session.send(HTTPRequest(url: server.url("/go"), headers: [("Authorization", "Bearer t")]))
+                let response = try await session.send(
+                    HTTPRequest(url: server.url("/go"), headers: [("Authorization", "Bearer t")]))
                 #expect(response.text == "Bearer t")
             }
         }

@@ -76,7 +76,8 @@ import Testing
     @Test func secureCookieIsNotSentOverHTTP() async throws {
         try await withServer({ request in
             switch request.path {
-            case "/set": Reply(headers: [("Set-Cookie", "secret=1; Secure; Path=/"), ("Set-Cookie", "plain=2; Path=/")])
+            case "/set":
+                Reply(headers: [("Set-Cookie", "secret=1; Secure; Path=/"), ("Set-Cookie", "plain=2; Path=/")])
             default: Reply(body: request.header("Cookie") ?? "")
             }
         }) { server in
@@ -87,7 +88,10 @@ import Testing
                 #expect(server.requests(to: "/echo").first?.header("Cookie") == "plain=2")
                 // It was stored; only https would carry it.
                 let https = URL(string: "https://127.0.0.1:\(server.port)/echo")!
-                #expect(Set((session.cookies.header(for: https) ?? "").components(separatedBy: "; ")) == ["secret=1", "plain=2"])
+                #expect(
+                    Set((session.cookies.header(for: https) ?? "").components(separatedBy: "; ")) == [
+                        "secret=1", "plain=2",
+                    ])
             }
         }
     }
@@ -134,7 +138,10 @@ import Testing
         }) { server in
             try await withSession { session throws in
                 _ = try await session.get(server.url("/set"))
-                #expect(Set(try await session.get(server.url("/echo")).text.components(separatedBy: "; ")) == ["sid=1", "keep=2"])
+                #expect(
+                    Set(try await session.get(server.url("/echo")).text.components(separatedBy: "; ")) == [
+                        "sid=1", "keep=2",
+                    ])
                 // Deleted on the redirect's hop already: the next hop of the same chain no longer carries it.
                 #expect(try await session.get(server.url("/logout")).text == "keep=2")
                 #expect(try await session.get(server.url("/echo")).text == "keep=2")
@@ -145,7 +152,8 @@ import Testing
     @Test func domainForAnotherSiteIsRefused() async throws {
         try await withServer({ request in
             switch request.path {
-            case "/set": Reply(headers: [("Set-Cookie", "evil=1; Domain=example.com; Path=/"), ("Set-Cookie", "good=1; Path=/")])
+            case "/set":
+                Reply(headers: [("Set-Cookie", "evil=1; Domain=example.com; Path=/"), ("Set-Cookie", "good=1; Path=/")])
             default: Reply(body: request.header("Cookie") ?? "")
             }
         }) { server in
@@ -160,7 +168,8 @@ import Testing
     @Test func cookiesSetOnAResponseThatStopsTheRedirectsAreKept() async throws {
         try await withServer({ request in
             switch request.path {
-            case "/finish": .redirect(to: "http://127.0.0.1:1/callback?code=xyz", headers: [("Set-Cookie", "session=done; Path=/")])
+            case "/finish":
+                .redirect(to: "http://127.0.0.1:1/callback?code=xyz", headers: [("Set-Cookie", "session=done; Path=/")])
             default: Reply(body: request.header("Cookie") ?? "")
             }
         }) { server in

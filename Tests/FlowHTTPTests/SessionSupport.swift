@@ -56,7 +56,12 @@ final class Counter: Sendable {
 
     /// Adds one and returns the new value.
     @discardableResult
-    func next() -> Int { value.withLock { $0 += 1; return $0 } }
+    func next() -> Int {
+        value.withLock {
+            $0 += 1
+            return $0
+        }
+    }
 
     var count: Int { value.withLock { $0 } }
 }

@@ -39,7 +39,8 @@ import Testing
     }
 
     @Test func settingADefaultHeaderAgainReplacesIt() async throws {
-        try await withServer({ request in Reply(body: request.headers(named: "X-App").joined(separator: "|")) }) { server in
+        try await withServer({ request in Reply(body: request.headers(named: "X-App").joined(separator: "|")) }) {
+            server in
             try await withSession { session throws in
                 session.setDefaultHeader("X-App", "one")
                 session.setDefaultHeader("x-app", "two")
@@ -50,7 +51,8 @@ import Testing
     }
 
     @Test func requestHeaderWinsOverADefaultHeader() async throws {
-        try await withServer({ request in Reply(body: request.headers(named: "X-App").joined(separator: "|")) }) { server in
+        try await withServer({ request in Reply(body: request.headers(named: "X-App").joined(separator: "|")) }) {
+            server in
             try await withSession { session throws in
                 session.setDefaultHeader("X-App", "default")
                 #expect(try await session.get(server.url("/"), headers: [("x-app", "own")]).text == "own")
@@ -92,8 +94,10 @@ import Testing
     }
 
     @Test func clearTextToAnotherHostIsAttemptedWhenAllowed() async throws {
-        try await withSession(HTTPSession.Configuration(connectTimeout: .seconds(2), allowInsecureHTTP: true)) { session throws in
-            let error = try #require(await session.failure(of: HTTPRequest(url: URL(string: "http://example.invalid/login")!)))
+        try await withSession(HTTPSession.Configuration(connectTimeout: .seconds(2), allowInsecureHTTP: true)) {
+            session throws in
+            let error = try #require(
+                await session.failure(of: HTTPRequest(url: URL(string: "http://example.invalid/login")!)))
             #expect(error.code != "insecure-url")
             #expect(error.isTransient)
             #expect(error.message.contains("http://example.invalid/login"))

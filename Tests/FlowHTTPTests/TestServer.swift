@@ -43,7 +43,9 @@ struct Reply: Sendable {
     }
 
     /// A redirect to `location` (absolute or relative), with more headers such as `Set-Cookie`.
-    static func redirect(_ status: Int = 302, to location: String, headers: [(name: String, value: String)] = []) -> Reply {
+    static func redirect(
+        _ status: Int = 302, to location: String, headers: [(name: String, value: String)] = []
+    ) -> Reply {
         Reply(status: status, headers: [("Location", location)] + headers)
     }
 
@@ -116,7 +118,8 @@ final class TestServer: Sendable {
         let (events, sink) = AsyncStream.makeStream(of: Result<Int, any Error>.self)
         let application = Application(
             responder: ClosureResponder(log: log, handler: handler),
-            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0), serverName: "flowhttp-tests"),
+            configuration: ApplicationConfiguration(
+                address: .hostname("127.0.0.1", port: 0), serverName: "flowhttp-tests"),
             onServerRunning: { channel in
                 if let port = channel.localAddress?.port {
                     sink.yield(.success(port))

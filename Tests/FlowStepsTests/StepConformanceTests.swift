@@ -59,7 +59,8 @@ func seed(_ url: URL, application: String) -> [String: InfoValue] {
     let backend = url.absoluteString.hasSuffix("/") ? String(url.absoluteString.dropLast()) : url.absoluteString
     return [
         "settingsParameters": .record(["backendURL": .url(backend), "applicationID": .string(application)]),
-        "authenticationURL": .url(backend + "/mobileservices/application/\(application)/roleservice/application/\(application)/v2/Me"),
+        "authenticationURL": .url(
+            backend + "/mobileservices/application/\(application)/roleservice/application/\(application)/v2/Me"),
     ]
 }
 
@@ -68,17 +69,24 @@ let conformanceCases: [ConformanceCase] = [
     ConformanceCase(
         name: "welcome",
         flow: { _ in
-            conformanceFlow("{uses: welcome}", configuration: "configuration: {providers: [discovery-service], transform: discovery-service}")
+            conformanceFlow(
+                "{uses: welcome}",
+                configuration: "configuration: {providers: [discovery-service], transform: discovery-service}")
         },
-        waiting: ({ _ in
-            conformanceFlow("{uses: welcome}", configuration: "configuration: {providers: [discovery-service], transform: discovery-service}")
-        }, .server(.discovery))),
+        waiting: (
+            { _ in
+                conformanceFlow(
+                    "{uses: welcome}",
+                    configuration: "configuration: {providers: [discovery-service], transform: discovery-service}")
+            }, .server(.discovery)
+        )),
     ConformanceCase(
         name: "session-configuration",
         flow: { _ in conformanceFlow("{uses: session-configuration}") },
         seed: backendSeed,
         secretFlow: { _ in
-            conformanceFlow(#"{uses: session-configuration, with: {headers: {Authorization: "Bearer ${env.CONFORMANCE_SECRET}"}}}"#)
+            conformanceFlow(
+                #"{uses: session-configuration, with: {headers: {Authorization: "Bearer ${env.CONFORMANCE_SECRET}"}}}"#)
         }),
     ConformanceCase(
         name: "settings-download",
@@ -87,11 +95,16 @@ let conformanceCases: [ConformanceCase] = [
         waiting: ({ _ in conformanceFlow("{uses: settings-download}") }, .server(.settings))),
     ConformanceCase(
         name: "command",
-        flow: { _ in conformanceFlow(#"{uses: command, with: {run: [sh, -c, 'echo "{\"n\": 1}"'], provides: {n: int}}}"#) },
-        waiting: ({ _ in conformanceFlow(#"{uses: command, with: {run: [sh, -c, "touch started; exec sleep 3600"]}}"#) },
-                  .program(file: "started")),
+        flow: { _ in
+            conformanceFlow(#"{uses: command, with: {run: [sh, -c, 'echo "{\"n\": 1}"'], provides: {n: int}}}"#)
+        },
+        waiting: (
+            { _ in conformanceFlow(#"{uses: command, with: {run: [sh, -c, "touch started; exec sleep 3600"]}}"#) },
+            .program(file: "started")
+        ),
         secretFlow: { _ in
-            conformanceFlow(#"""
+            conformanceFlow(
+                #"""
                 {uses: command, with: {run: [sh, -c, 'echo "the token $API_TOKEN was refused" >&2; exit 3'], env: {API_TOKEN: "${env.CONFORMANCE_SECRET}"}}}
                 """#)
         }),
@@ -107,12 +120,15 @@ let conformanceCases: [ConformanceCase] = [
             var values = seed(url, application: "com.example.travel")
             let backend = values["settingsParameters"]?["backendURL"]?.text ?? ""
             values["oauth2Parameters"] = .record([
-                "authorizationEndpointURL": .url(backend + "/oauth2/api/v1/authorize"), "tokenEndpointURL": .url(backend + "/oauth2/api/v1/token"),
+                "authorizationEndpointURL": .url(backend + "/oauth2/api/v1/authorize"),
+                "tokenEndpointURL": .url(backend + "/oauth2/api/v1/token"),
                 "clientID": .string("9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30"), "redirectURL": .url(backend),
             ])
             return values
         },
-        waiting: ({ _ in conformanceFlow("{uses: oauth2-authentication, with: {presenter: headless-form}}") }, .server(.token))),
+        waiting: (
+            { _ in conformanceFlow("{uses: oauth2-authentication, with: {presenter: headless-form}}") }, .server(.token)
+        )),
     ConformanceCase(
         name: "saml-authentication",
         flow: { _ in conformanceFlow("{uses: saml-authentication, with: {presenter: headless-form}}") },
@@ -125,16 +141,20 @@ let conformanceCases: [ConformanceCase] = [
             ])
             return values
         },
-        waiting: ({ _ in conformanceFlow("{uses: saml-authentication, with: {presenter: headless-form}}") }, .server(.saml))),
+        waiting: (
+            { _ in conformanceFlow("{uses: saml-authentication, with: {presenter: headless-form}}") }, .server(.saml)
+        )),
     ConformanceCase(
         name: "otp-session-configuration",
         flow: { _ in conformanceFlow("{uses: otp-session-configuration}") },
         seed: { url in
             let backend = url.absoluteString.hasSuffix("/") ? String(url.absoluteString.dropLast()) : url.absoluteString
-            return ["otpParameters": .record([
-                "authorizationEndpointURL": .url(backend + "/mobileservices/OTPForm"),
-                "finishEndpointURL": .url(backend + "/mobileservices/OTPForm?finished=true"),
-            ])]
+            return [
+                "otpParameters": .record([
+                    "authorizationEndpointURL": .url(backend + "/mobileservices/OTPForm"),
+                    "finishEndpointURL": .url(backend + "/mobileservices/OTPForm?finished=true"),
+                ])
+            ]
         }),
     ConformanceCase(
         name: "logout",
@@ -165,7 +185,8 @@ final class StepHarness: Sendable {
     let secret = "s3cr3t-\(UUID().uuidString)"
 
     init(_ yaml: String, emulator: URL) throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowrun-conformance-\(UUID().uuidString)")
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "flowrun-conformance-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let path = folder.appendingPathComponent("flow.yaml").path
         try Data(yaml.utf8).write(to: URL(fileURLWithPath: path))
@@ -195,9 +216,13 @@ final class StepHarness: Sendable {
         environment["CONFORMANCE_SECRET"] = secret
         environment["FLOWRUN_INPUT_PASSWORD"] = "analytical-engine"
         environment.merge(extra) { $1 }
-        let log = RunLog(level: .path, redactor: redactor) { [lines] level, message in lines.append("\(level.name) \(message)") }
+        let log = RunLog(level: .path, redactor: redactor) { [lines] level, message in
+            lines.append("\(level.name) \(message)")
+        }
         // What the session-configuration step would send: the backend answers only requests naming the application.
-        if let application = info["settingsParameters"]?["applicationID"]?.text { http.setDefaultHeader("X-SMP-APPID", application) }
+        if let application = info["settingsParameters"]?["applicationID"]?.text {
+            http.setDefaultHeader("X-SMP-APPID", application)
+        }
         return StepContext(
             name: "subject", mode: mode, onboardingID: onboardingID, info: info, http: http,
             input: InputSource(
@@ -269,14 +294,18 @@ struct StepConformanceTests {
             await harness.close()
             #expect(outcome == .success, "\(outcome)")
             var allowed = Set(harness.spec.provides.map(\.name))
-            if harness.spec.providesTransformKeys, let transform = TransformerRegistry.builtin.structure(named: "discovery-service"),
-               case .structure(let keys, _) = transform.spec.kind {
+            if harness.spec.providesTransformKeys,
+                let transform = TransformerRegistry.builtin.structure(named: "discovery-service"),
+                case .structure(let keys, _) = transform.spec.kind
+            {
                 allowed.formUnion(keys.map(\.name))
             }
             if harness.spec.providesFromParameter != nil {
                 allowed.formUnion(KeyTable(flow: harness.flow).declaredByParameters)
             }
-            #expect(provided.isSubset(of: allowed), "provides what it does not describe: \(provided.subtracting(allowed).sorted())")
+            #expect(
+                provided.isSubset(of: allowed),
+                "provides what it does not describe: \(provided.subtracting(allowed).sorted())")
             let promised = Set(harness.spec.provides.filter { !$0.optional }.map(\.name))
             #expect(promised.isSubset(of: provided), "does not provide: \(promised.subtracting(provided).sorted())")
         }

@@ -31,13 +31,18 @@ struct StoreManagerStepTests {
                 return
             }
             #expect(failure.code == "passcode-change-required")
-            #expect(failure.message.contains("the passcode has expired (the passcode policy sets 30 days)"), "\(failure.message)")
+            #expect(
+                failure.message.contains("the passcode has expired (the passcode policy sets 30 days)"),
+                "\(failure.message)")
             #expect(failure.bypassesRoutes)
             // With a new passcode given, the restore changes it and goes on.
-            let context = harness.context(.restore, onboardingID: id, environment: ["FLOWRUN_INPUT_NEW_PASSCODE": "a-fresh-passcode"])
+            let context = harness.context(
+                .restore, onboardingID: id, environment: ["FLOWRUN_INPUT_NEW_PASSCODE": "a-fresh-passcode"])
             #expect(await harness.step.restore(context) == .success)
             let path = harness.folder.path + "/store-\(id.uuidString).db"
-            #expect(throws: StoreError.self) { try SecureStore.open(at: path, passcode: Secret(harness.secret), minimum: .pbkdf2SHA256(iterations: 1)) }
+            #expect(throws: StoreError.self) {
+                try SecureStore.open(at: path, passcode: Secret(harness.secret), minimum: .pbkdf2SHA256(iterations: 1))
+            }
             let reopened = try SecureStore.open(at: path, passcode: Secret("a-fresh-passcode"))
             #expect(!reopened.header.policy.hasExpired(setAt: reopened.header.passcodeSetAt))
             #expect(try reopened.value(for: "step/welcome") != nil)

@@ -1,7 +1,7 @@
-import Foundation
-import Testing
 import FlowDescriptor
 import FlowStore
+import Foundation
+import Testing
 
 @Suite("The passcode policy")
 struct PasscodePolicyTests {
@@ -26,14 +26,24 @@ struct PasscodePolicyTests {
         var policy = PasscodePolicy()
         switch rule {
         case .length: (passcode, expected) = ("short", "it has 5 characters; the policy asks for at least 8")
-        case .digit: policy.digitRequired = true; (passcode, expected) = ("abcdefgh", "it needs a digit")
-        case .lower: policy.lowerRequired = true; (passcode, expected) = ("ABCDEFGH1", "it needs a lower-case letter")
-        case .upper: policy.upperRequired = true; (passcode, expected) = ("abcdefgh1", "it needs an upper-case letter")
+        case .digit:
+            policy.digitRequired = true
+            (passcode, expected) = ("abcdefgh", "it needs a digit")
+        case .lower:
+            policy.lowerRequired = true
+            (passcode, expected) = ("ABCDEFGH1", "it needs a lower-case letter")
+        case .upper:
+            policy.upperRequired = true
+            (passcode, expected) = ("abcdefgh1", "it needs an upper-case letter")
         case .special:
             policy.specialRequired = true
             (passcode, expected) = ("abcdefgh1", "it needs a special character (neither a letter nor a digit)")
-        case .unique: policy.minUniqueChars = 3; (passcode, expected) = ("aaaaaaaa", "it has 1 different character; the policy asks for at least 3")
-        case .digitsOnly: policy.digitsOnly = true; (passcode, expected) = ("1234abcd", "it must be digits only")
+        case .unique:
+            policy.minUniqueChars = 3
+            (passcode, expected) = ("aaaaaaaa", "it has 1 different character; the policy asks for at least 3")
+        case .digitsOnly:
+            policy.digitsOnly = true
+            (passcode, expected) = ("1234abcd", "it must be digits only")
         }
         #expect(policy.violations(of: Secret(passcode)) == [expected])
     }
@@ -41,7 +51,11 @@ struct PasscodePolicyTests {
     @Test("several broken rules give several messages; a passcode that follows them all gives none")
     func several() {
         let strict = policy {
-            $0.minLength = 10; $0.digitRequired = true; $0.upperRequired = true; $0.specialRequired = true; $0.minUniqueChars = 6
+            $0.minLength = 10
+            $0.digitRequired = true
+            $0.upperRequired = true
+            $0.specialRequired = true
+            $0.minUniqueChars = 6
         }
         #expect(strict.violations(of: Secret("aaaa")).count == 5)
         #expect(strict.violations(of: Secret("Tr0ub4dor&3x")).isEmpty)
@@ -66,6 +80,8 @@ struct PasscodePolicyTests {
     @Test("read from the settings record's fields; missing fields keep their defaults")
     func fromFields() {
         let policy = PasscodePolicy(fields: ["minLength": 12, "digitsOnly": true, "retryLimit": 3])
-        #expect(policy.minLength == 12 && policy.digitsOnly && policy.retryLimit == 3 && policy.enabled && policy.lockTimeout == 300)
+        #expect(
+            policy.minLength == 12 && policy.digitsOnly && policy.retryLimit == 3 && policy.enabled
+                && policy.lockTimeout == 300)
     }
 }

@@ -1,7 +1,8 @@
+import FlowDescriptor
 import Foundation
 import GRDB
 import Testing
-import FlowDescriptor
+
 @testable import FlowStore
 
 /// A cheap derivation, so that a test opens a store in milliseconds; one test uses the real one.
@@ -12,8 +13,11 @@ private func temporaryFolder() -> String {
     return path
 }
 
-private func makeStore(_ folder: String, passcode: String? = "correct horse 1", values: [String: String] = [:]) throws -> SecureStore {
-    let store = try SecureStore.create(at: folder + "/state/store.db", passcode: passcode.map(Secret.init), policy: PasscodePolicy(), derivation: fast)
+private func makeStore(
+    _ folder: String, passcode: String? = "correct horse 1", values: [String: String] = [:]
+) throws -> SecureStore {
+    let store = try SecureStore.create(
+        at: folder + "/state/store.db", passcode: passcode.map(Secret.init), policy: PasscodePolicy(), derivation: fast)
     try store.write(values.mapValues { Data($0.utf8) })
     return store
 }
@@ -91,8 +95,12 @@ struct SecureStoreTests {
         let database = try DatabaseQueue(path: path)
         try database.write { db in
             let rows = try Row.fetchAll(db, sql: "SELECT id, box FROM records")
-            try db.execute(sql: "UPDATE records SET box = ? WHERE id = ?", arguments: [rows[1]["box"] as Data, rows[0]["id"] as Data])
-            try db.execute(sql: "UPDATE records SET box = ? WHERE id = ?", arguments: [rows[0]["box"] as Data, rows[1]["id"] as Data])
+            try db.execute(
+                sql: "UPDATE records SET box = ? WHERE id = ?",
+                arguments: [rows[1]["box"] as Data, rows[0]["id"] as Data])
+            try db.execute(
+                sql: "UPDATE records SET box = ? WHERE id = ?",
+                arguments: [rows[0]["box"] as Data, rows[1]["id"] as Data])
         }
         try database.close()
         let error = #expect(throws: StoreError.self) { try open(path) }
@@ -104,17 +112,22 @@ struct SecureStoreTests {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = try makeStore(folder, values: ["a": "1", "b": "2"])
-        let old = try DatabaseQueue(path: store.path).read { db in try Row.fetchAll(db, sql: "SELECT id, box FROM records") }
+        let old = try DatabaseQueue(path: store.path).read { db in
+            try Row.fetchAll(db, sql: "SELECT id, box FROM records")
+        }
         try store.write(["a": Data("changed".utf8)])
         store.close()
         let database = try DatabaseQueue(path: store.path)
         try database.write { db in
             for row in old {
-                try db.execute(sql: "UPDATE records SET box = ? WHERE id = ?", arguments: [row["box"] as Data, row["id"] as Data])
+                try db.execute(
+                    sql: "UPDATE records SET box = ? WHERE id = ?", arguments: [row["box"] as Data, row["id"] as Data])
             }
         }
         try database.close()
-        #expect(throws: StoreError(.damaged, "the store \(store.path) was changed: its records do not match its manifest")) {
+        #expect(
+            throws: StoreError(.damaged, "the store \(store.path) was changed: its records do not match its manifest")
+        ) {
             try open(store.path)
         }
     }
@@ -126,11 +139,13 @@ struct SecureStoreTests {
         let values = ["welcome": String(repeating: "configuration ", count: 20), "settings": "policy and log settings"]
         // The cheapest derivation: this test opens the store a thousand times.
         let cheapest = KeyDerivation.pbkdf2SHA256(iterations: 1)
-        let store = try SecureStore.create(at: folder + "/s.db", passcode: Secret("p"), policy: PasscodePolicy(), derivation: cheapest)
+        let store = try SecureStore.create(
+            at: folder + "/s.db", passcode: Secret("p"), policy: PasscodePolicy(), derivation: cheapest)
         try store.write(values.mapValues { Data($0.utf8) })
         store.close()
         let original = try Data(contentsOf: URL(fileURLWithPath: store.path))
-        var damaged = 0, unchanged = 0
+        var damaged = 0
+        var unchanged = 0
         // Every 5th byte of the file: header pages, the records' pages and free space.
         for offset in stride(from: 0, to: original.count, by: 5) {
             var bytes = original
@@ -155,11 +170,15 @@ struct SecureStoreTests {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = try makeStore(folder, values: ["k": "v", "l": "w"]).path
-        let before = try DatabaseQueue(path: path).read { db in try Row.fetchAll(db, sql: "SELECT id, box FROM records ORDER BY id") }
+        let before = try DatabaseQueue(path: path).read { db in
+            try Row.fetchAll(db, sql: "SELECT id, box FROM records ORDER BY id")
+        }
         var store = try open(path)
         try store.changePasscode(to: Secret("new passcode 2"), policy: PasscodePolicy(), derivation: fast)
         store.close()
-        let after = try DatabaseQueue(path: path).read { db in try Row.fetchAll(db, sql: "SELECT id, box FROM records ORDER BY id") }
+        let after = try DatabaseQueue(path: path).read { db in
+            try Row.fetchAll(db, sql: "SELECT id, box FROM records ORDER BY id")
+        }
         #expect(before == after)
         #expect(throws: StoreError.self) { try open(path) }
         #expect(try texts(open(path, "new passcode 2")) == ["k": "v", "l": "w"])
@@ -197,7 +216,8 @@ struct SecureStoreTests {
         #expect(store.header.derivation == stronger)
         store.close()
         #expect(try SecureStore.header(at: path).derivation == stronger)
-        #expect(try texts(SecureStore.open(at: path, passcode: Secret("correct horse 1"), minimum: stronger)) == ["k": "v"])
+        #expect(
+            try texts(SecureStore.open(at: path, passcode: Secret("correct horse 1"), minimum: stronger)) == ["k": "v"])
     }
 
     @Test("the recommended derivation is OWASP's minimum, and a store made with it opens")
@@ -205,7 +225,8 @@ struct SecureStoreTests {
         #expect(KeyDerivation.recommended == .scrypt(logN: 17, r: 8, p: 1))
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let store = try SecureStore.create(at: folder + "/s.db", passcode: Secret("a passcode"), policy: PasscodePolicy())
+        let store = try SecureStore.create(
+            at: folder + "/s.db", passcode: Secret("a passcode"), policy: PasscodePolicy())
         try store.write(["k": Data("v".utf8)])
         store.close()
         let opened = try SecureStore.open(at: folder + "/s.db", passcode: Secret("a passcode"))
@@ -217,10 +238,15 @@ struct SecureStoreTests {
     func pbkdf2() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let store = try SecureStore.create(at: folder + "/s.db", passcode: Secret("a passcode"), policy: PasscodePolicy(), derivation: .pbkdf2Minimum)
+        let store = try SecureStore.create(
+            at: folder + "/s.db", passcode: Secret("a passcode"), policy: PasscodePolicy(), derivation: .pbkdf2Minimum)
         store.close()
-        #expect(throws: StoreError.self) { try SecureStore.open(at: folder + "/s.db", passcode: Secret("other"), minimum: .pbkdf2Minimum) }
-        #expect(try SecureStore.open(at: folder + "/s.db", passcode: Secret("a passcode"), minimum: .pbkdf2Minimum).header.derivation == .pbkdf2Minimum)
+        #expect(throws: StoreError.self) {
+            try SecureStore.open(at: folder + "/s.db", passcode: Secret("other"), minimum: .pbkdf2Minimum)
+        }
+        #expect(
+            try SecureStore.open(at: folder + "/s.db", passcode: Secret("a passcode"), minimum: .pbkdf2Minimum).header
+                .derivation == .pbkdf2Minimum)
     }
 
     @Test("a store without a passcode opens without one and says so")
@@ -266,7 +292,8 @@ struct SecureStoreTests {
         let database = try DatabaseQueue(path: store.path)
         try database.write { db in
             let value = try Data.fetchOne(db, sql: "SELECT value FROM header WHERE name = 'policy'")!
-            let raised = String(decoding: value, as: UTF8.self).replacingOccurrences(of: #""retryLimit":3"#, with: #""retryLimit":99"#)
+            let raised = String(decoding: value, as: UTF8.self).replacingOccurrences(
+                of: #""retryLimit":3"#, with: #""retryLimit":99"#)
             try db.execute(sql: "UPDATE header SET value = ? WHERE name = 'policy'", arguments: [Data(raised.utf8)])
         }
         try database.close()
@@ -317,7 +344,8 @@ struct SecureStoreTests {
         #expect(!costly.isWithinBounds)
         #expect(KeyDerivation.recommended.isWithinBounds && KeyDerivation.pbkdf2Minimum.isWithinBounds)
         let error = #expect(throws: StoreError.self) {
-            try SecureStore.create(at: folder + "/s.db", passcode: Secret("p"), policy: PasscodePolicy(), derivation: costly)
+            try SecureStore.create(
+                at: folder + "/s.db", passcode: Secret("p"), policy: PasscodePolicy(), derivation: costly)
         }
         #expect(error?.kind == .unsupportedFormat)
         #expect(!FileManager.default.fileExists(atPath: folder + "/s.db"))

@@ -2,6 +2,7 @@ import FlowCatalog
 import FlowDescriptor
 import Foundation
 import Testing
+
 @testable import FlowTransform
 
 /// Converts `json` under source key `p` with `{to: TYPE, key: out}` and returns the `out` value.
@@ -25,7 +26,9 @@ private let expectedOAuth: InfoValue = .record([
 struct OAuth2ParametersTests {
     @Test(arguments: ["oauth2-parameters", "OAuth2AuthenticationParameters"])
     func plainForm(to: String) throws {
-        let value = try record(to, """
+        let value = try record(
+            to,
+            """
             {"authorizationEndpointURL": "https://auth.example.com/oauth2/authorize", "tokenEndpointURL": "https://auth.example.com/oauth2/token",
              "clientID": "c4a7e2d9", "redirectURL": "https://app.example.com/done"}
             """)
@@ -33,7 +36,9 @@ struct OAuth2ParametersTests {
     }
 
     @Test func plainFormWithScopes() throws {
-        let value = try record("oauth2-parameters", """
+        let value = try record(
+            "oauth2-parameters",
+            """
             {"authorizationEndpointURL": "https://auth.example.com/oauth2/authorize", "tokenEndpointURL": "https://auth.example.com/oauth2/token",
              "clientID": "c4a7e2d9", "redirectURL": "https://app.example.com/done", "scopes": ["openid", "profile"]}
             """)
@@ -41,7 +46,9 @@ struct OAuth2ParametersTests {
     }
 
     @Test func currentBackendForm() throws {
-        let value = try record("oauth2-parameters", """
+        let value = try record(
+            "oauth2-parameters",
+            """
             {"oauth2.authorizationEndpoint": "https://auth.example.com/oauth2/authorize", "oauth2.tokenEndpoint": "https://auth.example.com/oauth2/token",
              "oauth2.clients": [{"clientID": "service", "grantType": "client_credentials"},
                                 {"clientID": "c4a7e2d9", "grantType": "authorization_code", "redirectURL": "https://app.example.com/done"}]}
@@ -50,7 +57,9 @@ struct OAuth2ParametersTests {
     }
 
     @Test func xsuaaEndpointIsPreferred() throws {
-        let value = try record("oauth2-parameters", """
+        let value = try record(
+            "oauth2-parameters",
+            """
             {"oauth2.authorizationEndpoint": "https://mobile.example.com/oauth2/authorize",
              "oauth2.xsuaaAuthorizationEndpoint": "https://auth.example.com/oauth2/authorize",
              "oauth2.tokenEndpoint": "https://auth.example.com/oauth2/token",
@@ -61,7 +70,9 @@ struct OAuth2ParametersTests {
 
     /// The SDK's documentation calls it `oauth2.xsuaaAuthorizationURL`; both names are read.
     @Test func xsuaaURLUnderTheDocumentationsNameIsPreferred() throws {
-        let value = try record("oauth2-parameters", """
+        let value = try record(
+            "oauth2-parameters",
+            """
             {"oauth2.authorizationEndpoint": "https://mobile.example.com/oauth2/authorize",
              "oauth2.xsuaaAuthorizationURL": "https://auth.example.com/oauth2/authorize",
              "oauth2.tokenEndpoint": "https://auth.example.com/oauth2/token",
@@ -71,7 +82,9 @@ struct OAuth2ParametersTests {
     }
 
     @Test func olderFlatForm() throws {
-        let value = try record("oauth2-parameters", """
+        let value = try record(
+            "oauth2-parameters",
+            """
             {"oauth2.authorizationEndpoint": "https://auth.example.com/oauth2/authorize", "oauth2.tokenEndpoint": "https://auth.example.com/oauth2/token",
              "oauth2.clientID": "c4a7e2d9", "oauth2.redirectURL": "https://app.example.com/done", "oauth2.grantType": "authorization_code"}
             """)
@@ -79,7 +92,9 @@ struct OAuth2ParametersTests {
     }
 
     @Test func certificateAuthTypeForm() throws {
-        let value = try record("oauth2-parameters", """
+        let value = try record(
+            "oauth2-parameters",
+            """
             {"type": "oauth", "authorizationEndpoint": "https://auth.example.com/oauth2/authorize", "tokenEndpoint": "https://auth.example.com/oauth2/token",
              "client_id": "c4a7e2d9", "redirect_uri": "https://app.example.com/done"}
             """)
@@ -88,33 +103,57 @@ struct OAuth2ParametersTests {
 
     static let bad: [(String, TransformError.Kind, String)] = [
         // plain form
-        (#"{"authorizationEndpointURL": "https://a.example.com/auth", "tokenEndpointURL": "https://a.example.com/token", "redirectURL": "https://app.example.com"}"#,
-         .missingArgument, "p.clientID"),
-        (#"{"authorizationEndpointURL": "https://a.example.com/auth", "tokenEndpointURL": "https://a.example.com/token", "clientID": "c", "redirectURL": "/done"}"#,
-         .invalidArgument, "p.redirectURL"),
-        (#"{"authorizationEndpointURL": "https://a.example.com/auth", "tokenEndpointURL": "https://a.example.com/token", "clientID": 42, "redirectURL": "https://app.example.com"}"#,
-         .invalidArgument, "p.clientID"),
+        (
+            #"{"authorizationEndpointURL": "https://a.example.com/auth", "tokenEndpointURL": "https://a.example.com/token", "redirectURL": "https://app.example.com"}"#,
+            .missingArgument, "p.clientID"
+        ),
+        (
+            #"{"authorizationEndpointURL": "https://a.example.com/auth", "tokenEndpointURL": "https://a.example.com/token", "clientID": "c", "redirectURL": "/done"}"#,
+            .invalidArgument, "p.redirectURL"
+        ),
+        (
+            #"{"authorizationEndpointURL": "https://a.example.com/auth", "tokenEndpointURL": "https://a.example.com/token", "clientID": 42, "redirectURL": "https://app.example.com"}"#,
+            .invalidArgument, "p.clientID"
+        ),
         // current backend form
-        (#"{"oauth2.authorizationEndpoint": "https://a.example.com/auth", "oauth2.clients": [{"clientID": "c", "redirectURL": "https://app.example.com"}]}"#,
-         .missingArgument, "p.oauth2.tokenEndpoint"),
-        (#"{"oauth2.authorizationEndpoint": "", "oauth2.tokenEndpoint": "https://a.example.com/token", "oauth2.clients": []}"#,
-         .invalidArgument, "p.oauth2.authorizationEndpoint"),
-        (#"{"oauth2.authorizationEndpoint": "https://a.example.com/auth", "oauth2.tokenEndpoint": "https://a.example.com/token", "oauth2.clients": [{"clientID": "s", "grantType": "client_credentials"}]}"#,
-         .missingArgument, "p.oauth2.clients"),
-        (#"{"oauth2.authorizationEndpoint": "https://a.example.com/auth", "oauth2.tokenEndpoint": "https://a.example.com/token", "oauth2.clients": {"clientID": "c"}}"#,
-         .invalidArgument, "p.oauth2.clients"),
-        (#"{"oauth2.authorizationEndpoint": "https://a.example.com/auth", "oauth2.tokenEndpoint": "https://a.example.com/token", "oauth2.clients": [{"grantType": "client_credentials"}, {"clientID": "c", "grantType": "authorization_code"}]}"#,
-         .missingArgument, "p.oauth2.clients[1].redirectURL"),
-        (#"{"oauth2.authorizationEndpoint": "https://a.example.com/auth", "oauth2.tokenEndpoint": "https://a.example.com/token", "oauth2.clients": [{"clientID": "", "redirectURL": "https://app.example.com"}]}"#,
-         .invalidArgument, "p.oauth2.clients[0].clientID"),
+        (
+            #"{"oauth2.authorizationEndpoint": "https://a.example.com/auth", "oauth2.clients": [{"clientID": "c", "redirectURL": "https://app.example.com"}]}"#,
+            .missingArgument, "p.oauth2.tokenEndpoint"
+        ),
+        (
+            #"{"oauth2.authorizationEndpoint": "", "oauth2.tokenEndpoint": "https://a.example.com/token", "oauth2.clients": []}"#,
+            .invalidArgument, "p.oauth2.authorizationEndpoint"
+        ),
+        (
+            #"{"oauth2.authorizationEndpoint": "https://a.example.com/auth", "oauth2.tokenEndpoint": "https://a.example.com/token", "oauth2.clients": [{"clientID": "s", "grantType": "client_credentials"}]}"#,
+            .missingArgument, "p.oauth2.clients"
+        ),
+        (
+            #"{"oauth2.authorizationEndpoint": "https://a.example.com/auth", "oauth2.tokenEndpoint": "https://a.example.com/token", "oauth2.clients": {"clientID": "c"}}"#,
+            .invalidArgument, "p.oauth2.clients"
+        ),
+        (
+            #"{"oauth2.authorizationEndpoint": "https://a.example.com/auth", "oauth2.tokenEndpoint": "https://a.example.com/token", "oauth2.clients": [{"grantType": "client_credentials"}, {"clientID": "c", "grantType": "authorization_code"}]}"#,
+            .missingArgument, "p.oauth2.clients[1].redirectURL"
+        ),
+        (
+            #"{"oauth2.authorizationEndpoint": "https://a.example.com/auth", "oauth2.tokenEndpoint": "https://a.example.com/token", "oauth2.clients": [{"clientID": "", "redirectURL": "https://app.example.com"}]}"#,
+            .invalidArgument, "p.oauth2.clients[0].clientID"
+        ),
         // older flat form
-        (#"{"oauth2.authorizationEndpoint": "https://a.example.com/auth", "oauth2.tokenEndpoint": "https://a.example.com/token", "oauth2.redirectURL": "https://app.example.com"}"#,
-         .missingArgument, "p.oauth2.clientID"),
+        (
+            #"{"oauth2.authorizationEndpoint": "https://a.example.com/auth", "oauth2.tokenEndpoint": "https://a.example.com/token", "oauth2.redirectURL": "https://app.example.com"}"#,
+            .missingArgument, "p.oauth2.clientID"
+        ),
         // certificate form
-        (#"{"authorizationEndpoint": "https://a.example.com/auth", "tokenEndpoint": "https://a.example.com/token", "redirect_uri": "https://app.example.com"}"#,
-         .missingArgument, "p.client_id"),
-        (#"{"authorizationEndpoint": "https://a.example.com/auth", "tokenEndpoint": "token", "client_id": "c", "redirect_uri": "https://app.example.com"}"#,
-         .invalidArgument, "p.tokenEndpoint"),
+        (
+            #"{"authorizationEndpoint": "https://a.example.com/auth", "tokenEndpoint": "https://a.example.com/token", "redirect_uri": "https://app.example.com"}"#,
+            .missingArgument, "p.client_id"
+        ),
+        (
+            #"{"authorizationEndpoint": "https://a.example.com/auth", "tokenEndpoint": "token", "client_id": "c", "redirect_uri": "https://app.example.com"}"#,
+            .invalidArgument, "p.tokenEndpoint"
+        ),
         // not a mapping
         (#""https://a.example.com""#, .invalidArgument, "p"),
     ]
@@ -127,7 +166,9 @@ struct OAuth2ParametersTests {
 
 @Suite("oauth2-client-credentials-parameters")
 struct OAuth2ClientCredentialsTests {
-    static let expected: InfoValue = .record(["tokenEndpointURL": .url("https://auth.example.com/oauth2/token"), "clientID": .string("service")])
+    static let expected: InfoValue = .record([
+        "tokenEndpointURL": .url("https://auth.example.com/oauth2/token"), "clientID": .string("service"),
+    ])
 
     @Test(arguments: [
         #"{"tokenEndpointURL": "https://auth.example.com/oauth2/token", "clientID": "service"}"#,
@@ -142,9 +183,14 @@ struct OAuth2ClientCredentialsTests {
     static let bad: [(String, TransformError.Kind, String)] = [
         (#"{"tokenEndpointURL": "https://auth.example.com/oauth2/token"}"#, .missingArgument, "p.clientID"),
         (#"{"tokenEndpointURL": "token", "clientID": "service"}"#, .invalidArgument, "p.tokenEndpointURL"),
-        (#"{"oauth2.clients": [{"clientID": "service", "grantType": "client_credentials"}]}"#, .missingArgument, "p.oauth2.tokenEndpoint"),
-        (#"{"oauth2.tokenEndpoint": "https://auth.example.com/oauth2/token", "oauth2.clients": [{"clientID": "c", "grantType": "authorization_code"}]}"#,
-         .missingArgument, "p.oauth2.clients"),
+        (
+            #"{"oauth2.clients": [{"clientID": "service", "grantType": "client_credentials"}]}"#, .missingArgument,
+            "p.oauth2.tokenEndpoint"
+        ),
+        (
+            #"{"oauth2.tokenEndpoint": "https://auth.example.com/oauth2/token", "oauth2.clients": [{"clientID": "c", "grantType": "authorization_code"}]}"#,
+            .missingArgument, "p.oauth2.clients"
+        ),
         (#"[]"#, .invalidArgument, "p"),
     ]
 
@@ -157,49 +203,69 @@ struct OAuth2ClientCredentialsTests {
 @Suite("saml-parameters")
 struct SAMLParametersTests {
     @Test func plainForm() throws {
-        let value = try record("saml-parameters", """
+        let value = try record(
+            "saml-parameters",
+            """
             {"authenticationEndpoint": "https://idp.example.com/SAMLAuthLauncher",
              "finishEndpoint": "https://idp.example.com/SAMLAuthLauncher?finishEndpointParam=done"}
             """)
-        #expect(value == .record([
-            "authenticationEndpoint": .url("https://idp.example.com/SAMLAuthLauncher"),
-            "finishEndpoint": .url("https://idp.example.com/SAMLAuthLauncher?finishEndpointParam=done"),
-        ]))
-        let withHeader = try record("SAMLAuthenticationParameters", """
+        #expect(
+            value
+                == .record([
+                    "authenticationEndpoint": .url("https://idp.example.com/SAMLAuthLauncher"),
+                    "finishEndpoint": .url("https://idp.example.com/SAMLAuthLauncher?finishEndpointParam=done"),
+                ]))
+        let withHeader = try record(
+            "SAMLAuthenticationParameters",
+            """
             {"authenticationEndpoint": "https://idp.example.com/a", "finishEndpoint": "https://idp.example.com/b", "challengeHeaderName": "x-login"}
             """)
         #expect(withHeader?["challengeHeaderName"] == .string("x-login"))
     }
 
     @Test func backendFormWithAbsoluteFinishURIAndDefaults() throws {
-        let value = try record("saml-parameters", #"{"saml2.web.post.finish.endpoint.uri": "https://idp.example.com/SAMLAuthLauncher"}"#)
-        #expect(value == .record([
-            "authenticationEndpoint": .url("https://idp.example.com/SAMLAuthLauncher"),
-            "finishEndpoint": .url("https://idp.example.com/SAMLAuthLauncher?finishEndpointParam=someUnusedValue"),
-            "challengeHeaderName": .string("com.sap.cloud.security.login"),
-        ]))
+        let value = try record(
+            "saml-parameters", #"{"saml2.web.post.finish.endpoint.uri": "https://idp.example.com/SAMLAuthLauncher"}"#)
+        #expect(
+            value
+                == .record([
+                    "authenticationEndpoint": .url("https://idp.example.com/SAMLAuthLauncher"),
+                    "finishEndpoint": .url(
+                        "https://idp.example.com/SAMLAuthLauncher?finishEndpointParam=someUnusedValue"),
+                    "challengeHeaderName": .string("com.sap.cloud.security.login"),
+                ]))
     }
 
     @Test func backendFormWithEveryField() throws {
-        let value = try record("saml-parameters", """
+        let value = try record(
+            "saml-parameters",
+            """
             {"saml2.web.post.authchallengeheader.name": "x-login",
              "saml2.web.post.finish.endpoint.uri": "https://idp.example.com/launch?tenant=7",
              "saml2.web.post.finish.endpoint.redirectparam": "done"}
             """)
-        #expect(value == .record([
-            "authenticationEndpoint": .url("https://idp.example.com/launch?tenant=7"),
-            "finishEndpoint": .url("https://idp.example.com/launch?tenant=7&done=someUnusedValue"),
-            "challengeHeaderName": .string("x-login"),
-        ]))
+        #expect(
+            value
+                == .record([
+                    "authenticationEndpoint": .url("https://idp.example.com/launch?tenant=7"),
+                    "finishEndpoint": .url("https://idp.example.com/launch?tenant=7&done=someUnusedValue"),
+                    "challengeHeaderName": .string("x-login"),
+                ]))
     }
 
     static let bad: [(String, TransformError.Kind, String)] = [
         // relative finish URI (written or the default) without a backend
-        (#"{"saml2.web.post.finish.endpoint.uri": "/SAMLAuthLauncher"}"#, .invalidArgument, "p.saml2.web.post.finish.endpoint.uri"),
+        (
+            #"{"saml2.web.post.finish.endpoint.uri": "/SAMLAuthLauncher"}"#, .invalidArgument,
+            "p.saml2.web.post.finish.endpoint.uri"
+        ),
         (#"{}"#, .invalidArgument, "p.saml2.web.post.finish.endpoint.uri"),
         // plain form
         (#"{"authenticationEndpoint": "https://idp.example.com/a"}"#, .missingArgument, "p.finishEndpoint"),
-        (#"{"authenticationEndpoint": "https://idp.example.com/a", "finishEndpoint": "b"}"#, .invalidArgument, "p.finishEndpoint"),
+        (
+            #"{"authenticationEndpoint": "https://idp.example.com/a", "finishEndpoint": "b"}"#, .invalidArgument,
+            "p.finishEndpoint"
+        ),
         (#""https://idp.example.com""#, .invalidArgument, "p"),
     ]
 
@@ -209,7 +275,8 @@ struct SAMLParametersTests {
     }
 
     @Test func relativeFinishURIMessageExplains() throws {
-        let error = try #require(try recordError("saml-parameters", #"{"saml2.web.post.finish.endpoint.uri": "/SAMLAuthLauncher"}"#))
+        let error = try #require(
+            try recordError("saml-parameters", #"{"saml2.web.post.finish.endpoint.uri": "/SAMLAuthLauncher"}"#))
         #expect(error.message.contains("relative"))
         #expect(error.message.contains("discovery-service"))
     }
@@ -218,17 +285,34 @@ struct SAMLParametersTests {
 @Suite("Small plain records")
 struct PlainRecordTests {
     @Test func otpParameters() throws {
-        let value = try record("otp-parameters", #"{"authorizationEndpointURL": "https://m.example.com/otp", "finishEndpointURL": "https://m.example.com/otp?finished=true"}"#)
-        #expect(value == .record(["authorizationEndpointURL": .url("https://m.example.com/otp"), "finishEndpointURL": .url("https://m.example.com/otp?finished=true")]))
-        checkError(try recordError("OTPParameters", #"{"authorizationEndpointURL": "https://m.example.com/otp"}"#),
-                   .missingArgument, at: "p.finishEndpointURL", line: transformLine)
+        let value = try record(
+            "otp-parameters",
+            #"{"authorizationEndpointURL": "https://m.example.com/otp", "finishEndpointURL": "https://m.example.com/otp?finished=true"}"#
+        )
+        #expect(
+            value
+                == .record([
+                    "authorizationEndpointURL": .url("https://m.example.com/otp"),
+                    "finishEndpointURL": .url("https://m.example.com/otp?finished=true"),
+                ]))
+        checkError(
+            try recordError("OTPParameters", #"{"authorizationEndpointURL": "https://m.example.com/otp"}"#),
+            .missingArgument, at: "p.finishEndpointURL", line: transformLine)
     }
 
     @Test func settingsParameters() throws {
-        let value = try record("settings-parameters", #"{"backendURL": "https://m.example.com", "applicationID": "com.example.travel", "deviceID": "d1"}"#)
-        #expect(value == .record(["backendURL": .url("https://m.example.com"), "applicationID": .string("com.example.travel"), "deviceID": .string("d1")]))
-        checkError(try recordError("settings-parameters", #"{"backendURL": "https://m.example.com"}"#),
-                   .missingArgument, at: "p.applicationID", line: transformLine)
+        let value = try record(
+            "settings-parameters",
+            #"{"backendURL": "https://m.example.com", "applicationID": "com.example.travel", "deviceID": "d1"}"#)
+        #expect(
+            value
+                == .record([
+                    "backendURL": .url("https://m.example.com"), "applicationID": .string("com.example.travel"),
+                    "deviceID": .string("d1"),
+                ]))
+        checkError(
+            try recordError("settings-parameters", #"{"backendURL": "https://m.example.com"}"#),
+            .missingArgument, at: "p.applicationID", line: transformLine)
     }
 }
 
@@ -242,19 +326,25 @@ private let defaultPolicy: [String: InfoValue] = [
 @Suite("passcode-policy, log-settings, feature-vector-policies")
 struct SettingsRecordTests {
     @Test func passcodePolicyFromStrings() throws {
-        let value = try record("passcode-policy", """
+        let value = try record(
+            "passcode-policy",
+            """
             {"passwordPolicyEnabled": "true", "passwordPolicyMinLength": "6", "passwordPolicyDigitRequired": "true",
              "passwordPolicyLowerRequired": "false", "passwordPolicyUpperRequired": "TRUE", "passwordPolicySpecialRequired": "false",
              "passwordPolicyMinUniqueChars": "3", "passwordPolicyRetryLimit": "10", "passwordPolicyLockTimeout": "60",
              "passwordPolicyExpiresInNDays": "90", "passwordPolicyDefaultPasswordAllowed": "false",
              "passwordPolicyFingerprintEnabled": "true", "passwordPolicyIsDigitsOnly": "false"}
             """)
-        #expect(value == .record([
-            "enabled": .bool(true), "minLength": .int(6), "digitRequired": .bool(true), "lowerRequired": .bool(false),
-            "upperRequired": .bool(true), "specialRequired": .bool(false), "minUniqueChars": .int(3), "retryLimit": .int(10),
-            "lockTimeout": .int(60), "expiresInDays": .int(90), "defaultPasswordAllowed": .bool(false),
-            "fingerprintEnabled": .bool(true), "digitsOnly": .bool(false),
-        ]))
+        #expect(
+            value
+                == .record([
+                    "enabled": .bool(true), "minLength": .int(6), "digitRequired": .bool(true),
+                    "lowerRequired": .bool(false),
+                    "upperRequired": .bool(true), "specialRequired": .bool(false), "minUniqueChars": .int(3),
+                    "retryLimit": .int(10),
+                    "lockTimeout": .int(60), "expiresInDays": .int(90), "defaultPasswordAllowed": .bool(false),
+                    "fingerprintEnabled": .bool(true), "digitsOnly": .bool(false),
+                ]))
     }
 
     @Test func passcodePolicyDefaultsForMissingFields() throws {
@@ -263,12 +353,17 @@ struct SettingsRecordTests {
         expected["minLength"] = .int(4)
         expected["digitsOnly"] = .bool(true)
         // Plain JSON numbers and booleans are read like their strings; null takes the default.
-        #expect(try record("FUIPasscodePolicy", #"{"passwordPolicyMinLength": 4, "passwordPolicyIsDigitsOnly": true, "passwordPolicyRetryLimit": null}"#)
-            == .record(expected))
+        #expect(
+            try record(
+                "FUIPasscodePolicy",
+                #"{"passwordPolicyMinLength": 4, "passwordPolicyIsDigitsOnly": true, "passwordPolicyRetryLimit": null}"#
+            )
+                == .record(expected))
     }
 
     @Test func passcodePolicyPlainForm() throws {
-        let plain = #"{"enabled": false, "minLength": 4, "digitRequired": false, "lowerRequired": false, "upperRequired": false, "specialRequired": false, "minUniqueChars": 0, "retryLimit": 5, "lockTimeout": 0, "expiresInDays": 0, "defaultPasswordAllowed": false, "fingerprintEnabled": false, "digitsOnly": true}"#
+        let plain =
+            #"{"enabled": false, "minLength": 4, "digitRequired": false, "lowerRequired": false, "upperRequired": false, "specialRequired": false, "minUniqueChars": 0, "retryLimit": 5, "lockTimeout": 0, "expiresInDays": 0, "defaultPasswordAllowed": false, "fingerprintEnabled": false, "digitsOnly": true}"#
         var expected = defaultPolicy
         expected["enabled"] = .bool(false)
         expected["minLength"] = .int(4)
@@ -276,7 +371,9 @@ struct SettingsRecordTests {
         expected["lockTimeout"] = .int(0)
         expected["digitsOnly"] = .bool(true)
         #expect(try record("passcode-policy", plain) == .record(expected))
-        checkError(try recordError("passcode-policy", #"{"enabled": true}"#), .missingArgument, at: "p.minLength", line: transformLine)
+        checkError(
+            try recordError("passcode-policy", #"{"enabled": true}"#), .missingArgument, at: "p.minLength",
+            line: transformLine)
     }
 
     static let badPolicy: [(String, String)] = [
@@ -298,11 +395,15 @@ struct SettingsRecordTests {
     }
 
     @Test func logSettings() throws {
-        #expect(try record("log-settings", #"{"logEnabled": "true", "logLevel": "debug", "logEntryExpiry": "3"}"#)
-            == .record(["enabled": .bool(true), "level": .string("DEBUG"), "entryExpiry": .int(3)]))
-        #expect(try record("SAPcpmsLogSettings", "{}") == .record(["enabled": .bool(false), "level": .string("WARN"), "entryExpiry": .int(7)]))
-        #expect(try record("log-settings", #"{"enabled": true, "level": "ERROR", "entryExpiry": 1}"#)
-            == .record(["enabled": .bool(true), "level": .string("ERROR"), "entryExpiry": .int(1)]))
+        #expect(
+            try record("log-settings", #"{"logEnabled": "true", "logLevel": "debug", "logEntryExpiry": "3"}"#)
+                == .record(["enabled": .bool(true), "level": .string("DEBUG"), "entryExpiry": .int(3)]))
+        #expect(
+            try record("SAPcpmsLogSettings", "{}")
+                == .record(["enabled": .bool(false), "level": .string("WARN"), "entryExpiry": .int(7)]))
+        #expect(
+            try record("log-settings", #"{"enabled": true, "level": "ERROR", "entryExpiry": 1}"#)
+                == .record(["enabled": .bool(true), "level": .string("ERROR"), "entryExpiry": .int(1)]))
     }
 
     @Test(arguments: ["NONE", "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "PATH", "info", "Path"])
@@ -315,17 +416,29 @@ struct SettingsRecordTests {
         checkError(unknown, .invalidArgument, at: "p.logLevel", line: transformLine)
         #expect(unknown.message.contains("`VERBOSE`"))
         #expect(unknown.message.contains("NONE, FATAL, ERROR, WARN, INFO, DEBUG, PATH"))
-        checkError(try recordError("log-settings", #"{"logEnabled": "maybe"}"#), .invalidArgument, at: "p.logEnabled", line: transformLine)
-        checkError(try recordError("log-settings", #"{"logEntryExpiry": "week"}"#), .invalidArgument, at: "p.logEntryExpiry", line: transformLine)
+        checkError(
+            try recordError("log-settings", #"{"logEnabled": "maybe"}"#), .invalidArgument, at: "p.logEnabled",
+            line: transformLine)
+        checkError(
+            try recordError("log-settings", #"{"logEntryExpiry": "week"}"#), .invalidArgument, at: "p.logEntryExpiry",
+            line: transformLine)
     }
 
     @Test func featureVectorPolicies() throws {
         let flow = try descriptor(transform: "    p: {key: featureVectorPolicies}")
-        #expect(try transform(flow, #"{"p": {"featureVectorPolicyAllEnabled": "false"}}"#).info == ["featureVectorPolicies": .record(["allEnabled": .bool(false)])])
-        #expect(try transform(flow, #"{"p": {}}"#).info == ["featureVectorPolicies": .record(["allEnabled": .bool(true)])])
-        #expect(try transform(flow, #"{"p": {"allEnabled": false}}"#).info == ["featureVectorPolicies": .record(["allEnabled": .bool(false)])])
-        checkError(try transformError(flow, #"{"p": {"featureVectorPolicyAllEnabled": "nah"}}"#),
-                   .invalidArgument, at: "p.featureVectorPolicyAllEnabled", line: transformLine)
+        #expect(
+            try transform(flow, #"{"p": {"featureVectorPolicyAllEnabled": "false"}}"#).info == [
+                "featureVectorPolicies": .record(["allEnabled": .bool(false)])
+            ])
+        #expect(
+            try transform(flow, #"{"p": {}}"#).info == ["featureVectorPolicies": .record(["allEnabled": .bool(true)])])
+        #expect(
+            try transform(flow, #"{"p": {"allEnabled": false}}"#).info == [
+                "featureVectorPolicies": .record(["allEnabled": .bool(false)])
+            ])
+        checkError(
+            try transformError(flow, #"{"p": {"featureVectorPolicyAllEnabled": "nah"}}"#),
+            .invalidArgument, at: "p.featureVectorPolicyAllEnabled", line: transformLine)
         checkError(try transformError(flow, #"{"p": "true"}"#), .invalidArgument, at: "p", line: transformLine)
     }
 }

@@ -10,8 +10,10 @@ struct SecretTests {
         dump(secret, to: &dumped)
         var dumpedInfo = ""
         dump(InfoValue.secret(secret), to: &dumpedInfo)
-        for text in [String(describing: secret), String(reflecting: secret), "\(secret)", dumped, dumpedInfo,
-                     "\(Mirror(reflecting: secret).children.map { "\($0.value)" })"] {
+        for text in [
+            String(describing: secret), String(reflecting: secret), "\(secret)", dumped, dumpedInfo,
+            "\(Mirror(reflecting: secret).children.map { "\($0.value)" })",
+        ] {
             #expect(!text.contains("s3cr3t-9a41"), "\(text)")
         }
         #expect("\(secret)" == "<redacted>")

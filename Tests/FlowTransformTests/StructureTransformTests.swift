@@ -3,10 +3,12 @@ import FlowDescriptor
 import FlowSteps
 import Foundation
 import Testing
+
 @testable import FlowTransform
 
 private let appID = "com.example.travel"
-private let defaultPath = "/mobileservices/application/com.example.travel/roleservice/application/com.example.travel/v2/Me"
+private let defaultPath =
+    "/mobileservices/application/com.example.travel/roleservice/application/com.example.travel/v2/Me"
 
 /// The whole configuration read by `discovery-service` (written at the inline flow's transform line).
 private func discovery(destination: String? = nil) throws -> FlowDescriptor {
@@ -24,14 +26,18 @@ private func withAuth(_ entry: String) -> String {
 @Suite("discovery-service")
 struct DiscoveryServiceTests {
     @Test func basicConfiguration() throws {
-        let result = try transform(try discovery(), withAuth(#"{"type": "basic.default", "config": {}, "requireOtp": false}"#))
-        #expect(result.info == [
-            "backendURL": .url("https://mobile.example.com"),
-            "authenticationURL": .url("https://mobile.example.com" + defaultPath),
-            "applicationID": .string(appID),
-            "settingsParameters": .record(["backendURL": .url("https://mobile.example.com"), "applicationID": .string(appID)]),
-            "authenticationMethod": .string("basic"),
-        ])
+        let result = try transform(
+            try discovery(), withAuth(#"{"type": "basic.default", "config": {}, "requireOtp": false}"#))
+        #expect(
+            result.info == [
+                "backendURL": .url("https://mobile.example.com"),
+                "authenticationURL": .url("https://mobile.example.com" + defaultPath),
+                "applicationID": .string(appID),
+                "settingsParameters": .record([
+                    "backendURL": .url("https://mobile.example.com"), "applicationID": .string(appID),
+                ]),
+                "authenticationMethod": .string("basic"),
+            ])
         #expect(result.unmatched.isEmpty)
         for key in result.info.keys { #expect(result.origins[key]?.line == transformLine, "\(key)") }
     }
@@ -68,20 +74,26 @@ struct DiscoveryServiceTests {
     }
 
     @Test func applicationIDFromTheConfigurationWhenTheEnvironmentHasNone() throws {
-        let result = try transform(try discovery(), #"{"host": "mobile.example.com", "appID": "com.example.other"}"#, environment: .init())
+        let result = try transform(
+            try discovery(), #"{"host": "mobile.example.com", "appID": "com.example.other"}"#, environment: .init())
         #expect(result.info["applicationID"] == .string("com.example.other"))
-        #expect(result.info["authenticationURL"] == .url(
-            "https://mobile.example.com/mobileservices/application/com.example.other/roleservice/application/com.example.other/v2/Me"))
+        #expect(
+            result.info["authenticationURL"]
+                == .url(
+                    "https://mobile.example.com/mobileservices/application/com.example.other/roleservice/application/com.example.other/v2/Me"
+                ))
         #expect(result.info["settingsParameters"]?["applicationID"] == .string("com.example.other"))
     }
 
     @Test func settingsParametersCarryVersionAndDevice() throws {
         let environment = TransformEnvironment(applicationID: appID, applicationVersion: "2.1", deviceID: "device-7")
         let result = try transform(try discovery(), #"{"host": "mobile.example.com"}"#, environment: environment)
-        #expect(result.info["settingsParameters"] == .record([
-            "backendURL": .url("https://mobile.example.com"), "applicationID": .string(appID),
-            "applicationVersion": .string("2.1"), "deviceID": .string("device-7"),
-        ]))
+        #expect(
+            result.info["settingsParameters"]
+                == .record([
+                    "backendURL": .url("https://mobile.example.com"), "applicationID": .string(appID),
+                    "applicationVersion": .string("2.1"), "deviceID": .string("device-7"),
+                ]))
     }
 
     @Test(arguments: [
@@ -101,9 +113,11 @@ struct DiscoveryServiceTests {
         #expect(result.info["otpParameters"] == nil)
     }
 
-    static let codeClient = #"{"clientID": "c4a7e2d9", "grantType": "authorization_code", "redirectURL": "https://mobile.example.com/oauth2/done"}"#
+    static let codeClient =
+        #"{"clientID": "c4a7e2d9", "grantType": "authorization_code", "redirectURL": "https://mobile.example.com/oauth2/done"}"#
     static let credentialsClient = #"{"clientID": "service", "grantType": "client_credentials"}"#
-    static let endpoints = #""oauth2.authorizationEndpoint": "https://mobile.example.com/oauth2/api/v1/authorize", "oauth2.tokenEndpoint": "https://mobile.example.com/oauth2/api/v1/token""#
+    static let endpoints =
+        #""oauth2.authorizationEndpoint": "https://mobile.example.com/oauth2/api/v1/authorize", "oauth2.tokenEndpoint": "https://mobile.example.com/oauth2/api/v1/token""#
     static let oauth: InfoValue = .record([
         "authorizationEndpointURL": .url("https://mobile.example.com/oauth2/api/v1/authorize"),
         "tokenEndpointURL": .url("https://mobile.example.com/oauth2/api/v1/token"),
@@ -115,7 +129,9 @@ struct DiscoveryServiceTests {
     ])
 
     @Test func oauth2AuthorizationCode() throws {
-        let result = try transform(try discovery(), withAuth(#"{"type": "oauth2", "config": {\#(Self.endpoints), "oauth2.clients": [\#(Self.codeClient)]}}"#))
+        let result = try transform(
+            try discovery(),
+            withAuth(#"{"type": "oauth2", "config": {\#(Self.endpoints), "oauth2.clients": [\#(Self.codeClient)]}}"#))
         #expect(result.info["authenticationMethod"] == .string("oauth2"))
         #expect(result.info["oauth2Parameters"] == Self.oauth)
         #expect(result.info["oauth2ClientCredentialsParameters"] == nil)
@@ -123,72 +139,104 @@ struct DiscoveryServiceTests {
     }
 
     @Test func oauth2BothGrants() throws {
-        let result = try transform(try discovery(), withAuth(
-            #"{"type": "oauth2", "config": {\#(Self.endpoints), "oauth2.clients": [\#(Self.credentialsClient), \#(Self.codeClient)]}}"#))
+        let result = try transform(
+            try discovery(),
+            withAuth(
+                #"{"type": "oauth2", "config": {\#(Self.endpoints), "oauth2.clients": [\#(Self.credentialsClient), \#(Self.codeClient)]}}"#
+            ))
         #expect(result.info["authenticationMethod"] == .string("oauth2"))
         #expect(result.info["oauth2Parameters"] == Self.oauth)
         #expect(result.info["oauth2ClientCredentialsParameters"] == Self.credentials)
     }
 
     @Test func oauth2OnlyClientCredentials() throws {
-        let result = try transform(try discovery(), withAuth(
-            #"{"type": "oauth2", "config": {"oauth2.tokenEndpoint": "https://mobile.example.com/oauth2/api/v1/token", "oauth2.clients": [\#(Self.credentialsClient)]}}"#))
+        let result = try transform(
+            try discovery(),
+            withAuth(
+                #"{"type": "oauth2", "config": {"oauth2.tokenEndpoint": "https://mobile.example.com/oauth2/api/v1/token", "oauth2.clients": [\#(Self.credentialsClient)]}}"#
+            ))
         #expect(result.info["authenticationMethod"] == .string("oauth2-client-credentials"))
         #expect(result.info["oauth2ClientCredentialsParameters"] == Self.credentials)
         #expect(result.info["oauth2Parameters"] == nil)
     }
 
     @Test func oauth2OlderFlatForm() throws {
-        let result = try transform(try discovery(), withAuth(#"""
-            {"type": "oauth2", "config": {\#(Self.endpoints), "oauth2.clientID": "c4a7e2d9",
-             "oauth2.redirectURL": "https://mobile.example.com/oauth2/done", "oauth2.grantType": "authorization_code"}}
-            """#))
+        let result = try transform(
+            try discovery(),
+            withAuth(
+                #"""
+                {"type": "oauth2", "config": {\#(Self.endpoints), "oauth2.clientID": "c4a7e2d9",
+                 "oauth2.redirectURL": "https://mobile.example.com/oauth2/done", "oauth2.grantType": "authorization_code"}}
+                """#))
         #expect(result.info["authenticationMethod"] == .string("oauth2"))
         #expect(result.info["oauth2Parameters"] == Self.oauth)
     }
 
     @Test func oauth2XSUAAEndpointPreferred() throws {
-        let result = try transform(try discovery(), withAuth(#"""
-            {"type": "oauth2", "config": {\#(Self.endpoints), "oauth2.xsuaaAuthorizationEndpoint": "https://xsuaa.example.com/oauth/authorize",
-             "oauth2.clients": [\#(Self.codeClient)]}}
-            """#))
-        #expect(result.info["oauth2Parameters"]?["authorizationEndpointURL"] == .url("https://xsuaa.example.com/oauth/authorize"))
+        let result = try transform(
+            try discovery(),
+            withAuth(
+                #"""
+                {"type": "oauth2", "config": {\#(Self.endpoints), "oauth2.xsuaaAuthorizationEndpoint": "https://xsuaa.example.com/oauth/authorize",
+                 "oauth2.clients": [\#(Self.codeClient)]}}
+                """#))
+        #expect(
+            result.info["oauth2Parameters"]?["authorizationEndpointURL"]
+                == .url("https://xsuaa.example.com/oauth/authorize"))
     }
 
     @Test func samlFinishEndpointIsMadeAbsoluteAgainstTheBackend() throws {
-        let result = try transform(try discovery(), #"""
+        let result = try transform(
+            try discovery(),
+            #"""
             {"host": "mobile.example.com", "port": 8443, "auth": [{"type": "saml2.web.post", "config": {}}]}
             """#)
         #expect(result.info["authenticationMethod"] == .string("saml"))
-        #expect(result.info["samlParameters"] == .record([
-            "authenticationEndpoint": .url("https://mobile.example.com:8443/SAMLAuthLauncher"),
-            "finishEndpoint": .url("https://mobile.example.com:8443/SAMLAuthLauncher?finishEndpointParam=someUnusedValue"),
-            "challengeHeaderName": .string("com.sap.cloud.security.login"),
-        ]))
+        #expect(
+            result.info["samlParameters"]
+                == .record([
+                    "authenticationEndpoint": .url("https://mobile.example.com:8443/SAMLAuthLauncher"),
+                    "finishEndpoint": .url(
+                        "https://mobile.example.com:8443/SAMLAuthLauncher?finishEndpointParam=someUnusedValue"),
+                    "challengeHeaderName": .string("com.sap.cloud.security.login"),
+                ]))
     }
 
     @Test func samlWithWrittenFields() throws {
-        let result = try transform(try discovery(), withAuth(#"""
-            {"type": "saml2.web.post", "config": {"saml2.web.post.authchallengeheader.name": "x-login",
-             "saml2.web.post.finish.endpoint.uri": "custom/launch", "saml2.web.post.finish.endpoint.redirectparam": "done"}}
-            """#))
-        #expect(result.info["samlParameters"] == .record([
-            "authenticationEndpoint": .url("https://mobile.example.com/custom/launch"),
-            "finishEndpoint": .url("https://mobile.example.com/custom/launch?done=someUnusedValue"),
-            "challengeHeaderName": .string("x-login"),
-        ]))
-        let absolute = try transform(try discovery(), withAuth(
-            #"{"type": "saml", "config": {"saml2.web.post.finish.endpoint.uri": "https://idp.example.com/launch"}}"#))
+        let result = try transform(
+            try discovery(),
+            withAuth(
+                #"""
+                {"type": "saml2.web.post", "config": {"saml2.web.post.authchallengeheader.name": "x-login",
+                 "saml2.web.post.finish.endpoint.uri": "custom/launch", "saml2.web.post.finish.endpoint.redirectparam": "done"}}
+                """#))
+        #expect(
+            result.info["samlParameters"]
+                == .record([
+                    "authenticationEndpoint": .url("https://mobile.example.com/custom/launch"),
+                    "finishEndpoint": .url("https://mobile.example.com/custom/launch?done=someUnusedValue"),
+                    "challengeHeaderName": .string("x-login"),
+                ]))
+        let absolute = try transform(
+            try discovery(),
+            withAuth(
+                #"{"type": "saml", "config": {"saml2.web.post.finish.endpoint.uri": "https://idp.example.com/launch"}}"#
+            ))
         #expect(absolute.info["samlParameters"]?["authenticationEndpoint"] == .url("https://idp.example.com/launch"))
     }
 
     @Test(arguments: ["true", #""true""#])
     func otpParametersWhenRequired(requireOtp: String) throws {
-        let result = try transform(try discovery(), #"{"host": "mobile.example.com", "port": 8443, "auth": [{"type": "basic.default", "requireOtp": \#(requireOtp)}]}"#)
-        #expect(result.info["otpParameters"] == .record([
-            "authorizationEndpointURL": .url("https://mobile.example.com:8443/mobileservices/OTPForm"),
-            "finishEndpointURL": .url("https://mobile.example.com:8443/mobileservices/OTPForm?finished=true"),
-        ]))
+        let result = try transform(
+            try discovery(),
+            #"{"host": "mobile.example.com", "port": 8443, "auth": [{"type": "basic.default", "requireOtp": \#(requireOtp)}]}"#
+        )
+        #expect(
+            result.info["otpParameters"]
+                == .record([
+                    "authorizationEndpointURL": .url("https://mobile.example.com:8443/mobileservices/OTPForm"),
+                    "finishEndpointURL": .url("https://mobile.example.com:8443/mobileservices/OTPForm?finished=true"),
+                ]))
         #expect(result.info["authenticationMethod"] == .string("basic"))
     }
 
@@ -198,11 +246,17 @@ struct DiscoveryServiceTests {
     }
 
     @Test func everyProvidedValueConformsToItsCatalogType() throws {
-        let result = try transform(try discovery(), withAuth(#"""
-            {"type": "oauth2", "requireOtp": true, "config": {\#(Self.endpoints), "oauth2.clients": [\#(Self.credentialsClient), \#(Self.codeClient)]}}
-            """#))
+        let result = try transform(
+            try discovery(),
+            withAuth(
+                #"""
+                {"type": "oauth2", "requireOtp": true, "config": {\#(Self.endpoints), "oauth2.clients": [\#(Self.credentialsClient), \#(Self.codeClient)]}}
+                """#))
         let spec = try #require(Catalog.builtin.transformer(named: "discovery-service"))
-        guard case .structure(let provides, _) = spec.kind else { Issue.record("not a structure transformer"); return }
+        guard case .structure(let provides, _) = spec.kind else {
+            Issue.record("not a structure transformer")
+            return
+        }
         let records = RecordTable(catalog: .builtin)
         for key in provides {
             guard let value = result.info[key.name] else { continue }
@@ -226,16 +280,36 @@ struct DiscoveryServiceTests {
         (withAuth(#"{"config": {}}"#), .missingArgument, "auth[0].type"),
         (withAuth(#"{"type": "oauth2", "config": {}}"#), .missingArgument, "auth[0].config.oauth2.clients"),
         (withAuth(#"{"type": "oauth2"}"#), .missingArgument, "auth[0].config.oauth2.clients"),
-        (withAuth(#"{"type": "oauth2", "config": {"oauth2.tokenEndpoint": "https://m.example.com/t", "oauth2.clients": []}}"#),
-         .missingArgument, "auth[0].config.oauth2.clients"),
-        (withAuth(#"{"type": "oauth2", "config": {"oauth2.authorizationEndpoint": "https://m.example.com/a", "oauth2.clients": [\#(codeClient)]}}"#),
-         .missingArgument, "auth[0].config.oauth2.tokenEndpoint"),
-        (withAuth(#"{"type": "oauth2", "config": {\#(endpoints), "oauth2.clients": [{"clientID": "c", "grantType": "authorization_code"}]}}"#),
-         .missingArgument, "auth[0].config.oauth2.clients[0].redirectURL"),
-        (withAuth(#"{"type": "oauth2", "config": {\#(endpoints), "oauth2.clients": [{"clientID": "c", "redirectURL": "done"}]}}"#),
-         .invalidArgument, "auth[0].config.oauth2.clients[0].redirectURL"),
-        (withAuth(#"{"type": "oauth2", "config": {\#(endpoints), "oauth2.clients": [\#(codeClient), {"grantType": "client_credentials"}]}}"#),
-         .missingArgument, "auth[0].config.oauth2.clients[1].clientID"),
+        (
+            withAuth(
+                #"{"type": "oauth2", "config": {"oauth2.tokenEndpoint": "https://m.example.com/t", "oauth2.clients": []}}"#
+            ),
+            .missingArgument, "auth[0].config.oauth2.clients"
+        ),
+        (
+            withAuth(
+                #"{"type": "oauth2", "config": {"oauth2.authorizationEndpoint": "https://m.example.com/a", "oauth2.clients": [\#(codeClient)]}}"#
+            ),
+            .missingArgument, "auth[0].config.oauth2.tokenEndpoint"
+        ),
+        (
+            withAuth(
+                #"{"type": "oauth2", "config": {\#(endpoints), "oauth2.clients": [{"clientID": "c", "grantType": "authorization_code"}]}}"#
+            ),
+            .missingArgument, "auth[0].config.oauth2.clients[0].redirectURL"
+        ),
+        (
+            withAuth(
+                #"{"type": "oauth2", "config": {\#(endpoints), "oauth2.clients": [{"clientID": "c", "redirectURL": "done"}]}}"#
+            ),
+            .invalidArgument, "auth[0].config.oauth2.clients[0].redirectURL"
+        ),
+        (
+            withAuth(
+                #"{"type": "oauth2", "config": {\#(endpoints), "oauth2.clients": [\#(codeClient), {"grantType": "client_credentials"}]}}"#
+            ),
+            .missingArgument, "auth[0].config.oauth2.clients[1].clientID"
+        ),
         ("[]", .invalidArgument, ""),
     ]
 
@@ -251,11 +325,16 @@ struct DiscoveryServiceTests {
 
     @Test func errorsUnderASourceKeyHaveItsPathAndLine() throws {
         let flow = try descriptor(transform: "    other: {to: string, key: s}\n    backend: discovery-service")
-        checkError(try transformError(flow, #"{"backend": {"port": 443}}"#), .missingArgument, at: "backend.host", line: transformLine + 1, column: 14)
+        checkError(
+            try transformError(flow, #"{"backend": {"port": 443}}"#), .missingArgument, at: "backend.host",
+            line: transformLine + 1, column: 14)
         let oauthWithoutClients = withAuth(#"{"type": "oauth2", "config": {}}"#)
-        checkError(try transformError(flow, #"{"backend": \#(oauthWithoutClients)}"#),
-                   .missingArgument, at: "backend.auth[0].config.oauth2.clients", line: transformLine + 1)
-        checkError(try transformError(flow, #"{"backend": "mobile.example.com"}"#), .invalidArgument, at: "backend", line: transformLine + 1)
+        checkError(
+            try transformError(flow, #"{"backend": \#(oauthWithoutClients)}"#),
+            .missingArgument, at: "backend.auth[0].config.oauth2.clients", line: transformLine + 1)
+        checkError(
+            try transformError(flow, #"{"backend": "mobile.example.com"}"#), .invalidArgument, at: "backend",
+            line: transformLine + 1)
     }
 
     @Test(arguments: ["discovery-service", "DiscoveryServiceConfigurationTransformer"])
@@ -276,10 +355,13 @@ private func certificateConfig(leaving dropped: Set<String> = [], replacing: [St
         ("requestEndpoint", #""https://certs.example.com/mobile/v1/request""#),
         ("retireEndpoint", #""https://certs.example.com/mobile/v1/retire""#),
         ("publicKeyPinSet", #"["pinA", "pinB"]"#),
-        ("authType", #"""
+        (
+            "authType",
+            #"""
             {"type": "oauth", "authorizationEndpoint": "https://certs.example.com/oauth2/authorize",
              "tokenEndpoint": "https://certs.example.com/oauth2/token", "client_id": "e81f0b36", "redirect_uri": "https://certs.example.com/oauth2/done"}
-            """#),
+            """#
+        ),
     ]
     fields = fields.filter { !dropped.contains($0.0) }.map { ($0.0, replacing[$0.0] ?? $0.1) }
     return "{" + fields.map { #""\#(certPrefix)\#($0.0)": \#($0.1)"# }.joined(separator: ", ") + "}"
@@ -289,28 +371,33 @@ private func certificateConfig(leaving dropped: Set<String> = [], replacing: [St
 struct UserIdentityDiscoveryTests {
     static let flowText = "    cert: {use: user-identity-discovery, key: identity, oauth-key: certOAuth}"
 
-    @Test(arguments: ["user-identity-discovery", "DiscoveryServiceCertificateConfigurationTransformer", "SAPcpmsUserIdentityDiscoveryConfigurationTransformer"])
+    @Test(arguments: [
+        "user-identity-discovery", "DiscoveryServiceCertificateConfigurationTransformer",
+        "SAPcpmsUserIdentityDiscoveryConfigurationTransformer",
+    ])
     func providesTheTwoKeys(name: String) throws {
         let flow = try descriptor(transform: "    cert: {use: \(name), key: identity, oauth-key: certOAuth}")
         let result = try transform(flow, #"{"cert": \#(certificateConfig())}"#)
-        #expect(result.info == [
-            "identity": .record([
-                "attributesEndpoint": .url("https://certs.example.com/mobile/v1/attributes"),
-                "requestEndpoint": .url("https://certs.example.com/mobile/v1/request"),
-                "retireEndpoint": .url("https://certs.example.com/mobile/v1/retire"),
-                "publicKeyPinSet": .list([.string("pinA"), .string("pinB")]),
-            ]),
-            "certOAuth": .record([
-                "authorizationEndpointURL": .url("https://certs.example.com/oauth2/authorize"),
-                "tokenEndpointURL": .url("https://certs.example.com/oauth2/token"),
-                "clientID": .string("e81f0b36"),
-                "redirectURL": .url("https://certs.example.com/oauth2/done"),
-            ]),
-        ])
+        #expect(
+            result.info == [
+                "identity": .record([
+                    "attributesEndpoint": .url("https://certs.example.com/mobile/v1/attributes"),
+                    "requestEndpoint": .url("https://certs.example.com/mobile/v1/request"),
+                    "retireEndpoint": .url("https://certs.example.com/mobile/v1/retire"),
+                    "publicKeyPinSet": .list([.string("pinA"), .string("pinB")]),
+                ]),
+                "certOAuth": .record([
+                    "authorizationEndpointURL": .url("https://certs.example.com/oauth2/authorize"),
+                    "tokenEndpointURL": .url("https://certs.example.com/oauth2/token"),
+                    "clientID": .string("e81f0b36"),
+                    "redirectURL": .url("https://certs.example.com/oauth2/done"),
+                ]),
+            ])
         #expect(result.origins["identity"]?.line == transformLine)
         #expect(result.origins["certOAuth"]?.line == transformLine)
         let records = RecordTable(catalog: .builtin)
-        #expect(result.info["identity"]?.conforms(to: .record("user-identity-parameters"), records: records.fields) == true)
+        #expect(
+            result.info["identity"]?.conforms(to: .record("user-identity-parameters"), records: records.fields) == true)
         #expect(result.info["certOAuth"]?.conforms(to: .record("oauth2-parameters"), records: records.fields) == true)
     }
 
@@ -318,11 +405,24 @@ struct UserIdentityDiscoveryTests {
         (certificateConfig(leaving: ["publicKeyPinSet"]), TransformError.Kind.missingArgument, "publicKeyPinSet"),
         (certificateConfig(leaving: ["authType"]), .missingArgument, "authType"),
         (certificateConfig(leaving: ["retireEndpoint"]), .missingArgument, "retireEndpoint"),
-        (certificateConfig(replacing: ["attributesEndpoint": #""/attributes""#]), .invalidArgument, "attributesEndpoint"),
-        (certificateConfig(replacing: ["authType": #"{"type": "oauth", "authorizationEndpoint": "https://c.example.com/a", "tokenEndpoint": "https://c.example.com/t", "redirect_uri": "https://c.example.com/d"}"#]),
-         .missingArgument, "authType.client_id"),
-        (certificateConfig(replacing: ["authType": #"{"type": "oauth", "authorizationEndpoint": "https://c.example.com/a", "tokenEndpoint": "", "client_id": "c", "redirect_uri": "https://c.example.com/d"}"#]),
-         .invalidArgument, "authType.tokenEndpoint"),
+        (
+            certificateConfig(replacing: ["attributesEndpoint": #""/attributes""#]), .invalidArgument,
+            "attributesEndpoint"
+        ),
+        (
+            certificateConfig(replacing: [
+                "authType":
+                    #"{"type": "oauth", "authorizationEndpoint": "https://c.example.com/a", "tokenEndpoint": "https://c.example.com/t", "redirect_uri": "https://c.example.com/d"}"#
+            ]),
+            .missingArgument, "authType.client_id"
+        ),
+        (
+            certificateConfig(replacing: [
+                "authType":
+                    #"{"type": "oauth", "authorizationEndpoint": "https://c.example.com/a", "tokenEndpoint": "", "client_id": "c", "redirect_uri": "https://c.example.com/d"}"#
+            ]),
+            .invalidArgument, "authType.tokenEndpoint"
+        ),
     ])
     func badInput(json: String, kind: TransformError.Kind, field: String) throws {
         let error = try transformError(try descriptor(transform: Self.flowText), #"{"cert": \#(json)}"#)
@@ -330,7 +430,9 @@ struct UserIdentityDiscoveryTests {
     }
 
     @Test func notAMapping() throws {
-        checkError(try transformError(try descriptor(transform: Self.flowText), #"{"cert": []}"#), .invalidArgument, at: "cert", line: transformLine)
+        checkError(
+            try transformError(try descriptor(transform: Self.flowText), #"{"cert": []}"#), .invalidArgument,
+            at: "cert", line: transformLine)
     }
 
     @Test func missingKeyParameterIsRejectedWhenTheTreeIsBuilt() throws {
@@ -385,36 +487,52 @@ struct SettingsTransformerTests {
 
     @Test func aliasUnderASourceKey() throws {
         let flow = try descriptor(transform: "    downloaded: SAPcpmsSettingsTransformationMap")
-        #expect(try transform(flow, #"{"downloaded": {"settingsExchange": \#(referenceExchange)}}"#).info == Self.expected)
+        #expect(
+            try transform(flow, #"{"downloaded": {"settingsExchange": \#(referenceExchange)}}"#).info == Self.expected)
     }
 
     @Test func missingSectionsTakeDefaults() throws {
-        let result = try transform(try descriptor(transform: "    settings"), #"{"settingsExchange": {"logSettings": null}}"#)
-        #expect(result.info == [
-            "passcodePolicy": .record(defaultPolicyForSettings),
-            "logSettings": .record(["enabled": .bool(false), "level": .string("WARN"), "entryExpiry": .int(7)]),
-            "featureVectorPolicies": .record(["allEnabled": .bool(true)]),
-        ])
+        let result = try transform(
+            try descriptor(transform: "    settings"), #"{"settingsExchange": {"logSettings": null}}"#)
+        #expect(
+            result.info == [
+                "passcodePolicy": .record(defaultPolicyForSettings),
+                "logSettings": .record(["enabled": .bool(false), "level": .string("WARN"), "entryExpiry": .int(7)]),
+                "featureVectorPolicies": .record(["allEnabled": .bool(true)]),
+            ])
     }
 
     @Test(arguments: [
-        (#"{"mobileservices": {"settingsExchange": {"passwordPolicy": {"passwordPolicyMinLength": "eight"}}}}"#,
-         "mobileservices.settingsExchange.passwordPolicy.passwordPolicyMinLength"),
+        (
+            #"{"mobileservices": {"settingsExchange": {"passwordPolicy": {"passwordPolicyMinLength": "eight"}}}}"#,
+            "mobileservices.settingsExchange.passwordPolicy.passwordPolicyMinLength"
+        ),
         (#"{"settingsExchange": {"logSettings": {"logLevel": "LOUD"}}}"#, "settingsExchange.logSettings.logLevel"),
-        (#"{"featureVectorPolicies": {"featureVectorPolicyAllEnabled": "sometimes"}}"#, "featureVectorPolicies.featureVectorPolicyAllEnabled"),
+        (
+            #"{"featureVectorPolicies": {"featureVectorPolicyAllEnabled": "sometimes"}}"#,
+            "featureVectorPolicies.featureVectorPolicyAllEnabled"
+        ),
         (#"{"settingsExchange": {"logSettings": "WARN"}}"#, "settingsExchange.logSettings"),
-        (#"{"mobileservices": {"settingsExchange": {"passwordPolicy": ["8"]}}}"#, "mobileservices.settingsExchange.passwordPolicy"),
+        (
+            #"{"mobileservices": {"settingsExchange": {"passwordPolicy": ["8"]}}}"#,
+            "mobileservices.settingsExchange.passwordPolicy"
+        ),
         (#"{"featureVectorPolicies": true}"#, "featureVectorPolicies"),
     ])
     func badInput(json: String, path: String) throws {
-        checkError(try transformError(try descriptor(transform: "    settings"), json), .invalidArgument, at: path, line: transformLine, column: 5)
+        checkError(
+            try transformError(try descriptor(transform: "    settings"), json), .invalidArgument, at: path,
+            line: transformLine, column: 5)
     }
 
     @Test func badInputUnderASourceKey() throws {
         let flow = try descriptor(transform: "    downloaded: settings")
-        checkError(try transformError(flow, #"{"downloaded": {"settingsExchange": {"passwordPolicy": "strict"}}}"#),
-                   .invalidArgument, at: "downloaded.settingsExchange.passwordPolicy", line: transformLine, column: 17)
-        checkError(try transformError(flow, #"{"downloaded": "strict"}"#), .invalidArgument, at: "downloaded", line: transformLine)
+        checkError(
+            try transformError(flow, #"{"downloaded": {"settingsExchange": {"passwordPolicy": "strict"}}}"#),
+            .invalidArgument, at: "downloaded.settingsExchange.passwordPolicy", line: transformLine, column: 17)
+        checkError(
+            try transformError(flow, #"{"downloaded": "strict"}"#), .invalidArgument, at: "downloaded",
+            line: transformLine)
     }
 }
 
@@ -439,13 +557,15 @@ struct TransformerRegressionTests {
         """
 
     @Test func userIdentityWithOneKeyForBothIsRejectedWhenTheTreeIsBuilt() throws {
-        let flow = try descriptor(keys: "{k: value}", transform: "    cert: {use: user-identity-discovery, key: k, oauth-key: k}")
+        let flow = try descriptor(
+            keys: "{k: value}", transform: "    cert: {use: user-identity-discovery, key: k, oauth-key: k}")
         #expect {
             _ = try TransformTree(descriptor: flow)
         } throws: { error in
             guard let error = error as? TransformError else { return false }
             // Located at the `oauth-key` value, so lint reports it (FR700) before anything runs.
-            return error.kind == .invalidArgument && error.message.contains("both name `k`") && error.location?.line == transformLine
+            return error.kind == .invalidArgument && error.message.contains("both name `k`")
+                && error.location?.line == transformLine
         }
     }
 
@@ -455,7 +575,10 @@ struct TransformerRegressionTests {
         (#"{"host": 42}"#, .invalidArgument, "host"),
         (#"{"host": "h.example.com", "appID": ""}"#, .invalidArgument, "appID"),
         (#"{"settingsExchange": "oops"}"#, .invalidArgument, "settingsExchange"),
-        (#"{"passwordPolicy": {"passwordPolicyMinLength": {"v": 8}}}"#, .invalidArgument, "passwordPolicy.passwordPolicyMinLength"),
+        (
+            #"{"passwordPolicy": {"passwordPolicyMinLength": {"v": 8}}}"#, .invalidArgument,
+            "passwordPolicy.passwordPolicyMinLength"
+        ),
     ])
     func badStructuresAreRefused(json: String, kind: TransformError.Kind, path: String) throws {
         let transform = json.contains("host") ? "    discovery-service" : "    settings"
@@ -465,7 +588,9 @@ struct TransformerRegressionTests {
     }
 
     @Test func nullMeansAbsent() throws {
-        let result = try transform(try descriptor(transform: "    discovery-service"), #"{"host": "h.example.com", "protocol": null, "appID": null}"#)
+        let result = try transform(
+            try descriptor(transform: "    discovery-service"),
+            #"{"host": "h.example.com", "protocol": null, "appID": null}"#)
         #expect(result.info["backendURL"] == .url("https://h.example.com"))
         #expect(result.info["applicationID"] == .string("com.example.travel"))
         let settings = try transform(try descriptor(transform: "    settings"), #"{"logSettings": {"logLevel": null}}"#)

@@ -2,9 +2,11 @@ import FlowCatalog
 import FlowDescriptor
 import Foundation
 import Testing
+
 @testable import FlowTransform
 
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
 
 /// The descriptor of an inline flow whose `configuration.transform` is `transform` (YAML, indented by 4).
 func descriptor(keys: String = "{}", transform: String) throws -> FlowDescriptor {
@@ -32,13 +34,19 @@ func configuration(_ json: String) throws -> Node {
 }
 
 /// Runs the tree of `flow` over `json`.
-func transform(_ flow: FlowDescriptor, _ json: String, environment: TransformEnvironment = .init(applicationID: "com.example.travel")) throws -> TransformResult {
+func transform(
+    _ flow: FlowDescriptor, _ json: String,
+    environment: TransformEnvironment = .init(applicationID: "com.example.travel")
+) throws -> TransformResult {
     let tree = try #require(try TransformTree(descriptor: flow))
     return try tree.transform(try configuration(json), environment: environment)
 }
 
 /// The error the transformation throws, or `nil` (recorded as an issue) when it succeeds.
-func transformError(_ flow: FlowDescriptor, _ json: String, environment: TransformEnvironment = .init(applicationID: "com.example.travel")) throws -> TransformError? {
+func transformError(
+    _ flow: FlowDescriptor, _ json: String,
+    environment: TransformEnvironment = .init(applicationID: "com.example.travel")
+) throws -> TransformError? {
     let tree = try #require(try TransformTree(descriptor: flow))
     let node = try configuration(json)
     do throws(TransformError) {

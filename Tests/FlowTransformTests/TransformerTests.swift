@@ -3,6 +3,7 @@ import FlowDescriptor
 import FlowSteps
 import Foundation
 import Testing
+
 @testable import FlowTransform
 
 /// The line of the inline flow (see `descriptor(keys:transform:)`) where the transform block's first line is.
@@ -77,8 +78,9 @@ struct BaseConversionTests {
         LeafCase("value", #""12""#, .string("12")),
         LeafCase("value", "12", .int(12)),
         LeafCase("value", "null", .null),
-        LeafCase("transformToValue", #"{"a": [1, "b", null, true, 2.5]}"#,
-                 .record(["a": .list([.int(1), .string("b"), .null, .bool(true), .double(2.5)])])),
+        LeafCase(
+            "transformToValue", #"{"a": [1, "b", null, true, 2.5]}"#,
+            .record(["a": .list([.int(1), .string("b"), .null, .bool(true), .double(2.5)])])),
         LeafCase("list", #"[1, "a", {"k": false}]"#, .list([.int(1), .string("a"), .record(["k": .bool(false)])])),
         LeafCase("list", "[]", .list([])),
     ]
@@ -145,7 +147,10 @@ struct BaseConversionTests {
         let value = try #require(result.info["password"])
         #expect(value == .secret(Secret("hunter2")))
         #expect(value.text == "hunter2")
-        guard case .secret(let secret) = value else { Issue.record("not a secret: \(value)"); return }
+        guard case .secret(let secret) = value else {
+            Issue.record("not a secret: \(value)")
+            return
+        }
         #expect(secret.revealed == "hunter2")
         #expect(secret.description == "<redacted>")
         #expect(secret.debugDescription == "<redacted>")
@@ -166,47 +171,58 @@ struct BaseConversionTests {
 struct DeclaredTypeTests {
     @Test func declaredKeyTypeDecidesTheConversion() throws {
         let flow = try descriptor(
-            keys: "{requiredURL: url, requiredString: {type: string, description: A notice.}, retries: int, token: secret}",
+            keys:
+                "{requiredURL: url, requiredString: {type: string, description: A notice.}, retries: int, token: secret}",
             transform: """
                     someURL: {key: requiredURL}
                     someString: {key: requiredString}
                     retries: {key: retries}
                     token: {key: token}
                 """)
-        let result = try transform(flow, #"{"someURL": "https://travel.example.com", "someString": "A notice", "retries": "3", "token": "s3cr3t"}"#)
-        #expect(result.info == [
-            "requiredURL": .url("https://travel.example.com"),
-            "requiredString": .string("A notice"),
-            "retries": .int(3),
-            "token": .secret(Secret("s3cr3t")),
-        ])
+        let result = try transform(
+            flow,
+            #"{"someURL": "https://travel.example.com", "someString": "A notice", "retries": "3", "token": "s3cr3t"}"#)
+        #expect(
+            result.info == [
+                "requiredURL": .url("https://travel.example.com"),
+                "requiredString": .string("A notice"),
+                "retries": .int(3),
+                "token": .secret(Secret("s3cr3t")),
+            ])
     }
 
     @Test func builtinKeyTypeDecidesTheConversion() throws {
-        let flow = try descriptor(transform: """
-                backend: {key: backendURL}
-                oauth: {key: oauth2Parameters}
-                features: {key: featureVectorPolicies}
-            """)
-        let result = try transform(flow, """
+        let flow = try descriptor(
+            transform: """
+                    backend: {key: backendURL}
+                    oauth: {key: oauth2Parameters}
+                    features: {key: featureVectorPolicies}
+                """)
+        let result = try transform(
+            flow,
+            """
             {"backend": "https://mobile.example.com",
              "oauth": {"authorizationEndpointURL": "https://auth.example.com/authorize", "tokenEndpointURL": "https://auth.example.com/token",
                        "clientID": "c4a7e2d9", "redirectURL": "https://app.example.com/done"},
              "features": {"featureVectorPolicyAllEnabled": "false"}}
             """)
-        #expect(result.info == [
-            "backendURL": .url("https://mobile.example.com"),
-            "oauth2Parameters": .record([
-                "authorizationEndpointURL": .url("https://auth.example.com/authorize"), "tokenEndpointURL": .url("https://auth.example.com/token"),
-                "clientID": .string("c4a7e2d9"), "redirectURL": .url("https://app.example.com/done"),
-            ]),
-            "featureVectorPolicies": .record(["allEnabled": .bool(false)]),
-        ])
+        #expect(
+            result.info == [
+                "backendURL": .url("https://mobile.example.com"),
+                "oauth2Parameters": .record([
+                    "authorizationEndpointURL": .url("https://auth.example.com/authorize"),
+                    "tokenEndpointURL": .url("https://auth.example.com/token"),
+                    "clientID": .string("c4a7e2d9"), "redirectURL": .url("https://app.example.com/done"),
+                ]),
+                "featureVectorPolicies": .record(["allEnabled": .bool(false)]),
+            ])
     }
 
     @Test func declaredTypeChecksTheValue() throws {
         let flow = try descriptor(keys: "{requiredURL: url}", transform: "    someURL: {key: requiredURL}")
-        checkError(try transformError(flow, #"{"someURL": "not a url"}"#), .invalidArgument, at: "someURL", line: transformLine)
+        checkError(
+            try transformError(flow, #"{"someURL": "not a url"}"#), .invalidArgument, at: "someURL", line: transformLine
+        )
     }
 
     @Test func undeclaredKeyWithoutToIsRejectedWhenTheTreeIsBuilt() throws {
@@ -215,7 +231,8 @@ struct DeclaredTypeTests {
             _ = try TransformTree(descriptor: flow)
         } throws: { error in
             guard let error = error as? TransformError else { return false }
-            return error.kind == .invalidArgument && error.location?.line == transformLine && error.message.contains("nobodyDeclaredThis")
+            return error.kind == .invalidArgument && error.location?.line == transformLine
+                && error.message.contains("nobodyDeclaredThis")
         }
     }
 
@@ -225,7 +242,8 @@ struct DeclaredTypeTests {
             _ = try TransformTree(descriptor: flow)
         } throws: { error in
             guard let error = error as? TransformError else { return false }
-            return error.kind == .invalidArgument && error.location?.line == transformLine && error.message.contains("timestamp")
+            return error.kind == .invalidArgument && error.location?.line == transformLine
+                && error.message.contains("timestamp")
         }
     }
 
@@ -238,28 +256,34 @@ struct DeclaredTypeTests {
                     grid: {key: grid}
                     anything: {key: anything}
                 """)
-        let result = try transform(flow, """
+        let result = try transform(
+            flow,
+            """
             {"ports": [80, "443"], "hosts": ["https://a.example.com", "http://b.example.com:8080"],
              "grid": [[1, 2], [], ["3"]], "anything": ["x", 1]}
             """)
-        #expect(result.info == [
-            "ports": .list([.int(80), .int(443)]),
-            "hosts": .list([.url("https://a.example.com"), .url("http://b.example.com:8080")]),
-            "grid": .list([.list([.int(1), .int(2)]), .list([]), .list([.int(3)])]),
-            "anything": .list([.string("x"), .int(1)]),
-        ])
+        #expect(
+            result.info == [
+                "ports": .list([.int(80), .int(443)]),
+                "hosts": .list([.url("https://a.example.com"), .url("http://b.example.com:8080")]),
+                "grid": .list([.list([.int(1), .int(2)]), .list([]), .list([.int(3)])]),
+                "anything": .list([.string("x"), .int(1)]),
+            ])
     }
 
     @Test func typedListNamesTheBadElement() throws {
         let flow = try descriptor(
             keys: "{hosts: {list: url}, grid: {list: {list: int}}}",
             transform: "    hosts: {key: hosts}\n    grid: {key: grid}")
-        checkError(try transformError(flow, #"{"hosts": ["https://a.example.com", "relative/path"]}"#),
-                   .invalidArgument, at: "hosts[1]", line: transformLine)
-        checkError(try transformError(flow, #"{"grid": [[1], [2, "two"]]}"#),
-                   .invalidArgument, at: "grid[1][1]", line: transformLine + 1)
-        checkError(try transformError(flow, #"{"hosts": "https://a.example.com"}"#),
-                   .invalidArgument, at: "hosts", line: transformLine)
+        checkError(
+            try transformError(flow, #"{"hosts": ["https://a.example.com", "relative/path"]}"#),
+            .invalidArgument, at: "hosts[1]", line: transformLine)
+        checkError(
+            try transformError(flow, #"{"grid": [[1], [2, "two"]]}"#),
+            .invalidArgument, at: "grid[1][1]", line: transformLine + 1)
+        checkError(
+            try transformError(flow, #"{"hosts": "https://a.example.com"}"#),
+            .invalidArgument, at: "hosts", line: transformLine)
     }
 
     static let structKeys = #"{policy: {struct: {name: string, link: url, "limit?": int, "tags?": {list: string}}}}"#
@@ -267,27 +291,44 @@ struct DeclaredTypeTests {
     @Test(arguments: ["{to: policy, key: policy}", "{key: policy}"])
     func declaredStructIsReadFieldByField(leaf: String) throws {
         let flow = try descriptor(keys: Self.structKeys, transform: "    policy: \(leaf)")
-        let full = try transform(flow, #"{"policy": {"name": "expenses", "link": "https://travel.example.com/p.pdf", "limit": "500", "tags": ["a"], "extra": 1}}"#)
-        #expect(full.info == ["policy": .record([
-            "name": .string("expenses"), "link": .url("https://travel.example.com/p.pdf"), "limit": .int(500), "tags": .list([.string("a")]),
-        ])])
-        let minimal = try transform(flow, #"{"policy": {"name": "expenses", "link": "https://travel.example.com/p.pdf", "limit": null}}"#)
-        #expect(minimal.info == ["policy": .record(["name": .string("expenses"), "link": .url("https://travel.example.com/p.pdf")])])
+        let full = try transform(
+            flow,
+            #"{"policy": {"name": "expenses", "link": "https://travel.example.com/p.pdf", "limit": "500", "tags": ["a"], "extra": 1}}"#
+        )
+        #expect(
+            full.info == [
+                "policy": .record([
+                    "name": .string("expenses"), "link": .url("https://travel.example.com/p.pdf"), "limit": .int(500),
+                    "tags": .list([.string("a")]),
+                ])
+            ])
+        let minimal = try transform(
+            flow, #"{"policy": {"name": "expenses", "link": "https://travel.example.com/p.pdf", "limit": null}}"#)
+        #expect(
+            minimal.info == [
+                "policy": .record(["name": .string("expenses"), "link": .url("https://travel.example.com/p.pdf")])
+            ])
     }
 
     @Test func declaredStructErrorsNameTheField() throws {
         let flow = try descriptor(keys: Self.structKeys, transform: "    policy: {to: policy, key: policy}")
-        checkError(try transformError(flow, #"{"policy": {"link": "https://travel.example.com"}}"#),
-                   .missingArgument, at: "policy.name", line: transformLine)
-        checkError(try transformError(flow, #"{"policy": {"name": null, "link": "https://travel.example.com"}}"#),
-                   .missingArgument, at: "policy.name", line: transformLine)
-        checkError(try transformError(flow, #"{"policy": {"name": "n", "link": "p.pdf"}}"#),
-                   .invalidArgument, at: "policy.link", line: transformLine)
-        checkError(try transformError(flow, #"{"policy": {"name": "n", "link": "https://x.example.com", "limit": "lots"}}"#),
-                   .invalidArgument, at: "policy.limit", line: transformLine)
-        checkError(try transformError(flow, #"{"policy": {"name": "n", "link": "https://x.example.com", "tags": [1]}}"#),
-                   .invalidArgument, at: "policy.tags[0]", line: transformLine)
-        checkError(try transformError(flow, #"{"policy": "expenses"}"#), .invalidArgument, at: "policy", line: transformLine)
+        checkError(
+            try transformError(flow, #"{"policy": {"link": "https://travel.example.com"}}"#),
+            .missingArgument, at: "policy.name", line: transformLine)
+        checkError(
+            try transformError(flow, #"{"policy": {"name": null, "link": "https://travel.example.com"}}"#),
+            .missingArgument, at: "policy.name", line: transformLine)
+        checkError(
+            try transformError(flow, #"{"policy": {"name": "n", "link": "p.pdf"}}"#),
+            .invalidArgument, at: "policy.link", line: transformLine)
+        checkError(
+            try transformError(flow, #"{"policy": {"name": "n", "link": "https://x.example.com", "limit": "lots"}}"#),
+            .invalidArgument, at: "policy.limit", line: transformLine)
+        checkError(
+            try transformError(flow, #"{"policy": {"name": "n", "link": "https://x.example.com", "tags": [1]}}"#),
+            .invalidArgument, at: "policy.tags[0]", line: transformLine)
+        checkError(
+            try transformError(flow, #"{"policy": "expenses"}"#), .invalidArgument, at: "policy", line: transformLine)
     }
 }
 
@@ -308,7 +349,9 @@ struct MapTests {
 
     @Test func dottedSourceKeysAreOneKeyEach() throws {
         let flow = try descriptor(transform: Self.transformText)
-        let result = try transform(flow, """
+        let result = try transform(
+            flow,
+            """
             {"complexStructure": {
                "some.oauth.params.key": {"authorizationEndpointURL": "https://auth.example.com/authorize", "clientID": "66962837",
                                          "redirectURL": "https://app.example.com", "tokenEndpointURL": "https://auth.example.com/token"},
@@ -316,15 +359,18 @@ struct MapTests {
                "inner": {"deep.key": "deep"}},
              "top.level": 3}
             """)
-        #expect(result.info == [
-            "oauth2Parameters": .record([
-                "authorizationEndpointURL": .url("https://auth.example.com/authorize"), "clientID": .string("66962837"),
-                "redirectURL": .url("https://app.example.com"), "tokenEndpointURL": .url("https://auth.example.com/token"),
-            ]),
-            "requiredURL": .url("https://travel.example.com"),
-            "requiredString": .string("deep"),
-            "count": .int(3),
-        ])
+        #expect(
+            result.info == [
+                "oauth2Parameters": .record([
+                    "authorizationEndpointURL": .url("https://auth.example.com/authorize"),
+                    "clientID": .string("66962837"),
+                    "redirectURL": .url("https://app.example.com"),
+                    "tokenEndpointURL": .url("https://auth.example.com/token"),
+                ]),
+                "requiredURL": .url("https://travel.example.com"),
+                "requiredString": .string("deep"),
+                "count": .int(3),
+            ])
         #expect(result.unmatched.isEmpty)
         #expect(result.absent.isEmpty)
         #expect(result.origins["oauth2Parameters"]?.line == Self.oauthLine)
@@ -340,14 +386,19 @@ struct MapTests {
 
     @Test func unmatchedAndAbsentKeysAreListedAsFullPaths() throws {
         let flow = try descriptor(transform: Self.transformText)
-        let result = try transform(flow, """
+        let result = try transform(
+            flow,
+            """
             {"complexStructure": {"some.url": "https://travel.example.com", "extra": 1, "inner": {"other": 2}},
              "stray": true}
             """)
         #expect(result.info == ["requiredURL": .url("https://travel.example.com")])
         #expect(Set(result.unmatched) == ["complexStructure.extra", "complexStructure.inner.other", "stray"])
         #expect(result.unmatched.count == 3)
-        #expect(Set(result.absent) == ["complexStructure.some.oauth.params.key", "complexStructure.inner.deep.key", "top.level"])
+        #expect(
+            Set(result.absent) == [
+                "complexStructure.some.oauth.params.key", "complexStructure.inner.deep.key", "top.level",
+            ])
         #expect(result.absent.count == 3)
     }
 
@@ -361,21 +412,27 @@ struct MapTests {
 
     @Test func errorInsideNestedMapHasTheFullPathAndLeafLine() throws {
         let flow = try descriptor(transform: Self.transformText)
-        let missing = try transformError(flow, """
+        let missing = try transformError(
+            flow,
+            """
             {"complexStructure": {"some.oauth.params.key": {"authorizationEndpointURL": "https://auth.example.com/authorize",
                "redirectURL": "https://app.example.com", "tokenEndpointURL": "https://auth.example.com/token"}}}
             """)
-        checkError(missing, .missingArgument, at: "complexStructure.some.oauth.params.key.clientID", line: Self.oauthLine, column: 32)
+        checkError(
+            missing, .missingArgument, at: "complexStructure.some.oauth.params.key.clientID", line: Self.oauthLine,
+            column: 32)
         let deep = try transformError(flow, #"{"complexStructure": {"inner": {"deep.key": 5}}}"#)
         checkError(deep, .invalidArgument, at: "complexStructure.inner.deep.key", line: transformLine + 6)
     }
 
     @Test func nonMappingWhereAMapIsExpected() throws {
         let flow = try descriptor(transform: Self.transformText)
-        checkError(try transformError(flow, #"{"complexStructure": "oops"}"#),
-                   .invalidArgument, at: "complexStructure", line: transformLine + 2)
-        checkError(try transformError(flow, #"{"complexStructure": {"inner": [1, 2]}}"#),
-                   .invalidArgument, at: "complexStructure.inner", line: Self.innerMapLine)
+        checkError(
+            try transformError(flow, #"{"complexStructure": "oops"}"#),
+            .invalidArgument, at: "complexStructure", line: transformLine + 2)
+        checkError(
+            try transformError(flow, #"{"complexStructure": {"inner": [1, 2]}}"#),
+            .invalidArgument, at: "complexStructure.inner", line: Self.innerMapLine)
         checkError(try transformError(flow, "[1]"), .invalidArgument, at: "", line: transformLine, column: 5)
         let top = try #require(try transformError(flow, "[1]"))
         #expect(top.description.hasPrefix("invalid-argument: the configuration: expected a mapping"))
@@ -395,12 +452,14 @@ struct ConflictTests {
 
     @Test func secondProviderInConfigurationOrderIsReported() throws {
         let flow = try descriptor(transform: Self.transformText)
-        let error = try #require(try transformError(flow, #"{"a": "https://a.example.com", "b": "https://b.example.com"}"#))
+        let error = try #require(
+            try transformError(flow, #"{"a": "https://a.example.com", "b": "https://b.example.com"}"#))
         checkError(error, .conflictingKey, at: "b", line: transformLine + 1)
         #expect(error.message.contains("`requiredURL`"))
         #expect(error.message.contains("first at inline.yaml:\(transformLine):8"))
 
-        let reversed = try #require(try transformError(flow, #"{"b": "https://b.example.com", "a": "https://a.example.com"}"#))
+        let reversed = try #require(
+            try transformError(flow, #"{"b": "https://b.example.com", "a": "https://a.example.com"}"#))
         checkError(reversed, .conflictingKey, at: "a", line: transformLine)
         #expect(reversed.message.contains("first at inline.yaml:\(transformLine + 1):8"))
     }
@@ -413,14 +472,21 @@ struct ConflictTests {
     }
 
     @Test func conflictAcrossNestedMapsAndBuiltins() throws {
-        let nested = try descriptor(transform: "    outer:\n      map:\n        x: {to: string, key: k}\n    y: {to: string, key: k}")
-        checkError(try transformError(nested, #"{"outer": {"x": "1"}, "y": "2"}"#), .conflictingKey, at: "y", line: transformLine + 3)
+        let nested = try descriptor(
+            transform: "    outer:\n      map:\n        x: {to: string, key: k}\n    y: {to: string, key: k}")
+        checkError(
+            try transformError(nested, #"{"outer": {"x": "1"}, "y": "2"}"#), .conflictingKey, at: "y",
+            line: transformLine + 3)
 
         let builtin = try descriptor(transform: "    backend: discovery-service\n    url: {to: url, key: backendURL}")
-        checkError(try transformError(builtin, #"{"backend": {"host": "mobile.example.com"}, "url": "https://other.example.com"}"#),
-                   .conflictingKey, at: "url", line: transformLine + 1)
-        checkError(try transformError(builtin, #"{"url": "https://other.example.com", "backend": {"host": "mobile.example.com"}}"#),
-                   .conflictingKey, at: "backend", line: transformLine)
+        checkError(
+            try transformError(
+                builtin, #"{"backend": {"host": "mobile.example.com"}, "url": "https://other.example.com"}"#),
+            .conflictingKey, at: "url", line: transformLine + 1)
+        checkError(
+            try transformError(
+                builtin, #"{"url": "https://other.example.com", "backend": {"host": "mobile.example.com"}}"#),
+            .conflictingKey, at: "backend", line: transformLine)
     }
 }
 
@@ -442,15 +508,28 @@ struct InfoValueTests {
         (.list([.int(1), .string("a")]), .list(nil)),
         (.list([.int(1), .int(2)]), .list(.int)),
         (.list([]), .list(.url)),
-        (.record(["name": .string("n")]), .struct([.init(name: "name", type: .string), .init(name: "limit", type: .int, optional: true)])),
-        (.record(["name": .string("n"), "limit": .null]), .struct([.init(name: "name", type: .string), .init(name: "limit", type: .int, optional: true)])),
-        (.record(["tokenEndpointURL": .url("https://a.example.com/token"), "clientID": .string("c")]), .record("oauth2-client-credentials-parameters")),
+        (
+            .record(["name": .string("n")]),
+            .struct([.init(name: "name", type: .string), .init(name: "limit", type: .int, optional: true)])
+        ),
+        (
+            .record(["name": .string("n"), "limit": .null]),
+            .struct([.init(name: "name", type: .string), .init(name: "limit", type: .int, optional: true)])
+        ),
+        (
+            .record(["tokenEndpointURL": .url("https://a.example.com/token"), "clientID": .string("c")]),
+            .record("oauth2-client-credentials-parameters")
+        ),
         (.record(["allEnabled": .bool(true)]), .record("feature-vector-policies")),
         (.record(["allEnabled": .bool(true), "unknownField": .int(1)]), .record("feature-vector-policies")),
-        (.record([
-            "authorizationEndpointURL": .url("https://a.example.com/auth"), "tokenEndpointURL": .url("https://a.example.com/token"),
-            "clientID": .string("c"), "redirectURL": .url("https://app.example.com"), "scopes": .list([.string("openid")]),
-        ]), .record("OAuth2AuthenticationParameters")),
+        (
+            .record([
+                "authorizationEndpointURL": .url("https://a.example.com/auth"),
+                "tokenEndpointURL": .url("https://a.example.com/token"),
+                "clientID": .string("c"), "redirectURL": .url("https://app.example.com"),
+                "scopes": .list([.string("openid")]),
+            ]), .record("OAuth2AuthenticationParameters")
+        ),
     ]
 
     static let nonConforming: [(InfoValue, ValueType)] = [
@@ -464,7 +543,10 @@ struct InfoValueTests {
         (.record([:]), .struct([.init(name: "name", type: .string)])),
         (.record(["name": .null]), .struct([.init(name: "name", type: .string)])),
         (.record(["allEnabled": .string("true")]), .record("feature-vector-policies")),
-        (.record(["tokenEndpointURL": .url("https://a.example.com/token")]), .record("oauth2-client-credentials-parameters")),
+        (
+            .record(["tokenEndpointURL": .url("https://a.example.com/token")]),
+            .record("oauth2-client-credentials-parameters")
+        ),
         (.record(["anything": .int(1)]), .record("no-such-record")),
         (.string("x"), .record("feature-vector-policies")),
     ]
@@ -482,24 +564,42 @@ struct InfoValueTests {
     @Test func jsonMasksSecretsUnlessRevealing() {
         let value: InfoValue = .record([
             "user": .string("ada"), "password": .secret(Secret("hunter2")),
-            "more": .list([.secret(Secret("pin")), .url("https://a.example.com"), .int(1), .double(0.5), .bool(true), .null]),
+            "more": .list([
+                .secret(Secret("pin")), .url("https://a.example.com"), .int(1), .double(0.5), .bool(true), .null,
+            ]),
         ])
-        #expect(value.json() == .object([
-            ("more", .array([.string("<redacted>"), .string("https://a.example.com"), .int(1), .double(0.5), .bool(true), .null])),
-            ("password", .string("<redacted>")),
-            ("user", .string("ada")),
-        ]))
-        #expect(value.json(revealingSecrets: true) == .object([
-            ("more", .array([.string("pin"), .string("https://a.example.com"), .int(1), .double(0.5), .bool(true), .null])),
-            ("password", .string("hunter2")),
-            ("user", .string("ada")),
-        ]))
+        #expect(
+            value.json()
+                == .object([
+                    (
+                        "more",
+                        .array([
+                            .string("<redacted>"), .string("https://a.example.com"), .int(1), .double(0.5), .bool(true),
+                            .null,
+                        ])
+                    ),
+                    ("password", .string("<redacted>")),
+                    ("user", .string("ada")),
+                ]))
+        #expect(
+            value.json(revealingSecrets: true)
+                == .object([
+                    (
+                        "more",
+                        .array([
+                            .string("pin"), .string("https://a.example.com"), .int(1), .double(0.5), .bool(true), .null,
+                        ])
+                    ),
+                    ("password", .string("hunter2")),
+                    ("user", .string("ada")),
+                ]))
     }
 
     @Test func summaryAndKinds() {
         #expect(InfoValue.list([.int(1)]).summary == "[1 item]")
         #expect(InfoValue.record(["b": .null, "a": .null]).summary == "{a: null, b: null}")
-        #expect(InfoValue.string(String(repeating: "x", count: 70)).summary == String(repeating: "x", count: 57) + "...")
+        #expect(
+            InfoValue.string(String(repeating: "x", count: 70)).summary == String(repeating: "x", count: 57) + "...")
         #expect(InfoValue.secret(Secret("s")).kindDescription == "a secret")
         #expect(InfoValue.record([:])["missing"] == nil)
         #expect(InfoValue.record(["a": .int(1)])["a"] == .int(1))

@@ -23,7 +23,8 @@ let cleanFlow = """
     """
 
 /// The clean flow with a misspelt step type on line 12 and a literal passcode on line 13.
-let brokenFlow = cleanFlow
+let brokenFlow =
+    cleanFlow
     .replacingOccurrences(of: "uses: basic-authentication", with: "uses: basic-authentcation")
     .replacingOccurrences(of: "passcode: prompt", with: "passcode: hunter2")
 
@@ -62,10 +63,16 @@ extension ProcessSuites {
             let result = try await CommandRunner.run(["lint", "broken.yaml"], in: scratch.url)
             #expect(result.status == 1)
             let lines = result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-            let header = "broken.yaml:12:17: error[FR300]: Step `login` uses `basic-authentcation`, which is not a built-in step; did you mean `basic-authentication`?"
+            let header =
+                "broken.yaml:12:17: error[FR300]: Step `login` uses `basic-authentcation`, which is not a built-in step; did you mean `basic-authentication`?"
             let index = try #require(lines.firstIndex(of: header), "got:\n\(result.standardOutput)")
-            #expect(lines[index + 1] == " 12 |   login: {uses: basic-authentcation, with: {username: \"${input.username}\", password: \"${env.TRAVEL_PASSWORD}\"}}")
-            #expect(lines[index + 2] == "    |                 ^" + String(repeating: "~", count: "basic-authentcation".count - 1))
+            #expect(
+                lines[index + 1]
+                    == " 12 |   login: {uses: basic-authentcation, with: {username: \"${input.username}\", password: \"${env.TRAVEL_PASSWORD}\"}}"
+            )
+            #expect(
+                lines[index + 2] == "    |                 ^"
+                    + String(repeating: "~", count: "basic-authentcation".count - 1))
             #expect(lines[index + 3] == "  = fix: replace with `basic-authentication`")
             #expect(result.standardOutput.contains("broken.yaml:13:49: error[FR601]"))
             #expect(result.standardOutput.hasSuffix("2 errors in 1 file\n"))
@@ -100,7 +107,8 @@ extension ProcessSuites {
             try scratch.write("broken.yaml", brokenFlow)
             let result = try await CommandRunner.run(["lint", "broken.yaml", "--format", "json"], in: scratch.url)
             #expect(result.status == 1)
-            let document = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+            let document = try #require(
+                try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
             let diagnostics = try #require(document["diagnostics"] as? [[String: Any]])
             #expect(diagnostics.count == 2)
             let first = diagnostics[0]
@@ -121,9 +129,11 @@ extension ProcessSuites {
             let scratch = try Scratch()
             defer { scratch.remove() }
             try scratch.write("nested/broken.yaml", brokenFlow)
-            let result = try await CommandRunner.run(["lint", "nested/broken.yaml", "--format", "sarif"], in: scratch.url)
+            let result = try await CommandRunner.run(
+                ["lint", "nested/broken.yaml", "--format", "sarif"], in: scratch.url)
             #expect(result.status == 1)
-            let document = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+            let document = try #require(
+                try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
             #expect(document["version"] as? String == "2.1.0")
             let run = try #require((document["runs"] as? [[String: Any]])?.first)
             let driver = try #require((run["tool"] as? [String: Any])?["driver"] as? [String: Any])
@@ -136,7 +146,8 @@ extension ProcessSuites {
             #expect(first["level"] as? String == "error")
             let ruleIndex = try #require(first["ruleIndex"] as? Int)
             #expect(rules[ruleIndex]["id"] as? String == "FR300")
-            let location = try #require((first["locations"] as? [[String: Any]])?.first?["physicalLocation"] as? [String: Any])
+            let location = try #require(
+                (first["locations"] as? [[String: Any]])?.first?["physicalLocation"] as? [String: Any])
             let artifact = try #require(location["artifactLocation"] as? [String: Any])
             #expect(artifact["uri"] as? String == "nested/broken.yaml")
             #expect(artifact["uriBaseId"] as? String == "%SRCROOT%")
@@ -155,11 +166,16 @@ extension ProcessSuites {
             #expect(driver["informationUri"] == nil)
             #expect(!rules.contains { $0["helpUri"] != nil })
             let linked = try await CommandRunner.run(
-                ["lint", "nested/broken.yaml", "--format", "sarif", "--docs-url", "https://docs.example.com/flowrun/"], in: scratch.url)
-            let linkedRun = try #require(((try JSONSerialization.jsonObject(with: Data(linked.standardOutput.utf8)) as? [String: Any])?["runs"]
-                as? [[String: Any]])?.first)
-            let linkedRules = try #require(((linkedRun["tool"] as? [String: Any])?["driver"] as? [String: Any])?["rules"] as? [[String: Any]])
-            #expect(linkedRules.first { $0["id"] as? String == "FR300" }?["helpUri"] as? String == "https://docs.example.com/flowrun/diagnostics.md#fr300")
+                ["lint", "nested/broken.yaml", "--format", "sarif", "--docs-url", "https://docs.example.com/flowrun/"],
+                in: scratch.url)
+            let linkedRun = try #require(
+                ((try JSONSerialization.jsonObject(with: Data(linked.standardOutput.utf8)) as? [String: Any])?["runs"]
+                    as? [[String: Any]])?.first)
+            let linkedRules = try #require(
+                ((linkedRun["tool"] as? [String: Any])?["driver"] as? [String: Any])?["rules"] as? [[String: Any]])
+            #expect(
+                linkedRules.first { $0["id"] as? String == "FR300" }?["helpUri"] as? String
+                    == "https://docs.example.com/flowrun/diagnostics.md#fr300")
         }
 
         @Test func githubOutputIsWorkflowCommands() async throws {
@@ -167,10 +183,15 @@ extension ProcessSuites {
             defer { scratch.remove() }
             try scratch.write("broken.yaml", brokenFlow)
             try scratch.write("warn.yaml", warningFlow)
-            let result = try await CommandRunner.run(["lint", "broken.yaml", "warn.yaml", "--format", "github"], in: scratch.url)
+            let result = try await CommandRunner.run(
+                ["lint", "broken.yaml", "warn.yaml", "--format", "github"], in: scratch.url)
             #expect(result.status == 1)
             let lines = result.standardOutput.split(separator: "\n").map(String.init)
-            #expect(lines.contains { $0.hasPrefix("::error file=broken.yaml,line=12,col=17,title=FR300 unknown-step-type::Step `login` uses") })
+            #expect(
+                lines.contains {
+                    $0.hasPrefix(
+                        "::error file=broken.yaml,line=12,col=17,title=FR300 unknown-step-type::Step `login` uses")
+                })
             #expect(lines.contains { $0.hasPrefix("::warning file=warn.yaml,line=8,col=3,title=FR304 unused-step::") })
             // A multi-line message is one command: newlines are escaped.
             #expect(lines.filter { $0.hasPrefix("::") }.count == 3)
@@ -187,7 +208,8 @@ extension ProcessSuites {
             try scratch.write("flows/.hidden/c.yaml", brokenFlow)
             let result = try await CommandRunner.run(["lint", "flows", "--format", "json"], in: scratch.url)
             #expect(result.status == 1)
-            let document = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+            let document = try #require(
+                try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
             #expect(document["files"] as? [String] == ["flows/a.yaml", "flows/deeper/b.yml"])
             let text = try await CommandRunner.run(["lint", "flows"], in: scratch.url)
             #expect(text.standardOutput.contains("2 errors in 2 files (1 file without `flowrun:` skipped)"))
@@ -220,8 +242,12 @@ extension ProcessSuites {
                 withDestinationPath: scratch.url.appendingPathComponent("nowhere.yaml").path)
             let result = try await CommandRunner.run(["lint", "flows/", "--format", "json"], in: scratch.url)
             #expect(result.status == 1)
-            let document = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
-            #expect(document["files"] as? [String] == ["flows/a.yaml", "flows/b.YAML", "flows/c-link.yaml", "flows/d-folder/inner.yml"])
+            let document = try #require(
+                try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+            #expect(
+                document["files"] as? [String] == [
+                    "flows/a.yaml", "flows/b.YAML", "flows/c-link.yaml", "flows/d-folder/inner.yml",
+                ])
         }
 
         @Test func standardInputIsLintedUnderTheNameGiven() async throws {
@@ -233,7 +259,8 @@ extension ProcessSuites {
             // Without a name it is `<stdin>`; the name's extension says JSON.
             let unnamed = try await CommandRunner.run(["lint", "-", "--format", "github"], input: typo)
             #expect(unnamed.standardOutput.contains("::error file=<stdin>,line=4,col=13,title=FR300"))
-            let json = #"{"flowrun": 1, "name": "piped", "steps": {"w": {"uses": "welcome"}}, "flows": {"onboard": ["w"]}}"#
+            let json =
+                #"{"flowrun": 1, "name": "piped", "steps": {"w": {"uses": "welcome"}}, "flows": {"onboard": ["w"]}}"#
             let clean = try await CommandRunner.run(["lint", "-", "--stdin-name", "piped.json"], input: json)
             #expect(clean.status == 0)
             #expect(clean.standardOutput.contains("no findings in 1 file"))
@@ -248,7 +275,8 @@ extension ProcessSuites {
 
         @Test func longLinesAreCutAroundTheCaret() async throws {
             let padding = String(repeating: "d", count: 500)
-            let minified = #"{"flowrun": 1, "name": "x", "description": "\#(padding)", "steps": {"w": {"uses": "welcom"}}, "flows": {"onboard": ["w"]}}"#
+            let minified =
+                #"{"flowrun": 1, "name": "x", "description": "\#(padding)", "steps": {"w": {"uses": "welcom"}}, "flows": {"onboard": ["w"]}}"#
             let result = try await CommandRunner.run(["lint", "-", "--stdin-name", "min.json"], input: minified)
             #expect(result.status == 1)
             let lines = result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -284,7 +312,8 @@ extension ProcessSuites {
             let scratch = try Scratch()
             defer { scratch.remove() }
             try scratch.write("broken.yaml", brokenFlow)
-            let result = try await CommandRunner.run(["lint", "broken.yaml", "--format", "sarif", "--output", "out.sarif"], in: scratch.url)
+            let result = try await CommandRunner.run(
+                ["lint", "broken.yaml", "--format", "sarif", "--output", "out.sarif"], in: scratch.url)
             #expect(result.status == 1)
             let written = try String(contentsOf: scratch.url.appendingPathComponent("out.sarif"), encoding: .utf8)
             #expect(written == result.standardOutput)
@@ -294,7 +323,8 @@ extension ProcessSuites {
             let scratch = try Scratch()
             defer { scratch.remove() }
             let silenced = warningFlow.replacingOccurrences(
-                of: "  spare: {uses: settings-download}", with: "  spare: {uses: settings-download}  # flowrun-lint: disable=unused-step -- kept for the demo")
+                of: "  spare: {uses: settings-download}",
+                with: "  spare: {uses: settings-download}  # flowrun-lint: disable=unused-step -- kept for the demo")
             try scratch.write("warn.yaml", silenced)
             let result = try await CommandRunner.run(["lint", "--strict", "warn.yaml"], in: scratch.url)
             #expect(result.status == 0)
@@ -324,8 +354,11 @@ extension ProcessSuites {
         @Test func schemaMatchesTheCommittedCopy() async throws {
             let result = try await CommandRunner.run(["schema"])
             #expect(result.status == 0)
-            let committed = try String(contentsOf: CommandRunner.root.appendingPathComponent("docs/flow.schema.json"), encoding: .utf8)
-            #expect(result.standardOutput == committed, "docs/flow.schema.json is stale: run `swift run flowrun schema > docs/flow.schema.json`")
+            let committed = try String(
+                contentsOf: CommandRunner.root.appendingPathComponent("docs/flow.schema.json"), encoding: .utf8)
+            #expect(
+                result.standardOutput == committed,
+                "docs/flow.schema.json is stale: run `swift run flowrun schema > docs/flow.schema.json`")
             let schema = try #require(try JSONSerialization.jsonObject(with: Data(committed.utf8)) as? [String: Any])
             #expect(schema["$schema"] as? String == "http://json-schema.org/draft-07/schema#")
         }
@@ -333,12 +366,15 @@ extension ProcessSuites {
         @Test func stepsJSONListsEveryBuiltInWithKeys() async throws {
             let result = try await CommandRunner.run(["steps", "--json"])
             #expect(result.status == 0)
-            let steps = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]])
+            let steps = try #require(
+                try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]])
             let names = steps.compactMap { $0["name"] as? String }
-            #expect(names == [
-                "welcome", "session-configuration", "settings-download", "command", "store-manager", "basic-authentication",
-                "oauth2-authentication", "logout", "saml-authentication", "otp-session-configuration",
-            ])
+            #expect(
+                names == [
+                    "welcome", "session-configuration", "settings-download", "command", "store-manager",
+                    "basic-authentication",
+                    "oauth2-authentication", "logout", "saml-authentication", "otp-session-configuration",
+                ])
             let runnable = steps.filter { $0["runnable"] as? Bool == true }.compactMap { $0["name"] as? String }
             #expect(runnable == names, "every built-in runs in this build")
             let oauth = try #require(steps.first { $0["name"] as? String == "oauth2-authentication" })
@@ -350,7 +386,8 @@ extension ProcessSuites {
         @Test func versionPrints() async throws {
             let result = try await CommandRunner.run(["--version"])
             #expect(result.status == 0)
-            #expect(result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").count == 3)
+            #expect(
+                result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").count == 3)
         }
     }
 }

@@ -11,7 +11,8 @@ struct CommandRunner {
     }
 
     /// The repository's root folder.
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     /// The `flowrun` binary built beside the test bundle.
     static let binary: URL = {
@@ -21,7 +22,8 @@ struct CommandRunner {
         for _ in 0..<4 {
             let candidate = folder.appendingPathComponent("flowrun")
             var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue
+            {
                 return candidate
             }
             folder = folder.deletingLastPathComponent()
@@ -38,7 +40,9 @@ struct CommandRunner {
     }
 
     /// Runs `script` with `/bin/sh -c` (to hand `flowrun` a file descriptor, for example).
-    static func runShell(_ script: String, in directory: URL = root, environment: [String: String] = [:]) async throws -> Result {
+    static func runShell(
+        _ script: String, in directory: URL = root, environment: [String: String] = [:]
+    ) async throws -> Result {
         try await runProgram(["/bin/sh", "-c", script], in: directory, environment: environment, input: nil)
     }
 
@@ -155,7 +159,8 @@ struct RunningCommand: Sendable {
 func startFlowrun(_ arguments: [String], in directory: URL) throws -> RunningCommand {
     signal(SIGPIPE, SIG_IGN)
     let process = try SpawnedProcess.start(
-        [CommandRunner.binary.path] + arguments, environment: CommandRunner.testEnvironment(), directory: directory.path)
+        [CommandRunner.binary.path] + arguments, environment: CommandRunner.testEnvironment(), directory: directory.path
+    )
     process.closeInput()
     return RunningCommand(
         process: process, output: OutputCollector(process.outputReader), errors: OutputCollector(process.errorReader!))

@@ -6,7 +6,8 @@ extension ProcessSuites {
     @Suite("Findings that decide every command")
     struct FindingDecisionTests {
         /// 200 warnings (unused steps) declared before one undeclared step in the flow.
-        static let flood = "flowrun: 1\nname: flood\nsteps:\n  a: {uses: welcome}\n"
+        static let flood =
+            "flowrun: 1\nname: flood\nsteps:\n  a: {uses: welcome}\n"
             + (0..<200).map { "  spare\($0): {uses: welcome}\n" }.joined()
             + "flows:\n  onboard: [a, nowhere]\n"
 

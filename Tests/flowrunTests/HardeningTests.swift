@@ -18,14 +18,17 @@ extension ProcessSuites {
         @Test func aFolderWithNoFlowFilesIsAnError() async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }
-            try FileManager.default.createDirectory(at: scratch.url.appendingPathComponent("empty"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: scratch.url.appendingPathComponent("empty"), withIntermediateDirectories: true)
             try scratch.write("config/settings.json", #"{"host": "example.com"}"#)
             let empty = try await CommandRunner.run(["lint", "empty"], in: scratch.url)
             #expect(empty.status == 2)
             #expect(empty.standardError.contains("no flow files found in `empty`"))
             let onlyConfiguration = try await CommandRunner.run(["lint", "config"], in: scratch.url)
             #expect(onlyConfiguration.status == 2)
-            #expect(onlyConfiguration.standardError.contains("1 YAML or JSON file without a top-level `flowrun` key skipped"))
+            #expect(
+                onlyConfiguration.standardError.contains(
+                    "1 YAML or JSON file without a top-level `flowrun` key skipped"))
             try scratch.write("flows/small.yaml", Self.flow)
             #expect(try await CommandRunner.run(["lint", "empty", "flows"], in: scratch.url).status == 0)
         }
@@ -37,17 +40,24 @@ extension ProcessSuites {
             defer { scratch.remove() }
             try scratch.write("flows/team/small.yaml", Self.flow)
             let manager = FileManager.default
-            try manager.createSymbolicLink(atPath: scratch.url.appendingPathComponent("flows/self").path, withDestinationPath: ".")
-            try manager.createSymbolicLink(atPath: scratch.url.appendingPathComponent("flows/team/up").path, withDestinationPath: "..")
-            try manager.createSymbolicLink(atPath: scratch.url.appendingPathComponent("flows/again.yaml").path, withDestinationPath: "team/small.yaml")
+            try manager.createSymbolicLink(
+                atPath: scratch.url.appendingPathComponent("flows/self").path, withDestinationPath: ".")
+            try manager.createSymbolicLink(
+                atPath: scratch.url.appendingPathComponent("flows/team/up").path, withDestinationPath: "..")
+            try manager.createSymbolicLink(
+                atPath: scratch.url.appendingPathComponent("flows/again.yaml").path,
+                withDestinationPath: "team/small.yaml")
             let result = try await CommandRunner.run(["lint", "--format", "json", "flows"], in: scratch.url)
             #expect(result.status == 0, "\(result.standardError)")
-            let report = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+            let report = try #require(
+                try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
             #expect(report["files"] as? [String] == ["flows/again.yaml"], "\(result.standardOutput)")
         }
 
-        @Test(arguments: [("lnit", "`lnit` is not a command; did you mean `lint`?"), ("grpah", "did you mean `graph`?"),
-                          ("frobnicate", "`frobnicate` is neither a command nor a flow file")])
+        @Test(arguments: [
+            ("lnit", "`lnit` is not a command; did you mean `lint`?"), ("grpah", "did you mean `graph`?"),
+            ("frobnicate", "`frobnicate` is neither a command nor a flow file"),
+        ])
         func aMistypedCommandIsNamed(_ word: String, _ message: String) async throws {
             let result = try await CommandRunner.run([word, "flows"])
             #expect(result.status == 2)
@@ -58,14 +68,20 @@ extension ProcessSuites {
         @Test func excerptsShowControlCharactersInsteadOfSendingThem() async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }
-            let bytes = Array("flowrun: 1\nname: x\nsteps: {a: {uses: comm\u{1B}[31mand\u{07}, with: {}}}\nflows: {onboard: [a]}\n".utf8)
+            let bytes = Array(
+                "flowrun: 1\nname: x\nsteps: {a: {uses: comm\u{1B}[31mand\u{07}, with: {}}}\nflows: {onboard: [a]}\n"
+                    .utf8)
             try Data(bytes).write(to: scratch.url.appendingPathComponent("control.yaml"))
             let result = try await CommandRunner.run(["lint", "control.yaml"], in: scratch.url)
             #expect(result.status == 1)
-            #expect(!result.standardOutput.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(result.standardOutput.debugDescription)")
+            #expect(
+                !result.standardOutput.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" },
+                "\(result.standardOutput.debugDescription)")
             #expect(result.standardOutput.contains("comm\u{241B}[31mand\u{2407}"))
             // The caret still points under the character it means.
-            #expect(result.standardOutput.contains(" 3 | steps: {a: {uses: comm␛[31mand␇, with: {}}}\n   |                       ^"))
+            #expect(
+                result.standardOutput.contains(
+                    " 3 | steps: {a: {uses: comm␛[31mand␇, with: {}}}\n   |                       ^"))
         }
 
         /// A file with thousands of findings lists the first ones and counts the rest: the output stays bounded.
@@ -78,9 +94,12 @@ extension ProcessSuites {
             #expect(text.status == 1)
             #expect(text.standardOutput.components(separatedBy: "\n").count < 1000)
             #expect(text.standardOutput.contains("flood.yaml: 1799 more findings not listed"))
-            #expect(text.standardOutput.hasSuffix("1000 errors, 999 warnings in 1 file (1799 not listed: at most 200 a file)\n"))
+            #expect(
+                text.standardOutput.hasSuffix(
+                    "1000 errors, 999 warnings in 1 file (1799 not listed: at most 200 a file)\n"))
             let json = try await CommandRunner.run(["lint", "--format", "json", "flood.yaml"], in: scratch.url)
-            let document = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+            let document = try #require(
+                try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
             #expect((document["diagnostics"] as? [Any])?.count == 200)
             #expect((document["summary"] as? [String: Any])?["notListed"] as? Int == 1799)
         }
@@ -102,12 +121,19 @@ extension ProcessSuites {
             let scratch = try Scratch()
             defer { scratch.remove() }
             let result = try await CommandRunner.run(
-                ["run", "--emulator", "flows/policy-preview.yaml", "--state-dir", scratch.url.appendingPathComponent("s").path])
+                [
+                    "run", "--emulator", "flows/policy-preview.yaml", "--state-dir",
+                    scratch.url.appendingPathComponent("s").path,
+                ])
             #expect(result.status == 1)
-            #expect(result.standardOutput.contains(
-                "failed in onboard at step `welcome`: missing-input: input `email-address` is needed and there is no terminal to ask on"),
+            #expect(
+                result.standardOutput.contains(
+                    "failed in onboard at step `welcome`: missing-input: input `email-address` is needed and there is no terminal to ask on"
+                ),
                 "\(result.standardOutput)")
-            #expect(result.standardOutput.contains("(the `discovery-service` provider asks for it; the other providers: managed:"))
+            #expect(
+                result.standardOutput.contains(
+                    "(the `discovery-service` provider asks for it; the other providers: managed:"))
         }
 
         /// On a terminal, a prompt starts a line of its own instead of being glued to the progress line.
@@ -115,8 +141,10 @@ extension ProcessSuites {
         func aPromptIsNotGluedToTheProgressLine() async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }
-            let command = [CommandRunner.binary.path, "run", "--emulator", "flows/policy-preview.yaml", "--mode", "onboard",
-                           "--state-dir", scratch.url.appendingPathComponent("s").path].joined(separator: " ")
+            let command = [
+                CommandRunner.binary.path, "run", "--emulator", "flows/policy-preview.yaml", "--mode", "onboard",
+                "--state-dir", scratch.url.appendingPathComponent("s").path,
+            ].joined(separator: " ")
             // The answer waits in the terminal's input.
             let terminal = try startInTerminal(command)
             terminal.type("ada@example.com\n")
@@ -150,7 +178,9 @@ extension ProcessSuites {
         func aRunInterruptedJustAfterItsFirstLineExits130() async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }
-            try scratch.write("slow.yaml", """
+            try scratch.write(
+                "slow.yaml",
+                """
                 flowrun: 1
                 name: slow
                 steps: {slow: {uses: command, with: {run: [sleep, "30"]}}}

@@ -21,16 +21,19 @@ extension ProcessSuites {
             defer { scratch.remove() }
             try scratch.write("flow.yaml", Self.flow)
             let flowrun = CommandRunner.binary.path
-            let result = try await CommandRunner.runProgram([
-                "/bin/bash", "-c",
-                "head -c 100000000 /dev/zero | '\(flowrun)' run flow.yaml --state-dir state --config -; "
-                    + "echo \"statuses ${PIPESTATUS[0]} ${PIPESTATUS[1]}\"",
-            ], in: scratch.url)
-            #expect(result.standardError.contains("standard input is larger than 8388608 bytes"),
-                    "\(result.standardError)")
+            let result = try await CommandRunner.runProgram(
+                [
+                    "/bin/bash", "-c",
+                    "head -c 100000000 /dev/zero | '\(flowrun)' run flow.yaml --state-dir state --config -; "
+                        + "echo \"statuses ${PIPESTATUS[0]} ${PIPESTATUS[1]}\"",
+                ], in: scratch.url)
+            #expect(
+                result.standardError.contains("standard input is larger than 8388608 bytes"),
+                "\(result.standardError)")
             #expect(!result.standardOutput.hasSuffix(" 0\n"), "\(result.standardOutput)")
-            #expect(!result.standardOutput.contains("statuses 0 "),
-                    "the whole stream was read: \(result.standardOutput)")
+            #expect(
+                !result.standardOutput.contains("statuses 0 "),
+                "the whole stream was read: \(result.standardOutput)")
         }
 
         /// A FIFO no one writes to is refused at once by every command that reads a file, and skipped by the walk.
@@ -48,12 +51,15 @@ extension ProcessSuites {
             let report = try #require(json as? [String: Any])
             #expect(report["files"] as? [String] == ["flows/small.yaml"], "\(walked.standardOutput)")
 
-            for arguments in [["lint", "flows/pipe.yaml"], ["graph", "flows/pipe.yaml"],
-                              ["run", "flows/pipe.yaml", "--state-dir", "state"]] {
+            for arguments in [
+                ["lint", "flows/pipe.yaml"], ["graph", "flows/pipe.yaml"],
+                ["run", "flows/pipe.yaml", "--state-dir", "state"],
+            ] {
                 let named = try await CommandRunner.run(arguments, in: scratch.url)
                 #expect(named.status == 2, "\(arguments): \(named.standardError)")
-                #expect((named.standardOutput + named.standardError).contains("not a regular file"),
-                        "\(arguments): \(named.standardOutput) \(named.standardError)")
+                #expect(
+                    (named.standardOutput + named.standardError).contains("not a regular file"),
+                    "\(arguments): \(named.standardOutput) \(named.standardError)")
             }
             let emulator = try await CommandRunner.run(["emulator", "--config", "data.yaml"], in: scratch.url)
             #expect(emulator.status == 2, "\(emulator.standardError)")

@@ -20,7 +20,8 @@ final class NanoIDP: Sendable {
         // The server outlives the script: its words go to files, so that no pipe waits on the server.
         let said = folder.appendingPathComponent("said").path
         let started = try await CommandRunner.runShell(
-            "bash .ci/nanoidp.sh >'\(said)' 2>&1 </dev/null", environment: ["NANOIDP_PIDFILE": pidfile, "NANOIDP_INSTALL": "never"])
+            "bash .ci/nanoidp.sh >'\(said)' 2>&1 </dev/null",
+            environment: ["NANOIDP_PIDFILE": pidfile, "NANOIDP_INSTALL": "never"])
         let output = (try? String(contentsOfFile: said, encoding: .utf8)) ?? ""
         let line = output.split(separator: "\n").first { $0.hasPrefix("nanoidp listening on ") }
         guard started.status == 0, let address = line?.dropFirst("nanoidp listening on ".count),
@@ -47,7 +48,11 @@ final class NanoIDP: Sendable {
                 error: .output)
         else { return }
         script.closeInput()
-        Task.detached { _ = await RunningCommand(process: script, output: OutputCollector(script.outputReader), errors: OutputCollector(nil)).exit() }
+        Task.detached {
+            _ = await RunningCommand(
+                process: script, output: OutputCollector(script.outputReader), errors: OutputCollector(nil)
+            ).exit()
+        }
     }
 }
 
@@ -219,11 +224,13 @@ extension ProcessSuites {
 
             // nanoidp's user is not one the emulator knows: refused too, saying whom to list.
             try scratch.write(
-                "stranger.yaml", data.replacingOccurrences(of: "email: ada@example.org", with: "email: eve@example.org"))
+                "stranger.yaml", data.replacingOccurrences(of: "email: ada@example.org", with: "email: eve@example.org")
+            )
             let stranger = try await CommandRunner.run(
                 [
                     "run", "--emulator", "--emulator-data", "stranger.yaml", "--presenter", "headless-form", flow,
-                    "--state-dir", "stranger-state", "--input", "email-address=eve@example.org", "--input", "username=ada",
+                    "--state-dir", "stranger-state", "--input", "email-address=eve@example.org", "--input",
+                    "username=ada",
                 ],
                 in: scratch.url, environment: passcode.merging(["FLOWRUN_INPUT_PASSWORD": "analytical-engine"]) { $1 })
             #expect(stranger.status == 1)
@@ -269,7 +276,8 @@ extension ProcessSuites {
             let session = HTTPSession(configuration: .init(timeout: .seconds(600)))
             do {
                 let endpoints = try await OAuth2Client.discover(issuer: idp.url, transport: session.transport)
-                #expect(endpoints.issuer == idp.url.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")))
+                #expect(
+                    endpoints.issuer == idp.url.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")))
                 #expect(endpoints.revocation != nil && endpoints.jwks != nil)
                 let client = OAuth2Client(clientID: "flowrun-cli", endpoints: endpoints, scopes: ["openid", "profile"])
                 let redirect = URL(string: "http://127.0.0.1:8765/callback")!
@@ -289,10 +297,15 @@ extension ProcessSuites {
                 #expect(tokens.idToken != nil && tokens.refreshToken != nil)
                 // The ID token: signature against nanoidp's JWKS, issuer, audience, expiry, nonce.
                 let issuer = try #require(endpoints.issuer)
-                let verifier = IDTokenVerifier(issuer: issuer, clientID: "flowrun-cli", keys: try #require(endpoints.jwks))
+                let verifier = IDTokenVerifier(
+                    issuer: issuer, clientID: "flowrun-cli", keys: try #require(endpoints.jwks))
                 let idToken = try #require(tokens.idToken).revealed
-                #expect(try await verifier.verify(idToken, nonce: request.nonce, now: Date(), transport: session.transport) == "ada")
-                func refusal(_ token: String, nonce: String?, verifier: IDTokenVerifier, now: Date = Date()) async -> String? {
+                #expect(
+                    try await verifier.verify(idToken, nonce: request.nonce, now: Date(), transport: session.transport)
+                        == "ada")
+                func refusal(
+                    _ token: String, nonce: String?, verifier: IDTokenVerifier, now: Date = Date()
+                ) async -> String? {
                     do {
                         try await verifier.verify(token, nonce: nonce, now: now, transport: session.transport)
                         return nil
@@ -303,21 +316,30 @@ extension ProcessSuites {
                 // Claims changed (another subject) under the same signature, and a signature changed: both refused.
                 var parts = idToken.split(separator: ".").map(String.init)
                 let claims = String(decoding: try #require(LoginSecrets.decodeBase64URL(parts[1])), as: UTF8.self)
-                parts[1] = LoginSecrets.base64URL(Data(claims.replacingOccurrences(of: "\"ada\"", with: "\"eve\"").utf8))
-                #expect(await refusal(parts.joined(separator: "."), nonce: request.nonce, verifier: verifier)?.contains("signature") == true)
-                var signature = Array(try #require(LoginSecrets.decodeBase64URL(idToken.split(separator: ".")[2].description)))
+                parts[1] = LoginSecrets.base64URL(
+                    Data(claims.replacingOccurrences(of: "\"ada\"", with: "\"eve\"").utf8))
+                #expect(
+                    await refusal(parts.joined(separator: "."), nonce: request.nonce, verifier: verifier)?.contains(
+                        "signature") == true)
+                var signature = Array(
+                    try #require(LoginSecrets.decodeBase64URL(idToken.split(separator: ".")[2].description)))
                 signature[signature.count / 2] ^= 0x01
-                let forged = idToken.split(separator: ".")[0...1].joined(separator: ".") + "." + LoginSecrets.base64URL(Data(signature))
+                let forged =
+                    idToken.split(separator: ".")[0...1].joined(separator: ".") + "."
+                    + LoginSecrets.base64URL(Data(signature))
                 #expect(await refusal(forged, nonce: request.nonce, verifier: verifier)?.contains("signature") == true)
                 #expect(await refusal(idToken, nonce: "another-nonce", verifier: verifier)?.contains("nonce") == true)
                 var otherClient = verifier
                 otherClient.clientID = "someone-else"
-                #expect(await refusal(idToken, nonce: request.nonce, verifier: otherClient)?.contains("audience") == true)
+                #expect(
+                    await refusal(idToken, nonce: request.nonce, verifier: otherClient)?.contains("audience") == true)
                 var otherIssuer = verifier
                 otherIssuer.issuer = "https://idp.example.com"
                 #expect(await refusal(idToken, nonce: request.nonce, verifier: otherIssuer)?.contains("issuer") == true)
                 let later = Date().addingTimeInterval(2 * 3600)
-                #expect(await refusal(idToken, nonce: request.nonce, verifier: verifier, now: later)?.contains("expired") == true)
+                #expect(
+                    await refusal(idToken, nonce: request.nonce, verifier: verifier, now: later)?.contains("expired")
+                        == true)
                 let refreshed = try await client.refresh(tokens, transport: session.transport)
                 #expect(refreshed.refreshToken != tokens.refreshToken, "nanoidp rotates refresh tokens")
                 // The refresh's new ID token was checked like the login's, and names the same user.
@@ -348,7 +370,8 @@ extension ProcessSuites {
                     clientID: "flowrun-service", clientSecret: Secret("flowrun-service-secret"), endpoints: endpoints)
                 let own = try await service.clientCredentials(transport: session.transport)
                 #expect(own.refreshToken == nil && !own.accessToken.revealed.isEmpty)
-                let wrong = OAuth2Client(clientID: "flowrun-service", clientSecret: Secret("guess"), endpoints: endpoints)
+                let wrong = OAuth2Client(
+                    clientID: "flowrun-service", clientSecret: Secret("guess"), endpoints: endpoints)
                 var refused: HTTPError?
                 do {
                     _ = try await wrong.clientCredentials(transport: session.transport)

@@ -33,9 +33,12 @@ extension ProcessSuites {
                 let result = try await CommandRunner.run(arguments, in: scratch.url)
                 let command = arguments.joined(separator: " ")
                 #expect(result.status == 2, "\(command) exited \(result.status)")
-                #expect(result.standardError.hasPrefix(lint.standardOutput), "\(command) printed:\n\(result.standardError)\nlint printed:\n\(lint.standardOutput)")
+                #expect(
+                    result.standardError.hasPrefix(lint.standardOutput),
+                    "\(command) printed:\n\(result.standardError)\nlint printed:\n\(lint.standardOutput)")
                 #expect(result.standardError.hasSuffix("flowrun: \(path) cannot run until these are fixed.\n"))
-                #expect(result.standardOutput.isEmpty, "\(command) printed on standard output: \(result.standardOutput)")
+                #expect(
+                    result.standardOutput.isEmpty, "\(command) printed on standard output: \(result.standardOutput)")
             }
             #expect(!FileManager.default.fileExists(atPath: state), "\(name): a rejected flow left state")
         }
@@ -49,7 +52,9 @@ extension ProcessSuites {
         func aMisspeltOrMistypedPolicyStopsTheRun(_ policy: String, _ code: String) async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }
-            try scratch.write("flow.yaml", """
+            try scratch.write(
+                "flow.yaml",
+                """
                 flowrun: 1
                 name: policy
                 steps:
@@ -63,7 +68,10 @@ extension ProcessSuites {
             let lint = try await CommandRunner.run(["lint", "flow.yaml"], in: scratch.url)
             #expect(lint.status == 1)
             #expect(lint.standardOutput.contains("error[\(code)]"))
-            for arguments in [["run", "flow.yaml", "--state-dir", "state"], ["graph", "flow.yaml"], ["run", "flow.yaml", "--dry-run"]] {
+            for arguments in [
+                ["run", "flow.yaml", "--state-dir", "state"], ["graph", "flow.yaml"],
+                ["run", "flow.yaml", "--dry-run"],
+            ] {
                 let result = try await CommandRunner.run(arguments, in: scratch.url)
                 #expect(result.status == 2)
                 #expect(result.standardError.hasPrefix(lint.standardOutput))
@@ -75,7 +83,9 @@ extension ProcessSuites {
         @Test func warningsAlonePrintAndRun() async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }
-            try scratch.write("flow.yaml", """
+            try scratch.write(
+                "flow.yaml",
+                """
                 flowrun: 1
                 name: warned
                 steps:
@@ -98,7 +108,9 @@ extension ProcessSuites {
         @Test func anUnwritableStateFolderStopsTheRunBeforeItsFirstStep() async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }
-            try scratch.write("flow.yaml", """
+            try scratch.write(
+                "flow.yaml",
+                """
                 flowrun: 1
                 name: stateful
                 steps:
@@ -108,7 +120,8 @@ extension ProcessSuites {
 
                 """)
             try scratch.write("in-the-way", "a file where the state folder's parent should be\n")
-            let run = try await CommandRunner.run(["run", "flow.yaml", "--state-dir", "in-the-way/state"], in: scratch.url)
+            let run = try await CommandRunner.run(
+                ["run", "flow.yaml", "--state-dir", "in-the-way/state"], in: scratch.url)
             #expect(run.status == 2)
             #expect(run.standardError.contains("error[FR702]: The state of flow `stateful` cannot be kept"))
             #expect(run.standardError.contains("in-the-way is a file, not a folder"))
@@ -126,9 +139,12 @@ extension ProcessSuites {
             let scratch = try Scratch()
             defer { scratch.remove() }
             let broken = try String(
-                contentsOf: BrokenCorpus.folder.appendingPathComponent("FR203-durations-and-multipliers-out-of-bounds.yaml"), encoding: .utf8)
+                contentsOf: BrokenCorpus.folder.appendingPathComponent(
+                    "FR203-durations-and-multipliers-out-of-bounds.yaml"), encoding: .utf8)
             try scratch.write("flows/huge.yaml", broken)
-            try scratch.write("flows/fine.yaml", """
+            try scratch.write(
+                "flows/fine.yaml",
+                """
                 flowrun: 1
                 name: fine
                 steps: {a: {uses: command, with: {run: [./a.sh]}}}
@@ -139,7 +155,9 @@ extension ProcessSuites {
             #expect(lint.status == 1)
             #expect(lint.standardOutput.components(separatedBy: "error[FR203]").count - 1 == 5)
             #expect(lint.standardOutput.hasSuffix("5 errors in 2 files\n"), "\(lint.standardOutput)")
-            for arguments in [["run", "flows/huge.yaml", "--dry-run"], ["graph", "flows/huge.yaml"], ["run", "flows/huge.yaml"]] {
+            for arguments in [
+                ["run", "flows/huge.yaml", "--dry-run"], ["graph", "flows/huge.yaml"], ["run", "flows/huge.yaml"],
+            ] {
                 let result = try await CommandRunner.run(arguments, in: scratch.url)
                 #expect(result.status == 2, "\(arguments): \(result.standardError)")
             }

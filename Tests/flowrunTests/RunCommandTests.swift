@@ -33,7 +33,10 @@ extension ProcessSuites {
         @Test func theShortFormRunsTheSDKExample() async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }
-            let result = try await CommandRunner.run(["examples/sdk-transformer-example.yaml", "--state-dir", scratch.url.appendingPathComponent("state").path])
+            let result = try await CommandRunner.run([
+                "examples/sdk-transformer-example.yaml", "--state-dir",
+                scratch.url.appendingPathComponent("state").path,
+            ])
             #expect(result.status == 0, "\(result.standardError)")
             #expect(result.standardOutput.hasPrefix("succeeded: onboard\n"))
             #expect(result.standardOutput.contains("requiredURL"))
@@ -42,8 +45,10 @@ extension ProcessSuites {
             #expect(result.standardError.contains("  ok      welcome"))
             #expect(result.standardError.contains("  ok      show"))
             // The `show` step asks for its program's standard error to be shown: the transformed keys.
-            #expect(result.standardError.contains("    │ {\"requiredURL\":\"https://travel-mobile.example.com/travel/api/v1\""),
-                    "\(result.standardError)")
+            #expect(
+                result.standardError.contains(
+                    "    │ {\"requiredURL\":\"https://travel-mobile.example.com/travel/api/v1\""),
+                "\(result.standardError)")
         }
 
         @Test func inputsSecretsAndModes() async throws {
@@ -53,10 +58,15 @@ extension ProcessSuites {
             let state = scratch.url.appendingPathComponent("state").path
             let missing = try await CommandRunner.run(["run", "flow.yaml", "--state-dir", state], in: scratch.url)
             #expect(missing.status == 1)
-            #expect(missing.standardOutput.contains("missing-input: input `who` is needed and there is no terminal to ask on: pass `--input who=...` or set FLOWRUN_INPUT_WHO"))
+            #expect(
+                missing.standardOutput.contains(
+                    "missing-input: input `who` is needed and there is no terminal to ask on: pass `--input who=...` or set FLOWRUN_INPUT_WHO"
+                ))
             #expect(!FileManager.default.fileExists(atPath: state))
 
-            let onboard = try await CommandRunner.run(["run", "flow.yaml", "--state-dir", state, "--input", "who=Ada", "--trace", "trace.jsonl"], in: scratch.url)
+            let onboard = try await CommandRunner.run(
+                ["run", "flow.yaml", "--state-dir", state, "--input", "who=Ada", "--trace", "trace.jsonl"],
+                in: scratch.url)
             #expect(onboard.status == 0, "\(onboard.standardOutput)\(onboard.standardError)")
             #expect(onboard.standardOutput.contains("greeting     hello Ada (string)"))
             #expect(onboard.standardOutput.contains("accessToken  <redacted> (secret)"))
@@ -69,15 +79,19 @@ extension ProcessSuites {
                 let event = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
                 #expect(event["time"] is String && event["mode"] as? String == "onboard" && event["outcome"] is String)
             }
-            let permissions = try FileManager.default.attributesOfItem(atPath: scratch.url.appendingPathComponent("trace.jsonl").path)[.posixPermissions] as? NSNumber
+            let permissions =
+                try FileManager.default.attributesOfItem(
+                    atPath: scratch.url.appendingPathComponent("trace.jsonl").path)[.posixPermissions] as? NSNumber
             #expect(permissions?.intValue == 0o600)
 
-            let restore = try await CommandRunner.run(["flow.yaml", "--state-dir", state], in: scratch.url, environment: ["FLOWRUN_INPUT_WHO": "Grace"])
+            let restore = try await CommandRunner.run(
+                ["flow.yaml", "--state-dir", state], in: scratch.url, environment: ["FLOWRUN_INPUT_WHO": "Grace"])
             #expect(restore.status == 0)
             #expect(restore.standardOutput.hasPrefix("succeeded: restore"))
             #expect(restore.standardOutput.contains("hello Grace"))
 
-            let reset = try await CommandRunner.run(["flow.yaml", "--state-dir", state, "--mode", "reset"], in: scratch.url)
+            let reset = try await CommandRunner.run(
+                ["flow.yaml", "--state-dir", state, "--mode", "reset"], in: scratch.url)
             #expect(reset.status == 0)
             #expect(!FileManager.default.fileExists(atPath: state))
         }
@@ -85,7 +99,9 @@ extension ProcessSuites {
         @Test func configurationFromStandardInput() async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }
-            try scratch.write("flow.yaml", """
+            try scratch.write(
+                "flow.yaml",
+                """
                 flowrun: 1
                 name: stdin-config
                 keys: {siteURL: url}
@@ -98,23 +114,31 @@ extension ProcessSuites {
 
                 """)
             let state = scratch.url.appendingPathComponent("state").path
-            let good = try await CommandRunner.run(["flow.yaml", "--state-dir", state, "--config", "-"], in: scratch.url, input: #"{"site": "https://mobile.example.com", "extra": 1}"#)
+            let good = try await CommandRunner.run(
+                ["flow.yaml", "--state-dir", state, "--config", "-"], in: scratch.url,
+                input: #"{"site": "https://mobile.example.com", "extra": 1}"#)
             #expect(good.status == 0, "\(good.standardOutput)\(good.standardError)")
             #expect(good.standardOutput.contains("siteURL  https://mobile.example.com (url)"))
-            let bad = try await CommandRunner.run(["flow.yaml", "--state-dir", state, "--mode", "onboard", "--config", "-"], in: scratch.url, input: #"{"site": "not a url"}"#)
+            let bad = try await CommandRunner.run(
+                ["flow.yaml", "--state-dir", state, "--mode", "onboard", "--config", "-"], in: scratch.url,
+                input: #"{"site": "not a url"}"#)
             #expect(bad.status == 1)
             #expect(bad.standardOutput.contains("transform-invalid-argument"))
             #expect(bad.standardOutput.contains("`site`"))
-            let none = try await CommandRunner.run(["flow.yaml", "--state-dir", state, "--mode", "onboard"], in: scratch.url)
+            let none = try await CommandRunner.run(
+                ["flow.yaml", "--state-dir", state, "--mode", "onboard"], in: scratch.url)
             #expect(none.status == 1)
-            #expect(none.standardOutput.contains("no provider yielded a configuration (json: no document was given with --config)"))
+            #expect(
+                none.standardOutput.contains(
+                    "no provider yielded a configuration (json: no document was given with --config)"))
         }
 
         @Test func aFlowWithErrorsDoesNotRun() async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }
             try scratch.write("broken.yaml", brokenFlow)
-            let result = try await CommandRunner.run(["broken.yaml", "--state-dir", scratch.url.appendingPathComponent("s").path], in: scratch.url)
+            let result = try await CommandRunner.run(
+                ["broken.yaml", "--state-dir", scratch.url.appendingPathComponent("s").path], in: scratch.url)
             #expect(result.status == 2)
             #expect(result.standardError.contains("broken.yaml:12:17: error[FR300]"))
             #expect(result.standardError.contains("cannot run until these are fixed"))
@@ -126,23 +150,26 @@ extension ProcessSuites {
             try scratch.write("flow.yaml", commandFlowFile)
             let result = try await CommandRunner.run(["run", "flow.yaml", "--dry-run"], in: scratch.url)
             #expect(result.status == 0)
-            #expect(result.standardOutput == """
-                onboard:
-                  1. greet  [command; timeout 1m]
-                  2. token  [command; timeout 10s]
-                restore:
-                  1. greet  [command; timeout 1m]
-                reset (default: each onboard step's reset, in reverse):
-                  1. token  [command; timeout 1m]
-                  2. greet  [command; timeout 1m]
+            #expect(
+                result.standardOutput == """
+                    onboard:
+                      1. greet  [command; timeout 1m]
+                      2. token  [command; timeout 10s]
+                    restore:
+                      1. greet  [command; timeout 1m]
+                    reset (default: each onboard step's reset, in reverse):
+                      1. token  [command; timeout 1m]
+                      2. greet  [command; timeout 1m]
 
-                """)
+                    """)
         }
 
         @Test func ctrlCStopsTheRunWithExit130AndKeepsNoState() async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }
-            try scratch.write("slow.yaml", """
+            try scratch.write(
+                "slow.yaml",
+                """
                 flowrun: 1
                 name: slow
                 steps:
@@ -186,14 +213,18 @@ extension ProcessSuites {
             #expect(conditions.standardOutput.contains(#"onboard_when_3{"when authenticationMethod = basic"}"#))
             #expect(conditions.standardOutput.contains("onboard_when_3 -->|yes| onboard_3"))
             #expect(conditions.standardOutput.contains("onboard_when_3 -->|no| onboard_when_4"))
-            #expect(conditions.standardOutput.contains(#"onboard_0["welcome"]"#), "a step named as its built-in is labelled once")
+            #expect(
+                conditions.standardOutput.contains(#"onboard_0["welcome"]"#),
+                "a step named as its built-in is labelled once")
             #expect(!conditions.standardOutput.contains("welcome<br/>welcome"))
 
             let handOver = try await CommandRunner.run(["graph", "flows/oauth2-device-check.yaml"])
             #expect(handOver.standardOutput.contains("restore_0 -.->|failure: reset → onboard| reset_0"))
             #expect(handOver.standardOutput.contains("reset_done -.->|hand-over: then onboard| onboard_0"))
             let dot = try await CommandRunner.run(["graph", "flows/from-configuration.yaml", "--format", "dot"])
-            #expect(dot.standardOutput.contains(#"onboard_when_3 [label="when authenticationMethod = basic", shape=diamond];"#))
+            #expect(
+                dot.standardOutput.contains(
+                    #"onboard_when_3 [label="when authenticationMethod = basic", shape=diamond];"#))
         }
     }
 }
@@ -206,11 +237,14 @@ extension ProcessSuites {
             defer { scratch.remove() }
             let state = scratch.url.appendingPathComponent("state").path
             let result = try await CommandRunner.run([
-                "run", "--emulator", "flows/policy-preview.yaml", "--input", "email-address=ada@example.com", "--state-dir", state,
+                "run", "--emulator", "flows/policy-preview.yaml", "--input", "email-address=ada@example.com",
+                "--state-dir", state,
             ])
             #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
             #expect(result.standardOutput.hasPrefix("succeeded: onboard\n"))
-            #expect(result.standardOutput.contains("passcodePolicy         {defaultPasswordAllowed: false, digitRequired: false"))
+            #expect(
+                result.standardOutput.contains(
+                    "passcodePolicy         {defaultPasswordAllowed: false, digitRequired: false"))
             #expect(result.standardOutput.contains("applicationID          com.example.timetable (string)"))
             #expect(result.standardError.contains("emulator: http://127.0.0.1:"))
             #expect(result.standardError.contains("  ok      settings"))
@@ -222,9 +256,15 @@ extension ProcessSuites {
         @Test func withoutTheEmailAddressAndNoTerminalTheRunSaysWhatIsMissing() async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }
-            let result = try await CommandRunner.run(["run", "--emulator", "flows/policy-preview.yaml", "--state-dir", scratch.url.appendingPathComponent("s").path])
+            let result = try await CommandRunner.run([
+                "run", "--emulator", "flows/policy-preview.yaml", "--state-dir",
+                scratch.url.appendingPathComponent("s").path,
+            ])
             #expect(result.status == 1)
-            #expect(result.standardOutput.contains("input `email-address` is needed and there is no terminal to ask on: pass `--input email-address=...` or set FLOWRUN_INPUT_EMAIL_ADDRESS"))
+            #expect(
+                result.standardOutput.contains(
+                    "input `email-address` is needed and there is no terminal to ask on: pass `--input email-address=...` or set FLOWRUN_INPUT_EMAIL_ADDRESS"
+                ))
         }
     }
 }
@@ -241,9 +281,12 @@ extension ProcessSuites {
             #expect(text.hasPrefix("flowrun emulator listening on http://127.0.0.1:"))
             let base = try #require(URL(string: String(text.dropFirst("flowrun emulator listening on ".count))))
             // A real request over the network stack: discovery for the built-in user.
-            let discovery = base.appendingPathComponent("config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='com.example.travel:1.0',EmailAddress='ada@example.com')")
+            let discovery = base.appendingPathComponent(
+                "config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='com.example.travel:1.0',EmailAddress='ada@example.com')"
+            )
             let fetched = try await CommandRunner.runProgram([
-                "python3", "-c", "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())",
+                "python3", "-c",
+                "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())",
                 discovery.absoluteString,
             ])
             #expect(fetched.standardOutput.contains("\"host\""), "\(fetched.standardError)")

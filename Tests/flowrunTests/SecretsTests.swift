@@ -10,7 +10,9 @@ extension ProcessSuites {
         @Test func aCommandStepDoesNotSeeFlowrunsSecretInputs() async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }
-            try scratch.write("peek.yaml", """
+            try scratch.write(
+                "peek.yaml",
+                """
                 flowrun: 1
                 name: peek
                 steps:
@@ -41,7 +43,9 @@ extension ProcessSuites {
         @Test func standardErrorAndOutputMaskAFailureAlikeAndOnce() async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }
-            try scratch.write("fail.yaml", """
+            try scratch.write(
+                "fail.yaml",
+                """
                 flowrun: 1
                 name: fail
                 steps:
@@ -71,7 +75,8 @@ struct ChildEnvironmentTests {
             "FLOWRUN_INPUT_EMAIL_ADDRESS": "ada@example.com", "PATH": "/usr/bin", "DISPLAY": ":0", "API_TOKEN": "t",
         ]
         #expect(ChildEnvironment.inherited(from: given) == ["PATH": "/usr/bin", "DISPLAY": ":0", "API_TOKEN": "t"])
-        #expect(ChildEnvironment.inherited(from: given, dropping: { $0.hasSuffix("_TOKEN") })
-                    == ["PATH": "/usr/bin", "DISPLAY": ":0"])
+        #expect(
+            ChildEnvironment.inherited(from: given, dropping: { $0.hasSuffix("_TOKEN") })
+                == ["PATH": "/usr/bin", "DISPLAY": ":0"])
     }
 }

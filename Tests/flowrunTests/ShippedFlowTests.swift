@@ -115,15 +115,18 @@ extension ProcessSuites {
                 var changing = quiet
                 changing["FLOWRUN_INPUT_NEW_PASSCODE"] = "Changed-passc0de!"
                 let change = try await CommandRunner.run(
-                    ["run", path, "--emulator", "--state-dir", state, "--mode", "change-passcode"], environment: changing)
+                    ["run", path, "--emulator", "--state-dir", state, "--mode", "change-passcode"],
+                    environment: changing)
                 #expect(change.status == 0, "\(name): \(change.standardOutput)\(change.standardError)")
-                let stale = try await CommandRunner.run(["run", path, "--emulator", "--state-dir", state], environment: quiet)
+                let stale = try await CommandRunner.run(
+                    ["run", path, "--emulator", "--state-dir", state], environment: quiet)
                 #expect(
                     stale.status == 1 && stale.standardOutput.contains("wrong-passcode"),
                     "\(name): \(old) still opens the store")
                 current[variable] = "Changed-passc0de!"
                 quiet[variable] = "Changed-passc0de!"
-                let again = try await CommandRunner.run(["run", path, "--emulator", "--state-dir", state], environment: quiet)
+                let again = try await CommandRunner.run(
+                    ["run", path, "--emulator", "--state-dir", state], environment: quiet)
                 #expect(again.status == 0, "\(name): \(again.standardOutput)\(again.standardError)")
             }
             if authenticates {
@@ -159,7 +162,9 @@ extension ProcessSuites {
             defer { scratch.remove() }
             let state = scratch.url.appendingPathComponent("state").path
             let trace = scratch.url.appendingPathComponent("trace.jsonl").path
-            let environment = ["FLOWRUN_INPUT_PASSWORD": "analytical-engine", "FLOWRUN_INPUT_PASSCODE": "Sec-ret-passc0de"]
+            let environment = [
+                "FLOWRUN_INPUT_PASSWORD": "analytical-engine", "FLOWRUN_INPUT_PASSCODE": "Sec-ret-passc0de",
+            ]
             let onboard = try await CommandRunner.run(
                 [
                     "run", "--emulator", "--presenter", "headless-form", "flows/oauth2-authorization-code.yaml",
@@ -175,16 +180,19 @@ extension ProcessSuites {
                 ],
                 environment: ["FLOWRUN_INPUT_PASSCODE": "Sec-ret-passc0de"])
             #expect(restore.status == 0, "\(restore.standardOutput)\(restore.standardError)")
-            var everything = onboard.standardOutput + onboard.standardError + restore.standardOutput + restore.standardError
+            var everything =
+                onboard.standardOutput + onboard.standardError + restore.standardOutput + restore.standardError
             everything += (try? String(contentsOfFile: trace, encoding: .utf8)) ?? ""
             for name in (try? FileManager.default.contentsOfDirectory(atPath: state)) ?? [] {
                 let bytes = (try? Data(contentsOf: URL(fileURLWithPath: state).appendingPathComponent(name))) ?? Data()
                 everything += String(decoding: bytes, as: UTF8.self)
             }
             for secret in [
-                "analytical-engine", "Sec-ret-passc0de", "Bearer ", "code_verifier", "accessToken", "refreshToken", "code=",
+                "analytical-engine", "Sec-ret-passc0de", "Bearer ", "code_verifier", "accessToken", "refreshToken",
+                "code=",
             ] {
-                #expect(!everything.contains(secret), "`\(secret)` appears in the output, the trace or the state folder")
+                #expect(
+                    !everything.contains(secret), "`\(secret)` appears in the output, the trace or the state folder")
             }
             #expect(everything.contains("tokens-reused"), "the restore did not use the kept tokens")
         }
@@ -207,7 +215,9 @@ extension ProcessSuites {
                     "run", "--emulator", "flows/basic.yaml", "--input", "username=ada@example.com", "--state-dir",
                     scratch.url.appendingPathComponent("s").path,
                 ],
-                environment: ["FLOWRUN_INPUT_PASSWORD": "not-her-password", "FLOWRUN_INPUT_PASSCODE": "Wareh0use-passcode"])
+                environment: [
+                    "FLOWRUN_INPUT_PASSWORD": "not-her-password", "FLOWRUN_INPUT_PASSCODE": "Wareh0use-passcode",
+                ])
             #expect(result.status == 1)
             #expect(result.standardOutput.contains("credentials-refused"), "\(result.standardOutput)")
             #expect(result.standardOutput.contains("`ada@example.com`"))

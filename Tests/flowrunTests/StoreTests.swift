@@ -6,12 +6,15 @@ import Testing
 /// without the `passwordPolicy` prefix); the other policy fields keep the backend's defaults.
 func policyData(_ fields: [String: String]) -> String {
     var policy = [
-        "Enabled": "true", "MinLength": "8", "DigitRequired": "false", "LowerRequired": "false", "UpperRequired": "false",
-        "SpecialRequired": "false", "MinUniqueChars": "0", "RetryLimit": "10", "LockTimeout": "300", "ExpiresInNDays": "0",
+        "Enabled": "true", "MinLength": "8", "DigitRequired": "false", "LowerRequired": "false",
+        "UpperRequired": "false",
+        "SpecialRequired": "false", "MinUniqueChars": "0", "RetryLimit": "10", "LockTimeout": "300",
+        "ExpiresInNDays": "0",
         "DefaultPasswordAllowed": "false", "FingerprintEnabled": "true", "IsDigitsOnly": "false",
     ]
     policy.merge(fields) { $1 }
-    let lines = policy.keys.sorted().map { "            passwordPolicy\($0): \"\(policy[$0]!)\"" }.joined(separator: "\n")
+    let lines = policy.keys.sorted().map { "            passwordPolicy\($0): \"\(policy[$0]!)\"" }.joined(
+        separator: "\n")
     return """
         applications:
           - id: com.example.timetable
@@ -64,14 +67,19 @@ extension ProcessSuites {
             #expect(try await run(passcode: "right-passcode", data: data).status == 0)
             let first = try await run(passcode: "wrong-passcode", data: data)
             #expect(first.status == 1)
-            #expect(first.standardOutput.contains("wrong-passcode: the passcode does not open the store (1 wrong in a row; after 2 the onboarding is reset)"),
-                    "\(first.standardOutput)")
+            #expect(
+                first.standardOutput.contains(
+                    "wrong-passcode: the passcode does not open the store (1 wrong in a row; after 2 the onboarding is reset)"
+                ),
+                "\(first.standardOutput)")
             // A wrong passcode is not a reason to reset: the flow's route to reset is not taken.
             #expect(run.storeFiles.count == 1)
             #expect(!first.standardError.contains("reset:"))
             let second = try await run(passcode: "wrong-passcode", data: data)
             #expect(second.status == 1)
-            #expect(second.standardError.contains("retry limit: the store and the onboarding are removed"), "\(second.standardError)")
+            #expect(
+                second.standardError.contains("retry limit: the store and the onboarding are removed"),
+                "\(second.standardError)")
             #expect(second.standardOutput.contains("passcode-retry-limit"))
             #expect(run.storeFiles.isEmpty)
             #expect(!run.files.contains("state.json"))
@@ -94,8 +102,9 @@ extension ProcessSuites {
             #expect(try await run(passcode: "right-passcode").status == 0)
             let empty = try await run(passcode: "")
             #expect(empty.status == 1)
-            #expect(empty.standardOutput.contains("missing-input: input `passcode` is needed"),
-                    "\(empty.standardOutput)")
+            #expect(
+                empty.standardOutput.contains("missing-input: input `passcode` is needed"),
+                "\(empty.standardOutput)")
             #expect(run.storeFiles.count == 1)
             let wrong = try await run(passcode: "wrong-passcode")
             #expect(wrong.standardOutput.contains("(1 wrong in a row;"), "\(wrong.standardOutput)")
@@ -112,14 +121,16 @@ extension ProcessSuites {
             let weak = try await run(passcode: "aaaaaa", data: strict)
             #expect(weak.status == 1)
             for rule in [
-                "it has 6 characters; the policy asks for at least 10", "it needs a digit", "it needs an upper-case letter",
+                "it has 6 characters; the policy asks for at least 10", "it needs a digit",
+                "it needs an upper-case letter",
                 "it needs a special character", "it has 1 different character; the policy asks for at least 8",
             ] {
                 #expect(weak.standardOutput.contains(rule), "\(rule): \(weak.standardOutput)")
             }
             #expect(!weak.standardOutput.contains("lower-case"))
             #expect(run.storeFiles.isEmpty && !run.files.contains("state.json"), "\(run.files)")
-            let digits = try await run(passcode: "12345678", data: policyData(["IsDigitsOnly": "true", "MinLength": "6"]))
+            let digits = try await run(
+                passcode: "12345678", data: policyData(["IsDigitsOnly": "true", "MinLength": "6"]))
             #expect(digits.status == 0, "\(digits.standardOutput)")
             let reset = try await run(["--mode", "reset"])
             #expect(reset.status == 0)
@@ -135,10 +146,14 @@ extension ProcessSuites {
             let stricter = policyData(["DigitRequired": "true"])
             let refused = try await run(passcode: "lenient-passcode", data: stricter)
             #expect(refused.status == 1)
-            #expect(refused.standardOutput.contains("passcode-change-required: the passcode no longer follows the downloaded passcode policy (it needs a digit)"),
-                    "\(refused.standardOutput)")
+            #expect(
+                refused.standardOutput.contains(
+                    "passcode-change-required: the passcode no longer follows the downloaded passcode policy (it needs a digit)"
+                ),
+                "\(refused.standardOutput)")
             #expect(refused.standardOutput.contains("--mode change-passcode"))
-            let changed = try await run(passcode: "lenient-passcode", newPasscode: "stricter-passcode-1", data: stricter)
+            let changed = try await run(
+                passcode: "lenient-passcode", newPasscode: "stricter-passcode-1", data: stricter)
             #expect(changed.status == 0, "\(changed.standardOutput)\(changed.standardError)")
             #expect(try await run(passcode: "lenient-passcode", data: stricter).status == 1)
             #expect(try await run(passcode: "stricter-passcode-1", data: stricter).status == 0)
@@ -150,17 +165,22 @@ extension ProcessSuites {
             let run = StoreRun(scratch: scratch)
             let flag = try await run(["--input", "passcode=visible-in-ps"])
             #expect(flag.status == 2)
-            #expect(flag.standardError.contains("would show a secret to every user in the process list"), "\(flag.standardError)")
+            #expect(
+                flag.standardError.contains("would show a secret to every user in the process list"),
+                "\(flag.standardError)")
             let missing = try await run()
             #expect(missing.status == 1)
-            #expect(missing.standardOutput.contains(
-                "missing-input: input `passcode` is needed and there is no terminal to ask on: set FLOWRUN_INPUT_PASSCODE or pass it on a file descriptor with `--input-fd passcode=FD`"),
+            #expect(
+                missing.standardOutput.contains(
+                    "missing-input: input `passcode` is needed and there is no terminal to ask on: set FLOWRUN_INPUT_PASSCODE or pass it on a file descriptor with `--input-fd passcode=FD`"
+                ),
                 "\(missing.standardOutput)")
             #expect(run.storeFiles.isEmpty)
             // From file descriptor 3, as a secret manager hands it over.
             let passcodeFile = try scratch.write("passcode.txt", "from-a-descriptor\n")
             let binary = CommandRunner.binary.path
-            let script = "exec 3<\(passcodeFile.path); exec \(binary) run \(run.flow) --emulator --state-dir \(run.state) --input email-address=ada@example.com --input-fd passcode=3"
+            let script =
+                "exec 3<\(passcodeFile.path); exec \(binary) run \(run.flow) --emulator --state-dir \(run.state) --input email-address=ada@example.com --input-fd passcode=3"
             let viaDescriptor = try await CommandRunner.runShell(script, in: scratch.url)
             #expect(viaDescriptor.status == 0, "\(viaDescriptor.standardOutput)\(viaDescriptor.standardError)")
             #expect(try await run(passcode: "from-a-descriptor").standardOutput.hasPrefix("succeeded: restore"))
@@ -173,7 +193,9 @@ extension ProcessSuites {
             let data = policyData(["Enabled": "false"])
             let onboard = try await run(data: data)
             #expect(onboard.status == 0, "\(onboard.standardOutput)")
-            #expect(onboard.standardError.contains("The store is not protected by a passcode: the passcode policy is off"), "\(onboard.standardError)")
+            #expect(
+                onboard.standardError.contains("The store is not protected by a passcode: the passcode policy is off"),
+                "\(onboard.standardError)")
             #expect(run.storeFiles.count == 1)
             #expect(try await run(data: data).standardOutput.hasPrefix("succeeded: restore"))
         }
@@ -189,7 +211,8 @@ extension ProcessSuites {
             #expect(onboard.status == 0)
             let restore = try await run(["--trace", "trace2.jsonl", "--log-level", "path"], passcode: passcode)
             #expect(restore.status == 0)
-            var everything = Data((onboard.standardOutput + onboard.standardError + restore.standardOutput + restore.standardError).utf8)
+            var everything = Data(
+                (onboard.standardOutput + onboard.standardError + restore.standardOutput + restore.standardError).utf8)
             for file in ["trace.jsonl", "trace2.jsonl"] {
                 everything += try Data(contentsOf: scratch.url.appendingPathComponent(file))
             }
@@ -197,11 +220,13 @@ extension ProcessSuites {
                 everything += try Data(contentsOf: URL(fileURLWithPath: run.state).appendingPathComponent(file))
             }
             #expect(everything.range(of: Data(passcode.utf8)) == nil)
-            let store = try Data(contentsOf: URL(fileURLWithPath: run.state).appendingPathComponent(try #require(run.storeFiles.first)))
+            let store = try Data(
+                contentsOf: URL(fileURLWithPath: run.state).appendingPathComponent(try #require(run.storeFiles.first)))
             for clear in ["step/welcome", "ada@example.com", "com.example.timetable", "passwordPolicy"] {
                 #expect(store.range(of: Data(clear.utf8)) == nil, "\(clear) is in the store file")
             }
-            let state = try String(contentsOf: URL(fileURLWithPath: run.state).appendingPathComponent("state.json"), encoding: .utf8)
+            let state = try String(
+                contentsOf: URL(fileURLWithPath: run.state).appendingPathComponent("state.json"), encoding: .utf8)
             #expect(state.contains(#""steps": {}"#) && !state.contains("configuration"), "\(state)")
         }
 
@@ -231,8 +256,9 @@ extension ProcessSuites {
             defer { scratch.remove() }
             let state = scratch.url.appendingPathComponent("s").path
             func start(_ arguments: String) throws -> RunningCommand {
-                try startInTerminal("\(CommandRunner.binary.path) run --emulator flows/settings-store.yaml --state-dir \(state) \(arguments)",
-                                    unset: ["FLOWRUN_INPUT_PASSCODE"])
+                try startInTerminal(
+                    "\(CommandRunner.binary.path) run --emulator flows/settings-store.yaml --state-dir \(state) \(arguments)",
+                    unset: ["FLOWRUN_INPUT_PASSCODE"])
             }
             let onboard = try start("--input email-address=ada@example.com")
             // Each answer is typed only once its prompt is there, after the program has turned echo off.
@@ -249,7 +275,8 @@ extension ProcessSuites {
             let restore = try start("")
             _ = await restore.output.text(containing: "Store passcode: ")
             restore.type("not-the-passcode\n")
-            _ = await restore.output.text(containing: "That passcode does not open the store (1 wrong in a row of 10 allowed)")
+            _ = await restore.output.text(
+                containing: "That passcode does not open the store (1 wrong in a row of 10 allowed)")
             _ = await restore.output.text(containing: "Store passcode: ", count: 2)
             restore.type("Typed-Passcode-7\n")
             let restored = await restore.exit()
@@ -273,7 +300,9 @@ extension ProcessSuites {
             let seen = await terminal.output.all()
             #expect(ended == .exited(130), "\(seen)")
             #expect(seen.contains("cancelled: no further step ran and no state was kept"), "\(seen)")
-            let kept = ((try? FileManager.default.contentsOfDirectory(atPath: state)) ?? []).filter { !$0.hasPrefix(".") }
+            let kept = ((try? FileManager.default.contentsOfDirectory(atPath: state)) ?? []).filter {
+                !$0.hasPrefix(".")
+            }
             #expect(!kept.contains("state.json"), "\(kept)")
         }
 

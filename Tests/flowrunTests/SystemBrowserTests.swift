@@ -24,8 +24,10 @@ extension ProcessSuites {
             let report = scratch.url.appendingPathComponent("browser-report.txt")
             let onboard = try await CommandRunner.run(
                 [
-                    "run", "--emulator", "flows/oauth2-authorization-code.yaml", "--input", "email-address=ada@example.com",
-                    "--input", "username=ada@example.com", "--state-dir", state, "--trace", trace, "--log-level", "path",
+                    "run", "--emulator", "flows/oauth2-authorization-code.yaml", "--input",
+                    "email-address=ada@example.com",
+                    "--input", "username=ada@example.com", "--state-dir", state, "--trace", trace, "--log-level",
+                    "path",
                 ],
                 environment: [
                     "BROWSER": Self.browser, "FLOWRUN_BROWSER_USERNAME": "ada@example.com",
@@ -36,7 +38,8 @@ extension ProcessSuites {
             // written last, once the browser is gone.
             let seen = await Self.contents(of: report, within: .seconds(120))
             #expect(
-                onboard.status == 0, "\(onboard.standardOutput)\(onboard.standardError)\nbrowser:\n\(seen ?? "no report")")
+                onboard.status == 0,
+                "\(onboard.standardOutput)\(onboard.standardError)\nbrowser:\n\(seen ?? "no report")")
             #expect(onboard.standardOutput.hasPrefix("succeeded: onboard\n"), "\(onboard.standardOutput)")
 
             // flowrun is given no password (it cannot fill the form itself); the browser is, and it opened this
@@ -68,9 +71,11 @@ extension ProcessSuites {
             #expect(allEvents.contains("tokens-reused"), "the restore logged in again")
 
             let everything =
-                onboard.standardOutput + onboard.standardError + restore.standardOutput + restore.standardError + allEvents
+                onboard.standardOutput + onboard.standardError + restore.standardOutput + restore.standardError
+                + allEvents
             let secrets = [
-                "analytical-engine", "Trav3l-passcode", "Bearer ", "code_verifier", "accessToken", "refreshToken", "code=",
+                "analytical-engine", "Trav3l-passcode", "Bearer ", "code_verifier", "accessToken", "refreshToken",
+                "code=",
             ]
             for secret in secrets {
                 #expect(!everything.contains(secret), "`\(secret)` appears in flowrun's output or trace")
@@ -85,7 +90,9 @@ extension ProcessSuites {
             ("flows/saml.yaml", "Hr-passc0de-1", [String: String]()),
             ("flows/otp-saml.yaml", "Payr0ll-passcode", ["FLOWRUN_INPUT_TOTP_SECRET": "JBSWY3DPEHPK3PXP"]),
         ])
-        func cookieLoginsThroughChromiumDrivenByFlowrun(_ flow: String, _ passcode: String, _ extra: [String: String])
+        func cookieLoginsThroughChromiumDrivenByFlowrun(
+            _ flow: String, _ passcode: String, _ extra: [String: String]
+        )
             async throws
         {
             try Prerequisite.require(.chromium, .chromedriver)
@@ -152,7 +159,8 @@ extension ProcessSuites {
             // Xvfb picks a free display and writes its number once it accepts clients.
             let number = scratch.url.appendingPathComponent("display").path
             let started = try await CommandRunner.runShell(
-                "Xvfb -displayfd 5 -nolisten tcp -screen 0 1280x1024x24 5>'\(number)' >/dev/null 2>&1 </dev/null & echo $!")
+                "Xvfb -displayfd 5 -nolisten tcp -screen 0 1280x1024x24 5>'\(number)' >/dev/null 2>&1 </dev/null & echo $!"
+            )
             let pid = try #require(Int32(started.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)))
             defer { kill(pid, SIGTERM) }
             let written = await Self.contents(of: URL(fileURLWithPath: number), within: .seconds(60)) { !$0.isEmpty }

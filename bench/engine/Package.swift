@@ -6,7 +6,7 @@ let package = Package(
     name: "flowrun-engine-bench",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "flowrun", path: "../.."),
+        .package(name: "flowrun", path: "../..")
     ],
     targets: [
         .executableTarget(

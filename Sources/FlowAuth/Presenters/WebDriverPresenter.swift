@@ -4,7 +4,7 @@ public import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// The `system-browser` presenter for logins whose result is the browser's cookies (SAML, the OTP form): it drives
@@ -134,8 +134,9 @@ public struct WebDriverPresenter: WebPresenter {
                         name: entry["name"] as? String ?? "", value: "",
                         type: (entry["type"] as? String ?? "text").lowercased()))
             })
-        if let before, asked.contains(.password) && before.contains(.password)
-            || asked == [.oneTimeCode] && before == [.oneTimeCode]
+        if let before,
+            asked.contains(.password) && before.contains(.password)
+                || asked == [.oneTimeCode] && before == [.oneTimeCode]
         {
             let text = try? await session.execute(WebDriverScripts.pageText, arguments: [])
             throw .login(
@@ -332,7 +333,7 @@ struct WebDriverSession: Sendable {
     func currentURL() async throws(HTTPError) -> URL? {
         do {
             return (try await driver.command("GET", "/session/\(id)/url") as? String).flatMap(URL.init(string:))
-        } catch where error.code == "browser-closed" {
+        } catch  where error.code == "browser-closed" {
             return nil
         }
     }

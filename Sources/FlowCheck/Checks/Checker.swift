@@ -48,7 +48,8 @@ struct CheckContext {
     init(descriptor: FlowDescriptor, catalog: Catalog) {
         self.descriptor = descriptor
         self.catalog = catalog
-        declaredSteps = Dictionary(descriptor.steps.map { ($0.name.value, $0) }, uniquingKeysWith: { first, _ in first })
+        declaredSteps = Dictionary(
+            descriptor.steps.map { ($0.name.value, $0) }, uniquingKeysWith: { first, _ in first })
         declaredCommandOutputs = Self.commandOutputs(of: descriptor, catalog: catalog)
         declaredKeyTypes.reserveCapacity(descriptor.keys.count)
         resolvedSteps.reserveCapacity(descriptor.steps.count)
@@ -81,7 +82,8 @@ struct CheckContext {
         switch type {
         case .record(let name): .record(catalog.record(named: name)?.name ?? name)
         case .list(let element?): .list(normalized(element))
-        case .struct(let fields): .struct(fields.map { .init(name: $0.name, type: normalized($0.type), optional: $0.optional) })
+        case .struct(let fields):
+            .struct(fields.map { .init(name: $0.name, type: normalized($0.type), optional: $0.optional) })
         default: type
         }
     }
@@ -90,13 +92,14 @@ struct CheckContext {
     mutating func requireKnownKey(_ key: Located<String>, path: DescriptorPath?, context what: String) -> Bool {
         if keyType(key.value) != nil || declaredCommandOutputs.contains(key.value) { return true }
         let suggestion = Suggestion.closest(to: key.value, in: knownKeyNames + declaredCommandOutputs.sorted())
-        report(Diagnostic(
-            .unknownKey,
-            "Info key `\(key.value)` in \(what) is neither declared in `keys` nor built in"
-                + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
-            at: key.location, path: path,
-            hint: suggestion == nil ? "Declare it under `keys:` with its type, e.g. `\(key.value): string`." : nil,
-            replacement: suggestion))
+        report(
+            Diagnostic(
+                .unknownKey,
+                "Info key `\(key.value)` in \(what) is neither declared in `keys` nor built in"
+                    + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
+                at: key.location, path: path,
+                hint: suggestion == nil ? "Declare it under `keys:` with its type, e.g. `\(key.value): string`." : nil,
+                replacement: suggestion))
         return false
     }
 }

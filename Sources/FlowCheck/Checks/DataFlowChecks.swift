@@ -16,10 +16,15 @@ extension CheckContext {
             provided.reserveCapacity(transformKeys.count + 16)
             if let builtin = catalog.key(named: "onboardingID") {
                 available[builtin.name] = provided.count
-                provided.append(ProvidedKey(name: builtin.name, type: builtin.type, location: flow.location, path: flow.path, origin: .engine))
+                provided.append(
+                    ProvidedKey(
+                        name: builtin.name, type: builtin.type, location: flow.location, path: flow.path,
+                        origin: .engine))
             }
             for (index, entry) in flow.entries.enumerated() {
-                guard let step = declaredStep(entry.step.value), let spec = resolvedSteps[entry.step.value] else { continue }
+                guard let step = declaredStep(entry.step.value), let spec = resolvedSteps[entry.step.value] else {
+                    continue
+                }
                 for key in entry.condition?.keys ?? [] {
                     _ = requireKnownKey(key, path: entry.path.appending("when"), context: "a `when` condition")
                 }
@@ -34,30 +39,37 @@ extension CheckContext {
                     stepKeys[step.name.value] = keys
                 }
                 for reference in keys.references where available[reference.key] == nil {
-                    report(Diagnostic(
-                        .missingKey,
-                        "Step `\(step.name.value)` reads `${info.\(reference.key)}` in `with.\(reference.parameter)`, which nothing before it provides in the \(flow.mode.rawValue) flow.",
-                        at: entry.step.location, path: entry.path,
-                        hint: "It is read when the step starts (line \(reference.location.line)); "
-                            + origins(of: KeySpec(reference.key, keyType(reference.key) ?? .value), after: index, in: flow)))
+                    report(
+                        Diagnostic(
+                            .missingKey,
+                            "Step `\(step.name.value)` reads `${info.\(reference.key)}` in `with.\(reference.parameter)`, which nothing before it provides in the \(flow.mode.rawValue) flow.",
+                            at: entry.step.location, path: entry.path,
+                            hint: "It is read when the step starts (line \(reference.location.line)); "
+                                + origins(
+                                    of: KeySpec(reference.key, keyType(reference.key) ?? .value), after: index, in: flow
+                                )))
                 }
                 for requirement in keys.requires {
                     if let position = available[requirement.name] {
                         let provider = provided[position]
                         let required = normalized(requirement.type)
                         if !required.accepts(provider.type) {
-                            report(Diagnostic(
-                                .keyTypeMismatch,
-                                "Step `\(step.name.value)` (\(spec.name)) requires `\(requirement.name)` of type `\(required)`, but \(provider.source) provides it as `\(provider.type)`.",
-                                at: entry.step.location, path: entry.path,
-                                hint: "Provided at line \(provider.location.line), column \(provider.location.column)."))
+                            report(
+                                Diagnostic(
+                                    .keyTypeMismatch,
+                                    "Step `\(step.name.value)` (\(spec.name)) requires `\(requirement.name)` of type `\(required)`, but \(provider.source) provides it as `\(provider.type)`.",
+                                    at: entry.step.location, path: entry.path,
+                                    hint:
+                                        "Provided at line \(provider.location.line), column \(provider.location.column)."
+                                ))
                         }
                     } else if !requirement.optional {
-                        report(Diagnostic(
-                            .missingKey,
-                            "Step `\(step.name.value)` (\(spec.name)) requires `\(requirement.name)` (\(normalized(requirement.type))), which nothing before it provides in the \(flow.mode.rawValue) flow.",
-                            at: entry.step.location, path: entry.path,
-                            hint: origins(of: requirement, after: index, in: flow)))
+                        report(
+                            Diagnostic(
+                                .missingKey,
+                                "Step `\(step.name.value)` (\(spec.name)) requires `\(requirement.name)` (\(normalized(requirement.type))), which nothing before it provides in the \(flow.mode.rawValue) flow.",
+                                at: entry.step.location, path: entry.path,
+                                hint: origins(of: requirement, after: index, in: flow)))
                     }
                 }
                 for (position, var key) in keys.provides.enumerated() where available[key.name] == nil {
@@ -115,14 +127,15 @@ extension CheckContext {
         var result: [KeySpec] = []
         for key in spec.requires {
             if let condition = key.onlyWhen {
-                let value = step.parameters.first { $0.name.value == condition.parameter }?.value.scalar?.text
+                let value =
+                    step.parameters.first { $0.name.value == condition.parameter }?.value.scalar?.text
                     ?? spec.parameter(condition.parameter)?.defaultValue?.value
                 guard let value, condition.values.contains(value) else { continue }
             }
             result.append(key)
         }
         if let parameter = spec.requiresFromParameter,
-           let inputs = step.parameters.first(where: { $0.name.value == parameter })?.value.elements
+            let inputs = step.parameters.first(where: { $0.name.value == parameter })?.value.elements
         {
             for name in inputs.compactMap({ $0.scalar?.text }) {
                 if let type = keyType(name) ?? commandOutputType(name) { result.append(KeySpec(name, type)) }
@@ -133,7 +146,9 @@ extension CheckContext {
 
     /// The keys a declared step provides at `entry`: the spec's own keys first, then the transform tree's (for a
     /// welcome step), then those a parameter declares.
-    func provided(by step: StepDeclaration, spec: StepSpec, at location: SourceLocation, path: DescriptorPath) -> [ProvidedKey] {
+    func provided(
+        by step: StepDeclaration, spec: StepSpec, at location: SourceLocation, path: DescriptorPath
+    ) -> [ProvidedKey] {
         var result = spec.provides.map {
             ProvidedKey(name: $0.name, type: $0.type, location: location, path: path, origin: .step(step.name.value))
         }
@@ -145,13 +160,16 @@ extension CheckContext {
             }
         }
         if let parameter = spec.providesFromParameter,
-           let provides = step.parameters.first(where: { $0.name.value == parameter })?.value.pairs
+            let provides = step.parameters.first(where: { $0.name.value == parameter })?.value.pairs
         {
             for pair in provides {
                 guard let name = pair.key.scalar?.text,
-                      let type = FlowDecoder.decodeType(pair.value, at: .root, file: descriptor.file).0
+                    let type = FlowDecoder.decodeType(pair.value, at: .root, file: descriptor.file).0
                 else { continue }
-                result.append(ProvidedKey(name: name, type: normalized(type), location: pair.key.location, path: path, origin: .step(step.name.value)))
+                result.append(
+                    ProvidedKey(
+                        name: name, type: normalized(type), location: pair.key.location, path: path,
+                        origin: .step(step.name.value)))
             }
         }
         return result
@@ -160,7 +178,9 @@ extension CheckContext {
     private func commandOutputType(_ name: String) -> ValueType? {
         for step in descriptor.steps {
             guard let spec = resolvedSteps[step.name.value], let parameter = spec.providesFromParameter,
-                  let pair = step.parameters.first(where: { $0.name.value == parameter })?.value.pairs?.first(where: { $0.key.scalar?.text == name })
+                let pair = step.parameters.first(where: { $0.name.value == parameter })?.value.pairs?.first(where: {
+                    $0.key.scalar?.text == name
+                })
             else { continue }
             return FlowDecoder.decodeType(pair.value, at: .root, file: descriptor.file).0.map(normalized)
         }
@@ -171,18 +191,28 @@ extension CheckContext {
     private func origins(of requirement: KeySpec, after index: Int, in flow: Flow) -> String {
         var places: [String] = []
         for later in flow.entries[(index + 1)...] {
-            guard let step = declaredStep(later.step.value), let spec = resolvedSteps[later.step.value] else { continue }
-            if provided(by: step, spec: spec, at: later.step.location, path: later.path).contains(where: { $0.name == requirement.name }) {
-                places.append("step `\(step.name.value)` provides it but runs later (line \(later.step.location.line)); move it earlier")
+            guard let step = declaredStep(later.step.value), let spec = resolvedSteps[later.step.value] else {
+                continue
+            }
+            if provided(by: step, spec: spec, at: later.step.location, path: later.path).contains(where: {
+                $0.name == requirement.name
+            }) {
+                places.append(
+                    "step `\(step.name.value)` provides it but runs later (line \(later.step.location.line)); move it earlier"
+                )
             }
         }
         if places.isEmpty, transformKeys.contains(where: { $0.name == requirement.name }) {
-            places.append("the transform tree provides it, but only through a `welcome` step, which this flow does not run before")
+            places.append(
+                "the transform tree provides it, but only through a `welcome` step, which this flow does not run before"
+            )
         }
         if places.isEmpty {
             for step in descriptor.steps where !flow.entries.contains(where: { $0.step.value == step.name.value }) {
                 guard let spec = resolvedSteps[step.name.value] else { continue }
-                if provided(by: step, spec: spec, at: step.location, path: step.path).contains(where: { $0.name == requirement.name }) {
+                if provided(by: step, spec: spec, at: step.location, path: step.path).contains(where: {
+                    $0.name == requirement.name
+                }) {
                     places.append("step `\(step.name.value)` provides it; add it to this flow before")
                 }
             }
@@ -195,10 +225,12 @@ extension CheckContext {
                 }
             }
             if let structure = producers.first(where: { if case .structure = $0.kind { true } else { false } }) {
-                places.append("add `transform: \(structure.name)` to `configuration`, run by a `welcome` step before it")
+                places.append(
+                    "add `transform: \(structure.name)` to `configuration`, run by a `welcome` step before it")
             }
             if let conversion = producers.first(where: { if case .conversion = $0.kind { true } else { false } }) {
-                places.append("add a leaf `{to: \(conversion.name), key: \(requirement.name)}` to `configuration.transform`")
+                places.append(
+                    "add a leaf `{to: \(conversion.name), key: \(requirement.name)}` to `configuration.transform`")
             }
         }
         if places.isEmpty {

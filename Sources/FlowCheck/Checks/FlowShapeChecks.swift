@@ -10,9 +10,10 @@ extension CheckContext {
     mutating func checkFlowShape() {
         let declared = descriptor.steps.map(\.name.value)
         if descriptor.flow(for: .onboard) == nil, descriptor.root?["flows"] != nil {
-            report(Diagnostic(
-                .missingOnboardFlow, "Expected to find an `onboard` flow in `flows`, but it is missing.",
-                at: descriptor.root?["flows"]?.location, path: .root.appending("flows").appending("onboard")))
+            report(
+                Diagnostic(
+                    .missingOnboardFlow, "Expected to find an `onboard` flow in `flows`, but it is missing.",
+                    at: descriptor.root?["flows"]?.location, path: .root.appending("flows").appending("onboard")))
         }
         var used: Set<String> = []
         used.reserveCapacity(descriptor.steps.count)
@@ -30,7 +31,9 @@ extension CheckContext {
         }
         for flow in descriptor.flows {
             if flow.entries.isEmpty {
-                report(Diagnostic(.emptyFlow, "The \(flow.mode.rawValue) flow has no steps.", at: flow.location, path: flow.path))
+                report(
+                    Diagnostic(
+                        .emptyFlow, "The \(flow.mode.rawValue) flow has no steps.", at: flow.location, path: flow.path))
             }
             var seen: [String: SourceLocation] = [:]
             seen.reserveCapacity(flow.entries.count)
@@ -40,19 +43,21 @@ extension CheckContext {
                 if declaredStep(name) == nil {
                     let suggestion = suggestion(for: name)
                     let builtin = catalog.step(named: name)
-                    report(Diagnostic(
-                        .undeclaredStep,
-                        "The \(flow.mode.rawValue) flow runs step `\(name)`, which `steps` does not declare"
-                            + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
-                        at: entry.step.location, path: entry.path,
-                        hint: builtin.map { "Declare it: `steps: {\(name): {uses: \($0.name)}}`." },
-                        replacement: suggestion))
+                    report(
+                        Diagnostic(
+                            .undeclaredStep,
+                            "The \(flow.mode.rawValue) flow runs step `\(name)`, which `steps` does not declare"
+                                + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
+                            at: entry.step.location, path: entry.path,
+                            hint: builtin.map { "Declare it: `steps: {\(name): {uses: \($0.name)}}`." },
+                            replacement: suggestion))
                 }
                 if let first = seen[name] {
-                    report(Diagnostic(
-                        .duplicateStepInFlow,
-                        "The \(flow.mode.rawValue) flow runs step `\(name)` a second time; the first is at line \(first.line).",
-                        at: entry.step.location, path: entry.path))
+                    report(
+                        Diagnostic(
+                            .duplicateStepInFlow,
+                            "The \(flow.mode.rawValue) flow runs step `\(name)` a second time; the first is at line \(first.line).",
+                            at: entry.step.location, path: entry.path))
                 } else {
                     seen[name] = entry.step.location
                 }
@@ -61,9 +66,10 @@ extension CheckContext {
             checkOneAuthenticatorPerMethod(in: flow)
         }
         for step in descriptor.steps where !used.contains(step.name.value) {
-            report(Diagnostic(
-                .unusedStep, "Step `\(step.name.value)` is declared but no flow runs it.",
-                at: step.name.location, path: step.path, hint: "Add it to a flow or remove it."))
+            report(
+                Diagnostic(
+                    .unusedStep, "Step `\(step.name.value)` is declared but no flow runs it.",
+                    at: step.name.location, path: step.path, hint: "Add it to a flow or remove it."))
         }
         checkRestoreOpensStore()
         checkSecretsHaveStore()
@@ -74,17 +80,18 @@ extension CheckContext {
     /// without a store (command steps only) keeps its state in the state folder and has nothing to open.
     private mutating func checkRestoreOpensStore() {
         guard let restore = descriptor.flow(for: .restore), let first = restore.entries.first,
-              descriptor.steps.contains(where: { resolvedSteps[$0.name.value]?.opensStore == true })
+            descriptor.steps.contains(where: { resolvedSteps[$0.name.value]?.opensStore == true })
         else { return }
         if let spec = resolvedSteps[first.step.value], spec.opensStore { return }
         guard declaredStep(first.step.value) != nil, resolvedSteps[first.step.value] != nil else { return }
         let storeStep = restore.entries.first { resolvedSteps[$0.step.value]?.opensStore == true }
-        report(Diagnostic(
-            .restoreWithoutStore,
-            "The restore flow starts with `\(first.step.value)`; it must open the store first, since everything onboarding kept is in it.",
-            at: first.step.location, path: first.path,
-            hint: storeStep.map { "Move `\($0.step.value)` to the start of the restore flow." }
-                ?? "Start the restore flow with a `store-manager` step."))
+        report(
+            Diagnostic(
+                .restoreWithoutStore,
+                "The restore flow starts with `\(first.step.value)`; it must open the store first, since everything onboarding kept is in it.",
+                at: first.step.location, path: first.path,
+                hint: storeStep.map { "Move `\($0.step.value)` to the start of the restore flow." }
+                    ?? "Start the restore flow with a `store-manager` step."))
     }
 
     /// Credentials and tokens are kept for a restore, and only the encrypted store may hold them: never the
@@ -93,11 +100,12 @@ extension CheckContext {
         guard !descriptor.steps.contains(where: { resolvedSteps[$0.name.value]?.opensStore == true }) else { return }
         for step in descriptor.steps {
             guard let spec = resolvedSteps[step.name.value], !spec.authenticates.isEmpty else { continue }
-            report(Diagnostic(
-                .secretWithoutStore,
-                "Step `\(step.name.value)` (\(spec.name)) keeps credentials or tokens for a restore, but no step opens an encrypted store to keep them in.",
-                at: step.uses.location, path: step.path,
-                hint: "Declare a `store-manager` step; run it last when onboarding and first when restoring."))
+            report(
+                Diagnostic(
+                    .secretWithoutStore,
+                    "Step `\(step.name.value)` (\(spec.name)) keeps credentials or tokens for a restore, but no step opens an encrypted store to keep them in.",
+                    at: step.uses.location, path: step.path,
+                    hint: "Declare a `store-manager` step; run it last when onboarding and first when restoring."))
         }
     }
 
@@ -112,12 +120,15 @@ extension CheckContext {
             guard let spec = resolvedSteps[entry.step.value] else { continue }
             for method in spec.authenticates {
                 if let earlier = first[method], earlier.step != entry.step.value {
-                    report(Diagnostic(
-                        .authenticatorRegisteredTwice,
-                        "Step `\(entry.step.value)` would register a second \(method.rawValue) authenticator in the \(flow.mode.rawValue) flow; "
-                            + "`\(earlier.step)` (line \(earlier.line)) registers one already, and both would answer the same challenge.",
-                        at: entry.step.location, path: entry.path,
-                        hint: "Keep one \(method.rawValue) step per flow; a second login belongs to another flow file."))
+                    report(
+                        Diagnostic(
+                            .authenticatorRegisteredTwice,
+                            "Step `\(entry.step.value)` would register a second \(method.rawValue) authenticator in the \(flow.mode.rawValue) flow; "
+                                + "`\(earlier.step)` (line \(earlier.line)) registers one already, and both would answer the same challenge.",
+                            at: entry.step.location, path: entry.path,
+                            hint:
+                                "Keep one \(method.rawValue) step per flow; a second login belongs to another flow file."
+                        ))
                     break
                 } else if first[method] == nil {
                     first[method] = (entry.step.value, entry.step.location.line)
@@ -136,28 +147,31 @@ extension CheckContext {
             case .step(let target, let limit):
                 guard let targetIndex = names.firstIndex(of: target.value) else {
                     let suggestion = Suggestion.closest(to: target.value, in: names)
-                    report(Diagnostic(
-                        .unknownRouteTarget,
-                        "`on-failure` goes to step `\(target.value)`, which the \(flow.mode.rawValue) flow does not run"
-                            + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
-                        at: target.location, path: entry.path.appending("on-failure"),
-                        hint: "Targets: a step of this flow, `fail`, `continue`, or `{modes: [...]}`.",
-                        replacement: suggestion))
+                    report(
+                        Diagnostic(
+                            .unknownRouteTarget,
+                            "`on-failure` goes to step `\(target.value)`, which the \(flow.mode.rawValue) flow does not run"
+                                + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
+                            at: target.location, path: entry.path.appending("on-failure"),
+                            hint: "Targets: a step of this flow, `fail`, `continue`, or `{modes: [...]}`.",
+                            replacement: suggestion))
                     continue
                 }
                 if targetIndex <= index, limit == nil {
-                    report(Diagnostic(
-                        .endlessCycle,
-                        "`on-failure` goes back to `\(target.value)`, so a step that keeps failing loops forever.",
-                        at: target.location, path: entry.path.appending("on-failure"),
-                        hint: "Bound it: `on-failure: {goto: \(target.value), limit: 3}`."))
+                    report(
+                        Diagnostic(
+                            .endlessCycle,
+                            "`on-failure` goes back to `\(target.value)`, so a step that keeps failing loops forever.",
+                            at: target.location, path: entry.path.appending("on-failure"),
+                            hint: "Bound it: `on-failure: {goto: \(target.value), limit: 3}`."))
                 }
             case .modes(let modes):
                 for mode in modes where descriptor.flow(for: mode.value) == nil {
-                    report(Diagnostic(
-                        .unknownRouteTarget,
-                        "`on-failure` runs the \(mode.value.rawValue) flow, which this file does not define.",
-                        at: mode.location, path: entry.path.appending("on-failure")))
+                    report(
+                        Diagnostic(
+                            .unknownRouteTarget,
+                            "`on-failure` runs the \(mode.value.rawValue) flow, which this file does not define.",
+                            at: mode.location, path: entry.path.appending("on-failure")))
                 }
             }
         }
@@ -184,11 +198,14 @@ extension CheckContext {
         for mode in FlowMode.allCases { reachable[mode] = Self.modes(reachableFrom: mode, next: next) }
         for (mode, targets) in edges.sorted(by: { $0.key < $1.key }) {
             for (target, located) in targets where reachable[target]?.contains(mode) == true {
-                report(Diagnostic(
-                    .endlessCycle,
-                    "A failure in the \(mode.rawValue) flow runs the \(target.rawValue) flow, whose failures lead back to \(mode.rawValue): a persistent failure never ends.",
-                    at: located.location, path: descriptor.flow(for: mode)?.path,
-                    hint: "End the chain with a flow that fails for good, e.g. `on-failure: {modes: [reset]}` without routing reset back."))
+                report(
+                    Diagnostic(
+                        .endlessCycle,
+                        "A failure in the \(mode.rawValue) flow runs the \(target.rawValue) flow, whose failures lead back to \(mode.rawValue): a persistent failure never ends.",
+                        at: located.location, path: descriptor.flow(for: mode)?.path,
+                        hint:
+                            "End the chain with a flow that fails for good, e.g. `on-failure: {modes: [reset]}` without routing reset back."
+                    ))
             }
         }
     }
@@ -211,7 +228,7 @@ extension CheckContext {
         for flow in descriptor.flows {
             for entry in flow.entries {
                 guard let spec = resolvedSteps[entry.step.value], !spec.authenticates.isEmpty,
-                      let step = declaredStep(entry.step.value)
+                    let step = declaredStep(entry.step.value)
                 else { continue }
                 authenticating.append((entry, spec, step))
             }
@@ -221,34 +238,39 @@ extension CheckContext {
             return
         case .none:
             for (entry, spec, _) in authenticating {
-                report(Diagnostic(
-                    .authenticationMismatch,
-                    "`authentication: none` is declared, but step `\(entry.step.value)` authenticates (\(spec.name)).",
-                    at: entry.step.location, path: entry.path))
+                report(
+                    Diagnostic(
+                        .authenticationMismatch,
+                        "`authentication: none` is declared, but step `\(entry.step.value)` authenticates (\(spec.name)).",
+                        at: entry.step.location, path: entry.path))
             }
         default:
             for (entry, spec, step) in authenticating {
                 let method = Self.method(of: spec, step: step)
                 // OTP runs beside another method (usually SAML), so it never contradicts the declared one.
                 if method != declared.value, method != .otp {
-                    report(Diagnostic(
-                        .authenticationMismatch,
-                        "`authentication: \(declared.value.rawValue)` is declared, but step `\(entry.step.value)` authenticates with \(method.rawValue).",
-                        at: entry.step.location, path: entry.path,
-                        hint: "Change `authentication`, or use a step that matches it."))
+                    report(
+                        Diagnostic(
+                            .authenticationMismatch,
+                            "`authentication: \(declared.value.rawValue)` is declared, but step `\(entry.step.value)` authenticates with \(method.rawValue).",
+                            at: entry.step.location, path: entry.path,
+                            hint: "Change `authentication`, or use a step that matches it."))
                 }
             }
             let onboard = descriptor.flow(for: .onboard)?.entries ?? []
             let covered = onboard.contains { entry in
-                guard let spec = resolvedSteps[entry.step.value], let step = declaredStep(entry.step.value) else { return false }
+                guard let spec = resolvedSteps[entry.step.value], let step = declaredStep(entry.step.value) else {
+                    return false
+                }
                 return !spec.authenticates.isEmpty && Self.method(of: spec, step: step) == declared.value
             }
             let unresolved = onboard.contains { resolvedSteps[$0.step.value] == nil }
             if !covered, !unresolved, descriptor.flow(for: .onboard) != nil {
-                report(Diagnostic(
-                    .authenticationMismatch,
-                    "`authentication: \(declared.value.rawValue)` is declared, but the onboard flow runs no step that authenticates that way.",
-                    at: declared.location, path: .root.appending("authentication")))
+                report(
+                    Diagnostic(
+                        .authenticationMismatch,
+                        "`authentication: \(declared.value.rawValue)` is declared, but the onboard flow runs no step that authenticates that way.",
+                        at: declared.location, path: .root.appending("authentication")))
             }
         }
     }

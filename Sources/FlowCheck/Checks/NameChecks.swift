@@ -8,13 +8,14 @@ extension CheckContext {
             let path = DescriptorPath.root.appending("keys").appending(declaration.name.value)
             checkTypeNames(declaration.type, at: declaration.typeLocation, path: path)
             if let builtin = catalog.key(named: declaration.name.value),
-               normalized(declaration.type) != builtin.type
+                normalized(declaration.type) != builtin.type
             {
-                report(Diagnostic(
-                    .builtinKeyRedeclared,
-                    "Key `\(declaration.name.value)` is built in with type `\(builtin.type)`; `keys` declares it as `\(declaration.type)`.",
-                    at: declaration.typeLocation, path: path,
-                    hint: "Remove the declaration, or pick another name for your key."))
+                report(
+                    Diagnostic(
+                        .builtinKeyRedeclared,
+                        "Key `\(declaration.name.value)` is built in with type `\(builtin.type)`; `keys` declares it as `\(declaration.type)`.",
+                        at: declaration.typeLocation, path: path,
+                        hint: "Remove the declaration, or pick another name for your key."))
             }
         }
     }
@@ -24,13 +25,16 @@ extension CheckContext {
         switch type {
         case .record(let name) where catalog.record(named: name) == nil:
             let suggestion = Suggestion.closest(to: name, in: catalog.typeNames)
-            report(Diagnostic(
-                .unknownType,
-                "Unknown type `\(name)`" + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
-                at: location, path: path,
-                hint: "Types: " + catalog.typeNames.filter { !$0.contains(where: \.isUppercase) }.map { "`\($0)`" }.joined(separator: ", ")
-                    + ", `{list: TYPE}`, `{struct: {FIELD: TYPE}}`.",
-                replacement: suggestion))
+            report(
+                Diagnostic(
+                    .unknownType,
+                    "Unknown type `\(name)`" + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
+                    at: location, path: path,
+                    hint: "Types: "
+                        + catalog.typeNames.filter { !$0.contains(where: \.isUppercase) }.map { "`\($0)`" }.joined(
+                            separator: ", ")
+                        + ", `{list: TYPE}`, `{struct: {FIELD: TYPE}}`.",
+                    replacement: suggestion))
         case .list(let element?):
             checkTypeNames(element, at: location, path: path)
         case .struct(let fields):
@@ -45,39 +49,52 @@ extension CheckContext {
         for step in descriptor.steps {
             guard let spec = catalog.step(named: step.uses.value) else {
                 let suggestion = Suggestion.closest(to: step.uses.value, in: catalog.stepNames)
-                report(Diagnostic(
-                    .unknownStep,
-                    "Step `\(step.name.value)` uses `\(step.uses.value)`, which is not a built-in step"
-                        + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
-                    at: step.uses.location, path: step.path.appending("uses"),
-                    hint: "Built-in steps: " + catalog.steps.map { "`\($0.name)`" }.joined(separator: ", ") + ".",
-                    replacement: suggestion))
+                report(
+                    Diagnostic(
+                        .unknownStep,
+                        "Step `\(step.name.value)` uses `\(step.uses.value)`, which is not a built-in step"
+                            + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
+                        at: step.uses.location, path: step.path.appending("uses"),
+                        hint: "Built-in steps: " + catalog.steps.map { "`\($0.name)`" }.joined(separator: ", ") + ".",
+                        replacement: suggestion))
                 continue
             }
             resolvedSteps[step.name.value] = spec
-            checkParameters(step.parameters, against: spec.parameters, owner: "step `\(step.name.value)` (\(spec.name))",
-                            at: step.location, path: step.path.appending("with"))
-            if let parameter = spec.providesFromParameter, let provides = step.parameters.first(where: { $0.name.value == parameter }) {
+            checkParameters(
+                step.parameters, against: spec.parameters, owner: "step `\(step.name.value)` (\(spec.name))",
+                at: step.location, path: step.path.appending("with"))
+            if let parameter = spec.providesFromParameter,
+                let provides = step.parameters.first(where: { $0.name.value == parameter })
+            {
                 for pair in provides.value.pairs ?? [] {
                     let (type, typeDiagnostics) = FlowDecoder.decodeType(
                         pair.value, at: provides.path.appending(pair.key.scalar?.text ?? ""), file: descriptor.file)
                     diagnostics += typeDiagnostics
                     guard let type else { continue }
                     checkTypeNames(type, at: pair.value.location, path: provides.path)
-                    if let name = pair.key.scalar?.text, let declared = declaredKeyTypes[name], !declared.accepts(normalized(type)) {
-                        report(Diagnostic(
-                            .keyTypeMismatch,
-                            "Step `\(step.name.value)` provides `\(name)` as `\(normalized(type))`, but `keys` declares it `\(declared)`.",
-                            at: pair.value.location, path: provides.path.appending(name),
-                            hint: "Write the same type in both places; the engine checks the program's output against `provides`."))
+                    if let name = pair.key.scalar?.text, let declared = declaredKeyTypes[name],
+                        !declared.accepts(normalized(type))
+                    {
+                        report(
+                            Diagnostic(
+                                .keyTypeMismatch,
+                                "Step `\(step.name.value)` provides `\(name)` as `\(normalized(type))`, but `keys` declares it `\(declared)`.",
+                                at: pair.value.location, path: provides.path.appending(name),
+                                hint:
+                                    "Write the same type in both places; the engine checks the program's output against `provides`."
+                            ))
                     }
                 }
             }
-            if let parameter = spec.requiresFromParameter, let inputs = step.parameters.first(where: { $0.name.value == parameter }) {
+            if let parameter = spec.requiresFromParameter,
+                let inputs = step.parameters.first(where: { $0.name.value == parameter })
+            {
                 for element in inputs.value.elements ?? [] {
                     guard let name = element.scalar?.text else { continue }
                     if declaredCommandOutputs.contains(name) { continue }
-                    _ = requireKnownKey(Located(name, at: element.location), path: inputs.path, context: "`\(parameter)` of step `\(step.name.value)`")
+                    _ = requireKnownKey(
+                        Located(name, at: element.location), path: inputs.path,
+                        context: "`\(parameter)` of step `\(step.name.value)`")
                 }
             }
         }
@@ -88,7 +105,7 @@ extension CheckContext {
         var names: Set<String> = []
         for step in descriptor.steps {
             guard let spec = catalog.step(named: step.uses.value), let parameter = spec.providesFromParameter,
-                  let provides = step.parameters.first(where: { $0.name.value == parameter })
+                let provides = step.parameters.first(where: { $0.name.value == parameter })
             else { continue }
             for pair in provides.value.pairs ?? [] {
                 if let name = pair.key.scalar?.text { names.insert(name) }
@@ -102,26 +119,30 @@ extension CheckContext {
         for provider in descriptor.configuration?.providers ?? [] {
             guard let spec = catalog.provider(named: provider.name.value) else {
                 let suggestion = Suggestion.closest(to: provider.name.value, in: catalog.providerNames)
-                report(Diagnostic(
-                    .unknownProvider,
-                    "Unknown configuration provider `\(provider.name.value)`" + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
-                    at: provider.name.location, path: provider.path,
-                    hint: "Providers: " + catalog.providers.map { "`\($0.name)`" }.joined(separator: ", ") + ".",
-                    replacement: suggestion))
+                report(
+                    Diagnostic(
+                        .unknownProvider,
+                        "Unknown configuration provider `\(provider.name.value)`"
+                            + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
+                        at: provider.name.location, path: provider.path,
+                        hint: "Providers: " + catalog.providers.map { "`\($0.name)`" }.joined(separator: ", ") + ".",
+                        replacement: suggestion))
                 continue
             }
             var parameters = provider.parameters
             if let index = parameters.firstIndex(where: { $0.name.value.isEmpty }) {
                 guard let primary = spec.primaryParameter else {
-                    report(Diagnostic(
-                        .wrongType, "Provider `\(spec.name)` takes no value; write `- \(spec.name)`.",
-                        at: parameters[index].value.location, path: provider.path))
+                    report(
+                        Diagnostic(
+                            .wrongType, "Provider `\(spec.name)` takes no value; write `- \(spec.name)`.",
+                            at: parameters[index].value.location, path: provider.path))
                     continue
                 }
                 parameters[index].name = Located(primary, at: parameters[index].value.location)
             }
-            checkParameters(parameters, against: spec.parameters, owner: "provider `\(spec.name)`",
-                            at: provider.name.location, path: provider.path.appending(provider.name.value))
+            checkParameters(
+                parameters, against: spec.parameters, owner: "provider `\(spec.name)`",
+                at: provider.name.location, path: provider.path.appending(provider.name.value))
         }
     }
 }

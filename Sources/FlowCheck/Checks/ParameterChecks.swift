@@ -1,6 +1,6 @@
-import Foundation
 import FlowCatalog
 import FlowDescriptor
+import Foundation
 
 extension CheckContext {
     /// Checks parameters against their specs: unknown names, missing required ones, and each value's type.
@@ -11,30 +11,35 @@ extension CheckContext {
         for parameter in parameters {
             guard let spec = specs.first(where: { $0.name == parameter.name.value }) else {
                 let suggestion = Suggestion.closest(to: parameter.name.value, in: specs.map(\.name))
-                report(Diagnostic(
-                    .unknownParameter,
-                    "\(owner.prefix(1).uppercased() + owner.dropFirst()) has no parameter `\(parameter.name.value)`"
-                        + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
-                    at: parameter.name.location, path: parameter.path,
-                    hint: specs.isEmpty
-                        ? "It takes no parameters."
-                        : "Parameters: " + specs.map { "`\($0.name)`" }.joined(separator: ", ") + ".",
-                    replacement: suggestion))
+                report(
+                    Diagnostic(
+                        .unknownParameter,
+                        "\(owner.prefix(1).uppercased() + owner.dropFirst()) has no parameter `\(parameter.name.value)`"
+                            + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
+                        at: parameter.name.location, path: parameter.path,
+                        hint: specs.isEmpty
+                            ? "It takes no parameters."
+                            : "Parameters: " + specs.map { "`\($0.name)`" }.joined(separator: ", ") + ".",
+                        replacement: suggestion))
                 continue
             }
             checkValue(parameter.value, of: spec, path: parameter.path)
         }
         for spec in specs where spec.required && !parameters.contains(where: { $0.name.value == spec.name }) {
-            report(Diagnostic(
-                .missingField, "Expected to find parameter `\(spec.name)` in \(owner), but it is missing.",
-                at: location, path: path.appending(spec.name), hint: spec.summary))
+            report(
+                Diagnostic(
+                    .missingField, "Expected to find parameter `\(spec.name)` in \(owner), but it is missing.",
+                    at: location, path: path.appending(spec.name), hint: spec.summary))
         }
     }
 
-    private mutating func wrongType(_ node: Node, _ expected: String, _ spec: ParameterSpec, _ path: DescriptorPath, hint: String? = nil) {
-        report(Diagnostic(
-            .wrongType, "Expected `\(spec.name)` to be \(expected), found \(node.kindDescription).",
-            at: node.location, path: path, hint: hint))
+    private mutating func wrongType(
+        _ node: Node, _ expected: String, _ spec: ParameterSpec, _ path: DescriptorPath, hint: String? = nil
+    ) {
+        report(
+            Diagnostic(
+                .wrongType, "Expected `\(spec.name)` to be \(expected), found \(node.kindDescription).",
+                at: node.location, path: path, hint: hint))
     }
 
     private mutating func checkValue(_ node: Node, of spec: ParameterSpec, path: DescriptorPath) {
@@ -45,18 +50,22 @@ extension CheckContext {
         case .secret:
             guard let text else { return wrongType(node, "a secret reference", spec, path) }
             if !Reference.isSecretSource(text) {
-                report(Diagnostic(
-                    .literalSecret,
-                    "Parameter `\(spec.name)` holds a literal secret; secrets never belong in a flow file.",
-                    at: node.location, path: path,
-                    hint: "Write `${env.NAME}` (an environment variable), `${input.NAME}` (`--input NAME=...`), `${info.KEY}` (a key an earlier step provides) or `prompt`."))
+                report(
+                    Diagnostic(
+                        .literalSecret,
+                        "Parameter `\(spec.name)` holds a literal secret; secrets never belong in a flow file.",
+                        at: node.location, path: path,
+                        hint:
+                            "Write `${env.NAME}` (an environment variable), `${input.NAME}` (`--input NAME=...`), `${info.KEY}` (a key an earlier step provides) or `prompt`."
+                    ))
             }
         case .url:
             guard let text else { return wrongType(node, "a URL", spec, path) }
             if !Reference.containsReference(text), !Self.isAbsoluteURL(text) {
-                report(Diagnostic(
-                    .invalidValue, "Expected `\(spec.name)` to be an absolute `https://` URL, found `\(text)`.",
-                    at: node.location, path: path))
+                report(
+                    Diagnostic(
+                        .invalidValue, "Expected `\(spec.name)` to be an absolute `https://` URL, found `\(text)`.",
+                        at: node.location, path: path))
             }
         case .int:
             if node.integerValue == nil { wrongType(node, "an integer", spec, path) }
@@ -67,15 +76,19 @@ extension CheckContext {
                 wrongType(node, "a duration such as `500ms` or `30s`", spec, path)
             }
         case .oneOf(let values):
-            guard let text else { return wrongType(node, "one of " + values.map { "`\($0)`" }.joined(separator: ", "), spec, path) }
+            guard let text else {
+                return wrongType(node, "one of " + values.map { "`\($0)`" }.joined(separator: ", "), spec, path)
+            }
             if !values.contains(text) {
                 let suggestion = Suggestion.closest(to: text, in: values)
-                report(Diagnostic(
-                    .invalidValue,
-                    "Unknown value `\(text)` for `\(spec.name)`" + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
-                    at: node.location, path: path,
-                    hint: "Expected one of " + values.map { "`\($0)`" }.joined(separator: ", ") + ".",
-                    replacement: suggestion))
+                report(
+                    Diagnostic(
+                        .invalidValue,
+                        "Unknown value `\(text)` for `\(spec.name)`"
+                            + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
+                        at: node.location, path: path,
+                        hint: "Expected one of " + values.map { "`\($0)`" }.joined(separator: ", ") + ".",
+                        replacement: suggestion))
             }
         case .stringList:
             guard let elements = node.elements else { return wrongType(node, "a list of strings", spec, path) }

@@ -1,5 +1,5 @@
-import Foundation
 import FlowDescriptor
+import Foundation
 
 /// The checker's view of `${...}` references; finding them is ``ValueReference``'s.
 enum Reference {
@@ -15,7 +15,7 @@ enum Reference {
         if text == "prompt" { return true }
         let found = all(in: text)
         guard found.count == 1, let only = found.first, only.closed, only.offset == 0,
-              ["env", "input", "info"].contains(only.namespace), text.hasSuffix("}"), !only.name.isEmpty
+            ["env", "input", "info"].contains(only.namespace), text.hasSuffix("}"), !only.name.isEmpty
         else { return false }
         return text.count == only.namespace.count + only.name.count + 4
     }
@@ -28,9 +28,12 @@ extension CheckContext {
     mutating func checkScalarValues() {
         guard let root = descriptor.root else { return }
         let checkClearText = descriptor.security.allowInsecureHTTP?.value != true
-        visitScalars(root, path: .root, where: { text in
-            Self.mayHoldReferenceOrURL(text, clearText: checkClearText)
-        }) { context, node, path in
+        visitScalars(
+            root, path: .root,
+            where: { text in
+                Self.mayHoldReferenceOrURL(text, clearText: checkClearText)
+            }
+        ) { context, node, path in
             guard let text = node.scalar?.text else { return }
             if Reference.containsReference(text) { context.checkReferences(in: node, text: text, path: path) }
             if checkClearText, CheckContext.mentionsClearText(text) { context.checkClearText(in: node, path: path) }
@@ -48,7 +51,8 @@ extension CheckContext {
                 if byte == UInt8(ascii: "{") {
                     if bytes[index - 1] == UInt8(ascii: "$") { return true }
                 } else if byte == UInt8(ascii: "/"), clearText, index >= 2,
-                          bytes[index - 1] == UInt8(ascii: "/"), bytes[index - 2] == UInt8(ascii: ":") {
+                    bytes[index - 1] == UInt8(ascii: "/"), bytes[index - 2] == UInt8(ascii: ":")
+                {
                     return true
                 }
             }
@@ -63,27 +67,36 @@ extension CheckContext {
         let singleLine = style != .literal && style != .folded && !text.contains(where: \.isNewline)
         for reference in Reference.all(in: text) {
             // Within a one-line scalar the column is exact; in a block scalar, point at the scalar itself.
-            let location = singleLine
+            let location =
+                singleLine
                 ? node.location.advanced(byColumns: reference.offset + (style == .plain ? 0 : 1))
                 : node.location
             guard reference.closed else {
-                report(Diagnostic(
-                    .invalidReference, "Reference `${\(reference.name)` is not closed with `}`.", at: location, path: path))
+                report(
+                    Diagnostic(
+                        .invalidReference, "Reference `${\(reference.name)` is not closed with `}`.", at: location,
+                        path: path))
                 continue
             }
             guard let namespace = Reference.Namespace(rawValue: reference.namespace) else {
-                let suggestion = Suggestion.closest(to: reference.namespace, in: Reference.Namespace.allCases.map(\.rawValue))
-                report(Diagnostic(
-                    .invalidReference,
-                    "Reference `${\(reference.namespace).\(reference.name)}` uses unknown namespace `\(reference.namespace)`"
-                        + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
-                    at: location, path: path, hint: "Use `${env.NAME}`, `${input.NAME}` or `${info.KEY}`."))
+                let suggestion = Suggestion.closest(
+                    to: reference.namespace, in: Reference.Namespace.allCases.map(\.rawValue))
+                report(
+                    Diagnostic(
+                        .invalidReference,
+                        "Reference `${\(reference.namespace).\(reference.name)}` uses unknown namespace `\(reference.namespace)`"
+                            + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
+                        at: location, path: path, hint: "Use `${env.NAME}`, `${input.NAME}` or `${info.KEY}`."))
                 continue
             }
-            guard !reference.name.isEmpty, reference.name.allSatisfy({ $0.isLetter || $0.isNumber || "_-.".contains($0) }) else {
-                report(Diagnostic(
-                    .invalidReference, "Reference `${\(reference.namespace).\(reference.name)}` needs a name after `\(reference.namespace).`.",
-                    at: location, path: path))
+            guard !reference.name.isEmpty,
+                reference.name.allSatisfy({ $0.isLetter || $0.isNumber || "_-.".contains($0) })
+            else {
+                report(
+                    Diagnostic(
+                        .invalidReference,
+                        "Reference `${\(reference.namespace).\(reference.name)}` needs a name after `\(reference.namespace).`.",
+                        at: location, path: path))
                 continue
             }
             if namespace == .info, !declaredCommandOutputs.contains(reference.name) {
@@ -119,7 +132,8 @@ extension CheckContext {
         case .mapping(let pairs):
             for index in pairs.indices {
                 trail.append(index)
-                visit(pairs[index].value, trail: &trail, root: root, base: base, context: &context, wanted: wanted, body)
+                visit(
+                    pairs[index].value, trail: &trail, root: root, base: base, context: &context, wanted: wanted, body)
                 trail.removeLast()
             }
         }

@@ -11,17 +11,21 @@ extension CheckContext {
     /// `http://` URLs in a scalar value that are not loopback.
     mutating func checkClearText(in node: Node, path: DescriptorPath) {
         guard let scalar = node.scalar else { return }
-        let singleLine = scalar.style != .literal && scalar.style != .folded && !scalar.text.contains(where: \.isNewline)
+        let singleLine =
+            scalar.style != .literal && scalar.style != .folded && !scalar.text.contains(where: \.isNewline)
         for (offset, url) in Self.clearTextURLs(in: scalar.text) where !Self.isLoopback(url) {
-            let location = singleLine
+            let location =
+                singleLine
                 ? node.location.advanced(byColumns: offset + (scalar.style == .plain ? 0 : 1))
                 : node.location
-            report(Diagnostic(
-                .insecureEndpoint,
-                "Endpoint `\(url)` uses `http://`: credentials and tokens would cross the network in clear text.",
-                at: location, path: path,
-                hint: "Use `https://`. Loopback addresses are exempt; to accept clear text elsewhere (a lab backend), set `security: {allow-insecure-http: true}`.",
-                replacement: "https://" + url.dropFirst("http://".count)))
+            report(
+                Diagnostic(
+                    .insecureEndpoint,
+                    "Endpoint `\(url)` uses `http://`: credentials and tokens would cross the network in clear text.",
+                    at: location, path: path,
+                    hint:
+                        "Use `https://`. Loopback addresses are exempt; to accept clear text elsewhere (a lab backend), set `security: {allow-insecure-http: true}`.",
+                    replacement: "https://" + url.dropFirst("http://".count)))
         }
     }
 
@@ -47,7 +51,9 @@ extension CheckContext {
         guard bytes.count >= clearTextPrefix.count else { return [] }
         var offsets: [Int] = []
         for start in 0...(bytes.count - clearTextPrefix.count) where bytes[start] | 0x20 == 0x68 {
-            if (0..<clearTextPrefix.count).allSatisfy({ bytes[start + $0] | 0x20 == clearTextPrefix[$0] | 0x20 || bytes[start + $0] == clearTextPrefix[$0] }) {
+            if (0..<clearTextPrefix.count).allSatisfy({
+                bytes[start + $0] | 0x20 == clearTextPrefix[$0] | 0x20 || bytes[start + $0] == clearTextPrefix[$0]
+            }) {
                 offsets.append(start)
             }
         }
@@ -78,9 +84,11 @@ extension CheckContext {
         let name = host.prefix { $0 != ":" }.lowercased()
         if name == "localhost" { return true }
         let octets = name.split(separator: ".", omittingEmptySubsequences: false)
-        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { octet in
-            !octet.isEmpty && octet.count <= 3 && octet.allSatisfy(\.isASCII) && octet.allSatisfy(\.isNumber) && Int(octet)! <= 255
-        }
+        return octets.count == 4 && octets[0] == "127"
+            && octets.allSatisfy { octet in
+                !octet.isEmpty && octet.count <= 3 && octet.allSatisfy(\.isASCII) && octet.allSatisfy(\.isNumber)
+                    && Int(octet)! <= 255
+            }
     }
 
     /// Parameters whose names say "secret" but whose spec does not (a `command` step's `env`, say) still
@@ -93,7 +101,11 @@ extension CheckContext {
                 if spec?.type == .secret { continue }
                 if let pairs = parameter.value.pairs, spec?.type == .stringMap {
                     for pair in pairs {
-                        candidates.append((pair.key.scalar?.text ?? "", pair.value, parameter.path.appending(pair.key.scalar?.text ?? "")))
+                        candidates.append(
+                            (
+                                pair.key.scalar?.text ?? "", pair.value,
+                                parameter.path.appending(pair.key.scalar?.text ?? "")
+                            ))
                     }
                 } else {
                     candidates.append((parameter.name.value, parameter.value, parameter.path))
@@ -107,26 +119,29 @@ extension CheckContext {
         }
         for candidate in candidates {
             guard SecretNames.looksSecret(candidate.name),
-                  let text = candidate.node.scalar?.text, !candidate.node.isNull, !text.isEmpty,
-                  !Reference.isSecretSource(text), !text.contains("://")
+                let text = candidate.node.scalar?.text, !candidate.node.isNull, !text.isEmpty,
+                !Reference.isSecretSource(text), !text.contains("://")
             else { continue }
-            report(Diagnostic(
-                .literalSecret,
-                "`\(candidate.name)` looks like a secret and holds a literal value; secrets never belong in a flow file.",
-                at: candidate.node.location, path: candidate.path,
-                hint: "Write `${env.NAME}` or `${input.NAME}` instead."))
+            report(
+                Diagnostic(
+                    .literalSecret,
+                    "`\(candidate.name)` looks like a secret and holds a literal value; secrets never belong in a flow file.",
+                    at: candidate.node.location, path: candidate.path,
+                    hint: "Write `${env.NAME}` or `${input.NAME}` instead."))
         }
     }
 
     private mutating func checkURLProviders() {
-        for provider in descriptor.configuration?.providers ?? [] where catalog.provider(named: provider.name.value)?.name == "url" {
+        for provider in descriptor.configuration?.providers ?? []
+        where catalog.provider(named: provider.name.value)?.name == "url" {
             let hosts = provider.parameters.first { $0.name.value == "allowed-hosts" }?.value.elements ?? []
             if hosts.isEmpty {
-                report(Diagnostic(
-                    .urlProviderWithoutAllowlist,
-                    "Provider `url` accepts onboarding links from any host; a forged link could send people to a hostile backend.",
-                    at: provider.name.location, path: provider.path,
-                    hint: "List the hosts: `- url: {allowed-hosts: [mobile.example.com]}`."))
+                report(
+                    Diagnostic(
+                        .urlProviderWithoutAllowlist,
+                        "Provider `url` accepts onboarding links from any host; a forged link could send people to a hostile backend.",
+                        at: provider.name.location, path: provider.path,
+                        hint: "List the hosts: `- url: {allowed-hosts: [mobile.example.com]}`."))
             }
         }
     }
@@ -135,11 +150,15 @@ extension CheckContext {
 /// Names that say a value is a secret (`CLIENT_SECRET`, `api-token`): such values are never literals in a flow
 /// file (the checker) and are masked wherever they are shown (the engine).
 public enum SecretNames {
-    private static let secretWords = ["password", "passwd", "secret", "passcode", "token", "apikey", "api-key", "api_key", "credential"]
-        .map { Array($0.utf8) }
+    private static let secretWords = [
+        "password", "passwd", "secret", "passcode", "token", "apikey", "api-key", "api_key", "credential",
+    ]
+    .map { Array($0.utf8) }
 
     /// Words that say a name holds something about a secret rather than the secret: its URL, name, file.
-    private static let notSecretWords = ["url", "uri", "endpoint", "name", "path", "file", "header", "type"].map { Array($0.utf8) }
+    private static let notSecretWords = ["url", "uri", "endpoint", "name", "path", "file", "header", "type"].map {
+        Array($0.utf8)
+    }
 
     /// Whether a parameter name says it holds a secret (`CLIENT_SECRET`, `api-token`), in any case, and not
     /// something about one (`TOKEN_URL`, `SECRET_NAME`).

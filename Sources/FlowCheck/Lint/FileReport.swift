@@ -67,7 +67,8 @@ extension FileReport {
         // Most files have no finding and no suppression comment: the text is made only when one needs it.
         let mayHaveSuppressions = format == .yaml && Self.mentionsSuppression(bytes)
         let text = !diagnostics.isEmpty || mayHaveSuppressions ? String(decoding: bytes, as: UTF8.self) : ""
-        var suppressions = mayHaveSuppressions ? Suppressions(lines: Self.lines(of: text), file: file) : Suppressions.none
+        var suppressions =
+            mayHaveSuppressions ? Suppressions(lines: Self.lines(of: text), file: file) : Suppressions.none
         let (kept, silenced) = suppressions.apply(to: diagnostics)
         let unique = Self.removingDuplicates(kept + suppressions.findings)
         self.init(

@@ -51,8 +51,11 @@ struct Suppressions {
             let location = SourceLocation(file: file, line: number, column: column)
             guard let rule = parse(comment.text[marker.upperBound...], at: location) else { continue }
             rules.append(rule)
-            if rule.line != nil && !hasContent { pendingOwnLine.append(rules.count - 1) }
-            else if rule.line != nil { rules[rules.count - 1].line = number }
+            if rule.line != nil && !hasContent {
+                pendingOwnLine.append(rules.count - 1)
+            } else if rule.line != nil {
+                rules[rules.count - 1].line = number
+            }
         }
     }
 
@@ -76,9 +79,12 @@ struct Suppressions {
         if let reason = Self.firstRange(of: "--", in: text) { text = Self.trimmed(text[..<reason.lowerBound]) }
         let forms = [("disable-file=", true), ("disable=", false)]
         guard let (prefix, wholeFile) = forms.first(where: { text.hasPrefix($0.0) }) else {
-            findings.append(Diagnostic(
-                .malformedSuppression, "Cannot read this `flowrun-lint:` comment.", at: location,
-                hint: "Write `# flowrun-lint: disable=CODE` (this line or the next) or `# flowrun-lint: disable-file=CODE`."))
+            findings.append(
+                Diagnostic(
+                    .malformedSuppression, "Cannot read this `flowrun-lint:` comment.", at: location,
+                    hint:
+                        "Write `# flowrun-lint: disable=CODE` (this line or the next) or `# flowrun-lint: disable-file=CODE`."
+                ))
             return nil
         }
         var codes: [DiagnosticCode] = []
@@ -104,23 +110,27 @@ struct Suppressions {
             }
         }
         guard named else {
-            findings.append(Diagnostic(
-                .malformedSuppression, "This `flowrun-lint: \(prefix)` comment names no code.", at: location,
-                hint: "Name the codes to silence, e.g. `\(prefix)FR601`."))
+            findings.append(
+                Diagnostic(
+                    .malformedSuppression, "This `flowrun-lint: \(prefix)` comment names no code.", at: location,
+                    hint: "Name the codes to silence, e.g. `\(prefix)FR601`."))
             return nil
         }
         if unknownCount > Self.unknownNameLimit {
-            findings.append(Diagnostic(
-                .unknownSuppressedCode,
-                "`flowrun-lint` names \(unknownCount - Self.unknownNameLimit) more names that are no diagnostic code.",
-                at: location, hint: "`flowrun lint --list-codes` lists them."))
+            findings.append(
+                Diagnostic(
+                    .unknownSuppressedCode,
+                    "`flowrun-lint` names \(unknownCount - Self.unknownNameLimit) more names that are no diagnostic code.",
+                    at: location, hint: "`flowrun lint --list-codes` lists them."))
         }
         if !unsilenceable.isEmpty {
-            findings.append(Diagnostic(
-                .malformedSuppression,
-                "`flowrun-lint` names " + unsilenceable.map { "`\($0.rawValue)`" }.joined(separator: ", ")
-                    + ", which cannot be silenced: a file that cannot be read or decoded cannot be checked or run.",
-                at: location, hint: "Fix the file instead; reading (FR1xx) and structure (FR2xx) errors always count."))
+            findings.append(
+                Diagnostic(
+                    .malformedSuppression,
+                    "`flowrun-lint` names " + unsilenceable.map { "`\($0.rawValue)`" }.joined(separator: ", ")
+                        + ", which cannot be silenced: a file that cannot be read or decoded cannot be checked or run.",
+                    at: location,
+                    hint: "Fix the file instead; reading (FR1xx) and structure (FR2xx) errors always count."))
         }
         guard !codes.isEmpty else { return nil }
         return Rule(codes: codes, line: wholeFile ? nil : 0, location: location)
@@ -129,13 +139,16 @@ struct Suppressions {
     private mutating func reportUnknown(_ name: Substring, at location: SourceLocation) {
         // A name far longer than any code is no typo of one: it gets no suggestion, and is shown shortened.
         let longest = 40
-        let shown = name.unicodeScalars.count > longest
+        let shown =
+            name.unicodeScalars.count > longest
             ? String(String.UnicodeScalarView(name.unicodeScalars.prefix(longest))) + "…" : String(name)
         let suggestion = name.utf8.count > longest ? nil : Suggestion.closest(to: shown, in: Self.codeWords)
-        findings.append(Diagnostic(
-            .unknownSuppressedCode,
-            "`flowrun-lint` names `\(shown)`, which is no diagnostic code" + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
-            at: location, hint: "`flowrun lint --list-codes` lists them.", replacement: suggestion))
+        findings.append(
+            Diagnostic(
+                .unknownSuppressedCode,
+                "`flowrun-lint` names `\(shown)`, which is no diagnostic code"
+                    + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
+                at: location, hint: "`flowrun lint --list-codes` lists them.", replacement: suggestion))
     }
 
     private static let codeWords = DiagnosticCode.all.flatMap { [$0.rawValue, $0.name] }
@@ -177,7 +190,9 @@ struct Suppressions {
         var silenced: [Diagnostic] = []
         for diagnostic in diagnostics {
             guard let line = diagnostic.location?.line, diagnostic.code.canBeSilenced,
-                  let index = (byLine[line, default: []] + wholeFile).first(where: { rules[$0].codes.contains(diagnostic.code) })
+                let index = (byLine[line, default: []] + wholeFile).first(where: {
+                    rules[$0].codes.contains(diagnostic.code)
+                })
             else {
                 kept.append(diagnostic)
                 continue
@@ -186,11 +201,14 @@ struct Suppressions {
             silenced.append(diagnostic)
         }
         for rule in rules where !rule.used {
-            findings.append(Diagnostic(
-                .unusedSuppression,
-                "This `flowrun-lint` comment silences " + rule.codes.map { "`\($0.rawValue)`" }.joined(separator: ", ")
-                    + ", but no such finding is there" + (rule.line == nil ? " in this file." : " on the line it covers."),
-                at: rule.location, hint: "Remove the comment."))
+            findings.append(
+                Diagnostic(
+                    .unusedSuppression,
+                    "This `flowrun-lint` comment silences "
+                        + rule.codes.map { "`\($0.rawValue)`" }.joined(separator: ", ")
+                        + ", but no such finding is there"
+                        + (rule.line == nil ? " in this file." : " on the line it covers."),
+                    at: rule.location, hint: "Remove the comment."))
         }
         return (kept, silenced)
     }

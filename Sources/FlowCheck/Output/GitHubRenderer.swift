@@ -6,11 +6,12 @@ enum GitHubRenderer {
     static func render(_ run: LintRun) -> String {
         var output = ""
         for diagnostic in run.diagnostics {
-            let command = switch diagnostic.severity {
-            case .error: "error"
-            case .warning: "warning"
-            case .note: "notice"
-            }
+            let command =
+                switch diagnostic.severity {
+                case .error: "error"
+                case .warning: "warning"
+                case .note: "notice"
+                }
             var properties: [String] = []
             if let location = diagnostic.location {
                 properties += [

@@ -7,14 +7,17 @@ enum JSONRenderer {
             ("tool", .object([("name", "flowrun"), ("version", .string(run.toolVersion))])),
             ("files", .array(run.reports.map { .string($0.file) })),
             ("diagnostics", .array(run.diagnostics.map(render))),
-            ("summary", .object([
-                ("errors", .int(run.count(.error))),
-                ("warnings", .int(run.count(.warning))),
-                ("notes", .int(run.count(.note))),
-                ("silenced", .int(run.reports.reduce(0) { $0 + $1.suppressedCount })),
-                ("notListed", .int(run.omittedCount)),
-                ("failed", .bool(run.fails)),
-            ])),
+            (
+                "summary",
+                .object([
+                    ("errors", .int(run.count(.error))),
+                    ("warnings", .int(run.count(.warning))),
+                    ("notes", .int(run.count(.note))),
+                    ("silenced", .int(run.reports.reduce(0) { $0 + $1.suppressedCount })),
+                    ("notListed", .int(run.omittedCount)),
+                    ("failed", .bool(run.fails)),
+                ])
+            ),
         ])
     }
 
@@ -26,7 +29,9 @@ enum JSONRenderer {
             ("message", .string(diagnostic.message)),
         ]
         if let location = diagnostic.location {
-            members += [("file", .string(location.file)), ("line", .int(location.line)), ("column", .int(location.column))]
+            members += [
+                ("file", .string(location.file)), ("line", .int(location.line)), ("column", .int(location.column)),
+            ]
         }
         if let path = diagnostic.path { members.append(("path", .string(path.description))) }
         if let hint = diagnostic.hint { members.append(("hint", .string(hint))) }

@@ -45,7 +45,9 @@ public struct LintRun: Sendable {
 
     /// "2 errors and 1 warning in 3 files (1 silenced)".
     public var summary: String {
-        let errors = count(.error), warnings = count(.warning), notes = count(.note)
+        let errors = count(.error)
+        let warnings = count(.warning)
+        let notes = count(.note)
         var parts: [String] = []
         if errors > 0 { parts.append(Self.plural(errors, "error")) }
         if warnings > 0 { parts.append(Self.plural(warnings, "warning")) }
@@ -56,7 +58,8 @@ public struct LintRun: Sendable {
         if silenced > 0 { remarks.append("\(silenced) silenced by comments") }
         if omittedCount > 0 { remarks.append("\(omittedCount) not listed: at most \(FileReport.findingLimit) a file") }
         if !skipped.isEmpty { remarks.append("\(Self.plural(skipped.count, "file")) without `flowrun:` skipped") }
-        return "\(found) in \(Self.plural(reports.count, "file"))" + (remarks.isEmpty ? "" : " (" + remarks.joined(separator: "; ") + ")")
+        return "\(found) in \(Self.plural(reports.count, "file"))"
+            + (remarks.isEmpty ? "" : " (" + remarks.joined(separator: "; ") + ")")
     }
 
     static func plural(_ count: Int, _ word: String) -> String { "\(count) \(word)\(count == 1 ? "" : "s")" }

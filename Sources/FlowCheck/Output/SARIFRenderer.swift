@@ -18,16 +18,35 @@ enum SARIFRenderer {
         return .object([
             ("$schema", .string(schema)),
             ("version", "2.1.0"),
-            ("runs", .array([.object([
-                ("tool", .object([("driver", .object(driver))])),
-                ("originalUriBaseIds", .object([("%SRCROOT%", .object([("description", .object([("text", "The folder flowrun lint ran in.")]))]))])),
-                ("artifacts", .array(files.map { .object([("location", artifactLocation($0))]) })),
-                ("results", .array(run.reports.flatMap { report in
-                    let lines = report.lines
-                    return report.diagnostics.map { result($0, rules: rules, files: files, lines: lines) }
-                })),
-                ("columnKind", "unicodeCodePoints"),
-            ])])),
+            (
+                "runs",
+                .array([
+                    .object([
+                        ("tool", .object([("driver", .object(driver))])),
+                        (
+                            "originalUriBaseIds",
+                            .object([
+                                (
+                                    "%SRCROOT%",
+                                    .object([("description", .object([("text", "The folder flowrun lint ran in.")]))])
+                                )
+                            ])
+                        ),
+                        ("artifacts", .array(files.map { .object([("location", artifactLocation($0))]) })),
+                        (
+                            "results",
+                            .array(
+                                run.reports.flatMap { report in
+                                    let lines = report.lines
+                                    return report.diagnostics.map {
+                                        result($0, rules: rules, files: files, lines: lines)
+                                    }
+                                })
+                        ),
+                        ("columnKind", "unicodeCodePoints"),
+                    ])
+                ])
+            ),
         ])
     }
 
@@ -46,7 +65,9 @@ enum SARIFRenderer {
         return .object(members)
     }
 
-    private static func result(_ diagnostic: Diagnostic, rules: [DiagnosticCode], files: [String], lines: [Substring]) -> JSONValue {
+    private static func result(
+        _ diagnostic: Diagnostic, rules: [DiagnosticCode], files: [String], lines: [Substring]
+    ) -> JSONValue {
         var message = diagnostic.message
         if let hint = diagnostic.hint { message += " " + hint }
         var members: [(String, JSONValue)] = [
@@ -62,29 +83,61 @@ enum SARIFRenderer {
                 artifact = .object(fields)
             }
             let region = self.region(location, lines: lines)
-            var place: [(String, JSONValue)] = [("physicalLocation", .object([
-                ("artifactLocation", artifact),
-                ("region", region),
-            ]))]
+            var place: [(String, JSONValue)] = [
+                (
+                    "physicalLocation",
+                    .object([
+                        ("artifactLocation", artifact),
+                        ("region", region),
+                    ])
+                )
+            ]
             if let path = diagnostic.path {
-                place.append(("logicalLocations", .array([.object([
-                    ("fullyQualifiedName", .string(path.description)), ("kind", "member"),
-                ])])))
+                place.append(
+                    (
+                        "logicalLocations",
+                        .array([
+                            .object([
+                                ("fullyQualifiedName", .string(path.description)), ("kind", "member"),
+                            ])
+                        ])
+                    ))
             }
             members.append(("locations", .array([.object(place)])))
-            members.append(("partialFingerprints", .object([
-                ("primaryLocationLineHash", .string(fingerprint(diagnostic, location))),
-            ])))
+            members.append(
+                (
+                    "partialFingerprints",
+                    .object([
+                        ("primaryLocationLineHash", .string(fingerprint(diagnostic, location)))
+                    ])
+                ))
             if let replacement = diagnostic.replacement {
-                members.append(("fixes", .array([.object([
-                    ("description", .object([("text", .string("Replace with `\(replacement)`."))])),
-                    ("artifactChanges", .array([.object([
-                        ("artifactLocation", artifact),
-                        ("replacements", .array([.object([
-                            ("deletedRegion", region), ("insertedContent", .object([("text", .string(replacement))])),
-                        ])])),
-                    ])])),
-                ])])))
+                members.append(
+                    (
+                        "fixes",
+                        .array([
+                            .object([
+                                ("description", .object([("text", .string("Replace with `\(replacement)`."))])),
+                                (
+                                    "artifactChanges",
+                                    .array([
+                                        .object([
+                                            ("artifactLocation", artifact),
+                                            (
+                                                "replacements",
+                                                .array([
+                                                    .object([
+                                                        ("deletedRegion", region),
+                                                        ("insertedContent", .object([("text", .string(replacement))])),
+                                                    ])
+                                                ])
+                                            ),
+                                        ])
+                                    ])
+                                ),
+                            ])
+                        ])
+                    ))
             }
         }
         return .object(members)
@@ -93,10 +146,13 @@ enum SARIFRenderer {
     /// The finding's region: its line, and the columns of the token it points at (end exclusive, in code points,
     /// as `columnKind` says); only the start when the line is not at hand.
     static func region(_ location: SourceLocation, lines: [Substring]) -> JSONValue {
-        var members: [(String, JSONValue)] = [("startLine", .int(location.line)), ("startColumn", .int(location.column))]
+        var members: [(String, JSONValue)] = [
+            ("startLine", .int(location.line)), ("startColumn", .int(location.column)),
+        ]
         if lines.indices.contains(location.line - 1) {
             // Only the text from the column on is looked at (a line may be a whole minified file).
-            let rest = lines[location.line - 1].unicodeScalars.dropFirst(location.column - 1).prefix(TextRenderer.excerptWidth)
+            let rest = lines[location.line - 1].unicodeScalars.dropFirst(location.column - 1).prefix(
+                TextRenderer.excerptWidth)
             if !rest.isEmpty {
                 var view = String.UnicodeScalarView()
                 view.append(contentsOf: rest)

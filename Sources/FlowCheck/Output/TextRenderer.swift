@@ -13,7 +13,8 @@ struct TextRenderer {
                 output += render(diagnostic, in: report, lines: lines, windows: &windows)
             }
             if report.omittedCount > 0 {
-                output += style("1", TerminalText.safe(report.file)) + ": \(report.omittedCount) more findings not listed "
+                output +=
+                    style("1", TerminalText.safe(report.file)) + ": \(report.omittedCount) more findings not listed "
                     + "(at most \(FileReport.findingLimit) a file; fix these first)\n"
             }
         }
@@ -21,15 +22,20 @@ struct TextRenderer {
         return output
     }
 
-    private func render(_ diagnostic: Diagnostic, in report: FileReport, lines: [Substring], windows: inout LineWindows) -> String {
+    private func render(
+        _ diagnostic: Diagnostic, in report: FileReport, lines: [Substring], windows: inout LineWindows
+    ) -> String {
         let severity = diagnostic.severity.rawValue
-        let severityColor = switch diagnostic.severity {
-        case .error: "1;31"
-        case .warning: "1;33"
-        case .note: "1;36"
-        }
+        let severityColor =
+            switch diagnostic.severity {
+            case .error: "1;31"
+            case .warning: "1;33"
+            case .note: "1;36"
+            }
         let place = diagnostic.location.map { "\($0): " } ?? "\(report.file): "
-        var output = style("1", TerminalText.safe(place)) + style(severityColor, "\(severity)[\(diagnostic.code.rawValue)]") + ": "
+        var output =
+            style("1", TerminalText.safe(place)) + style(severityColor, "\(severity)[\(diagnostic.code.rawValue)]")
+            + ": "
             + style("1", TerminalText.safe(diagnostic.message)) + "\n"
         if let location = diagnostic.location, lines.indices.contains(location.line - 1) {
             // A line may be a whole minified file: only a window around the column is ever looked at.
@@ -45,7 +51,8 @@ struct TextRenderer {
             }
             (shown, caretColumn, width) = Self.clipped(shown, caret: caretColumn, width: width)
             output += style("34", " \(number) | ") + shown + "\n"
-            output += style("34", " \(gutter) | ") + String(repeating: " ", count: caretColumn)
+            output +=
+                style("34", " \(gutter) | ") + String(repeating: " ", count: caretColumn)
                 + style(severityColor, "^" + String(repeating: "~", count: max(0, width - 1))) + "\n"
         }
         if let replacement = diagnostic.replacement {
@@ -100,7 +107,8 @@ struct TextRenderer {
             var view = String.UnicodeScalarView()
             view.append(contentsOf: all[start..<end])
             // One character stands for each end that was cut, so that the excerpt still shows `…` there.
-            let head = start > 0 ? " " : "", tail = end < all.count ? " " : ""
+            let head = start > 0 ? " " : ""
+            let tail = end < all.count ? " " : ""
             return (Substring(head + String(view) + tail), column - start + head.count)
         }
     }

@@ -14,58 +14,116 @@ public enum FlowSchema {
             ("$schema", "http://json-schema.org/draft-07/schema#"),
             ("$id", .string(identifier)),
             ("title", "flowrun flow file"),
-            ("description", "A declarative onboarding flow: providers, transform tree, steps and flows per mode. See docs/flow-format.md."),
+            (
+                "description",
+                "A declarative onboarding flow: providers, transform tree, steps and flows per mode. See docs/flow-format.md."
+            ),
             ("type", "object"),
             ("required", ["flowrun", "name", "flows"]),
             ("additionalProperties", false),
-            ("properties", .object([
-                ("$schema", .object([("description", "The schema editors validate this file with (JSON flow files)."), ("type", "string")])),
-                ("flowrun", .object([("description", "The format version; this flowrun reads 1."), ("const", 1)])),
-                ("name", .object([("description", "The flow's name: letters, digits, `-`, `_`, `.`."), ("type", "string"), ("pattern", "^[A-Za-z][A-Za-z0-9._-]*$")])),
-                ("description", .object([("description", "What the flow is for."), ("type", "string")])),
-                ("application", application),
-                ("keys", keys(catalog)),
-                ("configuration", configuration(catalog)),
-                ("authentication", .object([
-                    ("description", "The authentication method; `from-configuration` picks it from the downloaded configuration."),
-                    ("enum", .array(AuthenticationMethod.allCases.map { .string($0.rawValue) })),
-                ])),
-                ("security", .object([
-                    ("description", "Explicit opt-ins that relax security checks."),
-                    ("type", "object"), ("additionalProperties", false),
-                    ("properties", .object([("allow-insecure-http", .object([
-                        ("description", "Accept `http://` endpoints beyond loopback (a lab backend)."), ("type", "boolean"),
-                    ]))])),
-                ])),
-                ("steps", .object([
-                    ("description", "Named step instances; `uses` binds a built-in step by name."),
-                    ("type", "object"),
-                    ("propertyNames", .object([("pattern", "^[A-Za-z][A-Za-z0-9._-]*$")])),
-                    ("additionalProperties", .object([("$ref", "#/definitions/step")])),
-                ])),
-                ("flows", .object([
-                    ("description", "The ordered steps of each mode."),
-                    ("type", "object"), ("additionalProperties", false), ("required", ["onboard"]),
-                    ("properties", .object(FlowMode.allCases.map { mode in
-                        (mode.rawValue, .object([
-                            ("description", .string(modeDescription(mode))),
-                            ("type", "array"), ("items", .object([("$ref", "#/definitions/entry")])),
-                        ]))
-                    })),
-                ])),
-            ])),
-            ("definitions", .object([
-                ("type", typeDefinition(catalog)),
-                ("step", step(catalog)),
-                ("entry", entry),
-                ("condition", condition),
-                ("duration", .object([
-                    ("description", "A duration such as `500ms`, `30s`, `2m` or `1m30s`."),
-                    ("type", "string"), ("pattern", "^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"),
-                ])),
-                ("transform", transform(catalog)),
-                ("provider", provider(catalog)),
-            ])),
+            (
+                "properties",
+                .object([
+                    (
+                        "$schema",
+                        .object([
+                            ("description", "The schema editors validate this file with (JSON flow files)."),
+                            ("type", "string"),
+                        ])
+                    ),
+                    ("flowrun", .object([("description", "The format version; this flowrun reads 1."), ("const", 1)])),
+                    (
+                        "name",
+                        .object([
+                            ("description", "The flow's name: letters, digits, `-`, `_`, `.`."), ("type", "string"),
+                            ("pattern", "^[A-Za-z][A-Za-z0-9._-]*$"),
+                        ])
+                    ),
+                    ("description", .object([("description", "What the flow is for."), ("type", "string")])),
+                    ("application", application),
+                    ("keys", keys(catalog)),
+                    ("configuration", configuration(catalog)),
+                    (
+                        "authentication",
+                        .object([
+                            (
+                                "description",
+                                "The authentication method; `from-configuration` picks it from the downloaded configuration."
+                            ),
+                            ("enum", .array(AuthenticationMethod.allCases.map { .string($0.rawValue) })),
+                        ])
+                    ),
+                    (
+                        "security",
+                        .object([
+                            ("description", "Explicit opt-ins that relax security checks."),
+                            ("type", "object"), ("additionalProperties", false),
+                            (
+                                "properties",
+                                .object([
+                                    (
+                                        "allow-insecure-http",
+                                        .object([
+                                            (
+                                                "description",
+                                                "Accept `http://` endpoints beyond loopback (a lab backend)."
+                                            ), ("type", "boolean"),
+                                        ])
+                                    )
+                                ])
+                            ),
+                        ])
+                    ),
+                    (
+                        "steps",
+                        .object([
+                            ("description", "Named step instances; `uses` binds a built-in step by name."),
+                            ("type", "object"),
+                            ("propertyNames", .object([("pattern", "^[A-Za-z][A-Za-z0-9._-]*$")])),
+                            ("additionalProperties", .object([("$ref", "#/definitions/step")])),
+                        ])
+                    ),
+                    (
+                        "flows",
+                        .object([
+                            ("description", "The ordered steps of each mode."),
+                            ("type", "object"), ("additionalProperties", false), ("required", ["onboard"]),
+                            (
+                                "properties",
+                                .object(
+                                    FlowMode.allCases.map { mode in
+                                        (
+                                            mode.rawValue,
+                                            .object([
+                                                ("description", .string(modeDescription(mode))),
+                                                ("type", "array"),
+                                                ("items", .object([("$ref", "#/definitions/entry")])),
+                                            ])
+                                        )
+                                    })
+                            ),
+                        ])
+                    ),
+                ])
+            ),
+            (
+                "definitions",
+                .object([
+                    ("type", typeDefinition(catalog)),
+                    ("step", step(catalog)),
+                    ("entry", entry),
+                    ("condition", condition),
+                    (
+                        "duration",
+                        .object([
+                            ("description", "A duration such as `500ms`, `30s`, `2m` or `1m30s`."),
+                            ("type", "string"), ("pattern", "^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"),
+                        ])
+                    ),
+                    ("transform", transform(catalog)),
+                    ("provider", provider(catalog)),
+                ])
+            ),
         ])
     }
 
@@ -80,42 +138,81 @@ public enum FlowSchema {
     private static let application: JSONValue = .object([
         ("description", "The application the flow onboards to."),
         ("type", "object"), ("additionalProperties", false), ("required", ["id"]),
-        ("properties", .object([
-            ("id", .object([("description", "The application ID on the backend."), ("type", "string")])),
-            ("version", .object([("description", "The application version, sent to the backend (quote it: \"1.0\")."), ("type", ["string", "number"])])),
-        ])),
+        (
+            "properties",
+            .object([
+                ("id", .object([("description", "The application ID on the backend."), ("type", "string")])),
+                (
+                    "version",
+                    .object([
+                        ("description", "The application version, sent to the backend (quote it: \"1.0\")."),
+                        ("type", ["string", "number"]),
+                    ])
+                ),
+            ])
+        ),
     ])
 
     private static func keys(_ catalog: Catalog) -> JSONValue {
         .object([
             ("description", "App-declared info keys and their types."),
             ("type", "object"),
-            ("additionalProperties", .object([("oneOf", [
-                .object([("$ref", "#/definitions/type")]),
+            (
+                "additionalProperties",
                 .object([
-                    ("type", "object"), ("required", ["type"]), ("additionalProperties", false),
-                    ("properties", .object([
-                        ("type", .object([("$ref", "#/definitions/type")])),
-                        ("description", .object([("type", "string")])),
-                    ])),
-                ]),
-            ])])),
+                    (
+                        "oneOf",
+                        [
+                            .object([("$ref", "#/definitions/type")]),
+                            .object([
+                                ("type", "object"), ("required", ["type"]), ("additionalProperties", false),
+                                (
+                                    "properties",
+                                    .object([
+                                        ("type", .object([("$ref", "#/definitions/type")])),
+                                        ("description", .object([("type", "string")])),
+                                    ])
+                                ),
+                            ]),
+                        ]
+                    )
+                ])
+            ),
         ])
     }
 
     private static func typeDefinition(_ catalog: Catalog) -> JSONValue {
         let names = ValueType.baseTypes.keys.sorted() + catalog.records.map(\.name)
         return .object([
-            ("description", "A type: a base type, a built-in record, `{list: TYPE}` or `{struct: {FIELD: TYPE}}` (`FIELD?` is optional)."),
-            ("oneOf", [
-                .object([("type", "string"), ("enum", .array(names.map { .string($0) }))]),
-                .object([("type", "object"), ("required", ["list"]), ("additionalProperties", false),
-                         ("properties", .object([("list", .object([("$ref", "#/definitions/type")]))]))]),
-                .object([("type", "object"), ("required", ["struct"]), ("additionalProperties", false),
-                         ("properties", .object([("struct", .object([
-                             ("type", "object"), ("additionalProperties", .object([("$ref", "#/definitions/type")])),
-                         ]))]))]),
-            ]),
+            (
+                "description",
+                "A type: a base type, a built-in record, `{list: TYPE}` or `{struct: {FIELD: TYPE}}` (`FIELD?` is optional)."
+            ),
+            (
+                "oneOf",
+                [
+                    .object([("type", "string"), ("enum", .array(names.map { .string($0) }))]),
+                    .object([
+                        ("type", "object"), ("required", ["list"]), ("additionalProperties", false),
+                        ("properties", .object([("list", .object([("$ref", "#/definitions/type")]))])),
+                    ]),
+                    .object([
+                        ("type", "object"), ("required", ["struct"]), ("additionalProperties", false),
+                        (
+                            "properties",
+                            .object([
+                                (
+                                    "struct",
+                                    .object([
+                                        ("type", "object"),
+                                        ("additionalProperties", .object([("$ref", "#/definitions/type")])),
+                                    ])
+                                )
+                            ])
+                        ),
+                    ]),
+                ]
+            ),
         ])
     }
 
@@ -123,36 +220,56 @@ public enum FlowSchema {
         .object([
             ("description", "The configuration loader: the provider queue and the transform tree."),
             ("type", "object"), ("additionalProperties", false),
-            ("properties", .object([
-                ("providers", .object([
-                    ("description", "The loader's queue: examined in order, the first provider with data wins."),
-                    ("type", "array"), ("items", .object([("$ref", "#/definitions/provider")])),
-                ])),
-                ("transform", .object([("$ref", "#/definitions/transform")])),
-                ("persist", .object([
-                    ("description", "Where the found configuration is kept: the state folder, or nowhere."),
-                    ("enum", .array(PersistPolicy.allCases.map { .string($0.rawValue) })),
-                ])),
-            ])),
+            (
+                "properties",
+                .object([
+                    (
+                        "providers",
+                        .object([
+                            (
+                                "description",
+                                "The loader's queue: examined in order, the first provider with data wins."
+                            ),
+                            ("type", "array"), ("items", .object([("$ref", "#/definitions/provider")])),
+                        ])
+                    ),
+                    ("transform", .object([("$ref", "#/definitions/transform")])),
+                    (
+                        "persist",
+                        .object([
+                            ("description", "Where the found configuration is kept: the state folder, or nowhere."),
+                            ("enum", .array(PersistPolicy.allCases.map { .string($0.rawValue) })),
+                        ])
+                    ),
+                ])
+            ),
         ])
     }
 
     private static func provider(_ catalog: Catalog) -> JSONValue {
-        var choices: [JSONValue] = [.object([
-            ("description", "A provider with its defaults."),
-            ("enum", .array(catalog.providerNames.map { .string($0) })),
-        ])]
+        var choices: [JSONValue] = [
+            .object([
+                ("description", "A provider with its defaults."),
+                ("enum", .array(catalog.providerNames.map { .string($0) })),
+            ])
+        ]
         for spec in catalog.providers {
             let parameters = parametersSchema(spec.parameters, description: spec.summary)
-            let value: JSONValue = spec.primaryParameter == nil
+            let value: JSONValue =
+                spec.primaryParameter == nil
                 ? parameters
-                : .object([("description", .string(spec.summary)), ("anyOf", [.object([("type", "string")]), parameters])])
-            choices.append(.object([
-                ("type", "object"), ("additionalProperties", false), ("minProperties", 1), ("maxProperties", 1),
-                ("properties", .object(([spec.name] + spec.aliases).map { ($0, value) })),
-            ]))
+                : .object([
+                    ("description", .string(spec.summary)), ("anyOf", [.object([("type", "string")]), parameters]),
+                ])
+            choices.append(
+                .object([
+                    ("type", "object"), ("additionalProperties", false), ("minProperties", 1), ("maxProperties", 1),
+                    ("properties", .object(([spec.name] + spec.aliases).map { ($0, value) })),
+                ]))
         }
-        return .object([("description", "A configuration provider: its name, or `{NAME: parameters}`."), ("anyOf", .array(choices))])
+        return .object([
+            ("description", "A configuration provider: its name, or `{NAME: parameters}`."), ("anyOf", .array(choices)),
+        ])
     }
 
     private static func transform(_ catalog: Catalog) -> JSONValue {
@@ -163,7 +280,12 @@ public enum FlowSchema {
         let reference: JSONValue = .object([("$ref", "#/definitions/transform")])
         let named: JSONValue = .object([("description", "A built-in structure transformer."), ("enum", structureNames)])
         let to: JSONValue = .object([
-            ("description", .string("The conversion: " + conversions.map(\.name).joined(separator: ", ") + ", or a declared struct key.")),
+            (
+                "description",
+                .string(
+                    "The conversion: " + conversions.map(\.name).joined(separator: ", ") + ", or a declared struct key."
+                )
+            ),
             ("type", "string"),
             ("examples", conversionNames),
         ])
@@ -189,7 +311,10 @@ public enum FlowSchema {
             ("type", "object"), ("additionalProperties", reference),
         ])
         return .object([
-            ("description", "The transform tree: `{to, key}` leaves, `{map}` nested maps, `{use: NAME, ...}` built-ins, or a built-in name."),
+            (
+                "description",
+                "The transform tree: `{to, key}` leaves, `{map}` nested maps, `{use: NAME, ...}` built-ins, or a built-in name."
+            ),
             ("anyOf", .array([named, leaf, map, use, plainMap])),
         ])
     }
@@ -199,13 +324,18 @@ public enum FlowSchema {
         for spec in catalog.steps {
             let names: JSONValue = .array(([spec.name] + spec.aliases).map { .string($0) })
             let condition: JSONValue = .object([("properties", .object([("uses", .object([("enum", names)]))]))])
-            let then: JSONValue = .object([("properties", .object([("with", parametersSchema(spec.parameters, description: spec.summary))]))])
+            let then: JSONValue = .object([
+                ("properties", .object([("with", parametersSchema(spec.parameters, description: spec.summary))]))
+            ])
             rules.append(.object([("if", condition), ("then", then)]))
         }
         let names = catalog.steps.map(\.name)
         let nameList: JSONValue = .array(names.map { .string($0) })
         let uses: JSONValue = .object([
-            ("description", .string("The built-in step: " + names.joined(separator: ", ") + " (SDK class names are accepted too).")),
+            (
+                "description",
+                .string("The built-in step: " + names.joined(separator: ", ") + " (SDK class names are accepted too).")
+            ),
             ("enum", .array(catalog.stepNames.map { .string($0) })),
         ])
         let with: JSONValue = .object([("description", "The step's parameters."), ("type", "object")])
@@ -216,12 +346,19 @@ public enum FlowSchema {
         ])
         return .object([
             ("description", "A step instance: a built-in bound by `uses`, with its parameters under `with`."),
-            ("anyOf", .array([.object([("description", "The built-in step, with no parameters."), ("enum", nameList)]), full])),
+            (
+                "anyOf",
+                .array([
+                    .object([("description", "The built-in step, with no parameters."), ("enum", nameList)]), full,
+                ])
+            ),
         ])
     }
 
     private static func parametersSchema(_ parameters: [ParameterSpec], description: String) -> JSONValue {
-        var members: [(String, JSONValue)] = [("description", .string(description)), ("type", ["object", "null"]), ("additionalProperties", false)]
+        var members: [(String, JSONValue)] = [
+            ("description", .string(description)), ("type", ["object", "null"]), ("additionalProperties", false),
+        ]
         members.append(("properties", .object(parameters.map { ($0.name, parameterSchema($0)) })))
         let required = parameters.filter(\.required).map { JSONValue.string($0.name) }
         if !required.isEmpty { members.append(("required", .array(required))) }
@@ -240,66 +377,145 @@ public enum FlowSchema {
         case .oneOf(let values): members.append(("enum", .array(values.map { .string($0) })))
         case .stringList, .keyList: members += [("type", "array"), ("items", .object([("type", "string")]))]
         case .stringMap: members += [("type", "object"), ("additionalProperties", .object([("type", "string")]))]
-        case .keyTypes: members += [("type", "object"), ("additionalProperties", .object([("$ref", "#/definitions/type")]))]
-        case .command: members.append(("anyOf", [.object([("type", "string")]), .object([("type", "array"), ("items", .object([("type", "string")]))])]))
+        case .keyTypes:
+            members += [("type", "object"), ("additionalProperties", .object([("$ref", "#/definitions/type")]))]
+        case .command:
+            members.append(
+                (
+                    "anyOf",
+                    [
+                        .object([("type", "string")]),
+                        .object([("type", "array"), ("items", .object([("type", "string")]))]),
+                    ]
+                ))
         }
         return .object(members)
     }
 
     private static let entry: JSONValue = .object([
         ("description", "A step of the flow: its name, or the name with how to run it."),
-        ("anyOf", [
-            .object([("type", "string")]),
-            .object([
-                ("type", "object"), ("required", ["step"]), ("additionalProperties", false),
-                ("properties", .object([
-                    ("step", .object([("description", "A step declared under `steps`."), ("type", "string")])),
-                    ("retry", .object([
-                        ("description", "`attempts` counts every try, the first included: 3 means one try and up to two retries."),
-                        ("anyOf", [
-                            .object([("type", "integer"), ("minimum", 1), ("maximum", 100)]),
-                            .object([
-                                ("type", "object"), ("required", ["attempts"]), ("additionalProperties", false),
-                                ("properties", .object([
-                                    ("attempts", .object([("type", "integer"), ("minimum", 1), ("maximum", 100)])),
-                                    ("backoff", .object([("$ref", "#/definitions/duration")])),
-                                    ("max-backoff", .object([("$ref", "#/definitions/duration")])),
-                                    ("multiplier", .object([("type", "number"), ("minimum", 1)])),
-                                    ("jitter", .object([("type", "boolean")])),
-                                ])),
-                            ]),
-                        ]),
-                    ])),
-                    ("timeout", .object([("$ref", "#/definitions/duration")])),
-                    ("when", .object([("$ref", "#/definitions/condition")])),
-                    ("on-failure", .object([
-                        ("description", "Where to go when the step fails for good: `fail`, `continue`, a step name, `{goto, limit}` or `{modes: [...]}`."),
-                        ("anyOf", [
-                            .object([("type", "string")]),
-                            .object([("type", "object"), ("additionalProperties", false), ("properties", .object([
-                                ("goto", .object([("type", "string")])),
-                                ("limit", .object([("type", "integer"), ("minimum", 1), ("maximum", 100)])),
-                                ("modes", .object([("type", "array"), ("items", .object([("enum", .array(FlowMode.allCases.map { .string($0.rawValue) }))]))])),
-                            ]))]),
-                        ]),
-                    ])),
-                ])),
-            ]),
-        ]),
+        (
+            "anyOf",
+            [
+                .object([("type", "string")]),
+                .object([
+                    ("type", "object"), ("required", ["step"]), ("additionalProperties", false),
+                    (
+                        "properties",
+                        .object([
+                            ("step", .object([("description", "A step declared under `steps`."), ("type", "string")])),
+                            (
+                                "retry",
+                                .object([
+                                    (
+                                        "description",
+                                        "`attempts` counts every try, the first included: 3 means one try and up to two retries."
+                                    ),
+                                    (
+                                        "anyOf",
+                                        [
+                                            .object([("type", "integer"), ("minimum", 1), ("maximum", 100)]),
+                                            .object([
+                                                ("type", "object"), ("required", ["attempts"]),
+                                                ("additionalProperties", false),
+                                                (
+                                                    "properties",
+                                                    .object([
+                                                        (
+                                                            "attempts",
+                                                            .object([
+                                                                ("type", "integer"), ("minimum", 1), ("maximum", 100),
+                                                            ])
+                                                        ),
+                                                        ("backoff", .object([("$ref", "#/definitions/duration")])),
+                                                        ("max-backoff", .object([("$ref", "#/definitions/duration")])),
+                                                        ("multiplier", .object([("type", "number"), ("minimum", 1)])),
+                                                        ("jitter", .object([("type", "boolean")])),
+                                                    ])
+                                                ),
+                                            ]),
+                                        ]
+                                    ),
+                                ])
+                            ),
+                            ("timeout", .object([("$ref", "#/definitions/duration")])),
+                            ("when", .object([("$ref", "#/definitions/condition")])),
+                            (
+                                "on-failure",
+                                .object([
+                                    (
+                                        "description",
+                                        "Where to go when the step fails for good: `fail`, `continue`, a step name, `{goto, limit}` or `{modes: [...]}`."
+                                    ),
+                                    (
+                                        "anyOf",
+                                        [
+                                            .object([("type", "string")]),
+                                            .object([
+                                                ("type", "object"), ("additionalProperties", false),
+                                                (
+                                                    "properties",
+                                                    .object([
+                                                        ("goto", .object([("type", "string")])),
+                                                        (
+                                                            "limit",
+                                                            .object([
+                                                                ("type", "integer"), ("minimum", 1), ("maximum", 100),
+                                                            ])
+                                                        ),
+                                                        (
+                                                            "modes",
+                                                            .object([
+                                                                ("type", "array"),
+                                                                (
+                                                                    "items",
+                                                                    .object([
+                                                                        (
+                                                                            "enum",
+                                                                            .array(
+                                                                                FlowMode.allCases.map {
+                                                                                    .string($0.rawValue)
+                                                                                })
+                                                                        )
+                                                                    ])
+                                                                ),
+                                                            ])
+                                                        ),
+                                                    ])
+                                                ),
+                                            ]),
+                                        ]
+                                    ),
+                                ])
+                            ),
+                        ])
+                    ),
+                ]),
+            ]
+        ),
     ])
 
     private static let condition: JSONValue = .object([
-        ("description", "A condition on info values: `{info: KEY, equals|not-equals|in|exists: ...}`, or `all`, `any`, `not`."),
+        (
+            "description",
+            "A condition on info values: `{info: KEY, equals|not-equals|in|exists: ...}`, or `all`, `any`, `not`."
+        ),
         ("type", "object"), ("additionalProperties", false), ("maxProperties", 2),
-        ("properties", .object([
-            ("info", .object([("description", "The info key to test."), ("type", "string")])),
-            ("equals", .object([("description", "The key's value equals this.")])),
-            ("not-equals", .object([("description", "The key's value differs from this.")])),
-            ("in", .object([("description", "The key's value is one of these."), ("type", "array")])),
-            ("exists", .object([("description", "The key has (true) or has not (false) a value."), ("type", "boolean")])),
-            ("all", .object([("type", "array"), ("items", .object([("$ref", "#/definitions/condition")]))])),
-            ("any", .object([("type", "array"), ("items", .object([("$ref", "#/definitions/condition")]))])),
-            ("not", .object([("$ref", "#/definitions/condition")])),
-        ])),
+        (
+            "properties",
+            .object([
+                ("info", .object([("description", "The info key to test."), ("type", "string")])),
+                ("equals", .object([("description", "The key's value equals this.")])),
+                ("not-equals", .object([("description", "The key's value differs from this.")])),
+                ("in", .object([("description", "The key's value is one of these."), ("type", "array")])),
+                (
+                    "exists",
+                    .object([("description", "The key has (true) or has not (false) a value."), ("type", "boolean")])
+                ),
+                ("all", .object([("type", "array"), ("items", .object([("$ref", "#/definitions/condition")]))])),
+                ("any", .object([("type", "array"), ("items", .object([("$ref", "#/definitions/condition")]))])),
+                ("not", .object([("$ref", "#/definitions/condition")])),
+            ])
+        ),
     ])
 }

@@ -20,8 +20,10 @@ struct FileProvider: ConfigurationProvider {
     }
 
     func load(_ context: StepContext) async -> ProviderAnswer {
-        let url = path.hasPrefix("/")
-            ? URL(fileURLWithPath: path) : URL(fileURLWithPath: flowFile).deletingLastPathComponent().appendingPathComponent(path)
+        let url =
+            path.hasPrefix("/")
+            ? URL(fileURLWithPath: path)
+            : URL(fileURLWithPath: flowFile).deletingLastPathComponent().appendingPathComponent(path)
         // As in the SDK, a file that is not there is a provider with nothing to offer (it is often put in
         // place when the app is deployed); a file that is there but cannot be read is an error.
         guard FileBytes.exists(url.path) else { return .nothing("\(url.path) does not exist") }

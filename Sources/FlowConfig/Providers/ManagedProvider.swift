@@ -8,8 +8,12 @@ struct ManagedProvider: ConfigurationProvider {
         name: "managed", aliases: ["ManagedConfigurationProvider"],
         summary: "A JSON document an administrator placed: the path in an environment variable, else a system path.",
         parameters: [
-            ParameterSpec("env", .string, default: "FLOWRUN_MANAGED_CONFIG", "The environment variable that holds the document's path."),
-            ParameterSpec("path", .string, default: "/etc/flowrun/managed/{application-id}.json", "The system path looked at when the variable is not set."),
+            ParameterSpec(
+                "env", .string, default: "FLOWRUN_MANAGED_CONFIG",
+                "The environment variable that holds the document's path."),
+            ParameterSpec(
+                "path", .string, default: "/etc/flowrun/managed/{application-id}.json",
+                "The system path looked at when the variable is not set."),
         ],
         primaryParameter: "path")
 

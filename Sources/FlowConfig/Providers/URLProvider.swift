@@ -10,7 +10,9 @@ struct URLProvider: ConfigurationProvider {
         name: "url", aliases: ["URLConfigurationProvider"],
         summary: "An onboarding link passed with `--link URL`, accepted only from allowed hosts.",
         parameters: [
-            ParameterSpec("allowed-hosts", .stringList, "Hosts whose links are accepted; links can be forged to phish users, so list them."),
+            ParameterSpec(
+                "allowed-hosts", .stringList,
+                "Hosts whose links are accepted; links can be forged to phish users, so list them.")
         ],
         inputs: ["link"])
 
@@ -23,9 +25,12 @@ struct URLProvider: ConfigurationProvider {
     func load(_ context: StepContext) async -> ProviderAnswer {
         guard let link = context.input.link else { return .nothing("no link was given with --link") }
         guard let host = link.host?.lowercased(), allowedHosts.contains(host) else {
-            return .failed("the link's host \(link.host ?? "(none)") is not in `allowed-hosts` (" + allowedHosts.joined(separator: ", ") + ")",
-                           transient: false)
+            return .failed(
+                "the link's host \(link.host ?? "(none)") is not in `allowed-hosts` ("
+                    + allowedHosts.joined(separator: ", ") + ")",
+                transient: false)
         }
-        return await ConfigurationFile.fetch(Backend.redirect(link, to: context.backendOverride), context: context, what: "the onboarding link")
+        return await ConfigurationFile.fetch(
+            Backend.redirect(link, to: context.backendOverride), context: context, what: "the onboarding link")
     }
 }

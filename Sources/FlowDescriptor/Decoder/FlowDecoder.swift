@@ -10,7 +10,8 @@ public struct FlowDecoder {
     public static let formatVersion = 1
 
     static let topLevelFields = [
-        "$schema", "flowrun", "name", "description", "application", "keys", "configuration", "authentication", "security",
+        "$schema", "flowrun", "name", "description", "application", "keys", "configuration", "authentication",
+        "security",
         "steps", "flows",
     ]
 
@@ -28,20 +29,28 @@ public struct FlowDecoder {
 
     private mutating func decodeDocument(_ root: Node) {
         guard root.pairs != nil else {
-            decoding.report(Diagnostic(
-                .rootNotMapping, "Expected the flow file to be a mapping, found \(root.kindDescription).",
-                at: root.location, hint: "A flow file starts with `flowrun: 1` and `name:`."))
+            decoding.report(
+                Diagnostic(
+                    .rootNotMapping, "Expected the flow file to be a mapping, found \(root.kindDescription).",
+                    at: root.location, hint: "A flow file starts with `flowrun: 1` and `name:`."))
             return
         }
-        guard let fields = decoding.fields(
-            of: root, at: .root, known: Self.topLevelFields, required: ["flowrun", "name", "flows"], what: "the flow file")
+        guard
+            let fields = decoding.fields(
+                of: root, at: .root, known: Self.topLevelFields, required: ["flowrun", "name", "flows"],
+                what: "the flow file")
         else { return }
 
-        if let node = fields["flowrun"]?.value, let version = decoding.int(node, at: .root.appending("flowrun"), what: "`flowrun`") {
+        if let node = fields["flowrun"]?.value,
+            let version = decoding.int(node, at: .root.appending("flowrun"), what: "`flowrun`")
+        {
             if version.value != Self.formatVersion {
-                decoding.report(Diagnostic(
-                    .unsupportedVersion, "Format version \(version.value) is not supported; this flowrun reads version \(Self.formatVersion).",
-                    at: version.location, path: .root.appending("flowrun"), replacement: String(Self.formatVersion)))
+                decoding.report(
+                    Diagnostic(
+                        .unsupportedVersion,
+                        "Format version \(version.value) is not supported; this flowrun reads version \(Self.formatVersion).",
+                        at: version.location, path: .root.appending("flowrun"), replacement: String(Self.formatVersion))
+                )
             }
             descriptor.formatVersion = version
         }
@@ -49,7 +58,8 @@ public struct FlowDecoder {
             descriptor.name = decoding.identifier(node, at: .root.appending("name"), what: "`name`")
         }
         if let node = fields["description"]?.value {
-            descriptor.description = decoding.string(node, at: .root.appending("description"), what: "`description`")?.value
+            descriptor.description =
+                decoding.string(node, at: .root.appending("description"), what: "`description`")?.value
         }
         if let node = fields["application"]?.value { decodeApplication(node) }
         if let node = fields["keys"]?.value { decodeKeys(node) }
@@ -65,11 +75,15 @@ public struct FlowDecoder {
 
     private mutating func decodeApplication(_ node: Node) {
         let path = DescriptorPath.root.appending("application")
-        guard let fields = decoding.fields(of: node, at: path, known: ["id", "version"], required: ["id"], what: "`application`")
+        guard
+            let fields = decoding.fields(
+                of: node, at: path, known: ["id", "version"], required: ["id"], what: "`application`")
         else { return }
         descriptor.application = Application(
             id: fields["id"].flatMap { decoding.string($0.value, at: path.appending("id"), what: "`application.id`") },
-            version: fields["version"].flatMap { decoding.string($0.value, at: path.appending("version"), what: "`application.version`") },
+            version: fields["version"].flatMap {
+                decoding.string($0.value, at: path.appending("version"), what: "`application.version`")
+            },
             location: node.location)
     }
 
@@ -78,9 +92,10 @@ public struct FlowDecoder {
     private mutating func decodeKeys(_ node: Node) {
         let path = DescriptorPath.root.appending("keys")
         guard let pairs = node.pairs else {
-            decoding.report(Diagnostic(
-                .wrongType, "Expected `keys` to be a mapping of key names to types, found \(node.kindDescription).",
-                at: node.location, path: path))
+            decoding.report(
+                Diagnostic(
+                    .wrongType, "Expected `keys` to be a mapping of key names to types, found \(node.kindDescription).",
+                    at: node.location, path: path))
             return
         }
         for pair in pairs {
@@ -89,14 +104,20 @@ public struct FlowDecoder {
             var typeNode = pair.value
             var description: String?
             if let fields = pair.value.pairs, fields.contains(where: { $0.key.scalar?.text == "type" }) {
-                guard let known = decoding.fields(
-                    of: pair.value, at: keyPath, known: ["type", "description"], required: ["type"], what: "key `\(name.value)`")
+                guard
+                    let known = decoding.fields(
+                        of: pair.value, at: keyPath, known: ["type", "description"], required: ["type"],
+                        what: "key `\(name.value)`")
                 else { continue }
                 typeNode = known["type"]!.value
-                description = known["description"].flatMap { decoding.string($0.value, at: keyPath.appending("description"), what: "a description") }?.value
+                description =
+                    known["description"].flatMap {
+                        decoding.string($0.value, at: keyPath.appending("description"), what: "a description")
+                    }?.value
             }
             guard let type = decodeType(typeNode, at: keyPath) else { continue }
-            descriptor.keys.append(KeyDeclaration(name: name, type: type, description: description, typeLocation: typeNode.location))
+            descriptor.keys.append(
+                KeyDeclaration(name: name, type: type, description: description, typeLocation: typeNode.location))
         }
     }
 
@@ -112,19 +133,25 @@ public struct FlowDecoder {
         if let scalar = node.scalar, !node.isNull {
             return ValueType.baseTypes[scalar.text] ?? .record(scalar.text)
         }
-        guard let fields = decoding.fields(of: node, at: path, known: ["list", "struct"], what: "a type") else { return nil }
+        guard let fields = decoding.fields(of: node, at: path, known: ["list", "struct"], what: "a type") else {
+            return nil
+        }
         if let list = fields["list"] {
             return decodeType(list.value, at: path.appending("list")).map { .list($0) }
         }
         guard let structNode = fields["struct"] else {
-            decoding.report(Diagnostic(
-                .missingField, "Expected a type name, `{list: TYPE}` or `{struct: {FIELD: TYPE}}`.", at: node.location, path: path))
+            decoding.report(
+                Diagnostic(
+                    .missingField, "Expected a type name, `{list: TYPE}` or `{struct: {FIELD: TYPE}}`.",
+                    at: node.location, path: path))
             return nil
         }
         guard let pairs = structNode.value.pairs, !pairs.isEmpty else {
-            decoding.report(Diagnostic(
-                .wrongType, "Expected `struct` to map field names to types, found \(structNode.value.kindDescription).",
-                at: structNode.value.location, path: path.appending("struct")))
+            decoding.report(
+                Diagnostic(
+                    .wrongType,
+                    "Expected `struct` to map field names to types, found \(structNode.value.kindDescription).",
+                    at: structNode.value.location, path: path.appending("struct")))
             return nil
         }
         var result: [ValueType.Field] = []
@@ -142,12 +169,14 @@ public struct FlowDecoder {
 
     private mutating func decodeConfiguration(_ node: Node) {
         let path = DescriptorPath.root.appending("configuration")
-        guard let fields = decoding.fields(
-            of: node, at: path, known: ["providers", "transform", "persist"], what: "`configuration`")
+        guard
+            let fields = decoding.fields(
+                of: node, at: path, known: ["providers", "transform", "persist"], what: "`configuration`")
         else { return }
         var configuration = Configuration(location: node.location)
         if let providers = fields["providers"]?.value,
-           let elements = decoding.sequence(providers, at: path.appending("providers"), what: "`configuration.providers`")
+            let elements = decoding.sequence(
+                providers, at: path.appending("providers"), what: "`configuration.providers`")
         {
             for (index, element) in elements.enumerated() {
                 if let entry = decodeProvider(element, at: path.appending("providers").appending(index: index)) {
@@ -159,7 +188,8 @@ public struct FlowDecoder {
             configuration.transform = decodeTransform(transform, at: path.appending("transform"), topLevel: true)
         }
         if let persist = fields["persist"]?.value {
-            configuration.persist = decoding.oneOf(PersistPolicy.self, persist, at: path.appending("persist"), what: "persist policy")
+            configuration.persist = decoding.oneOf(
+                PersistPolicy.self, persist, at: path.appending("persist"), what: "persist policy")
         }
         descriptor.configuration = configuration
     }
@@ -167,31 +197,42 @@ public struct FlowDecoder {
     /// `name`, `{name: {parameters}}` or `{name: VALUE}` (the provider's main parameter).
     private mutating func decodeProvider(_ node: Node, at path: DescriptorPath) -> ProviderEntry? {
         if node.scalar != nil {
-            return decoding.string(node, at: path, what: "a provider").map { ProviderEntry(name: $0, parameters: [], path: path) }
+            return decoding.string(node, at: path, what: "a provider").map {
+                ProviderEntry(name: $0, parameters: [], path: path)
+            }
         }
         guard let pairs = node.pairs, pairs.count == 1, let pair = pairs.first,
-              let name = pair.key.scalar.map({ Located($0.text, at: pair.key.location) })
+            let name = pair.key.scalar.map({ Located($0.text, at: pair.key.location) })
         else {
-            decoding.report(Diagnostic(
-                .wrongType, "Expected a provider name or a mapping with one provider name, found \(node.kindDescription).",
-                at: node.location, path: path, hint: "For example `- managed` or `- file: config/ConfigurationProvider.json`."))
+            decoding.report(
+                Diagnostic(
+                    .wrongType,
+                    "Expected a provider name or a mapping with one provider name, found \(node.kindDescription).",
+                    at: node.location, path: path,
+                    hint: "For example `- managed` or `- file: config/ConfigurationProvider.json`."))
             return nil
         }
         let parametersPath = path.appending(name.value)
         if pair.value.scalar != nil, !pair.value.isNull {
             // The shorthand value is the provider's main parameter; the checker names it from the catalog.
-            let parameter = Parameter(name: Located("", at: pair.value.location), value: pair.value, path: parametersPath)
+            let parameter = Parameter(
+                name: Located("", at: pair.value.location), value: pair.value, path: parametersPath)
             return ProviderEntry(name: name, parameters: [parameter], path: path)
         }
-        return ProviderEntry(name: name, parameters: parameters(of: pair.value, at: parametersPath, what: "provider `\(name.value)`"), path: path)
+        return ProviderEntry(
+            name: name, parameters: parameters(of: pair.value, at: parametersPath, what: "provider `\(name.value)`"),
+            path: path)
     }
 
-    private mutating func parameters(of node: Node, at path: DescriptorPath, what: @autoclosure () -> String) -> [Parameter] {
+    private mutating func parameters(
+        of node: Node, at path: DescriptorPath, what: @autoclosure () -> String
+    ) -> [Parameter] {
         if node.isNull { return [] }
         guard let pairs = node.pairs else {
-            decoding.report(Diagnostic(
-                .wrongType, "Expected the parameters of \(what()) to be a mapping, found \(node.kindDescription).",
-                at: node.location, path: path))
+            decoding.report(
+                Diagnostic(
+                    .wrongType, "Expected the parameters of \(what()) to be a mapping, found \(node.kindDescription).",
+                    at: node.location, path: path))
             return []
         }
         return pairs.compactMap { pair in
@@ -209,9 +250,11 @@ public struct FlowDecoder {
             }
         }
         guard let pairs = node.pairs else {
-            decoding.report(Diagnostic(
-                .wrongType, "Expected a transformer: a built-in name, `{to, key}`, `{map}` or `{use}`, found \(node.kindDescription).",
-                at: node.location, path: path))
+            decoding.report(
+                Diagnostic(
+                    .wrongType,
+                    "Expected a transformer: a built-in name, `{to, key}`, `{map}` or `{use}`, found \(node.kindDescription).",
+                    at: node.location, path: path))
             return nil
         }
         // A transform node has a handful of keys: look them up in place rather than hashing them.
@@ -220,23 +263,32 @@ public struct FlowDecoder {
             let name = decoding.string(node["use"]!, at: path.appending("use"), what: "`use`")
             let rest = Node(.mapping(pairs.filter { $0.key.scalar?.text != "use" }), at: node.location)
             guard let name else { return nil }
-            return .builtin(name: name, parameters: parameters(of: rest, at: path, what: "transformer `\(name.value)`"), location: node.location, path: path)
+            return .builtin(
+                name: name, parameters: parameters(of: rest, at: path, what: "transformer `\(name.value)`"),
+                location: node.location, path: path)
         }
         if has("map") {
-            guard let fields = decoding.fields(of: node, at: path, known: ["map"], what: "a transform map") else { return nil }
+            guard let fields = decoding.fields(of: node, at: path, known: ["map"], what: "a transform map") else {
+                return nil
+            }
             return decodeMap(fields["map"]!.value, at: path.appending("map"))
         }
         let isLeaf = has("to") || has("key")
         if !topLevel || isLeaf {
             guard isLeaf else {
-                decoding.report(Diagnostic(
-                    .missingField,
-                    "Expected a transformer: `{to: TYPE, key: KEY}`, `{map: {...}}`, `{use: NAME}` or a built-in name.",
-                    at: node.location, path: path, hint: "Nested maps need `map:`."))
+                decoding.report(
+                    Diagnostic(
+                        .missingField,
+                        "Expected a transformer: `{to: TYPE, key: KEY}`, `{map: {...}}`, `{use: NAME}` or a built-in name.",
+                        at: node.location, path: path, hint: "Nested maps need `map:`."))
                 return nil
             }
-            guard let fields = decoding.fields(of: node, at: path, known: Self.leafFields, required: ["key"], what: "a transform leaf"),
-                  let key = fields["key"].flatMap({ decoding.identifier($0.value, at: path.appending("key"), what: "`key`") })
+            guard
+                let fields = decoding.fields(
+                    of: node, at: path, known: Self.leafFields, required: ["key"], what: "a transform leaf"),
+                let key = fields["key"].flatMap({
+                    decoding.identifier($0.value, at: path.appending("key"), what: "`key`")
+                })
             else { return nil }
             let conversion = fields["to"].flatMap { decoding.string($0.value, at: path.appending("to"), what: "`to`") }
             return .leaf(conversion: conversion, key: key, location: node.location, path: path)
@@ -246,9 +298,10 @@ public struct FlowDecoder {
 
     private mutating func decodeMap(_ node: Node, at path: DescriptorPath) -> TransformNode? {
         guard let pairs = node.pairs else {
-            decoding.report(Diagnostic(
-                .wrongType, "Expected `map` to map source keys to transformers, found \(node.kindDescription).",
-                at: node.location, path: path))
+            decoding.report(
+                Diagnostic(
+                    .wrongType, "Expected `map` to map source keys to transformers, found \(node.kindDescription).",
+                    at: node.location, path: path))
             return nil
         }
         var entries: [TransformEntry] = []
@@ -263,7 +316,8 @@ public struct FlowDecoder {
 
     private mutating func decodeSecurity(_ node: Node) {
         let path = DescriptorPath.root.appending("security")
-        guard let fields = decoding.fields(of: node, at: path, known: ["allow-insecure-http"], what: "`security`") else { return }
+        guard let fields = decoding.fields(of: node, at: path, known: ["allow-insecure-http"], what: "`security`")
+        else { return }
         if let value = fields["allow-insecure-http"] {
             descriptor.security.allowInsecureHTTP = decoding.bool(
                 value.value, at: path.appending("allow-insecure-http"), what: "`allow-insecure-http`")
@@ -275,9 +329,10 @@ public struct FlowDecoder {
     private mutating func decodeSteps(_ node: Node) {
         let path = DescriptorPath.root.appending("steps")
         guard let pairs = node.pairs else {
-            decoding.report(Diagnostic(
-                .wrongType, "Expected `steps` to map step names to steps, found \(node.kindDescription).",
-                at: node.location, path: path))
+            decoding.report(
+                Diagnostic(
+                    .wrongType, "Expected `steps` to map step names to steps, found \(node.kindDescription).",
+                    at: node.location, path: path))
             return
         }
         for pair in pairs {
@@ -285,25 +340,32 @@ public struct FlowDecoder {
             guard let name = decoding.identifier(pair.key, at: stepPath, what: "a step name") else { continue }
             if pair.value.scalar != nil {
                 if let uses = decoding.string(pair.value, at: stepPath, what: "step `\(name.value)`") {
-                    descriptor.steps.append(StepDeclaration(
-                        name: name, uses: uses, parameters: [], location: pair.key.location, path: stepPath))
+                    descriptor.steps.append(
+                        StepDeclaration(
+                            name: name, uses: uses, parameters: [], location: pair.key.location, path: stepPath))
                 }
                 continue
             }
-            guard let fields = decoding.fields(
-                of: pair.value, at: stepPath, known: ["uses", "with", "description"], required: ["uses"],
-                what: "step `\(name.value)`"),
-                let uses = fields["uses"].flatMap({ decoding.string($0.value, at: stepPath.appending("uses"), what: "`uses`") })
+            guard
+                let fields = decoding.fields(
+                    of: pair.value, at: stepPath, known: ["uses", "with", "description"], required: ["uses"],
+                    what: "step `\(name.value)`"),
+                let uses = fields["uses"].flatMap({
+                    decoding.string($0.value, at: stepPath.appending("uses"), what: "`uses`")
+                })
             else { continue }
-            let parameters = fields["with"].map {
-                self.parameters(of: $0.value, at: stepPath.appending("with"), what: "step `\(name.value)`")
-            } ?? []
+            let parameters =
+                fields["with"].map {
+                    self.parameters(of: $0.value, at: stepPath.appending("with"), what: "step `\(name.value)`")
+                } ?? []
             let description = fields["description"].flatMap {
                 decoding.string($0.value, at: stepPath.appending("description"), what: "a description")
             }?.value
-            descriptor.steps.append(StepDeclaration(
-                name: name, uses: uses, parameters: parameters, description: description, location: pair.key.location,
-                path: stepPath))
+            descriptor.steps.append(
+                StepDeclaration(
+                    name: name, uses: uses, parameters: parameters, description: description,
+                    location: pair.key.location,
+                    path: stepPath))
         }
     }
 
@@ -311,12 +373,15 @@ public struct FlowDecoder {
 
     private mutating func decodeFlows(_ node: Node) {
         let path = DescriptorPath.root.appending("flows")
-        guard let fields = decoding.fields(of: node, at: path, known: FlowMode.allCases.map(\.rawValue), what: "`flows`")
+        guard
+            let fields = decoding.fields(of: node, at: path, known: FlowMode.allCases.map(\.rawValue), what: "`flows`")
         else { return }
         for mode in FlowMode.allCases {
             guard let pair = fields[mode.rawValue] else { continue }
             let flowPath = path.appending(mode.rawValue)
-            guard let elements = decoding.sequence(pair.value, at: flowPath, what: "the \(mode.rawValue) flow") else { continue }
+            guard let elements = decoding.sequence(pair.value, at: flowPath, what: "the \(mode.rawValue) flow") else {
+                continue
+            }
             var entries: [FlowEntry] = []
             for (index, element) in elements.enumerated() {
                 if let entry = decodeEntry(element, at: flowPath.appending(index: index)) {
@@ -333,18 +398,25 @@ public struct FlowDecoder {
                 FlowEntry(step: $0, location: node.location, path: path)
             }
         }
-        guard let fields = decoding.fields(
-            of: node, at: path, known: ["step", "retry", "timeout", "when", "on-failure"], required: ["step"],
-            what: "a flow entry"),
-            let step = fields["step"].flatMap({ decoding.identifier($0.value, at: path.appending("step"), what: "`step`") })
+        guard
+            let fields = decoding.fields(
+                of: node, at: path, known: ["step", "retry", "timeout", "when", "on-failure"], required: ["step"],
+                what: "a flow entry"),
+            let step = fields["step"].flatMap({
+                decoding.identifier($0.value, at: path.appending("step"), what: "`step`")
+            })
         else { return nil }
         var entry = FlowEntry(step: step, location: node.location, path: path)
         if let retry = fields["retry"] { entry.retry = decodeRetry(retry.value, at: path.appending("retry")) }
         if let timeout = fields["timeout"] {
             entry.timeout = decoding.duration(timeout.value, at: path.appending("timeout"), what: "`timeout`")
         }
-        if let condition = fields["when"] { entry.condition = decodeCondition(condition.value, at: path.appending("when")) }
-        if let route = fields["on-failure"] { entry.onFailure = decodeRoute(route.value, at: path.appending("on-failure")) }
+        if let condition = fields["when"] {
+            entry.condition = decodeCondition(condition.value, at: path.appending("when"))
+        }
+        if let route = fields["on-failure"] {
+            entry.onFailure = decodeRoute(route.value, at: path.appending("on-failure"))
+        }
         return entry
     }
 
@@ -352,21 +424,27 @@ public struct FlowDecoder {
         if node.scalar != nil {
             return decoding.int(node, at: path, what: "`retry` (the number of attempts)", range: 1...100).map {
                 RetryPolicy(
-                    attempts: $0, backoff: RetryPolicy.defaultBackoff, multiplier: 2, maxBackoff: RetryPolicy.defaultMaxBackoff,
+                    attempts: $0, backoff: RetryPolicy.defaultBackoff, multiplier: 2,
+                    maxBackoff: RetryPolicy.defaultMaxBackoff,
                     jitter: true, location: node.location)
             }
         }
-        guard let fields = decoding.fields(
-            of: node, at: path, known: ["attempts", "backoff", "multiplier", "max-backoff", "jitter"], required: ["attempts"],
-            what: "`retry`"),
+        guard
+            let fields = decoding.fields(
+                of: node, at: path, known: ["attempts", "backoff", "multiplier", "max-backoff", "jitter"],
+                required: ["attempts"],
+                what: "`retry`"),
             let attempts = fields["attempts"].flatMap({
                 decoding.int($0.value, at: path.appending("attempts"), what: "`attempts`", range: 1...100)
             })
         else { return nil }
         var policy = RetryPolicy(
-            attempts: attempts, backoff: RetryPolicy.defaultBackoff, multiplier: 2, maxBackoff: RetryPolicy.defaultMaxBackoff,
+            attempts: attempts, backoff: RetryPolicy.defaultBackoff, multiplier: 2,
+            maxBackoff: RetryPolicy.defaultMaxBackoff,
             jitter: true, location: node.location)
-        if let value = fields["backoff"].flatMap({ decoding.duration($0.value, at: path.appending("backoff"), what: "`backoff`") }) {
+        if let value = fields["backoff"].flatMap({
+            decoding.duration($0.value, at: path.appending("backoff"), what: "`backoff`")
+        }) {
             policy.backoff = value.value
         }
         if let value = fields["max-backoff"].flatMap({
@@ -374,16 +452,22 @@ public struct FlowDecoder {
         }) {
             policy.maxBackoff = value.value
         }
-        if let value = fields["multiplier"].flatMap({ decoding.double($0.value, at: path.appending("multiplier"), what: "`multiplier`") }) {
+        if let value = fields["multiplier"].flatMap({
+            decoding.double($0.value, at: path.appending("multiplier"), what: "`multiplier`")
+        }) {
             if !(1...RetryPolicy.maximumMultiplier).contains(value.value) {
-                decoding.report(Diagnostic(
-                    .invalidValue, "Expected `multiplier` to be between 1 and \(Int(RetryPolicy.maximumMultiplier)), found \(value.value).",
-                    at: value.location, path: path.appending("multiplier")))
+                decoding.report(
+                    Diagnostic(
+                        .invalidValue,
+                        "Expected `multiplier` to be between 1 and \(Int(RetryPolicy.maximumMultiplier)), found \(value.value).",
+                        at: value.location, path: path.appending("multiplier")))
             } else {
                 policy.multiplier = value.value
             }
         }
-        if let value = fields["jitter"].flatMap({ decoding.bool($0.value, at: path.appending("jitter"), what: "`jitter`") }) {
+        if let value = fields["jitter"].flatMap({
+            decoding.bool($0.value, at: path.appending("jitter"), what: "`jitter`")
+        }) {
             policy.jitter = value.value
         }
         return policy
@@ -392,13 +476,16 @@ public struct FlowDecoder {
     private static let conditionFields = ["info", "equals", "not-equals", "in", "exists", "all", "any", "not"]
 
     private mutating func decodeCondition(_ node: Node, at path: DescriptorPath) -> Condition? {
-        guard let fields = decoding.fields(of: node, at: path, known: Self.conditionFields, what: "a `when` condition") else {
+        guard let fields = decoding.fields(of: node, at: path, known: Self.conditionFields, what: "a `when` condition")
+        else {
             return nil
         }
         if let all = fields["all"] ?? fields["any"] {
             let isAll = fields["all"] != nil
             let name = isAll ? "all" : "any"
-            guard let elements = decoding.sequence(all.value, at: path.appending(name), what: "`\(name)`") else { return nil }
+            guard let elements = decoding.sequence(all.value, at: path.appending(name), what: "`\(name)`") else {
+                return nil
+            }
             let conditions = elements.enumerated().compactMap {
                 decodeCondition($0.element, at: path.appending(name).appending(index: $0.offset))
             }
@@ -408,27 +495,34 @@ public struct FlowDecoder {
             return decodeCondition(inner.value, at: path.appending("not")).map { .not($0) }
         }
         guard let keyNode = fields["info"] else {
-            decoding.report(Diagnostic(
-                .missingField, "Expected to find `info` (the key to test), `all`, `any` or `not` in a `when` condition, but none is there.",
-                at: node.location, path: path))
+            decoding.report(
+                Diagnostic(
+                    .missingField,
+                    "Expected to find `info` (the key to test), `all`, `any` or `not` in a `when` condition, but none is there.",
+                    at: node.location, path: path))
             return nil
         }
-        guard let key = decoding.identifier(keyNode.value, at: path.appending("info"), what: "`info`") else { return nil }
+        guard let key = decoding.identifier(keyNode.value, at: path.appending("info"), what: "`info`") else {
+            return nil
+        }
         let tests = ["equals", "not-equals", "in", "exists"].filter { fields[$0] != nil }
         guard tests.count == 1 else {
-            decoding.report(Diagnostic(
-                tests.isEmpty ? .missingField : .invalidValue,
-                tests.isEmpty
-                    ? "Expected one test (`equals`, `not-equals`, `in` or `exists`) for `\(key.value)`, but none is there."
-                    : "Expected one test for `\(key.value)`, found \(tests.map { "`\($0)`" }.joined(separator: " and ")).",
-                at: node.location, path: path))
+            decoding.report(
+                Diagnostic(
+                    tests.isEmpty ? .missingField : .invalidValue,
+                    tests.isEmpty
+                        ? "Expected one test (`equals`, `not-equals`, `in` or `exists`) for `\(key.value)`, but none is there."
+                        : "Expected one test for `\(key.value)`, found \(tests.map { "`\($0)`" }.joined(separator: " and ")).",
+                    at: node.location, path: path))
             return nil
         }
         switch tests[0] {
         case "equals": return .equals(key: key, value: fields["equals"]!.value)
         case "not-equals": return .notEquals(key: key, value: fields["not-equals"]!.value)
         case "in":
-            return decoding.sequence(fields["in"]!.value, at: path.appending("in"), what: "`in`").map { .oneOf(key: key, values: $0) }
+            return decoding.sequence(fields["in"]!.value, at: path.appending("in"), what: "`in`").map {
+                .oneOf(key: key, values: $0)
+            }
         default:
             return decoding.bool(fields["exists"]!.value, at: path.appending("exists"), what: "`exists`").map {
                 .exists(key: key, $0.value)
@@ -445,28 +539,37 @@ public struct FlowDecoder {
             default: return .step(text, limit: nil)
             }
         }
-        guard let fields = decoding.fields(of: node, at: path, known: ["goto", "limit", "modes"], what: "`on-failure`") else {
+        guard let fields = decoding.fields(of: node, at: path, known: ["goto", "limit", "modes"], what: "`on-failure`")
+        else {
             return nil
         }
         if let modes = fields["modes"] {
             let nodes = modes.value.elements ?? [modes.value]
             let parsed = nodes.enumerated().compactMap {
-                decoding.oneOf(FlowMode.self, $0.element, at: path.appending("modes").appending(index: $0.offset), what: "mode")
+                decoding.oneOf(
+                    FlowMode.self, $0.element, at: path.appending("modes").appending(index: $0.offset), what: "mode")
             }
             if fields["goto"] != nil {
-                decoding.report(Diagnostic(
-                    .invalidValue, "Expected either `goto` or `modes` in `on-failure`, found both.", at: node.location, path: path))
+                decoding.report(
+                    Diagnostic(
+                        .invalidValue, "Expected either `goto` or `modes` in `on-failure`, found both.",
+                        at: node.location, path: path))
             }
             return parsed.count == nodes.count ? .modes(parsed) : nil
         }
         guard let target = fields["goto"] else {
-            decoding.report(Diagnostic(
-                .missingField, "Expected to find `goto` or `modes` in `on-failure`, but neither is there.",
-                at: node.location, path: path))
+            decoding.report(
+                Diagnostic(
+                    .missingField, "Expected to find `goto` or `modes` in `on-failure`, but neither is there.",
+                    at: node.location, path: path))
             return nil
         }
-        guard let step = decoding.identifier(target.value, at: path.appending("goto"), what: "`goto`") else { return nil }
-        let limit = fields["limit"].flatMap { decoding.int($0.value, at: path.appending("limit"), what: "`limit`", range: 1...100) }
+        guard let step = decoding.identifier(target.value, at: path.appending("goto"), what: "`goto`") else {
+            return nil
+        }
+        let limit = fields["limit"].flatMap {
+            decoding.int($0.value, at: path.appending("limit"), what: "`limit`", range: 1...100)
+        }
         return .step(step, limit: limit?.value)
     }
 }

@@ -19,11 +19,14 @@ struct NodeDecoding {
 
     /// The fields of a mapping, after reporting unknown ones (with "did you mean") and missing required ones.
     mutating func fields(
-        of node: Node, at path: @autoclosure () -> DescriptorPath, known: [String], required: [String] = [], what: @autoclosure () -> String
+        of node: Node, at path: @autoclosure () -> DescriptorPath, known: [String], required: [String] = [],
+        what: @autoclosure () -> String
     ) -> Fields? {
         guard let pairs = node.pairs else {
-            report(Diagnostic(
-                .wrongType, "Expected \(what()) to be a mapping, found \(node.kindDescription).", at: node.location, path: path()))
+            report(
+                Diagnostic(
+                    .wrongType, "Expected \(what()) to be a mapping, found \(node.kindDescription).", at: node.location,
+                    path: path()))
             return nil
         }
         var result = Fields()
@@ -34,86 +37,114 @@ struct NodeDecoding {
                 continue
             }
             let suggestion = Suggestion.closest(to: name, in: known)
-            report(Diagnostic(
-                .unknownField,
-                "Unknown field `\(name)` in \(what())" + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
-                at: pair.key.location, path: path().appending(name),
-                hint: suggestion == nil ? "Known fields: " + known.map { "`\($0)`" }.joined(separator: ", ") + "." : nil,
-                replacement: suggestion))
+            report(
+                Diagnostic(
+                    .unknownField,
+                    "Unknown field `\(name)` in \(what())" + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
+                    at: pair.key.location, path: path().appending(name),
+                    hint: suggestion == nil
+                        ? "Known fields: " + known.map { "`\($0)`" }.joined(separator: ", ") + "." : nil,
+                    replacement: suggestion))
         }
         for name in required where result[name] == nil {
-            report(Diagnostic(
-                .missingField, "Expected to find `\(name)` in \(what()), but it is missing.",
-                at: node.location, path: path().appending(name)))
+            report(
+                Diagnostic(
+                    .missingField, "Expected to find `\(name)` in \(what()), but it is missing.",
+                    at: node.location, path: path().appending(name)))
         }
         return result
     }
 
     /// A scalar read as text: any non-null scalar qualifies (`version: 1.0` is the string `1.0`).
-    mutating func string(_ node: Node, at path: @autoclosure () -> DescriptorPath, what: @autoclosure () -> String) -> Located<String>? {
+    mutating func string(
+        _ node: Node, at path: @autoclosure () -> DescriptorPath, what: @autoclosure () -> String
+    ) -> Located<String>? {
         guard let scalar = node.scalar, !node.isNull else {
-            report(Diagnostic(
-                .wrongType, "Expected \(what()) to be a string, found \(node.kindDescription).", at: node.location, path: path()))
+            report(
+                Diagnostic(
+                    .wrongType, "Expected \(what()) to be a string, found \(node.kindDescription).", at: node.location,
+                    path: path()))
             return nil
         }
         return Located(scalar.text, at: node.location)
     }
 
     /// A plain decimal integer; `"8"` (quoted) and `0x10` are not.
-    mutating func int(_ node: Node, at path: @autoclosure () -> DescriptorPath, what: @autoclosure () -> String, range: ClosedRange<Int>? = nil) -> Located<Int>? {
+    mutating func int(
+        _ node: Node, at path: @autoclosure () -> DescriptorPath, what: @autoclosure () -> String,
+        range: ClosedRange<Int>? = nil
+    ) -> Located<Int>? {
         guard let scalar = node.plainScalar, let value = Self.decimalInt(scalar.text) else {
-            report(Diagnostic(
-                .wrongType, "Expected \(what()) to be an integer, found \(node.kindDescription).", at: node.location, path: path()))
+            report(
+                Diagnostic(
+                    .wrongType, "Expected \(what()) to be an integer, found \(node.kindDescription).",
+                    at: node.location, path: path()))
             return nil
         }
         if let range, !range.contains(value) {
-            report(Diagnostic(
-                .invalidValue, "Expected \(what()) to be between \(range.lowerBound) and \(range.upperBound), found \(value).",
-                at: node.location, path: path()))
+            report(
+                Diagnostic(
+                    .invalidValue,
+                    "Expected \(what()) to be between \(range.lowerBound) and \(range.upperBound), found \(value).",
+                    at: node.location, path: path()))
             return nil
         }
         return Located(value, at: node.location)
     }
 
     /// A plain number.
-    mutating func double(_ node: Node, at path: @autoclosure () -> DescriptorPath, what: @autoclosure () -> String) -> Located<Double>? {
+    mutating func double(
+        _ node: Node, at path: @autoclosure () -> DescriptorPath, what: @autoclosure () -> String
+    ) -> Located<Double>? {
         guard let scalar = node.plainScalar, let value = Self.decimalDouble(scalar.text) else {
-            report(Diagnostic(
-                .wrongType, "Expected \(what()) to be a number, found \(node.kindDescription).", at: node.location, path: path()))
+            report(
+                Diagnostic(
+                    .wrongType, "Expected \(what()) to be a number, found \(node.kindDescription).", at: node.location,
+                    path: path()))
             return nil
         }
         return Located(value, at: node.location)
     }
 
     /// `true` or `false`, unquoted. YAML 1.1's `yes`, `no`, `on`, `off` are refused with a hint.
-    mutating func bool(_ node: Node, at path: @autoclosure () -> DescriptorPath, what: @autoclosure () -> String) -> Located<Bool>? {
+    mutating func bool(
+        _ node: Node, at path: @autoclosure () -> DescriptorPath, what: @autoclosure () -> String
+    ) -> Located<Bool>? {
         if let value = Self.boolean(node) {
             return Located(value, at: node.location)
         }
         let legacy = node.scalar.map { ["yes", "no", "on", "off", "y", "n"].contains($0.text.lowercased()) } ?? false
-        report(Diagnostic(
-            .wrongType, "Expected \(what()) to be a boolean, found \(node.kindDescription).", at: node.location, path: path(),
-            hint: legacy ? "Write `true` or `false`; YAML 1.1 words such as `yes` are read as strings here." : nil))
+        report(
+            Diagnostic(
+                .wrongType, "Expected \(what()) to be a boolean, found \(node.kindDescription).", at: node.location,
+                path: path(),
+                hint: legacy ? "Write `true` or `false`; YAML 1.1 words such as `yes` are read as strings here." : nil))
         return nil
     }
 
     /// A duration such as `500ms`, `2s`, `1.5m`, `1h` or `1m30s`.
-    mutating func duration(_ node: Node, at path: @autoclosure () -> DescriptorPath, what: @autoclosure () -> String) -> Located<Duration>? {
+    mutating func duration(
+        _ node: Node, at path: @autoclosure () -> DescriptorPath, what: @autoclosure () -> String
+    ) -> Located<Duration>? {
         if let scalar = node.scalar, let milliseconds = Self.durationMilliseconds(scalar.text),
-           milliseconds > Self.maximumDurationMilliseconds
+            milliseconds > Self.maximumDurationMilliseconds
         {
-            report(Diagnostic(
-                .invalidValue, "Expected \(what()) to be at most 24h, found `\(scalar.text)`.", at: node.location, path: path(),
-                hint: "A step that waits longer than a day is better split, or driven by a `when` condition."))
+            report(
+                Diagnostic(
+                    .invalidValue, "Expected \(what()) to be at most 24h, found `\(scalar.text)`.", at: node.location,
+                    path: path(),
+                    hint: "A step that waits longer than a day is better split, or driven by a `when` condition."))
             return nil
         }
         guard let scalar = node.scalar, let value = Self.duration(scalar.text) else {
             let bareNumber = node.scalar.map { Int($0.text) != nil } ?? false
-            report(Diagnostic(
-                .wrongType, "Expected \(what()) to be a duration such as `500ms` or `30s`, found \(node.kindDescription).",
-                at: node.location, path: path(),
-                hint: bareNumber ? "Add a unit: `ms`, `s`, `m` or `h`." : nil,
-                replacement: bareNumber ? node.scalar!.text + "s" : nil))
+            report(
+                Diagnostic(
+                    .wrongType,
+                    "Expected \(what()) to be a duration such as `500ms` or `30s`, found \(node.kindDescription).",
+                    at: node.location, path: path(),
+                    hint: bareNumber ? "Add a unit: `ms`, `s`, `m` or `h`." : nil,
+                    replacement: bareNumber ? node.scalar!.text + "s" : nil))
             return nil
         }
         return Located(value, at: node.location)
@@ -129,32 +160,41 @@ struct NodeDecoding {
         }
         let names = Value.allCases.map(\.rawValue)
         let suggestion = Suggestion.closest(to: text.value, in: names)
-        report(Diagnostic(
-            .invalidValue,
-            "Unknown \(what()) `\(text.value)`" + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
-            at: text.location, path: path(),
-            hint: "Expected one of " + names.map { "`\($0)`" }.joined(separator: ", ") + ".", replacement: suggestion))
+        report(
+            Diagnostic(
+                .invalidValue,
+                "Unknown \(what()) `\(text.value)`" + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
+                at: text.location, path: path(),
+                hint: "Expected one of " + names.map { "`\($0)`" }.joined(separator: ", ") + ".",
+                replacement: suggestion))
         return nil
     }
 
     /// A sequence's elements, or a report.
-    mutating func sequence(_ node: Node, at path: @autoclosure () -> DescriptorPath, what: @autoclosure () -> String) -> [Node]? {
+    mutating func sequence(
+        _ node: Node, at path: @autoclosure () -> DescriptorPath, what: @autoclosure () -> String
+    ) -> [Node]? {
         guard let elements = node.elements else {
-            report(Diagnostic(
-                .wrongType, "Expected \(what()) to be a sequence, found \(node.kindDescription).", at: node.location, path: path()))
+            report(
+                Diagnostic(
+                    .wrongType, "Expected \(what()) to be a sequence, found \(node.kindDescription).",
+                    at: node.location, path: path()))
             return nil
         }
         return elements
     }
 
     /// A name usable for steps and keys: a letter, then letters, digits, `-`, `_` or `.`.
-    mutating func identifier(_ node: Node, at path: @autoclosure () -> DescriptorPath, what: @autoclosure () -> String) -> Located<String>? {
+    mutating func identifier(
+        _ node: Node, at path: @autoclosure () -> DescriptorPath, what: @autoclosure () -> String
+    ) -> Located<String>? {
         guard let text = string(node, at: path(), what: what()) else { return nil }
         guard Self.isIdentifier(text.value) else {
-            report(Diagnostic(
-                .invalidValue,
-                "Expected \(what()) to be a name made of letters, digits, `-`, `_` and `.` that starts with a letter, found `\(text.value)`.",
-                at: text.location, path: path()))
+            report(
+                Diagnostic(
+                    .invalidValue,
+                    "Expected \(what()) to be a name made of letters, digits, `-`, `_` and `.` that starts with a letter, found `\(text.value)`.",
+                    at: text.location, path: path()))
             return nil
         }
         return text
@@ -170,8 +210,13 @@ struct NodeDecoding {
             var allASCII = true
             if isLetter(first) {
                 while let byte = utf8.next() {
-                    if byte >= 0x80 { allASCII = false; break }
-                    guard isLetter(byte) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D || byte == 0x5F || byte == 0x2E else { return false }
+                    if byte >= 0x80 {
+                        allASCII = false
+                        break
+                    }
+                    guard
+                        isLetter(byte) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D || byte == 0x5F || byte == 0x2E
+                    else { return false }
                 }
                 if allASCII { return true }
             } else {
@@ -194,7 +239,9 @@ struct NodeDecoding {
 
     static func decimalDouble(_ text: String) -> Double? {
         let allowed = Set("0123456789+-.eE")
-        guard !text.isEmpty, text.allSatisfy({ allowed.contains($0) }), text.contains(where: \.isNumber) else { return nil }
+        guard !text.isEmpty, text.allSatisfy({ allowed.contains($0) }), text.contains(where: \.isNumber) else {
+            return nil
+        }
         return Double(text)
     }
 
@@ -236,7 +283,9 @@ struct NodeDecoding {
 
     /// The duration `text` writes, when it is one and at most a day long.
     static func duration(_ text: String) -> Duration? {
-        guard let milliseconds = durationMilliseconds(text), milliseconds <= maximumDurationMilliseconds else { return nil }
+        guard let milliseconds = durationMilliseconds(text), milliseconds <= maximumDurationMilliseconds else {
+            return nil
+        }
         return .milliseconds(milliseconds)
     }
 }
@@ -246,7 +295,8 @@ extension Duration {
     /// The duration in whole milliseconds, saturating rather than trapping: a duration from anywhere converts.
     public var saturatingMilliseconds: Int {
         let exact = (Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15).rounded()
-        return exact.isFinite && abs(exact) < 1e15 ? Int(exact) : (exact < 0 ? -999_999_999_999_999 : 999_999_999_999_999)
+        return exact.isFinite && abs(exact) < 1e15
+            ? Int(exact) : (exact < 0 ? -999_999_999_999_999 : 999_999_999_999_999)
     }
 
     public var flowText: String {

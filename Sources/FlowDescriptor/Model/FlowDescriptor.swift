@@ -173,7 +173,8 @@ public struct FlowEntry: Sendable {
     public var path: DescriptorPath
 
     public init(
-        step: Located<String>, retry: RetryPolicy? = nil, timeout: Located<Duration>? = nil, condition: Condition? = nil,
+        step: Located<String>, retry: RetryPolicy? = nil, timeout: Located<Duration>? = nil,
+        condition: Condition? = nil,
         onFailure: FailureRoute? = nil, location: SourceLocation, path: DescriptorPath
     ) {
         self.step = step

@@ -32,8 +32,11 @@ public enum DocumentReader {
 
     /// The finding for a file that cannot be opened.
     public static func unreadable(_ path: String) -> Diagnostic {
-        Diagnostic(.unreadable, "Cannot read the file: \(FileBytes.whyUnreadable(path)).", at: SourceLocation(file: path, line: 1, column: 1),
-                   hint: FileBytes.isDirectory(path) ? "Name a flow file; `flowrun lint \(path)` checks every flow file in the folder." : nil)
+        Diagnostic(
+            .unreadable, "Cannot read the file: \(FileBytes.whyUnreadable(path)).",
+            at: SourceLocation(file: path, line: 1, column: 1),
+            hint: FileBytes.isDirectory(path)
+                ? "Name a flow file; `flowrun lint \(path)` checks every flow file in the folder." : nil)
     }
 
     /// Reads `bytes` as a document of `format`, naming `file` in every location.
@@ -42,17 +45,26 @@ public enum DocumentReader {
     ) -> ReadResult {
         let start = SourceLocation(file: file, line: 1, column: 1)
         if bytes.count > limits.maxFileBytes {
-            return ReadResult(root: nil, diagnostics: [Diagnostic(
-                .fileTooLarge, "The file is larger than \(limits.maxFileBytes) bytes.", at: start,
-                hint: "Flow files are small; split large configuration into a file provider's document.")])
+            return ReadResult(
+                root: nil,
+                diagnostics: [
+                    Diagnostic(
+                        .fileTooLarge, "The file is larger than \(limits.maxFileBytes) bytes.", at: start,
+                        hint: "Flow files are small; split large configuration into a file provider's document.")
+                ])
         }
         if let offset = firstInvalidUTF8Offset(bytes) {
             // A byte-order mark is not part of the first line's columns.
             let bom = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-            return ReadResult(root: nil, diagnostics: [Diagnostic(
-                .encoding, "The file is not valid UTF-8 (byte 0x\(String(bytes[offset], radix: 16, uppercase: true)) at offset \(offset)).",
-                at: YAMLReader.location(ofByte: offset - bom, in: Array(bytes[bom...]), file: file),
-                hint: "Save the file as UTF-8.")])
+            return ReadResult(
+                root: nil,
+                diagnostics: [
+                    Diagnostic(
+                        .encoding,
+                        "The file is not valid UTF-8 (byte 0x\(String(bytes[offset], radix: 16, uppercase: true)) at offset \(offset)).",
+                        at: YAMLReader.location(ofByte: offset - bom, in: Array(bytes[bom...]), file: file),
+                        hint: "Save the file as UTF-8.")
+                ])
         }
         switch format {
         case .yaml: return YAMLReader(bytes: bytes, file: file, limits: limits).read()
@@ -67,7 +79,9 @@ public enum DocumentReader {
         // Flow files are mostly ASCII: check eight bytes at a time for a high bit before looking closer.
         var start = 0
         bytes.withUnsafeBytes { raw in
-            while start + 8 <= raw.count, raw.loadUnaligned(fromByteOffset: start, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+            while start + 8 <= raw.count,
+                raw.loadUnaligned(fromByteOffset: start, as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+            {
                 start += 8
             }
         }

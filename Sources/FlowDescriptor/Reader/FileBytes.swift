@@ -41,7 +41,8 @@ public enum FileBytes {
             var taken = false
             for length in stride(from: min(4, rest.count), through: 1, by: -1) {
                 if let scalar = String(validating: rest.prefix(length), as: UTF8.self),
-                   scalar.unicodeScalars.count == 1 {
+                    scalar.unicodeScalars.count == 1
+                {
                     text += scalar
                     rest = rest.dropFirst(length)
                     taken = true
@@ -106,8 +107,8 @@ public enum FileBytes {
     }
 }
 
-private extension String {
-    func leftPadded(to width: Int) -> String {
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

@@ -23,9 +23,13 @@ struct JSONReader {
         do throws(ReadFailure) {
             skipWhitespace()
             guard index < bytes.count else {
-                return ReadResult(root: nil, diagnostics: [Diagnostic(
-                    .emptyDocument, "The file holds no JSON value.", at: here,
-                    hint: "A flow file is an object that starts with `\"flowrun\": 1`.")])
+                return ReadResult(
+                    root: nil,
+                    diagnostics: [
+                        Diagnostic(
+                            .emptyDocument, "The file holds no JSON value.", at: here,
+                            hint: "A flow file is an object that starts with `\"flowrun\": 1`.")
+                    ])
             }
             try readValue()
             skipWhitespace()
@@ -77,16 +81,24 @@ struct JSONReader {
                     skipWhitespace()
                     guard current == UInt8(ascii: "\"") else { throw failure("expected a string key in this object") }
                     let keyStart = here
-                    try builder.scalar(Scalar(try readString(), style: .doubleQuoted), tag: nil, anchor: nil, at: keyStart)
+                    try builder.scalar(
+                        Scalar(try readString(), style: .doubleQuoted), tag: nil, anchor: nil, at: keyStart)
                     skipWhitespace()
                     guard current == UInt8(ascii: ":") else { throw failure("expected `:` after the key") }
                     advance()
                     skipWhitespace()
                     try readValue()
                     skipWhitespace()
-                    if current == UInt8(ascii: ",") { advance(); continue }
-                    if current == UInt8(ascii: "}") { advance(); break }
-                    throw failure("expected `,` or `}` in the object that starts at line \(start.line), column \(start.column)")
+                    if current == UInt8(ascii: ",") {
+                        advance()
+                        continue
+                    }
+                    if current == UInt8(ascii: "}") {
+                        advance()
+                        break
+                    }
+                    throw failure(
+                        "expected `,` or `}` in the object that starts at line \(start.line), column \(start.column)")
                 }
             }
             try builder.endCollection()
@@ -101,9 +113,16 @@ struct JSONReader {
                     skipWhitespace()
                     try readValue()
                     skipWhitespace()
-                    if current == UInt8(ascii: ",") { advance(); continue }
-                    if current == UInt8(ascii: "]") { advance(); break }
-                    throw failure("expected `,` or `]` in the array that starts at line \(start.line), column \(start.column)")
+                    if current == UInt8(ascii: ",") {
+                        advance()
+                        continue
+                    }
+                    if current == UInt8(ascii: "]") {
+                        advance()
+                        break
+                    }
+                    throw failure(
+                        "expected `,` or `]` in the array that starts at line \(start.line), column \(start.column)")
                 }
             }
             try builder.endCollection()
@@ -154,7 +173,9 @@ struct JSONReader {
         }
         if scalars.first == UInt8(ascii: "e") || scalars.first == UInt8(ascii: "E") {
             scalars = scalars.dropFirst()
-            if scalars.first == UInt8(ascii: "+") || scalars.first == UInt8(ascii: "-") { scalars = scalars.dropFirst() }
+            if scalars.first == UInt8(ascii: "+") || scalars.first == UInt8(ascii: "-") {
+                scalars = scalars.dropFirst()
+            }
             if digits() == 0 { return false }
         }
         return scalars.isEmpty
@@ -192,15 +213,23 @@ struct JSONReader {
             case UInt8(ascii: "u"):
                 var value = try readHex4(at: escapeLocation)
                 if (0xD800...0xDBFF).contains(value) {
-                    guard current == UInt8(ascii: "\\") else { throw failure("a lone UTF-16 surrogate", at: escapeLocation) }
+                    guard current == UInt8(ascii: "\\") else {
+                        throw failure("a lone UTF-16 surrogate", at: escapeLocation)
+                    }
                     advance()
-                    guard current == UInt8(ascii: "u") else { throw failure("a lone UTF-16 surrogate", at: escapeLocation) }
+                    guard current == UInt8(ascii: "u") else {
+                        throw failure("a lone UTF-16 surrogate", at: escapeLocation)
+                    }
                     advance()
                     let low = try readHex4(at: escapeLocation)
-                    guard (0xDC00...0xDFFF).contains(low) else { throw failure("a lone UTF-16 surrogate", at: escapeLocation) }
+                    guard (0xDC00...0xDFFF).contains(low) else {
+                        throw failure("a lone UTF-16 surrogate", at: escapeLocation)
+                    }
                     value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
                 }
-                guard let scalar = Unicode.Scalar(value) else { throw failure("a lone UTF-16 surrogate", at: escapeLocation) }
+                guard let scalar = Unicode.Scalar(value) else {
+                    throw failure("a lone UTF-16 surrogate", at: escapeLocation)
+                }
                 utf8.append(contentsOf: Array(String(Character(scalar)).utf8))
             default:
                 throw failure("`\\\(Character(Unicode.Scalar(escape)))` is not a JSON escape", at: escapeLocation)

@@ -105,7 +105,8 @@ extension Node {
 
     /// Whether the node is a null: `~`, `null`, or nothing at all, written plain.
     public var isNull: Bool {
-        guard case .scalar(let scalar) = content, scalar.style == .plain, coreTag == nil, scalar.text.utf8.count <= 4 else { return false }
+        guard case .scalar(let scalar) = content, scalar.style == .plain, coreTag == nil, scalar.text.utf8.count <= 4
+        else { return false }
         switch scalar.text {
         case "", "~", "null", "Null", "NULL": return true
         default: return false

@@ -93,17 +93,21 @@ struct TreeBuilder {
 
     var depth: Int { stack.count }
 
-    mutating func startCollection(mapping: Bool, tag: CoreTag?, anchor: String?, at location: SourceLocation) throws(ReadFailure) {
+    mutating func startCollection(
+        mapping: Bool, tag: CoreTag?, anchor: String?, at location: SourceLocation
+    ) throws(ReadFailure) {
         guard stack.count < limits.maxDepth else {
-            throw ReadFailure(Diagnostic(
-                .depthLimit,
-                "Nesting is deeper than \(limits.maxDepth) levels here.",
-                at: location,
-                hint: "Flatten the structure; flow files never need this depth."
-            ))
+            throw ReadFailure(
+                Diagnostic(
+                    .depthLimit,
+                    "Nesting is deeper than \(limits.maxDepth) levels here.",
+                    at: location,
+                    hint: "Flatten the structure; flow files never need this depth."
+                ))
         }
         try count(1, at: location)
-        stack.append(Open(tag: tag, anchor: anchor, location: location, nodeCountAtStart: nodeCount - 1, isMapping: mapping))
+        stack.append(
+            Open(tag: tag, anchor: anchor, location: location, nodeCountAtStart: nodeCount - 1, isMapping: mapping))
     }
 
     mutating func endCollection() throws(ReadFailure) {
@@ -122,7 +126,9 @@ struct TreeBuilder {
         try add(node, height: height)
     }
 
-    mutating func scalar(_ scalar: Scalar, tag: CoreTag?, anchor: String?, at location: SourceLocation) throws(ReadFailure) {
+    mutating func scalar(
+        _ scalar: Scalar, tag: CoreTag?, anchor: String?, at location: SourceLocation
+    ) throws(ReadFailure) {
         try count(1, at: location)
         let node = Node(.scalar(scalar), tag: tag, at: location)
         if let anchor {
@@ -133,15 +139,17 @@ struct TreeBuilder {
 
     mutating func alias(_ name: String, at location: SourceLocation) throws(ReadFailure) {
         guard let (target, size, height) = anchors[name] else {
-            throw ReadFailure(Diagnostic(.undefinedAlias, "Alias `*\(name)` names no anchor defined before it.", at: location))
+            throw ReadFailure(
+                Diagnostic(.undefinedAlias, "Alias `*\(name)` names no anchor defined before it.", at: location))
         }
         // An alias pastes its anchor's whole subtree here, so its height counts toward the depth limit.
         guard stack.count + height <= limits.maxDepth else {
-            throw ReadFailure(Diagnostic(
-                .depthLimit,
-                "Alias `*\(name)` makes the nesting deeper than \(limits.maxDepth) levels here.",
-                at: location,
-                hint: "Flatten the structure; flow files never need this depth."))
+            throw ReadFailure(
+                Diagnostic(
+                    .depthLimit,
+                    "Alias `*\(name)` makes the nesting deeper than \(limits.maxDepth) levels here.",
+                    at: location,
+                    hint: "Flatten the structure; flow files never need this depth."))
         }
         try count(size, at: location)
         var copy = target
@@ -152,12 +160,13 @@ struct TreeBuilder {
     private mutating func count(_ nodes: Int, at location: SourceLocation) throws(ReadFailure) {
         nodeCount += nodes
         guard nodeCount <= limits.maxNodes else {
-            throw ReadFailure(Diagnostic(
-                .aliasLimit,
-                "The document would expand to more than \(limits.maxNodes) nodes here.",
-                at: location,
-                hint: "Aliases that refer to aliases multiply; a flow file never needs this many nodes."
-            ))
+            throw ReadFailure(
+                Diagnostic(
+                    .aliasLimit,
+                    "The document would expand to more than \(limits.maxNodes) nodes here.",
+                    at: location,
+                    hint: "Aliases that refer to aliases multiply; a flow file never needs this many nodes."
+                ))
         }
     }
 
@@ -171,15 +180,17 @@ struct TreeBuilder {
         case .added:
             return
         case .keyNotScalar:
-            throw ReadFailure(Diagnostic(
-                .wrongType, "A mapping key must be a scalar, found \(node.kindDescription).", at: node.location))
+            throw ReadFailure(
+                Diagnostic(
+                    .wrongType, "A mapping key must be a scalar, found \(node.kindDescription).", at: node.location))
         case .duplicate(let key, let first):
-            diagnostics.append(Diagnostic(
-                .duplicateKey,
-                "Key `\(key.scalar?.text ?? "")` appears twice in this mapping; the first is at line \(first.line), column \(first.column).",
-                at: key.location,
-                hint: "Remove one of them; YAML keeps neither reliably."
-            ))
+            diagnostics.append(
+                Diagnostic(
+                    .duplicateKey,
+                    "Key `\(key.scalar?.text ?? "")` appears twice in this mapping; the first is at line \(first.line), column \(first.column).",
+                    at: key.location,
+                    hint: "Remove one of them; YAML keeps neither reliably."
+                ))
         }
     }
 
@@ -189,9 +200,11 @@ struct TreeBuilder {
             let sources = merge.elements ?? [merge]
             for source in sources {
                 guard let pairs = source.pairs else {
-                    diagnostics.append(Diagnostic(
-                        .wrongType, "A merge key `<<` takes a mapping or a list of mappings, found \(source.kindDescription).",
-                        at: source.location))
+                    diagnostics.append(
+                        Diagnostic(
+                            .wrongType,
+                            "A merge key `<<` takes a mapping or a list of mappings, found \(source.kindDescription).",
+                            at: source.location))
                     continue
                 }
                 for pair in pairs {

@@ -39,7 +39,8 @@ final class YAMLReader {
             try readEvents()
             guard let root = builder.root else {
                 let diagnostic = Diagnostic(
-                    .emptyDocument, "The file holds no YAML document.", at: SourceLocation(file: file, line: 1, column: 1),
+                    .emptyDocument, "The file holds no YAML document.",
+                    at: SourceLocation(file: file, line: 1, column: 1),
                     hint: "A flow file is a mapping that starts with `flowrun: 1`.")
                 return ReadResult(root: nil, diagnostics: [diagnostic])
             }
@@ -66,15 +67,17 @@ final class YAMLReader {
             case YAML_DOCUMENT_START_EVENT:
                 documents += 1
                 if documents > 1 {
-                    throw ReadFailure(Diagnostic(
-                        .multipleDocuments, "The file holds a second YAML document here; a flow file holds one.",
-                        at: location, hint: "Split the documents into separate files."))
+                    throw ReadFailure(
+                        Diagnostic(
+                            .multipleDocuments, "The file holds a second YAML document here; a flow file holds one.",
+                            at: location, hint: "Split the documents into separate files."))
                 }
             case YAML_SCALAR_EVENT:
                 let data = event.data.scalar
                 let text = string(data.value, count: data.length)
                 let tag = try checkedTag(data.tag, at: location)
-                try builder.scalar(Scalar(text, style: style(data.style)), tag: tag, anchor: optionalString(data.anchor), at: location)
+                try builder.scalar(
+                    Scalar(text, style: style(data.style)), tag: tag, anchor: optionalString(data.anchor), at: location)
             case YAML_SEQUENCE_START_EVENT:
                 let data = event.data.sequence_start
                 let tag = try checkedTag(data.tag, at: location)
@@ -95,12 +98,15 @@ final class YAMLReader {
         }
     }
 
-    private func checkedTag(_ pointer: UnsafeMutablePointer<yaml_char_t>?, at location: SourceLocation) throws(ReadFailure) -> CoreTag? {
+    private func checkedTag(
+        _ pointer: UnsafeMutablePointer<yaml_char_t>?, at location: SourceLocation
+    ) throws(ReadFailure) -> CoreTag? {
         guard let text = optionalString(pointer) else { return nil }
         guard let tag = CoreTag(rawValue: text) else {
-            throw ReadFailure(Diagnostic(
-                .unsupportedTag, "Tag `\(text)` is not supported; flow files use plain YAML values.",
-                at: location, hint: "Remove the tag; only the core tags such as `!!str` are read."))
+            throw ReadFailure(
+                Diagnostic(
+                    .unsupportedTag, "Tag `\(text)` is not supported; flow files use plain YAML values.",
+                    at: location, hint: "Remove the tag; only the core tags such as `!!str` are read."))
         }
         return tag
     }

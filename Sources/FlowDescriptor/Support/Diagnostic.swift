@@ -44,7 +44,7 @@ public struct Diagnostic: Sendable, Hashable {
     /// Orders diagnostics by file, line and column, then code.
     public static func inSourceOrder(_ lhs: Diagnostic, _ rhs: Diagnostic) -> Bool {
         switch (lhs.location, rhs.location) {
-        case let (l?, r?) where l != r: return l < r
+        case (let l?, let r?) where l != r: return l < r
         case (nil, _?): return true
         case (_?, nil): return false
         default: return lhs.code.rawValue < rhs.code.rawValue

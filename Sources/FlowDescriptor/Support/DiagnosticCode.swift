@@ -43,69 +43,119 @@ public struct DiagnosticCode: Sendable, Hashable, Comparable, CustomStringConver
     }
 
     // MARK: Reading (FR1xx)
-    public static let syntax = DiagnosticCode("FR100", "yaml-syntax", .error, "The file is not well-formed YAML or JSON.")
-    public static let duplicateKey = DiagnosticCode("FR101", "duplicate-key", .error, "A mapping has the same key twice.")
-    public static let aliasLimit = DiagnosticCode("FR102", "alias-expansion-limit", .error, "Aliases would expand to more nodes than the reader allows (an alias bomb).")
-    public static let depthLimit = DiagnosticCode("FR103", "nesting-too-deep", .error, "Nesting is deeper than the reader allows.")
-    public static let fileTooLarge = DiagnosticCode("FR104", "file-too-large", .error, "The file is larger than the reader allows.")
-    public static let encoding = DiagnosticCode("FR105", "invalid-encoding", .error, "The file is not valid UTF-8 or holds characters YAML forbids.")
-    public static let multipleDocuments = DiagnosticCode("FR106", "multiple-documents", .error, "The file holds more than one YAML document.")
+    public static let syntax = DiagnosticCode(
+        "FR100", "yaml-syntax", .error, "The file is not well-formed YAML or JSON.")
+    public static let duplicateKey = DiagnosticCode(
+        "FR101", "duplicate-key", .error, "A mapping has the same key twice.")
+    public static let aliasLimit = DiagnosticCode(
+        "FR102", "alias-expansion-limit", .error,
+        "Aliases would expand to more nodes than the reader allows (an alias bomb).")
+    public static let depthLimit = DiagnosticCode(
+        "FR103", "nesting-too-deep", .error, "Nesting is deeper than the reader allows.")
+    public static let fileTooLarge = DiagnosticCode(
+        "FR104", "file-too-large", .error, "The file is larger than the reader allows.")
+    public static let encoding = DiagnosticCode(
+        "FR105", "invalid-encoding", .error, "The file is not valid UTF-8 or holds characters YAML forbids.")
+    public static let multipleDocuments = DiagnosticCode(
+        "FR106", "multiple-documents", .error, "The file holds more than one YAML document.")
     public static let emptyDocument = DiagnosticCode("FR107", "empty-file", .error, "The file holds no document.")
-    public static let tabIndentation = DiagnosticCode("FR108", "tab-indentation", .error, "A tab is used where YAML needs spaces.")
-    public static let unsupportedTag = DiagnosticCode("FR109", "unsupported-tag", .error, "A YAML tag other than the core schema's is used.")
+    public static let tabIndentation = DiagnosticCode(
+        "FR108", "tab-indentation", .error, "A tab is used where YAML needs spaces.")
+    public static let unsupportedTag = DiagnosticCode(
+        "FR109", "unsupported-tag", .error, "A YAML tag other than the core schema's is used.")
     public static let unreadable = DiagnosticCode("FR110", "unreadable-file", .error, "The file cannot be read.")
-    public static let undefinedAlias = DiagnosticCode("FR111", "undefined-alias", .error, "An alias names an anchor that is not defined before it.")
+    public static let undefinedAlias = DiagnosticCode(
+        "FR111", "undefined-alias", .error, "An alias names an anchor that is not defined before it.")
 
     // MARK: Structure (FR2xx)
-    public static let unknownField = DiagnosticCode("FR200", "unknown-field", .error, "A field that the format does not define.")
+    public static let unknownField = DiagnosticCode(
+        "FR200", "unknown-field", .error, "A field that the format does not define.")
     public static let missingField = DiagnosticCode("FR201", "missing-field", .error, "A required field is missing.")
-    public static let wrongType = DiagnosticCode("FR202", "wrong-type", .error, "A value has the wrong type for its field.")
-    public static let invalidValue = DiagnosticCode("FR203", "invalid-value", .error, "A value is of the right type but not allowed.")
-    public static let unsupportedVersion = DiagnosticCode("FR204", "unsupported-format-version", .error, "The `flowrun` format version is not one this tool reads.")
-    public static let rootNotMapping = DiagnosticCode("FR205", "root-not-mapping", .error, "The document is not a mapping.")
-    public static let invalidReference = DiagnosticCode("FR206", "invalid-reference", .error, "A `${...}` reference is malformed or names an unknown namespace.")
+    public static let wrongType = DiagnosticCode(
+        "FR202", "wrong-type", .error, "A value has the wrong type for its field.")
+    public static let invalidValue = DiagnosticCode(
+        "FR203", "invalid-value", .error, "A value is of the right type but not allowed.")
+    public static let unsupportedVersion = DiagnosticCode(
+        "FR204", "unsupported-format-version", .error, "The `flowrun` format version is not one this tool reads.")
+    public static let rootNotMapping = DiagnosticCode(
+        "FR205", "root-not-mapping", .error, "The document is not a mapping.")
+    public static let invalidReference = DiagnosticCode(
+        "FR206", "invalid-reference", .error, "A `${...}` reference is malformed or names an unknown namespace.")
 
     // MARK: Names (FR3xx)
-    public static let unknownStep = DiagnosticCode("FR300", "unknown-step-type", .error, "`uses` names no built-in step.")
-    public static let unknownTransformer = DiagnosticCode("FR301", "unknown-transformer", .error, "A transformer or conversion name is not built in.")
-    public static let unknownProvider = DiagnosticCode("FR302", "unknown-provider", .error, "A configuration provider name is not built in.")
-    public static let undeclaredStep = DiagnosticCode("FR303", "undeclared-step", .error, "A flow names a step that `steps` does not declare.")
-    public static let unusedStep = DiagnosticCode("FR304", "unused-step", .warning, "A declared step is used by no flow.")
-    public static let unknownKey = DiagnosticCode("FR305", "unknown-info-key", .error, "An info key is neither declared in `keys` nor built in.")
-    public static let unknownParameter = DiagnosticCode("FR306", "unknown-parameter", .error, "A step, transformer or provider parameter that it does not take.")
+    public static let unknownStep = DiagnosticCode(
+        "FR300", "unknown-step-type", .error, "`uses` names no built-in step.")
+    public static let unknownTransformer = DiagnosticCode(
+        "FR301", "unknown-transformer", .error, "A transformer or conversion name is not built in.")
+    public static let unknownProvider = DiagnosticCode(
+        "FR302", "unknown-provider", .error, "A configuration provider name is not built in.")
+    public static let undeclaredStep = DiagnosticCode(
+        "FR303", "undeclared-step", .error, "A flow names a step that `steps` does not declare.")
+    public static let unusedStep = DiagnosticCode(
+        "FR304", "unused-step", .warning, "A declared step is used by no flow.")
+    public static let unknownKey = DiagnosticCode(
+        "FR305", "unknown-info-key", .error, "An info key is neither declared in `keys` nor built in.")
+    public static let unknownParameter = DiagnosticCode(
+        "FR306", "unknown-parameter", .error, "A step, transformer or provider parameter that it does not take.")
     public static let unknownType = DiagnosticCode("FR307", "unknown-type", .error, "A key type name is not known.")
-    public static let authenticationMismatch = DiagnosticCode("FR308", "authentication-mismatch", .warning, "The flows' authentication steps do not match `authentication`.")
-    public static let duplicateStepInFlow = DiagnosticCode("FR309", "duplicate-step-in-flow", .warning, "A flow runs the same step twice.")
-    public static let builtinKeyRedeclared = DiagnosticCode("FR310", "builtin-key-redeclared", .error, "`keys` declares a built-in key with another type.")
+    public static let authenticationMismatch = DiagnosticCode(
+        "FR308", "authentication-mismatch", .warning, "The flows' authentication steps do not match `authentication`.")
+    public static let duplicateStepInFlow = DiagnosticCode(
+        "FR309", "duplicate-step-in-flow", .warning, "A flow runs the same step twice.")
+    public static let builtinKeyRedeclared = DiagnosticCode(
+        "FR310", "builtin-key-redeclared", .error, "`keys` declares a built-in key with another type.")
 
     // MARK: Flow shape (FR4xx)
-    public static let restoreWithoutStore = DiagnosticCode("FR400", "restore-store-not-first", .error, "A restore flow does not open the store first.")
-    public static let unknownRouteTarget = DiagnosticCode("FR401", "unknown-failure-target", .error, "An `on-failure` target does not exist.")
-    public static let endlessCycle = DiagnosticCode("FR402", "endless-cycle", .error, "Failure routing forms a cycle that nothing bounds.")
-    public static let missingOnboardFlow = DiagnosticCode("FR403", "missing-onboard-flow", .error, "The file has no onboard flow.")
+    public static let restoreWithoutStore = DiagnosticCode(
+        "FR400", "restore-store-not-first", .error, "A restore flow does not open the store first.")
+    public static let unknownRouteTarget = DiagnosticCode(
+        "FR401", "unknown-failure-target", .error, "An `on-failure` target does not exist.")
+    public static let endlessCycle = DiagnosticCode(
+        "FR402", "endless-cycle", .error, "Failure routing forms a cycle that nothing bounds.")
+    public static let missingOnboardFlow = DiagnosticCode(
+        "FR403", "missing-onboard-flow", .error, "The file has no onboard flow.")
     public static let emptyFlow = DiagnosticCode("FR404", "empty-flow", .error, "A flow has no steps.")
 
     // MARK: Data flow (FR5xx)
-    public static let missingKey = DiagnosticCode("FR500", "required-key-not-provided", .error, "A step requires an info key that nothing before it provides.")
-    public static let keyTypeMismatch = DiagnosticCode("FR501", "key-type-mismatch", .error, "A key is provided with a type other than the one required or declared.")
-    public static let keyProvidedTwice = DiagnosticCode("FR502", "key-provided-twice", .error, "Two transformers provide the same key.")
+    public static let missingKey = DiagnosticCode(
+        "FR500", "required-key-not-provided", .error, "A step requires an info key that nothing before it provides.")
+    public static let keyTypeMismatch = DiagnosticCode(
+        "FR501", "key-type-mismatch", .error, "A key is provided with a type other than the one required or declared.")
+    public static let keyProvidedTwice = DiagnosticCode(
+        "FR502", "key-provided-twice", .error, "Two transformers provide the same key.")
 
     // MARK: Security (FR6xx)
-    public static let insecureEndpoint = DiagnosticCode("FR600", "insecure-endpoint", .error, "An authentication or token endpoint uses `http://`.")
-    public static let literalSecret = DiagnosticCode("FR601", "literal-secret", .error, "A secret is written in the flow file.")
-    public static let urlProviderWithoutAllowlist = DiagnosticCode("FR602", "url-provider-without-allowlist", .error, "A `url` provider accepts links from any host.")
-    public static let secretWithoutStore = DiagnosticCode("FR603", "secret-without-store", .error, "A step keeps credentials or tokens, but no step opens an encrypted store for them.")
-    public static let authenticatorRegisteredTwice = DiagnosticCode("FR604", "authenticator-registered-twice", .error, "Two steps of one flow register authenticators for the same method.")
+    public static let insecureEndpoint = DiagnosticCode(
+        "FR600", "insecure-endpoint", .error, "An authentication or token endpoint uses `http://`.")
+    public static let literalSecret = DiagnosticCode(
+        "FR601", "literal-secret", .error, "A secret is written in the flow file.")
+    public static let urlProviderWithoutAllowlist = DiagnosticCode(
+        "FR602", "url-provider-without-allowlist", .error, "A `url` provider accepts links from any host.")
+    public static let secretWithoutStore = DiagnosticCode(
+        "FR603", "secret-without-store", .error,
+        "A step keeps credentials or tokens, but no step opens an encrypted store for them.")
+    public static let authenticatorRegisteredTwice = DiagnosticCode(
+        "FR604", "authenticator-registered-twice", .error,
+        "Two steps of one flow register authenticators for the same method.")
 
     // MARK: Compiling and running (FR7xx)
-    public static let invalidParameter = DiagnosticCode("FR700", "invalid-parameter", .error, "A built-in step, provider or transformer cannot be made from its parameters.")
-    public static let stepNotRunnable = DiagnosticCode("FR701", "step-not-runnable", .error, "A step uses a built-in that this build of flowrun cannot run yet (reported by `flowrun run`).")
-    public static let stateUnwritable = DiagnosticCode("FR702", "state-unwritable", .error, "The state folder cannot be created or written (reported by `flowrun run` before the first step).")
+    public static let invalidParameter = DiagnosticCode(
+        "FR700", "invalid-parameter", .error,
+        "A built-in step, provider or transformer cannot be made from its parameters.")
+    public static let stepNotRunnable = DiagnosticCode(
+        "FR701", "step-not-runnable", .error,
+        "A step uses a built-in that this build of flowrun cannot run yet (reported by `flowrun run`).")
+    public static let stateUnwritable = DiagnosticCode(
+        "FR702", "state-unwritable", .error,
+        "The state folder cannot be created or written (reported by `flowrun run` before the first step).")
 
     // MARK: Suppressions (FR9xx)
-    public static let unknownSuppressedCode = DiagnosticCode("FR900", "unknown-suppressed-code", .warning, "A `flowrun-lint: disable` comment names no known code.")
-    public static let unusedSuppression = DiagnosticCode("FR901", "unused-suppression", .warning, "A `flowrun-lint: disable` comment silences nothing.")
-    public static let malformedSuppression = DiagnosticCode("FR902", "malformed-suppression", .warning, "A `flowrun-lint:` comment cannot be read.")
+    public static let unknownSuppressedCode = DiagnosticCode(
+        "FR900", "unknown-suppressed-code", .warning, "A `flowrun-lint: disable` comment names no known code.")
+    public static let unusedSuppression = DiagnosticCode(
+        "FR901", "unused-suppression", .warning, "A `flowrun-lint: disable` comment silences nothing.")
+    public static let malformedSuppression = DiagnosticCode(
+        "FR902", "malformed-suppression", .warning, "A `flowrun-lint:` comment cannot be read.")
 
     /// Every code, in order.
     public static let all: [DiagnosticCode] = [

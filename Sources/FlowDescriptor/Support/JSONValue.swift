@@ -25,7 +25,8 @@ public enum JSONValue: Sendable, Hashable, ExpressibleByStringLiteral, Expressib
         case (.double(let a), .double(let b)): a == b
         case (.string(let a), .string(let b)): a == b
         case (.array(let a), .array(let b)): a == b
-        case (.object(let a), .object(let b)): a.count == b.count && zip(a, b).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+        case (.object(let a), .object(let b)):
+            a.count == b.count && zip(a, b).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
         default: false
         }
     }
@@ -62,7 +63,10 @@ public enum JSONValue: Sendable, Hashable, ExpressibleByStringLiteral, Expressib
             }
         case .string(let value): JSONValue.writeString(value, to: &output)
         case .array(let elements):
-            if elements.isEmpty { output += "[]"; return }
+            if elements.isEmpty {
+                output += "[]"
+                return
+            }
             output += "["
             for (index, element) in elements.enumerated() {
                 if index > 0 { output += "," }
@@ -72,7 +76,10 @@ public enum JSONValue: Sendable, Hashable, ExpressibleByStringLiteral, Expressib
             if pretty { output += "\n" + String(repeating: " ", count: indent) }
             output += "]"
         case .object(let members):
-            if members.isEmpty { output += "{}"; return }
+            if members.isEmpty {
+                output += "{}"
+                return
+            }
             output += "{"
             for (index, (key, value)) in members.enumerated() {
                 if index > 0 { output += "," }

@@ -29,15 +29,20 @@ public enum ValueReference {
             let offset = text.unicodeScalars.distance(from: text.startIndex, to: start.lowerBound)
             let body = rest[start.upperBound...]
             guard let end = body.firstIndex(of: "}") else {
-                found.append(Found(namespace: "", name: String(body), offset: offset, closed: false, range: start.lowerBound..<text.endIndex))
+                found.append(
+                    Found(
+                        namespace: "", name: String(body), offset: offset, closed: false,
+                        range: start.lowerBound..<text.endIndex))
                 break
             }
             let inner = body[..<end]
             let parts = inner.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
             let after = body.index(after: end)
-            found.append(Found(
-                namespace: String(parts[0]), name: parts.count > 1 ? String(parts[1]) : "", offset: offset, closed: true,
-                range: start.lowerBound..<after))
+            found.append(
+                Found(
+                    namespace: String(parts[0]), name: parts.count > 1 ? String(parts[1]) : "", offset: offset,
+                    closed: true,
+                    range: start.lowerBound..<after))
             rest = body[after...]
         }
         return found

@@ -171,7 +171,7 @@ struct AuthState: Sendable {
     /// The claims of a session cookie that is signed with the emulator's key, has not expired and was not ended.
     func session(_ value: String?, now: Date) -> TokenClaims? {
         guard let value, let claims = verified(value, as: .session), claims.user != nil, claims.expiryDate > now,
-              !isRevoked(claims)
+            !isRevoked(claims)
         else { return nil }
         return claims
     }

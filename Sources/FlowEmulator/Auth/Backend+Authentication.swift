@@ -59,7 +59,8 @@ extension Backend {
     private func basicUser(_ app: EmulatorApplication, _ request: RequestFacts) -> Result<EmulatorUser, AnswerError> {
         let challenge = [("WWW-Authenticate", "Basic realm=\"\(app.id)\"")]
         guard case .basic(let name, let password)? = AuthorizationHeader(request.authorization) else {
-            let message = "Application `\(app.id)` needs Basic credentials: "
+            let message =
+                "Application `\(app.id)` needs Basic credentials: "
                 + "`Authorization: Basic base64(user:password)`."
             return .refused(.error(401, code: "unauthorized", message, headers: challenge))
         }
@@ -85,7 +86,7 @@ extension Backend {
         }
         // A changed, made-up, revoked or another application's token: all are refused alike.
         guard let issued = auth.verified(token, as: .access), issued.application == app.id, !auth.isRevoked(issued),
-              let client = issued.client
+            let client = issued.client
         else {
             return .refused(bearerChallenge(app, error: "The access token is not one issued for `\(app.id)`."))
         }

@@ -70,7 +70,7 @@ extension Backend {
     /// registered one is on a loopback address, any loopback address with any port (RFC 8252 §7.3).
     static func redirectMatches(_ given: String, registered: String) -> Bool {
         guard let lhs = URLComponents(string: given), let rhs = URLComponents(string: registered),
-              lhs.scheme != nil, lhs.fragment == nil
+            lhs.scheme != nil, lhs.fragment == nil
         else { return false }
         let samePath =
             (lhs.path.isEmpty ? "/" : lhs.path) == (rhs.path.isEmpty ? "/" : rhs.path)
@@ -174,7 +174,7 @@ extension Backend {
             return Self.errorPage(400, "The login form came back without the cookie of the browser it was shown in.")
         }
         guard let name = request.form["username"], let password = request.form["password"],
-              let user = user(named: name), let expected = user.password, Secrets.equal(expected, password)
+            let user = user(named: name), let expected = user.password, Secrets.equal(expected, password)
         else {
             return loginForm(transaction, error: "The user name or password is wrong.")
         }
@@ -314,8 +314,8 @@ extension Backend {
             throw OAuthError("invalid_request", "The parameter refresh_token is missing.")
         }
         guard let issued = auth.verified(token, as: .refresh), issued.client == client.id,
-              let family = issued.family, let generation = issued.generation, let email = issued.user,
-              let application = issued.application
+            let family = issued.family, let generation = issued.generation, let email = issued.user,
+            let application = issued.application
         else {
             throw OAuthError("invalid_grant", "The refresh token is unknown or was issued to another client.")
         }

@@ -54,7 +54,7 @@ extension Backend {
         _ encoded: String, relayState: String, provider: ExternalIdentityProvider
     ) -> Result<String, SAMLRefusal> {
         guard let requestID = auth.samlRequestIDs[relayState], let expires = auth.samlRequests[relayState],
-              expires > now
+            expires > now
         else {
             return .failure(SAMLRefusal("The SAML response's RelayState is not the one of a login in progress."))
         }
@@ -114,7 +114,7 @@ extension Backend {
     /// `GET /saml/idp/login?RelayState=…`: the IdP's login form for a login the launcher started.
     mutating func samlIdPForm(_ request: RequestFacts) -> Answer {
         guard let relayState = request.query.nonEmpty("RelayState"), let expires = auth.samlRequests[relayState],
-              expires > now
+            expires > now
         else {
             return Self.errorPage(400, "No SAML login is in progress for this RelayState. Start at /SAMLAuthLauncher.")
         }
@@ -136,7 +136,7 @@ extension Backend {
     /// wrong ones show the form again.
     mutating func samlIdPLogin(_ request: RequestFacts) -> Answer {
         guard let id = request.form.nonEmpty("transaction_id"), let transaction = auth.forms[id],
-              case .samlLogin(let relayState) = transaction.kind
+            case .samlLogin(let relayState) = transaction.kind
         else {
             return Self.errorPage(400, "The login form has expired or was already sent. Start the login again.")
         }
@@ -145,7 +145,7 @@ extension Backend {
             return Self.errorPage(400, "The login form has expired or was already sent. Start the login again.")
         }
         guard let name = request.form["username"], let password = request.form["password"],
-              let user = user(named: name), let expected = user.password, Secrets.equal(expected, password)
+            let user = user(named: name), let expected = user.password, Secrets.equal(expected, password)
         else {
             return idpForm(relayState: relayState, error: "The user name or password is wrong.")
         }
@@ -194,16 +194,16 @@ extension Backend {
     /// The `ID` of a SAML response whose signature is the emulator's; `nil` when it is not.
     private func verifiedAssertionID(_ encoded: String) -> String? {
         guard let data = Data(base64Encoded: encoded), let signed = String(data: data, encoding: .utf8),
-              let start = signed.range(of: "<ds:Signature "), let end = signed.range(of: "</ds:Signature>"),
-              start.lowerBound < end.lowerBound,
-              let valueStart = signed.range(of: "<ds:SignatureValue>", range: start.upperBound..<end.lowerBound),
-              let valueEnd = signed.range(of: "</ds:SignatureValue>", range: valueStart.upperBound..<end.lowerBound)
+            let start = signed.range(of: "<ds:Signature "), let end = signed.range(of: "</ds:Signature>"),
+            start.lowerBound < end.lowerBound,
+            let valueStart = signed.range(of: "<ds:SignatureValue>", range: start.upperBound..<end.lowerBound),
+            let valueEnd = signed.range(of: "</ds:SignatureValue>", range: valueStart.upperBound..<end.lowerBound)
         else { return nil }
         let signature = String(signed[valueStart.upperBound..<valueEnd.lowerBound])
         let unsigned = String(signed[..<start.lowerBound]) + String(signed[end.upperBound...])
         guard Secrets.equal(sign(unsigned), signature),
-              let idStart = unsigned.range(of: " ID=\""),
-              let idEnd = unsigned.range(of: "\"", range: idStart.upperBound..<unsigned.endIndex)
+            let idStart = unsigned.range(of: " ID=\""),
+            let idEnd = unsigned.range(of: "\"", range: idStart.upperBound..<unsigned.endIndex)
         else { return nil }
         return String(unsigned[idStart.upperBound..<idEnd.lowerBound])
     }
@@ -240,19 +240,19 @@ extension Backend {
     /// wrong one shows the form again.
     mutating func otpVerify(_ request: RequestFacts) -> Answer {
         guard let id = request.form.nonEmpty("transaction_id"), let transaction = auth.forms[id],
-              case .otp(let session) = transaction.kind
+            case .otp(let session) = transaction.kind
         else {
             return Self.errorPage(400, "The passcode form has expired or was already sent. Open it again.")
         }
         auth.forms[id] = nil
         guard transaction.expires > now, let claims = self.session(request), claims.id == session,
-              let email = claims.user
+            let email = claims.user
         else {
             return Self.errorPage(
                 400, "The passcode form came back without its session, or has expired. Open it again.")
         }
         guard let secret = data.user(email: email)?.otpSecret.flatMap(Base32.decode),
-              TOTP.verify(request.form["passcode"] ?? "", secret: secret, at: now)
+            TOTP.verify(request.form["passcode"] ?? "", secret: secret, at: now)
         else {
             return passcodeForm(session: session, error: "The passcode is wrong or has expired.")
         }
@@ -276,7 +276,7 @@ extension Backend {
             headers.append(Cookies.set(Self.sessionCookie, nil))
         }
         if case .bearer(let token)? = AuthorizationHeader(request.authorization),
-           let access = auth.verified(token, as: .access)
+            let access = auth.verified(token, as: .access)
         {
             auth.revoke(access, now: now)
             if let family = access.family { auth.revokeFamily(family, now: now) }

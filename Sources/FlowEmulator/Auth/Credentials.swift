@@ -186,7 +186,7 @@ enum AuthorizationHeader: Equatable {
         switch parts[0].lowercased() {
         case "basic":
             guard let data = Data(base64Encoded: credentials), let text = String(data: data, encoding: .utf8),
-                  let colon = text.firstIndex(of: ":")
+                let colon = text.firstIndex(of: ":")
             else {
                 self = .other
                 return

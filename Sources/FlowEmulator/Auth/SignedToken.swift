@@ -30,8 +30,17 @@ struct TokenClaims: Sendable, Hashable, Codable {
     var saml: Bool?
 
     private enum CodingKeys: String, CodingKey {
-        case kind = "k", id = "jti", application = "app", user = "sub", client = "cid", expires = "exp"
-        case family = "fam", generation = "gen", scope, otpPassed = "otp", saml
+        case kind = "k"
+        case id = "jti"
+        case application = "app"
+        case user = "sub"
+        case client = "cid"
+        case expires = "exp"
+        case family = "fam"
+        case generation = "gen"
+        case scope
+        case otpPassed = "otp"
+        case saml
     }
 
     /// The expiry as the emulator clock's date.

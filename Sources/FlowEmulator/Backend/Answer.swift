@@ -86,7 +86,9 @@ struct Backend {
             case .failure(let error): return error.answer
             case .success(let app):
                 guard let user = data.user(email: email), data.users(of: app.id).contains(user) else {
-                    return .error(404, code: "userNotFound", "No user with the email address `\(email)` is onboarded to application `\(app.id)`.")
+                    return .error(
+                        404, code: "userNotFound",
+                        "No user with the email address `\(email)` is onboarded to application `\(app.id)`.")
                 }
                 return Answer(status: 200, json: discoveryDocument(app))
             }
@@ -95,7 +97,9 @@ struct Backend {
             case .failure(let error): return error.answer
             case .success(let app):
                 guard data.onboardingCodes.contains(where: { $0.code == code && $0.application == app.id }) else {
-                    return .error(404, code: "onboardingCodeNotFound", "No onboarding code `\(code)` was issued for application `\(app.id)`.")
+                    return .error(
+                        404, code: "onboardingCodeNotFound",
+                        "No onboarding code `\(code)` was issued for application `\(app.id)`.")
                 }
                 return Answer(status: 200, json: discoveryDocument(app))
             }
@@ -109,24 +113,30 @@ struct Backend {
             }
         case .settings(let id):
             return withProtectedApplication(id, request) { app, _, _ in
-                let groups = JSONValue.object(app.settings.map { group in
-                    (group.name, .object(group.values.map { ($0.0, .string($0.1)) }))
-                })
+                let groups = JSONValue.object(
+                    app.settings.map { group in
+                        (group.name, .object(group.values.map { ($0.0, .string($0.1)) }))
+                    })
                 return Answer(status: 200, json: ["mobileservices": ["settingsExchange": groups]])
             }
         case .me(let id):
             guard data.application(id) != nil else { return unknownApplication(id) }
             guard let header = request.applicationHeader, header == id else {
                 let found = request.applicationHeader.map { "is `\($0)`" } ?? "is missing"
-                return .error(403, code: "applicationMismatch", "The X-SMP-APPID header \(found); requests for application `\(id)` must carry `X-SMP-APPID: \(id)`.")
+                return .error(
+                    403, code: "applicationMismatch",
+                    "The X-SMP-APPID header \(found); requests for application `\(id)` must carry `X-SMP-APPID: \(id)`."
+                )
             }
             return withProtectedApplication(id, request) { app, principal, backend in
                 switch principal {
                 case .user(let user):
                     return Answer(status: 200, json: backend.me(user))
                 case .client(let client):
-                    return .error(404, code: "userNotFound", "The access token was issued to client `\(client)` "
-                        + "for itself (client credentials): there is no user to answer.")
+                    return .error(
+                        404, code: "userNotFound",
+                        "The access token was issued to client `\(client)` "
+                            + "for itself (client credentials): there is no user to answer.")
                 case .anonymous:
                     // An open application has no authenticated user: the first one who may use it answers.
                     guard let user = backend.data.users(of: app.id).first else {
@@ -140,10 +150,12 @@ struct Backend {
                 return .error(404, code: "notFound", "No destination `\(name)`.")
             }
             return withProtectedApplication(app.id, request) { app, _, _ in
-                Answer(status: 200, json: [
-                    "destination": .string(name), "application": .string(app.id), "method": .string(request.method),
-                    "path": .string(request.path), "status": "ok",
-                ])
+                Answer(
+                    status: 200,
+                    json: [
+                        "destination": .string(name), "application": .string(app.id), "method": .string(request.method),
+                        "path": .string(request.path), "status": "ok",
+                    ])
             }
         case .authorize:
             return request.method == "POST" ? authorizeLogin(request) : authorize(request)
@@ -200,8 +212,9 @@ struct Backend {
         switch value {
         case .array(let elements): .array(elements.map(withoutSecrets))
         case .object(let members):
-            .object(members.filter { !["clientsecret", "client_secret"].contains($0.0.lowercased()) }
-                .map { ($0.0, withoutSecrets($0.1)) })
+            .object(
+                members.filter { !["clientsecret", "client_secret"].contains($0.0.lowercased()) }
+                    .map { ($0.0, withoutSecrets($0.1)) })
         default: value
         }
     }
@@ -231,7 +244,11 @@ struct Backend {
         let (id, version) = Self.split(configID: configID)
         guard let app = data.application(id) else { return .failure(AnswerError(unknownApplication(id))) }
         if let version, version != app.version {
-            return .failure(AnswerError(.error(404, code: "applicationNotFound", "Application `\(id)` has configuration version `\(app.version)`, not `\(version)`.")))
+            return .failure(
+                AnswerError(
+                    .error(
+                        404, code: "applicationNotFound",
+                        "Application `\(id)` has configuration version `\(app.version)`, not `\(version)`.")))
         }
         return .success(app)
     }
@@ -243,13 +260,17 @@ struct Backend {
     }
 
     func unknownApplication(_ id: String) -> Answer {
-        let suggestion = Suggestion.closest(to: id, in: data.applications.map(\.id)).map { " Did you mean `\($0)`?" } ?? ""
-        return .error(404, code: "applicationNotFound", "No application `\(id)` is registered on the backend.\(suggestion)")
+        let suggestion =
+            Suggestion.closest(to: id, in: data.applications.map(\.id)).map { " Did you mean `\($0)`?" } ?? ""
+        return .error(
+            404, code: "applicationNotFound", "No application `\(id)` is registered on the backend.\(suggestion)")
     }
 
     /// The answer of an application-scoped resource: 404 for an unknown application, 403 with `x-message-code` for
     /// a locked or wiped registration, else `body`.
-    private func withApplication(_ id: String, _ request: RequestFacts, _ body: (EmulatorApplication) -> Answer) -> Answer {
+    private func withApplication(
+        _ id: String, _ request: RequestFacts, _ body: (EmulatorApplication) -> Answer
+    ) -> Answer {
         guard let app = data.application(id) else { return unknownApplication(id) }
         if let blocked = blocked(id, request) { return blocked }
         return body(app)
@@ -279,7 +300,9 @@ struct Backend {
     }
 
     func registrationState(application: String, device: String?) -> RegistrationState {
-        if let device, let state = registrations[RegistrationKey(application: application, device: device)] { return state }
+        if let device, let state = registrations[RegistrationKey(application: application, device: device)] {
+            return state
+        }
         return registrations[RegistrationKey(application: application, device: nil)] ?? .active
     }
 }

@@ -99,11 +99,14 @@ enum Route: Sendable, Equatable {
         switch segments.count {
         case 4 where segments[0] == "application" && segments[2] == "onboarding" && segments[3] == "configuration":
             return .configuration(application: segments[1])
-        case 8 where segments[0] == "Storage" && segments[1] == "v1" && segments[2] == "runtime"
-            && segments[3] == "application" && ["global", "user", "device"].contains(segments[5]) && segments[6] == "mobileservices"
+        case 8
+        where segments[0] == "Storage" && segments[1] == "v1" && segments[2] == "runtime"
+            && segments[3] == "application" && ["global", "user", "device"].contains(segments[5])
+            && segments[6] == "mobileservices"
             && segments[7] == "settingsExchange":
             return .settings(application: segments[4])
-        case 7 where segments[0] == "application" && segments[2] == "roleservice" && segments[3] == "application"
+        case 7
+        where segments[0] == "application" && segments[2] == "roleservice" && segments[3] == "application"
             && segments[5] == "v2" && segments[6] == "Me" && segments[1] == segments[4]:
             return .me(application: segments[1])
         default:
@@ -115,8 +118,11 @@ enum Route: Sendable, Equatable {
     private static func discovery(_ call: String) -> Route {
         guard let open = call.firstIndex(of: "("), call.hasSuffix(")") else { return .notFound }
         let name = String(call[..<open])
-        guard name == "getApplicationConfiguration" || name == "getApplicationConfigurationByCode" else { return .notFound }
-        guard let arguments = ODataArguments.parse(call[call.index(after: open)..<call.index(before: call.endIndex)]) else {
+        guard name == "getApplicationConfiguration" || name == "getApplicationConfigurationByCode" else {
+            return .notFound
+        }
+        guard let arguments = ODataArguments.parse(call[call.index(after: open)..<call.index(before: call.endIndex)])
+        else {
             return .badDiscovery(reason: "The arguments of `\(name)` are not `Name='value'` pairs separated by commas.")
         }
         guard let configID = arguments["AppConfigID"] else {

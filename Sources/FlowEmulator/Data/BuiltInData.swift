@@ -21,17 +21,19 @@ extension EmulatorData {
             EmulatorApplication(
                 id: "com.example.travel",
                 auth: [
-                    AuthEntry(type: "oauth2", config: [
-                        "oauth2.authorizationEndpoint": "${backend}/oauth2/api/v1/authorize",
-                        "oauth2.tokenEndpoint": "${backend}/oauth2/api/v1/token",
-                        "oauth2.clients": [
-                            [
-                                "clientID": "9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30",
-                                "grantType": "authorization_code",
-                                "redirectURL": "${backend}",
+                    AuthEntry(
+                        type: "oauth2",
+                        config: [
+                            "oauth2.authorizationEndpoint": "${backend}/oauth2/api/v1/authorize",
+                            "oauth2.tokenEndpoint": "${backend}/oauth2/api/v1/token",
+                            "oauth2.clients": [
+                                [
+                                    "clientID": "9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30",
+                                    "grantType": "authorization_code",
+                                    "redirectURL": "${backend}",
+                                ]
                             ],
-                        ],
-                    ]),
+                        ])
                 ],
                 destinations: ["travel"]
             ),
@@ -43,16 +45,18 @@ extension EmulatorData {
             EmulatorApplication(
                 id: "com.example.fieldscan",
                 auth: [
-                    AuthEntry(type: "oauth2", config: [
-                        "oauth2.tokenEndpoint": "${backend}/oauth2/api/v1/token",
-                        "oauth2.clients": [
-                            [
-                                "clientID": "3f0c9d52-8a1e-4b7c-9e55-2d6f1a4b8c07",
-                                "grantType": "client_credentials",
-                                "clientSecret": "fieldscan-secret-0451",
+                    AuthEntry(
+                        type: "oauth2",
+                        config: [
+                            "oauth2.tokenEndpoint": "${backend}/oauth2/api/v1/token",
+                            "oauth2.clients": [
+                                [
+                                    "clientID": "3f0c9d52-8a1e-4b7c-9e55-2d6f1a4b8c07",
+                                    "grantType": "client_credentials",
+                                    "clientSecret": "fieldscan-secret-0451",
+                                ]
                             ],
-                        ],
-                    ]),
+                        ])
                 ],
                 destinations: ["fieldscan"]
             ),
@@ -98,7 +102,7 @@ extension EmulatorData {
             ),
         ],
         onboardingCodes: [
-            OnboardingCode(code: "TRAVEL-0001", application: "com.example.travel", user: "ada@example.com"),
+            OnboardingCode(code: "TRAVEL-0001", application: "com.example.travel", user: "ada@example.com")
         ]
     )
 
@@ -114,28 +118,34 @@ extension SettingsGroup {
     /// The settings an application hands out when its data names none: the password policy, log settings and
     /// feature-vector policy a freshly created application has.
     public static let defaults: [SettingsGroup] = [
-        SettingsGroup(name: "passwordPolicy", values: [
-            ("passwordPolicyEnabled", "true"),
-            ("passwordPolicyMinLength", "8"),
-            ("passwordPolicyDigitRequired", "false"),
-            ("passwordPolicyLowerRequired", "false"),
-            ("passwordPolicyUpperRequired", "false"),
-            ("passwordPolicySpecialRequired", "false"),
-            ("passwordPolicyMinUniqueChars", "0"),
-            ("passwordPolicyRetryLimit", "10"),
-            ("passwordPolicyLockTimeout", "300"),
-            ("passwordPolicyExpiresInNDays", "0"),
-            ("passwordPolicyDefaultPasswordAllowed", "false"),
-            ("passwordPolicyFingerprintEnabled", "true"),
-            ("passwordPolicyIsDigitsOnly", "false"),
-        ]),
-        SettingsGroup(name: "logSettings", values: [
-            ("logEnabled", "true"),
-            ("logLevel", "WARN"),
-            ("logEntryExpiry", "7"),
-        ]),
-        SettingsGroup(name: "featureVectorPolicies", values: [
-            ("featureVectorPolicyAllEnabled", "true"),
-        ]),
+        SettingsGroup(
+            name: "passwordPolicy",
+            values: [
+                ("passwordPolicyEnabled", "true"),
+                ("passwordPolicyMinLength", "8"),
+                ("passwordPolicyDigitRequired", "false"),
+                ("passwordPolicyLowerRequired", "false"),
+                ("passwordPolicyUpperRequired", "false"),
+                ("passwordPolicySpecialRequired", "false"),
+                ("passwordPolicyMinUniqueChars", "0"),
+                ("passwordPolicyRetryLimit", "10"),
+                ("passwordPolicyLockTimeout", "300"),
+                ("passwordPolicyExpiresInNDays", "0"),
+                ("passwordPolicyDefaultPasswordAllowed", "false"),
+                ("passwordPolicyFingerprintEnabled", "true"),
+                ("passwordPolicyIsDigitsOnly", "false"),
+            ]),
+        SettingsGroup(
+            name: "logSettings",
+            values: [
+                ("logEnabled", "true"),
+                ("logLevel", "WARN"),
+                ("logEntryExpiry", "7"),
+            ]),
+        SettingsGroup(
+            name: "featureVectorPolicies",
+            values: [
+                ("featureVectorPolicyAllEnabled", "true")
+            ]),
     ]
 }

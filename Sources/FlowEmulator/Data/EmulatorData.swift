@@ -209,9 +209,11 @@ extension AuthEntry: CustomStringConvertible, CustomDebugStringConvertible {
         switch value {
         case .array(let elements): .array(elements.map(masked))
         case .object(let members):
-            .object(members.map { name, value in
-                ["clientsecret", "client_secret"].contains(name.lowercased()) ? (name, "<redacted>") : (name, masked(value))
-            })
+            .object(
+                members.map { name, value in
+                    ["clientsecret", "client_secret"].contains(name.lowercased())
+                        ? (name, "<redacted>") : (name, masked(value))
+                })
         default: value
         }
     }

@@ -24,7 +24,7 @@ public struct EmulatorDataError: Error, Sendable, Hashable, CustomStringConverti
     public init(_ problems: [Problem]) {
         self.problems = problems.sorted { lhs, rhs in
             switch (lhs.location, rhs.location) {
-            case let (l?, r?): l < r
+            case (let l?, let r?): l < r
             case (nil, _?): true
             default: false
             }

@@ -13,7 +13,9 @@ extension EmulatorData {
     /// Reads emulator data from `bytes`, naming `file` in every location.
     ///
     /// - Throws: ``EmulatorDataError`` when the text cannot be read or its data is not valid.
-    public static func read(bytes: [UInt8], file: String, format: DocumentFormat) throws(EmulatorDataError) -> EmulatorData {
+    public static func read(
+        bytes: [UInt8], file: String, format: DocumentFormat
+    ) throws(EmulatorDataError) -> EmulatorData {
         try from(DocumentReader.read(bytes: bytes, file: file, format: format))
     }
 
@@ -89,16 +91,23 @@ struct DataReader {
         }
         let applications: [EmulatorApplication]
         if let node = fields["applications"] {
-            applications = list(node, path: "applications") { reader, element, path in reader.application(element, path: path) }
+            applications = list(node, path: "applications") { reader, element, path in
+                reader.application(element, path: path)
+            }
         } else {
             fail("The emulator data has no `applications`; it needs at least one application.", at: root)
             applications = []
         }
         let users = fields["users"].map { list($0, path: "users") { $0.user($1, path: $2) } } ?? []
-        let codes = fields["onboarding-codes"].map { list($0, path: "onboarding-codes") { $0.onboardingCode($1, path: $2) } } ?? []
-        let registrations = fields["registrations"].map { list($0, path: "registrations") { $0.registration($1, path: $2) } } ?? []
+        let codes =
+            fields["onboarding-codes"].map { list($0, path: "onboarding-codes") { $0.onboardingCode($1, path: $2) } }
+            ?? []
+        let registrations =
+            fields["registrations"].map { list($0, path: "registrations") { $0.registration($1, path: $2) } } ?? []
         var faults: [EmulatorEndpoint: Fault] = [:]
-        if let node = fields["faults"], let pairs = mapping(node, path: "faults", keys: EmulatorEndpoint.allCases.map(\.rawValue)) {
+        if let node = fields["faults"],
+            let pairs = mapping(node, path: "faults", keys: EmulatorEndpoint.allCases.map(\.rawValue))
+        {
             for pair in pairs.ordered {
                 guard let endpoint = EmulatorEndpoint(rawValue: pair.key.scalar?.text ?? "") else { continue }
                 faults[endpoint] = fault(pair.value, path: "faults.\(endpoint)")
@@ -120,14 +129,18 @@ struct DataReader {
         var seenDestinations: [String: String] = [:]
         for (index, app) in data.applications.enumerated() where index < appNodes.count {
             if let first = seenApps[app.id] {
-                fail("Application `\(app.id)` is listed twice (also as applications[\(first)]).", at: appNodes[index]["id"] ?? appNodes[index])
+                fail(
+                    "Application `\(app.id)` is listed twice (also as applications[\(first)]).",
+                    at: appNodes[index]["id"] ?? appNodes[index])
             } else {
                 seenApps[app.id] = index
             }
             for (position, name) in app.destinations.enumerated() {
                 let node = appNodes[index]["destinations"]?.elements?[position] ?? appNodes[index]
                 if let owner = seenDestinations[name] {
-                    fail("Destination `\(name)` of application `\(app.id)` is already declared by application `\(owner)`.", at: node)
+                    fail(
+                        "Destination `\(name)` of application `\(app.id)` is already declared by application `\(owner)`.",
+                        at: node)
                 }
                 seenDestinations[name] = app.id
             }
@@ -140,7 +153,9 @@ struct DataReader {
                 fail("User `\(user.email)` is listed twice.", at: userNodes[index]["email"] ?? userNodes[index])
             }
             for (position, id) in (user.applications ?? []).enumerated() where !known.contains(id) {
-                unknownApplication(id, in: "users[\(index)].applications", at: userNodes[index]["applications"]?.elements?[position] ?? userNodes[index], known: known)
+                unknownApplication(
+                    id, in: "users[\(index)].applications",
+                    at: userNodes[index]["applications"]?.elements?[position] ?? userNodes[index], known: known)
             }
         }
         let codeNodes = root["onboarding-codes"]?.elements ?? []
@@ -151,17 +166,25 @@ struct DataReader {
                 fail("Onboarding code `\(code.code)` is listed twice.", at: node["code"] ?? node)
             }
             if !known.contains(code.application) {
-                unknownApplication(code.application, in: "onboarding-codes[\(index)].application", at: node["application"] ?? node, known: known)
+                unknownApplication(
+                    code.application, in: "onboarding-codes[\(index)].application", at: node["application"] ?? node,
+                    known: known)
             }
             if let email = code.user, data.user(email: email) == nil {
-                let suggestion = Suggestion.closest(to: email, in: data.users.map(\.email)).map { " Did you mean `\($0)`?" } ?? ""
-                fail("`onboarding-codes[\(index)].user` names `\(email)`, which is not in `users`.\(suggestion)", at: node["user"] ?? node)
+                let suggestion =
+                    Suggestion.closest(to: email, in: data.users.map(\.email)).map { " Did you mean `\($0)`?" } ?? ""
+                fail(
+                    "`onboarding-codes[\(index)].user` names `\(email)`, which is not in `users`.\(suggestion)",
+                    at: node["user"] ?? node)
             }
         }
         let registrationNodes = root["registrations"]?.elements ?? []
-        for (index, registration) in data.registrations.enumerated() where index < registrationNodes.count && !known.contains(registration.application) {
+        for (index, registration) in data.registrations.enumerated()
+        where index < registrationNodes.count && !known.contains(registration.application) {
             let node = registrationNodes[index]
-            unknownApplication(registration.application, in: "registrations[\(index)].application", at: node["application"] ?? node, known: known)
+            unknownApplication(
+                registration.application, in: "registrations[\(index)].application", at: node["application"] ?? node,
+                known: known)
         }
     }
 
@@ -193,14 +216,18 @@ struct DataReader {
                 fail("`\(path).protocol` is `\(text)`; expected `http` or `https`.", at: node)
             }
         }
-        let auth = required(fields, "auth", in: node, path: path).map { list($0, path: "\(path).auth") { $0.authEntry($1, path: $2) } }
+        let auth = required(fields, "auth", in: node, path: path).map {
+            list($0, path: "\(path).auth") { $0.authEntry($1, path: $2) }
+        }
         let settings = fields["settings"].map { settingsGroups($0, path: "\(path).settings") } ?? SettingsGroup.defaults
         var destinations: [String] = []
         if let node = fields["destinations"] {
             destinations = list(node, path: "\(path).destinations") { reader, element, elementPath in
                 guard let name = reader.string(element, path: elementPath) else { return nil }
                 if name.isEmpty || name.contains("/") || Self.reservedDestinations.contains(name) {
-                    reader.fail("`\(elementPath)` is `\(name)`, which cannot be a destination name: it must be one path segment that the emulator does not answer itself.", at: element)
+                    reader.fail(
+                        "`\(elementPath)` is `\(name)`, which cannot be a destination name: it must be one path segment that the emulator does not answer itself.",
+                        at: element)
                     return nil
                 }
                 return name
@@ -213,10 +240,12 @@ struct DataReader {
             let type = auth?.first?.type ?? ""
             let allowed = ChallengeVariant.allowed(for: Protection(authType: type))
             if challenge == nil || (auth?.isEmpty == false && !allowed.contains(challenge!)) {
-                let expected = allowed.isEmpty
+                let expected =
+                    allowed.isEmpty
                     ? "an application whose first auth entry is `\(type)` has no challenge variants"
                     : "expected one of \(Self.quoted(allowed.map(\.rawValue))) for `\(type)`"
-                let suggestion = Suggestion.closest(to: text, in: allowed.map(\.rawValue))
+                let suggestion =
+                    Suggestion.closest(to: text, in: allowed.map(\.rawValue))
                     .map { " Did you mean `\($0)`?" } ?? ""
                 fail("`\(path).challenge` is `\(text)`; \(expected).\(suggestion)", at: node)
                 challenge = nil
@@ -237,11 +266,13 @@ struct DataReader {
             if let seconds = node.integerValue, (1...86_400).contains(seconds) {
                 tokenLifetime = .seconds(seconds)
             } else if node.integerValue == nil, let text = node.scalar?.text,
-                      let lifetime = Duration.parse(flowText: text), lifetime >= .seconds(1) {
+                let lifetime = Duration.parse(flowText: text), lifetime >= .seconds(1)
+            {
                 tokenLifetime = lifetime
             } else {
-                fail("`\(path).token-lifetime` is \(node.kindDescription); expected seconds or a duration such as "
-                     + "`90s` or `2h`, from 1s to 24h.", at: node)
+                fail(
+                    "`\(path).token-lifetime` is \(node.kindDescription); expected seconds or a duration such as "
+                        + "`90s` or `2h`, from 1s to 24h.", at: node)
             }
         }
         guard let id, let version, let auth, let protected else { return nil }
@@ -259,7 +290,9 @@ struct DataReader {
             if node.pairs != nil {
                 config = JSONValue(node: node)
             } else if !node.isNull {
-                fail("`\(path).config` is \(node.kindDescription); expected a mapping of the method's parameters.", at: node)
+                fail(
+                    "`\(path).config` is \(node.kindDescription); expected a mapping of the method's parameters.",
+                    at: node)
             }
         }
         let requireOtp = fields["requireOtp"].map { boolean($0, path: "\(path).requireOtp") } ?? false
@@ -269,14 +302,18 @@ struct DataReader {
 
     mutating func settingsGroups(_ node: Node, path: String) -> [SettingsGroup] {
         guard let pairs = node.pairs else {
-            fail("`\(path)` is \(node.kindDescription); expected a mapping of settings groups (`passwordPolicy`, `logSettings`, `featureVectorPolicies`).", at: node)
+            fail(
+                "`\(path)` is \(node.kindDescription); expected a mapping of settings groups (`passwordPolicy`, `logSettings`, `featureVectorPolicies`).",
+                at: node)
             return []
         }
         var groups: [SettingsGroup] = []
         for pair in pairs {
             let name = pair.key.scalar?.text ?? ""
             guard let values = pair.value.pairs else {
-                fail("`\(path).\(name)` is \(pair.value.kindDescription); expected a mapping of setting names to values.", at: pair.value)
+                fail(
+                    "`\(path).\(name)` is \(pair.value.kindDescription); expected a mapping of setting names to values.",
+                    at: pair.value)
                 continue
             }
             var group = SettingsGroup(name: name, values: [])
@@ -284,7 +321,9 @@ struct DataReader {
                 let key = value.key.scalar?.text ?? ""
                 // The backend sends every value as a string: `8` and `true` are kept as the text written.
                 guard let scalar = value.value.scalar else {
-                    fail("`\(path).\(name).\(key)` is \(value.value.kindDescription); expected a single value (sent as a string).", at: value.value)
+                    fail(
+                        "`\(path).\(name).\(key)` is \(value.value.kindDescription); expected a single value (sent as a string).",
+                        at: value.value)
                     continue
                 }
                 group.values.append((key, scalar.text))
@@ -309,15 +348,18 @@ struct DataReader {
         let family = fields["family-name"].flatMap { string($0, path: "\(path).family-name") } ?? ""
         let roles = fields["roles"].map { list($0, path: "\(path).roles") { $0.string($1, path: $2) } } ?? []
         let password = fields["password"].flatMap { string($0, path: "\(path).password") }
-        let applications = fields["applications"].map { list($0, path: "\(path).applications") { $0.string($1, path: $2) } }
+        let applications = fields["applications"].map {
+            list($0, path: "\(path).applications") { $0.string($1, path: $2) }
+        }
         var otpSecret: String?
         if let node = fields["otp-secret"], let text = string(node, path: "\(path).otp-secret") {
             if let key = Base32.decode(text), !key.isEmpty {
                 otpSecret = text
             } else {
                 // The value is a secret: the message does not repeat it.
-                fail("`\(path).otp-secret` is not base32 (the letters A–Z and the digits 2–7, `=` padding allowed).",
-                     at: node)
+                fail(
+                    "`\(path).otp-secret` is not base32 (the letters A–Z and the digits 2–7, `=` padding allowed).",
+                    at: node)
             }
         }
         guard let email else { return nil }
@@ -329,7 +371,9 @@ struct DataReader {
     mutating func onboardingCode(_ node: Node, path: String) -> OnboardingCode? {
         guard let fields = mapping(node, path: path, keys: ["code", "application", "user"]) else { return nil }
         let code = required(fields, "code", in: node, path: path).flatMap { string($0, path: "\(path).code") }
-        let application = required(fields, "application", in: node, path: path).flatMap { string($0, path: "\(path).application") }
+        let application = required(fields, "application", in: node, path: path).flatMap {
+            string($0, path: "\(path).application")
+        }
         let user = fields["user"].flatMap { string($0, path: "\(path).user") }
         guard let code, let application else { return nil }
         return OnboardingCode(code: code, application: application, user: user)
@@ -337,13 +381,19 @@ struct DataReader {
 
     mutating func registration(_ node: Node, path: String) -> Registration? {
         guard let fields = mapping(node, path: path, keys: ["application", "device", "state"]) else { return nil }
-        let application = required(fields, "application", in: node, path: path).flatMap { string($0, path: "\(path).application") }
+        let application = required(fields, "application", in: node, path: path).flatMap {
+            string($0, path: "\(path).application")
+        }
         let device = fields["device"].flatMap { $0.isNull ? nil : string($0, path: "\(path).device") }
         var state: RegistrationState?
-        if let stateNode = required(fields, "state", in: node, path: path), let text = string(stateNode, path: "\(path).state") {
+        if let stateNode = required(fields, "state", in: node, path: path),
+            let text = string(stateNode, path: "\(path).state")
+        {
             state = RegistrationState(rawValue: text)
             if state == nil {
-                fail("`\(path).state` is `\(text)`; expected one of \(Self.quoted(RegistrationState.allCases.map(\.rawValue))).", at: stateNode)
+                fail(
+                    "`\(path).state` is `\(text)`; expected one of \(Self.quoted(RegistrationState.allCases.map(\.rawValue))).",
+                    at: stateNode)
             }
         }
         guard let application, let state else { return nil }
@@ -351,7 +401,10 @@ struct DataReader {
     }
 
     mutating func fault(_ node: Node, path: String) -> Fault? {
-        guard let fields = mapping(node, path: path, keys: ["status", "delay", "malformed-body", "drop-connection", "count"]) else {
+        guard
+            let fields = mapping(
+                node, path: path, keys: ["status", "delay", "malformed-body", "drop-connection", "count"])
+        else {
             return nil
         }
         var fault = Fault()
@@ -361,9 +414,10 @@ struct DataReader {
                 if Fault.answerableStatuses.contains(status) {
                     fault.status = status
                 } else {
-                    fail("`\(path).status` is \(status); expected a status from 200 to 599 that may carry a body "
-                         + "(not 204, 205 or 304): the fault answers with an error body, and a 1xx status is not "
-                         + "a final answer.", at: node)
+                    fail(
+                        "`\(path).status` is \(status); expected a status from 200 to 599 that may carry a body "
+                            + "(not 204, 205 or 304): the fault answers with an error body, and a 1xx status is not "
+                            + "a final answer.", at: node)
                     valid = false
                 }
             } else {
@@ -376,22 +430,36 @@ struct DataReader {
             let maximum = Duration.maximumFlowDuration
             if let milliseconds = node.integerValue, (0...86_400_000).contains(milliseconds) {
                 fault.delay = .milliseconds(milliseconds)
-            } else if node.integerValue == nil, let text = node.scalar?.text, let delay = Duration.parse(flowText: text) {
+            } else if node.integerValue == nil, let text = node.scalar?.text, let delay = Duration.parse(flowText: text)
+            {
                 fault.delay = delay
             } else {
-                fail("`\(path).delay` is \(node.kindDescription); expected milliseconds or a duration such as `250ms` or `2s`, "
-                     + "at most \(maximum.flowText).", at: node)
+                fail(
+                    "`\(path).delay` is \(node.kindDescription); expected milliseconds or a duration such as `250ms` or `2s`, "
+                        + "at most \(maximum.flowText).", at: node)
                 valid = false
             }
         }
         if let node = fields["malformed-body"] {
-            if let value = boolean(node, path: "\(path).malformed-body") { fault.malformedBody = value } else { valid = false }
+            if let value = boolean(node, path: "\(path).malformed-body") {
+                fault.malformedBody = value
+            } else {
+                valid = false
+            }
         }
         if let node = fields["drop-connection"] {
-            if let value = boolean(node, path: "\(path).drop-connection") { fault.dropConnection = value } else { valid = false }
+            if let value = boolean(node, path: "\(path).drop-connection") {
+                fault.dropConnection = value
+            } else {
+                valid = false
+            }
         }
         if let node = fields["count"], !node.isNull {
-            if let count = integer(node, path: "\(path).count", in: 1...Int.max) { fault.count = count } else { valid = false }
+            if let count = integer(node, path: "\(path).count", in: 1...Int.max) {
+                fault.count = count
+            } else {
+                valid = false
+            }
         }
         return valid ? fault : nil
     }
@@ -420,20 +488,22 @@ struct DataReader {
         else { return nil }
         var ssoURL: URL?
         if let urlNode = required(fields, "sso-url", in: node, path: path),
-           let text = string(urlNode, path: "\(path).sso-url")
+            let text = string(urlNode, path: "\(path).sso-url")
         {
             ssoURL = URL(string: text).flatMap { ["http", "https"].contains($0.scheme) && $0.host != nil ? $0 : nil }
             if ssoURL == nil { fail("`\(path).sso-url` is `\(text)`; expected an http or https URL.", at: urlNode) }
         }
         var certificate: String?
         if let certificateNode = required(fields, "certificate", in: node, path: path),
-           let text = string(certificateNode, path: "\(path).certificate")
+            let text = string(certificateNode, path: "\(path).certificate")
         {
             do throws(SAMLRefusal) {
                 _ = try SAMLTrust(certificatePEM: text)
                 certificate = text
             } catch {
-                fail("`\(path).certificate` is not a PEM certificate with an RSA key: \(error.reason)", at: certificateNode)
+                fail(
+                    "`\(path).certificate` is not a PEM certificate with an RSA key: \(error.reason)",
+                    at: certificateNode)
             }
         }
         let issuer = fields["issuer"].flatMap { string($0, path: "\(path).issuer") }
@@ -447,13 +517,14 @@ struct DataReader {
     /// The admin clock body `{"advance": "2h"}`: how far to move the clock forward.
     mutating func clockAdvance(_ node: Node) -> Duration? {
         guard let fields = mapping(node, path: "clock", keys: ["advance"]),
-              let advance = required(fields, "advance", in: node, path: "clock")
+            let advance = required(fields, "advance", in: node, path: "clock")
         else { return nil }
         guard advance.integerValue == nil, let text = advance.scalar?.text,
-              let duration = Duration.parse(flowText: text), duration > .zero
+            let duration = Duration.parse(flowText: text), duration > .zero
         else {
-            fail("`clock.advance` is \(advance.kindDescription); expected a duration such as `90s` or `2h`, "
-                 + "more than 0 and at most \(Duration.maximumFlowDuration.flowText).", at: advance)
+            fail(
+                "`clock.advance` is \(advance.kindDescription); expected a duration such as `90s` or `2h`, "
+                    + "more than 0 and at most \(Duration.maximumFlowDuration.flowText).", at: advance)
             return nil
         }
         return duration
@@ -473,7 +544,9 @@ struct DataReader {
             if !keys.contains(key) {
                 let suggestion = Suggestion.closest(to: key, in: keys).map { " Did you mean `\($0)`?" } ?? ""
                 let context = path.hasPrefix("the ") ? path : "`\(path)`"
-                fail("Unknown key `\(key)` in \(context); expected one of \(Self.quoted(keys)).\(suggestion)", at: pair.key)
+                fail(
+                    "Unknown key `\(key)` in \(context); expected one of \(Self.quoted(keys)).\(suggestion)",
+                    at: pair.key)
             } else if fields[key] != nil {
                 fail("Key `\(key)` appears twice in `\(path)`.", at: pair.key)
             } else {

@@ -155,7 +155,9 @@ enum EnvelopedSignature {
     }
 
     /// The single child `localName` of `signature`.
-    private static func only(_ localName: String, in signature: XMLTree.Element) throws(SAMLRefusal)
+    private static func only(
+        _ localName: String, in signature: XMLTree.Element
+    ) throws(SAMLRefusal)
         -> XMLTree.Element
     {
         let found = signature.elements(localName, in: namespace)

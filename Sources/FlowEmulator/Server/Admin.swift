@@ -11,7 +11,9 @@ struct Admin {
     func answer(_ route: AdminRoute, method: String, request: inout Request) async -> Answer {
         guard route.methods.contains(method) else {
             let allowed = route.methods.sorted().joined(separator: ", ")
-            return .error(405, code: "methodNotAllowed", "This admin resource answers \(allowed), not \(method).", headers: [("Allow", allowed)])
+            return .error(
+                405, code: "methodNotAllowed", "This admin resource answers \(allowed), not \(method).",
+                headers: [("Allow", allowed)])
         }
         switch (route, method) {
         case (.requests, "GET"):
@@ -21,16 +23,21 @@ struct Admin {
             return .noContent
         case (.faults, "GET"):
             let faults = emulator.withState { $0.faults }
-            return Answer(status: 200, json: .object(EmulatorEndpoint.allCases.compactMap { endpoint in
-                faults[endpoint].map { (endpoint.rawValue, Self.json($0)) }
-            }))
+            return Answer(
+                status: 200,
+                json: .object(
+                    EmulatorEndpoint.allCases.compactMap { endpoint in
+                        faults[endpoint].map { (endpoint.rawValue, Self.json($0)) }
+                    }))
         case (.faults, _):
             emulator.clearFaults()
             return .noContent
         case (.fault(nil, let name), _):
             let names = EmulatorEndpoint.allCases.map(\.rawValue)
             let suggestion = Suggestion.closest(to: name, in: names).map { " Did you mean `\($0)`?" } ?? ""
-            return .error(404, code: "unknownEndpoint", "There is no endpoint `\(name)`; faults can be set for \(DataReader.quoted(names)).\(suggestion)")
+            return .error(
+                404, code: "unknownEndpoint",
+                "There is no endpoint `\(name)`; faults can be set for \(DataReader.quoted(names)).\(suggestion)")
         case (.fault(let endpoint?, _), "GET"):
             return Answer(status: 200, json: emulator.fault(for: endpoint).map(Self.json) ?? .object([]))
         case (.fault(let endpoint?, _), "PUT"):
@@ -57,9 +64,12 @@ struct Admin {
                 do {
                     let registration = try Registration(node: node)
                     guard emulator.data.application(registration.application) != nil else {
-                        return .error(404, code: "applicationNotFound", "No application `\(registration.application)` is registered on the backend.")
+                        return .error(
+                            404, code: "applicationNotFound",
+                            "No application `\(registration.application)` is registered on the backend.")
                     }
-                    emulator.setRegistrationState(registration.state, application: registration.application, device: registration.device)
+                    emulator.setRegistrationState(
+                        registration.state, application: registration.application, device: registration.device)
                     return Answer(status: 200, json: Self.json(registration))
                 } catch {
                     return .error(400, code: "badRegistration", error.description)
@@ -103,8 +113,12 @@ struct Admin {
         }
         let result = DocumentReader.read(bytes: bytes, file: "request body", format: .json)
         guard let root = result.root, !result.diagnostics.hasErrors else {
-            let message = result.diagnostics.map { "\($0.location.map { "\($0): " } ?? "")\($0.message)" }.joined(separator: " ")
-            return .failure(AnswerError(.error(400, code: "badJSON", message.isEmpty ? "The request body is not a JSON document." : message)))
+            let message = result.diagnostics.map { "\($0.location.map { "\($0): " } ?? "")\($0.message)" }.joined(
+                separator: " ")
+            return .failure(
+                AnswerError(
+                    .error(400, code: "badJSON", message.isEmpty ? "The request body is not a JSON document." : message)
+                ))
         }
         return .success(root)
     }

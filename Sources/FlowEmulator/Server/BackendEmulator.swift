@@ -29,7 +29,8 @@ public final class BackendEmulator: Sendable {
     /// headers, or sends them a byte at a time, does not hold it forever (Hummingbird's idle timeout counts from
     /// the last request, not the last byte).
     public init(
-        data: EmulatorData = .builtIn, idleTimeout: Duration = .seconds(30), onRequest: (@Sendable (RecordedRequest) -> Void)? = nil
+        data: EmulatorData = .builtIn, idleTimeout: Duration = .seconds(30),
+        onRequest: (@Sendable (RecordedRequest) -> Void)? = nil
     ) {
         state = Mutex(EmulatorState(data: data))
         self.onRequest = onRequest
@@ -65,11 +66,14 @@ public final class BackendEmulator: Sendable {
         let connections = ServerConnections()
         let application = Application(
             responder: EmulatorResponder(emulator: self),
-            server: .http1(configuration: .init(
-                additionalChannelHandlers: [ConnectionHandler(connections: connections)],
-                idleTimeout: .nanoseconds(Int64(idleTimeout.components.seconds) * 1_000_000_000
-                    + idleTimeout.components.attoseconds / 1_000_000_000))),
-            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: port), serverName: "flowrun-emulator"),
+            server: .http1(
+                configuration: .init(
+                    additionalChannelHandlers: [ConnectionHandler(connections: connections)],
+                    idleTimeout: .nanoseconds(
+                        Int64(idleTimeout.components.seconds) * 1_000_000_000
+                            + idleTimeout.components.attoseconds / 1_000_000_000))),
+            configuration: ApplicationConfiguration(
+                address: .hostname("127.0.0.1", port: port), serverName: "flowrun-emulator"),
             onServerRunning: { channel in
                 connections.listening(on: channel)
                 sink.yield(.success(channel.localAddress?.port ?? port))
@@ -79,14 +83,17 @@ public final class BackendEmulator: Sendable {
         let task = Task {
             do {
                 try await application.run()
-                sink.yield(.failure(EmulatorError.cannotStart(port: port, reason: "the server stopped before it listened")))
+                sink.yield(
+                    .failure(EmulatorError.cannotStart(port: port, reason: "the server stopped before it listened")))
             } catch {
                 sink.yield(.failure(error))
             }
             sink.finish()
         }
         var iterator = events.makeAsyncIterator()
-        switch await iterator.next() ?? .failure(EmulatorError.cannotStart(port: port, reason: "no answer from the server")) {
+        switch await iterator.next()
+            ?? .failure(EmulatorError.cannotStart(port: port, reason: "no answer from the server"))
+        {
         case .success(let bound):
             let baseURL = "http://127.0.0.1:\(bound)"
             state.withLock { $0.server = .running(baseURL: baseURL, port: bound, task: task, connections: connections) }
@@ -199,7 +206,8 @@ public final class BackendEmulator: Sendable {
 
     /// Sets the registration state of every device of `application` (`device == nil`) or of one device (the
     /// `X-SMP-DEVICEID` value); a device's own state wins over the application's.
-    public func setRegistrationState(_ registrationState: RegistrationState, application: String, device: String? = nil) {
+    public func setRegistrationState(_ registrationState: RegistrationState, application: String, device: String? = nil)
+    {
         state.withLock { $0.setRegistration(registrationState, application: application, device: device) }
     }
 
@@ -297,8 +305,10 @@ public final class BackendEmulator: Sendable {
         let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.arrivals[endpoint, default: 0] += 1
             let seen = state.arrivals[endpoint]!
-            let (due, waiting) = (state.arrivalWaiters.filter { $0.endpoint == endpoint && $0.count <= seen },
-                                  state.arrivalWaiters.filter { !($0.endpoint == endpoint && $0.count <= seen) })
+            let (due, waiting) = (
+                state.arrivalWaiters.filter { $0.endpoint == endpoint && $0.count <= seen },
+                state.arrivalWaiters.filter { !($0.endpoint == endpoint && $0.count <= seen) }
+            )
             state.arrivalWaiters = waiting
             return due.map(\.continuation)
         }

@@ -31,19 +31,23 @@ struct EmulatorResponder: HTTPResponder {
         }
         if case .admin(let admin) = route {
             var request = request
-            return response(await Admin(emulator: emulator).answer(admin, method: method, request: &request), method: method)
+            return response(
+                await Admin(emulator: emulator).answer(admin, method: method, request: &request), method: method)
         }
 
         let headers = request.headers.map { field in
-            RecordedRequest.Header(name: field.name.rawName, value: Masking.header(name: field.name.rawName, value: field.value))
+            RecordedRequest.Header(
+                name: field.name.rawName, value: Masking.header(name: field.name.rawName, value: field.value))
         }
         var recorded = RecordedRequest(
             time: time, method: method, path: path, query: request.uri.query.map(Masking.query), headers: headers,
             endpoint: route.endpoint, status: nil, fault: nil)
 
         if let methods = route.methods, !methods.contains(method) {
-            let answer = Answer.error(405, code: "methodNotAllowed", "`\(path)` answers \(methods.sorted().joined(separator: ", ")), not \(method).",
-                                      headers: [("Allow", methods.sorted().joined(separator: ", "))])
+            let answer = Answer.error(
+                405, code: "methodNotAllowed",
+                "`\(path)` answers \(methods.sorted().joined(separator: ", ")), not \(method).",
+                headers: [("Allow", methods.sorted().joined(separator: ", "))])
             recorded.status = answer.status
             emulator.record(recorded)
             return response(answer, method: method)
@@ -99,7 +103,9 @@ struct EmulatorResponder: HTTPResponder {
         }
         if let fault {
             if let status = fault.status {
-                answer = .error(status, code: "emulatorFault", "The emulator was told to answer \(status) for the `\(route.endpoint!)` endpoint.")
+                answer = .error(
+                    status, code: "emulatorFault",
+                    "The emulator was told to answer \(status) for the `\(route.endpoint!)` endpoint.")
             }
             if fault.malformedBody {
                 // A proper prefix of a JSON object or array is never valid JSON.
@@ -119,7 +125,9 @@ struct EmulatorResponder: HTTPResponder {
         for (name, value) in answer.headers {
             if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
         }
-        let body = method == "HEAD" || answer.body.isEmpty ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(string: answer.body))
+        let body =
+            method == "HEAD" || answer.body.isEmpty
+            ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(string: answer.body))
         return Response(status: HTTPResponse.Status(code: answer.status), headers: fields, body: body)
     }
 

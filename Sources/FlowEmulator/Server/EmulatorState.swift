@@ -40,7 +40,8 @@ struct EmulatorState: Sendable {
         auth = AuthState(signer: TokenSigner(key: data.signingKey))
         registrations = [:]
         for registration in data.registrations {
-            registrations[RegistrationKey(application: registration.application, device: registration.device)] = registration.state
+            registrations[RegistrationKey(application: registration.application, device: registration.device)] =
+                registration.state
         }
     }
 

@@ -23,7 +23,9 @@ public struct KeyTable: Sendable {
         switch type {
         case .record(let name): .record(catalog.record(named: name)?.name ?? name)
         case .list(let element?): .list(canonical(element, catalog: catalog))
-        case .struct(let fields): .struct(fields.map { .init(name: $0.name, type: canonical($0.type, catalog: catalog), optional: $0.optional) })
+        case .struct(let fields):
+            .struct(
+                fields.map { .init(name: $0.name, type: canonical($0.type, catalog: catalog), optional: $0.optional) })
         default: type
         }
     }
@@ -33,10 +35,14 @@ public struct KeyTable: Sendable {
     public init(flow: CompiledFlow) {
         self.init(descriptor: flow.descriptor, catalog: flow.registry.catalog)
         for declaration in flow.descriptor.steps {
-            guard let spec = flow.registry.catalog.step(named: declaration.uses.value), let parameter = spec.providesFromParameter else { continue }
+            guard let spec = flow.registry.catalog.step(named: declaration.uses.value),
+                let parameter = spec.providesFromParameter
+            else { continue }
             for entry in declaration.parameters where entry.name.value == parameter {
                 for pair in entry.value.pairs ?? [] {
-                    if let name = pair.key.scalar?.text, let type = FlowDecoder.decodeType(pair.value, at: .root, file: "").0 {
+                    if let name = pair.key.scalar?.text,
+                        let type = FlowDecoder.decodeType(pair.value, at: .root, file: "").0
+                    {
                         declare(name, as: Self.canonical(type, catalog: flow.registry.catalog))
                         declaredByParameters.insert(name)
                     }
@@ -85,7 +91,9 @@ public final class InfoStore: Sendable {
             throw StepFailure("undeclared-key", "step `\(step)` provided `\(key)`, which is not a declared info key")
         }
         guard keys.accepts(value, for: key) else {
-            throw StepFailure("wrong-key-type", "step `\(step)` provided `\(key)` as \(value.kindDescription), but it is declared as `\(type)`")
+            throw StepFailure(
+                "wrong-key-type",
+                "step `\(step)` provided `\(key)` as \(value.kindDescription), but it is declared as `\(type)`")
         }
         values.withLock { $0[key] = value }
     }
@@ -94,10 +102,13 @@ public final class InfoStore: Sendable {
     public func set(_ entries: [String: InfoValue], by step: String) throws(StepFailure) {
         for (key, value) in entries.sorted(by: { $0.key < $1.key }) {
             guard let type = keys.type(of: key) else {
-                throw StepFailure("undeclared-key", "step `\(step)` provided `\(key)`, which is not a declared info key")
+                throw StepFailure(
+                    "undeclared-key", "step `\(step)` provided `\(key)`, which is not a declared info key")
             }
             guard keys.accepts(value, for: key) else {
-                throw StepFailure("wrong-key-type", "step `\(step)` provided `\(key)` as \(value.kindDescription), but it is declared as `\(type)`")
+                throw StepFailure(
+                    "wrong-key-type",
+                    "step `\(step)` provided `\(key)` as \(value.kindDescription), but it is declared as `\(type)`")
             }
         }
         values.withLock { $0.merge(entries) { $1 } }

@@ -1,6 +1,6 @@
-public import Foundation
-import FlowTransform
 public import FlowDescriptor
+import FlowTransform
+public import Foundation
 
 /// Where a run gets what a person supplies: `--input NAME=VALUE`, the environment, or a prompt on a terminal;
 /// and the documents given on the command line (`--config` for the `json` provider, `--link` for `url`).
@@ -59,7 +59,8 @@ public struct InputSource: Sendable {
         if secret, flags[name] != nil, Self.neverOnCommandLine.contains(name) {
             throw StepFailure(
                 "secret-on-command-line",
-                "input `\(name)` is a secret and is not taken from the command line, where other users can read it in the process list: set \(Self.environmentName(for: name)) or pass it with `--input-fd \(name)=FD`")
+                "input `\(name)` is a secret and is not taken from the command line, where other users can read it in the process list: set \(Self.environmentName(for: name)) or pass it with `--input-fd \(name)=FD`"
+            )
         }
         if let value = flags[name] ?? descriptorValues[name] { return value }
         return environment[Self.environmentName(for: name)]
@@ -70,7 +71,9 @@ public struct InputSource: Sendable {
     /// - Throws: ``StepFailure`` when the two entries differ, or when it is missing.
     public func newSecret(_ name: String, question: String) throws(StepFailure) -> String {
         if let value = try given(name, secret: true) { return value }
-        guard interactive, let first = prompter(question, true), !first.isEmpty else { throw missing(name, secret: true) }
+        guard interactive, let first = prompter(question, true), !first.isEmpty else {
+            throw missing(name, secret: true)
+        }
         guard prompter("Repeat it: ", true) == first else {
             throw StepFailure("input-mismatch", "the two entries of `\(name)` differ")
         }
@@ -86,18 +89,22 @@ public struct InputSource: Sendable {
 
     /// The failure for input `name` that is needed and cannot be had, saying how to supply it.
     public func missing(_ name: String, secret: Bool) -> StepFailure {
-        let ways = secret && Self.neverOnCommandLine.contains(name)
+        let ways =
+            secret && Self.neverOnCommandLine.contains(name)
             ? "set \(Self.environmentName(for: name)) or pass it on a file descriptor with `--input-fd \(name)=FD`"
             : "pass `--input \(name)=...` or set \(Self.environmentName(for: name))"
         return StepFailure(
             "missing-input",
-            "input `\(name)` is needed and \(interactive ? "none was entered" : "there is no terminal to ask on"): \(ways)")
+            "input `\(name)` is needed and \(interactive ? "none was entered" : "there is no terminal to ask on"): \(ways)"
+        )
     }
 
     /// Resolves a parameter value: `${env.NAME}`, `${input.NAME}`, `${info.KEY}` (from `info`) and `prompt`
     /// (asking for `name`).
     /// - Throws: ``StepFailure`` when a reference cannot be resolved.
-    public func resolve(_ text: String, parameter name: String, secret: Bool, info: InfoStore) throws(StepFailure) -> String {
+    public func resolve(
+        _ text: String, parameter name: String, secret: Bool, info: InfoStore
+    ) throws(StepFailure) -> String {
         if text == "prompt" { return try value(name, question: "\(name): ", secret: secret) }
         var output = ""
         var cursor = text.startIndex
@@ -108,23 +115,30 @@ public struct InputSource: Sendable {
                 throw StepFailure("bad-reference", "`\(name)` has a `${` that is not closed")
             }
             guard !reference.name.isEmpty else {
-                throw StepFailure("bad-reference", "`${\(reference.namespace)}` in `\(name)` needs a namespace and a name")
+                throw StepFailure(
+                    "bad-reference", "`${\(reference.namespace)}` in `\(name)` needs a namespace and a name")
             }
             switch ValueReference.Namespace(rawValue: reference.namespace) {
             case .env?:
                 guard let value = environment[reference.name] else {
-                    throw StepFailure("missing-environment", "`\(name)` reads environment variable \(reference.name), which is not set")
+                    throw StepFailure(
+                        "missing-environment",
+                        "`\(name)` reads environment variable \(reference.name), which is not set")
                 }
                 output += value
             case .input?:
                 output += try value(reference.name, secret: secret)
             case .info?:
                 guard let value = info[reference.name] else {
-                    throw StepFailure("missing-info", "`\(name)` reads info key `\(reference.name)`, which no step has provided yet")
+                    throw StepFailure(
+                        "missing-info", "`\(name)` reads info key `\(reference.name)`, which no step has provided yet")
                 }
                 output += value.text ?? value.json(revealingSecrets: true).rendered(pretty: false)
             case nil:
-                throw StepFailure("bad-reference", "`${\(reference.namespace).\(reference.name)}` in `\(name)` uses unknown namespace `\(reference.namespace)`")
+                throw StepFailure(
+                    "bad-reference",
+                    "`${\(reference.namespace).\(reference.name)}` in `\(name)` uses unknown namespace `\(reference.namespace)`"
+                )
             }
         }
         return output + text[cursor...]

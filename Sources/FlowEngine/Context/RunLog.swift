@@ -22,7 +22,10 @@ public final class RunLog: Sendable {
     private let sink: @Sendable (Level, String) -> Void
     private let redactor: Redactor
 
-    public init(level: Level = .warn, redactor: Redactor = Redactor(), sink: @escaping @Sendable (Level, String) -> Void = { _, _ in }) {
+    public init(
+        level: Level = .warn, redactor: Redactor = Redactor(),
+        sink: @escaping @Sendable (Level, String) -> Void = { _, _ in }
+    ) {
         threshold = Mutex(level)
         self.sink = sink
         self.redactor = redactor

@@ -71,8 +71,10 @@ public struct Retry: Sendable, Hashable {
     public var maxBackoff: Duration
     public var jitter: Bool
 
-    public init(attempts: Int, backoff: Duration = .milliseconds(500), multiplier: Double = 2,
-                maxBackoff: Duration = .seconds(30), jitter: Bool = true) {
+    public init(
+        attempts: Int, backoff: Duration = .milliseconds(500), multiplier: Double = 2,
+        maxBackoff: Duration = .seconds(30), jitter: Bool = true
+    ) {
         self.attempts = max(1, attempts)
         self.backoff = max(.zero, backoff)
         self.multiplier = multiplier.isFinite ? max(1, multiplier) : 1

@@ -25,10 +25,12 @@ public enum GraphCompiler {
         }
         let used = Set(descriptor.flows.flatMap { $0.entries.map(\.step.value) })
         var steps: [String: MadeStep] = [:]
-        for declaration in descriptor.steps where steps[declaration.name.value] == nil && used.contains(declaration.name.value) {
+        for declaration in descriptor.steps
+        where steps[declaration.name.value] == nil && used.contains(declaration.name.value) {
             guard let spec = registry.catalog.step(named: declaration.uses.value) else { continue }
             var step: (any Step)?
-            let blocked = hasErrors(under: declaration.path)
+            let blocked =
+                hasErrors(under: declaration.path)
                 || (spec.providesTransformKeys && hasErrors(under: DescriptorPath([.key("configuration")])))
             if !blocked {
                 let parameters = BuiltinParameters(
@@ -38,8 +40,10 @@ public enum GraphCompiler {
                 do {
                     step = try registry.make(spec, parameters: parameters)
                 } catch {
-                    findings.append(Diagnostic(
-                        .invalidParameter, error.message, at: error.location ?? declaration.location, path: error.path))
+                    findings.append(
+                        Diagnostic(
+                            .invalidParameter, error.message, at: error.location ?? declaration.location,
+                            path: error.path))
                 }
             }
             steps[declaration.name.value] = (spec, step)
@@ -69,12 +73,17 @@ public enum GraphCompiler {
         var entries: [FlowEntry] = []
         for entry in flow.entries {
             guard let made = steps[entry.step.value] else { continue }
-            let retry = entry.retry.map {
-                Retry(attempts: $0.attempts.value, backoff: $0.backoff, multiplier: $0.multiplier, maxBackoff: $0.maxBackoff, jitter: $0.jitter)
-            } ?? .once
-            nodes.append(StepNode(
-                name: entry.step.value, spec: made.spec, step: made.step, retry: retry, timeout: entry.timeout?.value,
-                condition: entry.condition, onFailure: .fail, location: entry.location))
+            let retry =
+                entry.retry.map {
+                    Retry(
+                        attempts: $0.attempts.value, backoff: $0.backoff, multiplier: $0.multiplier,
+                        maxBackoff: $0.maxBackoff, jitter: $0.jitter)
+                } ?? .once
+            nodes.append(
+                StepNode(
+                    name: entry.step.value, spec: made.spec, step: made.step, retry: retry,
+                    timeout: entry.timeout?.value,
+                    condition: entry.condition, onFailure: .fail, location: entry.location))
             entries.append(entry)
         }
         // Routes refer to positions, so they are resolved once every node is placed.
@@ -86,7 +95,8 @@ public enum GraphCompiler {
             case .continue?: nodes[index].onFailure = .continue
             case .step(let target, let limit)?:
                 let targetIndex = positions[target.value] ?? index
-                nodes[index].onFailure = .jump(to: targetIndex, name: target.value, limit: limit ?? (targetIndex > index ? 1 : 0))
+                nodes[index].onFailure = .jump(
+                    to: targetIndex, name: target.value, limit: limit ?? (targetIndex > index ? 1 : 0))
             case .modes(let modes)?:
                 nodes[index].onFailure = .modes(modes.map(\.value))
             }

@@ -1,9 +1,9 @@
-public import Foundation
 import FlowCatalog
 public import FlowCheck
 public import FlowDescriptor
-public import FlowTransform
 import FlowHTTP
+public import FlowTransform
+public import Foundation
 import Synchronization
 
 /// Which flow a run starts with.
@@ -53,10 +53,12 @@ public struct RunOptions: Sendable {
     /// How long one HTTP request may take before it fails with `timeout` (a transient failure).
     public var requestTimeout: Duration
 
-    public init(mode: RunMode = .auto, input: InputSource = InputSource(), state: any StateStore,
-                trace: any TraceSink = MemoryTrace(), progress: (any ProgressSink)? = nil, redactor: Redactor = Redactor(),
-                backendOverride: URL? = nil, log: RunLog = RunLog(), clock: any Clock<Duration> = ContinuousClock(),
-                requestTimeout: Duration = .seconds(30)) {
+    public init(
+        mode: RunMode = .auto, input: InputSource = InputSource(), state: any StateStore,
+        trace: any TraceSink = MemoryTrace(), progress: (any ProgressSink)? = nil, redactor: Redactor = Redactor(),
+        backendOverride: URL? = nil, log: RunLog = RunLog(), clock: any Clock<Duration> = ContinuousClock(),
+        requestTimeout: Duration = .seconds(30)
+    ) {
         self.requestTimeout = requestTimeout
         self.mode = mode
         self.input = input
@@ -128,9 +130,10 @@ public struct FlowEngine: Sendable {
         do throws(StepFailure) {
             try options.state.checkWritable()
         } catch {
-            findings.append(Diagnostic(
-                .stateUnwritable, "The state of flow `\(name)` cannot be kept: \(error.message).", at: nil,
-                hint: "Choose another folder with --state-dir, or make this one writable."))
+            findings.append(
+                Diagnostic(
+                    .stateUnwritable, "The state of flow `\(name)` cannot be kept: \(error.message).", at: nil,
+                    hint: "Choose another folder with --state-dir, or make this one writable."))
         }
         return findings
     }
@@ -142,12 +145,15 @@ public struct FlowEngine: Sendable {
         do throws(StepFailure) {
             lock = try await options.state.lock(purpose: "--mode \(options.mode.rawValue)")
         } catch {
-            return RunReport(result: .failed(error, step: "(state)", mode: .restore), modes: [], info: [:], types: [:],
-                             onboardingID: nil)
+            return RunReport(
+                result: .failed(error, step: "(state)", mode: .restore), modes: [], info: [:], types: [:],
+                onboardingID: nil)
         }
         defer { lock?.release() }
-        let http = HTTPSession(configuration: .init(
-            timeout: options.requestTimeout, allowInsecureHTTP: descriptor.security.allowInsecureHTTP?.value == true))
+        let http = HTTPSession(
+            configuration: .init(
+                timeout: options.requestTimeout, allowInsecureHTTP: descriptor.security.allowInsecureHTTP?.value == true
+            ))
         let report = await drive(options, http: http, clock: options.clock)
         await http.shutdown()
         return report
@@ -159,7 +165,8 @@ public struct FlowEngine: Sendable {
     }
 
     /// Performs the session machine's actions until it finishes.
-    private func drive<C: Clock>(_ options: RunOptions, http: HTTPSession, clock: C) async -> RunReport where C.Duration == Duration {
+    private func drive<C: Clock>(_ options: RunOptions, http: HTTPSession, clock: C) async -> RunReport
+    where C.Duration == Duration {
         let table = KeyTable(flow: flow)
         let info = InfoStore(keys: table)
         var machine = SessionMachine()
@@ -167,7 +174,9 @@ public struct FlowEngine: Sendable {
         do throws(StepFailure) {
             kept = try options.state.load()
         } catch {
-            return RunReport(result: .failed(error, step: "(state)", mode: .restore), modes: [], info: [:], types: [:], onboardingID: nil)
+            return RunReport(
+                result: .failed(error, step: "(state)", mode: .restore), modes: [], info: [:], types: [:],
+                onboardingID: nil)
         }
         let vault = RunVault()
         if options.mode == .changePasscode {
@@ -181,8 +190,10 @@ public struct FlowEngine: Sendable {
         let keptSteps = KeptSteps(kept?.steps ?? [:])
         var onboardingID = kept?.onboardingID ?? UUID()
         var staging = PersistStaging()
-        var pending = machine.handle(.start(
-            options.mode, hasKeptState: kept != nil, modes: Set(graphs.keys), stateLocation: options.state.location))
+        var pending = machine.handle(
+            .start(
+                options.mode, hasKeptState: kept != nil, modes: Set(graphs.keys), stateLocation: options.state.location)
+        )
         var result: SessionMachine.Result = .succeeded
         while !pending.isEmpty {
             switch pending.removeFirst() {
@@ -192,8 +203,9 @@ public struct FlowEngine: Sendable {
                 staging = PersistStaging()
                 vault.detach()
                 try? info.set("onboardingID", .string(onboardingID.uuidString), by: "engine")
-                let end = await runGraph(graphs[mode]!, info: info, kept: keptSteps, staging: staging, vault: vault,
-                                         onboardingID: onboardingID, options: options, http: http, clock: clock)
+                let end = await runGraph(
+                    graphs[mode]!, info: info, kept: keptSteps, staging: staging, vault: vault,
+                    onboardingID: onboardingID, options: options, http: http, clock: clock)
                 if vault.takeWipeRequest() {
                     try? options.state.clear()
                     kept = nil
@@ -206,7 +218,10 @@ public struct FlowEngine: Sendable {
                 do throws(StepFailure) {
                     if usesStore {
                         guard let store = vault.current else {
-                            throw StepFailure("store-not-open", "this flow keeps its state in the encrypted store, but its store-manager step did not run")
+                            throw StepFailure(
+                                "store-not-open",
+                                "this flow keeps its state in the encrypted store, but its store-manager step did not run"
+                            )
                         }
                         try store.saveSteps(steps, info: info)
                         try options.state.save(KeptState(onboardingID: onboardingID, steps: [:]), flow: name)
@@ -217,7 +232,8 @@ public struct FlowEngine: Sendable {
                     keptSteps.replace(steps)
                     pending += machine.handle(.stateDone)
                 } catch {
-                    pending += machine.handle(.stateFailed(StepFailure(error.code, options.redactor.redact(error.message))))
+                    pending += machine.handle(
+                        .stateFailed(StepFailure(error.code, options.redactor.redact(error.message))))
                 }
             case .clearState:
                 do throws(StepFailure) {
@@ -231,8 +247,10 @@ public struct FlowEngine: Sendable {
                     pending += machine.handle(.stateFailed(error))
                 }
             case .handOver(let mode, let step, let failure, let modes):
-                options.trace.record(TraceEvent(mode: mode, step: step, from: "failed", to: "handover", outcome: "handover",
-                                                errorCode: failure.code, message: "running " + modes.map(\.rawValue).joined(separator: ", ")))
+                options.trace.record(
+                    TraceEvent(
+                        mode: mode, step: step, from: "failed", to: "handover", outcome: "handover",
+                        errorCode: failure.code, message: "running " + modes.map(\.rawValue).joined(separator: ", ")))
             case .finish(let end):
                 result = end
             }
@@ -249,8 +267,10 @@ public struct FlowEngine: Sendable {
         kept: KeptState?, info: InfoStore, vault: RunVault, options: RunOptions, http: HTTPSession
     ) async -> RunReport {
         func failed(_ code: String, _ message: String, step: String = "(state)") -> RunReport {
-            RunReport(result: .failed(StepFailure(code, message), step: step, mode: .restore), modes: [], info: [:], types: [:],
-                      onboardingID: kept?.onboardingID)
+            RunReport(
+                result: .failed(StepFailure(code, message), step: step, mode: .restore), modes: [], info: [:],
+                types: [:],
+                onboardingID: kept?.onboardingID)
         }
         let node = [FlowMode.restore, .onboard, .reset].lazy.compactMap { self.graphs[$0] }
             .flatMap(\.nodes).first { $0.step is any PasscodeChangingStep }
@@ -258,18 +278,24 @@ public struct FlowEngine: Sendable {
             return failed("no-store", "flow `\(name)` has no store-manager step, so no passcode protects its state")
         }
         guard let kept else {
-            return failed("no-onboarding", "there is no onboarding in \(options.state.location) whose passcode could change: onboard first")
+            return failed(
+                "no-onboarding",
+                "there is no onboarding in \(options.state.location) whose passcode could change: onboard first")
         }
         let context = StepContext(
-            name: node.name, mode: .restore, onboardingID: kept.onboardingID, info: info, http: http, input: options.input,
-            state: StepState(step: node.name, kept: nil, staging: PersistStaging()), trace: options.trace, log: options.log,
-            redactor: options.redactor, backendOverride: options.backendOverride, progress: options.progress, vault: vault,
+            name: node.name, mode: .restore, onboardingID: kept.onboardingID, info: info, http: http,
+            input: options.input,
+            state: StepState(step: node.name, kept: nil, staging: PersistStaging()), trace: options.trace,
+            log: options.log,
+            redactor: options.redactor, backendOverride: options.backendOverride, progress: options.progress,
+            vault: vault,
             stateFolder: options.state.location)
         options.progress?.stepStarted(mode: .restore, step: node.name, attempt: 1)
         let started = ContinuousClock.now
         let outcome = await step.changePasscode(context)
-        options.progress?.stepFinished(mode: .restore, step: node.name, outcome: options.redacted(outcome),
-                                       duration: ContinuousClock.now - started, willRetry: false)
+        options.progress?.stepFinished(
+            mode: .restore, step: node.name, outcome: options.redacted(outcome),
+            duration: ContinuousClock.now - started, willRetry: false)
         if vault.takeWipeRequest() { try? options.state.clear() }
         switch outcome {
         case .success:
@@ -283,34 +309,46 @@ public struct FlowEngine: Sendable {
 
     /// `--mode logout`: the store-manager step opens the store, each step that logs in logs out with what it
     /// kept (the backend's session, the tokens), and what they kept is removed, so the next start logs in again.
-    private func logout(kept: KeptState?, info: InfoStore, vault: RunVault, options: RunOptions, http: HTTPSession) async -> RunReport {
+    private func logout(
+        kept: KeptState?, info: InfoStore, vault: RunVault, options: RunOptions, http: HTTPSession
+    ) async -> RunReport {
         func report(_ result: SessionMachine.Result) -> RunReport {
             RunReport(result: result, modes: [], info: [:], types: [:], onboardingID: kept?.onboardingID)
         }
         guard let kept else {
-            return report(.failed(StepFailure(
-                "no-onboarding", "there is no onboarding in \(options.state.location) to log out of: onboard first"), step: "(state)", mode: .restore))
+            return report(
+                .failed(
+                    StepFailure(
+                        "no-onboarding",
+                        "there is no onboarding in \(options.state.location) to log out of: onboard first"),
+                    step: "(state)", mode: .restore))
         }
         let nodes = [FlowMode.restore, .onboard].compactMap { self.graphs[$0] }.flatMap(\.nodes)
         var seen: Set<String> = []
         let loggingOut = nodes.filter { $0.step is any LoggingOutStep && seen.insert($0.name).inserted }
         guard !loggingOut.isEmpty else {
-            return report(.failed(StepFailure("nothing-to-log-out", "flow `\(name)` has no step that logs in"), step: "(flow)", mode: .restore))
+            return report(
+                .failed(
+                    StepFailure("nothing-to-log-out", "flow `\(name)` has no step that logs in"), step: "(flow)",
+                    mode: .restore))
         }
         let onboardingID = kept.onboardingID
         func context(_ node: StepNode, kept: JSONValue?) -> StepContext {
             StepContext(
                 name: node.name, mode: .restore, onboardingID: onboardingID, info: info, http: http,
-                input: options.input, state: StepState(step: node.name, kept: kept, staging: PersistStaging()), trace: options.trace,
-                log: options.log, redactor: options.redactor, backendOverride: options.backendOverride, progress: options.progress,
+                input: options.input, state: StepState(step: node.name, kept: kept, staging: PersistStaging()),
+                trace: options.trace,
+                log: options.log, redactor: options.redactor, backendOverride: options.backendOverride,
+                progress: options.progress,
                 vault: vault, stateFolder: options.state.location)
         }
         func ran(_ node: StepNode, _ body: () async -> StepOutcome) async -> StepOutcome {
             options.progress?.stepStarted(mode: .restore, step: node.name, attempt: 1)
             let started = ContinuousClock.now
             let outcome = await body()
-            options.progress?.stepFinished(mode: .restore, step: node.name, outcome: options.redacted(outcome),
-                                           duration: ContinuousClock.now - started, willRetry: false)
+            options.progress?.stepFinished(
+                mode: .restore, step: node.name, outcome: options.redacted(outcome),
+                duration: ContinuousClock.now - started, willRetry: false)
             return outcome
         }
         var steps = kept.steps
@@ -320,7 +358,10 @@ public struct FlowEngine: Sendable {
             if vault.takeWipeRequest() { try? options.state.clear() }
             guard opened == .success, let open = vault.current else {
                 if case .failure(let failure) = opened {
-                    return report(.failed(StepFailure(failure.code, options.redactor.redact(failure.message)), step: storeNode.name, mode: .restore))
+                    return report(
+                        .failed(
+                            StepFailure(failure.code, options.redactor.redact(failure.message)), step: storeNode.name,
+                            mode: .restore))
                 }
                 return report(.cancelled)
             }
@@ -339,7 +380,10 @@ public struct FlowEngine: Sendable {
             case .success:
                 remaining[node.name] = nil
             case .failure(let failure):
-                return report(.failed(StepFailure(failure.code, options.redactor.redact(failure.message)), step: node.name, mode: .restore))
+                return report(
+                    .failed(
+                        StepFailure(failure.code, options.redactor.redact(failure.message)), step: node.name,
+                        mode: .restore))
             case .cancelled:
                 return report(.cancelled)
             }
@@ -358,7 +402,8 @@ public struct FlowEngine: Sendable {
 
     /// Drives one mode's machine to its end, performing its actions.
     private func runGraph<C: Clock>(
-        _ graph: FlowGraph, info: InfoStore, kept: KeptSteps, staging: PersistStaging, vault: RunVault, onboardingID: UUID,
+        _ graph: FlowGraph, info: InfoStore, kept: KeptSteps, staging: PersistStaging, vault: RunVault,
+        onboardingID: UUID,
         options: RunOptions, http: HTTPSession, clock: C
     ) async -> SessionMachine.ModeEnd where C.Duration == Duration {
         var machine = RunMachine(graph: graph)
@@ -384,11 +429,15 @@ public struct FlowEngine: Sendable {
                 var outcome: StepOutcome
                 if let step = node.step {
                     let context = StepContext(
-                        name: node.name, mode: graph.mode, onboardingID: onboardingID, info: info, http: http, input: options.input,
-                        state: StepState(step: node.name, kept: kept.all[node.name], staging: staging), trace: options.trace,
+                        name: node.name, mode: graph.mode, onboardingID: onboardingID, info: info, http: http,
+                        input: options.input,
+                        state: StepState(step: node.name, kept: kept.all[node.name], staging: staging),
+                        trace: options.trace,
                         log: options.log, redactor: options.redactor, backendOverride: options.backendOverride,
                         progress: options.progress, vault: vault, stateFolder: options.state.location)
-                    outcome = await Self.run(step, mode: graph.mode, context: context, timeout: node.timeout, watchdog: watchdog, clock: clock)
+                    outcome = await Self.run(
+                        step, mode: graph.mode, context: context, timeout: node.timeout, watchdog: watchdog,
+                        clock: clock)
                     // A store the step opened hands what onboarding kept to the steps after it.
                     if outcome == .success, let store = vault.takeUnloaded() {
                         do throws(StepFailure) {
@@ -398,21 +447,28 @@ public struct FlowEngine: Sendable {
                         }
                     }
                 } else {
-                    outcome = .failure(StepFailure("not-runnable", "step `\(node.name)` uses `\(node.spec.name)`, which this build cannot run"))
+                    outcome = .failure(
+                        StepFailure(
+                            "not-runnable", "step `\(node.name)` uses `\(node.spec.name)`, which this build cannot run")
+                    )
                 }
                 if Task.isCancelled { outcome = .cancelled }
                 let duration = ContinuousClock.now - started
-                let event: RunMachine.Event = switch outcome {
-                case .success: .stepSucceeded
-                case .failure(let failure):
-                    .stepFailed(StepFailure(failure.code, options.redactor.redact(failure.message), transient: failure.isTransient,
-                                            bypassesRoutes: failure.bypassesRoutes))
-                case .cancelled: .cancelRequested
-                }
+                let event: RunMachine.Event =
+                    switch outcome {
+                    case .success: .stepSucceeded
+                    case .failure(let failure):
+                        .stepFailed(
+                            StepFailure(
+                                failure.code, options.redactor.redact(failure.message), transient: failure.isTransient,
+                                bypassesRoutes: failure.bypassesRoutes))
+                    case .cancelled: .cancelRequested
+                    }
                 pending += transition(&machine, event, options: options, duration: duration)
                 let willRetry = if case .backingOff = machine.state { true } else { false }
-                options.progress?.stepFinished(mode: graph.mode, step: node.name, outcome: options.redacted(outcome),
-                                               duration: duration, willRetry: willRetry)
+                options.progress?.stepFinished(
+                    mode: graph.mode, step: node.name, outcome: options.redacted(outcome),
+                    duration: duration, willRetry: willRetry)
             case .finish:
                 break
             }
@@ -429,7 +485,9 @@ public struct FlowEngine: Sendable {
     }
 
     /// Applies `event` and traces the transition.
-    private func transition(_ machine: inout RunMachine, _ event: RunMachine.Event, options: RunOptions, duration: Duration? = nil) -> [RunMachine.Action] {
+    private func transition(
+        _ machine: inout RunMachine, _ event: RunMachine.Event, options: RunOptions, duration: Duration? = nil
+    ) -> [RunMachine.Action] {
         let from = machine.state
         let actions = machine.handle(event)
         guard options.trace.isRecording else { return actions }
@@ -441,10 +499,13 @@ public struct FlowEngine: Sendable {
             errorCode = failure.code
             message = failure.message
         }
-        options.trace.record(TraceEvent(
-            mode: machine.graph.mode, step: step, from: Self.describe(from, machine.graph), to: Self.describe(to, machine.graph),
-            outcome: Self.outcome(event, to: to), attempt: Self.attempt(from) ?? Self.attempt(to), duration: duration,
-            errorCode: errorCode, message: message.map(options.redactor.redact)))
+        options.trace.record(
+            TraceEvent(
+                mode: machine.graph.mode, step: step, from: Self.describe(from, machine.graph),
+                to: Self.describe(to, machine.graph),
+                outcome: Self.outcome(event, to: to), attempt: Self.attempt(from) ?? Self.attempt(to),
+                duration: duration,
+                errorCode: errorCode, message: message.map(options.redactor.redact)))
         return actions
     }
 
@@ -496,7 +557,11 @@ public struct FlowEngine: Sendable {
         let deadline = clock.now.advanced(by: timeout)
         let task = Task { await step.run(mode, context: context) }
         let generation = watchdog.arm(task, deadline: deadline)
-        let outcome = await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+        let outcome = await withTaskCancellationHandler {
+            await task.value
+        } onCancel: {
+            task.cancel()
+        }
         let timedOut = watchdog.disarm(generation)
         if Task.isCancelled { return .cancelled }
         return timedOut ? .failure(.timeout(timeout)) : outcome

@@ -123,12 +123,17 @@ public struct SessionMachine: Sendable {
         guard !queue.isEmpty else { return finish(.succeeded) }
         let mode = queue.removeFirst()
         guard modes.contains(mode) else {
-            return finish(.failed(StepFailure("no-flow", "the flow file has no \(mode.rawValue) flow"), step: "(flow)", mode: mode))
+            return finish(
+                .failed(
+                    StepFailure("no-flow", "the flow file has no \(mode.rawValue) flow"), step: "(flow)", mode: mode))
         }
         if mode == .restore, !hasKeptState {
-            return finish(.failed(
-                StepFailure("nothing-to-restore", "no earlier onboarding left state in \(stateLocation); run with --mode onboard"),
-                step: "(state)", mode: mode))
+            return finish(
+                .failed(
+                    StepFailure(
+                        "nothing-to-restore",
+                        "no earlier onboarding left state in \(stateLocation); run with --mode onboard"),
+                    step: "(state)", mode: mode))
         }
         state = .running(mode)
         ran.append(mode)

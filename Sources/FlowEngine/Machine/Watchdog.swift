@@ -77,7 +77,13 @@ final class Watchdog<C: Clock>: Sendable where C.Duration == Duration {
             }
         }
         state.withLock { state in
-            if state.stopped { sleeper.cancel() } else if state.sleepingUntil == deadline { state.sleeper = sleeper } else { sleeper.cancel() }
+            if state.stopped {
+                sleeper.cancel()
+            } else if state.sleepingUntil == deadline {
+                state.sleeper = sleeper
+            } else {
+                sleeper.cancel()
+            }
         }
     }
 

@@ -27,14 +27,16 @@ public struct FlowPipeline: Sendable {
         guard let bytes = FileBytes.read(path, limit: limits.maxFileBytes) else {
             return LoadedFlow(report: .unreadable(path), flow: nil)
         }
-        return load(bytes: bytes, file: path, format: DocumentFormat(path: path), onlyFlowFiles: onlyFlowFiles, keepFlow: true)
+        return load(
+            bytes: bytes, file: path, format: DocumentFormat(path: path), onlyFlowFiles: onlyFlowFiles, keepFlow: true)
     }
 
     /// The report of the file at `path` after every stage, as ``load(path:onlyFlowFiles:)`` gives it, without
     /// keeping the compiled flow (the steps are made, for their findings; the graphs are not drawn).
     public func lint(path: String, onlyFlowFiles: Bool = false) -> FileReport? {
         guard let bytes = FileBytes.read(path, limit: limits.maxFileBytes) else { return .unreadable(path) }
-        return load(bytes: bytes, file: path, format: DocumentFormat(path: path), onlyFlowFiles: onlyFlowFiles, keepFlow: false)?
+        return load(
+            bytes: bytes, file: path, format: DocumentFormat(path: path), onlyFlowFiles: onlyFlowFiles, keepFlow: false)?
             .report
     }
 
@@ -62,7 +64,9 @@ public struct FlowPipeline: Sendable {
         load(bytes: bytes, file: file, format: format, onlyFlowFiles: false, keepFlow: true)!
     }
 
-    private func load(bytes: [UInt8], file: String, format: DocumentFormat, onlyFlowFiles: Bool, keepFlow: Bool) -> LoadedFlow? {
+    private func load(
+        bytes: [UInt8], file: String, format: DocumentFormat, onlyFlowFiles: Bool, keepFlow: Bool
+    ) -> LoadedFlow? {
         let read = DocumentReader.read(bytes: bytes, file: file, format: format, limits: limits)
         if onlyFlowFiles, let root = read.root, root["flowrun"] == nil {
             return nil
@@ -77,7 +81,8 @@ public struct FlowPipeline: Sendable {
                 FileReport.unsilenced($0, file: file, bytes: bytes, format: format)
             }
             if keepFlow {
-                compiled = CompiledFlow(descriptor: descriptor, graphs: GraphCompiler.graphs(descriptor, steps: steps), registry: registry)
+                compiled = CompiledFlow(
+                    descriptor: descriptor, graphs: GraphCompiler.graphs(descriptor, steps: steps), registry: registry)
             }
             unmade = descriptor.steps.filter { steps[$0.name.value].map { $0.step == nil } ?? false }.map(\.path)
             findings += laterFindings
@@ -87,9 +92,11 @@ public struct FlowPipeline: Sendable {
             // A silenced error still stops what it stops: a flow that cannot be read, or a step that could not
             // be made (FR700). Every command reports it, so that none refuses the flow without saying why.
             let blocking = report.silenced.filter { finding in
-                finding.severity == .error && (read.root == nil || unmade.contains { step in
-                    finding.path.map { $0.components.starts(with: step.components) } ?? false
-                })
+                finding.severity == .error
+                    && (read.root == nil
+                        || unmade.contains { step in
+                            finding.path.map { $0.components.starts(with: step.components) } ?? false
+                        })
             }
             if !blocking.isEmpty { report = report.reporting(blocking) }
         }
@@ -99,9 +106,15 @@ public struct FlowPipeline: Sendable {
     /// Checks and compiles a decoded flow: the flow, and the findings of both stages. The flow is fit to run
     /// only when no finding (of these or `earlier`) is an error that a suppression does not silence.
     /// - Parameter earlier: findings of the stages before (reading, decoding), which the compiler heeds.
-    public func compile(_ descriptor: FlowDescriptor, after earlier: [Diagnostic] = []) -> (flow: CompiledFlow, findings: [Diagnostic]) {
+    public func compile(
+        _ descriptor: FlowDescriptor, after earlier: [Diagnostic] = []
+    ) -> (flow: CompiledFlow, findings: [Diagnostic]) {
         let (steps, findings) = checkAndMakeSteps(descriptor, after: earlier)
-        return (CompiledFlow(descriptor: descriptor, graphs: GraphCompiler.graphs(descriptor, steps: steps), registry: registry), findings)
+        return (
+            CompiledFlow(
+                descriptor: descriptor, graphs: GraphCompiler.graphs(descriptor, steps: steps), registry: registry),
+            findings
+        )
     }
 
     /// The check and the steps made from their parameters (lint stops here; the graphs are drawn only for a
@@ -141,11 +154,13 @@ public struct CompiledFlow: Sendable {
         for mode in FlowMode.allCases {
             for node in graphs[mode]?.nodes ?? [] where node.step == nil && reported.insert(node.name).inserted {
                 let declaration = descriptor.step(named: node.name)
-                findings.append(Diagnostic(
-                    .stepNotRunnable,
-                    "Step `\(node.name)` uses `\(node.spec.name)`, which this build of flowrun cannot run yet.",
-                    at: declaration?.uses.location ?? node.location, path: declaration?.path.appending("uses"),
-                    hint: "Built-in steps this build runs: \(names). `flowrun run --dry-run` still shows the plan."))
+                findings.append(
+                    Diagnostic(
+                        .stepNotRunnable,
+                        "Step `\(node.name)` uses `\(node.spec.name)`, which this build of flowrun cannot run yet.",
+                        at: declaration?.uses.location ?? node.location, path: declaration?.path.appending("uses"),
+                        hint: "Built-in steps this build runs: \(names). `flowrun run --dry-run` still shows the plan.")
+                )
             }
         }
         return findings

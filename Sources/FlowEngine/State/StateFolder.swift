@@ -1,6 +1,6 @@
+public import FlowDescriptor
 public import Foundation
 import Glibc
-public import FlowDescriptor
 
 /// Where a run keeps what onboarding made, so that a later start can restore it.
 ///
@@ -50,7 +50,9 @@ public struct StateFolder: StateStore {
     }
 
     /// `$XDG_DATA_HOME/flowrun/NAME` (default `~/.local/share/flowrun/NAME`).
-    public static func `default`(flowName: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> StateFolder {
+    public static func `default`(
+        flowName: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> StateFolder {
         let base: URL
         if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
             base = URL(fileURLWithPath: data)
@@ -72,7 +74,8 @@ public struct StateFolder: StateStore {
         guard FileManager.default.fileExists(atPath: stateFile.path) else { return nil }
         let read = DocumentReader.read(path: stateFile.path)
         guard let root = read.root, let id = root["onboardingID"]?.scalar.flatMap({ UUID(uuidString: $0.text) }) else {
-            throw StepFailure("state-unreadable", "the state file \(stateFile.path) cannot be read; run `--mode reset` to start over")
+            throw StepFailure(
+                "state-unreadable", "the state file \(stateFile.path) cannot be read; run `--mode reset` to start over")
         }
         var steps: [String: JSONValue] = [:]
         for pair in root["steps"]?.pairs ?? [] {
@@ -100,7 +103,8 @@ public struct StateFolder: StateStore {
                 try manager.removeItem(at: url.appendingPathComponent(name))
             }
         } catch {
-            throw StepFailure("state-unwritable", "cannot remove the state folder \(url.path): \(error.localizedDescription)")
+            throw StepFailure(
+                "state-unwritable", "cannot remove the state folder \(url.path): \(error.localizedDescription)")
         }
         if !names.contains(StateLock.fileName) { rmdir(url.path) }
     }
@@ -120,22 +124,32 @@ public struct StateFolder: StateStore {
             candidate = parent
         }
         guard isFolder.boolValue else {
-            throw StepFailure("state-unwritable", "the state folder \(url.path) cannot be made: \(candidate.path) is a file, not a folder")
+            throw StepFailure(
+                "state-unwritable",
+                "the state folder \(url.path) cannot be made: \(candidate.path) is a file, not a folder")
         }
         if candidate.path == url.standardizedFileURL.path {
             let probe = url.appendingPathComponent(".probe-\(UUID().uuidString)")
-            guard FileManager.default.createFile(atPath: probe.path, contents: Data(), attributes: [.posixPermissions: 0o600]) else {
-                throw StepFailure("state-unwritable", "the state folder \(url.path) cannot be written: \(String(cString: strerror(errno)))")
+            guard
+                FileManager.default.createFile(
+                    atPath: probe.path, contents: Data(), attributes: [.posixPermissions: 0o600])
+            else {
+                throw StepFailure(
+                    "state-unwritable",
+                    "the state folder \(url.path) cannot be written: \(String(cString: strerror(errno)))")
             }
             try? FileManager.default.removeItem(at: probe)
         } else if access(candidate.path, W_OK | X_OK) != 0 {
-            throw StepFailure("state-unwritable", "the state folder \(url.path) cannot be made in \(candidate.path): \(String(cString: strerror(errno)))")
+            throw StepFailure(
+                "state-unwritable",
+                "the state folder \(url.path) cannot be made in \(candidate.path): \(String(cString: strerror(errno)))")
         }
     }
 
     private func write(_ text: String, to file: URL) throws(StepFailure) {
         do {
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw StepFailure("state-unwritable", "cannot create \(url.path): \(error.localizedDescription)")
         }
@@ -150,7 +164,9 @@ public struct StateFolder: StateStore {
         let bytes = Array(text.utf8)
         var written = 0
         while written < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + written, bytes.count - written) }
+            let count = bytes.withUnsafeBytes {
+                Glibc.write(descriptor, $0.baseAddress! + written, bytes.count - written)
+            }
             if count > 0 {
                 written += count
             } else if errno != EINTR {
@@ -172,7 +188,8 @@ public struct StateFolder: StateStore {
     /// Removes what a run killed while writing left behind: its temporary files, and Foundation's.
     func removeLeftovers() {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: url.path) else { return }
-        for name in names where (name.hasPrefix(Self.temporaryPrefix) && name.hasSuffix(".tmp")) || name.hasPrefix(".dat.nosync") {
+        for name in names
+        where (name.hasPrefix(Self.temporaryPrefix) && name.hasSuffix(".tmp")) || name.hasPrefix(".dat.nosync") {
             unlink(url.appendingPathComponent(name).path)
         }
     }

@@ -26,7 +26,9 @@ public final class StateLock: Sendable {
     /// `patience` for another run to finish.
     /// - Throws: ``StepFailure`` `busy` naming the holder when it is still held after `patience`;
     ///   `state-unwritable` when the folder or its lock file cannot be made.
-    public static func acquire(folder url: URL, purpose: String, patience: Duration) async throws(StepFailure)
+    public static func acquire(
+        folder url: URL, purpose: String, patience: Duration
+    ) async throws(StepFailure)
         -> StateLock
     {
         let folder = url.path

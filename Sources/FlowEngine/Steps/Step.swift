@@ -1,7 +1,7 @@
 public import FlowCatalog
 public import FlowDescriptor
-public import FlowTransform
 public import FlowHTTP
+public import FlowTransform
 public import Foundation
 import Synchronization
 
@@ -166,7 +166,10 @@ public struct StepContext: Sendable {
 
     /// Records a note in the trace (for example the configuration keys no transformer matched).
     public func note(_ outcome: String, _ message: String) {
-        trace.record(TraceEvent(mode: mode, step: name, from: "running", to: "running", outcome: outcome, message: redactor.redact(message)))
+        trace.record(
+            TraceEvent(
+                mode: mode, step: name, from: "running", to: "running", outcome: outcome,
+                message: redactor.redact(message)))
     }
 
     private func remember(secretsIn value: InfoValue) {

@@ -1,5 +1,5 @@
-public import Foundation
 public import FlowDescriptor
+public import Foundation
 import Synchronization
 
 /// One traced transition of the state machine.
@@ -47,7 +47,9 @@ public struct TraceEvent: Sendable {
     }
 
     private static func timestamp(_ date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().timeZone(separator: .omitted).time(includingFractionalSeconds: true).timeSeparator(.colon))
+        date.formatted(
+            .iso8601.year().month().day().timeZone(separator: .omitted).time(includingFractionalSeconds: true)
+                .timeSeparator(.colon))
     }
 }
 
@@ -101,7 +103,8 @@ enum URLValues {
         while let scheme = rest.range(of: "://") {
             // The URL runs from its scheme to the next white space, quote or angle bracket; a value masked before
             // (`<redacted>`) is part of it, so that what follows is masked too.
-            let start = rest[..<scheme.lowerBound].lastIndex { !($0.isLetter || $0 == "+" || $0 == "-" || $0 == ".") }
+            let start =
+                rest[..<scheme.lowerBound].lastIndex { !($0.isLetter || $0 == "+" || $0 == "-" || $0 == ".") }
                 .map { rest.index(after: $0) } ?? rest.startIndex
             var end = scheme.upperBound
             while end < rest.endIndex {

@@ -82,7 +82,8 @@ struct BasicAuthenticationStep: BuiltinStep, LoggingOutStep {
                 origin: origin, challenges: challenges, credentials: credentials,
                 afterLogin: { authorization, transport throws(HTTPError) in
                     try await Authentication.checkUser(
-                        expected: known.withLock { $0 }, authorization: authorization, context: context, transport: transport)
+                        expected: known.withLock { $0 }, authorization: authorization, context: context,
+                        transport: transport)
                 }
             ) { refused throws(HTTPError) in
                 do throws(StepFailure) {

@@ -90,7 +90,8 @@ struct SAMLAuthenticationStep: BuiltinStep, LoggingOutStep {
             SessionCookies.restore(kept?["cookies"]?.string, for: validating, context: context)
             let start = Backend.redirect(launcher, to: context.backendOverride)
             let known = Mutex<String?>(kept?["user"]?.string)
-            let cookiePresenter = Authentication.cookiePresenter(presenter, fields: fields, context: context, method: "SAML")
+            let cookiePresenter = Authentication.cookiePresenter(
+                presenter, fields: fields, context: context, method: "SAML")
             let authenticator = WebLoginAuthenticator(
                 method: "saml", origin: validating.origin, challenges: challenges,
                 finish: LoginFinish(Backend.redirect(finish, to: context.backendOverride)),

@@ -1,10 +1,10 @@
-import Foundation
 import FlowCatalog
 import FlowCheck
 import FlowDescriptor
 import FlowEngine
 import FlowProcess
 import FlowTransform
+import Foundation
 
 /// The `command` step: runs a program with the declared inputs as a JSON object on standard input, and merges
 /// the JSON object it prints into the info, checked against the declared `provides`.
@@ -16,7 +16,8 @@ import FlowTransform
 struct CommandStep: BuiltinStep {
     static let spec = StepSpec(
         name: "command", aliases: [],
-        summary: "Runs a program: the declared inputs as JSON on stdin, its JSON stdout merged into the info, checked against the declared provides.",
+        summary:
+            "Runs a program: the declared inputs as JSON on stdin, its JSON stdout merged into the info, checked against the declared provides.",
         parameters: [
             ParameterSpec("run", .command, required: true, "The program and its arguments."),
             ParameterSpec("inputs", .keyList, "Info keys passed to the program."),
@@ -25,7 +26,8 @@ struct CommandStep: BuiltinStep {
             ParameterSpec("working-directory", .string, derived: "the flow file's folder", "Where the program runs."),
             ParameterSpec(
                 "stderr", .oneOf(["on-failure", "show"]), default: "on-failure",
-                "When the program's standard error is shown: in the failure message only, or also under the step's progress line."),
+                "When the program's standard error is shown: in the failure message only, or also under the step's progress line."
+            ),
         ],
         waits: .local, requiresFromParameter: "inputs", providesFromParameter: "provides")
 
@@ -45,8 +47,9 @@ struct CommandStep: BuiltinStep {
 
     init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
         guard let run = parameters.node("run") else {
-            throw ParameterProblem("Expected to find parameter `run` in \(parameters.owner), but it is missing.",
-                                   at: parameters.location, path: parameters.path.appending("run"), missing: true)
+            throw ParameterProblem(
+                "Expected to find parameter `run` in \(parameters.owner), but it is missing.",
+                at: parameters.location, path: parameters.path.appending("run"), missing: true)
         }
         if run.value.elements != nil {
             arguments = try parameters.textList("run")
@@ -54,16 +57,20 @@ struct CommandStep: BuiltinStep {
             arguments = ["/bin/sh", "-c", try parameters.requiredText("run")]
         }
         guard !arguments.isEmpty, !arguments[0].isEmpty else {
-            throw ParameterProblem("`run` of \(parameters.owner) names no program.", at: run.value.location, path: run.path)
+            throw ParameterProblem(
+                "`run` of \(parameters.owner) names no program.", at: run.value.location, path: run.path)
         }
         inputs = try parameters.textList("inputs")
         var provides: [String: ValueType] = [:]
         for (key, node) in try parameters.mapping("provides") {
-            let (type, problems) = FlowDecoder.decodeType(node, at: parameters.path.appending("provides").appending(key.value), file: parameters.flow.file)
+            let (type, problems) = FlowDecoder.decodeType(
+                node, at: parameters.path.appending("provides").appending(key.value), file: parameters.flow.file)
             guard let type, problems.isEmpty else {
                 throw ParameterProblem(
-                    problems.first?.message ?? "The type of `\(key.value)` in `provides` of \(parameters.owner) cannot be read.",
-                    at: problems.first?.location ?? node.location, path: parameters.path.appending("provides").appending(key.value))
+                    problems.first?.message
+                        ?? "The type of `\(key.value)` in `provides` of \(parameters.owner) cannot be read.",
+                    at: problems.first?.location ?? node.location,
+                    path: parameters.path.appending("provides").appending(key.value))
             }
             provides[key.value] = type
         }
@@ -89,7 +96,9 @@ struct CommandStep: BuiltinStep {
         var members: [(String, JSONValue)] = []
         for key in inputs {
             guard let value = context.info[key] else {
-                throw StepFailure("missing-info", "step `\(context.name)` passes `\(key)` to its program, but no step has provided it")
+                throw StepFailure(
+                    "missing-info", "step `\(context.name)` passes `\(key)` to its program, but no step has provided it"
+                )
             }
             members.append((key, value.json(revealingSecrets: true)))
         }
@@ -112,11 +121,14 @@ struct CommandStep: BuiltinStep {
         // not a signal that ends flowrun.
         signal(SIGPIPE, SIG_IGN)
         let folder = URL(fileURLWithPath: flowFile).deletingLastPathComponent()
-        let directory = workingDirectory.map { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : folder.appendingPathComponent($0) } ?? folder
+        let directory =
+            workingDirectory.map { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : folder.appendingPathComponent($0) }
+            ?? folder
         let result: ChildProcess.Result
         do {
             result = try await ChildProcess.run(
-                arguments, environment: variables, directory: directory.path, input: input, outputLimit: Self.outputLimit)
+                arguments, environment: variables, directory: directory.path, input: input,
+                outputLimit: Self.outputLimit)
         } catch {
             throw StepFailure("command-not-started", error.description)
         }
@@ -124,14 +136,18 @@ struct CommandStep: BuiltinStep {
         let errorText = context.redactor.redact(Self.tail(String(decoding: result.error, as: UTF8.self)))
         if showsStandardError, !errorText.isEmpty { context.say(errorText) }
         if result.outputExceeded {
-            throw StepFailure("command-output-too-large",
-                              "`\(arguments.joined(separator: " "))` printed more than \(Self.outputLimit >> 20) MiB on standard output and was stopped")
+            throw StepFailure(
+                "command-output-too-large",
+                "`\(arguments.joined(separator: " "))` printed more than \(Self.outputLimit >> 20) MiB on standard output and was stopped"
+            )
         }
         guard result.termination == .exited(0) else {
             let how = result.termination.description
             // Exit status 75 (EX_TEMPFAIL) says "try again later": the only exit a retry policy retries.
-            throw StepFailure("command-failed", "`\(arguments.joined(separator: " "))` \(how)" + (errorText.isEmpty ? "" : ": \(errorText)"),
-                              transient: result.termination == .exited(75))
+            throw StepFailure(
+                "command-failed",
+                "`\(arguments.joined(separator: " "))` \(how)" + (errorText.isEmpty ? "" : ": \(errorText)"),
+                transient: result.termination == .exited(75))
         }
         return result.output
     }
@@ -140,28 +156,36 @@ struct CommandStep: BuiltinStep {
         let read = DocumentReader.read(bytes: [UInt8](output), file: "stdout of step `\(context.name)`", format: .json)
         guard let root = read.root, let pairs = root.pairs else {
             let problem = read.diagnostics.first.map { $0.message } ?? "it is not a JSON object"
-            throw StepFailure("command-bad-output", "step `\(context.name)` printed something other than a JSON object: \(problem)")
+            throw StepFailure(
+                "command-bad-output", "step `\(context.name)` printed something other than a JSON object: \(problem)")
         }
         var values: [String: InfoValue] = [:]
         for pair in pairs {
             let key = pair.key.scalar?.text ?? ""
             guard let type = provides[key] else {
-                throw StepFailure("command-undeclared-output", "step `\(context.name)` printed `\(key)`, which its `provides` does not declare")
+                throw StepFailure(
+                    "command-undeclared-output",
+                    "step `\(context.name)` printed `\(key)`, which its `provides` does not declare")
             }
             values[key] = try Self.value(pair.value, as: type, key: key, step: context.name)
         }
         for key in provides.keys.sorted() where values[key] == nil {
-            throw StepFailure("command-missing-output", "step `\(context.name)` declares it provides `\(key)`, but its program did not print it")
+            throw StepFailure(
+                "command-missing-output",
+                "step `\(context.name)` declares it provides `\(key)`, but its program did not print it")
         }
         try context.provide(values)
     }
 
     /// Reads a printed value as its declared type: the same conversions as the transform tree.
-    private static func value(_ node: Node, as type: ValueType, key: String, step: String) throws(StepFailure) -> InfoValue {
+    private static func value(
+        _ node: Node, as type: ValueType, key: String, step: String
+    ) throws(StepFailure) -> InfoValue {
         do {
             return try ValueConversion.convert(node, to: type)
         } catch {
-            throw StepFailure("wrong-key-type", "step `\(step)` printed `\(key)` that is not a `\(type)`: \(error.message)")
+            throw StepFailure(
+                "wrong-key-type", "step `\(step)` printed `\(key)` that is not a `\(type)`: \(error.message)")
         }
     }
 

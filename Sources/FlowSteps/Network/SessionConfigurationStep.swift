@@ -16,10 +16,13 @@ struct SessionConfigurationStep: BuiltinStep {
 
     static let spec = StepSpec(
         name: "session-configuration", aliases: ["SAPcpmsSessionConfigurationStep"],
-        summary: "Sets the backend headers (application ID, device ID, application version) on the flow's HTTP session.",
+        summary:
+            "Sets the backend headers (application ID, device ID, application version) on the flow's HTTP session.",
         parameters: [
             ParameterSpec("headers", .stringMap, "Extra headers sent with every request."),
-            ParameterSpec("device-id", .string, derived: "generated once and kept in the state folder", "The device ID sent as `X-SMP-DEVICEID`."),
+            ParameterSpec(
+                "device-id", .string, derived: "generated once and kept in the state folder",
+                "The device ID sent as `X-SMP-DEVICEID`."),
         ],
         requires: [KeySpec("settingsParameters", .record("settings-parameters"))],
         provides: [KeySpec("deviceID", .string)],
@@ -39,7 +42,8 @@ struct SessionConfigurationStep: BuiltinStep {
 
     /// Whether a header's name says its value is a credential.
     static func carriesCredential(_ header: String) -> Bool {
-        ["authorization", "proxy-authorization", "cookie"].contains(header.lowercased()) || SecretNames.looksSecret(header)
+        ["authorization", "proxy-authorization", "cookie"].contains(header.lowercased())
+            || SecretNames.looksSecret(header)
     }
 
     /// The device ID identifies this installation to the backend, as the onboarding ID identifies its
@@ -58,10 +62,14 @@ struct SessionConfigurationStep: BuiltinStep {
 
     private func configure(_ context: StepContext, keptDeviceID: String?) -> StepOutcome {
         do throws(StepFailure) {
-            guard let parameters = context.info["settingsParameters"], let applicationID = parameters["applicationID"]?.text else {
-                throw StepFailure("missing-info", "step `\(context.name)` needs `settingsParameters` with the application ID")
+            guard let parameters = context.info["settingsParameters"],
+                let applicationID = parameters["applicationID"]?.text
+            else {
+                throw StepFailure(
+                    "missing-info", "step `\(context.name)` needs `settingsParameters` with the application ID")
             }
-            let deviceID = try deviceID.map(context.resolve) ?? keptDeviceID ?? parameters["deviceID"]?.text ?? UUID().uuidString
+            let deviceID =
+                try deviceID.map(context.resolve) ?? keptDeviceID ?? parameters["deviceID"]?.text ?? UUID().uuidString
             context.http.setDefaultHeader("X-SMP-APPID", applicationID)
             context.http.setDefaultHeader("X-SMP-DEVICEID", deviceID)
             if let version = parameters["applicationVersion"]?.text {
@@ -72,7 +80,10 @@ struct SessionConfigurationStep: BuiltinStep {
             }
             try context.provide(["deviceID": .string(deviceID)])
             context.keep(.object([("deviceID", .string(deviceID))]))
-            context.note("headers", "session headers: X-SMP-APPID, X-SMP-DEVICEID" + (parameters["applicationVersion"] == nil ? "" : ", \(Self.versionHeader)"))
+            context.note(
+                "headers",
+                "session headers: X-SMP-APPID, X-SMP-DEVICEID"
+                    + (parameters["applicationVersion"] == nil ? "" : ", \(Self.versionHeader)"))
             return .success
         } catch {
             return .failure(error)

@@ -19,9 +19,12 @@ struct SettingsDownloadStep: BuiltinStep {
 
     static let spec = StepSpec(
         name: "settings-download", aliases: ["SAPcpmsSettingsDownloadStep"],
-        summary: "Downloads the application settings and provides the passcode policy, log settings and feature vector policies.",
+        summary:
+            "Downloads the application settings and provides the passcode policy, log settings and feature vector policies.",
         parameters: [
-            ParameterSpec("level", .oneOf(["application", "user", "device"]), default: "application", "Which level of settings to read; lower levels merge over higher ones."),
+            ParameterSpec(
+                "level", .oneOf(["application", "user", "device"]), default: "application",
+                "Which level of settings to read; lower levels merge over higher ones.")
         ],
         requires: [KeySpec("settingsParameters", .record("settings-parameters"))],
         provides: [
@@ -45,7 +48,9 @@ struct SettingsDownloadStep: BuiltinStep {
     /// provided before the failure is reported, so a flow that continues past it still has them.
     func restore(_ context: StepContext) async -> StepOutcome {
         let outcome = await download(context)
-        guard case .failure(let failure) = outcome, case .object(let fields)? = context.kept?["settings"] else { return outcome }
+        guard case .failure(let failure) = outcome, case .object(let fields)? = context.kept?["settings"] else {
+            return outcome
+        }
         do throws(StepFailure) {
             try context.provide(Dictionary(uniqueKeysWithValues: fields.map { ($0.0, InfoValue.from(json: $0.1)) }))
         } catch {
@@ -58,21 +63,27 @@ struct SettingsDownloadStep: BuiltinStep {
     private func download(_ context: StepContext) async -> StepOutcome {
         do throws(StepFailure) {
             let (base, applicationID) = try Backend.base(context)
-            let path = "/mobileservices/Storage/v1/runtime/application/\(applicationID)/\(level.scope)/mobileservices/settingsExchange"
+            let path =
+                "/mobileservices/Storage/v1/runtime/application/\(applicationID)/\(level.scope)/mobileservices/settingsExchange"
             guard let url = URL(string: path, relativeTo: base)?.absoluteURL else {
                 throw StepFailure("bad-parameter", "cannot form the settings URL from \(base.absoluteString)")
             }
-            let response = try await Backend.fetch(HTTPRequest(url: url, headers: [("Accept", "application/json")]), context: context, what: "downloading the settings")
+            let response = try await Backend.fetch(
+                HTTPRequest(url: url, headers: [("Accept", "application/json")]), context: context,
+                what: "downloading the settings")
             let document = try Backend.json(response, what: "downloading the settings")
             let values: [String: InfoValue]
             do throws(TransformError) {
                 values = try StructureReaders.settings(document)
             } catch {
-                throw StepFailure("bad-settings", "the settings from \(url.absoluteString) cannot be read: \(error.description)")
+                throw StepFailure(
+                    "bad-settings", "the settings from \(url.absoluteString) cannot be read: \(error.description)")
             }
             try context.provide(values)
             context.keep(.object([("settings", .object(values.keys.sorted().map { ($0, values[$0]!.json()) }))]))
-            if let settings = values["logSettings"], let name = settings["level"]?.text, let level = RunLog.Level(backendName: name) {
+            if let settings = values["logSettings"], let name = settings["level"]?.text,
+                let level = RunLog.Level(backendName: name)
+            {
                 let effective = settings["enabled"] == .bool(false) ? RunLog.Level.none : level
                 context.log.setLevel(effective)
                 context.note("log-level", "log level set to \(effective.name) by the downloaded log settings")

@@ -15,12 +15,16 @@ import Synchronization
 struct StoreManagerStep: BuiltinStep, PasscodeChangingStep {
     static let spec = StepSpec(
         name: "store-manager", aliases: ["StoreManagerStep"],
-        summary: "Creates (onboard) or opens (restore) the encrypted store, protected by a passcode that follows the passcode policy.",
+        summary:
+            "Creates (onboard) or opens (restore) the encrypted store, protected by a passcode that follows the passcode policy.",
         parameters: [
             ParameterSpec(
                 "passcode", .secret, default: "prompt",
-                "The store passcode: `prompt` (from `--input-fd passcode=FD`, FLOWRUN_INPUT_PASSCODE or the terminal, never `--input`) or `${env.NAME}`."),
-            ParameterSpec("file", .string, default: "store.db", "The store's file name in the state folder; the onboarding ID is added before its extension."),
+                "The store passcode: `prompt` (from `--input-fd passcode=FD`, FLOWRUN_INPUT_PASSCODE or the terminal, never `--input`) or `${env.NAME}`."
+            ),
+            ParameterSpec(
+                "file", .string, default: "store.db",
+                "The store's file name in the state folder; the onboarding ID is added before its extension."),
         ],
         requires: [KeySpec("passcodePolicy", .record("passcode-policy"), optional: true)],
         provides: [KeySpec("store", .record("store"))],
@@ -30,7 +34,9 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep {
     let file: String
 
     init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
-        passcode = try parameters.runtimeText("passcode") ?? ParameterText(parameter: "passcode", text: "prompt", isSecret: true)
+        passcode =
+            try parameters.runtimeText("passcode")
+            ?? ParameterText(parameter: "passcode", text: "prompt", isSecret: true)
         file = try parameters.text("file") ?? "store.db"
         guard !file.isEmpty, !file.contains("/"), !file.hasPrefix("."), file != ".." else {
             throw ParameterProblem(
@@ -46,14 +52,21 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep {
             let policy = Self.policy(in: context.info)
             let chosen = try newPasscode(context, policy: policy, input: "passcode")
             if chosen == nil {
-                context.say("The store is not protected by a passcode: the passcode policy \(policy.enabled ? "allows a default password" : "is off") and none was given.")
+                context.say(
+                    "The store is not protected by a passcode: the passcode policy \(policy.enabled ? "allows a default password" : "is off") and none was given."
+                )
             }
             let final = path(context)
             removeLeftovers(in: context.stateFolder)
-            let temporary = context.stateFolder + "/." + (final as NSString).lastPathComponent + ".creating-" + UUID().uuidString
-            let store = try Self.failure { () throws(StoreError) in try SecureStore.create(at: temporary, passcode: chosen, policy: policy) }
-            context.vault.attach(StoreVault(store: store, finalPath: final, stem: stem, passcode: chosen, isNew: true, input: context.input,
-                                            redactor: context.redactor))
+            let temporary =
+                context.stateFolder + "/." + (final as NSString).lastPathComponent + ".creating-" + UUID().uuidString
+            let store = try Self.failure { () throws(StoreError) in
+                try SecureStore.create(at: temporary, passcode: chosen, policy: policy)
+            }
+            context.vault.attach(
+                StoreVault(
+                    store: store, finalPath: final, stem: stem, passcode: chosen, isNew: true, input: context.input,
+                    redactor: context.redactor))
             try context.provide(["store": .record([:])])
             return .success
         } catch {
@@ -70,8 +83,10 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep {
                     of: &store, context: context, policy: store.header.policy,
                     reason: "the passcode has expired (the passcode policy sets \(days) day\(days == 1 ? "" : "s"))")
             }
-            context.vault.attach(StoreVault(store: store, finalPath: store.path, stem: stem, passcode: nil, isNew: false, input: context.input,
-                                            redactor: context.redactor, current: current))
+            context.vault.attach(
+                StoreVault(
+                    store: store, finalPath: store.path, stem: stem, passcode: nil, isNew: false, input: context.input,
+                    redactor: context.redactor, current: current))
             try context.provide(["store": .record([:])])
             return .success
         } catch {
@@ -91,7 +106,8 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep {
     /// Removes every store of this step in the state folder (any onboarding ID) and unfinished ones.
     func reset(_ context: StepContext) async -> StepOutcome {
         removeLeftovers(in: context.stateFolder)
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: context.stateFolder)) ?? [] where isStore(name) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: context.stateFolder)) ?? []
+        where isStore(name) {
             try? SecureStore.remove(at: context.stateFolder + "/" + name)
         }
         return .success
@@ -101,7 +117,9 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep {
         do throws(StepFailure) {
             var (store, _) = try open(context)
             defer { store.close() }
-            guard let new = try newPasscode(context, policy: store.header.policy, input: "new-passcode", allowNone: false) else {
+            guard
+                let new = try newPasscode(context, policy: store.header.policy, input: "new-passcode", allowNone: false)
+            else {
                 throw context.input.missing("new-passcode", secret: true)
             }
             try Self.failure { () throws(StoreError) in try store.changePasscode(to: new, policy: store.header.policy) }
@@ -127,11 +145,13 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep {
             let code = header.isProtected ? try currentPasscode(context) : nil
             do throws(StoreError) {
                 return (try SecureStore.open(at: path, passcode: code), code)
-            } catch where error.kind == .wrongPasscode {
+            } catch  where error.kind == .wrongPasscode {
                 let failed = error.failedOpens ?? header.failedOpens + 1
                 let limit = header.policy.retryLimit
                 if asks, limit == 0 || failed < limit {
-                    context.say("That passcode does not open the store (\(failed) wrong in a row\(limit > 0 ? " of \(limit) allowed" : "")).")
+                    context.say(
+                        "That passcode does not open the store (\(failed) wrong in a row\(limit > 0 ? " of \(limit) allowed" : ""))."
+                    )
                     continue
                 }
                 throw wrongPasscode(error, header: header, path: path, context: context)
@@ -143,24 +163,33 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep {
 
     /// The failure for a wrong passcode; at the policy's retry limit the store is removed and the engine asked
     /// to reset the onboarding, as the SDK does.
-    private func wrongPasscode(_ error: StoreError, header: SecureStore.Header, path: String, context: StepContext) -> StepFailure {
+    private func wrongPasscode(
+        _ error: StoreError, header: SecureStore.Header, path: String, context: StepContext
+    ) -> StepFailure {
         do {
             let failed = error.failedOpens ?? header.failedOpens + 1
             let limit = header.policy.retryLimit
             if limit > 0, failed >= limit {
                 try? SecureStore.remove(at: path)
                 context.vault.requestWipe()
-                context.say("The passcode was wrong \(failed) times in a row, the passcode policy's retry limit: the store and the onboarding are removed. Run the flow again to onboard.")
-                return StepFailure("passcode-retry-limit", "the passcode was wrong \(failed) times in a row, the passcode policy's retry limit: the store and the onboarding were removed")
+                context.say(
+                    "The passcode was wrong \(failed) times in a row, the passcode policy's retry limit: the store and the onboarding are removed. Run the flow again to onboard."
+                )
+                return StepFailure(
+                    "passcode-retry-limit",
+                    "the passcode was wrong \(failed) times in a row, the passcode policy's retry limit: the store and the onboarding were removed"
+                )
             }
             let left = limit > 0 ? "; after \(limit) the onboarding is reset" : ""
-            return StepFailure("wrong-passcode", "the passcode does not open the store (\(failed) wrong in a row\(left))")
+            return StepFailure(
+                "wrong-passcode", "the passcode does not open the store (\(failed) wrong in a row\(left))")
         }
     }
 
     /// The passcode that opens the store: the flow's `${env.NAME}`, or for `prompt` the input source.
     private func currentPasscode(_ context: StepContext) throws(StepFailure) -> Secret {
-        let value = passcode.text == "prompt"
+        let value =
+            passcode.text == "prompt"
             ? try context.input.value("passcode", question: "Store passcode: ", secret: true)
             : try context.resolve(passcode)
         // An empty passcode is a missing input, not a wrong try counted toward the reset.
@@ -185,12 +214,16 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep {
         var attempts = 0
         while true {
             attempts += 1
-            let typed = try context.input.newSecret(input, question: input == "passcode" ? "New store passcode: " : "New passcode: ")
+            let typed = try context.input.newSecret(
+                input, question: input == "passcode" ? "New store passcode: " : "New passcode: ")
             context.redactor.add(typed)
             let value = Secret(typed)
             let broken = policy.violations(of: value)
             if broken.isEmpty { return value }
-            guard given == nil, context.input.interactive, attempts < 3 else { try Self.check(value, against: policy); return value }
+            guard given == nil, context.input.interactive, attempts < 3 else {
+                try Self.check(value, against: policy)
+                return value
+            }
             context.say("That passcode does not follow the passcode policy: " + broken.joined(separator: "; ") + ".")
         }
     }
@@ -205,7 +238,8 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep {
         guard context.input.interactive || given != nil else {
             throw StepFailure(
                 "passcode-change-required",
-                "\(reason): change it with `flowrun run FLOW --mode change-passcode` (or give FLOWRUN_INPUT_NEW_PASSCODE), then restore")
+                "\(reason): change it with `flowrun run FLOW --mode change-passcode` (or give FLOWRUN_INPUT_NEW_PASSCODE), then restore"
+            )
         }
         context.say("\(reason.prefix(1).uppercased() + reason.dropFirst()); choose a new one.")
         guard let new = try newPasscode(context, policy: policy, input: "new-passcode", allowNone: false) else {
@@ -220,7 +254,9 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep {
     static func check(_ passcode: Secret, against policy: PasscodePolicy) throws(StepFailure) {
         let broken = policy.violations(of: passcode)
         guard broken.isEmpty else {
-            throw StepFailure("passcode-policy", "the passcode does not follow the passcode policy: " + broken.joined(separator: "; "))
+            throw StepFailure(
+                "passcode-policy", "the passcode does not follow the passcode policy: " + broken.joined(separator: "; ")
+            )
         }
     }
 
@@ -270,7 +306,8 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep {
         case .missing:
             StepFailure(error.kind.rawValue, "\(error.message): nothing to restore; `--mode reset` starts over")
         case .damaged:
-            StepFailure(error.kind.rawValue, "\(error.message); it was not read. `--mode reset` removes it and starts over")
+            StepFailure(
+                error.kind.rawValue, "\(error.message); it was not read. `--mode reset` removes it and starts over")
         default:
             StepFailure(error.kind.rawValue, error.message)
         }
@@ -296,8 +333,10 @@ final class StoreVault: KeptStateVault {
     private let input: InputSource
     private let redactor: Redactor
 
-    init(store: SecureStore, finalPath: String, stem: (name: String, extension: String), passcode: Secret?, isNew: Bool,
-         input: InputSource, redactor: Redactor, current: Secret? = nil) {
+    init(
+        store: SecureStore, finalPath: String, stem: (name: String, extension: String), passcode: Secret?, isNew: Bool,
+        input: InputSource, redactor: Redactor, current: Secret? = nil
+    ) {
         self.store = Mutex(store)
         self.finalPath = finalPath
         self.stem = stem
@@ -330,7 +369,8 @@ final class StoreVault: KeptStateVault {
             let records = steps.mapValues { Data(($0.rendered() + "\n").utf8) }
             try StoreManagerStep.failure { () throws(StoreError) in
                 if let downloaded { try store.updatePolicy(downloaded) }
-                try store.replaceAll(with: Dictionary(uniqueKeysWithValues: records.map { ("step/" + $0.key, $0.value) }))
+                try store.replaceAll(
+                    with: Dictionary(uniqueKeysWithValues: records.map { ("step/" + $0.key, $0.value) }))
             }
             guard isNew else { return }
             let moved = try StoreManagerStep.failure { () throws(StoreError) in try store.moved(to: finalPath) }
@@ -338,7 +378,8 @@ final class StoreVault: KeptStateVault {
             // Stores of earlier onboardings in the same folder are replaced by this one.
             let folder = (finalPath as NSString).deletingLastPathComponent
             for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-            where name.hasPrefix(stem.name + "-") && name.hasSuffix(stem.extension) && folder + "/" + name != finalPath {
+            where name.hasPrefix(stem.name + "-") && name.hasSuffix(stem.extension) && folder + "/" + name != finalPath
+            {
                 try? SecureStore.remove(at: folder + "/" + name)
             }
         }
@@ -361,12 +402,14 @@ final class StoreVault: KeptStateVault {
             broken = policy.allowsNoPasscode ? [] : ["the store has no passcode, and the policy now asks for one"]
         }
         guard !broken.isEmpty else { return }
-        let reason = "the passcode no longer follows the downloaded passcode policy (" + broken.joined(separator: "; ") + ")"
+        let reason =
+            "the passcode no longer follows the downloaded passcode policy (" + broken.joined(separator: "; ") + ")"
         let given = try input.given("new-passcode", secret: true)
         guard input.interactive || given != nil else {
             throw StepFailure(
                 "passcode-change-required",
-                "\(reason): change it with `flowrun run FLOW --mode change-passcode` (or give FLOWRUN_INPUT_NEW_PASSCODE), then restore")
+                "\(reason): change it with `flowrun run FLOW --mode change-passcode` (or give FLOWRUN_INPUT_NEW_PASSCODE), then restore"
+            )
         }
         let typed = try input.newSecret("new-passcode", question: "New passcode: ")
         redactor.add(typed)

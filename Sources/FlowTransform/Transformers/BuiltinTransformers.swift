@@ -27,7 +27,8 @@ public struct TransformContext: Sendable {
 struct DiscoveryServiceTransformer: StructureTransformer {
     static let spec = TransformerSpec(
         name: "discovery-service", aliases: ["DiscoveryServiceConfigurationTransformer"],
-        summary: "Reads the default configuration structure (`host`, `port`, `protocol`, `auth[]`) into the backend, authentication and settings keys.",
+        summary:
+            "Reads the default configuration structure (`host`, `port`, `protocol`, `auth[]`) into the backend, authentication and settings keys.",
         kind: .structure(
             provides: [
                 KeySpec("backendURL", .url),
@@ -36,13 +37,18 @@ struct DiscoveryServiceTransformer: StructureTransformer {
                 KeySpec("settingsParameters", .record("settings-parameters")),
                 KeySpec("authenticationMethod", .string),
                 KeySpec("oauth2Parameters", .record("oauth2-parameters"), optional: true),
-                KeySpec("oauth2ClientCredentialsParameters", .record("oauth2-client-credentials-parameters"), optional: true),
+                KeySpec(
+                    "oauth2ClientCredentialsParameters", .record("oauth2-client-credentials-parameters"), optional: true
+                ),
                 KeySpec("samlParameters", .record("saml-parameters"), optional: true),
                 KeySpec("otpParameters", .record("otp-parameters"), optional: true),
             ],
             keyParameters: [:]),
         parameters: [
-            ParameterSpec("destination", .string, "The backend destination the validating request goes to; `authenticationURL` is the backend URL plus this path."),
+            ParameterSpec(
+                "destination", .string,
+                "The backend destination the validating request goes to; `authenticationURL` is the backend URL plus this path."
+            )
         ])
 
     let destination: String?
@@ -53,7 +59,8 @@ struct DiscoveryServiceTransformer: StructureTransformer {
 
     func transform(_ node: Node, context: TransformContext) throws(TransformError) -> [String: InfoValue] {
         try DiscoveryService.transform(
-            node, destination: destination, at: context.path, environment: context.environment, conversion: context.conversion)
+            node, destination: destination, at: context.path, environment: context.environment,
+            conversion: context.conversion)
     }
 }
 
@@ -61,9 +68,15 @@ struct DiscoveryServiceTransformer: StructureTransformer {
 struct UserIdentityDiscoveryTransformer: StructureTransformer {
     static let spec = TransformerSpec(
         name: "user-identity-discovery",
-        aliases: ["SAPcpmsUserIdentityDiscoveryConfigurationTransformer", "DiscoveryServiceCertificateConfigurationTransformer"],
-        summary: "Reads the certificate service structure (`com.sap.mobilesecure.certificateService.*`) into user identity parameters and the OAuth 2.0 parameters that protect it.",
-        kind: .structure(provides: [], keyParameters: ["key": .record("user-identity-parameters"), "oauth-key": .record("oauth2-parameters")]),
+        aliases: [
+            "SAPcpmsUserIdentityDiscoveryConfigurationTransformer",
+            "DiscoveryServiceCertificateConfigurationTransformer",
+        ],
+        summary:
+            "Reads the certificate service structure (`com.sap.mobilesecure.certificateService.*`) into user identity parameters and the OAuth 2.0 parameters that protect it.",
+        kind: .structure(
+            provides: [],
+            keyParameters: ["key": .record("user-identity-parameters"), "oauth-key": .record("oauth2-parameters")]),
         parameters: [
             ParameterSpec("key", .key, required: true, "The key that receives the user identity parameters."),
             ParameterSpec("oauth-key", .key, required: true, "The key that receives the OAuth 2.0 parameters."),
@@ -78,12 +91,14 @@ struct UserIdentityDiscoveryTransformer: StructureTransformer {
         if key == oauthKey {
             throw ParameterProblem(
                 "`key` and `oauth-key` of \(parameters.owner) both name `\(key)`; they need two keys.",
-                at: parameters.node("oauth-key")?.value.location ?? parameters.location, path: parameters.path.appending("oauth-key"))
+                at: parameters.node("oauth-key")?.value.location ?? parameters.location,
+                path: parameters.path.appending("oauth-key"))
         }
     }
 
     func transform(_ node: Node, context: TransformContext) throws(TransformError) -> [String: InfoValue] {
-        try UserIdentityDiscovery.transform(node, key: key, oauthKey: oauthKey, at: context.path, conversion: context.conversion)
+        try UserIdentityDiscovery.transform(
+            node, key: key, oauthKey: oauthKey, at: context.path, conversion: context.conversion)
     }
 }
 
@@ -91,7 +106,8 @@ struct UserIdentityDiscoveryTransformer: StructureTransformer {
 struct SettingsStructureTransformer: StructureTransformer {
     static let spec = TransformerSpec(
         name: "settings", aliases: ["SAPcpmsSettingsTransformationMap"],
-        summary: "Reads downloaded settings (`passwordPolicy`, `logSettings`, `featureVectorPolicies`) into typed keys.",
+        summary:
+            "Reads downloaded settings (`passwordPolicy`, `logSettings`, `featureVectorPolicies`) into typed keys.",
         kind: .structure(
             provides: [
                 KeySpec("passcodePolicy", .record("passcode-policy")),
@@ -110,38 +126,49 @@ struct SettingsStructureTransformer: StructureTransformer {
 
 /// The default configuration structure of the discovery service and of `ConfigurationProvider.plist`.
 enum DiscoveryService {
-    static let defaultDestination = "/mobileservices/application/{application-id}/roleservice/application/{application-id}/v2/Me"
+    static let defaultDestination =
+        "/mobileservices/application/{application-id}/roleservice/application/{application-id}/v2/Me"
 
     static func transform(
-        _ node: Node, destination: String?, at path: ConfigPath, environment: TransformEnvironment, conversion: Conversion
+        _ node: Node, destination: String?, at path: ConfigPath, environment: TransformEnvironment,
+        conversion: Conversion
     ) throws(TransformError) -> [String: InfoValue] {
         guard let hostNode = node["host"].present, hostNode.scalar?.text.isEmpty != true else {
-            throw TransformError(.missingArgument, at: path.appending("host").text, "`host` is missing; the backend cannot be reached without it")
+            throw TransformError(
+                .missingArgument, at: path.appending("host").text,
+                "`host` is missing; the backend cannot be reached without it")
         }
         // A host name, or an address: not a URL, and nothing after it.
         guard let host = hostNode.quotedOrPlainText, !host.isEmpty, hostNode.integerValue == nil,
-              host.allSatisfy({ $0.isLetter || $0.isNumber || "-._[]:".contains($0) }), !host.contains("://")
+            host.allSatisfy({ $0.isLetter || $0.isNumber || "-._[]:".contains($0) }), !host.contains("://")
         else {
-            throw TransformError(.invalidArgument, at: path.appending("host").text,
-                                 "expected a host name such as `mobile.example.com`, found \(hostNode.kindDescription)")
+            throw TransformError(
+                .invalidArgument, at: path.appending("host").text,
+                "expected a host name such as `mobile.example.com`, found \(hostNode.kindDescription)")
         }
         let scheme = (node["protocol"].present?.scalar?.text ?? "https").lowercased()
         guard scheme == "https" || scheme == "http" else {
-            throw TransformError(.invalidArgument, at: path.appending("protocol").text, "expected `https` or `http`, found `\(scheme)`")
+            throw TransformError(
+                .invalidArgument, at: path.appending("protocol").text, "expected `https` or `http`, found `\(scheme)`")
         }
         var backendURL = "\(scheme)://\(host)"
         if let portNode = node["port"], !portNode.isNull {
             guard let port = Int(portNode.scalar?.text ?? ""), (1...65535).contains(port) else {
-                throw TransformError(.invalidArgument, at: path.appending("port").text, "expected a port number, found \(portNode.kindDescription)")
+                throw TransformError(
+                    .invalidArgument, at: path.appending("port").text,
+                    "expected a port number, found \(portNode.kindDescription)")
             }
             if !(scheme == "https" && port == 443) && !(scheme == "http" && port == 80) { backendURL += ":\(port)" }
         }
         if let appID = node["appID"].present, appID.scalar?.text.isEmpty != false {
-            throw TransformError(.invalidArgument, at: path.appending("appID").text, "expected an application ID, found \(appID.kindDescription)")
+            throw TransformError(
+                .invalidArgument, at: path.appending("appID").text,
+                "expected an application ID, found \(appID.kindDescription)")
         }
         guard let applicationID = node["appID"].present?.scalar?.text ?? environment.applicationID else {
-            throw TransformError(.missingArgument, at: path.appending("appID").text,
-                                 "no application ID: set `application.id` in the flow file or `appID` in the configuration")
+            throw TransformError(
+                .missingArgument, at: path.appending("appID").text,
+                "no application ID: set `application.id` in the flow file or `appID` in the configuration")
         }
         let path_ = (destination ?? defaultDestination).replacing("{application-id}", with: applicationID)
         var info: [String: InfoValue] = [
@@ -160,7 +187,9 @@ enum DiscoveryService {
         }
         let authPath = path.appending("auth")
         guard let entries = authNode.elements else {
-            throw TransformError(.invalidArgument, at: authPath.text, "expected a list of `{type, config}`, found \(authNode.kindDescription)")
+            throw TransformError(
+                .invalidArgument, at: authPath.text,
+                "expected a list of `{type, config}`, found \(authNode.kindDescription)")
         }
         guard let first = entries.first else {
             info["authenticationMethod"] = .string("none")
@@ -168,7 +197,8 @@ enum DiscoveryService {
         }
         let entryPath = authPath.appending(index: 0)
         guard first.pairs != nil else {
-            throw TransformError(.invalidArgument, at: entryPath.text, "expected `{type, config}`, found \(first.kindDescription)")
+            throw TransformError(
+                .invalidArgument, at: entryPath.text, "expected `{type, config}`, found \(first.kindDescription)")
         }
         guard let type = first["type"]?.scalar?.text else {
             throw TransformError(.missingArgument, at: entryPath.appending("type").text, "`type` is missing")
@@ -183,28 +213,39 @@ enum DiscoveryService {
             let credentialsClient = try? OAuthForms.client(config, grant: "client_credentials", at: configPath)
             let flat = config["oauth2.clientID"] != nil
             if codeClient != nil || flat {
-                info["oauth2Parameters"] = try OAuthForms.authorizationCode(config, at: configPath, conversion: conversion)
+                info["oauth2Parameters"] = try OAuthForms.authorizationCode(
+                    config, at: configPath, conversion: conversion)
             }
-            if credentialsClient != nil, config["oauth2.clients"]?.elements?.contains(where: { $0["grantType"]?.scalar?.text == "client_credentials" }) == true {
-                info["oauth2ClientCredentialsParameters"] = try OAuthForms.clientCredentials(config, at: configPath, conversion: conversion)
+            if credentialsClient != nil,
+                config["oauth2.clients"]?.elements?.contains(where: {
+                    $0["grantType"]?.scalar?.text == "client_credentials"
+                }) == true
+            {
+                info["oauth2ClientCredentialsParameters"] = try OAuthForms.clientCredentials(
+                    config, at: configPath, conversion: conversion)
             }
             let onlyCredentials = info["oauth2Parameters"] == nil && info["oauth2ClientCredentialsParameters"] != nil
             if let clients = config["oauth2.clients"].present, clients.elements == nil {
-                throw TransformError(.invalidArgument, at: configPath.appending("oauth2.clients").text,
-                                     "expected a list of clients, found \(clients.kindDescription)")
+                throw TransformError(
+                    .invalidArgument, at: configPath.appending("oauth2.clients").text,
+                    "expected a list of clients, found \(clients.kindDescription)")
             }
             if info["oauth2Parameters"] == nil && info["oauth2ClientCredentialsParameters"] == nil {
-                throw TransformError(.missingArgument, at: configPath.appending("oauth2.clients").text, "an oauth2 entry needs at least one client")
+                throw TransformError(
+                    .missingArgument, at: configPath.appending("oauth2.clients").text,
+                    "an oauth2 entry needs at least one client")
             }
             info["authenticationMethod"] = .string(onlyCredentials ? "oauth2-client-credentials" : "oauth2")
         case "saml2.web.post", "saml":
-            info["samlParameters"] = try SAMLForm.parameters(config, backendURL: backendURL, at: configPath, conversion: conversion)
+            info["samlParameters"] = try SAMLForm.parameters(
+                config, backendURL: backendURL, at: configPath, conversion: conversion)
             info["authenticationMethod"] = .string("saml")
         case "none":
             info["authenticationMethod"] = .string("none")
         default:
-            throw TransformError(.invalidArgument, at: entryPath.appending("type").text,
-                                 "unsupported authentication type `\(type)`; expected basic.default, oauth2, saml2.web.post or none")
+            throw TransformError(
+                .invalidArgument, at: entryPath.appending("type").text,
+                "unsupported authentication type `\(type)`; expected basic.default, oauth2, saml2.web.post or none")
         }
         if first["requireOtp"]?.scalar?.text.lowercased() == "true" {
             info["otpParameters"] = .record([
@@ -220,7 +261,9 @@ enum DiscoveryService {
 enum UserIdentityDiscovery {
     static let prefix = "com.sap.mobilesecure.certificateService."
 
-    static func transform(_ node: Node, key: String, oauthKey: String, at path: ConfigPath, conversion: Conversion) throws(TransformError) -> [String: InfoValue] {
+    static func transform(
+        _ node: Node, key: String, oauthKey: String, at path: ConfigPath, conversion: Conversion
+    ) throws(TransformError) -> [String: InfoValue] {
         func url(_ name: String) throws(TransformError) -> InfoValue {
             try OAuthForms.url(node, prefix + name, at: path, conversion)
         }
@@ -229,7 +272,9 @@ enum UserIdentityDiscovery {
             throw TransformError(.missingArgument, at: path.appending(pinsKey).text, "`\(pinsKey)` (a list) is missing")
         }
         guard let pinElements = pins.elements, pinElements.allSatisfy({ $0.scalar != nil && !$0.isNull }) else {
-            throw TransformError(.invalidArgument, at: path.appending(pinsKey).text, "expected a list of strings, found \(pins.kindDescription)")
+            throw TransformError(
+                .invalidArgument, at: path.appending(pinsKey).text,
+                "expected a list of strings, found \(pins.kindDescription)")
         }
         let identity: InfoValue = .record([
             "attributesEndpoint": try url("attributesEndpoint"),
@@ -242,11 +287,13 @@ enum UserIdentityDiscovery {
             throw TransformError(.missingArgument, at: path.appending(authKey).text, "`\(authKey)` is missing")
         }
         guard auth.pairs != nil else {
-            throw TransformError(.invalidArgument, at: path.appending(authKey).text, "expected a mapping, found \(auth.kindDescription)")
+            throw TransformError(
+                .invalidArgument, at: path.appending(authKey).text, "expected a mapping, found \(auth.kindDescription)")
         }
         let oauth = try OAuthForms.authorizationCode(auth, at: path.appending(authKey), conversion: conversion)
         guard key != oauthKey else {
-            throw TransformError(.conflictingKey, at: path.text, "`key` and `oauth-key` both name `\(key)`; they need two keys")
+            throw TransformError(
+                .conflictingKey, at: path.text, "`key` and `oauth-key` both name `\(key)`; they need two keys")
         }
         return [key: identity, oauthKey: oauth]
     }
@@ -266,13 +313,17 @@ enum SettingsTransformer {
             exchangePath = path.appending("settingsExchange")
         }
         guard exchange.pairs != nil else {
-            throw TransformError(.invalidArgument, at: exchangePath.text, "expected a mapping of settings, found \(exchange.kindDescription)")
+            throw TransformError(
+                .invalidArgument, at: exchangePath.text,
+                "expected a mapping of settings, found \(exchange.kindDescription)")
         }
         let empty = Node(.mapping([]), at: node.location)
         func section(_ key: String) throws(TransformError) -> (Node, ConfigPath) {
             guard let value = exchange[key], !value.isNull else { return (empty, exchangePath.appending(key)) }
             guard value.pairs != nil else {
-                throw TransformError(.invalidArgument, at: exchangePath.appending(key).text, "expected a mapping, found \(value.kindDescription)")
+                throw TransformError(
+                    .invalidArgument, at: exchangePath.appending(key).text,
+                    "expected a mapping, found \(value.kindDescription)")
             }
             return (value, exchangePath.appending(key))
         }
@@ -310,7 +361,8 @@ public enum StructureReaders {
     /// - Throws: ``TransformError`` naming the path of a value that cannot be read.
     public static func settings(_ node: Node) throws(TransformError) -> [String: InfoValue] {
         guard node.pairs != nil else {
-            throw TransformError(.invalidArgument, at: "", "expected a mapping of settings, found \(node.kindDescription)")
+            throw TransformError(
+                .invalidArgument, at: "", "expected a mapping of settings, found \(node.kindDescription)")
         }
         return try SettingsTransformer.transform(node, at: ConfigPath())
     }

@@ -1,5 +1,5 @@
-import Foundation
 import FlowDescriptor
+import Foundation
 
 /// Converts one configuration value to a declared type: the SDK's `transformToURL`, `transformToString`,
 /// `transformToValue`, and the initialisers of its parameter structures, as data.
@@ -19,13 +19,15 @@ struct Conversion: Sendable {
         case .int:
             let raw = try text(node, at: path, what: "an integer", acceptingPlain: true)
             guard let value = Int(raw.trimmingCharacters(in: .whitespaces)) else {
-                throw TransformError(.invalidArgument, at: path.text, "expected an integer, found \(node.kindDescription)")
+                throw TransformError(
+                    .invalidArgument, at: path.text, "expected an integer, found \(node.kindDescription)")
             }
             return .int(value)
         case .double:
             let raw = try text(node, at: path, what: "a number", acceptingPlain: true)
             guard let value = Double(raw.trimmingCharacters(in: .whitespaces)), value.isFinite else {
-                throw TransformError(.invalidArgument, at: path.text, "expected a number, found \(node.kindDescription)")
+                throw TransformError(
+                    .invalidArgument, at: path.text, "expected a number, found \(node.kindDescription)")
             }
             return .double(value)
         case .bool:
@@ -33,7 +35,9 @@ struct Conversion: Sendable {
             switch raw.trimmingCharacters(in: .whitespaces).lowercased() {
             case "true": return .bool(true)
             case "false": return .bool(false)
-            default: throw TransformError(.invalidArgument, at: path.text, "expected `true` or `false`, found \(node.kindDescription)")
+            default:
+                throw TransformError(
+                    .invalidArgument, at: path.text, "expected `true` or `false`, found \(node.kindDescription)")
             }
         case .list(let element):
             guard let elements = node.elements else {
@@ -61,19 +65,24 @@ struct Conversion: Sendable {
         for field in fields {
             guard let child = node[field.name], !child.isNull else {
                 if field.optional { continue }
-                throw TransformError(.missingArgument, at: path.appending(field.name).text, "`\(field.name)` (\(field.type)) is missing")
+                throw TransformError(
+                    .missingArgument, at: path.appending(field.name).text, "`\(field.name)` (\(field.type)) is missing")
             }
             values[field.name] = try convert(child, to: field.type, at: path.appending(field.name))
         }
         return .record(values)
     }
 
-    private func text(_ node: Node, at path: ConfigPath, what: String, acceptingPlain: Bool = false) throws(TransformError) -> String {
+    private func text(
+        _ node: Node, at path: ConfigPath, what: String, acceptingPlain: Bool = false
+    ) throws(TransformError) -> String {
         guard let scalar = node.scalar, !node.isNull else {
             throw TransformError(.invalidArgument, at: path.text, "expected \(what), found \(node.kindDescription)")
         }
         // JSON strings arrive quoted; a plain number or boolean is accepted only where the target is one.
-        if scalar.style == .plain, !acceptingPlain, node.integerValue != nil || node.doubleValue != nil || node.booleanValue != nil {
+        if scalar.style == .plain, !acceptingPlain,
+            node.integerValue != nil || node.doubleValue != nil || node.booleanValue != nil
+        {
             throw TransformError(.invalidArgument, at: path.text, "expected \(what), found \(node.kindDescription)")
         }
         return scalar.text
@@ -83,14 +92,15 @@ struct Conversion: Sendable {
         let raw = try text(node, at: path, what: "a URL")
         guard Self.isAbsoluteURL(raw) else {
             let shown = raw.isEmpty ? "an empty string" : "`\(raw)`"
-            throw TransformError(.invalidArgument, at: path.text, "expected an absolute URL such as `https://host/path`, found \(shown)")
+            throw TransformError(
+                .invalidArgument, at: path.text, "expected an absolute URL such as `https://host/path`, found \(shown)")
         }
         return raw
     }
 
     static func isAbsoluteURL(_ text: String) -> Bool {
         guard let components = URLComponents(string: text), let scheme = components.scheme, !scheme.isEmpty,
-              let host = components.host, !host.isEmpty
+            let host = components.host, !host.isEmpty
         else { return false }
         return true
     }

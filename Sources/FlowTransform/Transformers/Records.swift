@@ -1,6 +1,6 @@
-import Foundation
 public import FlowCatalog
 public import FlowDescriptor
+import Foundation
 
 /// The built-in record types and how configuration becomes each: their plain form (a mapping with the
 /// record's field names) and the backend's forms (`oauth2.*`, `saml2.web.post.*`, `passwordPolicy*` strings).
@@ -24,12 +24,15 @@ public struct RecordTable: Sendable {
     /// The fields of record `name` (or an SDK alias of it).
     public func fields(_ name: String) -> [ValueType.Field]? { fieldsByName[name] }
 
-    func convert(_ node: Node, to name: String, at path: ConfigPath, conversion: Conversion) throws(TransformError) -> InfoValue {
+    func convert(
+        _ node: Node, to name: String, at path: ConfigPath, conversion: Conversion
+    ) throws(TransformError) -> InfoValue {
         guard let fields = fieldsByName[name], let canonical = canonicalNames[name] else {
             throw TransformError(.invalidArgument, at: path.text, "no built-in record is named `\(name)`")
         }
         guard node.pairs != nil else {
-            throw TransformError(.invalidArgument, at: path.text, "expected a mapping for \(canonical), found \(node.kindDescription)")
+            throw TransformError(
+                .invalidArgument, at: path.text, "expected a mapping for \(canonical), found \(node.kindDescription)")
         }
         switch canonical {
         case "oauth2-parameters" where node["authorizationEndpointURL"] == nil:
@@ -45,7 +48,9 @@ public struct RecordTable: Sendable {
         case "feature-vector-policies" where node["allEnabled"] == nil:
             return try SettingsForms.featureVectorPolicies(node, at: path)
         case "store":
-            throw TransformError(.invalidArgument, at: path.text, "a store is opened by the store-manager step, not read from configuration")
+            throw TransformError(
+                .invalidArgument, at: path.text,
+                "a store is opened by the store-manager step, not read from configuration")
         default:
             return try conversion.record(node, fields: fields, at: path)
         }
@@ -56,7 +61,9 @@ public struct RecordTable: Sendable {
 enum OAuthForms {
     /// The current form (`oauth2.authorizationEndpoint`, `oauth2.tokenEndpoint`, `oauth2.clients[]`), the older
     /// flat one (`oauth2.clientID`), or the certificate service's (`authorizationEndpoint`, `client_id`).
-    static func authorizationCode(_ node: Node, at path: ConfigPath, conversion: Conversion) throws(TransformError) -> InfoValue {
+    static func authorizationCode(
+        _ node: Node, at path: ConfigPath, conversion: Conversion
+    ) throws(TransformError) -> InfoValue {
         if node["authorizationEndpoint"] != nil || node["client_id"] != nil {
             return .record([
                 "authorizationEndpointURL": try url(node, "authorizationEndpoint", at: path, conversion),
@@ -84,8 +91,12 @@ enum OAuthForms {
         return .record(record)
     }
 
-    static func clientCredentials(_ node: Node, at path: ConfigPath, conversion: Conversion) throws(TransformError) -> InfoValue {
-        var record: [String: InfoValue] = ["tokenEndpointURL": try url(node, "oauth2.tokenEndpoint", at: path, conversion)]
+    static func clientCredentials(
+        _ node: Node, at path: ConfigPath, conversion: Conversion
+    ) throws(TransformError) -> InfoValue {
+        var record: [String: InfoValue] = [
+            "tokenEndpointURL": try url(node, "oauth2.tokenEndpoint", at: path, conversion)
+        ]
         if let client = try client(node, grant: "client_credentials", at: path) {
             record["clientID"] = .string(try string(client.node, "clientID", at: client.path))
         } else {
@@ -95,11 +106,14 @@ enum OAuthForms {
     }
 
     /// The first client in `oauth2.clients` with `grant` (or no grant type), if the list is there.
-    static func client(_ node: Node, grant: String, at path: ConfigPath) throws(TransformError) -> (node: Node, path: ConfigPath)? {
+    static func client(
+        _ node: Node, grant: String, at path: ConfigPath
+    ) throws(TransformError) -> (node: Node, path: ConfigPath)? {
         guard let clients = node["oauth2.clients"] else { return nil }
         let listPath = path.appending("oauth2.clients")
         guard let elements = clients.elements else {
-            throw TransformError(.invalidArgument, at: listPath.text, "expected a list of clients, found \(clients.kindDescription)")
+            throw TransformError(
+                .invalidArgument, at: listPath.text, "expected a list of clients, found \(clients.kindDescription)")
         }
         for (index, element) in elements.enumerated() {
             let type = element["grantType"]?.scalar?.text
@@ -108,7 +122,9 @@ enum OAuthForms {
         throw TransformError(.missingArgument, at: listPath.text, "no client with grant type `\(grant)`")
     }
 
-    static func url(_ node: Node, _ key: String, at path: ConfigPath, _ conversion: Conversion) throws(TransformError) -> InfoValue {
+    static func url(
+        _ node: Node, _ key: String, at path: ConfigPath, _ conversion: Conversion
+    ) throws(TransformError) -> InfoValue {
         guard let child = node[key], !child.isNull else {
             throw TransformError(.missingArgument, at: path.appending(key).text, "`\(key)` is missing")
         }
@@ -120,7 +136,9 @@ enum OAuthForms {
             throw TransformError(.missingArgument, at: path.appending(key).text, "`\(key)` is missing")
         }
         guard let text = child.scalar?.text, !text.isEmpty else {
-            throw TransformError(.invalidArgument, at: path.appending(key).text, "expected a non-empty string, found \(child.kindDescription)")
+            throw TransformError(
+                .invalidArgument, at: path.appending(key).text,
+                "expected a non-empty string, found \(child.kindDescription)")
         }
         return text
     }
@@ -132,11 +150,14 @@ enum SAMLForm {
     static let defaultFinishPath = "/SAMLAuthLauncher"
     static let defaultRedirectParameter = "finishEndpointParam"
 
-    static func parameters(_ node: Node, backendURL: String?, at path: ConfigPath, conversion: Conversion) throws(TransformError) -> InfoValue {
+    static func parameters(
+        _ node: Node, backendURL: String?, at path: ConfigPath, conversion: Conversion
+    ) throws(TransformError) -> InfoValue {
         let header = node["saml2.web.post.authchallengeheader.name"]?.scalar?.text ?? defaultChallengeHeader
         if let finish = node["saml2.web.post.finish.endpoint.uri"].present, finish.scalar == nil {
-            throw TransformError(.invalidArgument, at: path.appending("saml2.web.post.finish.endpoint.uri").text,
-                                 "expected a URL or path, found \(finish.kindDescription)")
+            throw TransformError(
+                .invalidArgument, at: path.appending("saml2.web.post.finish.endpoint.uri").text,
+                "expected a URL or path, found \(finish.kindDescription)")
         }
         let finishURI = node["saml2.web.post.finish.endpoint.uri"].present?.scalar?.text ?? defaultFinishPath
         let parameter = node["saml2.web.post.finish.endpoint.redirectparam"]?.scalar?.text ?? defaultRedirectParameter
@@ -148,7 +169,8 @@ enum SAMLForm {
         } else {
             throw TransformError(
                 .invalidArgument, at: path.appending("saml2.web.post.finish.endpoint.uri").text,
-                "the finish endpoint `\(finishURI)` is relative and no backend URL is known here; use the discovery-service transformer or an absolute URL")
+                "the finish endpoint `\(finishURI)` is relative and no backend URL is known here; use the discovery-service transformer or an absolute URL"
+            )
         }
         let separator = launcher.contains("?") ? "&" : "?"
         return .record([
@@ -186,8 +208,9 @@ enum SettingsForms {
         let reader = StringSettings(node: node, path: path)
         let level = node["logLevel"].present?.scalar?.text.uppercased() ?? "WARN"
         guard logLevels.contains(level) else {
-            throw TransformError(.invalidArgument, at: path.appending("logLevel").text,
-                                 "unknown log level `\(level)`; expected one of " + logLevels.joined(separator: ", "))
+            throw TransformError(
+                .invalidArgument, at: path.appending("logLevel").text,
+                "unknown log level `\(level)`; expected one of " + logLevels.joined(separator: ", "))
         }
         return .record([
             "enabled": try reader.bool("logEnabled", default: false),
@@ -197,7 +220,10 @@ enum SettingsForms {
     }
 
     static func featureVectorPolicies(_ node: Node, at path: ConfigPath) throws(TransformError) -> InfoValue {
-        .record(["allEnabled": try StringSettings(node: node, path: path).bool("featureVectorPolicyAllEnabled", default: true)])
+        .record([
+            "allEnabled": try StringSettings(node: node, path: path).bool(
+                "featureVectorPolicyAllEnabled", default: true)
+        ])
     }
 }
 
@@ -210,7 +236,8 @@ private struct StringSettings {
     func text(_ key: String) throws(TransformError) -> String? {
         guard let value = node[key].present else { return nil }
         guard let scalar = value.scalar else {
-            throw TransformError(.invalidArgument, at: path.appending(key).text, "expected a value, found \(value.kindDescription)")
+            throw TransformError(
+                .invalidArgument, at: path.appending(key).text, "expected a value, found \(value.kindDescription)")
         }
         return scalar.text.trimmingCharacters(in: .whitespaces)
     }
@@ -220,14 +247,17 @@ private struct StringSettings {
         switch text.lowercased() {
         case "true": return .bool(true)
         case "false": return .bool(false)
-        default: throw TransformError(.invalidArgument, at: path.appending(key).text, "expected \"true\" or \"false\", found `\(text)`")
+        default:
+            throw TransformError(
+                .invalidArgument, at: path.appending(key).text, "expected \"true\" or \"false\", found `\(text)`")
         }
     }
 
     func int(_ key: String, default value: Int) throws(TransformError) -> InfoValue {
         guard let text = try self.text(key) else { return .int(value) }
         guard let number = Int(text), number >= 0 else {
-            throw TransformError(.invalidArgument, at: path.appending(key).text, "expected a whole number, found `\(text)`")
+            throw TransformError(
+                .invalidArgument, at: path.appending(key).text, "expected a whole number, found `\(text)`")
         }
         return .int(number)
     }

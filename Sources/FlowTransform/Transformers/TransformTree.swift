@@ -24,10 +24,14 @@ public struct TransformResult: Sendable {
     /// Where in the flow file each key's transformer is written.
     public var origins: [String: SourceLocation] = [:]
 
-    mutating func add(_ key: String, _ value: InfoValue, from location: SourceLocation, at path: ConfigPath) throws(TransformError) {
+    mutating func add(
+        _ key: String, _ value: InfoValue, from location: SourceLocation, at path: ConfigPath
+    ) throws(TransformError) {
         if info[key] != nil {
             let first = origins[key].map { " (first at \($0))" } ?? ""
-            throw TransformError(.conflictingKey, at: path.text, "key `\(key)` is provided by two transformers\(first)", location: location)
+            throw TransformError(
+                .conflictingKey, at: path.text, "key `\(key)` is provided by two transformers\(first)",
+                location: location)
         }
         info[key] = value
         origins[key] = location
@@ -74,17 +78,21 @@ public struct TransformTree: Sendable {
 
     /// Transforms `configuration` into info values.
     /// - Throws: ``TransformError`` naming the configuration path and the transformer's place in the flow file.
-    public func transform(_ configuration: Node, environment: TransformEnvironment = .init()) throws(TransformError) -> TransformResult {
+    public func transform(
+        _ configuration: Node, environment: TransformEnvironment = .init()
+    ) throws(TransformError) -> TransformResult {
         var result = TransformResult()
         let conversion = Conversion(records: RecordTable(catalog: catalog))
-        try apply(root, to: configuration, at: ConfigPath(), environment: environment, conversion: conversion, into: &result)
+        try apply(
+            root, to: configuration, at: ConfigPath(), environment: environment, conversion: conversion, into: &result)
         return result
     }
 
     /// Applies `transformer` and adds what it provides to `result` (one dictionary for the whole tree, so a deep
     /// tree costs no re-merging at every level).
     private func apply(
-        _ transformer: Transformer, to node: Node, at path: ConfigPath, environment: TransformEnvironment, conversion: Conversion,
+        _ transformer: Transformer, to node: Node, at path: ConfigPath, environment: TransformEnvironment,
+        conversion: Conversion,
         into result: inout TransformResult
     ) throws(TransformError) {
         switch transformer {
@@ -100,7 +108,9 @@ public struct TransformTree: Sendable {
             try result.add(key, value, from: location, at: path)
         case .map(let entries, let location):
             guard let pairs = node.pairs else {
-                throw TransformError(.invalidArgument, at: path.text, "expected a mapping, found \(node.kindDescription)", location: location)
+                throw TransformError(
+                    .invalidArgument, at: path.text, "expected a mapping, found \(node.kindDescription)",
+                    location: location)
             }
             for pair in pairs {
                 let key = pair.key.scalar?.text ?? ""
@@ -108,7 +118,9 @@ public struct TransformTree: Sendable {
                     result.unmatched.append(path.appending(key).text)
                     continue
                 }
-                try apply(child, to: pair.value, at: path.appending(key), environment: environment, conversion: conversion, into: &result)
+                try apply(
+                    child, to: pair.value, at: path.appending(key), environment: environment, conversion: conversion,
+                    into: &result)
             }
             for key in entries.order where node[key] == nil {
                 result.absent.append(path.appending(key).text)
@@ -117,9 +129,11 @@ public struct TransformTree: Sendable {
             let values: [String: InfoValue]
             do throws(TransformError) {
                 guard node.pairs != nil else {
-                    throw TransformError(.invalidArgument, at: path.text, "expected a mapping, found \(node.kindDescription)")
+                    throw TransformError(
+                        .invalidArgument, at: path.text, "expected a mapping, found \(node.kindDescription)")
                 }
-                values = try builtin.transform(node, context: TransformContext(path: path, conversion: conversion, environment: environment))
+                values = try builtin.transform(
+                    node, context: TransformContext(path: path, conversion: conversion, environment: environment))
             } catch {
                 var located = error
                 located.location = location
@@ -142,7 +156,8 @@ public struct TransformTree: Sendable {
             self.descriptor = descriptor
             self.catalog = catalog
             self.transformers = transformers
-            declaredTypes = Dictionary(descriptor.keys.map { ($0.name.value, $0.type) }, uniquingKeysWith: { first, _ in first })
+            declaredTypes = Dictionary(
+                descriptor.keys.map { ($0.name.value, $0.type) }, uniquingKeysWith: { first, _ in first })
         }
 
         mutating func build(_ node: TransformNode) throws(TransformError) -> Transformer {
@@ -158,16 +173,20 @@ public struct TransformTree: Sendable {
                 return .leaf(type: try type(of: conversion, key: key), key: key.value, location: location)
             case .builtin(let name, let parameters, let location, let path):
                 guard let type = transformers.structure(named: name.value) else {
-                    throw TransformError(.invalidArgument, at: "", "`\(name.value)` is not a built-in structure transformer", location: name.location)
+                    throw TransformError(
+                        .invalidArgument, at: "", "`\(name.value)` is not a built-in structure transformer",
+                        location: name.location)
                 }
                 let given = BuiltinParameters(
-                    owner: "transformer `\(type.spec.name)`", specs: type.spec.parameters, entries: parameters, location: location,
+                    owner: "transformer `\(type.spec.name)`", specs: type.spec.parameters, entries: parameters,
+                    location: location,
                     path: path, flow: descriptor, catalog: catalog)
                 do {
                     return .builtin(try type.init(given), location: location)
                 } catch {
-                    throw TransformError(error.isMissing ? .missingArgument : .invalidArgument, at: "", error.message,
-                                         location: error.location ?? location)
+                    throw TransformError(
+                        error.isMissing ? .missingArgument : .invalidArgument, at: "", error.message,
+                        location: error.location ?? location)
                 }
             }
         }
@@ -176,7 +195,9 @@ public struct TransformTree: Sendable {
             let declared = declaredTypes[key.value] ?? catalog.key(named: key.value)?.type
             guard let conversion else {
                 guard let declared else {
-                    throw TransformError(.invalidArgument, at: "", "key `\(key.value)` has no declared type and the leaf no `to:`", location: key.location)
+                    throw TransformError(
+                        .invalidArgument, at: "", "key `\(key.value)` has no declared type and the leaf no `to:`",
+                        location: key.location)
                 }
                 return declared
             }
@@ -186,7 +207,8 @@ public struct TransformTree: Sendable {
             if let structType = declaredTypes[conversion.value], case .struct = structType {
                 return structType
             }
-            throw TransformError(.invalidArgument, at: "", "unknown conversion `\(conversion.value)`", location: conversion.location)
+            throw TransformError(
+                .invalidArgument, at: "", "unknown conversion `\(conversion.value)`", location: conversion.location)
         }
     }
 }

@@ -28,26 +28,39 @@ public struct TransformerRegistry: Sendable {
 
     /// A catalog of the info model and these transformers (no steps or providers): enough to build a tree.
     public var catalog: Catalog {
-        Catalog(steps: [], transformers: specs, providers: [], keys: Catalog.builtinKeys, records: Catalog.builtinRecords)
+        Catalog(
+            steps: [], transformers: specs, providers: [], keys: Catalog.builtinKeys, records: Catalog.builtinRecords)
     }
 
     /// flowrun's built-in transformers.
     public static let builtin = TransformerRegistry(
         conversions: builtinConversions,
-        structures: [DiscoveryServiceTransformer.self, UserIdentityDiscoveryTransformer.self, SettingsStructureTransformer.self])
+        structures: [
+            DiscoveryServiceTransformer.self, UserIdentityDiscoveryTransformer.self, SettingsStructureTransformer.self,
+        ])
 
     static let builtinConversions: [TransformerSpec] = [
-        TransformerSpec(name: "url", aliases: ["transformToURL"], summary: "A string holding an absolute URL.", kind: .conversion(.url)),
-        TransformerSpec(name: "string", aliases: ["transformToString"], summary: "A string.", kind: .conversion(.string)),
-        TransformerSpec(name: "secret", aliases: [], summary: "A string that is masked wherever it is shown.", kind: .conversion(.secret)),
-        TransformerSpec(name: "int", aliases: [], summary: "An integer, or a string holding one.", kind: .conversion(.int)),
-        TransformerSpec(name: "double", aliases: [], summary: "A number, or a string holding one.", kind: .conversion(.double)),
-        TransformerSpec(name: "bool", aliases: [], summary: "A boolean, or the string `true` or `false`.", kind: .conversion(.bool)),
-        TransformerSpec(name: "value", aliases: ["transformToValue"], summary: "Any value, unchanged.", kind: .conversion(.value)),
+        TransformerSpec(
+            name: "url", aliases: ["transformToURL"], summary: "A string holding an absolute URL.",
+            kind: .conversion(.url)),
+        TransformerSpec(
+            name: "string", aliases: ["transformToString"], summary: "A string.", kind: .conversion(.string)),
+        TransformerSpec(
+            name: "secret", aliases: [], summary: "A string that is masked wherever it is shown.",
+            kind: .conversion(.secret)),
+        TransformerSpec(
+            name: "int", aliases: [], summary: "An integer, or a string holding one.", kind: .conversion(.int)),
+        TransformerSpec(
+            name: "double", aliases: [], summary: "A number, or a string holding one.", kind: .conversion(.double)),
+        TransformerSpec(
+            name: "bool", aliases: [], summary: "A boolean, or the string `true` or `false`.", kind: .conversion(.bool)),
+        TransformerSpec(
+            name: "value", aliases: ["transformToValue"], summary: "Any value, unchanged.", kind: .conversion(.value)),
         TransformerSpec(name: "list", aliases: [], summary: "A list, unchanged.", kind: .conversion(.list(nil))),
         TransformerSpec(
             name: "oauth2-parameters", aliases: ["OAuth2AuthenticationParameters"],
-            summary: "OAuth 2.0 parameters from `{authorizationEndpointURL, clientID, redirectURL, tokenEndpointURL}` or the backend's `oauth2.*` form.",
+            summary:
+                "OAuth 2.0 parameters from `{authorizationEndpointURL, clientID, redirectURL, tokenEndpointURL}` or the backend's `oauth2.*` form.",
             kind: .conversion(.record("oauth2-parameters"))),
         TransformerSpec(
             name: "oauth2-client-credentials-parameters", aliases: ["OAuth2ClientCredentialsAuthenticationParameters"],
@@ -55,7 +68,8 @@ public struct TransformerRegistry: Sendable {
             kind: .conversion(.record("oauth2-client-credentials-parameters"))),
         TransformerSpec(
             name: "saml-parameters", aliases: ["SAMLAuthenticationParameters"],
-            summary: "SAML 2.0 parameters from `{authenticationEndpoint, finishEndpoint}` or the backend's `saml2.web.post.*` form.",
+            summary:
+                "SAML 2.0 parameters from `{authenticationEndpoint, finishEndpoint}` or the backend's `saml2.web.post.*` form.",
             kind: .conversion(.record("saml-parameters"))),
         TransformerSpec(
             name: "otp-parameters", aliases: ["OTPParameters"],

@@ -8,7 +8,9 @@ public enum ValueConversion {
 
     /// `node` read as `type`.
     /// - Throws: ``TransformError`` saying what was expected and found.
-    public static func convert(_ node: Node, to type: ValueType, catalog: Catalog? = nil) throws(TransformError) -> InfoValue {
+    public static func convert(
+        _ node: Node, to type: ValueType, catalog: Catalog? = nil
+    ) throws(TransformError) -> InfoValue {
         let records = catalog.map(RecordTable.init(catalog:)) ?? builtinRecords
         return try Conversion(records: records).convert(node, to: type, at: ConfigPath())
     }

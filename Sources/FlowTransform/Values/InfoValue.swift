@@ -59,7 +59,8 @@ public indirect enum InfoValue: Sendable, Hashable {
         case .double(let value): .double(value)
         case .string(let text): .string(text)
         case .array(let values): .list(values.map(from(json:)))
-        case .object(let members): .record(Dictionary(members.map { ($0.0, from(json: $0.1)) }, uniquingKeysWith: { $1 }))
+        case .object(let members):
+            .record(Dictionary(members.map { ($0.0, from(json: $0.1)) }, uniquingKeysWith: { $1 }))
         }
     }
 
@@ -74,7 +75,8 @@ public indirect enum InfoValue: Sendable, Hashable {
         case .bool(let value): String(value)
         case .list(let values): "[\(values.count) item\(values.count == 1 ? "" : "s")]"
         case .record(let fields):
-            Self.shortened("{" + fields.keys.sorted().map { "\($0): \(fields[$0]!.shortSummary)" }.joined(separator: ", ") + "}")
+            Self.shortened(
+                "{" + fields.keys.sorted().map { "\($0): \(fields[$0]!.shortSummary)" }.joined(separator: ", ") + "}")
         }
     }
 
@@ -116,7 +118,8 @@ extension InfoValue {
         case (.string, .url), (.secret, .string): return true
         case (.double, .double), (.double, .int): return true
         case (.list(nil), .list): return true
-        case (.list(let element?), .list(let values)): return values.allSatisfy { $0.conforms(to: element, records: records) }
+        case (.list(let element?), .list(let values)):
+            return values.allSatisfy { $0.conforms(to: element, records: records) }
         case (.struct(let fields), .record(let values)): return Self.fields(fields, match: values, records: records)
         case (.record(let name), .record(let values)):
             guard let fields = records(name) else { return false }
@@ -125,7 +128,9 @@ extension InfoValue {
         }
     }
 
-    private static func fields(_ fields: [ValueType.Field], match values: [String: InfoValue], records: (String) -> [ValueType.Field]?) -> Bool {
+    private static func fields(
+        _ fields: [ValueType.Field], match values: [String: InfoValue], records: (String) -> [ValueType.Field]?
+    ) -> Bool {
         fields.allSatisfy { field in
             guard let value = values[field.name], value != .null else { return field.optional }
             return value.conforms(to: field.type, records: records)

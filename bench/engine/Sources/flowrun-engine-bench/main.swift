@@ -30,7 +30,9 @@ struct Options {
     init(_ arguments: [String]) throws(Broken) {
         var rest = arguments[...]
         func number(_ flag: String) throws(Broken) -> Int {
-            guard let text = rest.popFirst(), let value = Int(text), value > 0 else { throw Broken("\(flag) needs a positive integer") }
+            guard let text = rest.popFirst(), let value = Int(text), value > 0 else {
+                throw Broken("\(flag) needs a positive integer")
+            }
             return value
         }
         while let flag = rest.popFirst() {
@@ -42,12 +44,16 @@ struct Options {
             case "--build-note": buildNote = rest.popFirst() ?? ""
             case "--profile-runs": profileRuns = try number(flag)
             case "-h", "--help":
-                print("usage: flowrun-engine-bench [--steps N] [--small-steps N] [--runs N] [--config-bytes N] [--build-note TEXT] [--profile-runs N]")
+                print(
+                    "usage: flowrun-engine-bench [--steps N] [--small-steps N] [--runs N] [--config-bytes N] [--build-note TEXT] [--profile-runs N]"
+                )
                 exit(0)
             default: throw Broken("unknown argument `\(flag)`")
             }
         }
-        if profileRuns == 0, smallSteps >= steps { throw Broken("--small-steps (\(smallSteps)) must be below --steps (\(steps))") }
+        if profileRuns == 0, smallSteps >= steps {
+            throw Broken("--small-steps (\(smallSteps)) must be below --steps (\(steps))")
+        }
     }
 }
 
@@ -135,11 +141,17 @@ func compileNoopFlow(steps: Int) throws(Broken) -> CompiledNoopFlow {
     let (readSeconds, decoded) = timed { Result { () throws(Broken) in try descriptor(yaml: yaml, file: file) } }
     let flow = try decoded.get().0
     let registry = makeRegistry()
-    let (compileSeconds, compiled) = timed { Result { () throws(CompileError) in try FlowEngine(descriptor: flow, registry: registry) } }
+    let (compileSeconds, compiled) = timed {
+        Result { () throws(CompileError) in try FlowEngine(descriptor: flow, registry: registry) }
+    }
     switch compiled {
     case .success(let engine):
-        guard engine.graphs[.onboard]?.nodes.count == steps else { throw Broken("the onboard graph does not hold \(steps) nodes") }
-        return CompiledNoopFlow(steps: steps, yamlBytes: yaml.utf8.count, readSeconds: readSeconds, compileSeconds: compileSeconds, engine: engine)
+        guard engine.graphs[.onboard]?.nodes.count == steps else {
+            throw Broken("the onboard graph does not hold \(steps) nodes")
+        }
+        return CompiledNoopFlow(
+            steps: steps, yamlBytes: yaml.utf8.count, readSeconds: readSeconds, compileSeconds: compileSeconds,
+            engine: engine)
     case .failure(let error):
         throw Broken("the \(steps)-step flow does not compile: \(summary(error.diagnostics))")
     }
@@ -150,18 +162,23 @@ func runOnce(_ flow: CompiledNoopFlow, trace: any TraceSink, scratch: URL) async
     let state = scratch.appendingPathComponent("state-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: state) }
     let options = RunOptions(
-        mode: .onboard, input: InputSource(environment: [:], interactive: false), state: StateFolder(url: state), trace: trace)
+        mode: .onboard, input: InputSource(environment: [:], interactive: false), state: StateFolder(url: state),
+        trace: trace)
     let start = clock.now
     let report = await flow.engine.run(options)
     let elapsed = (clock.now - start).seconds
-    guard report.result == .succeeded else { throw Broken("the \(flow.steps)-step run did not succeed: \(report.result)") }
+    guard report.result == .succeeded else {
+        throw Broken("the \(flow.steps)-step run did not succeed: \(report.result)")
+    }
     guard report.modes == [.onboard] else { throw Broken("the run ran \(report.modes), expected onboard only") }
     return elapsed
 }
 
 /// `runs` timed runs with each sink after one warm-up each, the sinks alternating run by run so that
 /// drift (allocator growth, frequency changes) does not favour either.
-func interleaved(_ runs: Int, _ flow: CompiledNoopFlow, scratch: URL) async throws(Broken) -> (discard: [Double], memory: [Double]) {
+func interleaved(
+    _ runs: Int, _ flow: CompiledNoopFlow, scratch: URL
+) async throws(Broken) -> (discard: [Double], memory: [Double]) {
     _ = try await runOnce(flow, trace: DiscardTrace(), scratch: scratch)
     _ = try await runOnce(flow, trace: MemoryTrace(), scratch: scratch)
     var discard: [Double] = []
@@ -293,17 +310,25 @@ struct ConfigShape {
                 ("enabled", n % 3 == 0 ? "false" : "true", "bool", "bool"),
             ]
             if n % 8 == 1 {
-                entries.append(("oauth", """
-                    {"authorizationEndpointURL": "https://auth.\(host)/oauth2/authorize", \
-                    "tokenEndpointURL": "https://auth.\(host)/oauth2/token", "clientID": "client-\(n)", \
-                    "redirectURL": "https://\(host)/oauth2/callback", "scopes": ["openid", "profile"]}
-                    """, "oauth2-parameters", "oauth2-parameters"))
+                entries.append(
+                    (
+                        "oauth",
+                        """
+                        {"authorizationEndpointURL": "https://auth.\(host)/oauth2/authorize", \
+                        "tokenEndpointURL": "https://auth.\(host)/oauth2/token", "clientID": "client-\(n)", \
+                        "redirectURL": "https://\(host)/oauth2/callback", "scopes": ["openid", "profile"]}
+                        """, "oauth2-parameters", "oauth2-parameters"
+                    ))
             } else if n % 8 == 5 {
-                entries.append(("saml", """
-                    {"authenticationEndpoint": "https://\(host)/SAMLAuthLauncher", \
-                    "finishEndpoint": "https://\(host)/SAMLAuthLauncher?finishEndpointParam=someUnusedValue", \
-                    "challengeHeaderName": "com.sap.cloud.security.login"}
-                    """, "saml-parameters", "saml-parameters"))
+                entries.append(
+                    (
+                        "saml",
+                        """
+                        {"authenticationEndpoint": "https://\(host)/SAMLAuthLauncher", \
+                        "finishEndpoint": "https://\(host)/SAMLAuthLauncher?finishEndpointParam=someUnusedValue", \
+                        "challengeHeaderName": "com.sap.cloud.security.login"}
+                        """, "saml-parameters", "saml-parameters"
+                    ))
             }
             var first = true
             for entry in entries {
@@ -323,7 +348,8 @@ struct ConfigShape {
         tree = "    map:\n"
         mapping(level: 1, id: "", indent: " ", treeIndent: "      ")
         out.json += "\n}\n"
-        out.flow = "flowrun: 1\nname: transform-bench\napplication: {id: com.example.bench, version: \"1.0\"}\nkeys:\n"
+        out.flow =
+            "flowrun: 1\nname: transform-bench\napplication: {id: com.example.bench, version: \"1.0\"}\nkeys:\n"
             + keyLines.joined() + "configuration:\n  persist: none\n  transform:\n" + tree
             + "steps:\n  welcome: {uses: welcome}\nflows:\n  onboard: [welcome]\n"
         return out
@@ -349,8 +375,12 @@ func cpuModel() -> String {
 }
 
 func f(_ value: Double, _ decimals: Int) -> String { String(format: "%.\(decimals)f", value) }
-func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text : text + String(repeating: " ", count: width - text.count) }
-func lpad(_ text: String, _ width: Int) -> String { text.count >= width ? text : String(repeating: " ", count: width - text.count) + text }
+func pad(_ text: String, _ width: Int) -> String {
+    text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+}
+func lpad(_ text: String, _ width: Int) -> String {
+    text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
+}
 func grouped(_ n: Int) -> String {
     let digits = Array(String(n))
     var out = ""
@@ -367,7 +397,8 @@ let goalMicroseconds = 5.0
 
 func main() async throws(Broken) {
     let options = try Options(Array(CommandLine.arguments.dropFirst()))
-    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("flowrun-engine-bench-\(UUID().uuidString)")
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "flowrun-engine-bench-\(UUID().uuidString)")
     do {
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     } catch {
@@ -381,12 +412,15 @@ func main() async throws(Broken) {
         FileHandle.standardError.write(Data("bench: compiled; running \(options.profileRuns) times\n".utf8))
         var total = 0.0
         for _ in 0..<options.profileRuns { total += try await runOnce(flow, trace: DiscardTrace(), scratch: scratch) }
-        print("\(options.profileRuns) runs of \(options.steps) steps: \(f(total / Double(options.profileRuns * options.steps) * 1e6, 2)) \u{00B5}s/step average")
+        print(
+            "\(options.profileRuns) runs of \(options.steps) steps: \(f(total / Double(options.profileRuns * options.steps) * 1e6, 2)) \u{00B5}s/step average"
+        )
         return
     }
 
     // Engine: N no-op steps and a smaller flow, to separate the per-run fixed cost from the per-step cost.
-    FileHandle.standardError.write(Data("bench: compiling the \(options.steps)- and \(options.smallSteps)-step flows...\n".utf8))
+    FileHandle.standardError.write(
+        Data("bench: compiling the \(options.steps)- and \(options.smallSteps)-step flows...\n".utf8))
     let big = try compileNoopFlow(steps: options.steps)
     let small = try compileNoopFlow(steps: options.smallSteps)
 
@@ -416,20 +450,31 @@ func main() async throws(Broken) {
     FileHandle.standardError.write(Data("bench: generating the configuration and its transform tree...\n".utf8))
     let (shape, generated) = ConfigShape.sized(options.configBytes)
     let jsonBytes = Array(generated.json.utf8)
-    let (flowReadSeconds, decoded) = timed { Result { () throws(Broken) in try descriptor(yaml: generated.flow, file: "/engine-bench/transform.yaml") } }
+    let (flowReadSeconds, decoded) = timed {
+        Result { () throws(Broken) in try descriptor(yaml: generated.flow, file: "/engine-bench/transform.yaml") }
+    }
     let transformFlow = try decoded.get().0
-    let (treeSeconds, built) = timed { Result { () throws(TransformError) in try TransformTree(descriptor: transformFlow, catalog: makeRegistry().catalog) } }
+    let (treeSeconds, built) = timed {
+        Result { () throws(TransformError) in
+            try TransformTree(descriptor: transformFlow, catalog: makeRegistry().catalog)
+        }
+    }
     guard case .success(let maybeTree) = built, let tree = maybeTree else {
         throw Broken("the transform tree does not build: \(built)")
     }
 
-    FileHandle.standardError.write(Data("bench: reading and transforming (best of \(runs), after one warm-up)...\n".utf8))
+    FileHandle.standardError.write(
+        Data("bench: reading and transforming (best of \(runs), after one warm-up)...\n".utf8))
     var readTimes: [Double] = []
     var transformTimes: [Double] = []
     var lastResult: TransformResult?
     for round in 0...runs {
-        let (readSeconds, read) = timed { DocumentReader.read(bytes: jsonBytes, file: "/engine-bench/config.json", format: .json) }
-        guard let root = read.root else { throw Broken("the configuration does not read: \(summary(read.diagnostics))") }
+        let (readSeconds, read) = timed {
+            DocumentReader.read(bytes: jsonBytes, file: "/engine-bench/config.json", format: .json)
+        }
+        guard let root = read.root else {
+            throw Broken("the configuration does not read: \(summary(read.diagnostics))")
+        }
         let (transformSeconds, result) = timed { Result { () throws(TransformError) in try tree.transform(root) } }
         guard case .success(let transformed) = result else { throw Broken("the transform failed: \(result)") }
         if round > 0 {
@@ -443,10 +488,14 @@ func main() async throws(Broken) {
         throw Broken("the transform produced \(result.info.count) keys, expected \(generated.keys)")
     }
     guard result.unmatched.count == generated.unmatched, result.absent.isEmpty else {
-        throw Broken("the transform reported \(result.unmatched.count) unmatched (expected \(generated.unmatched)) and \(result.absent.count) absent (expected 0)")
+        throw Broken(
+            "the transform reported \(result.unmatched.count) unmatched (expected \(generated.unmatched)) and \(result.absent.count) absent (expected 0)"
+        )
     }
     let recordCount = result.info.values.filter { if case .record = $0 { true } else { false } }.count
-    guard recordCount == generated.records else { throw Broken("the transform produced \(recordCount) records, expected \(generated.records)") }
+    guard recordCount == generated.records else {
+        throw Broken("the transform produced \(recordCount) records, expected \(generated.records)")
+    }
 
     // MARK: Report
 
@@ -466,9 +515,13 @@ func main() async throws(Broken) {
     print("  binary:  \(CommandLine.arguments[0])")
     if !options.buildNote.isEmpty { print("  build:   \(options.buildNote)") }
     print("  machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(cpuModel())")
-    print("  flow:    \(grouped(big.steps)) distinct steps `{uses: noop}` (a registered custom step that returns .success), onboard mode,")
+    print(
+        "  flow:    \(grouped(big.steps)) distinct steps `{uses: noop}` (a registered custom step that returns .success), onboard mode,"
+    )
     print("           fresh state folder per run; \(grouped(eventCount)) trace events per run")
-    print("           (\(f(Double(big.yamlBytes) / 1e6, 2)) MB YAML: read+decode \(f(big.readSeconds, 3)) s, FlowEngine.init (check + graphs) \(f(big.compileSeconds, 3)) s;")
+    print(
+        "           (\(f(Double(big.yamlBytes) / 1e6, 2)) MB YAML: read+decode \(f(big.readSeconds, 3)) s, FlowEngine.init (check + graphs) \(f(big.compileSeconds, 3)) s;"
+    )
     print("            \(grouped(small.steps)) steps: \(f(small.readSeconds, 3)) s, \(f(small.compileSeconds, 3)) s)")
     print()
     print("  \(pad("engine.run (best of \(runs), wall)", 44)) \(lpad("seconds", 9)) \(lpad("\(micros)/step", 9))")
@@ -479,28 +532,59 @@ func main() async throws(Broken) {
     row("\(grouped(big.steps)) steps, MemoryTrace", bigMemory.best, big.steps)
     row("\(grouped(small.steps)) steps, discarding trace sink", smallDiscard.best, small.steps)
     row("\(grouped(small.steps)) steps, MemoryTrace", smallMemory.best, small.steps)
-    print("  \(pad("marginal (\(grouped(big.steps)) - \(grouped(small.steps)) steps), discarding", 44)) \(lpad("", 9)) \(lpad(f(marginal, 2), 9))   fixed per run ~\(f(fixedMs, 2)) ms")
-    print("  \(pad("reference, no engine: task-group race", 44)) \(lpad(f(raceTimes.min()!, 4), 9)) \(lpad(f(race, 2), 9))   (step vs 60 s timer task, as the engine runs each step)")
-    print("  \(pad("reference, no engine: task group, no timer", 44)) \(lpad(f(groupTimes.min()!, 4), 9)) \(lpad(f(groupTimes.min()! / Double(options.steps) * 1e6, 2), 9))   (the step's child task alone)")
-    print("  \(pad("reference, no engine: direct await", 44)) \(lpad(f(directTimes.min()!, 4), 9)) \(lpad(f(direct, 3), 9))")
+    print(
+        "  \(pad("marginal (\(grouped(big.steps)) - \(grouped(small.steps)) steps), discarding", 44)) \(lpad("", 9)) \(lpad(f(marginal, 2), 9))   fixed per run ~\(f(fixedMs, 2)) ms"
+    )
+    print(
+        "  \(pad("reference, no engine: task-group race", 44)) \(lpad(f(raceTimes.min()!, 4), 9)) \(lpad(f(race, 2), 9))   (step vs 60 s timer task, as the engine runs each step)"
+    )
+    print(
+        "  \(pad("reference, no engine: task group, no timer", 44)) \(lpad(f(groupTimes.min()!, 4), 9)) \(lpad(f(groupTimes.min()! / Double(options.steps) * 1e6, 2), 9))   (the step's child task alone)"
+    )
+    print(
+        "  \(pad("reference, no engine: direct await", 44)) \(lpad(f(directTimes.min()!, 4), 9)) \(lpad(f(direct, 3), 9))"
+    )
     print()
     let verdict = perStep < goalMicroseconds ? "PASS" : "MISS"
-    print("  \(pad("engine overhead per step:", 30)) \(lpad(f(perStep, 2), 7)) \(micros)   \(pad("goal < \(f(goalMicroseconds, 0)) \(micros)", 14)) \(verdict)")
-    print("    (headline: \(grouped(big.steps)) no-op steps, discarding trace sink, total run time / steps, best of \(runs);")
+    print(
+        "  \(pad("engine overhead per step:", 30)) \(lpad(f(perStep, 2), 7)) \(micros)   \(pad("goal < \(f(goalMicroseconds, 0)) \(micros)", 14)) \(verdict)"
+    )
+    print(
+        "    (headline: \(grouped(big.steps)) no-op steps, discarding trace sink, total run time / steps, best of \(runs);"
+    )
     print("     with MemoryTrace \(f(perStepMemory, 2)) \(micros)/step)")
-    print("  all runs (s): \(grouped(big.steps)) discard \(bigDiscard.all.map { f($0, 4) }.joined(separator: " ")); memory \(bigMemory.all.map { f($0, 4) }.joined(separator: " "))")
+    print(
+        "  all runs (s): \(grouped(big.steps)) discard \(bigDiscard.all.map { f($0, 4) }.joined(separator: " ")); memory \(bigMemory.all.map { f($0, 4) }.joined(separator: " "))"
+    )
     print()
-    print("  transform: \(f(mb, 3)) MB JSON configuration (\(grouped(jsonBytes.count)) bytes), \(shape.depth) levels of nested mappings,")
-    print("             fan-out \(shape.fanout): \(grouped(generated.maps)) mappings, \(grouped(generated.leafMaps)) at the bottom with 6 leaves each")
-    print("             (url, url, string, string, int, bool) and every 4th one a record (oauth2-parameters / saml-parameters)")
-    print("             \(grouped(result.info.count)) keys produced (\(grouped(recordCount)) records), \(grouped(result.unmatched.count)) unmatched members")
-    print("             flow YAML \(f(Double(generated.flow.utf8.count) / 1e6, 2)) MB: read+decode \(f(flowReadSeconds, 3)) s; TransformTree.init \(f(treeSeconds, 3)) s")
+    print(
+        "  transform: \(f(mb, 3)) MB JSON configuration (\(grouped(jsonBytes.count)) bytes), \(shape.depth) levels of nested mappings,"
+    )
+    print(
+        "             fan-out \(shape.fanout): \(grouped(generated.maps)) mappings, \(grouped(generated.leafMaps)) at the bottom with 6 leaves each"
+    )
+    print(
+        "             (url, url, string, string, int, bool) and every 4th one a record (oauth2-parameters / saml-parameters)"
+    )
+    print(
+        "             \(grouped(result.info.count)) keys produced (\(grouped(recordCount)) records), \(grouped(result.unmatched.count)) unmatched members"
+    )
+    print(
+        "             flow YAML \(f(Double(generated.flow.utf8.count) / 1e6, 2)) MB: read+decode \(f(flowReadSeconds, 3)) s; TransformTree.init \(f(treeSeconds, 3)) s"
+    )
     print()
     print("  \(pad("(best of \(runs), wall)", 44)) \(lpad("seconds", 9)) \(lpad("MB/s", 9)) \(lpad("keys/s", 11))")
-    print("  \(pad("read JSON (DocumentReader, .json)", 44)) \(lpad(f(readBest, 4), 9)) \(lpad(f(mb / readBest, 1), 9))")
-    print("  \(pad("transform (TransformTree.transform)", 44)) \(lpad(f(transformBest, 4), 9)) \(lpad(f(mb / transformBest, 1), 9)) \(lpad(grouped(Int(Double(result.info.count) / transformBest)), 11))")
-    print("  \(pad("read + transform", 44)) \(lpad(f(readBest + transformBest, 4), 9)) \(lpad(f(mb / (readBest + transformBest), 1), 9))")
-    print("  all runs (s): read \(readTimes.map { f($0, 4) }.joined(separator: " ")); transform \(transformTimes.map { f($0, 4) }.joined(separator: " "))")
+    print(
+        "  \(pad("read JSON (DocumentReader, .json)", 44)) \(lpad(f(readBest, 4), 9)) \(lpad(f(mb / readBest, 1), 9))")
+    print(
+        "  \(pad("transform (TransformTree.transform)", 44)) \(lpad(f(transformBest, 4), 9)) \(lpad(f(mb / transformBest, 1), 9)) \(lpad(grouped(Int(Double(result.info.count) / transformBest)), 11))"
+    )
+    print(
+        "  \(pad("read + transform", 44)) \(lpad(f(readBest + transformBest, 4), 9)) \(lpad(f(mb / (readBest + transformBest), 1), 9))"
+    )
+    print(
+        "  all runs (s): read \(readTimes.map { f($0, 4) }.joined(separator: " ")); transform \(transformTimes.map { f($0, 4) }.joined(separator: " "))"
+    )
     print()
 }
 

@@ -15,14 +15,16 @@ func best(_ body: () throws -> Void) rethrows -> Double {
         let start = ContinuousClock.now
         try body()
         let elapsed = ContinuousClock.now - start
-        fastest = min(fastest, Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+        fastest = min(
+            fastest, Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
     }
     return fastest
 }
 
-let values: [String: Data] = Dictionary(uniqueKeysWithValues: (0..<12).map { index in
-    ("step/record-\(index)", Data(String(repeating: "v", count: 512 + index * 300).utf8))
-})
+let values: [String: Data] = Dictionary(
+    uniqueKeysWithValues: (0..<12).map { index in
+        ("step/record-\(index)", Data(String(repeating: "v", count: 512 + index * 300).utf8))
+    })
 let policy = PasscodePolicy()
 var rows: [(String, Double)] = []
 func path() -> String {
@@ -30,7 +32,9 @@ func path() -> String {
 }
 
 for derivation in [KeyDerivation.recommended, .pbkdf2Minimum] {
-    let created = try best { _ = try SecureStore.create(at: path(), passcode: "a passcode", policy: policy, derivation: derivation) }
+    let created = try best {
+        _ = try SecureStore.create(at: path(), passcode: "a passcode", policy: policy, derivation: derivation)
+    }
     let file = path()
     let store = try SecureStore.create(at: file, passcode: "a passcode", policy: policy, derivation: derivation)
     try store.replaceAll(with: values)
@@ -47,10 +51,18 @@ let cheap = KeyDerivation.pbkdf2SHA256(iterations: 1)
 let file = path()
 let store = try SecureStore.create(at: file, passcode: "p", policy: policy, derivation: cheap)
 try store.replaceAll(with: values)
-rows.append(("open without derivation cost (12 records checked)", try best { try SecureStore.open(at: file, passcode: "p", minimum: cheap).close() }))
+rows.append(
+    (
+        "open without derivation cost (12 records checked)",
+        try best { try SecureStore.open(at: file, passcode: "p", minimum: cheap).close() }
+    ))
 rows.append(("read all 12 values", try best { _ = try store.values() }))
 rows.append(("read one value", try best { _ = try store.value(for: "step/record-3") }))
-rows.append(("write one value (one transaction, manifest updated)", try best { try store.write(["step/record-3": Data("changed".utf8)]) }))
+rows.append(
+    (
+        "write one value (one transaction, manifest updated)",
+        try best { try store.write(["step/record-3": Data("changed".utf8)]) }
+    ))
 rows.append(("replace all 12 values (one transaction)", try best { try store.replaceAll(with: values) }))
 let size = (try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
 
