@@ -52,12 +52,13 @@ public enum Backend {
                 "locked",
                 "\(what): the backend has locked this device or user (\(endpoint) answered 403 TRAFFIC_REG_LOCKED)")
         case 403 where response.header("x-message-code") == "TRAFFIC_REG_WIPED":
-            // The SDK wipes: the engine removes the onboarding's state and store once the step ends.
-            context.vault.requestWipe()
+            // The SDK wipes: the failure carries the wipe, and the engine removes the onboarding's state and store
+            // once the step ends.
             throw StepFailure(
                 "wiped",
-                "\(what): the backend asks to wipe this device (\(endpoint) answered 403 TRAFFIC_REG_WIPED); run with --mode reset"
-            )
+                "\(what): the backend asks to wipe this device (\(endpoint) answered 403 TRAFFIC_REG_WIPED); "
+                    + "this onboarding's state and store were removed",
+                wipes: true)
         case 500..<600:
             throw StepFailure(
                 "server-error", "\(what): \(endpoint) answered \(response.status)\(detail(response))", transient: true)

@@ -203,17 +203,15 @@ struct RunCommand: AsyncParsableCommand {
         stop.onRequest { task.cancel() }
         let report = await task.value
         await backend?.stop()
-        Console.print(
-            Summary.render(
-                report, redactor: redactor, action: [.changePasscode, .logout].contains(mode) ? mode.rawValue : nil))
+        Console.print(Summary.render(report, redactor: redactor))
         if let lost = traceFile?.failure, let trace {
             Console.error("flowrun: the trace `\(trace)` is incomplete: \(lost)")
-            if report.result == .succeeded { throw ExitCode.usage }
+            if report.result.isSuccess { throw ExitCode.usage }
         }
         switch report.result {
-        case .succeeded: return
-        case .failed: throw ExitCode.findings
         case .cancelled: throw ExitCode(130)
+        case let result where result.isSuccess: return
+        default: throw ExitCode.findings
         }
     }
 

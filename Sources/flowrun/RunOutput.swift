@@ -27,35 +27,35 @@ final class ProgressPrinter: ProgressSink {
         write("\u{1B}[2K\r")
     }
 
-    func modeStarted(_ mode: FlowMode) {
+    func modeStarted(_ mode: Mode) {
         write("\(mode.rawValue):\n")
     }
 
-    func stepStarted(mode: FlowMode, step: String, attempt: Int) {
+    func stepStarted(mode: Mode, step: String, attempt: Int) {
         guard live else { return }
         write("\u{1B}[2K\r  … \(step)" + (attempt > 1 ? " (try \(attempt))" : ""))
     }
 
-    func stepFinished(mode: FlowMode, step: String, outcome: StepOutcome, duration: Duration, willRetry: Bool) {
+    func stepFinished(mode: Mode, step: String, outcome: StepOutcome, duration: Duration, willRetry: Bool) {
         let time = Self.format(duration)
         let line =
-            switch outcome {
-            case .success: "  ok      \(step)  \(time)"
-            case .failure(let failure):
+            switch outcome.ending {
+            case .succeeded: "  ok      \(step)  \(time)"
+            case .failed(let failure):
                 "  \(willRetry ? "retry " : "failed")  \(step)  \(time)  \(failure.code): \(TerminalText.safe(failure.message))"
             case .cancelled: "  stopped \(step)  \(time)"
             }
         write((live ? "\u{1B}[2K\r" : "") + line + "\n")
     }
 
-    func stepSays(mode: FlowMode, step: String, text: String) {
+    func stepSays(mode: Mode, step: String, text: String) {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
             "    │ " + TerminalText.safe($0)
         }
         write((live ? "\u{1B}[2K\r" : "") + lines.joined(separator: "\n") + "\n")
     }
 
-    func stepSkipped(mode: FlowMode, step: String) {
+    func stepSkipped(mode: Mode, step: String) {
         write((live ? "\u{1B}[2K\r" : "") + "  skipped \(step)  (its `when` condition is false)\n")
     }
 
@@ -68,27 +68,27 @@ final class ProgressPrinter: ProgressSink {
 
 /// The final summary: the result, the modes that ran, and the info keys produced (secret values masked).
 enum Summary {
-    /// `action`: the mode that runs no flow (`change-passcode`, `logout`), if it was one.
-    static func render(_ report: RunReport, redactor: Redactor, action: String? = nil) -> String {
+    static func render(_ report: RunReport, redactor: Redactor) -> String {
         var lines: [String] = []
+        func said(_ failure: StepFailure) -> String {
+            "\(failure.code): \(TerminalText.safe(redactor.redact(failure.message)))"
+        }
+        let ran = report.modes.map(\.rawValue).joined(separator: " → ")
         switch report.result {
-        case .succeeded where action != nil:
-            lines.append("succeeded: \(action!)")
-        case .failed(let failure, let step, _) where action != nil:
-            let what = action == "logout" ? "log out" : "change the passcode"
-            lines.append(
-                "failed to \(what) at step `\(step)`: \(failure.code): \(TerminalText.safe(redactor.redact(failure.message)))"
-            )
         case .succeeded:
-            lines.append("succeeded: " + report.modes.map(\.rawValue).joined(separator: " → "))
-        case .failed(let failure, let step, let mode):
+            lines.append("succeeded: " + ran)
+        case .recovered(let failure, let step, let mode, let endedInReset):
+            let cause = "\(mode) failed at step `\(step)`: \(said(failure))"
             lines.append(
-                "failed in \(mode.rawValue) at step `\(step)`: \(failure.code): \(TerminalText.safe(redactor.redact(failure.message)))"
-            )
+                endedInReset
+                    ? "failed: \(cause); the onboarding was reset (\(ran))"
+                    : "succeeded after a failure: \(cause); then \(ran)")
+        case .failed(let failure, let step, let mode):
+            lines.append("failed in \(mode) at step `\(step)`: \(said(failure))")
         case .cancelled:
             lines.append("cancelled: no further step ran and no state was kept")
         }
-        if let id = report.onboardingID, report.result == .succeeded, report.modes.last != .reset {
+        if let id = report.onboardingID, report.result.isSuccess, report.modes.last != .reset {
             lines.append("onboarding ID: \(id.uuidString)")
         }
         let keys = report.info.keys.filter { $0 != "configuration" && $0 != "onboardingID" }.sorted()

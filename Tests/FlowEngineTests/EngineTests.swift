@@ -13,7 +13,7 @@ struct EngineFixture {
     let folder: URL
     let engine: FlowEngine
 
-    init(_ yaml: String, files: [String: String] = [:]) throws {
+    init(_ yaml: String, files: [String: String] = [:], registry: StepRegistry = Builtins.registry) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowrun-engine-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for (name, text) in files {
@@ -23,7 +23,7 @@ struct EngineFixture {
         try Data(yaml.utf8).write(to: URL(fileURLWithPath: path))
         let read = DocumentReader.read(path: path)
         let root = try #require(read.root, "\(read.diagnostics)")
-        engine = try FlowEngine(descriptor: FlowDecoder.decode(root, file: path).0, registry: Builtins.registry)
+        engine = try FlowEngine(descriptor: FlowDecoder.decode(root, file: path).0, registry: registry)
     }
 
     var state: StateFolder { StateFolder(url: folder.appendingPathComponent("state")) }
@@ -141,12 +141,14 @@ struct EngineTests {
     }
 
     /// Timeouts run on the run's clock: a test clock here, moved past each deadline only once the program has
-    /// started, so the test never races the wall clock however busy the machine is.
-    @Test(.timeLimit(.minutes(2)))
+    /// started, so the test never races the wall clock however busy the machine is. The program would run for an
+    /// hour: a test task starved for many seconds by the tests beside it (seen: 30 s, when the program slept 30 s
+    /// and so ended by itself) still finds it running, and only the watchdog ends it.
+    @Test(.timeLimit(.minutes(10)))
     func aStepThatOverrunsItsTimeoutIsStoppedAndRetried() async throws {
         let fixture = try EngineFixture(
             commandFlow(
-                steps: "  slow: {uses: command, with: {run: [sh, -c, \"sleep 30 & echo $! >> children; wait\"]}}",
+                steps: "  slow: {uses: command, with: {run: [sh, -c, \"sleep 3600 & echo $! >> children; wait\"]}}",
                 flows:
                     "  onboard:\n    - step: slow\n      timeout: 200ms\n      retry: {attempts: 2, backoff: 0ms, jitter: false}"
             ))
@@ -270,8 +272,33 @@ struct EngineTests {
         _ = await fixture.run(.onboard)
         try Data().write(to: fixture.folder.appendingPathComponent("broken"))
         let report = await fixture.run()
-        #expect(report.result == .succeeded)
+        // The run did onboard again, and says why it had to.
+        guard case .recovered(let failure, "gate", .restore, endedInReset: false) = report.result else {
+            Issue.record("expected a recovered run, got \(report.result)")
+            return
+        }
+        #expect(failure.code == "command-failed")
+        #expect(report.result.isSuccess)
         #expect(report.modes == [.restore, .reset, .onboard])
+    }
+
+    @Test func aFailedRestoreThatEndsInAResetIsAFailure() async throws {
+        let fixture = try EngineFixture(
+            commandFlow(
+                steps:
+                    "  ok: {uses: command, with: {run: [sh, -c, \"echo '{}'\"]}}\n"
+                    + "  gate: {uses: command, with: {run: [sh, -c, \"test ! -e broken && echo '{}'\"]}}",
+                flows:
+                    "  onboard: [ok]\n  restore:\n    - step: gate\n      on-failure: {modes: [reset]}\n  reset: [ok]"
+            ))
+        defer { fixture.remove() }
+        _ = await fixture.run(.onboard)
+        try Data().write(to: fixture.folder.appendingPathComponent("broken"))
+        let report = await fixture.run()
+        #expect(report.result == .recovered(report.result.failure!, step: "gate", mode: .restore, endedInReset: true))
+        #expect(!report.result.isSuccess)
+        #expect(report.modes == [.restore, .reset])
+        #expect(!FileManager.default.fileExists(atPath: fixture.state.url.path))
     }
 
     /// A run killed while it wrote its state leaves temporary files; the next run removes them, and every file
@@ -299,7 +326,7 @@ struct EngineTests {
     @Test func cancellingStopsTheProgramAndKeepsNoState() async throws {
         let fixture = try EngineFixture(
             commandFlow(
-                steps: "  slow: {uses: command, with: {run: [sh, -c, \"sleep 30 & echo $! >> child; wait\"]}}",
+                steps: "  slow: {uses: command, with: {run: [sh, -c, \"sleep 3600 & echo $! >> child; wait\"]}}",
                 flows: "  onboard: [slow]"))
         defer { fixture.remove() }
         let task = Task { await fixture.run(.onboard) }

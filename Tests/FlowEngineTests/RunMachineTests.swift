@@ -1,16 +1,13 @@
-import FlowCatalog
 import FlowDescriptor
-import FlowSteps
 import Testing
 
 @testable import FlowEngine
 
-/// A graph of steps named `a`, `b`, `c`... with default policies, adjusted by `configure`.
-func graph(_ count: Int, _ configure: (inout [StepNode]) -> Void = { _ in }) -> FlowGraph {
-    let spec = Catalog.builtin.step(named: "command")!
-    var nodes = (0..<count).map { StepNode(name: String(UnicodeScalar(UInt8(97 + $0))), spec: spec) }
+/// Nodes named `a`, `b`, `c`... with default policies, adjusted by `configure`: policies only, no step.
+func nodes(_ count: Int, _ configure: (inout [NodePolicy]) -> Void = { _ in }) -> [NodePolicy] {
+    var nodes = (0..<count).map { NodePolicy(name: String(UnicodeScalar(UInt8(97 + $0)))) }
     configure(&nodes)
-    return FlowGraph(mode: .onboard, nodes: nodes)
+    return nodes
 }
 
 let transient = StepFailure("network", "connection reset", transient: true)
@@ -19,7 +16,7 @@ let permanent = StepFailure("wrong-password", "the password was refused")
 @Suite("The run state machine")
 struct RunMachineTests {
     @Test func stepsRunInOrderThenTheRunSucceeds() {
-        var machine = RunMachine(graph: graph(3))
+        var machine = RunMachine(nodes: nodes(3))
         #expect(machine.handle(.start) == [.runStep(index: 0, attempt: 1)])
         #expect(machine.handle(.stepSucceeded) == [.runStep(index: 1, attempt: 1)])
         #expect(machine.handle(.stepSucceeded) == [.runStep(index: 2, attempt: 1)])
@@ -29,7 +26,7 @@ struct RunMachineTests {
 
     @Test func attemptsCountEveryTryTheFirstIncluded() {
         var machine = RunMachine(
-            graph: graph(1) { $0[0].retry = Retry(attempts: 3, backoff: .milliseconds(100), jitter: false) })
+            nodes: nodes(1) { $0[0].retry = Retry(attempts: 3, backoff: .milliseconds(100), jitter: false) })
         #expect(machine.handle(.start) == [.runStep(index: 0, attempt: 1)])
         #expect(machine.handle(.stepFailed(transient)) == [.wait(delay: .milliseconds(100), jitter: false)])
         #expect(machine.handle(.backoffElapsed) == [.runStep(index: 0, attempt: 2)])
@@ -41,7 +38,7 @@ struct RunMachineTests {
     }
 
     @Test func aRetrySucceedsAndTheRunGoesOn() {
-        var machine = RunMachine(graph: graph(2) { $0[0].retry = Retry(attempts: 2, jitter: true) })
+        var machine = RunMachine(nodes: nodes(2) { $0[0].retry = Retry(attempts: 2, jitter: true) })
         _ = machine.handle(.start)
         #expect(machine.handle(.stepFailed(transient)) == [.wait(delay: .milliseconds(500), jitter: true)])
         _ = machine.handle(.backoffElapsed)
@@ -49,7 +46,7 @@ struct RunMachineTests {
     }
 
     @Test func permanentFailuresAreNotRetried() {
-        var machine = RunMachine(graph: graph(1) { $0[0].retry = Retry(attempts: 5) })
+        var machine = RunMachine(nodes: nodes(1) { $0[0].retry = Retry(attempts: 5) })
         _ = machine.handle(.start)
         #expect(machine.handle(.stepFailed(permanent)) == [.finish])
         #expect(machine.state == .failed(permanent, step: "a"))
@@ -76,8 +73,8 @@ struct RunMachineTests {
 
     @Test func aFalseConditionSkipsTheStep() {
         var machine = RunMachine(
-            graph: graph(2) {
-                $0[0].condition = .exists(key: Located("x", at: .init(file: "", line: 1, column: 1)), true)
+            nodes: nodes(2) {
+                $0[0].hasCondition = true
             })
         #expect(machine.handle(.start) == [.evaluateCondition(index: 0)])
         #expect(machine.handle(.conditionEvaluated(false)) == [.skip(index: 0), .runStep(index: 1, attempt: 1)])
@@ -86,21 +83,21 @@ struct RunMachineTests {
 
     @Test func aTrueConditionRunsTheStep() {
         var machine = RunMachine(
-            graph: graph(1) {
-                $0[0].condition = .exists(key: Located("x", at: .init(file: "", line: 1, column: 1)), true)
+            nodes: nodes(1) {
+                $0[0].hasCondition = true
             })
         _ = machine.handle(.start)
         #expect(machine.handle(.conditionEvaluated(true)) == [.runStep(index: 0, attempt: 1)])
     }
 
     @Test func continueRoutesToTheNextStep() {
-        var machine = RunMachine(graph: graph(2) { $0[0].onFailure = .continue })
+        var machine = RunMachine(nodes: nodes(2) { $0[0].onFailure = .continue })
         _ = machine.handle(.start)
         #expect(machine.handle(.stepFailed(permanent)) == [.runStep(index: 1, attempt: 1)])
     }
 
     @Test func aJumpBackIsBoundedByItsLimit() {
-        var machine = RunMachine(graph: graph(3) { $0[2].onFailure = .jump(to: 0, name: "a", limit: 2) })
+        var machine = RunMachine(nodes: nodes(3) { $0[2].onFailure = .jump(to: 0, name: "a", limit: 2) })
         _ = machine.handle(.start)
         for _ in 0..<2 {
             _ = machine.handle(.stepSucceeded)
@@ -115,14 +112,14 @@ struct RunMachineTests {
     }
 
     @Test func aModeRouteHandsOver() {
-        var machine = RunMachine(graph: graph(1) { $0[0].onFailure = .modes([.reset, .onboard]) })
+        var machine = RunMachine(nodes: nodes(1) { $0[0].onFailure = .modes([.reset, .onboard]) })
         _ = machine.handle(.start)
         #expect(machine.handle(.stepFailed(permanent)) == [.finish])
         #expect(machine.state == .handedOver([.reset, .onboard], failure: permanent, step: "a"))
     }
 
     @Test func cancelStopsARunningStepAndNothingRunsAfter() {
-        var machine = RunMachine(graph: graph(2))
+        var machine = RunMachine(nodes: nodes(2))
         _ = machine.handle(.start)
         #expect(machine.handle(.cancelRequested) == [.finish])
         #expect(machine.state == .cancelled)
@@ -131,7 +128,7 @@ struct RunMachineTests {
     }
 
     @Test func cancelDuringBackoff() {
-        var machine = RunMachine(graph: graph(1) { $0[0].retry = Retry(attempts: 2) })
+        var machine = RunMachine(nodes: nodes(1) { $0[0].retry = Retry(attempts: 2) })
         _ = machine.handle(.start)
         _ = machine.handle(.stepFailed(transient))
         #expect(machine.handle(.cancelRequested) == [.finish])
@@ -139,7 +136,7 @@ struct RunMachineTests {
     }
 
     @Test func eventsThatDoNotFitTheStateChangeNothing() {
-        var machine = RunMachine(graph: graph(1))
+        var machine = RunMachine(nodes: nodes(1))
         #expect(machine.handle(.stepSucceeded).isEmpty)
         #expect(machine.state == .ready)
         _ = machine.handle(.start)
@@ -153,7 +150,7 @@ struct RunMachineTests {
         ]
         func replay() -> [[RunMachine.Action]] {
             var machine = RunMachine(
-                graph: graph(3) {
+                nodes: nodes(3) {
                     $0[0].retry = Retry(attempts: 2)
                     $0[1].onFailure = .continue
                 })
@@ -164,7 +161,7 @@ struct RunMachineTests {
     }
 
     @Test func anEmptyGraphSucceedsAtOnce() {
-        var machine = RunMachine(graph: graph(0))
+        var machine = RunMachine(nodes: nodes(0))
         #expect(machine.handle(.start) == [.finish])
         #expect(machine.state == .succeeded)
     }

@@ -19,7 +19,7 @@ struct AuthenticationStepTests {
         let harness = try StepHarness(Self.flow, emulator: url)
         try harness.info.set(Self.seed(url), by: "harness")
         let outcome = await harness.step.onboard(harness.context(.onboard))
-        #expect(outcome == .success, "\(outcome)")
+        #expect(outcome.succeeded, "\(outcome)")
         return (harness, try #require(harness.staging.staged["subject"]))
     }
 
@@ -56,7 +56,7 @@ struct AuthenticationStepTests {
             // No password this time: a login would fail for want of one.
             let (outcome, harness) = try await restored(url, kept: kept, environment: ["FLOWRUN_INPUT_PASSWORD": ""])
             await harness.close()
-            #expect(outcome == .success, "\(outcome)")
+            #expect(outcome.succeeded, "\(outcome)")
             #expect(emulator.requests().filter { $0.path == "/oauth2/api/v1/authorize" }.count == logins)
             #expect(harness.trace.events.contains { $0.outcome == "tokens-reused" })
         }
@@ -71,7 +71,7 @@ struct AuthenticationStepTests {
             emulator.advanceClock(by: .seconds(2 * 3600))
             let (outcome, harness) = try await restored(url, kept: kept, environment: ["FLOWRUN_INPUT_PASSWORD": ""])
             await harness.close()
-            #expect(outcome == .success, "\(outcome)")
+            #expect(outcome.succeeded, "\(outcome)")
             let refreshed = try #require(harness.staging.staged["subject"])
             #expect(refreshed["refreshToken"] != kept["refreshToken"], "the rotated refresh token must be kept")
             #expect(refreshed["accessToken"] != kept["accessToken"])
@@ -94,7 +94,7 @@ struct AuthenticationStepTests {
             }
             let (outcome, harness) = try await restored(url, kept: stale)
             await harness.close()
-            #expect(outcome == .success, "\(outcome)")
+            #expect(outcome.succeeded, "\(outcome)")
             #expect(
                 emulator.requests().filter { $0.path == "/oauth2/api/v1/authorize" && $0.method == "POST" }.count == 2)
 
@@ -103,7 +103,7 @@ struct AuthenticationStepTests {
             try manual.info.set(Self.seed(url), by: "harness")
             let refused = await manual.step.restore(manual.context(.restore, kept: stale))
             await manual.close()
-            guard case .failure(let failure) = refused else {
+            guard let failure = refused.failure else {
                 Issue.record("expected a failure, got \(refused)")
                 return
             }
@@ -123,7 +123,7 @@ struct AuthenticationStepTests {
             }
             let (outcome, harness) = try await restored(url, kept: other)
             await harness.close()
-            guard case .failure(let failure) = outcome else {
+            guard let failure = outcome.failure else {
                 Issue.record("expected a failure, got \(outcome)")
                 return
             }
@@ -142,7 +142,7 @@ struct AuthenticationStepTests {
             try first.info.set(test.seed(url), by: "harness")
             let onboarded = await first.step.onboard(first.context(.onboard))
             await first.close()
-            #expect(onboarded == .success, "\(onboarded)")
+            #expect(onboarded.succeeded, "\(onboarded)")
             guard case .object(let members)? = first.staging.staged["subject"] else {
                 Issue.record("the step kept nothing")
                 return
@@ -155,7 +155,7 @@ struct AuthenticationStepTests {
             try harness.info.set(test.seed(url), by: "harness")
             let outcome = await harness.step.restore(harness.context(.restore, kept: other))
             await harness.close()
-            guard case .failure(let failure) = outcome else {
+            guard let failure = outcome.failure else {
                 Issue.record("expected a failure, got \(outcome)")
                 return
             }
@@ -171,7 +171,7 @@ struct AuthenticationStepTests {
             try harness.info.set(Self.seed(url), by: "harness")
             let outcome = await harness.step.onboard(harness.context(.onboard))
             await harness.close()
-            guard case .failure(let failure) = outcome else {
+            guard let failure = outcome.failure else {
                 Issue.record("expected a failure, got \(outcome)")
                 return
             }
@@ -187,7 +187,7 @@ struct AuthenticationStepTests {
             let outcome = await harness.step.onboard(
                 harness.context(.onboard, environment: ["FLOWRUN_INPUT_PASSWORD": "wrong-password"]))
             await harness.close()
-            guard case .failure(let failure) = outcome else {
+            guard let failure = outcome.failure else {
                 Issue.record("expected a failure, got \(outcome)")
                 return
             }

@@ -179,7 +179,8 @@ final class StepHarness: Sendable {
     let http: HTTPSession
     let trace = MemoryTrace()
     let redactor = Redactor()
-    let staging = PersistStaging()
+    /// What the step keeps (`staged`), and what it kept before (set per context).
+    let staging = KeptBook()
     let emulatorURL: URL
     let lines = Lines()
     let secret = "s3cr3t-\(UUID().uuidString)"
@@ -223,13 +224,15 @@ final class StepHarness: Sendable {
         if let application = info["settingsParameters"]?["applicationID"]?.text {
             http.setDefaultHeader("X-SMP-APPID", application)
         }
-        return StepContext(
-            name: "subject", mode: mode, onboardingID: onboardingID, info: info, http: http,
+        staging.replaceKept(kept.map { ["subject": $0] } ?? [:])
+        let run = RunContext(
+            info: info, http: http,
             input: InputSource(
                 flags: ["email-address": "ada@example.com", "username": "ada@example.com"],
                 environment: environment, interactive: false),
-            state: StepState(step: "subject", kept: kept, staging: staging), trace: trace, log: log, redactor: redactor,
-            backendOverride: emulatorURL, stateFolder: folder.path)
+            trace: trace, log: log, redactor: redactor, stateFolder: folder.path, book: staging,
+            backendOverride: emulatorURL)
+        return run.step("subject", mode: Mode(mode), onboardingID: onboardingID)
     }
 
     /// Everything the step has said anywhere: trace, log, kept state, info.
@@ -292,7 +295,7 @@ struct StepConformanceTests {
             let outcome = await harness.step.onboard(harness.context(.onboard))
             let provided = Set(harness.info.snapshot.keys).subtracting(seeded.keys)
             await harness.close()
-            #expect(outcome == .success, "\(outcome)")
+            #expect(outcome.succeeded, "\(outcome)")
             var allowed = Set(harness.spec.provides.map(\.name))
             if harness.spec.providesTransformKeys,
                 let transform = TransformerRegistry.builtin.structure(named: "discovery-service"),
@@ -318,7 +321,7 @@ struct StepConformanceTests {
             let harness = try StepHarness(test.flow(url), emulator: url)
             let outcome = await harness.step.onboard(harness.context(.onboard))
             await harness.close()
-            guard case .failure(let failure) = outcome else {
+            guard let failure = outcome.failure else {
                 Issue.record("expected a failure, got \(outcome)")
                 return
             }
@@ -365,7 +368,7 @@ struct StepConformanceTests {
             let said = harness.everythingSaid(outcome)
             await harness.close()
             #expect(!said.contains(harness.secret), "the secret appears in: \(said)")
-            if case .failure(let failure) = outcome {
+            if let failure = outcome.failure {
                 // The program's words came through, with the secret masked.
                 #expect(failure.message.contains("was refused"), "\(failure.message)")
             }
@@ -378,14 +381,14 @@ struct StepConformanceTests {
         try await withEmulator { _, url in
             let harness = try StepHarness(test.flow(url), emulator: url)
             try harness.info.set(test.seed(url), by: "harness")
-            #expect(await harness.step.onboard(harness.context(.onboard)) == .success)
+            #expect((await harness.step.onboard(harness.context(.onboard))).succeeded)
             let kept = harness.staging.staged["subject"]
             let first = await harness.step.reset(harness.context(.reset, kept: kept))
             let afterFirst = (harness.info.snapshot, harness.staging.staged)
             let second = await harness.step.reset(harness.context(.reset, kept: kept))
             await harness.close()
-            #expect(first == .success)
-            #expect(second == .success)
+            #expect(first.succeeded)
+            #expect(second.succeeded)
             #expect(harness.info.snapshot == afterFirst.0)
             #expect(harness.staging.staged == afterFirst.1)
         }

@@ -173,7 +173,7 @@ extension ProcessSuites {
                 flowrun: 1
                 name: slow
                 steps:
-                  slow: {uses: command, with: {run: [sh, -c, "touch started; sleep 30"]}}
+                  slow: {uses: command, with: {run: [sh, -c, "touch started; exec sleep 3600"]}}
                 flows: {onboard: [slow]}
 
                 """)

@@ -1,15 +1,23 @@
 public import FlowCatalog
 public import FlowDescriptor
 
-/// One mode of a flow, compiled: the step invocations in order, each with how to run it.
+/// One mode, compiled: the step invocations in order, each with how to run it.
 public struct FlowGraph: Sendable {
-    public var mode: FlowMode
+    public var mode: Mode
     public var nodes: [StepNode]
 
-    public init(mode: FlowMode, nodes: [StepNode]) {
+    public init(mode: Mode, nodes: [StepNode]) {
         self.mode = mode
         self.nodes = nodes
     }
+
+    /// A graph of one of the file's modes.
+    public init(mode: FlowMode, nodes: [StepNode]) {
+        self.init(mode: Mode(mode), nodes: nodes)
+    }
+
+    /// What ``RunMachine`` needs of the nodes: their policies, not their steps.
+    public var policies: [NodePolicy] { nodes.map(\.policy) }
 
     /// The index of the node that runs step `name`.
     public func index(of name: String) -> Int? {
@@ -32,22 +40,17 @@ public struct StepNode: Sendable {
     public var condition: Condition?
     public var onFailure: Route
     public var location: SourceLocation
+    /// Which of the step's methods this invocation calls (the mode's own, or a planned one such as logout).
+    public var operation: StepOperation
 
-    /// Where to go when the step fails for good.
-    public enum Route: Sendable, Hashable {
-        case fail
-        case `continue`
-        /// Jump to the node at `index`, at most `limit` times.
-        case jump(to: Int, name: String, limit: Int)
-        /// Abandon this mode and run these modes in order.
-        case modes([FlowMode])
-    }
+    public typealias Route = FailureRoute
 
     public init(
         name: String, spec: StepSpec, step: (any Step)? = nil, retry: Retry = .once,
         timeout: Duration? = nil, condition: Condition? = nil, onFailure: Route = .fail,
-        location: SourceLocation = SourceLocation(file: "", line: 0, column: 0)
+        location: SourceLocation = SourceLocation(file: "", line: 0, column: 0), operation: StepOperation = .onboard
     ) {
+        self.operation = operation
         self.name = name
         self.spec = spec
         self.step = step
@@ -56,6 +59,40 @@ public struct StepNode: Sendable {
         self.condition = condition
         self.onFailure = onFailure
         self.location = location
+    }
+}
+
+extension StepNode {
+    /// The node's run policy, as ``RunMachine`` reads it.
+    public var policy: NodePolicy {
+        NodePolicy(name: name, retry: retry, hasCondition: condition != nil, onFailure: onFailure)
+    }
+}
+
+/// Where to go when a step fails for good.
+public enum FailureRoute: Sendable, Hashable {
+    case fail
+    case `continue`
+    /// Jump to the node at `index`, at most `limit` times.
+    case jump(to: Int, name: String, limit: Int)
+    /// Abandon this mode and run these modes in order.
+    case modes([FlowMode])
+}
+
+/// How one node runs, without its step: what the run machine decides by.
+public struct NodePolicy: Sendable, Hashable {
+    /// The declared step name, for results and traces.
+    public var name: String
+    public var retry: Retry
+    /// Whether a `when` condition decides if the node runs.
+    public var hasCondition: Bool
+    public var onFailure: FailureRoute
+
+    public init(name: String, retry: Retry = .once, hasCondition: Bool = false, onFailure: FailureRoute = .fail) {
+        self.name = name
+        self.retry = retry
+        self.hasCondition = hasCondition
+        self.onFailure = onFailure
     }
 }
 

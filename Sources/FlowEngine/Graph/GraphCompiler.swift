@@ -83,7 +83,8 @@ public enum GraphCompiler {
                 StepNode(
                     name: entry.step.value, spec: made.spec, step: made.step, retry: retry,
                     timeout: entry.timeout?.value,
-                    condition: entry.condition, onFailure: .fail, location: entry.location))
+                    condition: entry.condition, onFailure: .fail, location: entry.location,
+                    operation: StepOperation(flow.mode)))
             entries.append(entry)
         }
         // Routes refer to positions, so they are resolved once every node is placed.

@@ -1,9 +1,10 @@
 public import FlowDescriptor
 
-/// The interpreter of one mode's graph as a value: events in, actions out, no I/O and no clocks.
+/// The interpreter of one mode as a value: events in, actions out, no I/O, no clocks and no steps.
 ///
-/// For a given sequence of events it always gives the same actions, so every path (retries, routing,
-/// conditions, cancellation) is tested with plain values. ``FlowEngine`` performs the actions.
+/// It knows each node's policy (name, retries, whether a condition decides, failure route), never the step, so
+/// every path (retries, routing, conditions, cancellation) is tested with plain values. ``ModeDriver`` performs
+/// the actions.
 public struct RunMachine: Sendable {
     public enum State: Sendable, Hashable {
         /// Not started.
@@ -46,13 +47,14 @@ public struct RunMachine: Sendable {
         case finish
     }
 
-    public let graph: FlowGraph
+    /// The mode's nodes, in order.
+    public let nodes: [NodePolicy]
     public private(set) var state: State = .ready
     /// How often each node's failure route has jumped back.
     public private(set) var jumps: [Int: Int] = [:]
 
-    public init(graph: FlowGraph) {
-        self.graph = graph
+    public init(nodes: [NodePolicy]) {
+        self.nodes = nodes
     }
 
     /// Whether the run is over.
@@ -81,7 +83,7 @@ public struct RunMachine: Sendable {
         case (.running(let index, _), .stepSucceeded):
             return enter(index + 1)
         case (.running(let index, let attempt), .stepFailed(let failure)):
-            let retry = graph.nodes[index].retry
+            let retry = nodes[index].retry
             if failure.isTransient, attempt < retry.attempts {
                 state = .backingOff(index: index, attempt: attempt + 1)
                 return [.wait(delay: retry.delay(after: attempt), jitter: retry.jitter)]
@@ -97,11 +99,11 @@ public struct RunMachine: Sendable {
 
     /// Moves to node `index`, or finishes when there is none.
     private mutating func enter(_ index: Int) -> [Action] {
-        guard index < graph.nodes.count else {
+        guard index < nodes.count else {
             state = .succeeded
             return [.finish]
         }
-        if graph.nodes[index].condition != nil {
+        if nodes[index].hasCondition {
             state = .checking(index: index)
             return [.evaluateCondition(index: index)]
         }
@@ -110,7 +112,7 @@ public struct RunMachine: Sendable {
     }
 
     private mutating func route(_ failure: StepFailure, from index: Int) -> [Action] {
-        let node = graph.nodes[index]
+        let node = nodes[index]
         if failure.bypassesRoutes {
             state = .failed(failure, step: node.name)
             return [.finish]

@@ -1,65 +1,89 @@
 public import FlowDescriptor
 
-/// The whole run as a value: which mode runs first, what a failure hands over to, and when state is kept or
-/// cleared. Events in, actions out; no I/O. ``FlowEngine`` performs the actions, and ``RunMachine`` runs each
-/// mode's steps.
+/// The whole run as a value: which mode runs first, what a failure hands over to, and what each mode's success
+/// does to the kept state. Events in, actions out; no I/O, no steps. ``FlowEngine`` performs the actions and
+/// ``ModeDriver`` runs each mode.
 ///
-/// Each mode runs at most once per run, so a hand-over can never loop. Onboard and restore keep state when
-/// they succeed; reset clears it. A run that fails or is cancelled keeps nothing.
+/// Modes are data: the machine knows of each only its ``ModePlan/Rules`` (whether it needs an earlier
+/// onboarding, what its success does). Each mode runs at most once per run, so a hand-over can never loop. A run
+/// that fails or is cancelled keeps nothing.
 public struct SessionMachine: Sendable {
     public enum State: Sendable, Hashable {
         case ready
-        case running(FlowMode)
-        /// The mode succeeded; its state is being written (onboard, restore) or cleared (reset).
-        case keeping(FlowMode)
-        case clearing
+        case running(Mode)
+        /// The mode succeeded; its state is being written.
+        case keeping(Mode)
+        /// The mode succeeded; the onboarding is being removed.
+        case clearing(Mode)
         case finished(Result)
     }
 
     /// How a whole run ended.
     public enum Result: Sendable, Hashable {
         case succeeded
-        case failed(StepFailure, step: String, mode: FlowMode)
+        /// A step failed for good in `mode` and its route handed the run over to other modes, which succeeded.
+        /// `endedInReset`: the last of them removed the onboarding, so the run did not do what was asked.
+        case recovered(StepFailure, step: String, mode: Mode, endedInReset: Bool)
+        case failed(StepFailure, step: String, mode: Mode)
         case cancelled
+
+        /// The failure that ended the run, or handed it over.
+        public var failure: StepFailure? {
+            switch self {
+            case .recovered(let failure, _, _, _), .failed(let failure, _, _): failure
+            case .succeeded, .cancelled: nil
+            }
+        }
+
+        /// Whether the run did what was asked: it succeeded, or recovered without ending in a reset.
+        public var isSuccess: Bool {
+            switch self {
+            case .succeeded: true
+            case .recovered(_, _, _, let endedInReset): !endedInReset
+            case .failed, .cancelled: false
+            }
+        }
     }
 
     /// How one mode ended (``RunMachine``'s final states).
     public enum ModeEnd: Sendable, Hashable {
         case succeeded
         case failed(StepFailure, step: String)
-        case handedOver([FlowMode], failure: StepFailure, step: String)
+        case handedOver([Mode], failure: StepFailure, step: String)
         case cancelled
     }
 
     public enum Event: Sendable, Hashable {
-        /// Start with the mode asked for, whether an earlier onboarding kept state (and where, for messages), and
-        /// the modes the flow has.
-        case start(RunMode, hasKeptState: Bool, modes: Set<FlowMode>, stateLocation: String = "the state folder")
+        /// Start with `first`, knowing whether an earlier onboarding kept state (and where, for messages) and the
+        /// rules of every mode the run may reach.
+        case start(first: Mode, hasKeptState: Bool, modes: [Mode: ModePlan.Rules], stateLocation: String)
         case modeEnded(ModeEnd)
-        /// The state was written (after onboard or restore) or cleared (after reset).
+        /// The state was written or cleared.
         case stateDone
         case stateFailed(StepFailure)
         case cancelRequested
     }
 
     public enum Action: Sendable, Hashable {
-        case runMode(FlowMode)
-        /// Write what the mode's steps kept, over what was kept before.
-        case keepState(FlowMode)
+        case runMode(Mode)
+        /// Write what the mode's steps kept over what was kept before.
+        case keepState(Mode)
         /// Remove all kept state and the info.
-        case clearState
+        case clearState(Mode)
         /// A failure in `mode` at `step` hands over to `modes` (for the trace).
-        case handOver(from: FlowMode, step: String, failure: StepFailure, to: [FlowMode])
+        case handOver(from: Mode, step: String, failure: StepFailure, to: [Mode])
         case finish(Result)
     }
 
     public private(set) var state: State = .ready
     /// The modes that ran, in order.
-    public private(set) var ran: [FlowMode] = []
-    private var queue: [FlowMode] = []
+    public private(set) var ran: [Mode] = []
+    private var queue: [Mode] = []
     private var hasKeptState = false
-    private var modes: Set<FlowMode> = []
+    private var modes: [Mode: ModePlan.Rules] = [:]
     private var stateLocation = ""
+    /// The failure that handed the run over, while the modes it handed over to run.
+    private var handedOverFrom: (failure: StepFailure, step: String, mode: Mode)?
 
     public init() {}
 
@@ -70,33 +94,32 @@ public struct SessionMachine: Sendable {
     /// Applies `event` and returns what to do next; events that make no sense now change nothing.
     public mutating func handle(_ event: Event) -> [Action] {
         switch (state, event) {
-        case (.ready, .start(let requested, let kept, let available, let location)):
+        case (.ready, .start(let first, let kept, let available, let location)):
             hasKeptState = kept
             modes = available
             stateLocation = location
-            switch requested {
-            case .auto: queue = [kept && available.contains(.restore) ? .restore : .onboard]
-            case .onboard: queue = [.onboard]
-            case .restore: queue = [.restore]
-            case .reset: queue = [.reset]
-            case .changePasscode, .logout: queue = [.restore]  // (the engine runs these without the machine)
-            }
+            queue = [first]
             return next()
         case (.running(let mode), .modeEnded(let end)):
             switch end {
             case .succeeded:
-                if mode == .reset {
-                    state = .clearing
-                    return [.clearState]
+                switch modes[mode]?.afterSuccess ?? .nothing {
+                case .keepState:
+                    state = .keeping(mode)
+                    return [.keepState(mode)]
+                case .clearState:
+                    state = .clearing(mode)
+                    return [.clearState(mode)]
+                case .nothing:
+                    return next()
                 }
-                state = .keeping(mode)
-                return [.keepState(mode)]
             case .failed(let failure, let step):
                 return finish(.failed(failure, step: step, mode: mode))
             case .handedOver(let targets, let failure, let step):
                 let next = targets.filter { !ran.contains($0) }
                 guard !next.isEmpty else { return finish(.failed(failure, step: step, mode: mode)) }
                 queue = next
+                if handedOverFrom == nil { handedOverFrom = (failure, step, mode) }
                 return [.handOver(from: mode, step: step, failure: failure, to: next)] + self.next()
             case .cancelled:
                 return finish(.cancelled)
@@ -107,10 +130,8 @@ public struct SessionMachine: Sendable {
         case (.clearing, .stateDone):
             hasKeptState = false
             return next()
-        case (.keeping(let mode), .stateFailed(let failure)):
+        case (.keeping(let mode), .stateFailed(let failure)), (.clearing(let mode), .stateFailed(let failure)):
             return finish(.failed(failure, step: "(state)", mode: mode))
-        case (.clearing, .stateFailed(let failure)):
-            return finish(.failed(failure, step: "(state)", mode: .reset))
         case (.running, .cancelRequested), (.ready, .cancelRequested):
             return finish(.cancelled)
         default:
@@ -120,20 +141,20 @@ public struct SessionMachine: Sendable {
 
     /// Starts the next queued mode, or finishes when none is left.
     private mutating func next() -> [Action] {
-        guard !queue.isEmpty else { return finish(.succeeded) }
-        let mode = queue.removeFirst()
-        guard modes.contains(mode) else {
-            return finish(
-                .failed(
-                    StepFailure("no-flow", "the flow file has no \(mode.rawValue) flow"), step: "(flow)", mode: mode))
+        guard !queue.isEmpty else {
+            guard let cause = handedOverFrom else { return finish(.succeeded) }
+            let endedInReset = ran.last.flatMap { modes[$0]?.afterSuccess } == .clearState
+            return finish(.recovered(cause.failure, step: cause.step, mode: cause.mode, endedInReset: endedInReset))
         }
-        if mode == .restore, !hasKeptState {
+        let mode = queue.removeFirst()
+        guard let rules = modes[mode] else {
             return finish(
-                .failed(
-                    StepFailure(
-                        "nothing-to-restore",
-                        "no earlier onboarding left state in \(stateLocation); run with --mode onboard"),
-                    step: "(state)", mode: mode))
+                .failed(StepFailure("no-flow", "the flow file has no \(mode) flow"), step: "(flow)", mode: mode))
+        }
+        if rules.needsOnboarding, !hasKeptState {
+            let failure = StepFailure(
+                "no-onboarding", "there is no onboarding in \(stateLocation) to \(mode): run with --mode onboard first")
+            return finish(.failed(failure, step: "(state)", mode: mode))
         }
         state = .running(mode)
         ran.append(mode)

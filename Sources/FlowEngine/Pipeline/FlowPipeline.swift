@@ -146,6 +146,11 @@ public struct CompiledFlow: Sendable {
     /// The flow's name, for the state folder.
     public var name: String { descriptor.name?.value ?? "flow" }
 
+    /// Whether the flow keeps its state in an encrypted store (it has a store-manager step).
+    public var usesStore: Bool {
+        graphs.values.contains { $0.nodes.contains { $0.spec.opensStore } }
+    }
+
     /// One finding (FR701) per declared step whose built-in this build cannot run, at its `uses`.
     public var unrunnableSteps: [Diagnostic] {
         var reported: Set<String> = []

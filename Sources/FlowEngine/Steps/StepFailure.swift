@@ -11,12 +11,18 @@ public struct StepFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// it to a reset would remove the onboarding after one mistyped passcode (the retry limit does that, and
     /// only that).
     public var bypassesRoutes: Bool
+    /// The onboarding's state is removed when the step ends (the backend asked to wipe this device; the passcode
+    /// retry limit was reached), and no route applies.
+    public var wipes: Bool
 
-    public init(_ code: String, _ message: String, transient: Bool = false, bypassesRoutes: Bool = false) {
+    public init(
+        _ code: String, _ message: String, transient: Bool = false, bypassesRoutes: Bool = false, wipes: Bool = false
+    ) {
         self.code = code
         self.message = message
         self.isTransient = transient
-        self.bypassesRoutes = bypassesRoutes
+        self.bypassesRoutes = bypassesRoutes || wipes
+        self.wipes = wipes
     }
 
     public var description: String { "\(code): \(message)" }

@@ -5,7 +5,7 @@ import Synchronization
 /// One traced transition of the state machine.
 public struct TraceEvent: Sendable {
     public var time: Date
-    public var mode: FlowMode
+    public var mode: Mode
     public var step: String?
     public var from: String
     public var to: String
@@ -17,7 +17,7 @@ public struct TraceEvent: Sendable {
     public var message: String?
 
     public init(
-        time: Date = Date(), mode: FlowMode, step: String?, from: String, to: String, outcome: String,
+        time: Date = Date(), mode: Mode, step: String?, from: String, to: String, outcome: String,
         attempt: Int? = nil, duration: Duration? = nil, errorCode: String? = nil, message: String? = nil
     ) {
         self.time = time

@@ -53,7 +53,9 @@ struct BasicAuthenticationStep: BuiltinStep, LoggingOutStep {
     /// Ends the backend's session with the kept credentials, which the engine then forgets.
     func logout(_ context: StepContext) async -> StepOutcome {
         do throws(StepFailure) {
-            guard let backend = Authentication.keptBackend(context.kept, context: context) else { return .success }
+            guard let backend = Authentication.keptBackend(context.kept, context: context) else {
+                return .success(.forgetKept)
+            }
             var authorization: String?
             if let user = context.kept?["username"]?.string, let password = context.kept?["password"]?.string {
                 context.redactor.add(password)
@@ -61,7 +63,7 @@ struct BasicAuthenticationStep: BuiltinStep, LoggingOutStep {
             }
             try await Authentication.endSession(backend: backend, authorization: authorization, context: context)
             context.http.removeAuthenticators(method: "basic", origin: backend.origin)
-            return .success
+            return .success(.forgetKept)
         } catch {
             return Task.isCancelled ? .cancelled : .failure(error)
         }

@@ -110,8 +110,16 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
                 var followed = endpoints
                 followed.token = follow(endpoints.token)
                 followed.revocation = endpoints.revocation.map(follow)
-                // A confidential client authenticates to revoke, with the secret the flow names (never kept).
-                let secret = clientSecret.flatMap { try? context.resolve($0) }.map(Secret.init)
+                // A confidential client authenticates to revoke, with the secret the flow names (never kept): a
+                // secret that cannot be had is said to be missing, not sent as nothing for the server to refuse.
+                let secret: Secret?
+                do throws(StepFailure) {
+                    secret = try clientSecret.map { text throws(StepFailure) in Secret(try context.resolve(text)) }
+                } catch {
+                    throw StepFailure(
+                        error.code, "the client secret is needed to revoke the tokens: \(error.message)",
+                        transient: error.isTransient)
+                }
                 let client = OAuth2Client(clientID: kept.clientID ?? "", clientSecret: secret, endpoints: followed)
                 do {
                     if let refresh = tokens.refreshToken {
@@ -143,7 +151,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
                     context: context)
                 context.http.removeAuthenticators(method: "oauth2", origin: backend.origin)
             }
-            return .success
+            return .success(.forgetKept)
         } catch {
             return Task.isCancelled ? .cancelled : .failure(error)
         }
@@ -216,7 +224,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
             let origin = try Authentication.validatingURL(validatingPath, context: context).origin
             let kept = Kept(json)
             if let tokens = kept.tokens { tokens.secrets.forEach(context.redactor.add) }
-            let (client, redirect) = try await self.client(context)
+            let (client, redirect) = try await self.client(context, reusing: kept.tokens)
             let presenter = Authentication.presenter(self.presenter, fields: fields, context: context)
             let oauthGrant: OAuth2Authenticator.Grant =
                 grant == .clientCredentials
@@ -289,7 +297,11 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
 
     /// The client: from the OAuth 2.0 parameters, or from the issuer's metadata. (Under `--emulator` the
     /// parameters' endpoints on the backend's own host already point at it: the configuration loader did that.)
-    private func client(_ context: StepContext) async throws(StepFailure) -> (OAuth2Client, URL) {
+    /// A restore that `reusing` tokens still valid needs no client secret: one that cannot be had then is left out
+    /// (the server asks for it only if a new grant is needed).
+    private func client(
+        _ context: StepContext, reusing tokens: OAuth2Tokens? = nil
+    ) async throws(StepFailure) -> (OAuth2Client, URL) {
         let key = grant == .clientCredentials ? "oauth2ClientCredentialsParameters" : "oauth2Parameters"
         let parameters = context.info[key]
         func url(_ field: String) -> URL? { parameters?[field]?.text.flatMap(URL.init(string:)) }
@@ -320,7 +332,13 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
         } else if case .list(let values)? = parameters?["scopes"] {
             scopes = values.compactMap(\.text)
         }
-        let secret = try clientSecret.map { text throws(StepFailure) in Secret(try context.resolve(text)) }
+        let reusable = tokens.map { !$0.expires(within: 60, at: Date()) } ?? false
+        let secret: Secret?
+        do throws(StepFailure) {
+            secret = try clientSecret.map { text throws(StepFailure) in Secret(try context.resolve(text)) }
+        } catch where reusable && error.code == "missing-input" {
+            secret = nil
+        }
         let redirect = redirectURL ?? url("redirectURL")
         guard grant == .clientCredentials || redirect != nil else {
             throw StepFailure(

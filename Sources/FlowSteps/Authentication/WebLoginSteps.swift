@@ -63,11 +63,13 @@ struct SAMLAuthenticationStep: BuiltinStep, LoggingOutStep {
     /// Ends the backend's session with the kept cookies; the engine then forgets them.
     func logout(_ context: StepContext) async -> StepOutcome {
         do throws(StepFailure) {
-            guard let backend = Authentication.keptBackend(context.kept, context: context) else { return .success }
+            guard let backend = Authentication.keptBackend(context.kept, context: context) else {
+                return .success(.forgetKept)
+            }
             SessionCookies.restore(context.kept?["cookies"]?.string, for: backend, context: context)
             try await Authentication.endSession(backend: backend, authorization: nil, context: context)
             context.http.cookies.removeAll()
-            return .success
+            return .success(.forgetKept)
         } catch {
             return Task.isCancelled ? .cancelled : .failure(error)
         }

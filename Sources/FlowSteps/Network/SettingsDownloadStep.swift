@@ -48,7 +48,7 @@ struct SettingsDownloadStep: BuiltinStep {
     /// provided before the failure is reported, so a flow that continues past it still has them.
     func restore(_ context: StepContext) async -> StepOutcome {
         let outcome = await download(context)
-        guard case .failure(let failure) = outcome, case .object(let fields)? = context.kept?["settings"] else {
+        guard let failure = outcome.failure, case .object(let fields)? = context.kept?["settings"] else {
             return outcome
         }
         do throws(StepFailure) {

@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// Once the store is open, the engine keeps every step's state in it instead of the plain state folder
 /// (``StoreVault``). `flowrun run FILE --mode change-passcode` goes through ``changePasscode(_:)``.
-struct StoreManagerStep: BuiltinStep, PasscodeChangingStep {
+struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep {
     static let spec = StepSpec(
         name: "store-manager", aliases: ["StoreManagerStep"],
         summary:
@@ -63,12 +63,11 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep {
             let store = try Self.failure { () throws(StoreError) in
                 try SecureStore.create(at: temporary, passcode: chosen, policy: policy)
             }
-            context.vault.attach(
-                StoreVault(
-                    store: store, finalPath: final, stem: stem, passcode: chosen, isNew: true, input: context.input,
-                    redactor: context.redactor))
+            let vault = StoreVault(
+                store: store, finalPath: final, stem: stem, passcode: chosen, isNew: true, input: context.input,
+                redactor: context.redactor)
             try context.provide(["store": .record([:])])
-            return .success
+            return .success(.storeOpened(vault))
         } catch {
             return .failure(error)
         }
@@ -83,12 +82,11 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep {
                     of: &store, context: context, policy: store.header.policy,
                     reason: "the passcode has expired (the passcode policy sets \(days) day\(days == 1 ? "" : "s"))")
             }
-            context.vault.attach(
-                StoreVault(
-                    store: store, finalPath: store.path, stem: stem, passcode: nil, isNew: false, input: context.input,
-                    redactor: context.redactor, current: current))
+            let vault = StoreVault(
+                store: store, finalPath: store.path, stem: stem, passcode: nil, isNew: false, input: context.input,
+                redactor: context.redactor, current: current)
             try context.provide(["store": .record([:])])
-            return .success
+            return .success(.storeOpened(vault))
         } catch {
             return .failure(Self.unroutable(error))
         }
@@ -111,6 +109,32 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep {
             try? SecureStore.remove(at: context.stateFolder + "/" + name)
         }
         return .success
+    }
+
+    /// Before a reset, opens the store when its passcode can be had (given, in the environment, or asked on a
+    /// terminal), so that the steps after it can revoke the tokens it holds; otherwise says that they stay valid.
+    func openForReset(_ context: StepContext) async -> StepOutcome {
+        guard !context.storeIsOpen, FileManager.default.fileExists(atPath: path(context)) else { return .success }
+        let given = (try? context.input.given("passcode", secret: true)) ?? nil
+        guard passcode.text != "prompt" || given != nil || context.input.interactive else {
+            context.say(
+                "The store was not opened (no passcode was given), so the tokens it holds were not revoked: they "
+                    + "stay valid on the server until they expire. Give the passcode to revoke them.")
+            return .success
+        }
+        do throws(StepFailure) {
+            let (store, _) = try open(context)
+            return .success(
+                .storeOpened(
+                    StoreVault(
+                        store: store, finalPath: store.path, stem: stem, passcode: nil, isNew: false,
+                        input: context.input, redactor: context.redactor)))
+        } catch {
+            context.say(
+                "The store could not be opened (\(error.message)), so the tokens it holds were not revoked: they "
+                    + "stay valid on the server until they expire.")
+            return .success
+        }
     }
 
     func changePasscode(_ context: StepContext) async -> StepOutcome {
@@ -171,14 +195,14 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep {
             let limit = header.policy.retryLimit
             if limit > 0, failed >= limit {
                 try? SecureStore.remove(at: path)
-                context.vault.requestWipe()
                 context.say(
                     "The passcode was wrong \(failed) times in a row, the passcode policy's retry limit: the store and the onboarding are removed. Run the flow again to onboard."
                 )
                 return StepFailure(
                     "passcode-retry-limit",
-                    "the passcode was wrong \(failed) times in a row, the passcode policy's retry limit: the store and the onboarding were removed"
-                )
+                    "the passcode was wrong \(failed) times in a row, the passcode policy's retry limit: "
+                        + "the store and the onboarding were removed",
+                    wipes: true)
             }
             let left = limit > 0 ? "; after \(limit) the onboarding is reset" : ""
             return StepFailure(

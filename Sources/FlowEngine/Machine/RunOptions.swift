@@ -1,0 +1,85 @@
+public import FlowDescriptor
+public import FlowTransform
+public import Foundation
+
+/// Hears about steps as they run, for progress lines.
+public protocol ProgressSink: Sendable {
+    func stepStarted(mode: Mode, step: String, attempt: Int)
+    func stepFinished(mode: Mode, step: String, outcome: StepOutcome, duration: Duration, willRetry: Bool)
+    func stepSkipped(mode: Mode, step: String)
+    func modeStarted(_ mode: Mode)
+    /// A step shows a person something (a `command` step's standard error, when the flow asks for it).
+    func stepSays(mode: Mode, step: String, text: String)
+}
+
+extension ProgressSink {
+    public func stepSays(mode: Mode, step: String, text: String) {}
+}
+
+/// What a run needs from outside the flow file, as values.
+public struct RunOptions: Sendable {
+    public var mode: RunMode
+    /// What a person supplies, and the `--config` document and `--link`.
+    public var input: InputSource
+    /// Where the run keeps state for a later start.
+    public var state: any StateStore
+    public var trace: any TraceSink
+    public var progress: (any ProgressSink)?
+    public var redactor: Redactor
+    /// Send network steps and providers here instead of the hosts in the flow (the emulator).
+    public var backendOverride: URL?
+    /// The run's log; its level follows the downloaded log settings.
+    public var log: RunLog
+    /// The clock of step timeouts and retry waits: a test clock in tests, so that no test races the wall clock.
+    public var clock: any Clock<Duration>
+    /// How long one HTTP request may take before it fails with `timeout` (a transient failure).
+    public var requestTimeout: Duration
+
+    public init(
+        mode: RunMode = .auto, input: InputSource = InputSource(), state: any StateStore,
+        trace: any TraceSink = MemoryTrace(), progress: (any ProgressSink)? = nil, redactor: Redactor = Redactor(),
+        backendOverride: URL? = nil, log: RunLog = RunLog(), clock: any Clock<Duration> = ContinuousClock(),
+        requestTimeout: Duration = .seconds(30)
+    ) {
+        self.requestTimeout = requestTimeout
+        self.mode = mode
+        self.input = input
+        self.state = state
+        self.trace = trace
+        self.progress = progress
+        self.redactor = redactor
+        self.backendOverride = backendOverride
+        self.log = log
+        self.clock = clock
+    }
+}
+
+/// How a run ended.
+public struct RunReport: Sendable {
+    public typealias Result = SessionMachine.Result
+
+    public var result: Result
+    /// The modes that ran, in order (a failed restore handing over to reset and onboard shows all three).
+    public var modes: [Mode]
+    /// The info the run produced.
+    public var info: [String: InfoValue]
+    /// The declared type of each key, for the summary.
+    public var types: [String: ValueType]
+    public var onboardingID: UUID?
+
+    public init(
+        result: Result, modes: [Mode] = [], info: [String: InfoValue] = [:], types: [String: ValueType] = [:],
+        onboardingID: UUID? = nil
+    ) {
+        self.result = result
+        self.modes = modes
+        self.info = info
+        self.types = types
+        self.onboardingID = onboardingID
+    }
+}
+
+/// Why a flow cannot be compiled: the findings that are errors.
+public struct CompileError: Error, Sendable {
+    public var diagnostics: [Diagnostic]
+}

@@ -1,0 +1,129 @@
+public import FlowDescriptor
+public import FlowTransform
+public import FlowHTTP
+public import Foundation
+
+/// The services of one run, made once when the run starts and shared by every step of every mode.
+public final class RunContext: Sendable {
+    /// The typed keys the steps share.
+    public let info: InfoStore
+    /// The run's HTTP session, shared by every step.
+    public let http: HTTPSession
+    /// What a person supplies: `--input`, the environment, prompts, `--config`, `--link`.
+    public let input: InputSource
+    public let trace: any TraceSink
+    public let log: RunLog
+    public let redactor: Redactor
+    /// Where what a step shows a person goes (the progress on standard error).
+    public let progress: (any ProgressSink)?
+    /// The state folder, where the store-manager step keeps the store file.
+    public let stateFolder: String
+    /// What the steps kept and keep.
+    public let book: KeptBook
+    /// Where network steps and providers go instead of the hosts in the flow (`flowrun run --emulator`).
+    public let backendOverride: URL?
+
+    public init(
+        info: InfoStore, http: HTTPSession, input: InputSource = InputSource(), trace: any TraceSink = MemoryTrace(),
+        log: RunLog = RunLog(), redactor: Redactor = Redactor(), progress: (any ProgressSink)? = nil,
+        stateFolder: String = "", book: KeptBook = KeptBook(), backendOverride: URL? = nil
+    ) {
+        self.info = info
+        self.http = http
+        self.input = input
+        self.trace = trace
+        self.log = log
+        self.redactor = redactor
+        self.progress = progress
+        self.stateFolder = stateFolder
+        self.book = book
+        self.backendOverride = backendOverride
+    }
+
+    /// The context of one step invocation.
+    public func step(_ name: String, mode: Mode, onboardingID: UUID) -> StepContext {
+        StepContext(run: self, name: name, mode: mode, onboardingID: onboardingID)
+    }
+}
+
+/// What a running step sees: the run's shared services, and who it is in which mode. Cheap to make: the services
+/// are the run's, made once.
+///
+/// The step's own parameters are the fields of the step value itself.
+public struct StepContext: Sendable {
+    public let run: RunContext
+    /// The declared step name (`login`), for messages and kept state.
+    public var name: String
+    public var mode: Mode
+    public var onboardingID: UUID
+
+    public init(run: RunContext, name: String, mode: Mode, onboardingID: UUID) {
+        self.run = run
+        self.name = name
+        self.mode = mode
+        self.onboardingID = onboardingID
+    }
+
+    public var info: InfoStore { run.info }
+    public var http: HTTPSession { run.http }
+    public var input: InputSource { run.input }
+    public var trace: any TraceSink { run.trace }
+    public var log: RunLog { run.log }
+    public var redactor: Redactor { run.redactor }
+    public var progress: (any ProgressSink)? { run.progress }
+    public var stateFolder: String { run.stateFolder }
+    public var backendOverride: URL? { run.backendOverride }
+    /// Whether the store was opened earlier in this run.
+    public var storeIsOpen: Bool { run.book.storeIsOpen }
+
+    /// Provides `values` into the info, checked against the keys' declared types; secret values join the
+    /// redactor so that no output shows them.
+    public func provide(_ values: [String: InfoValue]) throws(StepFailure) {
+        for value in values.values { remember(secretsIn: value) }
+        try info.set(values, by: name)
+    }
+
+    /// What this step kept in an earlier run (restore), if anything.
+    public var kept: JSONValue? { run.book.kept(by: name) }
+
+    /// Keeps `value` for later runs; written only when the mode succeeds.
+    public func keep(_ value: JSONValue) {
+        run.book.stage(name, value)
+    }
+
+    /// Keeps `value` for later runs and, when the encrypted store is open, writes it there now instead of when the
+    /// mode succeeds: for what the server has already replaced (a rotated refresh token).
+    public func keepNow(_ value: JSONValue) throws(StepFailure) {
+        try run.book.keepNow(name, value)
+    }
+
+    /// `value` with its `${...}` references and `prompt` resolved; a secret joins the redactor.
+    /// - Throws: ``StepFailure`` when a reference cannot be resolved or an input cannot be had.
+    public func resolve(_ value: ParameterText) throws(StepFailure) -> String {
+        let resolved = try input.resolve(value.text, parameter: value.parameter, secret: value.isSecret, info: info)
+        if value.isSecret { redactor.add(resolved) }
+        return resolved
+    }
+
+    /// Shows `text` to the person running the flow, beside the step's progress line; secrets masked.
+    public func say(_ text: String) {
+        progress?.stepSays(mode: mode, step: name, text: redactor.redact(text))
+    }
+
+    /// Records a note in the trace (for example the configuration keys no transformer matched).
+    public func note(_ outcome: String, _ message: String) {
+        trace.record(
+            TraceEvent(
+                mode: mode, step: name, from: "running", to: "running", outcome: outcome,
+                message: redactor.redact(message)))
+    }
+
+    private func remember(secretsIn value: InfoValue) {
+        switch value {
+        case .secret(let secret): redactor.add(secret.revealed)
+        case .list(let values): values.forEach(remember(secretsIn:))
+        case .record(let fields): fields.values.forEach(remember(secretsIn:))
+        default: break
+        }
+    }
+}
