@@ -136,8 +136,7 @@ let package = Package(
         .target(
             name: "FlowSteps",
             dependencies: [
-                "FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowEngine", "FlowConfig", "FlowHTTP", "FlowTransform",
-                "FlowStore",
+                "FlowDescriptor", "FlowCatalog", "FlowEngine", "FlowConfig", "FlowHTTP", "FlowTransform", "FlowStore",
                 "FlowAuth", "FlowProcess",
             ],
             swiftSettings: strictSettings
