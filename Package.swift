@@ -83,6 +83,7 @@ let package = Package(
         .target(
             name: "FlowHTTP",
             dependencies: [
+                "FlowDescriptor",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

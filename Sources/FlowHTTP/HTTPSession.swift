@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import FlowDescriptor
 public import Foundation
 import NIOCore
 import NIOHTTP1
@@ -256,7 +257,7 @@ public final class HTTPSession: Sendable {
                 throw Self.cancelled(endpoint)
             }
             if error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
-                throw HTTPError("timeout", "\(endpoint) did not answer within \(Self.text(timeout))", transient: true)
+                throw HTTPError("timeout", "\(endpoint) did not answer within \(timeout.flowText)", transient: true)
             }
             if error == .remoteConnectionClosed {
                 throw HTTPError(
@@ -277,25 +278,8 @@ public final class HTTPSession: Sendable {
             transient: true)
     }
 
-    /// A duration as flow files write one: `200ms`, `30s`, `1.5s`, `2m`.
-    static func text(_ duration: Duration) -> String {
-        let milliseconds = (Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15)
-            .rounded()
-        if milliseconds < 1000 { return "\(Int(milliseconds))ms" }
-        if milliseconds.truncatingRemainder(dividingBy: 60_000) == 0 { return "\(Int(milliseconds / 60_000))m" }
-        if milliseconds.truncatingRemainder(dividingBy: 1000) == 0 { return "\(Int(milliseconds / 1000))s" }
-        return "\(milliseconds / 1000)s"
-    }
-
     /// Closes the session's connections.
     public func shutdown() async {
         try? await client.shutdown()
-    }
-}
-
-extension Duration {
-    var milliseconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) * 1000 + Double(attoseconds) / 1e15
     }
 }
