@@ -24,7 +24,9 @@ extension CheckContext {
                     "Endpoint `\(url)` uses `http://`: credentials and tokens would cross the network in clear text.",
                     at: location, path: path,
                     hint:
-                        "Use `https://`. Loopback addresses are exempt; to accept clear text elsewhere (a lab backend), set `security: {allow-insecure-http: true}`.",
+                        "Use `https://`. Loopback addresses are exempt; "
+                        + "to accept clear text elsewhere (a lab backend), "
+                        + "set `security: {allow-insecure-http: true}`.",
                     replacement: "https://" + url.dropFirst("http://".count)))
         }
     }
@@ -125,7 +127,8 @@ extension CheckContext {
             report(
                 Diagnostic(
                     .literalSecret,
-                    "`\(candidate.name)` looks like a secret and holds a literal value; secrets never belong in a flow file.",
+                    "`\(candidate.name)` looks like a secret and holds a literal value; "
+                        + "secrets never belong in a flow file.",
                     at: candidate.node.location, path: candidate.path,
                     hint: "Write `${env.NAME}` or `${input.NAME}` instead."))
         }
@@ -139,7 +142,8 @@ extension CheckContext {
                 report(
                     Diagnostic(
                         .urlProviderWithoutAllowlist,
-                        "Provider `url` accepts onboarding links from any host; a forged link could send people to a hostile backend.",
+                        "Provider `url` accepts onboarding links from any host; "
+                            + "a forged link could send people to a hostile backend.",
                         at: provider.name.location, path: provider.path,
                         hint: "List the hosts: `- url: {allowed-hosts: [mobile.example.com]}`."))
             }
