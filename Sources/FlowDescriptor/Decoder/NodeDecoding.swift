@@ -193,7 +193,8 @@ struct NodeDecoding {
             report(
                 Diagnostic(
                     .invalidValue,
-                    "Expected \(what()) to be a name made of letters, digits, `-`, `_` and `.` that starts with a letter, found `\(text.value)`.",
+                    "Expected \(what()) to be a name made of letters, digits, `-`, "
+                        + "`_` and `.` that starts with a letter, found `\(text.value)`.",
                     at: text.location, path: path()))
             return nil
         }
