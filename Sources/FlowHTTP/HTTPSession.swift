@@ -123,7 +123,8 @@ public final class HTTPSession: Sendable {
     /// Sends `request`, following redirects while `redirects` says so. Authenticators add their credentials to the
     /// requests of their origin and answer its challenges (redirects included) with one login, after which the
     /// original request is sent again; observers decorate each request and may ask for a hop to be sent again after
-    /// its answer, a redirect included (at most twice each, so a misbehaving observer or a backend that refuses every login cannot loop).
+    /// its answer, a redirect included (at most twice each, so a misbehaving observer or a backend that refuses every
+    /// login cannot loop).
     /// - Throws: ``HTTPError`` for a refused URL, a connection that fails, a timeout, too many redirects, a login
     ///   that fails, or a challenge that keeps coming after logging in.
     public func send(
@@ -166,8 +167,10 @@ public final class HTTPSession: Sendable {
                 guard logins < 2 else {
                     throw HTTPError(
                         "authentication-failed",
-                        "\(request.method) \(request.url.absoluteString) was still challenged for \(slot.authenticator.method) "
-                            + "authentication after logging in (\(decorated.url.absoluteString) answered \(response.status))",
+                        "\(request.method) \(request.url.absoluteString) was still challenged for "
+                            + "\(slot.authenticator.method) "
+                            + "authentication after logging in (\(decorated.url.absoluteString) "
+                            + "answered \(response.status))",
                         transient: false)
                 }
                 logins += 1
@@ -197,7 +200,8 @@ public final class HTTPSession: Sendable {
                 guard redirectCount <= configuration.maxRedirects else {
                     throw HTTPError(
                         "too-many-redirects",
-                        "\(request.method) \(request.url.absoluteString) redirected more than \(configuration.maxRedirects) times",
+                        "\(request.method) \(request.url.absoluteString) redirected more than "
+                            + "\(configuration.maxRedirects) times",
                         transient: false)
                 }
                 var next = current
@@ -236,7 +240,8 @@ public final class HTTPSession: Sendable {
         else {
             throw HTTPError(
                 "insecure-url",
-                "refusing to send \(request.method) \(request.url.absoluteString): only https (or http to this machine) is allowed",
+                "refusing to send \(request.method) \(request.url.absoluteString): "
+                    + "only https (or http to this machine) is allowed",
                 transient: false)
         }
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
