@@ -75,7 +75,9 @@ struct LintCommand: ParsableCommand {
         if listCodes {
             for code in DiagnosticCode.all {
                 Console.print(
-                    "\(code.rawValue)  \(code.defaultSeverity.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)) \(code.name.padding(toLength: 32, withPad: " ", startingAt: 0)) \(code.summary)"
+                    "\(code.rawValue)  "
+                        + "\(code.defaultSeverity.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)) "
+                        + "\(code.name.padding(toLength: 32, withPad: " ", startingAt: 0)) \(code.summary)"
                 )
             }
             return
@@ -128,9 +130,11 @@ struct LintCommand: ParsableCommand {
             let skipped =
                 run.skipped.isEmpty
                 ? ""
-                : " (\(run.skipped.count) YAML or JSON file\(run.skipped.count == 1 ? "" : "s") without a top-level `flowrun` key skipped)"
+                : " (\(run.skipped.count) YAML or JSON file\(run.skipped.count == 1 ? "" : "s") without a top-level "
+                    + "`flowrun` key skipped)"
             Console.error(
-                "flowrun: no flow files found in \(named)\(skipped); flow files are *.yaml, *.yml or *.json with a top-level `flowrun` key."
+                "flowrun: no flow files found in \(named)\(skipped); flow files are *.yaml, "
+                    + "*.yml or *.json with a top-level `flowrun` key."
             )
             throw ExitCode.usage
         }
