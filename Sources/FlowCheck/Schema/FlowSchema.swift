@@ -461,8 +461,8 @@ public enum FlowSchema {
                                     (
                                         "description",
                                         .string(
-                                            "Where to go when the step fails for good: `fail`, `continue`, a step name, "
-                                                + "`{goto, limit}` or `{modes: [...]}`."
+                                            "Where to go when the step fails for good: `fail`, `continue`, "
+                                                + "a step name, `{goto, limit}` or `{modes: [...]}`."
                                         )
                                     ),
                                     (
