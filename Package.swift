@@ -83,6 +83,7 @@ let package = Package(
         .target(
             name: "FlowHTTP",
             dependencies: [
+                "FlowDescriptor",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -136,8 +137,7 @@ let package = Package(
         .target(
             name: "FlowSteps",
             dependencies: [
-                "FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowEngine", "FlowConfig", "FlowHTTP", "FlowTransform",
-                "FlowStore",
+                "FlowDescriptor", "FlowCatalog", "FlowEngine", "FlowConfig", "FlowHTTP", "FlowTransform", "FlowStore",
                 "FlowAuth", "FlowProcess",
             ],
             swiftSettings: strictSettings

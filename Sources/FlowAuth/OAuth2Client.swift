@@ -155,7 +155,8 @@ public struct OAuth2Client: Sendable {
         guard item("state") == request.state else {
             throw HTTPError(
                 "oauth2-state-mismatch",
-                "the login's redirect carries another `state` than the one sent (\(item("state") == nil ? "none" : "a different one")): "
+                "the login's redirect carries another `state` than the one sent "
+                    + "(\(item("state") == nil ? "none" : "a different one")): "
                     + "it does not answer this login, so it is refused", transient: false)
         }
         if let error = item("error") {

@@ -134,7 +134,8 @@ extension Catalog {
         BuiltinKey(name: "samlParameters", type: .record("saml-parameters"), summary: "SAML 2.0 parameters."),
         BuiltinKey(name: "otpParameters", type: .record("otp-parameters"), summary: "OTP form parameters."),
         BuiltinKey(
-            name: "passcodePolicy", type: .record("passcode-policy"), summary: "The passcode policy from the settings."),
+            name: "passcodePolicy", type: .record("passcode-policy"),
+            summary: "The passcode policy from the settings."),
         BuiltinKey(
             name: "logSettings", type: .record("log-settings"), summary: "The log settings; they set the log level."),
         BuiltinKey(

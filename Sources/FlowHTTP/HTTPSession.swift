@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import FlowDescriptor
 public import Foundation
 import NIOCore
 import NIOHTTP1
@@ -122,7 +123,8 @@ public final class HTTPSession: Sendable {
     /// Sends `request`, following redirects while `redirects` says so. Authenticators add their credentials to the
     /// requests of their origin and answer its challenges (redirects included) with one login, after which the
     /// original request is sent again; observers decorate each request and may ask for a hop to be sent again after
-    /// its answer, a redirect included (at most twice each, so a misbehaving observer or a backend that refuses every login cannot loop).
+    /// its answer, a redirect included (at most twice each, so a misbehaving observer or a backend that refuses every
+    /// login cannot loop).
     /// - Throws: ``HTTPError`` for a refused URL, a connection that fails, a timeout, too many redirects, a login
     ///   that fails, or a challenge that keeps coming after logging in.
     public func send(
@@ -165,8 +167,10 @@ public final class HTTPSession: Sendable {
                 guard logins < 2 else {
                     throw HTTPError(
                         "authentication-failed",
-                        "\(request.method) \(request.url.absoluteString) was still challenged for \(slot.authenticator.method) "
-                            + "authentication after logging in (\(decorated.url.absoluteString) answered \(response.status))",
+                        "\(request.method) \(request.url.absoluteString) was still challenged for "
+                            + "\(slot.authenticator.method) "
+                            + "authentication after logging in (\(decorated.url.absoluteString) "
+                            + "answered \(response.status))",
                         transient: false)
                 }
                 logins += 1
@@ -196,7 +200,8 @@ public final class HTTPSession: Sendable {
                 guard redirectCount <= configuration.maxRedirects else {
                     throw HTTPError(
                         "too-many-redirects",
-                        "\(request.method) \(request.url.absoluteString) redirected more than \(configuration.maxRedirects) times",
+                        "\(request.method) \(request.url.absoluteString) redirected more than "
+                            + "\(configuration.maxRedirects) times",
                         transient: false)
                 }
                 var next = current
@@ -235,7 +240,8 @@ public final class HTTPSession: Sendable {
         else {
             throw HTTPError(
                 "insecure-url",
-                "refusing to send \(request.method) \(request.url.absoluteString): only https (or http to this machine) is allowed",
+                "refusing to send \(request.method) \(request.url.absoluteString): "
+                    + "only https (or http to this machine) is allowed",
                 transient: false)
         }
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
@@ -256,7 +262,7 @@ public final class HTTPSession: Sendable {
                 throw Self.cancelled(endpoint)
             }
             if error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
-                throw HTTPError("timeout", "\(endpoint) did not answer within \(Self.text(timeout))", transient: true)
+                throw HTTPError("timeout", "\(endpoint) did not answer within \(timeout.flowText)", transient: true)
             }
             if error == .remoteConnectionClosed {
                 throw HTTPError(
@@ -277,25 +283,8 @@ public final class HTTPSession: Sendable {
             transient: true)
     }
 
-    /// A duration as flow files write one: `200ms`, `30s`, `1.5s`, `2m`.
-    static func text(_ duration: Duration) -> String {
-        let milliseconds = (Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15)
-            .rounded()
-        if milliseconds < 1000 { return "\(Int(milliseconds))ms" }
-        if milliseconds.truncatingRemainder(dividingBy: 60_000) == 0 { return "\(Int(milliseconds / 60_000))m" }
-        if milliseconds.truncatingRemainder(dividingBy: 1000) == 0 { return "\(Int(milliseconds / 1000))s" }
-        return "\(milliseconds / 1000)s"
-    }
-
     /// Closes the session's connections.
     public func shutdown() async {
         try? await client.shutdown()
-    }
-}
-
-extension Duration {
-    var milliseconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) * 1000 + Double(attoseconds) / 1e15
     }
 }

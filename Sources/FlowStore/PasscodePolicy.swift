@@ -60,7 +60,8 @@ public struct PasscodePolicy: Sendable, Equatable, Codable {
         let characters = Array(passcode.revealed)
         if characters.count < minLength {
             broken.append(
-                "it has \(characters.count) character\(characters.count == 1 ? "" : "s"); the policy asks for at least \(minLength)"
+                "it has \(characters.count) character\(characters.count == 1 ? "" : "s"); "
+                    + "the policy asks for at least \(minLength)"
             )
         }
         if digitsOnly, !characters.allSatisfy(\.isASCIIDigit) {
@@ -81,7 +82,8 @@ public struct PasscodePolicy: Sendable, Equatable, Codable {
         let unique = Set(characters).count
         if unique < minUniqueChars {
             broken.append(
-                "it has \(unique) different character\(unique == 1 ? "" : "s"); the policy asks for at least \(minUniqueChars)"
+                "it has \(unique) different character\(unique == 1 ? "" : "s"); "
+                    + "the policy asks for at least \(minUniqueChars)"
             )
         }
         return broken

@@ -11,7 +11,8 @@ struct SchemaCommand: ParsableCommand {
         commandName: "schema",
         abstract: "Print the JSON Schema (draft-07) of the flow format.",
         discussion:
-            "The same schema is committed as docs/flow.schema.json. Point an editor at it with\n  # yaml-language-server: $schema=../docs/flow.schema.json"
+            "The same schema is committed as docs/flow.schema.json. Point an editor at it with\n"
+            + "  # yaml-language-server: $schema=../docs/flow.schema.json"
     )
 
     func run() throws {
@@ -30,8 +31,9 @@ struct StepsCommand: ParsableCommand {
     var json = false
 
     @Flag(
-        help:
-            "Print the reference tables of steps, providers and transformers in Markdown (as docs/flow-format.md has them)."
+        help: ArgumentHelp(
+            "Print the reference tables of steps, providers and transformers in Markdown "
+                + "(as docs/flow-format.md has them).")
     )
     var markdown = false
 
@@ -55,7 +57,8 @@ struct StepsCommand: ParsableCommand {
             Console.print("\(step.name)\(aliases)")
             Console.print("  \(step.summary)")
             Console.print(
-                "  runs in this build: \(registry.isRunnable(step.name) ? "yes" : "not yet (flows that use it lint, draw and plan)")"
+                "  runs in this build: "
+                    + "\(registry.isRunnable(step.name) ? "yes" : "not yet (flows that use it lint, draw and plan)")"
             )
             Console.print("  waits on: \(step.waits.rawValue), default timeout \(step.waits.defaultTimeout.flowText)")
             for parameter in step.parameters {

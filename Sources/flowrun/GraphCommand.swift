@@ -1,13 +1,10 @@
-import ArgumentParser
+public import ArgumentParser
 import FlowCatalog
 import FlowDescriptor
-import FlowEngine
+public import FlowEngine
 import FlowSteps
 
-enum GraphFormat: String, ExpressibleByArgument, CaseIterable {
-    case mermaid
-    case dot
-}
+extension GraphFormat: ExpressibleByArgument {}
 
 /// `flowrun graph FILE`: every mode drawn with its success and failure edges.
 struct GraphCommand: ParsableCommand {
@@ -25,142 +22,5 @@ struct GraphCommand: ParsableCommand {
     func run() throws {
         let flow = try RunCommand.load(file, pipeline: FlowPipeline(registry: Builtins.registry))
         Console.print(GraphRenderer.render(flow.graphs, format: format))
-    }
-}
-
-/// Draws compiled graphs.
-///
-/// A step with a `when` condition is entered through a decision that names the condition, with a `no` edge to
-/// what runs instead; a failure that hands over to other modes is followed through each of them to its end;
-/// a step whose name is its built-in's is labelled once.
-enum GraphRenderer {
-    struct Edge {
-        var from: String
-        var to: String
-        var label: String
-        var failure: Bool
-    }
-
-    static func render(_ graphs: [FlowMode: FlowGraph], format: GraphFormat) -> String {
-        var lines: [String] =
-            format == .mermaid ? ["flowchart TD"] : ["digraph flow {", "  rankdir=TB;", "  node [shape=box];"]
-        var edges: [Edge] = []
-        var handOvers: Set<[FlowMode]> = []
-        for mode in FlowMode.allCases {
-            guard let graph = graphs[mode] else { continue }
-            let id = { (index: Int) in "\(mode.rawValue)_\(index)" }
-            let gate = { (index: Int) in "\(mode.rawValue)_when_\(index)" }
-            let done = "\(mode.rawValue)_done"
-            let failed = "\(mode.rawValue)_failed"
-            // Where control goes to reach node `index`: its decision when it has a condition.
-            let entry = { (index: Int) -> String in
-                guard index < graph.nodes.count else { return done }
-                return graph.nodes[index].condition == nil ? id(index) : gate(index)
-            }
-            var boxes: [(id: String, label: String, decision: Bool)] = []
-            for (index, node) in graph.nodes.enumerated() {
-                if let condition = node.condition {
-                    boxes.append((gate(index), "when " + condition.summary, true))
-                    edges.append(Edge(from: gate(index), to: id(index), label: "yes", failure: false))
-                    edges.append(Edge(from: gate(index), to: entry(index + 1), label: "no", failure: false))
-                }
-                let label = node.name == node.spec.name ? node.name : "\(node.name)\n\(node.spec.name)"
-                boxes.append((id(index), label, false))
-                edges.append(Edge(from: id(index), to: entry(index + 1), label: "success", failure: false))
-                if node.retry.attempts > 1 {
-                    edges.append(
-                        Edge(from: id(index), to: id(index), label: "retry ×\(node.retry.attempts - 1)", failure: true))
-                }
-                switch node.onFailure {
-                case .fail: edges.append(Edge(from: id(index), to: failed, label: "failure", failure: true))
-                case .continue:
-                    edges.append(Edge(from: id(index), to: entry(index + 1), label: "failure: continue", failure: true))
-                case .jump(let target, _, let limit):
-                    edges.append(Edge(from: id(index), to: entry(target), label: "failure (≤\(limit)×)", failure: true))
-                    edges.append(Edge(from: id(index), to: failed, label: "failure", failure: true))
-                case .modes(let modes):
-                    let reachable = modes.filter { $0 != mode && graphs[$0] != nil }
-                    if let first = reachable.first {
-                        edges.append(
-                            Edge(
-                                from: id(index), to: firstEntry(of: first, in: graphs),
-                                label: "failure: " + reachable.map(\.rawValue).joined(separator: " → "),
-                                failure: true))
-                        handOvers.insert(reachable)
-                    } else {
-                        edges.append(Edge(from: id(index), to: failed, label: "failure", failure: true))
-                    }
-                }
-            }
-            boxes.append((done, "\(mode.rawValue) done", false))
-            boxes.append((failed, "\(mode.rawValue) failed", false))
-            lines += cluster(mode.rawValue, boxes: boxes, ends: [done, failed], format: format)
-        }
-        // A hand-over runs its modes in order: each one's end leads to the next one's start.
-        var followed: Set<String> = []
-        for chain in handOvers.sorted(by: { $0.map(\.rawValue).joined() < $1.map(\.rawValue).joined() }) {
-            for (from, to) in zip(chain, chain.dropFirst())
-            where followed.insert("\(from.rawValue)>\(to.rawValue)").inserted {
-                edges.append(
-                    Edge(
-                        from: "\(from.rawValue)_done", to: firstEntry(of: to, in: graphs),
-                        label: "hand-over: then \(to.rawValue)", failure: true))
-            }
-        }
-        for edge in edges {
-            if format == .mermaid {
-                lines.append(
-                    "  \(edge.from) \(edge.failure ? "-.->" : "-->")|\(escaped(edge.label, format))| \(edge.to)")
-            } else {
-                lines.append(
-                    "  \(edge.from) -> \(edge.to) [label=\"\(escaped(edge.label, format))\"\(edge.failure ? ", style=dashed, color=red" : "")];"
-                )
-            }
-        }
-        if format == .dot { lines.append("}") }
-        return lines.joined(separator: "\n")
-    }
-
-    /// Where a mode starts: its first node's decision or node, or its end when it has no step.
-    private static func firstEntry(of mode: FlowMode, in graphs: [FlowMode: FlowGraph]) -> String {
-        guard let first = graphs[mode]?.nodes.first else { return "\(mode.rawValue)_done" }
-        return first.condition == nil ? "\(mode.rawValue)_0" : "\(mode.rawValue)_when_0"
-    }
-
-    private static func cluster(
-        _ name: String, boxes: [(id: String, label: String, decision: Bool)], ends: [String], format: GraphFormat
-    ) -> [String] {
-        var lines: [String] = []
-        if format == .mermaid {
-            lines.append("  subgraph \(name)")
-            for box in boxes {
-                let label = escaped(box.label, format)
-                if ends.contains(box.id) {
-                    lines.append("    \(box.id)([\"\(label)\"])")
-                } else if box.decision {
-                    lines.append("    \(box.id){\"\(label)\"}")
-                } else {
-                    lines.append("    \(box.id)[\"\(label)\"]")
-                }
-            }
-            lines.append("  end")
-        } else {
-            lines.append("  subgraph cluster_\(name) {")
-            lines.append("    label=\"\(name)\";")
-            for box in boxes {
-                let shape = ends.contains(box.id) ? ", shape=oval" : box.decision ? ", shape=diamond" : ""
-                lines.append("    \(box.id) [label=\"\(escaped(box.label, format))\"\(shape)];")
-            }
-            lines.append("  }")
-        }
-        return lines
-    }
-
-    /// Text safe inside a label: quotes escaped; a line break as each format writes one.
-    private static func escaped(_ text: String, _ format: GraphFormat) -> String {
-        switch format {
-        case .mermaid: text.replacing("\"", with: "#quot;").replacing("\n", with: "<br/>")
-        case .dot: text.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"").replacing("\n", with: "\\n")
-        }
     }
 }

@@ -75,7 +75,9 @@ struct LintCommand: ParsableCommand {
         if listCodes {
             for code in DiagnosticCode.all {
                 Console.print(
-                    "\(code.rawValue)  \(code.defaultSeverity.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)) \(code.name.padding(toLength: 32, withPad: " ", startingAt: 0)) \(code.summary)"
+                    "\(code.rawValue)  "
+                        + "\(code.defaultSeverity.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)) "
+                        + "\(code.name.padding(toLength: 32, withPad: " ", startingAt: 0)) \(code.summary)"
                 )
             }
             return
@@ -128,9 +130,11 @@ struct LintCommand: ParsableCommand {
             let skipped =
                 run.skipped.isEmpty
                 ? ""
-                : " (\(run.skipped.count) YAML or JSON file\(run.skipped.count == 1 ? "" : "s") without a top-level `flowrun` key skipped)"
+                : " (\(run.skipped.count) YAML or JSON file\(run.skipped.count == 1 ? "" : "s") without a top-level "
+                    + "`flowrun` key skipped)"
             Console.error(
-                "flowrun: no flow files found in \(named)\(skipped); flow files are *.yaml, *.yml or *.json with a top-level `flowrun` key."
+                "flowrun: no flow files found in \(named)\(skipped); flow files are *.yaml, "
+                    + "*.yml or *.json with a top-level `flowrun` key."
             )
             throw ExitCode.usage
         }
@@ -180,140 +184,5 @@ extension LintCommand {
             }
         }
         return reports.withLock { $0 }
-    }
-}
-
-/// The flow files that paths on the command line stand for.
-struct FlowFileDiscovery {
-    struct File: Hashable {
-        /// The path, or for standard input the name it is reported under.
-        var path: String
-        /// Found by walking a folder rather than named.
-        var foundInFolder: Bool
-        var isStandardInput = false
-        /// The path's bytes, for a name found in a folder that is not valid UTF-8 (`path` then shows it escaped).
-        var pathBytes: [UInt8]?
-    }
-
-    static let extensions: Set<String> = ["yaml", "yml", "json"]
-
-    var files: [File] = []
-    var missing: [String] = []
-
-    static func find(_ paths: [String], standardInputName: String = "<stdin>") -> FlowFileDiscovery {
-        var result = FlowFileDiscovery()
-        var seen: Set<String> = []
-        let manager = FileManager.default
-        for path in paths {
-            if path == "-" {
-                result.files.append(File(path: standardInputName, foundInFolder: false, isStandardInput: true))
-                continue
-            }
-            var isDirectory: ObjCBool = false
-            guard manager.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                result.missing.append(path)
-                continue
-            }
-            guard isDirectory.boolValue else {
-                if seen.insert(path).inserted { result.files.append(File(path: path, foundInFolder: false)) }
-                continue
-            }
-            for file in walk(path) {
-                // A name that is not UTF-8 is printed with its bytes escaped and opened by its bytes.
-                let name = FileBytes.displayName(file)
-                guard seen.insert(name).inserted else { continue }
-                let isText = String(validating: file, as: UTF8.self) != nil
-                result.files.append(File(path: name, foundInFolder: true, pathBytes: isText ? nil : file))
-            }
-        }
-        return result
-    }
-
-    /// A file or folder's identity, whatever path leads to it.
-    struct Identity: Hashable {
-        var device: UInt64
-        var inode: UInt64
-
-        init?(_ path: String) {
-            self.init(pathBytes: Array(path.utf8))
-        }
-
-        init?(pathBytes: [UInt8]) {
-            var status = Glibc.stat()
-            guard FlowFileDiscovery.status(of: pathBytes, into: &status) else { return nil }
-            device = UInt64(status.st_dev)
-            inode = UInt64(status.st_ino)
-        }
-    }
-
-    /// `stat` of the path whose bytes are `pathBytes` (which need not be valid UTF-8).
-    static func status(of pathBytes: [UInt8], into status: inout Glibc.stat) -> Bool {
-        (pathBytes + [0]).withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { stat($0.baseAddress!, &status) == 0 }
-        }
-    }
-
-    /// Flow-file candidates below `folder`, sorted, skipping hidden folders (`.git`, `.build`). Symbolic links are
-    /// followed, and each folder and each file is taken once, whatever links lead to it: a link back to an
-    /// ancestor (`self -> .`) is a cycle that is not walked again.
-    ///
-    /// Read with `readdir`, whose entries say which are folders, so that a folder of thousands of flows costs
-    /// no `stat` per file; only folders, entries of unknown type and symbolic links are looked at with `stat`.
-    /// Only regular files are taken: a FIFO, socket or device is skipped without being opened (opening a FIFO
-    /// would wait for a writer). Paths are kept as the bytes the entries give, since a name need not be UTF-8.
-    private static func walk(_ folder: String) -> [[UInt8]] {
-        var folders: Set<Identity> = []
-        var linkedFiles = false
-        var found = walk(Array(folder.utf8), folders: &folders, linkedFiles: &linkedFiles)
-        if linkedFiles {
-            // A link to a file may name one found by another path: keep the first path of each file.
-            var files: Set<Identity> = []
-            found = found.filter { path in Identity(pathBytes: path).map { files.insert($0).inserted } ?? true }
-        }
-        return found
-    }
-
-    private static func walk(_ folder: [UInt8], folders: inout Set<Identity>, linkedFiles: inout Bool) -> [[UInt8]] {
-        let base = folder.last == UInt8(ascii: "/") && folder.count > 1 ? Array(folder.dropLast()) : folder
-        guard let identity = Identity(pathBytes: base), folders.insert(identity).inserted else { return [] }
-        let opened = (base + [0]).withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { opendir($0.baseAddress!) }
-        }
-        guard let directory = opened else { return [] }
-        var entries: [(name: [UInt8], isDirectory: Bool)] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
-            guard name.first != UInt8(ascii: ".") else { continue }
-            switch Int32(entry.pointee.d_type) {
-            case Int32(DT_DIR): entries.append((name, true))
-            case Int32(DT_REG): entries.append((name, false))
-            case Int32(DT_FIFO), Int32(DT_SOCK), Int32(DT_CHR), Int32(DT_BLK): continue
-            default:
-                // A link or a file system that does not say: follow it, as opening the path would.
-                var status = Glibc.stat()
-                guard Self.status(of: base + [UInt8(ascii: "/")] + name, into: &status) else { continue }
-                switch status.st_mode & S_IFMT {
-                case S_IFDIR: entries.append((name, true))
-                case S_IFREG:
-                    linkedFiles = true
-                    entries.append((name, false))
-                default: continue
-                }
-            }
-        }
-        closedir(directory)
-        var found: [[UInt8]] = []
-        for entry in entries.sorted(by: { $0.name.lexicographicallyPrecedes($1.name) }) {
-            let path = base + [UInt8(ascii: "/")] + entry.name
-            if entry.isDirectory {
-                found += walk(path, folders: &folders, linkedFiles: &linkedFiles)
-            } else if let dot = entry.name.lastIndex(of: UInt8(ascii: ".")),
-                let suffix = String(validating: entry.name[(dot + 1)...], as: UTF8.self),
-                extensions.contains(suffix.lowercased())
-            {
-                found.append(path)
-            }
-        }
-        return found
     }
 }

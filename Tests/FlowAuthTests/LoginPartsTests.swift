@@ -4,8 +4,8 @@ import Foundation
 import Testing
 
 @Suite struct LoginPartsTests {
-    /// RFC 6238 appendix B, SHA-1, with the 20-byte key "12345678901234567890" (base32 GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ),
-    /// the last 6 digits of each 8-digit vector.
+    /// RFC 6238 appendix B, SHA-1, with the 20-byte key "12345678901234567890" (base32
+    /// GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ), the last 6 digits of each 8-digit vector.
     @Test(arguments: [
         (59.0, "287082"), (1_111_111_109, "081804"), (1_111_111_111, "050471"), (1_234_567_890, "005924"),
         (2_000_000_000, "279037"), (20_000_000_000, "353130"),

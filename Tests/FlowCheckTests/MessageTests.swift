@@ -114,7 +114,8 @@ struct MessageTests {
         let text = Self.oauthFlow.replacingOccurrences(
             of: "transform: discovery-service",
             with:
-                "transform:\n    backend: {to: settings-parameters, key: settingsParameters}\n    auth: {to: url, key: authenticationURL}"
+                "transform:\n    backend: {to: settings-parameters, key: settingsParameters}\n    auth: {to: url, "
+                + "key: authenticationURL}"
         )
         let diagnostics = lint(text)
         #expect(Set(diagnostics.summary) == ["FR500 17:31", "FR500 18:38"])
@@ -135,7 +136,8 @@ struct MessageTests {
             ),
             (
                 "settings: {uses: settings-download}",
-                "settings: {uses: settings-download}\n  bind:     {uses: command, with: {run: [./bind.sh], env: {PASSWORD: hunter2}}}",
+                "settings: {uses: settings-download}\n  bind:     {uses: command, with: {run: [./bind.sh], "
+                    + "env: {PASSWORD: hunter2}}}",
                 "hunter2"
             ),
         ])
@@ -176,7 +178,8 @@ struct MessageTests {
         let text = Self.oauthFlow.replacingOccurrences(
             of: "onboard: [welcome, session, auth, settings, store]",
             with:
-                "onboard:\n    - welcome\n    - session\n    - auth\n    - {step: settings, on-failure: auth}\n    - store"
+                "onboard:\n    - welcome\n    - session\n    - auth\n    - {step: settings, "
+                + "on-failure: auth}\n    - store"
         )
         let finding = try #require(lint(text).with(.endlessCycle).first)
         #expect(finding.message.contains("`auth`"))

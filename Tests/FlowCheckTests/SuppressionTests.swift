@@ -199,7 +199,8 @@ struct SuppressionTests {
         let text = Self.flow().replacingOccurrences(
             of: "  spare:   {uses: command, with: {run: [./spare.sh]}}",
             with:
-                "  spare:\n    uses: command\n    description: |\n      Silence it with\n      # flowrun-lint: disable=FR304\n    with: {run: [./spare.sh]}"
+                "  spare:\n    uses: command\n    description: |\n      Silence it with\n      # flowrun-lint: "
+                + "disable=FR304\n    with: {run: [./spare.sh]}"
         )
         do {
             #expect(lint(text).summary == ["FR304 10:3", "FR601 16:51"])
@@ -228,7 +229,8 @@ struct SuppressionTests {
                 "welcome": {"uses": "welcome"},
                 "session": {"uses": "session-configuration"},
                 "store": {"uses": "store-manager"},
-                "spare": {"uses": "command", "with": {"run": ["./spare.sh", "# flowrun-lint: disable=FR304"]}}, "x": {"uses": "welcome", "description": " # flowrun-lint: disable=FR304"}
+                "spare": {"uses": "command", "with": {"run": ["./spare.sh", "# flowrun-lint: disable=FR304"]}}, \
+            "x": {"uses": "welcome", "description": " # flowrun-lint: disable=FR304"}
               },
               "flows": {"onboard": ["welcome", "session", "store"]}
             }

@@ -105,22 +105,27 @@ struct DataFileTests {
             #expect(settings.status == 200)
             #expect(
                 settings.body
-                    == #"{"mobileservices":{"settingsExchange":{"passwordPolicy":{"passwordPolicyMinLength":"12","passwordPolicyEnabled":"true"},"logSettings":{"logLevel":"DEBUG"}}}}"#
+                    == #"{"mobileservices":{"settingsExchange":{"passwordPolicy":{"passwordPolicyMinLength":"12","#
+                    + #""passwordPolicyEnabled":"true"},"logSettings":{"logLevel":"DEBUG"}}}}"#
             )
 
             let discovery = try await client.get(
-                "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='com.example.saml:1.0',EmailAddress='alan@example.com')"
+                "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='com.example.saml:"
+                    + "1.0',EmailAddress='alan@example.com')"
             )
             #expect(
                 discovery.body
-                    == #"{"host":"mobile.example.com","port":8443,"protocol":"https","auth":[{"type":"saml2.web.post","config":{"saml2.web.post.finish.endpoint.uri":"/SAMLAuthLauncher"},"requireOtp":false}]}"#
+                    == #"{"host":"mobile.example.com","port":8443,"protocol":"https","auth":[{"type":"saml2.web.post","#
+                    + #""config":{"saml2.web.post.finish.endpoint.uri":"/SAMLAuthLauncher"},"requireOtp":false}]}"#
             )
             let notForGrace = try await client.get(
-                "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='com.example.saml:1.0',EmailAddress='grace@example.com')"
+                "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='com.example.saml:"
+                    + "1.0',EmailAddress='grace@example.com')"
             )
             #expect(notForGrace.status == 404)
             let byCode = try await client.get(
-                "/config-api.svc/ApplicationConfigurations/getApplicationConfigurationByCode(AppConfigID='com.example.shop:2.1',OnboardingCode='SHOP-1')"
+                "/config-api.svc/ApplicationConfigurations/getApplicationConfigurationByCode("
+                    + "AppConfigID='com.example.shop:2.1',OnboardingCode='SHOP-1')"
             )
             #expect(byCode.object?["auth"] as? [[String: Any]] != nil)
 
@@ -145,7 +150,8 @@ struct DataFileTests {
         let file = try TemporaryFile(
             name: "emulator.json",
             contents: """
-                {"applications": [{"id": "com.example.json", "auth": [{"type": "oauth2", "config": {"oauth2.clientID": "c1"}}]}],
+                {"applications": [{"id": "com.example.json", "auth": [{"type": "oauth2", \
+                "config": {"oauth2.clientID": "c1"}}]}],
                  "users": [{"email": "json@example.com", "roles": ["R"]}]}
                 """)
         defer { file.remove() }
@@ -203,7 +209,8 @@ struct DataFileTests {
                 "`identity-provider.sso-url` is `ftp://idp`; expected an http or https URL"
             ),
             (
-                "applications:\n  - id: a\n    auth: []\nidentity-provider:\n  sso-url: https://idp.example.com/sso\n  certificate: not-pem\n",
+                "applications:\n  - id: a\n    auth: []\nidentity-provider:\n  sso-url: https://idp.example.com/sso\n  "
+                    + "certificate: not-pem\n",
                 6, 16, "`identity-provider.certificate` is not a PEM certificate"
             ),
             (

@@ -30,7 +30,8 @@ struct EndpointTests {
     func discoveryEncoded() async throws {
         try await withEmulator { (_, client) async throws in
             let path =
-                "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID=%27com.example.travel:1.0%27,EmailAddress=%27Ada@Example.com%27)"
+                "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration("
+                + "AppConfigID=%27com.example.travel:1.0%27,EmailAddress=%27Ada@Example.com%27)"
             let answer = try await client.get(path)
             #expect(answer.status == 200)
             #expect(answer.object?["host"] as? String == "127.0.0.1")
@@ -85,7 +86,8 @@ struct EndpointTests {
     func discoveryBadArguments() async throws {
         try await withEmulator { (_, client) async throws in
             let answer = try await client.get(
-                "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='com.example.travel:1.0')"
+                "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration("
+                    + "AppConfigID='com.example.travel:1.0')"
             )
             #expect(answer.status == 400)
             #expect(answer.errorCode == "badRequest")

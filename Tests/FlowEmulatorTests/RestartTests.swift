@@ -287,7 +287,8 @@ struct RestartTests {
               - id: com.example.travel
                 auth:
                   - type: oauth2
-                    config: {oauth2.clients: [{clientID: 9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30, redirectURL: "${backend}"}]}
+                    config: {oauth2.clients: [{clientID: 9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30, \
+            redirectURL: "${backend}"}]}
                 destinations: [travel]
             users:
               - {email: ada@example.com, id: ada, password: analytical-engine}

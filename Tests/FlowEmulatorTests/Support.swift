@@ -155,9 +155,11 @@ func withEmulator(
 enum Paths {
     static let app = "com.example.timetable"
     static let discovery =
-        "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='com.example.travel:1.0',EmailAddress='ada@example.com')"
+        "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='com.example.travel:1.0',"
+        + "EmailAddress='ada@example.com')"
     static let discoveryByCode =
-        "/config-api.svc/ApplicationConfigurations/getApplicationConfigurationByCode(AppConfigID='com.example.travel:1.0',OnboardingCode='TRAVEL-0001')"
+        "/config-api.svc/ApplicationConfigurations/getApplicationConfigurationByCode(AppConfigID='com.example.travel:"
+        + "1.0',OnboardingCode='TRAVEL-0001')"
     static let configuration = "/mobileservices/application/com.example.timetable/onboarding/configuration"
     static let settings = settings(app)
     static let me = me(app)

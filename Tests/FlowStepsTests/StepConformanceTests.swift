@@ -105,7 +105,8 @@ let conformanceCases: [ConformanceCase] = [
         secretFlow: { _ in
             conformanceFlow(
                 #"""
-                {uses: command, with: {run: [sh, -c, 'echo "the token $API_TOKEN was refused" >&2; exit 3'], env: {API_TOKEN: "${env.CONFORMANCE_SECRET}"}}}
+                {uses: command, with: {run: [sh, -c, 'echo "the token $API_TOKEN was refused" >&2; exit 3'], \#
+                env: {API_TOKEN: "${env.CONFORMANCE_SECRET}"}}}
                 """#)
         }),
     ConformanceCase(

@@ -29,7 +29,8 @@ struct OAuth2ParametersTests {
         let value = try record(
             to,
             """
-            {"authorizationEndpointURL": "https://auth.example.com/oauth2/authorize", "tokenEndpointURL": "https://auth.example.com/oauth2/token",
+            {"authorizationEndpointURL": "https://auth.example.com/oauth2/authorize", \
+            "tokenEndpointURL": "https://auth.example.com/oauth2/token",
              "clientID": "c4a7e2d9", "redirectURL": "https://app.example.com/done"}
             """)
         #expect(value == expectedOAuth)
@@ -39,7 +40,8 @@ struct OAuth2ParametersTests {
         let value = try record(
             "oauth2-parameters",
             """
-            {"authorizationEndpointURL": "https://auth.example.com/oauth2/authorize", "tokenEndpointURL": "https://auth.example.com/oauth2/token",
+            {"authorizationEndpointURL": "https://auth.example.com/oauth2/authorize", \
+            "tokenEndpointURL": "https://auth.example.com/oauth2/token",
              "clientID": "c4a7e2d9", "redirectURL": "https://app.example.com/done", "scopes": ["openid", "profile"]}
             """)
         #expect(value?["scopes"] == .list([.string("openid"), .string("profile")]))
@@ -49,9 +51,11 @@ struct OAuth2ParametersTests {
         let value = try record(
             "oauth2-parameters",
             """
-            {"oauth2.authorizationEndpoint": "https://auth.example.com/oauth2/authorize", "oauth2.tokenEndpoint": "https://auth.example.com/oauth2/token",
+            {"oauth2.authorizationEndpoint": "https://auth.example.com/oauth2/authorize", \
+            "oauth2.tokenEndpoint": "https://auth.example.com/oauth2/token",
              "oauth2.clients": [{"clientID": "service", "grantType": "client_credentials"},
-                                {"clientID": "c4a7e2d9", "grantType": "authorization_code", "redirectURL": "https://app.example.com/done"}]}
+                                {"clientID": "c4a7e2d9", "grantType": "authorization_code", \
+            "redirectURL": "https://app.example.com/done"}]}
             """)
         #expect(value == expectedOAuth)
     }
@@ -63,7 +67,8 @@ struct OAuth2ParametersTests {
             {"oauth2.authorizationEndpoint": "https://mobile.example.com/oauth2/authorize",
              "oauth2.xsuaaAuthorizationEndpoint": "https://auth.example.com/oauth2/authorize",
              "oauth2.tokenEndpoint": "https://auth.example.com/oauth2/token",
-             "oauth2.clients": [{"clientID": "c4a7e2d9", "grantType": "authorization_code", "redirectURL": "https://app.example.com/done"}]}
+             "oauth2.clients": [{"clientID": "c4a7e2d9", "grantType": "authorization_code", \
+            "redirectURL": "https://app.example.com/done"}]}
             """)
         #expect(value == expectedOAuth)
     }
@@ -76,7 +81,8 @@ struct OAuth2ParametersTests {
             {"oauth2.authorizationEndpoint": "https://mobile.example.com/oauth2/authorize",
              "oauth2.xsuaaAuthorizationURL": "https://auth.example.com/oauth2/authorize",
              "oauth2.tokenEndpoint": "https://auth.example.com/oauth2/token",
-             "oauth2.clients": [{"clientID": "c4a7e2d9", "grantType": "authorization_code", "redirectURL": "https://app.example.com/done"}]}
+             "oauth2.clients": [{"clientID": "c4a7e2d9", "grantType": "authorization_code", \
+            "redirectURL": "https://app.example.com/done"}]}
             """)
         #expect(value == expectedOAuth)
     }
@@ -85,8 +91,10 @@ struct OAuth2ParametersTests {
         let value = try record(
             "oauth2-parameters",
             """
-            {"oauth2.authorizationEndpoint": "https://auth.example.com/oauth2/authorize", "oauth2.tokenEndpoint": "https://auth.example.com/oauth2/token",
-             "oauth2.clientID": "c4a7e2d9", "oauth2.redirectURL": "https://app.example.com/done", "oauth2.grantType": "authorization_code"}
+            {"oauth2.authorizationEndpoint": "https://auth.example.com/oauth2/authorize", \
+            "oauth2.tokenEndpoint": "https://auth.example.com/oauth2/token",
+             "oauth2.clientID": "c4a7e2d9", "oauth2.redirectURL": "https://app.example.com/done", \
+            "oauth2.grantType": "authorization_code"}
             """)
         #expect(value == expectedOAuth)
     }
@@ -95,7 +103,8 @@ struct OAuth2ParametersTests {
         let value = try record(
             "oauth2-parameters",
             """
-            {"type": "oauth", "authorizationEndpoint": "https://auth.example.com/oauth2/authorize", "tokenEndpoint": "https://auth.example.com/oauth2/token",
+            {"type": "oauth", "authorizationEndpoint": "https://auth.example.com/oauth2/authorize", \
+            "tokenEndpoint": "https://auth.example.com/oauth2/token",
              "client_id": "c4a7e2d9", "redirect_uri": "https://app.example.com/done"}
             """)
         #expect(value == expectedOAuth)
@@ -104,54 +113,72 @@ struct OAuth2ParametersTests {
     static let bad: [(String, TransformError.Kind, String)] = [
         // plain form
         (
-            #"{"authorizationEndpointURL": "https://a.example.com/auth", "tokenEndpointURL": "https://a.example.com/token", "redirectURL": "https://app.example.com"}"#,
+            #"{"authorizationEndpointURL": "https://a.example.com/auth", "#
+                + #""tokenEndpointURL": "https://a.example.com/token", "redirectURL": "https://app.example.com"}"#,
             .missingArgument, "p.clientID"
         ),
         (
-            #"{"authorizationEndpointURL": "https://a.example.com/auth", "tokenEndpointURL": "https://a.example.com/token", "clientID": "c", "redirectURL": "/done"}"#,
+            #"{"authorizationEndpointURL": "https://a.example.com/auth", "#
+                + #""tokenEndpointURL": "https://a.example.com/token", "clientID": "c", "redirectURL": "/done"}"#,
             .invalidArgument, "p.redirectURL"
         ),
         (
-            #"{"authorizationEndpointURL": "https://a.example.com/auth", "tokenEndpointURL": "https://a.example.com/token", "clientID": 42, "redirectURL": "https://app.example.com"}"#,
+            #"{"authorizationEndpointURL": "https://a.example.com/auth", "#
+                + #""tokenEndpointURL": "https://a.example.com/token", "clientID": 42, "#
+                + #""redirectURL": "https://app.example.com"}"#,
             .invalidArgument, "p.clientID"
         ),
         // current backend form
         (
-            #"{"oauth2.authorizationEndpoint": "https://a.example.com/auth", "oauth2.clients": [{"clientID": "c", "redirectURL": "https://app.example.com"}]}"#,
+            #"{"oauth2.authorizationEndpoint": "https://a.example.com/auth", "oauth2.clients": [{"clientID": "c", "#
+                + #""redirectURL": "https://app.example.com"}]}"#,
             .missingArgument, "p.oauth2.tokenEndpoint"
         ),
         (
-            #"{"oauth2.authorizationEndpoint": "", "oauth2.tokenEndpoint": "https://a.example.com/token", "oauth2.clients": []}"#,
+            #"{"oauth2.authorizationEndpoint": "", "oauth2.tokenEndpoint": "https://a.example.com/token", "#
+                + #""oauth2.clients": []}"#,
             .invalidArgument, "p.oauth2.authorizationEndpoint"
         ),
         (
-            #"{"oauth2.authorizationEndpoint": "https://a.example.com/auth", "oauth2.tokenEndpoint": "https://a.example.com/token", "oauth2.clients": [{"clientID": "s", "grantType": "client_credentials"}]}"#,
+            #"{"oauth2.authorizationEndpoint": "https://a.example.com/auth", "#
+                + #""oauth2.tokenEndpoint": "https://a.example.com/token", "oauth2.clients": [{"clientID": "s", "#
+                + #""grantType": "client_credentials"}]}"#,
             .missingArgument, "p.oauth2.clients"
         ),
         (
-            #"{"oauth2.authorizationEndpoint": "https://a.example.com/auth", "oauth2.tokenEndpoint": "https://a.example.com/token", "oauth2.clients": {"clientID": "c"}}"#,
+            #"{"oauth2.authorizationEndpoint": "https://a.example.com/auth", "#
+                + #""oauth2.tokenEndpoint": "https://a.example.com/token", "oauth2.clients": {"clientID": "c"}}"#,
             .invalidArgument, "p.oauth2.clients"
         ),
         (
-            #"{"oauth2.authorizationEndpoint": "https://a.example.com/auth", "oauth2.tokenEndpoint": "https://a.example.com/token", "oauth2.clients": [{"grantType": "client_credentials"}, {"clientID": "c", "grantType": "authorization_code"}]}"#,
+            #"{"oauth2.authorizationEndpoint": "https://a.example.com/auth", "#
+                + #""oauth2.tokenEndpoint": "https://a.example.com/token", "#
+                + #""oauth2.clients": [{"grantType": "client_credentials"}, {"clientID": "c", "#
+                + #""grantType": "authorization_code"}]}"#,
             .missingArgument, "p.oauth2.clients[1].redirectURL"
         ),
         (
-            #"{"oauth2.authorizationEndpoint": "https://a.example.com/auth", "oauth2.tokenEndpoint": "https://a.example.com/token", "oauth2.clients": [{"clientID": "", "redirectURL": "https://app.example.com"}]}"#,
+            #"{"oauth2.authorizationEndpoint": "https://a.example.com/auth", "#
+                + #""oauth2.tokenEndpoint": "https://a.example.com/token", "oauth2.clients": [{"clientID": "", "#
+                + #""redirectURL": "https://app.example.com"}]}"#,
             .invalidArgument, "p.oauth2.clients[0].clientID"
         ),
         // older flat form
         (
-            #"{"oauth2.authorizationEndpoint": "https://a.example.com/auth", "oauth2.tokenEndpoint": "https://a.example.com/token", "oauth2.redirectURL": "https://app.example.com"}"#,
+            #"{"oauth2.authorizationEndpoint": "https://a.example.com/auth", "#
+                + #""oauth2.tokenEndpoint": "https://a.example.com/token", "#
+                + #""oauth2.redirectURL": "https://app.example.com"}"#,
             .missingArgument, "p.oauth2.clientID"
         ),
         // certificate form
         (
-            #"{"authorizationEndpoint": "https://a.example.com/auth", "tokenEndpoint": "https://a.example.com/token", "redirect_uri": "https://app.example.com"}"#,
+            #"{"authorizationEndpoint": "https://a.example.com/auth", "tokenEndpoint": "https://a.example.com/token", "#
+                + #""redirect_uri": "https://app.example.com"}"#,
             .missingArgument, "p.client_id"
         ),
         (
-            #"{"authorizationEndpoint": "https://a.example.com/auth", "tokenEndpoint": "token", "client_id": "c", "redirect_uri": "https://app.example.com"}"#,
+            #"{"authorizationEndpoint": "https://a.example.com/auth", "tokenEndpoint": "token", "client_id": "c", "#
+                + #""redirect_uri": "https://app.example.com"}"#,
             .invalidArgument, "p.tokenEndpoint"
         ),
         // not a mapping
@@ -172,7 +199,9 @@ struct OAuth2ClientCredentialsTests {
 
     @Test(arguments: [
         #"{"tokenEndpointURL": "https://auth.example.com/oauth2/token", "clientID": "service"}"#,
-        #"{"oauth2.tokenEndpoint": "https://auth.example.com/oauth2/token", "oauth2.clients": [{"clientID": "c", "grantType": "authorization_code", "redirectURL": "https://app.example.com"}, {"clientID": "service", "grantType": "client_credentials"}]}"#,
+        #"{"oauth2.tokenEndpoint": "https://auth.example.com/oauth2/token", "oauth2.clients": [{"clientID": "c", "#
+            + #""grantType": "authorization_code", "redirectURL": "https://app.example.com"}, {"clientID": "service", "#
+            + #""grantType": "client_credentials"}]}"#,
         #"{"oauth2.tokenEndpoint": "https://auth.example.com/oauth2/token", "oauth2.clientID": "service"}"#,
     ])
     func goodForms(json: String) throws {
@@ -188,7 +217,8 @@ struct OAuth2ClientCredentialsTests {
             "p.oauth2.tokenEndpoint"
         ),
         (
-            #"{"oauth2.tokenEndpoint": "https://auth.example.com/oauth2/token", "oauth2.clients": [{"clientID": "c", "grantType": "authorization_code"}]}"#,
+            #"{"oauth2.tokenEndpoint": "https://auth.example.com/oauth2/token", "oauth2.clients": [{"clientID": "c", "#
+                + #""grantType": "authorization_code"}]}"#,
             .missingArgument, "p.oauth2.clients"
         ),
         (#"[]"#, .invalidArgument, "p"),
@@ -218,7 +248,8 @@ struct SAMLParametersTests {
         let withHeader = try record(
             "SAMLAuthenticationParameters",
             """
-            {"authenticationEndpoint": "https://idp.example.com/a", "finishEndpoint": "https://idp.example.com/b", "challengeHeaderName": "x-login"}
+            {"authenticationEndpoint": "https://idp.example.com/a", "finishEndpoint": "https://idp.example.com/b", \
+            "challengeHeaderName": "x-login"}
             """)
         #expect(withHeader?["challengeHeaderName"] == .string("x-login"))
     }
@@ -287,7 +318,8 @@ struct PlainRecordTests {
     @Test func otpParameters() throws {
         let value = try record(
             "otp-parameters",
-            #"{"authorizationEndpointURL": "https://m.example.com/otp", "finishEndpointURL": "https://m.example.com/otp?finished=true"}"#
+            #"{"authorizationEndpointURL": "https://m.example.com/otp", "#
+                + #""finishEndpointURL": "https://m.example.com/otp?finished=true"}"#
         )
         #expect(
             value
@@ -330,7 +362,8 @@ struct SettingsRecordTests {
             "passcode-policy",
             """
             {"passwordPolicyEnabled": "true", "passwordPolicyMinLength": "6", "passwordPolicyDigitRequired": "true",
-             "passwordPolicyLowerRequired": "false", "passwordPolicyUpperRequired": "TRUE", "passwordPolicySpecialRequired": "false",
+             "passwordPolicyLowerRequired": "false", "passwordPolicyUpperRequired": "TRUE", \
+            "passwordPolicySpecialRequired": "false",
              "passwordPolicyMinUniqueChars": "3", "passwordPolicyRetryLimit": "10", "passwordPolicyLockTimeout": "60",
              "passwordPolicyExpiresInNDays": "90", "passwordPolicyDefaultPasswordAllowed": "false",
              "passwordPolicyFingerprintEnabled": "true", "passwordPolicyIsDigitsOnly": "false"}
@@ -363,7 +396,10 @@ struct SettingsRecordTests {
 
     @Test func passcodePolicyPlainForm() throws {
         let plain =
-            #"{"enabled": false, "minLength": 4, "digitRequired": false, "lowerRequired": false, "upperRequired": false, "specialRequired": false, "minUniqueChars": 0, "retryLimit": 5, "lockTimeout": 0, "expiresInDays": 0, "defaultPasswordAllowed": false, "fingerprintEnabled": false, "digitsOnly": true}"#
+            #"{"enabled": false, "minLength": 4, "digitRequired": false, "lowerRequired": false, "#
+            + #""upperRequired": false, "specialRequired": false, "minUniqueChars": 0, "retryLimit": 5, "#
+            + #""lockTimeout": 0, "expiresInDays": 0, "defaultPasswordAllowed": false, "#
+            + #""fingerprintEnabled": false, "digitsOnly": true}"#
         var expected = defaultPolicy
         expected["enabled"] = .bool(false)
         expected["minLength"] = .int(4)

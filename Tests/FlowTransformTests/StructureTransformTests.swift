@@ -80,7 +80,8 @@ struct DiscoveryServiceTests {
         #expect(
             result.info["authenticationURL"]
                 == .url(
-                    "https://mobile.example.com/mobileservices/application/com.example.other/roleservice/application/com.example.other/v2/Me"
+                    "https://mobile.example.com/mobileservices/application/com.example.other/roleservice/application/"
+                        + "com.example.other/v2/Me"
                 ))
         #expect(result.info["settingsParameters"]?["applicationID"] == .string("com.example.other"))
     }
@@ -114,10 +115,12 @@ struct DiscoveryServiceTests {
     }
 
     static let codeClient =
-        #"{"clientID": "c4a7e2d9", "grantType": "authorization_code", "redirectURL": "https://mobile.example.com/oauth2/done"}"#
+        #"{"clientID": "c4a7e2d9", "grantType": "authorization_code", "#
+        + #""redirectURL": "https://mobile.example.com/oauth2/done"}"#
     static let credentialsClient = #"{"clientID": "service", "grantType": "client_credentials"}"#
     static let endpoints =
-        #""oauth2.authorizationEndpoint": "https://mobile.example.com/oauth2/api/v1/authorize", "oauth2.tokenEndpoint": "https://mobile.example.com/oauth2/api/v1/token""#
+        #""oauth2.authorizationEndpoint": "https://mobile.example.com/oauth2/api/v1/authorize", "#
+        + #""oauth2.tokenEndpoint": "https://mobile.example.com/oauth2/api/v1/token""#
     static let oauth: InfoValue = .record([
         "authorizationEndpointURL": .url("https://mobile.example.com/oauth2/api/v1/authorize"),
         "tokenEndpointURL": .url("https://mobile.example.com/oauth2/api/v1/token"),
@@ -142,7 +145,8 @@ struct DiscoveryServiceTests {
         let result = try transform(
             try discovery(),
             withAuth(
-                #"{"type": "oauth2", "config": {\#(Self.endpoints), "oauth2.clients": [\#(Self.credentialsClient), \#(Self.codeClient)]}}"#
+                #"{"type": "oauth2", "config": {\#(Self.endpoints), "oauth2.clients": [\#(Self.credentialsClient), "#
+                    + #"\#(Self.codeClient)]}}"#
             ))
         #expect(result.info["authenticationMethod"] == .string("oauth2"))
         #expect(result.info["oauth2Parameters"] == Self.oauth)
@@ -153,7 +157,9 @@ struct DiscoveryServiceTests {
         let result = try transform(
             try discovery(),
             withAuth(
-                #"{"type": "oauth2", "config": {"oauth2.tokenEndpoint": "https://mobile.example.com/oauth2/api/v1/token", "oauth2.clients": [\#(Self.credentialsClient)]}}"#
+                #"{"type": "oauth2", "#
+                    + #""config": {"oauth2.tokenEndpoint": "https://mobile.example.com/oauth2/api/v1/token", "#
+                    + #""oauth2.clients": [\#(Self.credentialsClient)]}}"#
             ))
         #expect(result.info["authenticationMethod"] == .string("oauth2-client-credentials"))
         #expect(result.info["oauth2ClientCredentialsParameters"] == Self.credentials)
@@ -166,7 +172,8 @@ struct DiscoveryServiceTests {
             withAuth(
                 #"""
                 {"type": "oauth2", "config": {\#(Self.endpoints), "oauth2.clientID": "c4a7e2d9",
-                 "oauth2.redirectURL": "https://mobile.example.com/oauth2/done", "oauth2.grantType": "authorization_code"}}
+                 "oauth2.redirectURL": "https://mobile.example.com/oauth2/done", \#
+                "oauth2.grantType": "authorization_code"}}
                 """#))
         #expect(result.info["authenticationMethod"] == .string("oauth2"))
         #expect(result.info["oauth2Parameters"] == Self.oauth)
@@ -177,7 +184,8 @@ struct DiscoveryServiceTests {
             try discovery(),
             withAuth(
                 #"""
-                {"type": "oauth2", "config": {\#(Self.endpoints), "oauth2.xsuaaAuthorizationEndpoint": "https://xsuaa.example.com/oauth/authorize",
+                {"type": "oauth2", "config": {\#(Self.endpoints), \#
+                "oauth2.xsuaaAuthorizationEndpoint": "https://xsuaa.example.com/oauth/authorize",
                  "oauth2.clients": [\#(Self.codeClient)]}}
                 """#))
         #expect(
@@ -208,7 +216,8 @@ struct DiscoveryServiceTests {
             withAuth(
                 #"""
                 {"type": "saml2.web.post", "config": {"saml2.web.post.authchallengeheader.name": "x-login",
-                 "saml2.web.post.finish.endpoint.uri": "custom/launch", "saml2.web.post.finish.endpoint.redirectparam": "done"}}
+                 "saml2.web.post.finish.endpoint.uri": "custom/launch", \#
+                "saml2.web.post.finish.endpoint.redirectparam": "done"}}
                 """#))
         #expect(
             result.info["samlParameters"]
@@ -229,7 +238,8 @@ struct DiscoveryServiceTests {
     func otpParametersWhenRequired(requireOtp: String) throws {
         let result = try transform(
             try discovery(),
-            #"{"host": "mobile.example.com", "port": 8443, "auth": [{"type": "basic.default", "requireOtp": \#(requireOtp)}]}"#
+            #"{"host": "mobile.example.com", "port": 8443, "auth": [{"type": "basic.default", "#
+                + #""requireOtp": \#(requireOtp)}]}"#
         )
         #expect(
             result.info["otpParameters"]
@@ -250,7 +260,8 @@ struct DiscoveryServiceTests {
             try discovery(),
             withAuth(
                 #"""
-                {"type": "oauth2", "requireOtp": true, "config": {\#(Self.endpoints), "oauth2.clients": [\#(Self.credentialsClient), \#(Self.codeClient)]}}
+                {"type": "oauth2", "requireOtp": true, "config": {\#(Self.endpoints), \#
+                "oauth2.clients": [\#(Self.credentialsClient), \#(Self.codeClient)]}}
                 """#))
         let spec = try #require(Catalog.builtin.transformer(named: "discovery-service"))
         guard case .structure(let provides, _) = spec.kind else {
@@ -282,31 +293,36 @@ struct DiscoveryServiceTests {
         (withAuth(#"{"type": "oauth2"}"#), .missingArgument, "auth[0].config.oauth2.clients"),
         (
             withAuth(
-                #"{"type": "oauth2", "config": {"oauth2.tokenEndpoint": "https://m.example.com/t", "oauth2.clients": []}}"#
+                #"{"type": "oauth2", "config": {"oauth2.tokenEndpoint": "https://m.example.com/t", "#
+                    + #""oauth2.clients": []}}"#
             ),
             .missingArgument, "auth[0].config.oauth2.clients"
         ),
         (
             withAuth(
-                #"{"type": "oauth2", "config": {"oauth2.authorizationEndpoint": "https://m.example.com/a", "oauth2.clients": [\#(codeClient)]}}"#
+                #"{"type": "oauth2", "config": {"oauth2.authorizationEndpoint": "https://m.example.com/a", "#
+                    + #""oauth2.clients": [\#(codeClient)]}}"#
             ),
             .missingArgument, "auth[0].config.oauth2.tokenEndpoint"
         ),
         (
             withAuth(
-                #"{"type": "oauth2", "config": {\#(endpoints), "oauth2.clients": [{"clientID": "c", "grantType": "authorization_code"}]}}"#
+                #"{"type": "oauth2", "config": {\#(endpoints), "oauth2.clients": [{"clientID": "c", "#
+                    + #""grantType": "authorization_code"}]}}"#
             ),
             .missingArgument, "auth[0].config.oauth2.clients[0].redirectURL"
         ),
         (
             withAuth(
-                #"{"type": "oauth2", "config": {\#(endpoints), "oauth2.clients": [{"clientID": "c", "redirectURL": "done"}]}}"#
+                #"{"type": "oauth2", "config": {\#(endpoints), "oauth2.clients": [{"clientID": "c", "#
+                    + #""redirectURL": "done"}]}}"#
             ),
             .invalidArgument, "auth[0].config.oauth2.clients[0].redirectURL"
         ),
         (
             withAuth(
-                #"{"type": "oauth2", "config": {\#(endpoints), "oauth2.clients": [\#(codeClient), {"grantType": "client_credentials"}]}}"#
+                #"{"type": "oauth2", "config": {\#(endpoints), "oauth2.clients": [\#(codeClient), "#
+                    + #"{"grantType": "client_credentials"}]}}"#
             ),
             .missingArgument, "auth[0].config.oauth2.clients[1].clientID"
         ),
@@ -359,7 +375,8 @@ private func certificateConfig(leaving dropped: Set<String> = [], replacing: [St
             "authType",
             #"""
             {"type": "oauth", "authorizationEndpoint": "https://certs.example.com/oauth2/authorize",
-             "tokenEndpoint": "https://certs.example.com/oauth2/token", "client_id": "e81f0b36", "redirect_uri": "https://certs.example.com/oauth2/done"}
+             "tokenEndpoint": "https://certs.example.com/oauth2/token", "client_id": "e81f0b36", \#
+            "redirect_uri": "https://certs.example.com/oauth2/done"}
             """#
         ),
     ]
@@ -412,14 +429,16 @@ struct UserIdentityDiscoveryTests {
         (
             certificateConfig(replacing: [
                 "authType":
-                    #"{"type": "oauth", "authorizationEndpoint": "https://c.example.com/a", "tokenEndpoint": "https://c.example.com/t", "redirect_uri": "https://c.example.com/d"}"#
+                    #"{"type": "oauth", "authorizationEndpoint": "https://c.example.com/a", "#
+                    + #""tokenEndpoint": "https://c.example.com/t", "redirect_uri": "https://c.example.com/d"}"#
             ]),
             .missingArgument, "authType.client_id"
         ),
         (
             certificateConfig(replacing: [
                 "authType":
-                    #"{"type": "oauth", "authorizationEndpoint": "https://c.example.com/a", "tokenEndpoint": "", "client_id": "c", "redirect_uri": "https://c.example.com/d"}"#
+                    #"{"type": "oauth", "authorizationEndpoint": "https://c.example.com/a", "tokenEndpoint": "", "#
+                    + #""client_id": "c", "redirect_uri": "https://c.example.com/d"}"#
             ]),
             .invalidArgument, "authType.tokenEndpoint"
         ),
@@ -552,7 +571,8 @@ struct TransformerRegressionTests {
           "com.sap.mobilesecure.certificateService.requestEndpoint": "https://c.example.com/r",
           "com.sap.mobilesecure.certificateService.retireEndpoint": "https://c.example.com/t",
           "com.sap.mobilesecure.certificateService.publicKeyPinSet": [],
-          "com.sap.mobilesecure.certificateService.authType": {"type": "oauth", "authorizationEndpoint": "https://c.example.com/o",
+          "com.sap.mobilesecure.certificateService.authType": {"type": "oauth", \
+        "authorizationEndpoint": "https://c.example.com/o",
             "tokenEndpoint": "https://c.example.com/t", "client_id": "x", "redirect_uri": "https://c.example.com/d"}}}
         """
 

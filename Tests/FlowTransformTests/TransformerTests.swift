@@ -172,7 +172,8 @@ struct DeclaredTypeTests {
     @Test func declaredKeyTypeDecidesTheConversion() throws {
         let flow = try descriptor(
             keys:
-                "{requiredURL: url, requiredString: {type: string, description: A notice.}, retries: int, token: secret}",
+                "{requiredURL: url, requiredString: {type: string, description: A notice.}, "
+                + "retries: int, token: secret}",
             transform: """
                     someURL: {key: requiredURL}
                     someString: {key: requiredString}
@@ -202,7 +203,8 @@ struct DeclaredTypeTests {
             flow,
             """
             {"backend": "https://mobile.example.com",
-             "oauth": {"authorizationEndpointURL": "https://auth.example.com/authorize", "tokenEndpointURL": "https://auth.example.com/token",
+             "oauth": {"authorizationEndpointURL": "https://auth.example.com/authorize", \
+            "tokenEndpointURL": "https://auth.example.com/token",
                        "clientID": "c4a7e2d9", "redirectURL": "https://app.example.com/done"},
              "features": {"featureVectorPolicyAllEnabled": "false"}}
             """)
@@ -293,7 +295,8 @@ struct DeclaredTypeTests {
         let flow = try descriptor(keys: Self.structKeys, transform: "    policy: \(leaf)")
         let full = try transform(
             flow,
-            #"{"policy": {"name": "expenses", "link": "https://travel.example.com/p.pdf", "limit": "500", "tags": ["a"], "extra": 1}}"#
+            #"{"policy": {"name": "expenses", "link": "https://travel.example.com/p.pdf", "limit": "500", "#
+                + #""tags": ["a"], "extra": 1}}"#
         )
         #expect(
             full.info == [
@@ -353,8 +356,10 @@ struct MapTests {
             flow,
             """
             {"complexStructure": {
-               "some.oauth.params.key": {"authorizationEndpointURL": "https://auth.example.com/authorize", "clientID": "66962837",
-                                         "redirectURL": "https://app.example.com", "tokenEndpointURL": "https://auth.example.com/token"},
+               "some.oauth.params.key": {"authorizationEndpointURL": "https://auth.example.com/authorize", \
+            "clientID": "66962837",
+                                         "redirectURL": "https://app.example.com", \
+            "tokenEndpointURL": "https://auth.example.com/token"},
                "some.url": "https://travel.example.com",
                "inner": {"deep.key": "deep"}},
              "top.level": 3}
@@ -415,7 +420,8 @@ struct MapTests {
         let missing = try transformError(
             flow,
             """
-            {"complexStructure": {"some.oauth.params.key": {"authorizationEndpointURL": "https://auth.example.com/authorize",
+            {"complexStructure": {"some.oauth.params.key": {"authorizationEndpointURL": \
+            "https://auth.example.com/authorize",
                "redirectURL": "https://app.example.com", "tokenEndpointURL": "https://auth.example.com/token"}}}
             """)
         checkError(

@@ -64,11 +64,13 @@ extension ProcessSuites {
             #expect(result.status == 1)
             let lines = result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             let header =
-                "broken.yaml:12:17: error[FR300]: Step `login` uses `basic-authentcation`, which is not a built-in step; did you mean `basic-authentication`?"
+                "broken.yaml:12:17: error[FR300]: Step `login` uses `basic-authentcation`, "
+                + "which is not a built-in step; did you mean `basic-authentication`?"
             let index = try #require(lines.firstIndex(of: header), "got:\n\(result.standardOutput)")
             #expect(
                 lines[index + 1]
-                    == " 12 |   login: {uses: basic-authentcation, with: {username: \"${input.username}\", password: \"${env.TRAVEL_PASSWORD}\"}}"
+                    == " 12 |   login: {uses: basic-authentcation, with: {username: \"${input.username}\", "
+                    + "password: \"${env.TRAVEL_PASSWORD}\"}}"
             )
             #expect(
                 lines[index + 2] == "    |                 ^"
@@ -276,7 +278,8 @@ extension ProcessSuites {
         @Test func longLinesAreCutAroundTheCaret() async throws {
             let padding = String(repeating: "d", count: 500)
             let minified =
-                #"{"flowrun": 1, "name": "x", "description": "\#(padding)", "steps": {"w": {"uses": "welcom"}}, "flows": {"onboard": ["w"]}}"#
+                #"{"flowrun": 1, "name": "x", "description": "\#(padding)", "steps": {"w": {"uses": "welcom"}}, "#
+                + #""flows": {"onboard": ["w"]}}"#
             let result = try await CommandRunner.run(["lint", "-", "--stdin-name", "min.json"], input: minified)
             #expect(result.status == 1)
             let lines = result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)

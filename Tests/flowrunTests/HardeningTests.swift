@@ -128,7 +128,8 @@ extension ProcessSuites {
             #expect(result.status == 1)
             #expect(
                 result.standardOutput.contains(
-                    "failed in onboard at step `welcome`: missing-input: input `email-address` is needed and there is no terminal to ask on"
+                    "failed in onboard at step `welcome`: missing-input: input `email-address` is needed and there "
+                        + "is no terminal to ask on"
                 ),
                 "\(result.standardOutput)")
             #expect(

@@ -123,7 +123,8 @@ func nanoidpConfiguration(_ issuer: URL) -> String {
         {"host": "127.0.0.1", "port": \(issuer.port ?? 80), "protocol": "http",
          "auth": [{"type": "oauth2", "config": {
            "oauth2.authorizationEndpoint": "\(base)/authorize", "oauth2.tokenEndpoint": "\(base)/token",
-           "oauth2.clients": [{"clientID": "flowrun-cli", "grantType": "authorization_code", "redirectURL": "http://127.0.0.1:8765/callback"}]}}]}
+           "oauth2.clients": [{"clientID": "flowrun-cli", "grantType": "authorization_code", \
+        "redirectURL": "http://127.0.0.1:8765/callback"}]}}]}
         """
 }
 

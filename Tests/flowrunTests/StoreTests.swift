@@ -69,7 +69,8 @@ extension ProcessSuites {
             #expect(first.status == 1)
             #expect(
                 first.standardOutput.contains(
-                    "wrong-passcode: the passcode does not open the store (1 wrong in a row; after 2 the onboarding is reset)"
+                    "wrong-passcode: the passcode does not open the store (1 wrong in a row; "
+                        + "after 2 the onboarding is reset)"
                 ),
                 "\(first.standardOutput)")
             // A wrong passcode is not a reason to reset: the flow's route to reset is not taken.
@@ -148,7 +149,8 @@ extension ProcessSuites {
             #expect(refused.status == 1)
             #expect(
                 refused.standardOutput.contains(
-                    "passcode-change-required: the passcode no longer follows the downloaded passcode policy (it needs a digit)"
+                    "passcode-change-required: the passcode no longer follows the downloaded passcode "
+                        + "policy (it needs a digit)"
                 ),
                 "\(refused.standardOutput)")
             #expect(refused.standardOutput.contains("--mode change-passcode"))
@@ -172,7 +174,8 @@ extension ProcessSuites {
             #expect(missing.status == 1)
             #expect(
                 missing.standardOutput.contains(
-                    "missing-input: input `passcode` is needed and there is no terminal to ask on: set FLOWRUN_INPUT_PASSCODE or pass it on a file descriptor with `--input-fd passcode=FD`"
+                    "missing-input: input `passcode` is needed and there is no terminal to ask on: "
+                        + "set FLOWRUN_INPUT_PASSCODE or pass it on a file descriptor with `--input-fd passcode=FD`"
                 ),
                 "\(missing.standardOutput)")
             #expect(run.storeFiles.isEmpty)
@@ -180,7 +183,8 @@ extension ProcessSuites {
             let passcodeFile = try scratch.write("passcode.txt", "from-a-descriptor\n")
             let binary = CommandRunner.binary.path
             let script =
-                "exec 3<\(passcodeFile.path); exec \(binary) run \(run.flow) --emulator --state-dir \(run.state) --input email-address=ada@example.com --input-fd passcode=3"
+                "exec 3<\(passcodeFile.path); exec \(binary) run \(run.flow) --emulator --state-dir \(run.state) "
+                + "--input email-address=ada@example.com --input-fd passcode=3"
             let viaDescriptor = try await CommandRunner.runShell(script, in: scratch.url)
             #expect(viaDescriptor.status == 0, "\(viaDescriptor.standardOutput)\(viaDescriptor.standardError)")
             #expect(try await run(passcode: "from-a-descriptor").standardOutput.hasPrefix("succeeded: restore"))
@@ -257,7 +261,8 @@ extension ProcessSuites {
             let state = scratch.url.appendingPathComponent("s").path
             func start(_ arguments: String) throws -> RunningCommand {
                 try startInTerminal(
-                    "\(CommandRunner.binary.path) run --emulator flows/settings-store.yaml --state-dir \(state) \(arguments)",
+                    "\(CommandRunner.binary.path) run --emulator flows/settings-store.yaml --state-dir "
+                        + "\(state) \(arguments)",
                     unset: ["FLOWRUN_INPUT_PASSCODE"])
             }
             let onboard = try start("--input email-address=ada@example.com")
@@ -292,7 +297,8 @@ extension ProcessSuites {
             defer { scratch.remove() }
             let state = scratch.url.appendingPathComponent("s").path
             let terminal = try startInTerminal(
-                "\(CommandRunner.binary.path) run --emulator flows/settings-store.yaml --state-dir \(state) --input email-address=ada@example.com",
+                "\(CommandRunner.binary.path) run --emulator flows/settings-store.yaml --state-dir \(state) --input "
+                    + "email-address=ada@example.com",
                 unset: ["FLOWRUN_INPUT_PASSCODE"])
             _ = await terminal.output.text(containing: "New store passcode: ")
             terminal.type("\u{03}")

@@ -159,7 +159,8 @@ extension ProcessSuites {
             // Xvfb picks a free display and writes its number once it accepts clients.
             let number = scratch.url.appendingPathComponent("display").path
             let started = try await CommandRunner.runShell(
-                "Xvfb -displayfd 5 -nolisten tcp -screen 0 1280x1024x24 5>'\(number)' >/dev/null 2>&1 </dev/null & echo $!"
+                "Xvfb -displayfd 5 -nolisten tcp -screen 0 1280x1024x24 5>'\(number)' >/dev/null "
+                    + "2>&1 </dev/null & echo $!"
             )
             let pid = try #require(Int32(started.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)))
             defer { kill(pid, SIGTERM) }

@@ -29,7 +29,8 @@ public final class SystemBrowserPresenter: WebPresenter {
         unavailable =
             browser == nil && !display
             ? "there is no browser to open here (no $BROWSER and no display): use `--presenter headless-form` (the "
-                + "login form filled from the inputs) or `--presenter manual` (the address printed, the result pasted back)"
+                + "login form filled from the inputs) or `--presenter manual` (the address printed, "
+                + "the result pasted back)"
             : nil
     }
 
@@ -200,7 +201,8 @@ private final class RedirectHandler: ChannelInboundHandler, @unchecked Sendable 
             context, status: .ok,
             body: """
                 <!doctype html><html><head><meta charset="utf-8"><title>flowrun</title></head>
-                <body><p>The login has reached flowrun. You may close this tab and go back to the terminal.</p></body></html>
+                <body><p>The login has reached flowrun. You may close this tab and go back to the \
+                terminal.</p></body></html>
                 """)
     }
 

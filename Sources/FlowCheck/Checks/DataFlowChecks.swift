@@ -2,8 +2,8 @@ import FlowCatalog
 import FlowDescriptor
 
 extension CheckContext {
-    /// For the onboard and restore modes, follows the info keys through the flow: every key a step requires must be provided,
-    /// with a compatible type, by the transform tree (through a welcome step) or a step before it.
+    /// For the onboard and restore modes, follows the info keys through the flow: every key a step requires must be
+    /// provided, with a compatible type, by the transform tree (through a welcome step) or a step before it.
     mutating func checkDataFlow() {
         // What each declared step requires and provides does not depend on the mode: worked out once per step.
         var stepKeys: [String: StepKeys] = [:]
@@ -42,7 +42,9 @@ extension CheckContext {
                     report(
                         Diagnostic(
                             .missingKey,
-                            "Step `\(step.name.value)` reads `${info.\(reference.key)}` in `with.\(reference.parameter)`, which nothing before it provides in the \(flow.mode.rawValue) flow.",
+                            "Step `\(step.name.value)` reads `${info.\(reference.key)}` in "
+                                + "`with.\(reference.parameter)`, "
+                                + "which nothing before it provides in the \(flow.mode.rawValue) flow.",
                             at: entry.step.location, path: entry.path,
                             hint: "It is read when the step starts (line \(reference.location.line)); "
                                 + origins(
@@ -57,23 +59,28 @@ extension CheckContext {
                             report(
                                 Diagnostic(
                                     .keyTypeMismatch,
-                                    "Step `\(step.name.value)` (\(spec.name)) requires `\(requirement.name)` of type `\(required)`, but \(provider.source) provides it as `\(provider.type)`.",
+                                    "Step `\(step.name.value)` (\(spec.name)) requires `\(requirement.name)` of type "
+                                        + "`\(required)`, but \(provider.source) provides it as `\(provider.type)`.",
                                     at: entry.step.location, path: entry.path,
                                     hint:
-                                        "Provided at line \(provider.location.line), column \(provider.location.column)."
+                                        "Provided at line \(provider.location.line), "
+                                        + "column \(provider.location.column)."
                                 ))
                         }
                     } else if !requirement.optional {
                         report(
                             Diagnostic(
                                 .missingKey,
-                                "Step `\(step.name.value)` (\(spec.name)) requires `\(requirement.name)` (\(normalized(requirement.type))), which nothing before it provides in the \(flow.mode.rawValue) flow.",
+                                "Step `\(step.name.value)` (\(spec.name)) requires `\(requirement.name)` "
+                                    + "(\(normalized(requirement.type))), "
+                                    + "which nothing before it provides in the \(flow.mode.rawValue) flow.",
                                 at: entry.step.location, path: entry.path,
                                 hint: origins(of: requirement, after: index, in: flow)))
                     }
                 }
                 for (position, var key) in keys.provides.enumerated() where available[key.name] == nil {
-                    // The spec's own keys come first (see `provided(by:)`); they are provided where the flow runs the step.
+                    // The spec's own keys come first (see `provided(by:)`); they are provided where the flow
+                    // runs the step.
                     if position < spec.provides.count {
                         key.location = entry.step.location
                         key.path = entry.path
@@ -198,7 +205,8 @@ extension CheckContext {
                 $0.name == requirement.name
             }) {
                 places.append(
-                    "step `\(step.name.value)` provides it but runs later (line \(later.step.location.line)); move it earlier"
+                    "step `\(step.name.value)` provides it but runs later (line "
+                        + "\(later.step.location.line)); move it earlier"
                 )
             }
         }

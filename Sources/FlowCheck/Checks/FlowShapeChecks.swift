@@ -56,7 +56,8 @@ extension CheckContext {
                     report(
                         Diagnostic(
                             .duplicateStepInFlow,
-                            "The \(flow.mode.rawValue) flow runs step `\(name)` a second time; the first is at line \(first.line).",
+                            "The \(flow.mode.rawValue) flow runs step `\(name)` a second time; "
+                                + "the first is at line \(first.line).",
                             at: entry.step.location, path: entry.path))
                 } else {
                     seen[name] = entry.step.location
@@ -88,7 +89,8 @@ extension CheckContext {
         report(
             Diagnostic(
                 .restoreWithoutStore,
-                "The restore flow starts with `\(first.step.value)`; it must open the store first, since everything onboarding kept is in it.",
+                "The restore flow starts with `\(first.step.value)`; it must open the store first, "
+                    + "since everything onboarding kept is in it.",
                 at: first.step.location, path: first.path,
                 hint: storeStep.map { "Move `\($0.step.value)` to the start of the restore flow." }
                     ?? "Start the restore flow with a `store-manager` step."))
@@ -103,7 +105,8 @@ extension CheckContext {
             report(
                 Diagnostic(
                     .secretWithoutStore,
-                    "Step `\(step.name.value)` (\(spec.name)) keeps credentials or tokens for a restore, but no step opens an encrypted store to keep them in.",
+                    "Step `\(step.name.value)` (\(spec.name)) keeps credentials or tokens for a restore, "
+                        + "but no step opens an encrypted store to keep them in.",
                     at: step.uses.location, path: step.path,
                     hint: "Declare a `store-manager` step; run it last when onboarding and first when restoring."))
         }
@@ -123,11 +126,14 @@ extension CheckContext {
                     report(
                         Diagnostic(
                             .authenticatorRegisteredTwice,
-                            "Step `\(entry.step.value)` would register a second \(method.rawValue) authenticator in the \(flow.mode.rawValue) flow; "
-                                + "`\(earlier.step)` (line \(earlier.line)) registers one already, and both would answer the same challenge.",
+                            "Step `\(entry.step.value)` would register a second \(method.rawValue) authenticator in "
+                                + "the \(flow.mode.rawValue) flow; "
+                                + "`\(earlier.step)` (line \(earlier.line)) registers one already, "
+                                + "and both would answer the same challenge.",
                             at: entry.step.location, path: entry.path,
                             hint:
-                                "Keep one \(method.rawValue) step per flow; a second login belongs to another flow file."
+                                "Keep one \(method.rawValue) step per flow; "
+                                + "a second login belongs to another flow file."
                         ))
                     break
                 } else if first[method] == nil {
@@ -150,7 +156,8 @@ extension CheckContext {
                     report(
                         Diagnostic(
                             .unknownRouteTarget,
-                            "`on-failure` goes to step `\(target.value)`, which the \(flow.mode.rawValue) flow does not run"
+                            "`on-failure` goes to step `\(target.value)`, "
+                                + "which the \(flow.mode.rawValue) flow does not run"
                                 + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
                             at: target.location, path: entry.path.appending("on-failure"),
                             hint: "Targets: a step of this flow, `fail`, `continue`, or `{modes: [...]}`.",
@@ -201,10 +208,12 @@ extension CheckContext {
                 report(
                     Diagnostic(
                         .endlessCycle,
-                        "A failure in the \(mode.rawValue) flow runs the \(target.rawValue) flow, whose failures lead back to \(mode.rawValue): a persistent failure never ends.",
+                        "A failure in the \(mode.rawValue) flow runs the \(target.rawValue) flow, "
+                            + "whose failures lead back to \(mode.rawValue): a persistent failure never ends.",
                         at: located.location, path: descriptor.flow(for: mode)?.path,
                         hint:
-                            "End the chain with a flow that fails for good, e.g. `on-failure: {modes: [reset]}` without routing reset back."
+                            "End the chain with a flow that fails for good, "
+                            + "e.g. `on-failure: {modes: [reset]}` without routing reset back."
                     ))
             }
         }
@@ -241,7 +250,8 @@ extension CheckContext {
                 report(
                     Diagnostic(
                         .authenticationMismatch,
-                        "`authentication: none` is declared, but step `\(entry.step.value)` authenticates (\(spec.name)).",
+                        "`authentication: none` is declared, "
+                            + "but step `\(entry.step.value)` authenticates (\(spec.name)).",
                         at: entry.step.location, path: entry.path))
             }
         default:
@@ -252,7 +262,8 @@ extension CheckContext {
                     report(
                         Diagnostic(
                             .authenticationMismatch,
-                            "`authentication: \(declared.value.rawValue)` is declared, but step `\(entry.step.value)` authenticates with \(method.rawValue).",
+                            "`authentication: \(declared.value.rawValue)` is declared, "
+                                + "but step `\(entry.step.value)` authenticates with \(method.rawValue).",
                             at: entry.step.location, path: entry.path,
                             hint: "Change `authentication`, or use a step that matches it."))
                 }
@@ -269,7 +280,8 @@ extension CheckContext {
                 report(
                     Diagnostic(
                         .authenticationMismatch,
-                        "`authentication: \(declared.value.rawValue)` is declared, but the onboard flow runs no step that authenticates that way.",
+                        "`authentication: \(declared.value.rawValue)` is declared, "
+                            + "but the onboard flow runs no step that authenticates that way.",
                         at: declared.location, path: .root.appending("authentication")))
             }
         }

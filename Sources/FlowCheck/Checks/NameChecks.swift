@@ -13,7 +13,8 @@ extension CheckContext {
                 report(
                     Diagnostic(
                         .builtinKeyRedeclared,
-                        "Key `\(declaration.name.value)` is built in with type `\(builtin.type)`; `keys` declares it as `\(declaration.type)`.",
+                        "Key `\(declaration.name.value)` is built in with type `\(builtin.type)`; "
+                            + "`keys` declares it as `\(declaration.type)`.",
                         at: declaration.typeLocation, path: path,
                         hint: "Remove the declaration, or pick another name for your key."))
             }
@@ -78,10 +79,12 @@ extension CheckContext {
                         report(
                             Diagnostic(
                                 .keyTypeMismatch,
-                                "Step `\(step.name.value)` provides `\(name)` as `\(normalized(type))`, but `keys` declares it `\(declared)`.",
+                                "Step `\(step.name.value)` provides `\(name)` as `\(normalized(type))`, "
+                                    + "but `keys` declares it `\(declared)`.",
                                 at: pair.value.location, path: provides.path.appending(name),
                                 hint:
-                                    "Write the same type in both places; the engine checks the program's output against `provides`."
+                                    "Write the same type in both places; "
+                                    + "the engine checks the program's output against `provides`."
                             ))
                     }
                 }

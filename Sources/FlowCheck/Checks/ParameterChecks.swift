@@ -56,7 +56,8 @@ extension CheckContext {
                         "Parameter `\(spec.name)` holds a literal secret; secrets never belong in a flow file.",
                         at: node.location, path: path,
                         hint:
-                            "Write `${env.NAME}` (an environment variable), `${input.NAME}` (`--input NAME=...`), `${info.KEY}` (a key an earlier step provides) or `prompt`."
+                            "Write `${env.NAME}` (an environment variable), `${input.NAME}` (`--input NAME=...`), "
+                            + "`${info.KEY}` (a key an earlier step provides) or `prompt`."
                     ))
             }
         case .url:

@@ -84,7 +84,8 @@ extension CheckContext {
                 report(
                     Diagnostic(
                         .invalidReference,
-                        "Reference `${\(reference.namespace).\(reference.name)}` uses unknown namespace `\(reference.namespace)`"
+                        "Reference `${\(reference.namespace).\(reference.name)}` uses unknown namespace "
+                            + "`\(reference.namespace)`"
                             + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
                         at: location, path: path, hint: "Use `${env.NAME}`, `${input.NAME}` or `${info.KEY}`."))
                 continue
@@ -95,7 +96,8 @@ extension CheckContext {
                 report(
                     Diagnostic(
                         .invalidReference,
-                        "Reference `${\(reference.namespace).\(reference.name)}` needs a name after `\(reference.namespace).`.",
+                        "Reference `${\(reference.namespace).\(reference.name)}` needs a name after "
+                            + "`\(reference.namespace).`.",
                         at: location, path: path))
                 continue
             }

@@ -13,7 +13,8 @@ extension CheckContext {
                 report(
                     Diagnostic(
                         .keyProvidedTwice,
-                        "Key `\(key.name)` is provided twice by the transform tree; the first is at line \(first.location.line), column \(first.location.column).",
+                        "Key `\(key.name)` is provided twice by the transform tree; "
+                            + "the first is at line \(first.location.line), column \(first.location.column).",
                         at: key.location, path: key.path, hint: "Give one of them another key."))
             } else {
                 firstProvider[key.name] = position
@@ -54,7 +55,8 @@ extension CheckContext {
                     report(
                         Diagnostic(
                             .wrongType,
-                            "Transformer `\(spec.name)` reads a whole structure and provides its own keys; it cannot be a `to:` conversion.",
+                            "Transformer `\(spec.name)` reads a whole structure and provides its own keys; "
+                                + "it cannot be a `to:` conversion.",
                             at: conversion.location, path: path.appending("to"),
                             hint: "Write `{use: \(spec.name)}` in place of this leaf."))
                     return
@@ -88,7 +90,8 @@ extension CheckContext {
                     "Key `\(key.value)` has type `\(declaredType)`, but this leaf converts to `\(resultType)`.",
                     at: conversion?.location ?? key.location, path: path,
                     hint:
-                        "Convert with `to: \(Self.conversionName(for: declaredType, key: key.value))`, or change the key's type."
+                        "Convert with `to: \(Self.conversionName(for: declaredType, key: key.value))`, "
+                        + "or change the key's type."
                 ))
         }
         transformKeys.append(
@@ -149,7 +152,8 @@ extension CheckContext {
                 report(
                     Diagnostic(
                         .keyTypeMismatch,
-                        "Key `\(keyName)` has type `\(declared)`, but transformer `\(spec.name)` provides `\(type)` through `\(parameterName)`.",
+                        "Key `\(keyName)` has type `\(declared)`, but transformer `\(spec.name)` provides `\(type)` "
+                            + "through `\(parameterName)`.",
                         at: key.location, path: parameter.path))
             }
             transformKeys.append(

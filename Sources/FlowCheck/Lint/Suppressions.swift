@@ -83,7 +83,8 @@ struct Suppressions {
                 Diagnostic(
                     .malformedSuppression, "Cannot read this `flowrun-lint:` comment.", at: location,
                     hint:
-                        "Write `# flowrun-lint: disable=CODE` (this line or the next) or `# flowrun-lint: disable-file=CODE`."
+                        "Write `# flowrun-lint: disable=CODE` (this line or the next) or "
+                        + "`# flowrun-lint: disable-file=CODE`."
                 ))
             return nil
         }
@@ -120,7 +121,8 @@ struct Suppressions {
             findings.append(
                 Diagnostic(
                     .unknownSuppressedCode,
-                    "`flowrun-lint` names \(unknownCount - Self.unknownNameLimit) more names that are no diagnostic code.",
+                    "`flowrun-lint` names \(unknownCount - Self.unknownNameLimit) more names that "
+                        + "are no diagnostic code.",
                     at: location, hint: "`flowrun lint --list-codes` lists them."))
         }
         if !unsilenceable.isEmpty {

@@ -1,8 +1,8 @@
 /// Text made safe to print on a terminal: control characters and bytes that were not UTF-8 are shown, not
 /// sent. A flow file can hold anything, and an excerpt must never move the cursor, change colours or ring bells.
 public enum TerminalText {
-    /// `text` with each C0 control character (tab aside) shown as its control picture (`␀`, `␛`, …), DEL as `␡`,
-    /// and each C1 control character as `�`: one character for one, so carets stay under what they point at.
+    /// `text` with each C0 control character (tab aside) shown as its control picture (`␀`, `␛`, …), DEL as
+    /// `␡`, and each C1 control character as `�`: one character for one, so carets stay under what they point at.
     public static func safe(_ text: some StringProtocol) -> String {
         guard text.unicodeScalars.contains(where: needsEscape) else { return String(text) }
         var result = String.UnicodeScalarView()

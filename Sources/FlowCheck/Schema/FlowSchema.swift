@@ -16,7 +16,10 @@ public enum FlowSchema {
             ("title", "flowrun flow file"),
             (
                 "description",
-                "A declarative onboarding flow: providers, transform tree, steps and flows per mode. See docs/flow-format.md."
+                .string(
+                    "A declarative onboarding flow: providers, transform tree, "
+                        + "steps and flows per mode. See docs/flow-format.md."
+                )
             ),
             ("type", "object"),
             ("required", ["flowrun", "name", "flows"]),
@@ -48,7 +51,10 @@ public enum FlowSchema {
                         .object([
                             (
                                 "description",
-                                "The authentication method; `from-configuration` picks it from the downloaded configuration."
+                                .string(
+                                    "The authentication method; "
+                                        + "`from-configuration` picks it from the downloaded configuration."
+                                )
                             ),
                             ("enum", .array(AuthenticationMethod.allCases.map { .string($0.rawValue) })),
                         ])
@@ -186,7 +192,10 @@ public enum FlowSchema {
         return .object([
             (
                 "description",
-                "A type: a base type, a built-in record, `{list: TYPE}` or `{struct: {FIELD: TYPE}}` (`FIELD?` is optional)."
+                .string(
+                    "A type: a base type, a built-in record, `{list: TYPE}` or `{struct: {FIELD: TYPE}}` "
+                        + "(`FIELD?` is optional)."
+                )
             ),
             (
                 "oneOf",
@@ -313,7 +322,10 @@ public enum FlowSchema {
         return .object([
             (
                 "description",
-                "The transform tree: `{to, key}` leaves, `{map}` nested maps, `{use: NAME, ...}` built-ins, or a built-in name."
+                .string(
+                    "The transform tree: `{to, key}` leaves, `{map}` nested maps, "
+                        + "`{use: NAME, ...}` built-ins, or a built-in name."
+                )
             ),
             ("anyOf", .array([named, leaf, map, use, plainMap])),
         ])
@@ -409,7 +421,10 @@ public enum FlowSchema {
                                 .object([
                                     (
                                         "description",
-                                        "`attempts` counts every try, the first included: 3 means one try and up to two retries."
+                                        .string(
+                                            "`attempts` counts every try, "
+                                                + "the first included: 3 means one try and up to two retries."
+                                        )
                                     ),
                                     (
                                         "anyOf",
@@ -445,7 +460,10 @@ public enum FlowSchema {
                                 .object([
                                     (
                                         "description",
-                                        "Where to go when the step fails for good: `fail`, `continue`, a step name, `{goto, limit}` or `{modes: [...]}`."
+                                        .string(
+                                            "Where to go when the step fails for good: `fail`, `continue`, "
+                                                + "a step name, `{goto, limit}` or `{modes: [...]}`."
+                                        )
                                     ),
                                     (
                                         "anyOf",

@@ -48,7 +48,8 @@ public struct FlowDecoder {
                 decoding.report(
                     Diagnostic(
                         .unsupportedVersion,
-                        "Format version \(version.value) is not supported; this flowrun reads version \(Self.formatVersion).",
+                        "Format version \(version.value) is not supported; "
+                            + "this flowrun reads version \(Self.formatVersion).",
                         at: version.location, path: .root.appending("flowrun"), replacement: String(Self.formatVersion))
                 )
             }
@@ -253,7 +254,8 @@ public struct FlowDecoder {
             decoding.report(
                 Diagnostic(
                     .wrongType,
-                    "Expected a transformer: a built-in name, `{to, key}`, `{map}` or `{use}`, found \(node.kindDescription).",
+                    "Expected a transformer: a built-in name, `{to, key}`, `{map}` or `{use}`, "
+                        + "found \(node.kindDescription).",
                     at: node.location, path: path))
             return nil
         }
@@ -279,7 +281,8 @@ public struct FlowDecoder {
                 decoding.report(
                     Diagnostic(
                         .missingField,
-                        "Expected a transformer: `{to: TYPE, key: KEY}`, `{map: {...}}`, `{use: NAME}` or a built-in name.",
+                        "Expected a transformer: `{to: TYPE, key: KEY}`, `{map: {...}}`, "
+                            + "`{use: NAME}` or a built-in name.",
                         at: node.location, path: path, hint: "Nested maps need `map:`."))
                 return nil
             }
@@ -459,7 +462,8 @@ public struct FlowDecoder {
                 decoding.report(
                     Diagnostic(
                         .invalidValue,
-                        "Expected `multiplier` to be between 1 and \(Int(RetryPolicy.maximumMultiplier)), found \(value.value).",
+                        "Expected `multiplier` to be between 1 and \(Int(RetryPolicy.maximumMultiplier)), "
+                            + "found \(value.value).",
                         at: value.location, path: path.appending("multiplier")))
             } else {
                 policy.multiplier = value.value
@@ -498,7 +502,8 @@ public struct FlowDecoder {
             decoding.report(
                 Diagnostic(
                     .missingField,
-                    "Expected to find `info` (the key to test), `all`, `any` or `not` in a `when` condition, but none is there.",
+                    "Expected to find `info` (the key to test), `all`, "
+                        + "`any` or `not` in a `when` condition, but none is there.",
                     at: node.location, path: path))
             return nil
         }
@@ -511,8 +516,10 @@ public struct FlowDecoder {
                 Diagnostic(
                     tests.isEmpty ? .missingField : .invalidValue,
                     tests.isEmpty
-                        ? "Expected one test (`equals`, `not-equals`, `in` or `exists`) for `\(key.value)`, but none is there."
-                        : "Expected one test for `\(key.value)`, found \(tests.map { "`\($0)`" }.joined(separator: " and ")).",
+                        ? "Expected one test (`equals`, `not-equals`, "
+                            + "`in` or `exists`) for `\(key.value)`, but none is there."
+                        : "Expected one test for `\(key.value)`, "
+                            + "found \(tests.map { "`\($0)`" }.joined(separator: " and ")).",
                     at: node.location, path: path))
             return nil
         }

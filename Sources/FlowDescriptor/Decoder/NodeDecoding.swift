@@ -126,8 +126,8 @@ struct NodeDecoding {
     mutating func duration(
         _ node: Node, at path: @autoclosure () -> DescriptorPath, what: @autoclosure () -> String
     ) -> Located<Duration>? {
-        if let scalar = node.scalar, let milliseconds = Self.durationMilliseconds(scalar.text),
-            milliseconds > Self.maximumDurationMilliseconds
+        if let scalar = node.scalar, let milliseconds = Duration.flowMilliseconds(scalar.text),
+            milliseconds > Duration.maximumFlowMilliseconds
         {
             report(
                 Diagnostic(
@@ -136,7 +136,7 @@ struct NodeDecoding {
                     hint: "A step that waits longer than a day is better split, or driven by a `when` condition."))
             return nil
         }
-        guard let scalar = node.scalar, let value = Self.duration(scalar.text) else {
+        guard let scalar = node.scalar, let value = Duration.parse(flowText: scalar.text) else {
             let bareNumber = node.scalar.map { Int($0.text) != nil } ?? false
             report(
                 Diagnostic(
@@ -193,7 +193,8 @@ struct NodeDecoding {
             report(
                 Diagnostic(
                     .invalidValue,
-                    "Expected \(what()) to be a name made of letters, digits, `-`, `_` and `.` that starts with a letter, found `\(text.value)`.",
+                    "Expected \(what()) to be a name made of letters, digits, `-`, "
+                        + "`_` and `.` that starts with a letter, found `\(text.value)`.",
                     at: text.location, path: path()))
             return nil
         }
@@ -253,60 +254,6 @@ struct NodeDecoding {
         default: return nil
         }
     }
-
-    /// The longest duration a flow file may write (a day): every timeout, backoff and delay fits well inside
-    /// it, and arithmetic on it cannot overflow.
-    static let maximumDurationMilliseconds: Double = 86_400_000
-
-    /// The milliseconds `text` writes (`500ms`, `2s`, `1m30s`), whatever its size; `nil` when it is not a
-    /// duration or not a finite number.
-    static func durationMilliseconds(_ text: String) -> Double? {
-        var rest = Substring(text)
-        guard !rest.isEmpty else { return nil }
-        var total = 0.0
-        while !rest.isEmpty {
-            let number = rest.prefix { $0.isNumber || $0 == "." }
-            guard !number.isEmpty, let value = Double(number) else { return nil }
-            rest = rest.dropFirst(number.count)
-            let unit = rest.prefix { $0.isLetter }
-            rest = rest.dropFirst(unit.count)
-            switch unit {
-            case "ms": total += value
-            case "s": total += value * 1000
-            case "m": total += value * 60_000
-            case "h": total += value * 3_600_000
-            default: return nil
-            }
-        }
-        return total.isFinite ? total : nil
-    }
-
-    /// The duration `text` writes, when it is one and at most a day long.
-    static func duration(_ text: String) -> Duration? {
-        guard let milliseconds = durationMilliseconds(text), milliseconds <= maximumDurationMilliseconds else {
-            return nil
-        }
-        return .milliseconds(milliseconds)
-    }
-}
-
-extension Duration {
-    /// The duration as written in flow files: `500ms`, `2s`, `1.5s`, `2m`.
-    /// The duration in whole milliseconds, saturating rather than trapping: a duration from anywhere converts.
-    public var saturatingMilliseconds: Int {
-        let exact = (Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15).rounded()
-        return exact.isFinite && abs(exact) < 1e15
-            ? Int(exact) : (exact < 0 ? -999_999_999_999_999 : 999_999_999_999_999)
-    }
-
-    public var flowText: String {
-        let milliseconds = saturatingMilliseconds
-        if milliseconds % 3_600_000 == 0, milliseconds >= 3_600_000 { return "\(milliseconds / 3_600_000)h" }
-        if milliseconds % 60_000 == 0, milliseconds >= 60_000 { return "\(milliseconds / 60_000)m" }
-        if milliseconds % 1000 == 0 { return "\(milliseconds / 1000)s" }
-        if milliseconds >= 1000 { return "\(Double(milliseconds) / 1000)s" }
-        return "\(milliseconds)ms"
-    }
 }
 
 extension Node {
@@ -316,15 +263,4 @@ extension Node {
     public var integerValue: Int? { plainScalar.flatMap { NodeDecoding.decimalInt($0.text) } }
     /// The scalar read as a plain number.
     public var doubleValue: Double? { plainScalar.flatMap { NodeDecoding.decimalDouble($0.text) } }
-}
-
-extension Duration {
-    /// Parses a duration as written in flow files (`500ms`, `2s`, `1m30s`); `nil` when it is not one, or is
-    /// longer than ``maximumFlowDuration``.
-    public static func parse(flowText text: String) -> Duration? {
-        NodeDecoding.duration(text)
-    }
-
-    /// The longest duration a flow file (or an emulator data file) may write: a day.
-    public static let maximumFlowDuration = Duration.milliseconds(NodeDecoding.maximumDurationMilliseconds)
 }

@@ -61,7 +61,8 @@ public enum DocumentReader {
                 diagnostics: [
                     Diagnostic(
                         .encoding,
-                        "The file is not valid UTF-8 (byte 0x\(String(bytes[offset], radix: 16, uppercase: true)) at offset \(offset)).",
+                        "The file is not valid UTF-8 (byte 0x\(String(bytes[offset], radix: 16, uppercase: true)) "
+                            + "at offset \(offset)).",
                         at: YAMLReader.location(ofByte: offset - bom, in: Array(bytes[bom...]), file: file),
                         hint: "Save the file as UTF-8.")
                 ])

@@ -187,7 +187,8 @@ struct TreeBuilder {
             diagnostics.append(
                 Diagnostic(
                     .duplicateKey,
-                    "Key `\(key.scalar?.text ?? "")` appears twice in this mapping; the first is at line \(first.line), column \(first.column).",
+                    "Key `\(key.scalar?.text ?? "")` appears twice in this mapping; "
+                        + "the first is at line \(first.line), column \(first.column).",
                     at: key.location,
                     hint: "Remove one of them; YAML keeps neither reliably."
                 ))

@@ -1,3 +1,4 @@
+internal import FlowDescriptor
 internal import Foundation
 
 /// The emulator's time: a base time source plus an offset that tests and the admin API move forward, so that

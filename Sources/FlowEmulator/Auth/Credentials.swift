@@ -223,10 +223,3 @@ enum Cookies {
         return ("Set-Cookie", "\(name)=\(value); Path=\(path); HttpOnly; SameSite=Lax")
     }
 }
-
-extension Duration {
-    /// The duration in seconds, as `Date` arithmetic wants it.
-    var timeInterval: TimeInterval {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
-    }
-}

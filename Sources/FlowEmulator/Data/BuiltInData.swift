@@ -6,8 +6,8 @@ extension EmulatorData {
     ///
     /// | application | protection | destination |
     /// |---|---|---|
-    /// | `com.example.travel` | OAuth 2.0 authorization code with PKCE, client `9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30` | `travel` |
-    /// | `com.example.fieldscan` | OAuth 2.0 client credentials, client `3f0c9d52-8a1e-4b7c-9e55-2d6f1a4b8c07` (as in `flows/config`) | `fieldscan` |
+    /// | `com.example.travel` | OAuth 2.0 authorization code with PKCE, client `9b2d4e61-…`¹ | `travel` |
+    /// | `com.example.fieldscan` | OAuth 2.0 client credentials, client `3f0c9d52-…`² | `fieldscan` |
     /// | `com.example.warehouse` | Basic | `warehouse` |
     /// | `com.example.hr` | SAML | `hr` |
     /// | `com.example.payroll` | SAML and OTP | `payroll` |
@@ -16,6 +16,8 @@ extension EmulatorData {
     /// `ada@example.com` (password `analytical-engine`, OTP secret `JBSWY3DPEHPK3PXP`) may use every application;
     /// `grace@example.com` (password `compiler-1952`) every one but payroll. Onboarding code `TRAVEL-0001` stands
     /// for Ada in travel.
+    ///
+    /// ¹ `9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30`; ² `3f0c9d52-8a1e-4b7c-9e55-2d6f1a4b8c07` (as in `flows/config`).
     public static let builtIn = EmulatorData(
         applications: [
             EmulatorApplication(

@@ -139,7 +139,8 @@ struct DataReader {
                 let node = appNodes[index]["destinations"]?.elements?[position] ?? appNodes[index]
                 if let owner = seenDestinations[name] {
                     fail(
-                        "Destination `\(name)` of application `\(app.id)` is already declared by application `\(owner)`.",
+                        "Destination `\(name)` of application `\(app.id)` is already declared by "
+                            + "application `\(owner)`.",
                         at: node)
                 }
                 seenDestinations[name] = app.id
@@ -226,7 +227,8 @@ struct DataReader {
                 guard let name = reader.string(element, path: elementPath) else { return nil }
                 if name.isEmpty || name.contains("/") || Self.reservedDestinations.contains(name) {
                     reader.fail(
-                        "`\(elementPath)` is `\(name)`, which cannot be a destination name: it must be one path segment that the emulator does not answer itself.",
+                        "`\(elementPath)` is `\(name)`, which cannot be a destination name: "
+                            + "it must be one path segment that the emulator does not answer itself.",
                         at: element)
                     return nil
                 }
@@ -303,7 +305,8 @@ struct DataReader {
     mutating func settingsGroups(_ node: Node, path: String) -> [SettingsGroup] {
         guard let pairs = node.pairs else {
             fail(
-                "`\(path)` is \(node.kindDescription); expected a mapping of settings groups (`passwordPolicy`, `logSettings`, `featureVectorPolicies`).",
+                "`\(path)` is \(node.kindDescription); expected a mapping of settings groups (`passwordPolicy`, "
+                    + "`logSettings`, `featureVectorPolicies`).",
                 at: node)
             return []
         }
@@ -312,7 +315,8 @@ struct DataReader {
             let name = pair.key.scalar?.text ?? ""
             guard let values = pair.value.pairs else {
                 fail(
-                    "`\(path).\(name)` is \(pair.value.kindDescription); expected a mapping of setting names to values.",
+                    "`\(path).\(name)` is \(pair.value.kindDescription); "
+                        + "expected a mapping of setting names to values.",
                     at: pair.value)
                 continue
             }
@@ -322,7 +326,8 @@ struct DataReader {
                 // The backend sends every value as a string: `8` and `true` are kept as the text written.
                 guard let scalar = value.value.scalar else {
                     fail(
-                        "`\(path).\(name).\(key)` is \(value.value.kindDescription); expected a single value (sent as a string).",
+                        "`\(path).\(name).\(key)` is \(value.value.kindDescription); "
+                            + "expected a single value (sent as a string).",
                         at: value.value)
                     continue
                 }
@@ -392,7 +397,8 @@ struct DataReader {
             state = RegistrationState(rawValue: text)
             if state == nil {
                 fail(
-                    "`\(path).state` is `\(text)`; expected one of \(Self.quoted(RegistrationState.allCases.map(\.rawValue))).",
+                    "`\(path).state` is `\(text)`; "
+                        + "expected one of \(Self.quoted(RegistrationState.allCases.map(\.rawValue))).",
                     at: stateNode)
             }
         }
@@ -435,7 +441,8 @@ struct DataReader {
                 fault.delay = delay
             } else {
                 fail(
-                    "`\(path).delay` is \(node.kindDescription); expected milliseconds or a duration such as `250ms` or `2s`, "
+                    "`\(path).delay` is \(node.kindDescription); "
+                        + "expected milliseconds or a duration such as `250ms` or `2s`, "
                         + "at most \(maximum.flowText).", at: node)
                 valid = false
             }

@@ -43,8 +43,8 @@ public final class BackendEmulator: Sendable {
     /// connections.
     ///
     /// - Parameter port: The port to listen on; 0 picks a free one.
-    /// - Throws: ``EmulatorError/alreadyRunning`` when the server runs already, ``EmulatorError/cannotStart(port:reason:)``
-    ///   when it cannot listen (the port is taken, for one).
+    /// - Throws: ``EmulatorError/alreadyRunning`` when the server runs already,
+    ///   ``EmulatorError/cannotStart(port:reason:)`` when it cannot listen (the port is taken, for one).
     public func start(port: Int = 0) async throws -> URL {
         while true {
             let previous: Task<Void, Never>? = try state.withLock { state in

@@ -53,14 +53,6 @@ public struct TraceEvent: Sendable {
     }
 }
 
-extension Duration {
-    /// The duration in milliseconds, to the microsecond.
-    public var milliseconds: Double {
-        let (seconds, attoseconds) = components
-        return ((Double(seconds) * 1000 + Double(attoseconds) / 1e15) * 1000).rounded() / 1000
-    }
-}
-
 /// Masks secret values wherever text leaves the process: traces, progress, errors.
 public final class Redactor: Sendable {
     private let secrets = Mutex<Set<String>>([])

@@ -1,5 +1,4 @@
 import FlowCatalog
-import FlowCheck
 import FlowDescriptor
 import FlowEngine
 import FlowProcess

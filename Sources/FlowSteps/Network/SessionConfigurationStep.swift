@@ -1,5 +1,4 @@
 import FlowCatalog
-import FlowCheck
 import FlowConfig
 import FlowDescriptor
 import FlowEngine

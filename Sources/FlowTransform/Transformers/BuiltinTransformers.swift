@@ -28,7 +28,8 @@ struct DiscoveryServiceTransformer: StructureTransformer {
     static let spec = TransformerSpec(
         name: "discovery-service", aliases: ["DiscoveryServiceConfigurationTransformer"],
         summary:
-            "Reads the default configuration structure (`host`, `port`, `protocol`, `auth[]`) into the backend, authentication and settings keys.",
+            "Reads the default configuration structure (`host`, `port`, `protocol`, `auth[]`) into the backend, "
+            + "authentication and settings keys.",
         kind: .structure(
             provides: [
                 KeySpec("backendURL", .url),
@@ -47,7 +48,8 @@ struct DiscoveryServiceTransformer: StructureTransformer {
         parameters: [
             ParameterSpec(
                 "destination", .string,
-                "The backend destination the validating request goes to; `authenticationURL` is the backend URL plus this path."
+                "The backend destination the validating request goes to; "
+                    + "`authenticationURL` is the backend URL plus this path."
             )
         ])
 
@@ -73,7 +75,8 @@ struct UserIdentityDiscoveryTransformer: StructureTransformer {
             "DiscoveryServiceCertificateConfigurationTransformer",
         ],
         summary:
-            "Reads the certificate service structure (`com.sap.mobilesecure.certificateService.*`) into user identity parameters and the OAuth 2.0 parameters that protect it.",
+            "Reads the certificate service structure (`com.sap.mobilesecure.certificateService.*`) into user identity "
+            + "parameters and the OAuth 2.0 parameters that protect it.",
         kind: .structure(
             provides: [],
             keyParameters: ["key": .record("user-identity-parameters"), "oauth-key": .record("oauth2-parameters")]),

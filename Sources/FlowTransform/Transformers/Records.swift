@@ -169,7 +169,8 @@ enum SAMLForm {
         } else {
             throw TransformError(
                 .invalidArgument, at: path.appending("saml2.web.post.finish.endpoint.uri").text,
-                "the finish endpoint `\(finishURI)` is relative and no backend URL is known here; use the discovery-service transformer or an absolute URL"
+                "the finish endpoint `\(finishURI)` is relative and no backend URL is known here; "
+                    + "use the discovery-service transformer or an absolute URL"
             )
         }
         let separator = launcher.contains("?") ? "&" : "?"

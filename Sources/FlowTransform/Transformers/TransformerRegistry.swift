@@ -53,14 +53,16 @@ public struct TransformerRegistry: Sendable {
         TransformerSpec(
             name: "double", aliases: [], summary: "A number, or a string holding one.", kind: .conversion(.double)),
         TransformerSpec(
-            name: "bool", aliases: [], summary: "A boolean, or the string `true` or `false`.", kind: .conversion(.bool)),
+            name: "bool", aliases: [], summary: "A boolean, or the string `true` or `false`.",
+            kind: .conversion(.bool)),
         TransformerSpec(
             name: "value", aliases: ["transformToValue"], summary: "Any value, unchanged.", kind: .conversion(.value)),
         TransformerSpec(name: "list", aliases: [], summary: "A list, unchanged.", kind: .conversion(.list(nil))),
         TransformerSpec(
             name: "oauth2-parameters", aliases: ["OAuth2AuthenticationParameters"],
             summary:
-                "OAuth 2.0 parameters from `{authorizationEndpointURL, clientID, redirectURL, tokenEndpointURL}` or the backend's `oauth2.*` form.",
+                "OAuth 2.0 parameters from `{authorizationEndpointURL, clientID, redirectURL, tokenEndpointURL}` or "
+                + "the backend's `oauth2.*` form.",
             kind: .conversion(.record("oauth2-parameters"))),
         TransformerSpec(
             name: "oauth2-client-credentials-parameters", aliases: ["OAuth2ClientCredentialsAuthenticationParameters"],
@@ -69,7 +71,8 @@ public struct TransformerRegistry: Sendable {
         TransformerSpec(
             name: "saml-parameters", aliases: ["SAMLAuthenticationParameters"],
             summary:
-                "SAML 2.0 parameters from `{authenticationEndpoint, finishEndpoint}` or the backend's `saml2.web.post.*` form.",
+                "SAML 2.0 parameters from `{authenticationEndpoint, finishEndpoint}` or the backend's "
+                + "`saml2.web.post.*` form.",
             kind: .conversion(.record("saml-parameters"))),
         TransformerSpec(
             name: "otp-parameters", aliases: ["OTPParameters"],

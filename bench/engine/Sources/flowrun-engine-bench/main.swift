@@ -45,7 +45,8 @@ struct Options {
             case "--profile-runs": profileRuns = try number(flag)
             case "-h", "--help":
                 print(
-                    "usage: flowrun-engine-bench [--steps N] [--small-steps N] [--runs N] [--config-bytes N] [--build-note TEXT] [--profile-runs N]"
+                    "usage: flowrun-engine-bench [--steps N] [--small-steps N] [--runs N] [--config-bytes N] "
+                        + "[--build-note TEXT] [--profile-runs N]"
                 )
                 exit(0)
             default: throw Broken("unknown argument `\(flag)`")
@@ -355,7 +356,8 @@ struct ConfigShape {
         return out
     }
 
-    /// The smallest shape whose JSON holds at least `target` bytes (the padding of one string per leaf mapping adjusts).
+    /// The smallest shape whose JSON holds at least `target` bytes (the padding of one string per leaf mapping
+    /// adjusts).
     static func sized(_ target: Int) -> (ConfigShape, Generated) {
         let bare = ConfigShape(pad: 0).generate()
         let pad = max(0, (target - bare.json.utf8.count + bare.leafMaps - 1) / max(1, bare.leafMaps))
@@ -413,7 +415,8 @@ func main() async throws(Broken) {
         var total = 0.0
         for _ in 0..<options.profileRuns { total += try await runOnce(flow, trace: DiscardTrace(), scratch: scratch) }
         print(
-            "\(options.profileRuns) runs of \(options.steps) steps: \(f(total / Double(options.profileRuns * options.steps) * 1e6, 2)) \u{00B5}s/step average"
+            "\(options.profileRuns) runs of \(options.steps) steps: "
+                + "\(f(total / Double(options.profileRuns * options.steps) * 1e6, 2)) \u{00B5}s/step average"
         )
         return
     }
@@ -489,7 +492,8 @@ func main() async throws(Broken) {
     }
     guard result.unmatched.count == generated.unmatched, result.absent.isEmpty else {
         throw Broken(
-            "the transform reported \(result.unmatched.count) unmatched (expected \(generated.unmatched)) and \(result.absent.count) absent (expected 0)"
+            "the transform reported \(result.unmatched.count) unmatched (expected \(generated.unmatched)) and "
+                + "\(result.absent.count) absent (expected 0)"
         )
     }
     let recordCount = result.info.values.filter { if case .record = $0 { true } else { false } }.count
@@ -516,11 +520,13 @@ func main() async throws(Broken) {
     if !options.buildNote.isEmpty { print("  build:   \(options.buildNote)") }
     print("  machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(cpuModel())")
     print(
-        "  flow:    \(grouped(big.steps)) distinct steps `{uses: noop}` (a registered custom step that returns .success), onboard mode,"
+        "  flow:    \(grouped(big.steps)) distinct steps `{uses: noop}` (a registered custom step that returns "
+            + ".success), onboard mode,"
     )
     print("           fresh state folder per run; \(grouped(eventCount)) trace events per run")
     print(
-        "           (\(f(Double(big.yamlBytes) / 1e6, 2)) MB YAML: read+decode \(f(big.readSeconds, 3)) s, FlowEngine.init (check + graphs) \(f(big.compileSeconds, 3)) s;"
+        "           (\(f(Double(big.yamlBytes) / 1e6, 2)) MB YAML: read+decode \(f(big.readSeconds, 3)) s, "
+            + "FlowEngine.init (check + graphs) \(f(big.compileSeconds, 3)) s;"
     )
     print("            \(grouped(small.steps)) steps: \(f(small.readSeconds, 3)) s, \(f(small.compileSeconds, 3)) s)")
     print()
@@ -533,57 +539,73 @@ func main() async throws(Broken) {
     row("\(grouped(small.steps)) steps, discarding trace sink", smallDiscard.best, small.steps)
     row("\(grouped(small.steps)) steps, MemoryTrace", smallMemory.best, small.steps)
     print(
-        "  \(pad("marginal (\(grouped(big.steps)) - \(grouped(small.steps)) steps), discarding", 44)) \(lpad("", 9)) \(lpad(f(marginal, 2), 9))   fixed per run ~\(f(fixedMs, 2)) ms"
+        "  \(pad("marginal (\(grouped(big.steps)) - \(grouped(small.steps)) steps), discarding", 44)) \(lpad("", 9)) "
+            + "\(lpad(f(marginal, 2), 9))   fixed per run ~\(f(fixedMs, 2)) ms"
     )
     print(
-        "  \(pad("reference, no engine: task-group race", 44)) \(lpad(f(raceTimes.min()!, 4), 9)) \(lpad(f(race, 2), 9))   (step vs 60 s timer task, as the engine runs each step)"
+        "  \(pad("reference, no engine: task-group race", 44)) \(lpad(f(raceTimes.min()!, 4), 9)) "
+            + "\(lpad(f(race, 2), 9))   (step vs 60 s timer task, as the engine runs each step)"
     )
     print(
-        "  \(pad("reference, no engine: task group, no timer", 44)) \(lpad(f(groupTimes.min()!, 4), 9)) \(lpad(f(groupTimes.min()! / Double(options.steps) * 1e6, 2), 9))   (the step's child task alone)"
+        "  \(pad("reference, no engine: task group, no timer", 44)) \(lpad(f(groupTimes.min()!, 4), 9)) "
+            + "\(lpad(f(groupTimes.min()! / Double(options.steps) * 1e6, 2), 9))   (the step's child task alone)"
     )
     print(
-        "  \(pad("reference, no engine: direct await", 44)) \(lpad(f(directTimes.min()!, 4), 9)) \(lpad(f(direct, 3), 9))"
+        "  \(pad("reference, no engine: direct await", 44)) \(lpad(f(directTimes.min()!, 4), 9)) "
+            + "\(lpad(f(direct, 3), 9))"
     )
     print()
     let verdict = perStep < goalMicroseconds ? "PASS" : "MISS"
     print(
-        "  \(pad("engine overhead per step:", 30)) \(lpad(f(perStep, 2), 7)) \(micros)   \(pad("goal < \(f(goalMicroseconds, 0)) \(micros)", 14)) \(verdict)"
+        "  \(pad("engine overhead per step:", 30)) \(lpad(f(perStep, 2), 7)) \(micros)   "
+            + "\(pad("goal < \(f(goalMicroseconds, 0)) \(micros)", 14)) \(verdict)"
     )
     print(
-        "    (headline: \(grouped(big.steps)) no-op steps, discarding trace sink, total run time / steps, best of \(runs);"
+        "    (headline: \(grouped(big.steps)) no-op steps, discarding trace sink, "
+            + "total run time / steps, best of \(runs);"
     )
     print("     with MemoryTrace \(f(perStepMemory, 2)) \(micros)/step)")
     print(
-        "  all runs (s): \(grouped(big.steps)) discard \(bigDiscard.all.map { f($0, 4) }.joined(separator: " ")); memory \(bigMemory.all.map { f($0, 4) }.joined(separator: " "))"
+        "  all runs (s): \(grouped(big.steps)) discard \(bigDiscard.all.map { f($0, 4) }.joined(separator: " ")); "
+            + "memory \(bigMemory.all.map { f($0, 4) }.joined(separator: " "))"
     )
     print()
     print(
-        "  transform: \(f(mb, 3)) MB JSON configuration (\(grouped(jsonBytes.count)) bytes), \(shape.depth) levels of nested mappings,"
+        "  transform: \(f(mb, 3)) MB JSON configuration (\(grouped(jsonBytes.count)) bytes), "
+            + "\(shape.depth) levels of nested mappings,"
     )
     print(
-        "             fan-out \(shape.fanout): \(grouped(generated.maps)) mappings, \(grouped(generated.leafMaps)) at the bottom with 6 leaves each"
+        "             fan-out \(shape.fanout): \(grouped(generated.maps)) mappings, "
+            + "\(grouped(generated.leafMaps)) at the bottom with 6 leaves each"
     )
     print(
-        "             (url, url, string, string, int, bool) and every 4th one a record (oauth2-parameters / saml-parameters)"
+        "             (url, url, string, string, int, "
+            + "bool) and every 4th one a record (oauth2-parameters / saml-parameters)"
     )
     print(
-        "             \(grouped(result.info.count)) keys produced (\(grouped(recordCount)) records), \(grouped(result.unmatched.count)) unmatched members"
+        "             \(grouped(result.info.count)) keys produced (\(grouped(recordCount)) records), "
+            + "\(grouped(result.unmatched.count)) unmatched members"
     )
     print(
-        "             flow YAML \(f(Double(generated.flow.utf8.count) / 1e6, 2)) MB: read+decode \(f(flowReadSeconds, 3)) s; TransformTree.init \(f(treeSeconds, 3)) s"
+        "             flow YAML \(f(Double(generated.flow.utf8.count) / 1e6, 2)) MB: "
+            + "read+decode \(f(flowReadSeconds, 3)) s; TransformTree.init \(f(treeSeconds, 3)) s"
     )
     print()
     print("  \(pad("(best of \(runs), wall)", 44)) \(lpad("seconds", 9)) \(lpad("MB/s", 9)) \(lpad("keys/s", 11))")
     print(
         "  \(pad("read JSON (DocumentReader, .json)", 44)) \(lpad(f(readBest, 4), 9)) \(lpad(f(mb / readBest, 1), 9))")
     print(
-        "  \(pad("transform (TransformTree.transform)", 44)) \(lpad(f(transformBest, 4), 9)) \(lpad(f(mb / transformBest, 1), 9)) \(lpad(grouped(Int(Double(result.info.count) / transformBest)), 11))"
+        "  \(pad("transform (TransformTree.transform)", 44)) \(lpad(f(transformBest, 4), 9)) "
+            + "\(lpad(f(mb / transformBest, 1), 9)) "
+            + "\(lpad(grouped(Int(Double(result.info.count) / transformBest)), 11))"
     )
     print(
-        "  \(pad("read + transform", 44)) \(lpad(f(readBest + transformBest, 4), 9)) \(lpad(f(mb / (readBest + transformBest), 1), 9))"
+        "  \(pad("read + transform", 44)) \(lpad(f(readBest + transformBest, 4), 9)) "
+            + "\(lpad(f(mb / (readBest + transformBest), 1), 9))"
     )
     print(
-        "  all runs (s): read \(readTimes.map { f($0, 4) }.joined(separator: " ")); transform \(transformTimes.map { f($0, 4) }.joined(separator: " "))"
+        "  all runs (s): read \(readTimes.map { f($0, 4) }.joined(separator: " ")); "
+            + "transform \(transformTimes.map { f($0, 4) }.joined(separator: " "))"
     )
     print()
 }
