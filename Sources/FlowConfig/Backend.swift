@@ -21,7 +21,7 @@ public enum Backend {
             let url = URL(string: text), let applicationID = parameters["applicationID"]?.text
         else {
             throw StepFailure(
-                "missing-info",
+                .missingInfo,
                 "step `\(context.name)` needs `settingsParameters` with the backend URL and application ID")
         }
         return (redirect(url, to: context.backendOverride), applicationID)
@@ -39,7 +39,8 @@ public enum Backend {
         } catch {
             context.log.write(
                 .error, "\(context.name): \(request.method) \(request.url.absoluteString) failed: \(error.code)")
-            throw StepFailure(error.code, "\(what): \(error.message)", transient: error.isTransient)
+            throw StepFailure(
+                FailureCode(rawValue: error.code), "\(what): \(error.message)", transient: error.isTransient)
         }
         context.log.write(
             .debug, "\(context.name): \(request.method) \(request.url.absoluteString) → \(response.status)")
@@ -49,21 +50,21 @@ public enum Backend {
             return response
         case 403 where response.header("x-message-code") == "TRAFFIC_REG_LOCKED":
             throw StepFailure(
-                "locked",
+                .locked,
                 "\(what): the backend has locked this device or user (\(endpoint) answered 403 TRAFFIC_REG_LOCKED)")
         case 403 where response.header("x-message-code") == "TRAFFIC_REG_WIPED":
             // The SDK wipes: the engine removes the onboarding's state and store once the step ends.
             context.vault.requestWipe()
             throw StepFailure(
-                "wiped",
+                .wiped,
                 "\(what): the backend asks to wipe this device (\(endpoint) answered 403 TRAFFIC_REG_WIPED); run with --mode reset"
             )
         case 500..<600:
             throw StepFailure(
-                "server-error", "\(what): \(endpoint) answered \(response.status)\(detail(response))", transient: true)
+                .serverError, "\(what): \(endpoint) answered \(response.status)\(detail(response))", transient: true)
         default:
             throw StepFailure(
-                "http-\(response.status)", "\(what): \(endpoint) answered \(response.status)\(detail(response))")
+                .http(response.status), "\(what): \(endpoint) answered \(response.status)\(detail(response))")
         }
     }
 
@@ -73,7 +74,7 @@ public enum Backend {
         guard let root = read.root, read.diagnostics.isEmpty, root.pairs != nil else {
             let problem = read.diagnostics.first?.message ?? "it is not a JSON object"
             throw StepFailure(
-                "bad-response", "\(what): the answer from \(response.url.absoluteString) is not valid JSON: \(problem)")
+                .badResponse, "\(what): the answer from \(response.url.absoluteString) is not valid JSON: \(problem)")
         }
         return root
     }

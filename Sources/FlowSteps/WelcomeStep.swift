@@ -56,7 +56,7 @@ struct WelcomeStep: BuiltinStep {
             let text = kept.rendered(pretty: false)
             let read = DocumentReader.read(bytes: Array(text.utf8), file: "the kept configuration", format: .json)
             guard let node = read.root else {
-                throw StepFailure("state-unreadable", "the kept configuration cannot be read")
+                throw StepFailure(.stateUnreadable, "the kept configuration cannot be read")
             }
             try apply(node, from: "the state folder", context: context)
             return .success
@@ -74,7 +74,7 @@ struct WelcomeStep: BuiltinStep {
             do {
                 result = try tree.transform(effective, environment: environment)
             } catch {
-                throw StepFailure("transform-\(error.kind.rawValue)", error.description)
+                throw StepFailure(.transform(error.kind), error.description)
             }
             values.merge(result.info) { $1 }
             if !result.unmatched.isEmpty {

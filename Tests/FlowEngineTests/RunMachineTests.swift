@@ -13,8 +13,8 @@ func graph(_ count: Int, _ configure: (inout [StepNode]) -> Void = { _ in }) -> 
     return FlowGraph(mode: .onboard, nodes: nodes)
 }
 
-let transient = StepFailure("network", "connection reset", transient: true)
-let permanent = StepFailure("wrong-password", "the password was refused")
+let transient = StepFailure(.connectionFailed, "connection reset", transient: true)
+let permanent = StepFailure(.credentialsRefused, "the password was refused")
 
 @Suite("The run state machine")
 struct RunMachineTests {

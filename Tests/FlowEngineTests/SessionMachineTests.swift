@@ -6,7 +6,7 @@ import Testing
 @Suite("The session machine: mode choice, hand-over, keeping and clearing state")
 struct SessionMachineTests {
     static let all: Set<FlowMode> = [.onboard, .restore, .reset]
-    static let failure = StepFailure("http-401", "wrong password")
+    static let failure = StepFailure(.http(401), "wrong password")
 
     @Test(arguments: [
         (RunMode.auto, false, FlowMode.onboard),
@@ -33,7 +33,7 @@ struct SessionMachineTests {
             Issue.record("expected a failure, got \(actions)")
             return
         }
-        #expect(failure.code == "nothing-to-restore")
+        #expect(failure.code == .nothingToRestore)
         #expect(machine.ran.isEmpty)
     }
 
@@ -44,7 +44,7 @@ struct SessionMachineTests {
             Issue.record("expected a failure, got \(actions)")
             return
         }
-        #expect(failure.code == "no-flow")
+        #expect(failure.code == .noFlow)
     }
 
     @Test func onboardKeepsStateThenSucceeds() {
@@ -100,7 +100,7 @@ struct SessionMachineTests {
         var machine = SessionMachine()
         _ = machine.handle(.start(.onboard, hasKeptState: false, modes: Self.all))
         _ = machine.handle(.modeEnded(.succeeded))
-        let unwritable = StepFailure("state-unwritable", "disk full")
+        let unwritable = StepFailure(.stateUnwritable, "disk full")
         #expect(
             machine.handle(.stateFailed(unwritable)) == [.finish(.failed(unwritable, step: "(state)", mode: .onboard))])
     }

@@ -88,11 +88,11 @@ public final class InfoStore: Sendable {
     /// - Throws: ``StepFailure`` `wrong-key-type` or `undeclared-key`.
     public func set(_ key: String, _ value: InfoValue, by step: String) throws(StepFailure) {
         guard let type = keys.type(of: key) else {
-            throw StepFailure("undeclared-key", "step `\(step)` provided `\(key)`, which is not a declared info key")
+            throw StepFailure(.undeclaredKey, "step `\(step)` provided `\(key)`, which is not a declared info key")
         }
         guard keys.accepts(value, for: key) else {
             throw StepFailure(
-                "wrong-key-type",
+                .wrongKeyType,
                 "step `\(step)` provided `\(key)` as \(value.kindDescription), but it is declared as `\(type)`")
         }
         values.withLock { $0[key] = value }
@@ -103,11 +103,11 @@ public final class InfoStore: Sendable {
         for (key, value) in entries.sorted(by: { $0.key < $1.key }) {
             guard let type = keys.type(of: key) else {
                 throw StepFailure(
-                    "undeclared-key", "step `\(step)` provided `\(key)`, which is not a declared info key")
+                    .undeclaredKey, "step `\(step)` provided `\(key)`, which is not a declared info key")
             }
             guard keys.accepts(value, for: key) else {
                 throw StepFailure(
-                    "wrong-key-type",
+                    .wrongKeyType,
                     "step `\(step)` provided `\(key)` as \(value.kindDescription), but it is declared as `\(type)`")
             }
         }

@@ -250,7 +250,8 @@ public struct FlowEngine: Sendable {
                 options.trace.record(
                     TraceEvent(
                         mode: mode, step: step, from: "failed", to: "handover", outcome: "handover",
-                        errorCode: failure.code, message: "running " + modes.map(\.rawValue).joined(separator: ", ")))
+                        errorCode: failure.code.rawValue,
+                        message: "running " + modes.map(\.rawValue).joined(separator: ", ")))
             case .finish(let end):
                 result = end
             }
@@ -301,7 +302,7 @@ public struct FlowEngine: Sendable {
         case .success:
             return RunReport(result: .succeeded, modes: [], info: [:], types: [:], onboardingID: kept.onboardingID)
         case .failure(let failure):
-            return failed(failure.code, options.redactor.redact(failure.message), step: node.name)
+            return failed(failure.code.rawValue, options.redactor.redact(failure.message), step: node.name)
         case .cancelled:
             return RunReport(result: .cancelled, modes: [], info: [:], types: [:], onboardingID: kept.onboardingID)
         }
@@ -496,7 +497,7 @@ public struct FlowEngine: Sendable {
         var errorCode: String?
         var message: String?
         if case .stepFailed(let failure) = event {
-            errorCode = failure.code
+            errorCode = failure.code.rawValue
             message = failure.message
         }
         options.trace.record(

@@ -263,7 +263,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
             if let user { known.withLock { $0 = user } }
             guard let tokens = authenticator.tokens else {
                 throw StepFailure(
-                    "no-challenge",
+                    .noChallenge,
                     "the validating request succeeded without an OAuth 2.0 challenge: the backend does not ask for a token"
                 )
             }
@@ -302,7 +302,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
             }
         } else {
             guard let token = url("tokenEndpointURL") else {
-                throw StepFailure("missing-info", "`\(key)` has no `tokenEndpointURL`")
+                throw StepFailure(.missingInfo, "`\(key)` has no `tokenEndpointURL`")
             }
             endpoints = OAuth2Endpoints(authorization: url("authorizationEndpointURL"), token: token)
             // The backend as authorization server offers revocation beside its token endpoint.
@@ -312,7 +312,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
         }
         guard let id = clientID ?? parameters?["clientID"]?.text else {
             throw StepFailure(
-                "missing-info", "no OAuth 2.0 client ID: `\(key)` has no `clientID` and the step names no `client-id`")
+                .missingInfo, "no OAuth 2.0 client ID: `\(key)` has no `clientID` and the step names no `client-id`")
         }
         var scopes: [String] = []
         if let scope {
@@ -324,7 +324,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
         let redirect = redirectURL ?? url("redirectURL")
         guard grant == .clientCredentials || redirect != nil else {
             throw StepFailure(
-                "missing-info", "no redirect URL: `\(key)` has no `redirectURL` and the step names no `redirect-url`")
+                .missingInfo, "no redirect URL: `\(key)` has no `redirectURL` and the step names no `redirect-url`")
         }
         let client = OAuth2Client(clientID: id, clientSecret: secret, endpoints: endpoints, scopes: scopes)
         return (client, redirect ?? endpoints.token)

@@ -81,7 +81,7 @@ struct SAMLAuthenticationStep: BuiltinStep, LoggingOutStep {
                 let finish = parameters["finishEndpoint"]?.text.flatMap(URL.init(string:))
             else {
                 throw StepFailure(
-                    "missing-info",
+                    .missingInfo,
                     "step `\(context.name)` needs `samlParameters` with the launcher and finish endpoints")
             }
             let header = parameters["challengeHeaderName"]?.text ?? "com.sap.cloud.security.login"
@@ -169,7 +169,7 @@ struct OTPSessionConfigurationStep: BuiltinStep {
                 let finish = parameters["finishEndpointURL"]?.text.flatMap(URL.init(string:))
             else {
                 throw StepFailure(
-                    "missing-info", "step `\(context.name)` needs `otpParameters` with the form and finish URLs")
+                    .missingInfo, "step `\(context.name)` needs `otpParameters` with the form and finish URLs")
             }
             let formURL = Backend.redirect(form, to: context.backendOverride)
             let authenticator = WebLoginAuthenticator(

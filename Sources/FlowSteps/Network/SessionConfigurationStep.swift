@@ -66,7 +66,7 @@ struct SessionConfigurationStep: BuiltinStep {
                 let applicationID = parameters["applicationID"]?.text
             else {
                 throw StepFailure(
-                    "missing-info", "step `\(context.name)` needs `settingsParameters` with the application ID")
+                    .missingInfo, "step `\(context.name)` needs `settingsParameters` with the application ID")
             }
             let deviceID =
                 try deviceID.map(context.resolve) ?? keptDeviceID ?? parameters["deviceID"]?.text ?? UUID().uuidString

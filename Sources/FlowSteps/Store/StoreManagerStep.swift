@@ -97,7 +97,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep {
     /// A restore that fails because of the passcode ends the run as it is: the flow's route to a reset is for a
     /// store that is missing or damaged, not for a mistyped or missing passcode.
     static func unroutable(_ failure: StepFailure) -> StepFailure {
-        guard !["store-missing", "store-damaged", "store-format"].contains(failure.code) else { return failure }
+        guard ![.storeMissing, .storeDamaged, .storeFormat].contains(failure.code) else { return failure }
         var failure = failure
         failure.bypassesRoutes = true
         return failure
