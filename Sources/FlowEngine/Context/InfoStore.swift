@@ -35,18 +35,9 @@ public struct KeyTable: Sendable {
     public init(flow: CompiledFlow) {
         self.init(descriptor: flow.descriptor, catalog: flow.registry.catalog)
         for declaration in flow.descriptor.steps {
-            guard let spec = flow.registry.catalog.step(named: declaration.uses.value),
-                let parameter = spec.providesFromParameter
-            else { continue }
-            for entry in declaration.parameters where entry.name.value == parameter {
-                for pair in entry.value.pairs ?? [] {
-                    if let name = pair.key.scalar?.text,
-                        let type = FlowDecoder.decodeType(pair.value, at: .root, file: "").0
-                    {
-                        declare(name, as: Self.canonical(type, catalog: flow.registry.catalog))
-                        declaredByParameters.insert(name)
-                    }
-                }
+            for key in declaration.declaredKeys {
+                declare(key.name.value, as: Self.canonical(key.type, catalog: flow.registry.catalog))
+                declaredByParameters.insert(key.name.value)
             }
         }
     }

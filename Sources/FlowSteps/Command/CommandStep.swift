@@ -60,21 +60,9 @@ struct CommandStep: BuiltinStep {
             throw ParameterProblem(
                 "`run` of \(parameters.owner) names no program.", at: run.value.location, path: run.path)
         }
-        inputs = try parameters.textList("inputs")
-        var provides: [String: ValueType] = [:]
-        for (key, node) in try parameters.mapping("provides") {
-            let (type, problems) = FlowDecoder.decodeType(
-                node, at: parameters.path.appending("provides").appending(key.value), file: parameters.flow.file)
-            guard let type, problems.isEmpty else {
-                throw ParameterProblem(
-                    problems.first?.message
-                        ?? "The type of `\(key.value)` in `provides` of \(parameters.owner) cannot be read.",
-                    at: problems.first?.location ?? node.location,
-                    path: parameters.path.appending("provides").appending(key.value))
-            }
-            provides[key.value] = type
-        }
-        self.provides = provides
+        // Decoded once, when the flow was checked: the check reported what cannot be read.
+        inputs = parameters.declaredInputs.map(\.value)
+        provides = Dictionary(parameters.declaredKeys.map { ($0.name.value, $0.type) }, uniquingKeysWith: { $1 })
         environment = try parameters.textMapping("env").map { ($0.key, $0.value) }
         workingDirectory = try parameters.text("working-directory")
         flowFile = parameters.flow.file
