@@ -17,8 +17,8 @@ public enum Backend {
 
     /// The backend URL of the settings parameters, pointed at the override when there is one.
     public static func base(_ context: StepContext) throws(StepFailure) -> (url: URL, applicationID: String) {
-        guard let parameters = context.info["settingsParameters"], let text = parameters["backendURL"]?.text,
-            let url = URL(string: text), let applicationID = parameters["applicationID"]?.text
+        guard let parameters = context.info[.settingsParameters], let url = parameters.backendURL,
+            let applicationID = parameters.applicationID
         else {
             throw StepFailure(
                 .missingInfo,

@@ -70,6 +70,17 @@ public final class InfoStore: Sendable {
         values.withLock { $0[key] }
     }
 
+    /// The value under a built-in `key`, as its Swift type; `nil` when there is none.
+    public subscript<Value>(key: InfoKey<Value>) -> Value? {
+        self[key.name].flatMap(Value.init(infoValue:))
+    }
+
+    /// Stores `value` under a built-in `key`.
+    /// - Throws: ``StepFailure`` `wrong-key-type` (a record without a required field) or `undeclared-key`.
+    public func set<Value>(_ key: InfoKey<Value>, _ value: Value, by step: String) throws(StepFailure) {
+        try set(key.name, value.infoValue, by: step)
+    }
+
     /// Every value, by key.
     public var snapshot: [String: InfoValue] {
         values.withLock { $0 }

@@ -61,7 +61,7 @@ enum Authentication {
     /// `--emulator`.
     static func validatingURL(_ path: String?, context: StepContext) throws(StepFailure) -> URL {
         guard let path else {
-            guard let text = context.info["authenticationURL"]?.text, let url = URL(string: text) else {
+            guard let url = context.info[.authenticationURL] else {
                 throw StepFailure(
                     .missingInfo, "step `\(context.name)` needs `authenticationURL`, the validating request")
             }
@@ -373,6 +373,6 @@ extension Authentication {
 
     /// The backend URL as configured (before `--emulator`), to keep for logging out later.
     static func configuredBackend(_ context: StepContext) -> String? {
-        context.info["settingsParameters"]?["backendURL"]?.text
+        context.info[.settingsParameters]?.text("backendURL")
     }
 }

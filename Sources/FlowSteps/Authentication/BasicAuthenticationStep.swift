@@ -21,7 +21,7 @@ struct BasicAuthenticationStep: BuiltinStep, LoggingOutStep {
                 "The password: `${env.NAME}`, `${input.NAME}` or `prompt` (input `password`)."),
             Authentication.validatingPath,
         ] + Authentication.challengeParameters,
-        requires: [KeySpec("authenticationURL", .url)],
+        requires: [KeySpec(.authenticationURL)],
         provides: [],
         waits: .person, authenticates: [.basic])
 

@@ -47,11 +47,9 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
             Authentication.validatingPath,
         ] + Authentication.challengeParameters,
         requires: [
-            KeySpec("authenticationURL", .url),
-            KeySpec("oauth2Parameters", .record("oauth2-parameters"), when: "grant", is: ["authorization-code"]),
-            KeySpec(
-                "oauth2ClientCredentialsParameters", .record("oauth2-client-credentials-parameters"), when: "grant",
-                is: ["client-credentials"]),
+            KeySpec(.authenticationURL),
+            KeySpec(.oauth2Parameters, when: "grant", is: ["authorization-code"]),
+            KeySpec(.oauth2ClientCredentialsParameters, when: "grant", is: ["client-credentials"]),
         ],
         provides: [],
         waits: .person, authenticates: [.oauth2, .oauth2ClientCredentials])
@@ -290,8 +288,11 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
     /// The client: from the OAuth 2.0 parameters, or from the issuer's metadata. (Under `--emulator` the
     /// parameters' endpoints on the backend's own host already point at it: the configuration loader did that.)
     private func client(_ context: StepContext) async throws(StepFailure) -> (OAuth2Client, URL) {
-        let key = grant == .clientCredentials ? "oauth2ClientCredentialsParameters" : "oauth2Parameters"
-        let parameters = context.info[key]
+        // The grant's parameters: both records have the endpoint, client and scope fields read here.
+        let (key, parameters): (String, [String: InfoValue]?) =
+            grant == .clientCredentials
+            ? (InfoKey.oauth2ClientCredentialsParameters.name, context.info[.oauth2ClientCredentialsParameters]?.fields)
+            : (InfoKey.oauth2Parameters.name, context.info[.oauth2Parameters]?.fields)
         func url(_ field: String) -> URL? { parameters?[field]?.text.flatMap(URL.init(string:)) }
         var endpoints: OAuth2Endpoints
         if let issuer {

@@ -26,11 +26,11 @@ struct SettingsDownloadStep: BuiltinStep {
                 "level", .oneOf(["application", "user", "device"]), default: "application",
                 "Which level of settings to read; lower levels merge over higher ones.")
         ],
-        requires: [KeySpec("settingsParameters", .record("settings-parameters"))],
+        requires: [KeySpec(.settingsParameters)],
         provides: [
-            KeySpec("passcodePolicy", .record("passcode-policy")),
-            KeySpec("logSettings", .record("log-settings")),
-            KeySpec("featureVectorPolicies", .record("feature-vector-policies")),
+            KeySpec(.passcodePolicy),
+            KeySpec(.logSettings),
+            KeySpec(.featureVectorPolicies),
         ],
         waits: .server)
 
@@ -81,7 +81,7 @@ struct SettingsDownloadStep: BuiltinStep {
             }
             try context.provide(values)
             context.keep(.object([("settings", .object(values.keys.sorted().map { ($0, values[$0]!.json()) }))]))
-            if let settings = values["logSettings"], let name = settings["level"]?.text,
+            if let settings = InfoEntries(values)[.logSettings], let name = settings.text("level"),
                 let level = RunLog.Level(backendName: name)
             {
                 let effective = settings["enabled"] == .bool(false) ? RunLog.Level.none : level
