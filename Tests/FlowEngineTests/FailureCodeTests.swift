@@ -27,6 +27,30 @@ struct FailureCodeTests {
         #expect(families.allSatisfy(documented.contains))
     }
 
+    /// The HTTP session and the logins make their errors' codes as text (FlowHTTP knows no engine type); each
+    /// reaches a step failure unchanged, so each must be one of the constants.
+    @Test func everyCodeTheHTTPLayerWritesIsAConstant() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let known = Set(FailureCode.known.map(\.rawValue))
+        let literal = /(?:HTTPError\(|\.login\()\s*"([a-z0-9-]+)"/
+        var found = 0
+        for folder in ["Sources/FlowHTTP", "Sources/FlowAuth", "Sources/FlowSteps"] {
+            let url = root.appendingPathComponent(folder)
+            let files = FileManager.default.enumerator(at: url, includingPropertiesForKeys: nil)?.allObjects ?? []
+            for case let file as URL in files where file.pathExtension == "swift" {
+                let text = try String(contentsOf: file, encoding: .utf8)
+                for match in text.matches(of: literal) {
+                    found += 1
+                    let code = String(match.1)
+                    #expect(
+                        known.contains(code), "`\(code)` in \(file.lastPathComponent) is not a FailureCode constant")
+                }
+            }
+        }
+        #expect(found > 20, "the scan found only \(found) codes: has the HTTP layer's spelling changed?")
+    }
+
     @Test func familiesKeepTheirTextAndCompareEqualToCodesReadFromText() {
         #expect(FailureCode.http(404).rawValue == "http-404")
         #expect(FailureCode.http(404).httpStatus == 404)
