@@ -74,7 +74,7 @@ struct UserIdentityDiscoveryTransformer: StructureTransformer {
             "Reads the certificate service structure (`com.sap.mobilesecure.certificateService.*`) into user identity parameters and the OAuth 2.0 parameters that protect it.",
         kind: .structure(
             provides: [],
-            keyParameters: ["key": .record("user-identity-parameters"), "oauth-key": .record("oauth2-parameters")]),
+            keyParameters: ["key": .record("user-identity-parameters"), "oauth-key": OAuth2Parameters.valueType]),
         parameters: [
             ParameterSpec("key", .key, required: true, "The key that receives the user identity parameters."),
             ParameterSpec("oauth-key", .key, required: true, "The key that receives the OAuth 2.0 parameters."),
