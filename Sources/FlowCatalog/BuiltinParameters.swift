@@ -35,6 +35,11 @@ public struct BuiltinParameters: Sendable {
     public var flow: FlowDescriptor
     /// The catalog the flow is compiled with (key and record types).
     public var catalog: Catalog
+    /// The keys the step declares with their types through a parameter (a `command` step's `provides`), as the
+    /// check decoded them (``StepDeclaration/declaredKeys``).
+    public var declaredKeys: [KeyDeclaration] = []
+    /// The keys the step requires through a parameter (a `command` step's `inputs`).
+    public var declaredInputs: [Located<String>] = []
 
     public init(
         owner: String, specs: [ParameterSpec], entries: [Parameter], location: SourceLocation, path: DescriptorPath,

@@ -17,11 +17,11 @@ public enum Backend {
 
     /// The backend URL of the settings parameters, pointed at the override when there is one.
     public static func base(_ context: StepContext) throws(StepFailure) -> (url: URL, applicationID: String) {
-        guard let parameters = context.info["settingsParameters"], let text = parameters["backendURL"]?.text,
-            let url = URL(string: text), let applicationID = parameters["applicationID"]?.text
+        guard let parameters = context.info[.settingsParameters], let url = parameters.backendURL,
+            let applicationID = parameters.applicationID
         else {
             throw StepFailure(
-                "missing-info",
+                .missingInfo,
                 "step `\(context.name)` needs `settingsParameters` with the backend URL and application ID")
         }
         return (redirect(url, to: context.backendOverride), applicationID)
@@ -39,7 +39,8 @@ public enum Backend {
         } catch {
             context.log.write(
                 .error, "\(context.name): \(request.method) \(request.url.absoluteString) failed: \(error.code)")
-            throw StepFailure(error.code, "\(what): \(error.message)", transient: error.isTransient)
+            throw StepFailure(
+                FailureCode(rawValue: error.code), "\(what): \(error.message)", transient: error.isTransient)
         }
         context.log.write(
             .debug, "\(context.name): \(request.method) \(request.url.absoluteString) → \(response.status)")
@@ -49,22 +50,22 @@ public enum Backend {
             return response
         case 403 where response.header("x-message-code") == "TRAFFIC_REG_LOCKED":
             throw StepFailure(
-                "locked",
+                .locked,
                 "\(what): the backend has locked this device or user (\(endpoint) answered 403 TRAFFIC_REG_LOCKED)")
         case 403 where response.header("x-message-code") == "TRAFFIC_REG_WIPED":
             // The SDK wipes: the failure carries the wipe, and the engine removes the onboarding's state and store
             // once the step ends.
             throw StepFailure(
-                "wiped",
+                .wiped,
                 "\(what): the backend asks to wipe this device (\(endpoint) answered 403 TRAFFIC_REG_WIPED); "
                     + "this onboarding's state and store were removed",
                 wipes: true)
         case 500..<600:
             throw StepFailure(
-                "server-error", "\(what): \(endpoint) answered \(response.status)\(detail(response))", transient: true)
+                .serverError, "\(what): \(endpoint) answered \(response.status)\(detail(response))", transient: true)
         default:
             throw StepFailure(
-                "http-\(response.status)", "\(what): \(endpoint) answered \(response.status)\(detail(response))")
+                .http(response.status), "\(what): \(endpoint) answered \(response.status)\(detail(response))")
         }
     }
 
@@ -74,7 +75,7 @@ public enum Backend {
         guard let root = read.root, read.diagnostics.isEmpty, root.pairs != nil else {
             let problem = read.diagnostics.first?.message ?? "it is not a JSON object"
             throw StepFailure(
-                "bad-response", "\(what): the answer from \(response.url.absoluteString) is not valid JSON: \(problem)")
+                .badResponse, "\(what): the answer from \(response.url.absoluteString) is not valid JSON: \(problem)")
         }
         return root
     }

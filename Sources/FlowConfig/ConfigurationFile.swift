@@ -25,7 +25,7 @@ enum ConfigurationFile {
                 HTTPRequest(url: url, headers: [("Accept", "application/json")]), context: context, what: what)
             return .found(try Backend.json(response, what: what), source: url.absoluteString)
         } catch {
-            if error.code == "http-404" { return .nothing("\(what): not found") }
+            if error.code == .http(404) { return .nothing("\(what): not found") }
             return .failed(error.message, transient: error.isTransient)
         }
     }

@@ -45,11 +45,11 @@ public struct ConfigurationLoader: Sendable {
         if let missingInput {
             let others = reports.isEmpty ? "" : "; the other providers: " + reports.joined(separator: "; ")
             throw StepFailure(
-                "missing-input",
+                .missingInput,
                 "\(missingInput.message) (the `\(missingInput.provider)` provider asks for it\(others))")
         }
         throw StepFailure(
-            "no-configuration", "no provider yielded a configuration (" + reports.joined(separator: "; ") + ")",
+            .noConfiguration, "no provider yielded a configuration (" + reports.joined(separator: "; ") + ")",
             transient: transient)
     }
 

@@ -15,7 +15,7 @@ struct WelcomeStep: BuiltinStep {
         name: "welcome", aliases: ["WelcomeScreenStep", "WelcomeStep"],
         summary:
             "Loads the configuration through the provider queue, transforms it with the flow's transform tree and provides its keys; restore reloads the persisted configuration.",
-        provides: [KeySpec("configuration", .value)],
+        provides: [KeySpec(.configuration)],
         waits: .person, providesTransformKeys: true)
 
     let loader: ConfigurationLoader
@@ -56,7 +56,7 @@ struct WelcomeStep: BuiltinStep {
             let text = kept.rendered(pretty: false)
             let read = DocumentReader.read(bytes: Array(text.utf8), file: "the kept configuration", format: .json)
             guard let node = read.root else {
-                throw StepFailure("state-unreadable", "the kept configuration cannot be read")
+                throw StepFailure(.stateUnreadable, "the kept configuration cannot be read")
             }
             try apply(node, from: "the state folder", context: context)
             return .success
@@ -68,15 +68,16 @@ struct WelcomeStep: BuiltinStep {
     private func apply(_ configuration: Node, from source: String, context: StepContext) throws(StepFailure) {
         // What is kept is the configuration as found; where it points is decided each run (`--emulator`).
         let effective = ConfigurationLoader.pointed(configuration, at: context.backendOverride)
-        var values: [String: InfoValue] = ["configuration": InfoValue(node: effective)]
+        var values = InfoEntries()
+        values[.configuration] = InfoValue(node: effective)
         if let tree {
             let result: TransformResult
             do {
                 result = try tree.transform(effective, environment: environment)
             } catch {
-                throw StepFailure("transform-\(error.kind.rawValue)", error.description)
+                throw StepFailure(.transform(error.kind), error.description)
             }
-            values.merge(result.info) { $1 }
+            values.values.merge(result.info) { $1 }
             if !result.unmatched.isEmpty {
                 context.note(
                     "unmatched", "configuration keys no transformer reads: " + result.unmatched.joined(separator: ", "))

@@ -91,7 +91,8 @@ enum Summary {
         if let id = report.onboardingID, report.result.isSuccess, report.modes.last != .reset {
             lines.append("onboarding ID: \(id.uuidString)")
         }
-        let keys = report.info.keys.filter { $0 != "configuration" && $0 != "onboardingID" }.sorted()
+        let hidden = [InfoKey<InfoValue>.configuration.name, InfoKey<String>.onboardingID.name]
+        let keys = report.info.keys.filter { !hidden.contains($0) }.sorted()
         if !keys.isEmpty {
             lines.append("info:")
             let width = keys.map(\.count).max() ?? 0

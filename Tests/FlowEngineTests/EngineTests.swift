@@ -103,7 +103,7 @@ struct EngineTests {
             return
         }
         #expect(step == "make")
-        #expect(failure.code == "wrong-key-type")
+        #expect(failure.code == .wrongKeyType)
         #expect(failure.message.contains("`count`"))
     }
 
@@ -118,7 +118,7 @@ struct EngineTests {
             Issue.record("expected a failure")
             return
         }
-        #expect(failure.code == "command-failed")
+        #expect(failure.code == .commandFailed)
         #expect(failure.message.contains("exited with status 3"))
         #expect(failure.message.contains("device is not enrolled"))
         #expect(!failure.isTransient)
@@ -137,7 +137,7 @@ struct EngineTests {
             Issue.record("expected a failure for \(output)")
             return
         }
-        #expect(["command-bad-output", "command-undeclared-output", "command-missing-output"].contains(failure.code))
+        #expect([.commandBadOutput, .commandUndeclaredOutput, .commandMissingOutput].contains(failure.code))
     }
 
     /// Timeouts run on the run's clock: a test clock here, moved past each deadline only once the program has
@@ -167,7 +167,7 @@ struct EngineTests {
             Issue.record("expected a timeout")
             return
         }
-        #expect(failure.code == "timeout")
+        #expect(failure.code == .timeout)
         #expect(trace.events.filter { $0.outcome == "retrying" }.count == 1)
         #expect(trace.events.filter { $0.outcome == "failed" }.count == 1)
         // Both tries were stopped, the program's own children included.
@@ -207,7 +207,7 @@ struct EngineTests {
             Issue.record("expected a failure, got \(report.result)")
             return
         }
-        #expect(failure.code == "command-output-too-large")
+        #expect(failure.code == .commandOutputTooLarge)
         #expect(failure.message.contains("16 MiB"))
         let program = try #require(Int32(try await fixture.lines(1, in: "shell")[0]))
         try await expectGone([program])
@@ -277,7 +277,7 @@ struct EngineTests {
             Issue.record("expected a recovered run, got \(report.result)")
             return
         }
-        #expect(failure.code == "command-failed")
+        #expect(failure.code == .commandFailed)
         #expect(report.result.isSuccess)
         #expect(report.modes == [.restore, .reset, .onboard])
     }
@@ -350,7 +350,7 @@ struct EngineTests {
             Issue.record("expected a failure")
             return
         }
-        #expect(failure.code == "missing-input")
+        #expect(failure.code == .missingInput)
         #expect(failure.message.contains("--input user-name="))
         #expect(failure.message.contains("FLOWRUN_INPUT_USER_NAME"))
         let supplied = await fixture.run(.onboard, inputs: ["user-name": "ada"])

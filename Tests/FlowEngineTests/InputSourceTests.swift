@@ -29,14 +29,14 @@ struct InputSourceTests {
     }
 
     @Test(arguments: [
-        ("${env.MISSING}", "missing-environment"),
-        ("${input.nobody}", "missing-input"),
-        ("${info.unset}", "missing-info"),
-        ("${vault.key}", "bad-reference"),
-        ("${env.TOKEN", "bad-reference"),
-        ("${env}", "bad-reference"),
+        ("${env.MISSING}", FailureCode.missingEnvironment),
+        ("${input.nobody}", .missingInput),
+        ("${info.unset}", .missingInfo),
+        ("${vault.key}", .badReference),
+        ("${env.TOKEN", .badReference),
+        ("${env}", .badReference),
     ])
-    func unresolvableReferencesNameWhatIsMissing(text: String, code: String) {
+    func unresolvableReferencesNameWhatIsMissing(text: String, code: FailureCode) {
         #expect(throws: StepFailure.self) { try source.resolve(text, parameter: "p", secret: false, info: info) }
         do {
             _ = try source.resolve(text, parameter: "p", secret: false, info: info)

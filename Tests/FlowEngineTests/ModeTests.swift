@@ -27,7 +27,7 @@ struct ProbeStep: BuiltinStep, LoggingOutStep, PasscodeChangingStep {
 
     func restore(_ context: StepContext) async -> StepOutcome {
         guard behaviour == "wipe-restore" else { return .success }
-        return .failure(StepFailure("wiped", "the backend asks to wipe", wipes: true))
+        return .failure(StepFailure(.wiped, "the backend asks to wipe", wipes: true))
     }
 
     func logout(_ context: StepContext) async -> StepOutcome {
@@ -101,7 +101,7 @@ struct ModeTests {
             Issue.record("expected a timeout, got \(report.result)")
             return
         }
-        #expect(failure.code == "timeout")
+        #expect(failure.code == .timeout)
         #expect(failedMode.rawValue == mode.rawValue)
         #expect(trace.events.contains { $0.outcome == "failed" && $0.errorCode == "timeout" })
     }
@@ -118,7 +118,7 @@ struct ModeTests {
             return
         }
         // The wipe bypasses the route: no reset and onboard after it.
-        #expect(failure.code == "wiped")
+        #expect(failure.code == .wiped)
         #expect(report.modes == [.restore])
         #expect(try fixture.state.load() == nil)
     }
@@ -128,7 +128,7 @@ struct ModeTests {
             commandFlow(steps: "  ok: {uses: command, with: {run: [sh, -c, \"echo '{}'\"]}}", flows: "  onboard: [ok]"))
         defer { fixture.remove() }
         #expect(await fixture.run(.onboard).result == .succeeded)
-        for (mode, code) in [(RunMode.logout, "nothing-to-log-out"), (.changePasscode, "no-store")] {
+        for (mode, code) in [(RunMode.logout, FailureCode.nothingToLogOut), (.changePasscode, .noStore)] {
             guard case .failed(let failure, "(flow)", _) = await fixture.run(mode).result else {
                 Issue.record("expected \(mode) to fail")
                 continue

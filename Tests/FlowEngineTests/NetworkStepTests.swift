@@ -170,7 +170,7 @@ struct NetworkStepTests {
             Issue.record("expected a failure, got \(report.result)")
             return
         }
-        #expect(failure.code.hasPrefix(code) || failure.message.contains(code), "\(failure)")
+        #expect(failure.code.rawValue.hasPrefix(code) || failure.message.contains(code), "\(failure)")
         #expect(step == (endpoint == .settings ? "settings" : "welcome"))
         if endpoint == .settings, code != "timeout" {
             #expect(failure.message.contains("/settingsExchange"), "\(failure.message)")
@@ -196,7 +196,7 @@ struct NetworkStepTests {
             Issue.record("expected a failure, got \(report.result)")
             return
         }
-        #expect(failure.code == "timeout")
+        #expect(failure.code == .timeout)
         #expect(step == "settings")
         #expect(!FileManager.default.fileExists(atPath: fixture.flow.state.url.path))
     }
@@ -222,7 +222,7 @@ struct NetworkStepTests {
                 return
             }
             #expect(step == "welcome")
-            #expect(failure.code == "no-configuration")
+            #expect(failure.code == .noConfiguration)
             #expect(failure.message.contains("url: the onboarding link:"), "\(failure.message)")
             #expect(!FileManager.default.fileExists(atPath: fixture.flow.state.url.path))
         }
@@ -236,7 +236,7 @@ struct NetworkStepTests {
             Issue.record("expected a failure")
             return
         }
-        #expect(failure.code == "no-configuration")
+        #expect(failure.code == .noConfiguration)
         #expect(failure.message.contains("discovery-service: discovery for this email address: not found"))
         #expect(failure.message.contains("json: no document was given with --config"))
         #expect(!failure.isTransient)
@@ -251,7 +251,7 @@ struct NetworkStepTests {
             Issue.record("expected a failure, got \(report.result)")
             return
         }
-        #expect(failure.code == "locked")
+        #expect(failure.code == .locked)
     }
 
     @Test func anOnboardingLinkIsFetchedOnlyFromAllowedHosts() async throws {

@@ -114,7 +114,7 @@ struct ProviderTests {
             return
         }
         #expect(step == "welcome")
-        #expect(failure.code == "no-configuration")
+        #expect(failure.code == .noConfiguration)
         #expect(failure.message.contains("managed:"))
         #expect(failure.message.contains("file:"))
         #expect(failure.message.contains("missing.json does not exist"))

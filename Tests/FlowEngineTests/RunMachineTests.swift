@@ -10,8 +10,8 @@ func nodes(_ count: Int, _ configure: (inout [NodePolicy]) -> Void = { _ in }) -
     return nodes
 }
 
-let transient = StepFailure("network", "connection reset", transient: true)
-let permanent = StepFailure("wrong-password", "the password was refused")
+let transient = StepFailure(.connectionFailed, "connection reset", transient: true)
+let permanent = StepFailure(.credentialsRefused, "the password was refused")
 
 @Suite("The run state machine")
 struct RunMachineTests {

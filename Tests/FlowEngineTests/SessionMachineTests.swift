@@ -13,7 +13,7 @@ struct SessionMachineTests {
         .onboard: onboard, .restore: restore, .reset: reset, .logout: restore,
         .changePasscode: ModePlan.Rules(needsOnboarding: true, afterSuccess: .nothing),
     ]
-    static let failure = StepFailure("http-401", "wrong password")
+    static let failure = StepFailure(.http(401), "wrong password")
 
     /// A machine started as the engine starts it for `request`.
     static func started(
@@ -53,7 +53,7 @@ struct SessionMachineTests {
             Issue.record("expected a failure, got \(actions)")
             return
         }
-        #expect(failure.code == "no-onboarding")
+        #expect(failure.code == .noOnboarding)
         #expect(failure.message.contains("/state"))
         #expect(machine.ran.isEmpty)
     }
@@ -64,7 +64,7 @@ struct SessionMachineTests {
             Issue.record("expected a failure, got \(actions)")
             return
         }
-        #expect(failure.code == "no-flow")
+        #expect(failure.code == .noFlow)
     }
 
     @Test func onboardKeepsStateThenSucceeds() {
@@ -138,7 +138,7 @@ struct SessionMachineTests {
     @Test func stateThatCannotBeWrittenFailsTheRun() {
         var (machine, _) = Self.started(.onboard, kept: false)
         _ = machine.handle(.modeEnded(.succeeded))
-        let unwritable = StepFailure("state-unwritable", "disk full")
+        let unwritable = StepFailure(.stateUnwritable, "disk full")
         #expect(
             machine.handle(.stateFailed(unwritable)) == [.finish(.failed(unwritable, step: "(state)", mode: .onboard))])
     }

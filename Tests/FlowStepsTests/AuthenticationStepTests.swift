@@ -107,7 +107,7 @@ struct AuthenticationStepTests {
                 Issue.record("expected a failure, got \(refused)")
                 return
             }
-            #expect(failure.code == "missing-input")
+            #expect(failure.code == .missingInput)
             #expect(failure.message.contains("the refresh token was refused"), "\(failure.message)")
         }
     }
@@ -127,7 +127,7 @@ struct AuthenticationStepTests {
                 Issue.record("expected a failure, got \(outcome)")
                 return
             }
-            #expect(failure.code == "user-switch")
+            #expect(failure.code == .userSwitch)
             #expect(failure.message.contains("`ada`") && failure.message.contains("`grace`"))
         }
     }
@@ -159,7 +159,7 @@ struct AuthenticationStepTests {
                 Issue.record("expected a failure, got \(outcome)")
                 return
             }
-            #expect(failure.code == "user-switch", "\(failure)")
+            #expect(failure.code == .userSwitch, "\(failure)")
             #expect(failure.message.contains("`ada`") && failure.message.contains("`grace`"), "\(failure)")
         }
     }
@@ -175,7 +175,7 @@ struct AuthenticationStepTests {
                 Issue.record("expected a failure, got \(outcome)")
                 return
             }
-            #expect(failure.code == "locked", "\(failure)")
+            #expect(failure.code == .locked, "\(failure)")
             #expect(failure.message.contains("TRAFFIC_REG_LOCKED"))
         }
     }
@@ -191,7 +191,7 @@ struct AuthenticationStepTests {
                 Issue.record("expected a failure, got \(outcome)")
                 return
             }
-            #expect(failure.code == "login-refused", "\(failure)")
+            #expect(failure.code == .loginRefused, "\(failure)")
             #expect(failure.message.contains("The user name or password is wrong."), "\(failure.message)")
             #expect(!failure.message.contains("wrong-password"))
         }

@@ -30,7 +30,7 @@ struct StoreManagerStepTests {
                 Issue.record("an expired passcode restored: \(refused)")
                 return
             }
-            #expect(failure.code == "passcode-change-required")
+            #expect(failure.code == .passcodeChangeRequired)
             #expect(
                 failure.message.contains("the passcode has expired (the passcode policy sets 30 days)"),
                 "\(failure.message)")

@@ -14,7 +14,16 @@ public struct Checker: Sendable {
 
     /// Every finding for `descriptor`, in no particular order.
     public func check(_ descriptor: FlowDescriptor) -> [Diagnostic] {
+        checked(descriptor).findings
+    }
+
+    /// Every finding for `descriptor`, and the descriptor with the keys its steps declare through parameters
+    /// decoded (``StepDeclaration/declaredKeys``): the stages after the check read those, not the raw nodes.
+    public func checked(_ descriptor: FlowDescriptor) -> (descriptor: FlowDescriptor, findings: [Diagnostic]) {
+        var descriptor = descriptor
+        let decodeFindings = ParameterKeys.decode(&descriptor, catalog: catalog)
         var context = CheckContext(descriptor: descriptor, catalog: catalog)
+        context.diagnostics = decodeFindings
         context.checkKeyDeclarations()
         context.checkSteps()
         context.checkProviders()
@@ -24,7 +33,7 @@ public struct Checker: Sendable {
         context.checkDataFlow()
         context.checkScalarValues()
         context.checkSecurity()
-        return context.diagnostics
+        return (descriptor, context.diagnostics)
     }
 }
 
@@ -50,7 +59,7 @@ struct CheckContext {
         self.catalog = catalog
         declaredSteps = Dictionary(
             descriptor.steps.map { ($0.name.value, $0) }, uniquingKeysWith: { first, _ in first })
-        declaredCommandOutputs = Self.commandOutputs(of: descriptor, catalog: catalog)
+        declaredCommandOutputs = Self.commandOutputs(of: descriptor)
         declaredKeyTypes.reserveCapacity(descriptor.keys.count)
         resolvedSteps.reserveCapacity(descriptor.steps.count)
         for declaration in descriptor.keys where declaredKeyTypes[declaration.name.value] == nil {

@@ -141,12 +141,8 @@ extension CheckContext {
             }
             result.append(key)
         }
-        if let parameter = spec.requiresFromParameter,
-            let inputs = step.parameters.first(where: { $0.name.value == parameter })?.value.elements
-        {
-            for name in inputs.compactMap({ $0.scalar?.text }) {
-                if let type = keyType(name) ?? commandOutputType(name) { result.append(KeySpec(name, type)) }
-            }
+        for name in step.declaredInputs.map(\.value) {
+            if let type = keyType(name) ?? commandOutputType(name) { result.append(KeySpec(name, type)) }
         }
         return result
     }
@@ -166,30 +162,18 @@ extension CheckContext {
                 result.append(key)
             }
         }
-        if let parameter = spec.providesFromParameter,
-            let provides = step.parameters.first(where: { $0.name.value == parameter })?.value.pairs
-        {
-            for pair in provides {
-                guard let name = pair.key.scalar?.text,
-                    let type = FlowDecoder.decodeType(pair.value, at: .root, file: descriptor.file).0
-                else { continue }
-                result.append(
-                    ProvidedKey(
-                        name: name, type: normalized(type), location: pair.key.location, path: path,
-                        origin: .step(step.name.value)))
-            }
+        for key in step.declaredKeys {
+            result.append(
+                ProvidedKey(
+                    name: key.name.value, type: normalized(key.type), location: key.name.location, path: path,
+                    origin: .step(step.name.value)))
         }
         return result
     }
 
     private func commandOutputType(_ name: String) -> ValueType? {
         for step in descriptor.steps {
-            guard let spec = resolvedSteps[step.name.value], let parameter = spec.providesFromParameter,
-                let pair = step.parameters.first(where: { $0.name.value == parameter })?.value.pairs?.first(where: {
-                    $0.key.scalar?.text == name
-                })
-            else { continue }
-            return FlowDecoder.decodeType(pair.value, at: .root, file: descriptor.file).0.map(normalized)
+            if let key = step.declaredKeys.first(where: { $0.name.value == name }) { return normalized(key.type) }
         }
         return nil
     }

@@ -64,24 +64,18 @@ extension CheckContext {
             checkParameters(
                 step.parameters, against: spec.parameters, owner: "step `\(step.name.value)` (\(spec.name))",
                 at: step.location, path: step.path.appending("with"))
-            if let parameter = spec.providesFromParameter,
-                let provides = step.parameters.first(where: { $0.name.value == parameter })
-            {
-                for pair in provides.value.pairs ?? [] {
-                    let (type, typeDiagnostics) = FlowDecoder.decodeType(
-                        pair.value, at: provides.path.appending(pair.key.scalar?.text ?? ""), file: descriptor.file)
-                    diagnostics += typeDiagnostics
-                    guard let type else { continue }
-                    checkTypeNames(type, at: pair.value.location, path: provides.path)
-                    if let name = pair.key.scalar?.text, let declared = declaredKeyTypes[name],
-                        !declared.accepts(normalized(type))
-                    {
+            if let parameter = spec.providesFromParameter {
+                let path = step.path.appending("with").appending(parameter)
+                for key in step.declaredKeys {
+                    let type = key.type
+                    checkTypeNames(type, at: key.typeLocation, path: path)
+                    if let declared = declaredKeyTypes[key.name.value], !declared.accepts(normalized(type)) {
                         report(
                             Diagnostic(
                                 .keyTypeMismatch,
-                                "Step `\(step.name.value)` provides `\(name)` as `\(normalized(type))`, "
+                                "Step `\(step.name.value)` provides `\(key.name.value)` as `\(normalized(type))`, "
                                     + "but `keys` declares it `\(declared)`.",
-                                at: pair.value.location, path: provides.path.appending(name),
+                                at: key.typeLocation, path: path.appending(key.name.value),
                                 hint:
                                     "Write the same type in both places; "
                                     + "the engine checks the program's output against `provides`."
@@ -89,14 +83,10 @@ extension CheckContext {
                     }
                 }
             }
-            if let parameter = spec.requiresFromParameter,
-                let inputs = step.parameters.first(where: { $0.name.value == parameter })
-            {
-                for element in inputs.value.elements ?? [] {
-                    guard let name = element.scalar?.text else { continue }
-                    if declaredCommandOutputs.contains(name) { continue }
+            if let parameter = spec.requiresFromParameter {
+                for name in step.declaredInputs where !declaredCommandOutputs.contains(name.value) {
                     _ = requireKnownKey(
-                        Located(name, at: element.location), path: inputs.path,
+                        name, path: step.path.appending("with").appending(parameter),
                         context: "`\(parameter)` of step `\(step.name.value)`")
                 }
             }
@@ -104,17 +94,8 @@ extension CheckContext {
     }
 
     /// Keys declared by `command` steps' `provides`, which count as declared.
-    static func commandOutputs(of descriptor: FlowDescriptor, catalog: Catalog) -> Set<String> {
-        var names: Set<String> = []
-        for step in descriptor.steps {
-            guard let spec = catalog.step(named: step.uses.value), let parameter = spec.providesFromParameter,
-                let provides = step.parameters.first(where: { $0.name.value == parameter })
-            else { continue }
-            for pair in provides.value.pairs ?? [] {
-                if let name = pair.key.scalar?.text { names.insert(name) }
-            }
-        }
-        return names
+    static func commandOutputs(of descriptor: FlowDescriptor) -> Set<String> {
+        Set(descriptor.steps.flatMap { $0.declaredKeys.map(\.name.value) })
     }
 
     /// Every provider is built in and its parameters fit.

@@ -56,7 +56,7 @@ struct DiscoveryServiceProvider: ConfigurationProvider {
             value = try context.input.value(
                 input.rawValue, question: input == .emailAddress ? "Email address: " : "Onboarding code: ")
         } catch {
-            return error.code == "missing-input" ? .needsInput(error.message) : .failed(error.message, transient: false)
+            return error.code == .missingInput ? .needsInput(error.message) : .failed(error.message, transient: false)
         }
         let quoted = { (text: String) in text.replacingOccurrences(of: "'", with: "''") }
         let function =

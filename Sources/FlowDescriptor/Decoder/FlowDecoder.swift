@@ -137,10 +137,21 @@ public struct FlowDecoder {
         guard let fields = decoding.fields(of: node, at: path, known: ["list", "struct"], what: "a type") else {
             return nil
         }
+        if fields["list"] != nil, let structNode = fields["struct"] {
+            decoding.report(
+                Diagnostic(
+                    .invalidValue,
+                    "Expected a type to be either `{list: TYPE}` or `{struct: {FIELD: TYPE}}`, not both.",
+                    at: structNode.key.location, path: path.appending("struct")))
+            return nil
+        }
         if let list = fields["list"] {
             return decodeType(list.value, at: path.appending("list")).map { .list($0) }
         }
         guard let structNode = fields["struct"] else {
+            // A mapping of other fields: each was reported, with its "did you mean"; one more finding for the same
+            // mistake would say it twice.
+            if node.pairs?.isEmpty == false { return nil }
             decoding.report(
                 Diagnostic(
                     .missingField, "Expected a type name, `{list: TYPE}` or `{struct: {FIELD: TYPE}}`.",

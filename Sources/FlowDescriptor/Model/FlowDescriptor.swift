@@ -37,13 +37,20 @@ public struct Application: Sendable {
     public var location: SourceLocation
 }
 
-/// An info key declared by the flow in `keys`.
+/// An info key declared by the flow in `keys`, or by a step's parameter (a `command` step's `provides`).
 public struct KeyDeclaration: Sendable {
     public var name: Located<String>
     public var type: ValueType
     public var description: String?
     /// Where the type was written.
     public var typeLocation: SourceLocation
+
+    public init(name: Located<String>, type: ValueType, description: String? = nil, typeLocation: SourceLocation) {
+        self.name = name
+        self.type = type
+        self.description = description
+        self.typeLocation = typeLocation
+    }
 }
 
 /// The `configuration` section: the provider queue and the transform tree.
@@ -134,6 +141,12 @@ public struct StepDeclaration: Sendable {
     public var description: String?
     public var location: SourceLocation
     public var path: DescriptorPath
+    /// The keys the step declares with their types through a parameter (a `command` step's `provides`), decoded
+    /// once when the flow is checked (`Checker.checked(_:)`, which knows the step's parameters); the decoder
+    /// leaves it empty. The checks, the compiled step and the run's key table all read this list.
+    public var declaredKeys: [KeyDeclaration] = []
+    /// The keys the step requires through a parameter (a `command` step's `inputs`), read with the same pass.
+    public var declaredInputs: [Located<String>] = []
 }
 
 /// The modes a flow file can define.

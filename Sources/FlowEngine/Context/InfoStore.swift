@@ -35,18 +35,9 @@ public struct KeyTable: Sendable {
     public init(flow: CompiledFlow) {
         self.init(descriptor: flow.descriptor, catalog: flow.registry.catalog)
         for declaration in flow.descriptor.steps {
-            guard let spec = flow.registry.catalog.step(named: declaration.uses.value),
-                let parameter = spec.providesFromParameter
-            else { continue }
-            for entry in declaration.parameters where entry.name.value == parameter {
-                for pair in entry.value.pairs ?? [] {
-                    if let name = pair.key.scalar?.text,
-                        let type = FlowDecoder.decodeType(pair.value, at: .root, file: "").0
-                    {
-                        declare(name, as: Self.canonical(type, catalog: flow.registry.catalog))
-                        declaredByParameters.insert(name)
-                    }
-                }
+            for key in declaration.declaredKeys {
+                declare(key.name.value, as: Self.canonical(key.type, catalog: flow.registry.catalog))
+                declaredByParameters.insert(key.name.value)
             }
         }
     }
@@ -79,6 +70,17 @@ public final class InfoStore: Sendable {
         values.withLock { $0[key] }
     }
 
+    /// The value under a built-in `key`, as its Swift type; `nil` when there is none.
+    public subscript<Value>(key: InfoKey<Value>) -> Value? {
+        self[key.name].flatMap(Value.init(infoValue:))
+    }
+
+    /// Stores `value` under a built-in `key`.
+    /// - Throws: ``StepFailure`` `wrong-key-type` (a record without a required field) or `undeclared-key`.
+    public func set<Value>(_ key: InfoKey<Value>, _ value: Value, by step: String) throws(StepFailure) {
+        try set(key.name, value.infoValue, by: step)
+    }
+
     /// Every value, by key.
     public var snapshot: [String: InfoValue] {
         values.withLock { $0 }
@@ -88,11 +90,11 @@ public final class InfoStore: Sendable {
     /// - Throws: ``StepFailure`` `wrong-key-type` or `undeclared-key`.
     public func set(_ key: String, _ value: InfoValue, by step: String) throws(StepFailure) {
         guard let type = keys.type(of: key) else {
-            throw StepFailure("undeclared-key", "step `\(step)` provided `\(key)`, which is not a declared info key")
+            throw StepFailure(.undeclaredKey, "step `\(step)` provided `\(key)`, which is not a declared info key")
         }
         guard keys.accepts(value, for: key) else {
             throw StepFailure(
-                "wrong-key-type",
+                .wrongKeyType,
                 "step `\(step)` provided `\(key)` as \(value.kindDescription), but it is declared as `\(type)`")
         }
         values.withLock { $0[key] = value }
@@ -103,11 +105,11 @@ public final class InfoStore: Sendable {
         for (key, value) in entries.sorted(by: { $0.key < $1.key }) {
             guard let type = keys.type(of: key) else {
                 throw StepFailure(
-                    "undeclared-key", "step `\(step)` provided `\(key)`, which is not a declared info key")
+                    .undeclaredKey, "step `\(step)` provided `\(key)`, which is not a declared info key")
             }
             guard keys.accepts(value, for: key) else {
                 throw StepFailure(
-                    "wrong-key-type",
+                    .wrongKeyType,
                     "step `\(step)` provided `\(key)` as \(value.kindDescription), but it is declared as `\(type)`")
             }
         }

@@ -58,7 +58,7 @@ public struct InputSource: Sendable {
     public func given(_ name: String, secret: Bool = false) throws(StepFailure) -> String? {
         if secret, flags[name] != nil, Self.neverOnCommandLine.contains(name) {
             throw StepFailure(
-                "secret-on-command-line",
+                .secretOnCommandLine,
                 "input `\(name)` is a secret and is not taken from the command line, where other users can read it in the process list: set \(Self.environmentName(for: name)) or pass it with `--input-fd \(name)=FD`"
             )
         }
@@ -75,7 +75,7 @@ public struct InputSource: Sendable {
             throw missing(name, secret: true)
         }
         guard prompter("Repeat it: ", true) == first else {
-            throw StepFailure("input-mismatch", "the two entries of `\(name)` differ")
+            throw StepFailure(.inputMismatch, "the two entries of `\(name)` differ")
         }
         return first
     }
@@ -94,7 +94,7 @@ public struct InputSource: Sendable {
             ? "set \(Self.environmentName(for: name)) or pass it on a file descriptor with `--input-fd \(name)=FD`"
             : "pass `--input \(name)=...` or set \(Self.environmentName(for: name))"
         return StepFailure(
-            "missing-input",
+            .missingInput,
             "input `\(name)` is needed and \(interactive ? "none was entered" : "there is no terminal to ask on"): \(ways)"
         )
     }
@@ -112,17 +112,17 @@ public struct InputSource: Sendable {
             output += text[cursor..<reference.range.lowerBound]
             cursor = reference.range.upperBound
             guard reference.closed else {
-                throw StepFailure("bad-reference", "`\(name)` has a `${` that is not closed")
+                throw StepFailure(.badReference, "`\(name)` has a `${` that is not closed")
             }
             guard !reference.name.isEmpty else {
                 throw StepFailure(
-                    "bad-reference", "`${\(reference.namespace)}` in `\(name)` needs a namespace and a name")
+                    .badReference, "`${\(reference.namespace)}` in `\(name)` needs a namespace and a name")
             }
             switch ValueReference.Namespace(rawValue: reference.namespace) {
             case .env?:
                 guard let value = environment[reference.name] else {
                     throw StepFailure(
-                        "missing-environment",
+                        .missingEnvironment,
                         "`\(name)` reads environment variable \(reference.name), which is not set")
                 }
                 output += value
@@ -131,12 +131,12 @@ public struct InputSource: Sendable {
             case .info?:
                 guard let value = info[reference.name] else {
                     throw StepFailure(
-                        "missing-info", "`\(name)` reads info key `\(reference.name)`, which no step has provided yet")
+                        .missingInfo, "`\(name)` reads info key `\(reference.name)`, which no step has provided yet")
                 }
                 output += value.text ?? value.json(revealingSecrets: true).rendered(pretty: false)
             case nil:
                 throw StepFailure(
-                    "bad-reference",
+                    .badReference,
                     "`${\(reference.namespace).\(reference.name)}` in `\(name)` uses unknown namespace `\(reference.namespace)`"
                 )
             }

@@ -33,10 +33,12 @@ public enum GraphCompiler {
                 hasErrors(under: declaration.path)
                 || (spec.providesTransformKeys && hasErrors(under: DescriptorPath([.key("configuration")])))
             if !blocked {
-                let parameters = BuiltinParameters(
+                var parameters = BuiltinParameters(
                     owner: "step `\(declaration.name.value)`", specs: spec.parameters, entries: declaration.parameters,
                     location: declaration.location, path: declaration.path.appending("with"), flow: descriptor,
                     catalog: registry.catalog)
+                parameters.declaredKeys = declaration.declaredKeys
+                parameters.declaredInputs = declaration.declaredInputs
                 do {
                     step = try registry.make(spec, parameters: parameters)
                 } catch {

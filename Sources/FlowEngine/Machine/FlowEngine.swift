@@ -105,7 +105,7 @@ public struct FlowEngine: Sendable {
                 if mode == .onboard { onboardingID = kept?.onboardingID ?? UUID() }
                 options.progress?.modeStarted(mode)
                 run.book.beginMode()
-                try? run.info.set("onboardingID", .string(onboardingID.uuidString), by: "engine")
+                try? run.info.set(.onboardingID, onboardingID.uuidString, by: "engine")
                 let end = await driver.drive(plans[mode]!, onboardingID: onboardingID)
                 pending += machine.handle(.modeEnded(end))
             case .keepState:
@@ -131,7 +131,7 @@ public struct FlowEngine: Sendable {
                 options.trace.record(
                     TraceEvent(
                         mode: mode, step: step, from: "failed", to: "handover", outcome: "handover",
-                        errorCode: failure.code, message: "running " + modes.map(\.rawValue).joined(separator: ", ")))
+                        errorCode: failure.code.rawValue, message: "running " + modes.map(\.rawValue).joined(separator: ", ")))
             case .finish(let end):
                 result = end
             }
@@ -150,7 +150,7 @@ public struct FlowEngine: Sendable {
         if usesStore {
             guard let store else {
                 throw StepFailure(
-                    "store-not-open",
+                    .storeNotOpen,
                     "this flow keeps its state in the encrypted store, but its store-manager step did not run")
             }
             try store.saveSteps(steps, info: run.info)

@@ -68,7 +68,7 @@ struct ModeDriver<C: Clock>: Sendable where C.Duration == Duration {
         guard let step = node.step else {
             return .failure(
                 StepFailure(
-                    "not-runnable", "step `\(node.name)` uses `\(node.spec.name)`, which this build cannot run"))
+                    .notRunnable, "step `\(node.name)` uses `\(node.spec.name)`, which this build cannot run"))
         }
         let context = run.step(node.name, mode: mode, onboardingID: onboardingID)
         let outcome = await Self.run(

@@ -32,7 +32,7 @@ public enum ModePlanner {
             $0.step is any LoggingOutStep && seen.insert($0.name).inserted
         }
         if loggingOut.isEmpty {
-            unavailable[.logout] = StepFailure("nothing-to-log-out", "flow `\(flow.name)` has no step that logs in")
+            unavailable[.logout] = StepFailure(.nothingToLogOut, "flow `\(flow.name)` has no step that logs in")
         } else {
             let opening = flow.usesStore ? storeNode.map { [planned($0, .restore)] } ?? [] : []
             let nodes = opening + loggingOut.map { planned($0, .logout) }
@@ -44,7 +44,7 @@ public enum ModePlanner {
                 rules: ModePlan.Rules(needsOnboarding: true, afterSuccess: .nothing))
         } else {
             unavailable[.changePasscode] = StepFailure(
-                "no-store", "flow `\(flow.name)` has no store-manager step, so no passcode protects its state")
+                .noStore, "flow `\(flow.name)` has no store-manager step, so no passcode protects its state")
         }
         return (plans, unavailable)
     }

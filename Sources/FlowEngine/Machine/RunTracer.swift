@@ -18,7 +18,7 @@ struct RunTracer {
         var errorCode: String?
         var message: String?
         if case .stepFailed(let failure) = event {
-            errorCode = failure.code
+            errorCode = failure.code.rawValue
             message = failure.message
         }
         trace.record(

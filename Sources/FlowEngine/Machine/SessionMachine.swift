@@ -149,11 +149,11 @@ public struct SessionMachine: Sendable {
         let mode = queue.removeFirst()
         guard let rules = modes[mode] else {
             return finish(
-                .failed(StepFailure("no-flow", "the flow file has no \(mode) flow"), step: "(flow)", mode: mode))
+                .failed(StepFailure(.noFlow, "the flow file has no \(mode) flow"), step: "(flow)", mode: mode))
         }
         if rules.needsOnboarding, !hasKeptState {
             let failure = StepFailure(
-                "no-onboarding", "there is no onboarding in \(stateLocation) to \(mode): run with --mode onboard first")
+                .noOnboarding, "there is no onboarding in \(stateLocation) to \(mode): run with --mode onboard first")
             return finish(.failed(failure, step: "(state)", mode: mode))
         }
         state = .running(mode)

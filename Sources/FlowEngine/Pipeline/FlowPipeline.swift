@@ -75,9 +75,9 @@ public struct FlowPipeline: Sendable {
         var compiled: CompiledFlow?
         var unmade: [DescriptorPath] = []
         if let root = read.root {
-            let (descriptor, decodeFindings) = FlowDecoder.decode(root, file: file)
+            let (decoded, decodeFindings) = FlowDecoder.decode(root, file: file)
             findings += decodeFindings
-            let (steps, laterFindings) = checkAndMakeSteps(descriptor, after: findings) {
+            let (descriptor, steps, laterFindings) = checkAndMakeSteps(decoded, after: findings) {
                 FileReport.unsilenced($0, file: file, bytes: bytes, format: format)
             }
             if keepFlow {
@@ -109,7 +109,7 @@ public struct FlowPipeline: Sendable {
     public func compile(
         _ descriptor: FlowDescriptor, after earlier: [Diagnostic] = []
     ) -> (flow: CompiledFlow, findings: [Diagnostic]) {
-        let (steps, findings) = checkAndMakeSteps(descriptor, after: earlier)
+        let (descriptor, steps, findings) = checkAndMakeSteps(descriptor, after: earlier)
         return (
             CompiledFlow(
                 descriptor: descriptor, graphs: GraphCompiler.graphs(descriptor, steps: steps), registry: registry),
@@ -118,15 +118,16 @@ public struct FlowPipeline: Sendable {
     }
 
     /// The check and the steps made from their parameters (lint stops here; the graphs are drawn only for a
-    /// flow that is kept).
+    /// flow that is kept). The descriptor comes back with the keys its steps declare through parameters decoded
+    /// (once, by the check); the compiler and the run read those.
     /// - Parameter heeded: the findings that count (those no suppression comment silences), for the compiler.
     private func checkAndMakeSteps(
         _ descriptor: FlowDescriptor, after earlier: [Diagnostic],
         heeding heeded: ([Diagnostic]) -> [Diagnostic] = { $0 }
-    ) -> (steps: [String: GraphCompiler.MadeStep], findings: [Diagnostic]) {
-        let checked = checker.check(descriptor)
+    ) -> (descriptor: FlowDescriptor, steps: [String: GraphCompiler.MadeStep], findings: [Diagnostic]) {
+        let (descriptor, checked) = checker.checked(descriptor)
         let (steps, made) = GraphCompiler.makeSteps(descriptor, registry: registry, after: heeded(earlier + checked))
-        return (steps, checked + made)
+        return (descriptor, steps, checked + made)
     }
 }
 

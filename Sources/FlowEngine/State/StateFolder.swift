@@ -75,7 +75,7 @@ public struct StateFolder: StateStore {
         let read = DocumentReader.read(path: stateFile.path)
         guard let root = read.root, let id = root["onboardingID"]?.scalar.flatMap({ UUID(uuidString: $0.text) }) else {
             throw StepFailure(
-                "state-unreadable", "the state file \(stateFile.path) cannot be read; run `--mode reset` to start over")
+                .stateUnreadable, "the state file \(stateFile.path) cannot be read; run `--mode reset` to start over")
         }
         var steps: [String: JSONValue] = [:]
         for pair in root["steps"]?.pairs ?? [] {
@@ -104,7 +104,7 @@ public struct StateFolder: StateStore {
             }
         } catch {
             throw StepFailure(
-                "state-unwritable", "cannot remove the state folder \(url.path): \(error.localizedDescription)")
+                .stateUnwritable, "cannot remove the state folder \(url.path): \(error.localizedDescription)")
         }
         if !names.contains(StateLock.fileName) { rmdir(url.path) }
     }
@@ -125,7 +125,7 @@ public struct StateFolder: StateStore {
         }
         guard isFolder.boolValue else {
             throw StepFailure(
-                "state-unwritable",
+                .stateUnwritable,
                 "the state folder \(url.path) cannot be made: \(candidate.path) is a file, not a folder")
         }
         if candidate.path == url.standardizedFileURL.path {
@@ -135,13 +135,13 @@ public struct StateFolder: StateStore {
                     atPath: probe.path, contents: Data(), attributes: [.posixPermissions: 0o600])
             else {
                 throw StepFailure(
-                    "state-unwritable",
+                    .stateUnwritable,
                     "the state folder \(url.path) cannot be written: \(String(cString: strerror(errno)))")
             }
             try? FileManager.default.removeItem(at: probe)
         } else if access(candidate.path, W_OK | X_OK) != 0 {
             throw StepFailure(
-                "state-unwritable",
+                .stateUnwritable,
                 "the state folder \(url.path) cannot be made in \(candidate.path): \(String(cString: strerror(errno)))")
         }
     }
@@ -151,7 +151,7 @@ public struct StateFolder: StateStore {
             try FileManager.default.createDirectory(
                 at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw StepFailure("state-unwritable", "cannot create \(url.path): \(error.localizedDescription)")
+            throw StepFailure(.stateUnwritable, "cannot create \(url.path): \(error.localizedDescription)")
         }
         // Written with POSIX calls, not Foundation's atomic write: that makes a temporary file of its own
         // (`.dat.nosync…`, mode 0644) that a kill leaves behind. This one is 0600 from its creation, flushed to
@@ -159,7 +159,7 @@ public struct StateFolder: StateStore {
         let temporary = url.appendingPathComponent(Self.temporaryPrefix + UUID().uuidString + ".tmp").path
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw StepFailure("state-unwritable", "cannot write \(file.path): \(String(cString: strerror(errno)))")
+            throw StepFailure(.stateUnwritable, "cannot write \(file.path): \(String(cString: strerror(errno)))")
         }
         let bytes = Array(text.utf8)
         var written = 0
@@ -178,7 +178,7 @@ public struct StateFolder: StateStore {
         guard written == bytes.count, flushed, rename(temporary, file.path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
-            throw StepFailure("state-unwritable", "cannot write \(file.path): \(reason)")
+            throw StepFailure(.stateUnwritable, "cannot write \(file.path): \(reason)")
         }
     }
 

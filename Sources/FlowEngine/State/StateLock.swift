@@ -42,11 +42,11 @@ public final class StateLock: Sendable {
                     atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             } catch {
                 throw StepFailure(
-                    "state-unwritable", "cannot create the state folder \(folder): \(error.localizedDescription)")
+                    .stateUnwritable, "cannot create the state folder \(folder): \(error.localizedDescription)")
             }
             let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
             guard descriptor >= 0 else {
-                throw StepFailure("state-unwritable", "cannot open \(path): \(String(cString: strerror(errno)))")
+                throw StepFailure(.stateUnwritable, "cannot open \(path): \(String(cString: strerror(errno)))")
             }
             if flock(descriptor, LOCK_EX | LOCK_NB) == 0 {
                 // A holder that finished may have removed the file (and its folder) while this run waited: the lock
@@ -65,7 +65,7 @@ public final class StateLock: Sendable {
             try? await Task.sleep(for: .milliseconds(50))
         }
         let who = holder.isEmpty ? "another flowrun" : "another flowrun (\(holder))"
-        throw StepFailure("busy", "the state folder \(folder) is in use by \(who); run again when it has finished")
+        throw StepFailure(.busy, "the state folder \(folder) is in use by \(who); run again when it has finished")
     }
 
     /// Ends the lock and removes its file (a run waiting on the removed file finds that the path no longer names

@@ -2,8 +2,8 @@ import FlowDescriptor
 
 /// Why a step failed: a stable code, a message without secrets, and whether trying again may help.
 public struct StepFailure: Error, Sendable, Hashable, CustomStringConvertible {
-    /// A stable, kebab-case code such as `command-exit`, `timeout`, `missing-input`.
-    public var code: String
+    /// A stable code such as `timeout` or `missing-input`; the trace prints its kebab-case text.
+    public var code: FailureCode
     public var message: String
     /// Network errors, 5xx answers and timeouts are transient; a wrong password or a bad configuration is not.
     public var isTransient: Bool
@@ -16,7 +16,7 @@ public struct StepFailure: Error, Sendable, Hashable, CustomStringConvertible {
     public var wipes: Bool
 
     public init(
-        _ code: String, _ message: String, transient: Bool = false, bypassesRoutes: Bool = false, wipes: Bool = false
+        _ code: FailureCode, _ message: String, transient: Bool = false, bypassesRoutes: Bool = false, wipes: Bool = false
     ) {
         self.code = code
         self.message = message
@@ -29,6 +29,6 @@ public struct StepFailure: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// The step ran longer than its timeout.
     public static func timeout(_ duration: Duration) -> StepFailure {
-        StepFailure("timeout", "the step did not finish within \(duration.flowText)", transient: true)
+        StepFailure(.timeout, "the step did not finish within \(duration.flowText)", transient: true)
     }
 }

@@ -34,7 +34,7 @@ public struct StepOutcome: Sendable, Equatable, CustomStringConvertible {
 
     /// The run asked a step for an operation it does not offer (a planner error, never a flow's).
     static func unsupported(_ operation: StepOperation) -> StepOutcome {
-        .failure(StepFailure("not-supported", "this step cannot \(operation.rawValue)"))
+        .failure(StepFailure(.notSupported, "this step cannot \(operation.rawValue)"))
     }
 
     /// The failure, when the step failed.

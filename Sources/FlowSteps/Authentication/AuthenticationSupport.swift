@@ -61,9 +61,9 @@ enum Authentication {
     /// `--emulator`.
     static func validatingURL(_ path: String?, context: StepContext) throws(StepFailure) -> URL {
         guard let path else {
-            guard let text = context.info["authenticationURL"]?.text, let url = URL(string: text) else {
+            guard let url = context.info[.authenticationURL] else {
                 throw StepFailure(
-                    "missing-info", "step `\(context.name)` needs `authenticationURL`, the validating request")
+                    .missingInfo, "step `\(context.name)` needs `authenticationURL`, the validating request")
             }
             return Backend.redirect(url, to: context.backendOverride)
         }
@@ -72,7 +72,7 @@ enum Authentication {
         guard let url = URL(string: resolved.hasPrefix("/") ? resolved : "/" + resolved, relativeTo: base)?.absoluteURL
         else {
             throw StepFailure(
-                "bad-parameter", "cannot form the validating URL from \(base.absoluteString) and `\(path)`")
+                .badParameter, "cannot form the validating URL from \(base.absoluteString) and `\(path)`")
         }
         return url
     }
@@ -112,7 +112,7 @@ enum Authentication {
         do throws(StepFailure) {
             try check(user: user, expected: expected)
         } catch {
-            throw HTTPError(error.code, error.message, transient: false)
+            throw HTTPError(error.code.rawValue, error.message, transient: false)
         }
     }
 
@@ -120,7 +120,7 @@ enum Authentication {
     static func check(user: String?, expected: String?) throws(StepFailure) {
         guard let expected, let user, user != expected else { return }
         throw StepFailure(
-            "user-switch",
+            .userSwitch,
             "the login is for user `\(user)`, but this onboarding belongs to `\(expected)`: log in as `\(expected)`, or reset "
                 + "(`--mode reset`) and onboard the other user")
     }
@@ -152,7 +152,7 @@ enum Authentication {
         do {
             try context.http.addAuthenticator(authenticator)
         } catch {
-            throw StepFailure(error.code, error.message)
+            throw StepFailure(FailureCode(rawValue: error.code), error.message)
         }
     }
 
@@ -238,7 +238,7 @@ enum Authentication {
                     context.redactor.add(secret)
                     guard let totp = TOTP(base32: secret) else {
                         throw StepFailure(
-                            "bad-input", "input `totp-secret` is not a base32 secret (as authenticator apps take it)")
+                            .badInput, "input `totp-secret` is not a base32 secret (as authenticator apps take it)")
                     }
                     value = totp.code(at: Date())
                 } else {
@@ -248,7 +248,7 @@ enum Authentication {
             if let value { context.redactor.add(value) }
             return value
         } catch {
-            throw HTTPError(error.code, error.message, transient: false)
+            throw HTTPError(error.code.rawValue, error.message, transient: false)
         }
     }
 
@@ -285,7 +285,7 @@ enum Authentication {
                 do throws(StepFailure) {
                     return try input.value("login-redirect", question: "Address: ", secret: true)
                 } catch {
-                    throw HTTPError(error.code, error.message, transient: false)
+                    throw HTTPError(error.code.rawValue, error.message, transient: false)
                 }
             }
         default:
@@ -314,7 +314,7 @@ enum Authentication {
 
     /// A step failure for an authentication error, naming the step's method.
     static func failure(_ error: HTTPError, what: String) -> StepFailure {
-        StepFailure(error.code, "\(what): \(error.message)", transient: error.isTransient)
+        StepFailure(FailureCode(rawValue: error.code), "\(what): \(error.message)", transient: error.isTransient)
     }
 }
 
@@ -335,7 +335,7 @@ extension Authentication {
     /// longer knows (401, 403) counts as ended.
     static func endSession(backend: URL, authorization: String?, context: StepContext) async throws(StepFailure) {
         guard let url = URL(string: logoutPath, relativeTo: backend)?.absoluteURL else {
-            throw StepFailure("bad-parameter", "cannot form the logout URL from \(backend.absoluteString)")
+            throw StepFailure(.badParameter, "cannot form the logout URL from \(backend.absoluteString)")
         }
         var request = HTTPRequest(method: "POST", url: url, headers: [("Accept", "application/json")], body: [])
         if let authorization { request.setHeader("Authorization", authorization) }
@@ -343,7 +343,8 @@ extension Authentication {
         do {
             response = try await context.http.transport.send(request) { _, _ in .stop }
         } catch {
-            throw StepFailure(error.code, "logging out: \(error.message)", transient: error.isTransient)
+            throw StepFailure(
+                FailureCode(rawValue: error.code), "logging out: \(error.message)", transient: error.isTransient)
         }
         switch response.status {
         case 200..<300:
@@ -359,7 +360,7 @@ extension Authentication {
                 "the backend offers no session logout (POST \(url.absoluteString) answered \(response.status))")
         default:
             throw StepFailure(
-                response.status >= 500 ? "server-error" : "http-\(response.status)",
+                response.status >= 500 ? .serverError : .http(response.status),
                 "logging out: POST \(url.absoluteString) answered \(response.status)", transient: response.status >= 500
             )
         }
@@ -372,6 +373,6 @@ extension Authentication {
 
     /// The backend URL as configured (before `--emulator`), to keep for logging out later.
     static func configuredBackend(_ context: StepContext) -> String? {
-        context.info["settingsParameters"]?["backendURL"]?.text
+        context.info[.settingsParameters]?.text("backendURL")
     }
 }

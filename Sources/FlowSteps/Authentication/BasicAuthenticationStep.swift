@@ -21,7 +21,7 @@ struct BasicAuthenticationStep: BuiltinStep, LoggingOutStep {
                 "The password: `${env.NAME}`, `${input.NAME}` or `prompt` (input `password`)."),
             Authentication.validatingPath,
         ] + Authentication.challengeParameters,
-        requires: [KeySpec("authenticationURL", .url)],
+        requires: [KeySpec(.authenticationURL)],
         provides: [],
         waits: .person, authenticates: [.basic])
 
@@ -92,7 +92,7 @@ struct BasicAuthenticationStep: BuiltinStep, LoggingOutStep {
                     if let refused {
                         guard context.input.interactive else {
                             throw StepFailure(
-                                "credentials-refused",
+                                .credentialsRefused,
                                 "the backend refused the password of user `\(refused.username)` (it answered the Basic challenge again)"
                             )
                         }
@@ -106,7 +106,7 @@ struct BasicAuthenticationStep: BuiltinStep, LoggingOutStep {
                     return BasicAuthenticator.Credentials(
                         username: try context.resolve(username), password: Secret(try context.resolve(password)))
                 } catch {
-                    throw HTTPError(error.code, error.message, transient: false)
+                    throw HTTPError(error.code.rawValue, error.message, transient: false)
                 }
             }
             try Authentication.register(authenticator, context: context)
@@ -115,7 +115,7 @@ struct BasicAuthenticationStep: BuiltinStep, LoggingOutStep {
             if let user { known.withLock { $0 = user } }
             guard let sent = authenticator.current else {
                 throw StepFailure(
-                    "no-challenge",
+                    .noChallenge,
                     "the validating request succeeded without a Basic challenge: the backend does not ask for Basic authentication"
                 )
             }

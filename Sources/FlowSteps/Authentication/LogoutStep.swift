@@ -4,6 +4,7 @@ import FlowConfig
 import FlowDescriptor
 import FlowEngine
 import FlowHTTP
+import FlowTransform
 import Foundation
 
 /// The `logout` step: logs the run's session out where a flow says so. Revokes the tokens of the session's
@@ -16,7 +17,7 @@ struct LogoutStep: BuiltinStep {
         summary:
             "Ends the backend session, revokes the session's OAuth 2.0 tokens where offered and removes its authenticators.",
         parameters: [],
-        requires: [KeySpec("settingsParameters", .record("settings-parameters"))],
+        requires: [KeySpec(.settingsParameters)],
         provides: [],
         waits: .server)
 

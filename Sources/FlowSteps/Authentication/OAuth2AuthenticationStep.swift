@@ -47,11 +47,9 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
             Authentication.validatingPath,
         ] + Authentication.challengeParameters,
         requires: [
-            KeySpec("authenticationURL", .url),
-            KeySpec("oauth2Parameters", .record("oauth2-parameters"), when: "grant", is: ["authorization-code"]),
-            KeySpec(
-                "oauth2ClientCredentialsParameters", .record("oauth2-client-credentials-parameters"), when: "grant",
-                is: ["client-credentials"]),
+            KeySpec(.authenticationURL),
+            KeySpec(.oauth2Parameters, when: "grant", is: ["authorization-code"]),
+            KeySpec(.oauth2ClientCredentialsParameters, when: "grant", is: ["client-credentials"]),
         ],
         provides: [],
         waits: .person, authenticates: [.oauth2, .oauth2ClientCredentials])
@@ -271,7 +269,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
             if let user { known.withLock { $0 = user } }
             guard let tokens = authenticator.tokens else {
                 throw StepFailure(
-                    "no-challenge",
+                    .noChallenge,
                     "the validating request succeeded without an OAuth 2.0 challenge: the backend does not ask for a token"
                 )
             }
@@ -302,8 +300,11 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
     private func client(
         _ context: StepContext, reusing tokens: OAuth2Tokens? = nil
     ) async throws(StepFailure) -> (OAuth2Client, URL) {
-        let key = grant == .clientCredentials ? "oauth2ClientCredentialsParameters" : "oauth2Parameters"
-        let parameters = context.info[key]
+        // The grant's parameters: both records have the endpoint, client and scope fields read here.
+        let (key, parameters): (String, [String: InfoValue]?) =
+            grant == .clientCredentials
+            ? (InfoKey.oauth2ClientCredentialsParameters.name, context.info[.oauth2ClientCredentialsParameters]?.fields)
+            : (InfoKey.oauth2Parameters.name, context.info[.oauth2Parameters]?.fields)
         func url(_ field: String) -> URL? { parameters?[field]?.text.flatMap(URL.init(string:)) }
         var endpoints: OAuth2Endpoints
         if let issuer {
@@ -314,7 +315,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
             }
         } else {
             guard let token = url("tokenEndpointURL") else {
-                throw StepFailure("missing-info", "`\(key)` has no `tokenEndpointURL`")
+                throw StepFailure(.missingInfo, "`\(key)` has no `tokenEndpointURL`")
             }
             endpoints = OAuth2Endpoints(authorization: url("authorizationEndpointURL"), token: token)
             // The backend as authorization server offers revocation beside its token endpoint.
@@ -324,7 +325,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
         }
         guard let id = clientID ?? parameters?["clientID"]?.text else {
             throw StepFailure(
-                "missing-info", "no OAuth 2.0 client ID: `\(key)` has no `clientID` and the step names no `client-id`")
+                .missingInfo, "no OAuth 2.0 client ID: `\(key)` has no `clientID` and the step names no `client-id`")
         }
         var scopes: [String] = []
         if let scope {
@@ -336,13 +337,13 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
         let secret: Secret?
         do throws(StepFailure) {
             secret = try clientSecret.map { text throws(StepFailure) in Secret(try context.resolve(text)) }
-        } catch where reusable && error.code == "missing-input" {
+        } catch where reusable && error.code == .missingInput {
             secret = nil
         }
         let redirect = redirectURL ?? url("redirectURL")
         guard grant == .clientCredentials || redirect != nil else {
             throw StepFailure(
-                "missing-info", "no redirect URL: `\(key)` has no `redirectURL` and the step names no `redirect-url`")
+                .missingInfo, "no redirect URL: `\(key)` has no `redirectURL` and the step names no `redirect-url`")
         }
         let client = OAuth2Client(clientID: id, clientSecret: secret, endpoints: endpoints, scopes: scopes)
         return (client, redirect ?? endpoints.token)

@@ -40,7 +40,7 @@ struct SAMLAuthenticationStep: BuiltinStep, LoggingOutStep {
             "Authenticates with SAML 2.0: the launcher, the identity provider's login through a presenter, the finish endpoint; the session cookies kept in the store.",
         parameters: [Authentication.presenter, Authentication.formFields, Authentication.validatingPath]
             + Authentication.challengeParameters,
-        requires: [KeySpec("authenticationURL", .url), KeySpec("samlParameters", .record("saml-parameters"))],
+        requires: [KeySpec(.authenticationURL), KeySpec(.samlParameters)],
         provides: [],
         waits: .person, authenticates: [.saml])
 
@@ -78,12 +78,12 @@ struct SAMLAuthenticationStep: BuiltinStep, LoggingOutStep {
     private func authenticate(_ context: StepContext, kept: JSONValue?) async -> StepOutcome {
         do throws(StepFailure) {
             let validating = try Authentication.validatingURL(validatingPath, context: context)
-            guard let parameters = context.info["samlParameters"],
-                let launcher = parameters["authenticationEndpoint"]?.text.flatMap(URL.init(string:)),
-                let finish = parameters["finishEndpoint"]?.text.flatMap(URL.init(string:))
+            guard let parameters = context.info[.samlParameters],
+                let launcher = parameters.url("authenticationEndpoint"),
+                let finish = parameters.url("finishEndpoint")
             else {
                 throw StepFailure(
-                    "missing-info",
+                    .missingInfo,
                     "step `\(context.name)` needs `samlParameters` with the launcher and finish endpoints")
             }
             let header = parameters["challengeHeaderName"]?.text ?? "com.sap.cloud.security.login"
@@ -146,7 +146,7 @@ struct OTPSessionConfigurationStep: BuiltinStep {
             ),
             Authentication.formFields,
         ] + Authentication.challengeParameters,
-        requires: [KeySpec("otpParameters", .record("otp-parameters"))],
+        requires: [KeySpec(.otpParameters)],
         provides: [],
         waits: .person, authenticates: [.otp])
 
@@ -166,12 +166,12 @@ struct OTPSessionConfigurationStep: BuiltinStep {
 
     func onboard(_ context: StepContext) async -> StepOutcome {
         do throws(StepFailure) {
-            guard let parameters = context.info["otpParameters"],
-                let form = parameters["authorizationEndpointURL"]?.text.flatMap(URL.init(string:)),
-                let finish = parameters["finishEndpointURL"]?.text.flatMap(URL.init(string:))
+            guard let parameters = context.info[.otpParameters],
+                let form = parameters.url("authorizationEndpointURL"),
+                let finish = parameters.url("finishEndpointURL")
             else {
                 throw StepFailure(
-                    "missing-info", "step `\(context.name)` needs `otpParameters` with the form and finish URLs")
+                    .missingInfo, "step `\(context.name)` needs `otpParameters` with the form and finish URLs")
             }
             let formURL = Backend.redirect(form, to: context.backendOverride)
             let authenticator = WebLoginAuthenticator(

@@ -59,21 +59,9 @@ struct CommandStep: BuiltinStep {
             throw ParameterProblem(
                 "`run` of \(parameters.owner) names no program.", at: run.value.location, path: run.path)
         }
-        inputs = try parameters.textList("inputs")
-        var provides: [String: ValueType] = [:]
-        for (key, node) in try parameters.mapping("provides") {
-            let (type, problems) = FlowDecoder.decodeType(
-                node, at: parameters.path.appending("provides").appending(key.value), file: parameters.flow.file)
-            guard let type, problems.isEmpty else {
-                throw ParameterProblem(
-                    problems.first?.message
-                        ?? "The type of `\(key.value)` in `provides` of \(parameters.owner) cannot be read.",
-                    at: problems.first?.location ?? node.location,
-                    path: parameters.path.appending("provides").appending(key.value))
-            }
-            provides[key.value] = type
-        }
-        self.provides = provides
+        // Decoded once, when the flow was checked: the check reported what cannot be read.
+        inputs = parameters.declaredInputs.map(\.value)
+        provides = Dictionary(parameters.declaredKeys.map { ($0.name.value, $0.type) }, uniquingKeysWith: { $1 })
         environment = try parameters.textMapping("env").map { ($0.key, $0.value) }
         workingDirectory = try parameters.text("working-directory")
         flowFile = parameters.flow.file
@@ -96,7 +84,7 @@ struct CommandStep: BuiltinStep {
         for key in inputs {
             guard let value = context.info[key] else {
                 throw StepFailure(
-                    "missing-info", "step `\(context.name)` passes `\(key)` to its program, but no step has provided it"
+                    .missingInfo, "step `\(context.name)` passes `\(key)` to its program, but no step has provided it"
                 )
             }
             members.append((key, value.json(revealingSecrets: true)))
@@ -129,14 +117,14 @@ struct CommandStep: BuiltinStep {
                 arguments, environment: variables, directory: directory.path, input: input,
                 outputLimit: Self.outputLimit)
         } catch {
-            throw StepFailure("command-not-started", error.description)
+            throw StepFailure(.commandNotStarted, error.description)
         }
-        if Task.isCancelled { throw StepFailure("cancelled", "step `\(context.name)` was cancelled") }
+        if Task.isCancelled { throw StepFailure(.cancelled, "step `\(context.name)` was cancelled") }
         let errorText = context.redactor.redact(Self.tail(String(decoding: result.error, as: UTF8.self)))
         if showsStandardError, !errorText.isEmpty { context.say(errorText) }
         if result.outputExceeded {
             throw StepFailure(
-                "command-output-too-large",
+                .commandOutputTooLarge,
                 "`\(arguments.joined(separator: " "))` printed more than \(Self.outputLimit >> 20) MiB on standard output and was stopped"
             )
         }
@@ -144,7 +132,7 @@ struct CommandStep: BuiltinStep {
             let how = result.termination.description
             // Exit status 75 (EX_TEMPFAIL) says "try again later": the only exit a retry policy retries.
             throw StepFailure(
-                "command-failed",
+                .commandFailed,
                 "`\(arguments.joined(separator: " "))` \(how)" + (errorText.isEmpty ? "" : ": \(errorText)"),
                 transient: result.termination == .exited(75))
         }
@@ -156,21 +144,21 @@ struct CommandStep: BuiltinStep {
         guard let root = read.root, let pairs = root.pairs else {
             let problem = read.diagnostics.first.map { $0.message } ?? "it is not a JSON object"
             throw StepFailure(
-                "command-bad-output", "step `\(context.name)` printed something other than a JSON object: \(problem)")
+                .commandBadOutput, "step `\(context.name)` printed something other than a JSON object: \(problem)")
         }
         var values: [String: InfoValue] = [:]
         for pair in pairs {
             let key = pair.key.scalar?.text ?? ""
             guard let type = provides[key] else {
                 throw StepFailure(
-                    "command-undeclared-output",
+                    .commandUndeclaredOutput,
                     "step `\(context.name)` printed `\(key)`, which its `provides` does not declare")
             }
             values[key] = try Self.value(pair.value, as: type, key: key, step: context.name)
         }
         for key in provides.keys.sorted() where values[key] == nil {
             throw StepFailure(
-                "command-missing-output",
+                .commandMissingOutput,
                 "step `\(context.name)` declares it provides `\(key)`, but its program did not print it")
         }
         try context.provide(values)
@@ -184,7 +172,7 @@ struct CommandStep: BuiltinStep {
             return try ValueConversion.convert(node, to: type)
         } catch {
             throw StepFailure(
-                "wrong-key-type", "step `\(step)` printed `\(key)` that is not a `\(type)`: \(error.message)")
+                .wrongKeyType, "step `\(step)` printed `\(key)` that is not a `\(type)`: \(error.message)")
         }
     }
 

@@ -23,8 +23,8 @@ struct SessionConfigurationStep: BuiltinStep {
                 "device-id", .string, derived: "generated once and kept in the state folder",
                 "The device ID sent as `X-SMP-DEVICEID`."),
         ],
-        requires: [KeySpec("settingsParameters", .record("settings-parameters"))],
-        provides: [KeySpec("deviceID", .string)],
+        requires: [KeySpec(.settingsParameters)],
+        provides: [KeySpec(.deviceID)],
         waits: .local)
 
     let headers: [(name: String, value: ParameterText)]
@@ -61,23 +61,22 @@ struct SessionConfigurationStep: BuiltinStep {
 
     private func configure(_ context: StepContext, keptDeviceID: String?) -> StepOutcome {
         do throws(StepFailure) {
-            guard let parameters = context.info["settingsParameters"],
-                let applicationID = parameters["applicationID"]?.text
+            guard let parameters = context.info[.settingsParameters], let applicationID = parameters.applicationID
             else {
                 throw StepFailure(
-                    "missing-info", "step `\(context.name)` needs `settingsParameters` with the application ID")
+                    .missingInfo, "step `\(context.name)` needs `settingsParameters` with the application ID")
             }
             let deviceID =
-                try deviceID.map(context.resolve) ?? keptDeviceID ?? parameters["deviceID"]?.text ?? UUID().uuidString
+                try deviceID.map(context.resolve) ?? keptDeviceID ?? parameters.deviceID ?? UUID().uuidString
             context.http.setDefaultHeader("X-SMP-APPID", applicationID)
             context.http.setDefaultHeader("X-SMP-DEVICEID", deviceID)
-            if let version = parameters["applicationVersion"]?.text {
+            if let version = parameters.applicationVersion {
                 context.http.setDefaultHeader(Self.versionHeader, version)
             }
             for header in headers {
                 context.http.setDefaultHeader(header.name, try context.resolve(header.value))
             }
-            try context.provide(["deviceID": .string(deviceID)])
+            try context.provide(.deviceID, deviceID)
             context.keep(.object([("deviceID", .string(deviceID))]))
             context.note(
                 "headers",

@@ -26,11 +26,11 @@ struct SettingsDownloadStep: BuiltinStep {
                 "level", .oneOf(["application", "user", "device"]), default: "application",
                 "Which level of settings to read; lower levels merge over higher ones.")
         ],
-        requires: [KeySpec("settingsParameters", .record("settings-parameters"))],
+        requires: [KeySpec(.settingsParameters)],
         provides: [
-            KeySpec("passcodePolicy", .record("passcode-policy")),
-            KeySpec("logSettings", .record("log-settings")),
-            KeySpec("featureVectorPolicies", .record("feature-vector-policies")),
+            KeySpec(.passcodePolicy),
+            KeySpec(.logSettings),
+            KeySpec(.featureVectorPolicies),
         ],
         waits: .server)
 
@@ -66,7 +66,7 @@ struct SettingsDownloadStep: BuiltinStep {
             let path =
                 "/mobileservices/Storage/v1/runtime/application/\(applicationID)/\(level.scope)/mobileservices/settingsExchange"
             guard let url = URL(string: path, relativeTo: base)?.absoluteURL else {
-                throw StepFailure("bad-parameter", "cannot form the settings URL from \(base.absoluteString)")
+                throw StepFailure(.badParameter, "cannot form the settings URL from \(base.absoluteString)")
             }
             let response = try await Backend.fetch(
                 HTTPRequest(url: url, headers: [("Accept", "application/json")]), context: context,
@@ -77,11 +77,11 @@ struct SettingsDownloadStep: BuiltinStep {
                 values = try StructureReaders.settings(document)
             } catch {
                 throw StepFailure(
-                    "bad-settings", "the settings from \(url.absoluteString) cannot be read: \(error.description)")
+                    .badSettings, "the settings from \(url.absoluteString) cannot be read: \(error.description)")
             }
             try context.provide(values)
             context.keep(.object([("settings", .object(values.keys.sorted().map { ($0, values[$0]!.json()) }))]))
-            if let settings = values["logSettings"], let name = settings["level"]?.text,
+            if let settings = InfoEntries(values)[.logSettings], let name = settings.text("level"),
                 let level = RunLog.Level(backendName: name)
             {
                 let effective = settings["enabled"] == .bool(false) ? RunLog.Level.none : level

@@ -95,7 +95,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep {
     /// A restore that fails because of the passcode ends the run as it is: the flow's route to a reset is for a
     /// store that is missing or damaged, not for a mistyped or missing passcode.
     static func unroutable(_ failure: StepFailure) -> StepFailure {
-        guard !["store-missing", "store-damaged", "store-format"].contains(failure.code) else { return failure }
+        guard ![.storeMissing, .storeDamaged, .storeFormat].contains(failure.code) else { return failure }
         var failure = failure
         failure.bypassesRoutes = true
         return failure
@@ -199,14 +199,14 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep {
                     "The passcode was wrong \(failed) times in a row, the passcode policy's retry limit: the store and the onboarding are removed. Run the flow again to onboard."
                 )
                 return StepFailure(
-                    "passcode-retry-limit",
+                    .passcodeRetryLimit,
                     "the passcode was wrong \(failed) times in a row, the passcode policy's retry limit: "
                         + "the store and the onboarding were removed",
                     wipes: true)
             }
             let left = limit > 0 ? "; after \(limit) the onboarding is reset" : ""
             return StepFailure(
-                "wrong-passcode", "the passcode does not open the store (\(failed) wrong in a row\(left))")
+                .wrongPasscode, "the passcode does not open the store (\(failed) wrong in a row\(left))")
         }
     }
 
@@ -261,7 +261,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep {
         let given = try context.input.given("new-passcode", secret: true)
         guard context.input.interactive || given != nil else {
             throw StepFailure(
-                "passcode-change-required",
+                .passcodeChangeRequired,
                 "\(reason): change it with `flowrun run FLOW --mode change-passcode` (or give FLOWRUN_INPUT_NEW_PASSCODE), then restore"
             )
         }
@@ -279,7 +279,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep {
         let broken = policy.violations(of: passcode)
         guard broken.isEmpty else {
             throw StepFailure(
-                "passcode-policy", "the passcode does not follow the passcode policy: " + broken.joined(separator: "; ")
+                .passcodePolicy, "the passcode does not follow the passcode policy: " + broken.joined(separator: "; ")
             )
         }
     }
@@ -328,12 +328,12 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep {
     static func stepFailure(_ error: StoreError) -> StepFailure {
         switch error.kind {
         case .missing:
-            StepFailure(error.kind.rawValue, "\(error.message): nothing to restore; `--mode reset` starts over")
+            StepFailure(FailureCode(rawValue: error.kind.rawValue), "\(error.message): nothing to restore; `--mode reset` starts over")
         case .damaged:
             StepFailure(
-                error.kind.rawValue, "\(error.message); it was not read. `--mode reset` removes it and starts over")
+                FailureCode(rawValue: error.kind.rawValue), "\(error.message); it was not read. `--mode reset` removes it and starts over")
         default:
-            StepFailure(error.kind.rawValue, error.message)
+            StepFailure(FailureCode(rawValue: error.kind.rawValue), error.message)
         }
     }
 
@@ -377,7 +377,7 @@ final class StoreVault: KeptStateVault {
         var steps: [String: JSONValue] = [:]
         for (name, data) in values where name.hasPrefix("step/") {
             guard let root = DocumentReader.read(bytes: Array(data), file: "store", format: .json).root else {
-                throw StepFailure("store-damaged", "a value in the store cannot be read")
+                throw StepFailure(.storeDamaged, "a value in the store cannot be read")
             }
             steps[String(name.dropFirst("step/".count))] = JSONValue(node: root)
         }
@@ -431,7 +431,7 @@ final class StoreVault: KeptStateVault {
         let given = try input.given("new-passcode", secret: true)
         guard input.interactive || given != nil else {
             throw StepFailure(
-                "passcode-change-required",
+                .passcodeChangeRequired,
                 "\(reason): change it with `flowrun run FLOW --mode change-passcode` (or give FLOWRUN_INPUT_NEW_PASSCODE), then restore"
             )
         }

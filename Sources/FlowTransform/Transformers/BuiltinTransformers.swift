@@ -32,17 +32,15 @@ struct DiscoveryServiceTransformer: StructureTransformer {
             + "authentication and settings keys.",
         kind: .structure(
             provides: [
-                KeySpec("backendURL", .url),
-                KeySpec("authenticationURL", .url),
-                KeySpec("applicationID", .string),
-                KeySpec("settingsParameters", .record("settings-parameters")),
-                KeySpec("authenticationMethod", .string),
-                KeySpec("oauth2Parameters", .record("oauth2-parameters"), optional: true),
-                KeySpec(
-                    "oauth2ClientCredentialsParameters", .record("oauth2-client-credentials-parameters"), optional: true
-                ),
-                KeySpec("samlParameters", .record("saml-parameters"), optional: true),
-                KeySpec("otpParameters", .record("otp-parameters"), optional: true),
+                KeySpec(.backendURL),
+                KeySpec(.authenticationURL),
+                KeySpec(.applicationID),
+                KeySpec(.settingsParameters),
+                KeySpec(.authenticationMethod),
+                KeySpec(.oauth2Parameters, optional: true),
+                KeySpec(.oauth2ClientCredentialsParameters, optional: true),
+                KeySpec(.samlParameters, optional: true),
+                KeySpec(.otpParameters, optional: true),
             ],
             keyParameters: [:]),
         parameters: [
@@ -79,7 +77,7 @@ struct UserIdentityDiscoveryTransformer: StructureTransformer {
             + "parameters and the OAuth 2.0 parameters that protect it.",
         kind: .structure(
             provides: [],
-            keyParameters: ["key": .record("user-identity-parameters"), "oauth-key": .record("oauth2-parameters")]),
+            keyParameters: ["key": .record("user-identity-parameters"), "oauth-key": OAuth2Parameters.valueType]),
         parameters: [
             ParameterSpec("key", .key, required: true, "The key that receives the user identity parameters."),
             ParameterSpec("oauth-key", .key, required: true, "The key that receives the OAuth 2.0 parameters."),
@@ -113,9 +111,9 @@ struct SettingsStructureTransformer: StructureTransformer {
             "Reads downloaded settings (`passwordPolicy`, `logSettings`, `featureVectorPolicies`) into typed keys.",
         kind: .structure(
             provides: [
-                KeySpec("passcodePolicy", .record("passcode-policy")),
-                KeySpec("logSettings", .record("log-settings")),
-                KeySpec("featureVectorPolicies", .record("feature-vector-policies")),
+                KeySpec(.passcodePolicy),
+                KeySpec(.logSettings),
+                KeySpec(.featureVectorPolicies),
             ],
             keyParameters: [:]),
         parameters: [])
@@ -174,19 +172,18 @@ enum DiscoveryService {
                 "no application ID: set `application.id` in the flow file or `appID` in the configuration")
         }
         let path_ = (destination ?? defaultDestination).replacing("{application-id}", with: applicationID)
-        var info: [String: InfoValue] = [
-            "backendURL": .url(backendURL),
-            "authenticationURL": .url(backendURL + (path_.hasPrefix("/") ? path_ : "/" + path_)),
-            "applicationID": .string(applicationID),
-        ]
-        var settings: [String: InfoValue] = ["backendURL": .url(backendURL), "applicationID": .string(applicationID)]
+        var info = InfoEntries()
+        info.set(.backendURL, text: backendURL)
+        info.set(.authenticationURL, text: backendURL + (path_.hasPrefix("/") ? path_ : "/" + path_))
+        info[.applicationID] = applicationID
+        var settings = SettingsParameters(["backendURL": .url(backendURL), "applicationID": .string(applicationID)])
         if let version = environment.applicationVersion { settings["applicationVersion"] = .string(version) }
         if let device = environment.deviceID { settings["deviceID"] = .string(device) }
-        info["settingsParameters"] = .record(settings)
+        info[.settingsParameters] = settings
 
         guard let authNode = node["auth"], !authNode.isNull else {
-            info["authenticationMethod"] = .string("none")
-            return info
+            info[.authenticationMethod] = "none"
+            return info.values
         }
         let authPath = path.appending("auth")
         guard let entries = authNode.elements else {
@@ -195,8 +192,8 @@ enum DiscoveryService {
                 "expected a list of `{type, config}`, found \(authNode.kindDescription)")
         }
         guard let first = entries.first else {
-            info["authenticationMethod"] = .string("none")
-            return info
+            info[.authenticationMethod] = "none"
+            return info.values
         }
         let entryPath = authPath.appending(index: 0)
         guard first.pairs != nil else {
@@ -210,53 +207,54 @@ enum DiscoveryService {
         let configPath = entryPath.appending("config")
         switch type {
         case "basic.default", "basic":
-            info["authenticationMethod"] = .string("basic")
+            info[.authenticationMethod] = "basic"
         case "oauth2":
             let codeClient = try? OAuthForms.client(config, grant: "authorization_code", at: configPath)
             let credentialsClient = try? OAuthForms.client(config, grant: "client_credentials", at: configPath)
             let flat = config["oauth2.clientID"] != nil
             if codeClient != nil || flat {
-                info["oauth2Parameters"] = try OAuthForms.authorizationCode(
-                    config, at: configPath, conversion: conversion)
+                info[.oauth2Parameters] = OAuth2Parameters(
+                    infoValue: try OAuthForms.authorizationCode(config, at: configPath, conversion: conversion))
             }
             if credentialsClient != nil,
                 config["oauth2.clients"]?.elements?.contains(where: {
                     $0["grantType"]?.scalar?.text == "client_credentials"
                 }) == true
             {
-                info["oauth2ClientCredentialsParameters"] = try OAuthForms.clientCredentials(
-                    config, at: configPath, conversion: conversion)
+                info[.oauth2ClientCredentialsParameters] = OAuth2ClientCredentialsParameters(
+                    infoValue: try OAuthForms.clientCredentials(config, at: configPath, conversion: conversion))
             }
-            let onlyCredentials = info["oauth2Parameters"] == nil && info["oauth2ClientCredentialsParameters"] != nil
+            let onlyCredentials = !info.contains(.oauth2Parameters) && info.contains(.oauth2ClientCredentialsParameters)
             if let clients = config["oauth2.clients"].present, clients.elements == nil {
                 throw TransformError(
                     .invalidArgument, at: configPath.appending("oauth2.clients").text,
                     "expected a list of clients, found \(clients.kindDescription)")
             }
-            if info["oauth2Parameters"] == nil && info["oauth2ClientCredentialsParameters"] == nil {
+            if !info.contains(.oauth2Parameters) && !info.contains(.oauth2ClientCredentialsParameters) {
                 throw TransformError(
                     .missingArgument, at: configPath.appending("oauth2.clients").text,
                     "an oauth2 entry needs at least one client")
             }
-            info["authenticationMethod"] = .string(onlyCredentials ? "oauth2-client-credentials" : "oauth2")
+            info[.authenticationMethod] = onlyCredentials ? "oauth2-client-credentials" : "oauth2"
         case "saml2.web.post", "saml":
-            info["samlParameters"] = try SAMLForm.parameters(
-                config, backendURL: backendURL, at: configPath, conversion: conversion)
-            info["authenticationMethod"] = .string("saml")
+            info[.samlParameters] = SAMLParameters(
+                infoValue: try SAMLForm.parameters(
+                    config, backendURL: backendURL, at: configPath, conversion: conversion))
+            info[.authenticationMethod] = "saml"
         case "none":
-            info["authenticationMethod"] = .string("none")
+            info[.authenticationMethod] = "none"
         default:
             throw TransformError(
                 .invalidArgument, at: entryPath.appending("type").text,
                 "unsupported authentication type `\(type)`; expected basic.default, oauth2, saml2.web.post or none")
         }
         if first["requireOtp"]?.scalar?.text.lowercased() == "true" {
-            info["otpParameters"] = .record([
+            info[.otpParameters] = OTPParameters([
                 "authorizationEndpointURL": .url(backendURL + "/mobileservices/OTPForm"),
                 "finishEndpointURL": .url(backendURL + "/mobileservices/OTPForm?finished=true"),
             ])
         }
-        return info
+        return info.values
     }
 }
 
@@ -333,11 +331,13 @@ enum SettingsTransformer {
         let (policy, policyPath) = try section("passwordPolicy")
         let (log, logPath) = try section("logSettings")
         let (features, featuresPath) = try section("featureVectorPolicies")
-        return [
-            "passcodePolicy": try SettingsForms.passcodePolicy(policy, at: policyPath),
-            "logSettings": try SettingsForms.logSettings(log, at: logPath),
-            "featureVectorPolicies": try SettingsForms.featureVectorPolicies(features, at: featuresPath),
-        ]
+        var info = InfoEntries()
+        info[.passcodePolicy] = PasscodePolicyRecord(
+            infoValue: try SettingsForms.passcodePolicy(policy, at: policyPath))
+        info[.logSettings] = LogSettings(infoValue: try SettingsForms.logSettings(log, at: logPath))
+        info[.featureVectorPolicies] = FeatureVectorPolicies(
+            infoValue: try SettingsForms.featureVectorPolicies(features, at: featuresPath))
+        return info.values
     }
 }
 

@@ -1,0 +1,271 @@
+public import FlowCatalog
+public import FlowDescriptor
+public import Foundation
+
+/// A Swift type an info value converts to and from, with the value type keys of that type have.
+public protocol InfoConvertible: Sendable {
+    /// The type the catalog's key table gives a key of this Swift type.
+    static var valueType: ValueType { get }
+    /// The Swift value of `value`; `nil` when the value has another shape.
+    init?(infoValue value: InfoValue)
+    /// The value as the info holds it.
+    var infoValue: InfoValue { get }
+}
+
+/// A built-in info key that carries its value's Swift type: `InfoKey<String>.deviceID`, read as
+/// `context.info[.deviceID]` (a `String?`).
+///
+/// The catalog's key table (``Catalog/builtinKeys``) says each built-in key's name and type, for the checker and
+/// the docs; the constants here are checked against it (`InfoKeyTests`). Keys a flow declares in `keys:` and
+/// what `command` steps provide have no constant: they are read by name.
+public struct InfoKey<Value: InfoConvertible>: Sendable, Hashable, CustomStringConvertible {
+    public let name: String
+
+    public init(_ name: String) {
+        self.name = name
+    }
+
+    /// The value type the key has, from its Swift type.
+    public var valueType: ValueType { Value.valueType }
+
+    /// The key without its Swift type, for tables.
+    public var erased: AnyInfoKey { AnyInfoKey(name: name, valueType: valueType) }
+
+    public var description: String { name }
+}
+
+/// An info key's name and value type, without its Swift type.
+public struct AnyInfoKey: Sendable, Hashable {
+    public var name: String
+    public var valueType: ValueType
+
+    public init(name: String, valueType: ValueType) {
+        self.name = name
+        self.valueType = valueType
+    }
+}
+
+extension InfoKey where Value == String {
+    /// The onboarding's UUID, kept in the state folder.
+    public static var onboardingID: Self { Self("onboardingID") }
+    /// The application's ID on the backend.
+    public static var applicationID: Self { Self("applicationID") }
+    /// The device ID sent as `X-SMP-DEVICEID`.
+    public static var deviceID: Self { Self("deviceID") }
+    /// The method in the configuration: `basic`, `oauth2`, `oauth2-client-credentials`, `saml` or `none`.
+    public static var authenticationMethod: Self { Self("authenticationMethod") }
+}
+
+extension InfoKey where Value == URL {
+    /// The backend: `protocol://host[:port]`.
+    public static var backendURL: Self { Self("backendURL") }
+    /// The URL of the validating request that triggers authentication.
+    public static var authenticationURL: Self { Self("authenticationURL") }
+}
+
+extension InfoKey where Value == InfoValue {
+    /// The configuration document the loader found, before transformation.
+    public static var configuration: Self { Self("configuration") }
+}
+
+extension InfoKey where Value == SettingsParameters {
+    /// Backend URL, application ID and version, device ID.
+    public static var settingsParameters: Self { Self("settingsParameters") }
+}
+
+extension InfoKey where Value == OAuth2Parameters {
+    /// OAuth 2.0 authorization code parameters.
+    public static var oauth2Parameters: Self { Self("oauth2Parameters") }
+}
+
+extension InfoKey where Value == OAuth2ClientCredentialsParameters {
+    /// OAuth 2.0 client credentials parameters.
+    public static var oauth2ClientCredentialsParameters: Self { Self("oauth2ClientCredentialsParameters") }
+}
+
+extension InfoKey where Value == SAMLParameters {
+    /// SAML 2.0 parameters.
+    public static var samlParameters: Self { Self("samlParameters") }
+}
+
+extension InfoKey where Value == OTPParameters {
+    /// OTP form parameters.
+    public static var otpParameters: Self { Self("otpParameters") }
+}
+
+extension InfoKey where Value == PasscodePolicyRecord {
+    /// The passcode policy from the settings.
+    public static var passcodePolicy: Self { Self("passcodePolicy") }
+}
+
+extension InfoKey where Value == LogSettings {
+    /// The log settings; they set the log level.
+    public static var logSettings: Self { Self("logSettings") }
+}
+
+extension InfoKey where Value == FeatureVectorPolicies {
+    /// Feature vector policies.
+    public static var featureVectorPolicies: Self { Self("featureVectorPolicies") }
+}
+
+extension InfoKey where Value == StoreRecord {
+    /// The open encrypted store.
+    public static var store: Self { Self("store") }
+}
+
+extension AnyInfoKey {
+    /// Every built-in key constant, in the catalog's order.
+    public static let builtins: [AnyInfoKey] = [
+        InfoKey<String>.onboardingID.erased, InfoKey<InfoValue>.configuration.erased,
+        InfoKey<URL>.backendURL.erased, InfoKey<URL>.authenticationURL.erased,
+        InfoKey<String>.applicationID.erased, InfoKey<String>.deviceID.erased,
+        InfoKey<String>.authenticationMethod.erased, InfoKey<SettingsParameters>.settingsParameters.erased,
+        InfoKey<OAuth2Parameters>.oauth2Parameters.erased,
+        InfoKey<OAuth2ClientCredentialsParameters>.oauth2ClientCredentialsParameters.erased,
+        InfoKey<SAMLParameters>.samlParameters.erased, InfoKey<OTPParameters>.otpParameters.erased,
+        InfoKey<PasscodePolicyRecord>.passcodePolicy.erased, InfoKey<LogSettings>.logSettings.erased,
+        InfoKey<FeatureVectorPolicies>.featureVectorPolicies.erased, InfoKey<StoreRecord>.store.erased,
+    ]
+}
+
+extension KeySpec {
+    /// The requirement or provision of a built-in key, named and typed by its constant.
+    public init<Value>(
+        _ key: InfoKey<Value>, optional: Bool = false, when parameter: String? = nil, is values: [String] = []
+    ) {
+        self.init(key.name, key.valueType, optional: optional, when: parameter, is: values)
+    }
+}
+
+// MARK: - Swift types of info values
+
+extension String: InfoConvertible {
+    public static var valueType: ValueType { .string }
+
+    /// A string, or the text of a URL (a URL is accepted where a string is declared).
+    public init?(infoValue value: InfoValue) {
+        switch value {
+        case .string(let text), .url(let text): self = text
+        default: return nil
+        }
+    }
+
+    public var infoValue: InfoValue { .string(self) }
+}
+
+extension URL: InfoConvertible {
+    public static var valueType: ValueType { .url }
+
+    public init?(infoValue value: InfoValue) {
+        switch value {
+        case .url(let text), .string(let text): self.init(string: text)
+        default: return nil
+        }
+    }
+
+    public var infoValue: InfoValue { .url(absoluteString) }
+}
+
+extension InfoValue: InfoConvertible {
+    public static var valueType: ValueType { .value }
+
+    public init?(infoValue value: InfoValue) {
+        self = value
+    }
+
+    public var infoValue: InfoValue { self }
+}
+
+/// The name of a built-in record type, for ``InfoRecord``.
+public protocol InfoRecordKind: Sendable {
+    static var recordName: String { get }
+}
+
+/// A view of a built-in record value: its fields, and the record type (from `Kind`) its key declares.
+public struct InfoRecord<Kind: InfoRecordKind>: InfoConvertible, Hashable {
+    public var fields: [String: InfoValue]
+
+    public init(_ fields: [String: InfoValue] = [:]) {
+        self.fields = fields
+    }
+
+    public static var valueType: ValueType { .record(Kind.recordName) }
+
+    public init?(infoValue value: InfoValue) {
+        guard case .record(let fields) = value else { return nil }
+        self.fields = fields
+    }
+
+    public var infoValue: InfoValue { .record(fields) }
+
+    /// The field `name`.
+    public subscript(name: String) -> InfoValue? {
+        get { fields[name] }
+        set { fields[name] = newValue }
+    }
+
+    /// The text of field `name` (a string, secret or URL).
+    public func text(_ name: String) -> String? { fields[name]?.text }
+
+    /// Field `name` as a URL.
+    public func url(_ name: String) -> URL? { text(name).flatMap(URL.init(string:)) }
+}
+
+/// The kinds of the built-in records, by their catalog names.
+public enum RecordKinds {
+    public enum SettingsParameters: InfoRecordKind { public static var recordName: String { "settings-parameters" } }
+    public enum OAuth2Parameters: InfoRecordKind { public static var recordName: String { "oauth2-parameters" } }
+    public enum OAuth2ClientCredentialsParameters: InfoRecordKind {
+        public static var recordName: String { "oauth2-client-credentials-parameters" }
+    }
+    public enum SAMLParameters: InfoRecordKind { public static var recordName: String { "saml-parameters" } }
+    public enum OTPParameters: InfoRecordKind { public static var recordName: String { "otp-parameters" } }
+    public enum PasscodePolicy: InfoRecordKind { public static var recordName: String { "passcode-policy" } }
+    public enum LogSettings: InfoRecordKind { public static var recordName: String { "log-settings" } }
+    public enum FeatureVectorPolicies: InfoRecordKind {
+        public static var recordName: String { "feature-vector-policies" }
+    }
+    public enum Store: InfoRecordKind { public static var recordName: String { "store" } }
+}
+
+public typealias SettingsParameters = InfoRecord<RecordKinds.SettingsParameters>
+public typealias OAuth2Parameters = InfoRecord<RecordKinds.OAuth2Parameters>
+public typealias OAuth2ClientCredentialsParameters = InfoRecord<RecordKinds.OAuth2ClientCredentialsParameters>
+public typealias SAMLParameters = InfoRecord<RecordKinds.SAMLParameters>
+public typealias OTPParameters = InfoRecord<RecordKinds.OTPParameters>
+public typealias PasscodePolicyRecord = InfoRecord<RecordKinds.PasscodePolicy>
+public typealias LogSettings = InfoRecord<RecordKinds.LogSettings>
+public typealias FeatureVectorPolicies = InfoRecord<RecordKinds.FeatureVectorPolicies>
+public typealias StoreRecord = InfoRecord<RecordKinds.Store>
+
+extension InfoRecord where Kind == RecordKinds.SettingsParameters {
+    public var backendURL: URL? { url("backendURL") }
+    public var applicationID: String? { text("applicationID") }
+    public var applicationVersion: String? { text("applicationVersion") }
+    public var deviceID: String? { text("deviceID") }
+}
+
+/// Info values under keys, set and read through typed keys: what the structure transformers and the settings
+/// reader build.
+public struct InfoEntries: Sendable {
+    /// The values by key name.
+    public var values: [String: InfoValue]
+
+    public init(_ values: [String: InfoValue] = [:]) {
+        self.values = values
+    }
+
+    /// The value under `key`, as its Swift type.
+    public subscript<Value>(key: InfoKey<Value>) -> Value? {
+        get { values[key.name].flatMap(Value.init(infoValue:)) }
+        set { values[key.name] = newValue?.infoValue }
+    }
+
+    /// Stores the URL `text` under `key` as it is written, without parsing and re-encoding it.
+    public mutating func set(_ key: InfoKey<URL>, text: String) {
+        values[key.name] = .url(text)
+    }
+
+    /// Whether a value is under `key`.
+    public func contains<Value>(_ key: InfoKey<Value>) -> Bool { values[key.name] != nil }
+}
