@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+
+extension ProcessSuites {
+    /// Every mode through one run path, as a person runs it: what a run that recovers or resets says and exits
+    /// with, what a reset revokes, and what logout and restore ask of a confidential client.
+    @Suite("Modes from the command line: recovery, reset revocation, client secret", .activeTimeLimit(.seconds(600)))
+    struct ModeCommandTests {
+        /// A flow whose restore runs `gate`, which fails once `broken` exists, handing over to `route`.
+        static func gateFlow(route: String) -> String {
+            """
+            flowrun: 1
+            name: gate
+            steps:
+              ok: {uses: command, with: {run: [sh, -c, "echo '{}'"]}}
+              gate: {uses: command, with: {run: [sh, -c, "test ! -e broken && echo '{}'"]}}
+            flows:
+              onboard: [ok]
+              restore:
+                - step: gate
+                  on-failure: {modes: [\(route)]}
+              reset: [ok]
+
+            """
+        }
+
+        @Test func aRestoreThatFailsAndEndsInAResetExitsNonZeroAndSaysWhy() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            _ = try scratch.write("gate.yaml", Self.gateFlow(route: "reset"))
+            let state = scratch.url.appendingPathComponent("state").path
+            let onboard = try await CommandRunner.run(["run", "gate.yaml", "--state-dir", state], in: scratch.url)
+            #expect(onboard.status == 0, "\(onboard.standardError)")
+            _ = try scratch.write("broken", "")
+            let restore = try await CommandRunner.run(["run", "gate.yaml", "--state-dir", state], in: scratch.url)
+            #expect(restore.status == 1, "\(restore.standardOutput)")
+            #expect(
+                restore.standardOutput.hasPrefix("failed: restore failed at step `gate`: command-failed"),
+                "\(restore.standardOutput)")
+            #expect(restore.standardOutput.contains("the onboarding was reset (restore → reset)"))
+            #expect(!FileManager.default.fileExists(atPath: state + "/state.json"))
+        }
+
+        @Test func aRestoreThatFailsAndOnboardsAgainSucceedsAndSaysWhy() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            _ = try scratch.write("gate.yaml", Self.gateFlow(route: "reset, onboard"))
+            let state = scratch.url.appendingPathComponent("state").path
+            _ = try await CommandRunner.run(["run", "gate.yaml", "--state-dir", state], in: scratch.url)
+            _ = try scratch.write("broken", "")
+            let restore = try await CommandRunner.run(["run", "gate.yaml", "--state-dir", state], in: scratch.url)
+            #expect(restore.status == 0, "\(restore.standardOutput)")
+            #expect(
+                restore.standardOutput.hasPrefix(
+                    "succeeded after a failure: restore failed at step `gate`: command-failed"),
+                "\(restore.standardOutput)")
+            #expect(restore.standardOutput.contains("then restore → reset → onboard"))
+        }
+
+        static let authorizationCode = CommandRunner.root.appendingPathComponent(
+            "flows/oauth2-authorization-code.yaml"
+        ).path
+        static let login = [
+            "FLOWRUN_INPUT_PASSWORD": "analytical-engine", "FLOWRUN_INPUT_PASSCODE": "Trav3l-passcode",
+        ]
+        static let people = ["--input", "email-address=ada@example.com", "--input", "username=ada@example.com"]
+
+        /// A reset opens the store when the passcode is given, so the tokens kept in it are revoked; without the
+        /// passcode it says plainly that they stay valid, and still removes the onboarding.
+        @Test func aResetRevokesTheTokensInTheStoreOrSaysTheyStayValid() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            for passcode in [true, false] {
+                let state = scratch.url.appendingPathComponent("state-\(passcode)").path
+                let onboard = try await CommandRunner.run(
+                    ["run", Self.authorizationCode, "--emulator", "--presenter", "headless-form", "--state-dir", state]
+                        + Self.people, environment: Self.login)
+                #expect(onboard.status == 0, "\(onboard.standardOutput)\(onboard.standardError)")
+                let trace = scratch.url.appendingPathComponent("reset-\(passcode).jsonl").path
+                let reset = try await CommandRunner.run(
+                    ["run", Self.authorizationCode, "--emulator", "--state-dir", state, "--mode", "reset", "--trace",
+                     trace], environment: passcode ? ["FLOWRUN_INPUT_PASSCODE": "Trav3l-passcode"] : [:])
+                #expect(reset.status == 0, "\(reset.standardOutput)\(reset.standardError)")
+                let events = try String(contentsOfFile: trace, encoding: .utf8)
+                if passcode {
+                    #expect(events.contains(#""mode":"reset""#) && events.contains(#""outcome":"tokens-revoked""#))
+                    #expect(!reset.standardError.contains("stay valid"))
+                } else {
+                    #expect(!events.contains("tokens-revoked"))
+                    #expect(reset.standardError.contains("stay valid on the server"), "\(reset.standardError)")
+                }
+                #expect(!FileManager.default.fileExists(atPath: state + "/state.json"))
+            }
+        }
+
+        static let clientCredentials = CommandRunner.root.appendingPathComponent(
+            "flows/oauth2-client-credentials.yaml"
+        ).path
+        static let station = ["FIELDSCAN_STORE_PASSCODE": "Sc4nner-passcode", "FIELDSCAN_STATION_ID": "station-7"]
+
+        /// A restore that reuses a kept token does not demand the client secret; a logout, which must
+        /// authenticate to revoke, says the secret is missing rather than blaming the server.
+        @Test func aConfidentialClientsSecretIsAskedForOnlyWhereItIsNeeded() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let state = scratch.url.appendingPathComponent("state").path
+            let command = ["run", Self.clientCredentials, "--emulator", "--state-dir", state]
+            let onboard = try await CommandRunner.run(
+                command, environment: Self.station.merging(["FIELDSCAN_CLIENT_SECRET": "fieldscan-secret-0451"]) {
+                    $1
+                })
+            #expect(onboard.status == 0, "\(onboard.standardOutput)\(onboard.standardError)")
+            let restore = try await CommandRunner.run(command, environment: Self.station)
+            #expect(restore.status == 0, "\(restore.standardOutput)\(restore.standardError)")
+            #expect(restore.standardOutput.hasPrefix("succeeded: restore"))
+            let logout = try await CommandRunner.run(command + ["--mode", "logout"], environment: Self.station)
+            #expect(logout.status == 1, "\(logout.standardOutput)")
+            #expect(
+                logout.standardOutput.contains("the client secret is needed to revoke the tokens"),
+                "\(logout.standardOutput)")
+            #expect(!logout.standardOutput.contains("401"), "\(logout.standardOutput)")
+        }
+    }
+}
