@@ -108,10 +108,13 @@ public final class OAuth2Authenticator: Authenticator {
                     "the refresh token was refused (the server revoked it, or it expired), and a new login "
                         + "cannot happen: \(blocked.message)", transient: false)
             }
-            let redirect = try await presenter.prepare(redirect: registered)
+            // The browser is given the URLs the session would send to: the registered redirect and the
+            // authorization endpoint as the session's rewrite (the emulator) has them.
+            let redirect = try await presenter.prepare(redirect: transport.rewritten(registered))
             let authorization = try client.authorizationRequest(redirect: redirect)
             let reached = try await presenter.present(
-                authorization.url, finish: LoginFinish(redirect, anyOf: ["code", "error"]), transport: transport)
+                transport.rewritten(authorization.url), finish: LoginFinish(redirect, anyOf: ["code", "error"]),
+                transport: transport)
             let code = try client.code(from: reached, for: authorization)
             tokens = try await client.exchange(code: code, for: authorization, transport: transport)
             try await client.verifyIDToken(of: tokens, nonce: authorization.nonce, transport: transport)

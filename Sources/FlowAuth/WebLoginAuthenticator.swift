@@ -38,7 +38,9 @@ public final class WebLoginAuthenticator: Authenticator {
     public func authenticate(
         after challenge: HTTPResponse, for request: HTTPRequest, transport: HTTPTransport
     ) async throws(HTTPError) {
-        _ = try await presenter.present(start(challenge), finish: finish, transport: transport)
+        // The pages are shown where the session sends its requests (the emulator), and end there.
+        let finish = LoginFinish(transport.rewritten(finish.url), anyOf: finish.anyOf)
+        _ = try await presenter.present(transport.rewritten(start(challenge)), finish: finish, transport: transport)
         count.withLock { $0 += 1 }
         try await afterLogin(transport)
     }

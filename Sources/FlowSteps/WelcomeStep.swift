@@ -66,13 +66,11 @@ struct WelcomeStep: BuiltinStep {
     }
 
     private func apply(_ configuration: Node, from source: String, context: StepContext) throws(StepFailure) {
-        // What is kept is the configuration as found; where it points is decided each run (`--emulator`).
-        let effective = ConfigurationLoader.pointed(configuration, at: context.backendOverride)
-        var values: [String: InfoValue] = ["configuration": InfoValue(node: effective)]
+        var values: [String: InfoValue] = ["configuration": InfoValue(node: configuration)]
         if let tree {
             let result: TransformResult
             do {
-                result = try tree.transform(effective, environment: environment)
+                result = try tree.transform(configuration, environment: environment)
             } catch {
                 throw StepFailure("transform-\(error.kind.rawValue)", error.description)
             }

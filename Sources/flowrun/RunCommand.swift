@@ -3,6 +3,7 @@ import FlowCheck
 import FlowDescriptor
 import FlowEmulator
 public import FlowEngine
+import FlowHTTP
 import FlowSteps
 import FlowTransform
 import Foundation
@@ -186,14 +187,18 @@ struct RunCommand: AsyncParsableCommand {
                 throw ExitCode.usage
             }
             let server = BackendEmulator(data: data)
+            let address: URL
             do {
-                options.backendOverride = try await server.start(port: 0)
+                address = try await server.start(port: 0)
             } catch {
                 Console.error("flowrun: cannot start the emulator: \(error)")
                 throw ExitCode(1)
             }
             backend = server
-            FileHandle.standardError.write(Data("emulator: \(options.backendOverride!.absoluteString)\n".utf8))
+            // The one place the emulator is known: the run's HTTP session sends every request there, except those
+            // to an identity provider the emulator's data names outside it.
+            options.urlRewrite = URLRewrite(target: address, keeping: data.identityProvider.map { [$0.ssoURL] } ?? [])
+            FileHandle.standardError.write(Data("emulator: \(address.absoluteString)\n".utf8))
         }
         options.log = RunLog(level: level, redactor: redactor) { level, message in
             FileHandle.standardError.write(Data("[\(level.name)] \(message)\n".utf8))

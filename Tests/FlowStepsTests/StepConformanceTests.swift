@@ -206,7 +206,7 @@ final class StepHarness: Sendable {
         info = InfoStore(keys: KeyTable(flow: flow))
         emulatorURL = emulator
         // Made last: a session must be shut down before it goes, and a harness that fails to start has no close.
-        http = HTTPSession(configuration: .init(timeout: .seconds(600)))
+        http = HTTPSession(configuration: .init(timeout: .seconds(600), rewrite: URLRewrite(target: emulator)))
     }
 
     func context(
@@ -229,7 +229,7 @@ final class StepHarness: Sendable {
                 flags: ["email-address": "ada@example.com", "username": "ada@example.com"],
                 environment: environment, interactive: false),
             state: StepState(step: "subject", kept: kept, staging: staging), trace: trace, log: log, redactor: redactor,
-            backendOverride: emulatorURL, stateFolder: folder.path)
+            stateFolder: folder.path)
     }
 
     /// Everything the step has said anywhere: trace, log, kept state, info.

@@ -1,7 +1,7 @@
 import FlowCatalog
 public import FlowCheck
 public import FlowDescriptor
-import FlowHTTP
+public import FlowHTTP
 public import FlowTransform
 public import Foundation
 import Synchronization
@@ -44,8 +44,8 @@ public struct RunOptions: Sendable {
     public var trace: any TraceSink
     public var progress: (any ProgressSink)?
     public var redactor: Redactor
-    /// Send network steps and providers here instead of the hosts in the flow (the emulator).
-    public var backendOverride: URL?
+    /// Where the run's HTTP session sends every request instead of the hosts in the flow (the emulator).
+    public var urlRewrite: URLRewrite?
     /// The run's log; its level follows the downloaded log settings.
     public var log: RunLog
     /// The clock of step timeouts and retry waits: a test clock in tests, so that no test races the wall clock.
@@ -56,7 +56,7 @@ public struct RunOptions: Sendable {
     public init(
         mode: RunMode = .auto, input: InputSource = InputSource(), state: any StateStore,
         trace: any TraceSink = MemoryTrace(), progress: (any ProgressSink)? = nil, redactor: Redactor = Redactor(),
-        backendOverride: URL? = nil, log: RunLog = RunLog(), clock: any Clock<Duration> = ContinuousClock(),
+        urlRewrite: URLRewrite? = nil, log: RunLog = RunLog(), clock: any Clock<Duration> = ContinuousClock(),
         requestTimeout: Duration = .seconds(30)
     ) {
         self.requestTimeout = requestTimeout
@@ -66,7 +66,7 @@ public struct RunOptions: Sendable {
         self.trace = trace
         self.progress = progress
         self.redactor = redactor
-        self.backendOverride = backendOverride
+        self.urlRewrite = urlRewrite
         self.log = log
         self.clock = clock
     }
@@ -152,8 +152,8 @@ public struct FlowEngine: Sendable {
         defer { lock?.release() }
         let http = HTTPSession(
             configuration: .init(
-                timeout: options.requestTimeout, allowInsecureHTTP: descriptor.security.allowInsecureHTTP?.value == true
-            ))
+                timeout: options.requestTimeout,
+                allowInsecureHTTP: descriptor.security.allowInsecureHTTP?.value == true, rewrite: options.urlRewrite))
         let report = await drive(options, http: http, clock: options.clock)
         await http.shutdown()
         return report
@@ -287,7 +287,7 @@ public struct FlowEngine: Sendable {
             input: options.input,
             state: StepState(step: node.name, kept: nil, staging: PersistStaging()), trace: options.trace,
             log: options.log,
-            redactor: options.redactor, backendOverride: options.backendOverride, progress: options.progress,
+            redactor: options.redactor, progress: options.progress,
             vault: vault,
             stateFolder: options.state.location)
         options.progress?.stepStarted(mode: .restore, step: node.name, attempt: 1)
@@ -338,7 +338,7 @@ public struct FlowEngine: Sendable {
                 name: node.name, mode: .restore, onboardingID: onboardingID, info: info, http: http,
                 input: options.input, state: StepState(step: node.name, kept: kept, staging: PersistStaging()),
                 trace: options.trace,
-                log: options.log, redactor: options.redactor, backendOverride: options.backendOverride,
+                log: options.log, redactor: options.redactor,
                 progress: options.progress,
                 vault: vault, stateFolder: options.state.location)
         }
@@ -433,7 +433,7 @@ public struct FlowEngine: Sendable {
                         input: options.input,
                         state: StepState(step: node.name, kept: kept.all[node.name], staging: staging),
                         trace: options.trace,
-                        log: options.log, redactor: options.redactor, backendOverride: options.backendOverride,
+                        log: options.log, redactor: options.redactor,
                         progress: options.progress, vault: vault, stateFolder: options.state.location)
                     outcome = await Self.run(
                         step, mode: graph.mode, context: context, timeout: node.timeout, watchdog: watchdog,

@@ -99,8 +99,6 @@ public struct StepContext: Sendable {
     public var trace: any TraceSink
     public var log: RunLog
     public var redactor: Redactor
-    /// Where network steps and providers go instead of the hosts in the flow (`flowrun run --emulator`).
-    public var backendOverride: URL?
     /// Where what a step shows a person goes (the progress on standard error).
     public var progress: (any ProgressSink)?
     /// The run's slot for the encrypted store, which the store-manager step fills.
@@ -110,7 +108,7 @@ public struct StepContext: Sendable {
 
     public init(
         name: String, mode: FlowMode, onboardingID: UUID, info: InfoStore, http: HTTPSession, input: InputSource,
-        state: StepState, trace: any TraceSink, log: RunLog, redactor: Redactor, backendOverride: URL?,
+        state: StepState, trace: any TraceSink, log: RunLog, redactor: Redactor,
         progress: (any ProgressSink)? = nil, vault: RunVault = RunVault(), stateFolder: String = ""
     ) {
         self.vault = vault
@@ -126,7 +124,6 @@ public struct StepContext: Sendable {
         self.trace = trace
         self.log = log
         self.redactor = redactor
-        self.backendOverride = backendOverride
     }
 
     /// Provides `values` into the info, checked against the keys' declared types; secret values join the

@@ -57,15 +57,14 @@ enum Authentication {
         return [ChallengeTest(statuses: statuses, header: header ?? "", value: value)]
     }
 
-    /// The validating URL of a step: `path` on the backend, or `authenticationURL`; pointed at the emulator under
-    /// `--emulator`.
+    /// The validating URL of a step: `path` on the backend, or `authenticationURL`.
     static func validatingURL(_ path: String?, context: StepContext) throws(StepFailure) -> URL {
         guard let path else {
             guard let text = context.info["authenticationURL"]?.text, let url = URL(string: text) else {
                 throw StepFailure(
                     "missing-info", "step `\(context.name)` needs `authenticationURL`, the validating request")
             }
-            return Backend.redirect(url, to: context.backendOverride)
+            return url
         }
         let (base, applicationID) = try Backend.base(context)
         let resolved = path.replacingOccurrences(of: "{application-id}", with: applicationID)
@@ -365,12 +364,12 @@ extension Authentication {
         }
     }
 
-    /// The backend a step kept, pointed at the emulator under `--emulator`.
+    /// The backend a step kept.
     static func keptBackend(_ kept: JSONValue?, context: StepContext) -> URL? {
-        kept?["backend"]?.string.flatMap(URL.init(string:)).map { Backend.redirect($0, to: context.backendOverride) }
+        kept?["backend"]?.string.flatMap(URL.init(string:))
     }
 
-    /// The backend URL as configured (before `--emulator`), to keep for logging out later.
+    /// The backend URL as configured, to keep for logging out later.
     static func configuredBackend(_ context: StepContext) -> String? {
         context.info["settingsParameters"]?["backendURL"]?.text
     }

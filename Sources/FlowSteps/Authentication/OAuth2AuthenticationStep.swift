@@ -100,19 +100,10 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
             let kept = Kept(context.kept)
             kept.tokens?.secrets.forEach(context.redactor.add)
             let transport = context.http.transport
-            func follow(_ url: URL) -> URL {
-                guard let backend = kept.backend.flatMap(URL.init(string:)), url.origin == backend.origin else {
-                    return url
-                }
-                return Backend.redirect(url, to: context.backendOverride)
-            }
             if let tokens = kept.tokens, let endpoints = kept.endpoints {
-                var followed = endpoints
-                followed.token = follow(endpoints.token)
-                followed.revocation = endpoints.revocation.map(follow)
                 // A confidential client authenticates to revoke, with the secret the flow names (never kept).
                 let secret = clientSecret.flatMap { try? context.resolve($0) }.map(Secret.init)
-                let client = OAuth2Client(clientID: kept.clientID ?? "", clientSecret: secret, endpoints: followed)
+                let client = OAuth2Client(clientID: kept.clientID ?? "", clientSecret: secret, endpoints: endpoints)
                 do {
                     if let refresh = tokens.refreshToken {
                         _ = try await client.revoke(refresh, hint: "refresh_token", transport: transport)
@@ -126,7 +117,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
                 } catch {
                     throw Authentication.failure(error, what: "revoking the tokens")
                 }
-                if let endSession = endpoints.endSession.map(follow),
+                if let endSession = endpoints.endSession,
                     var components = URLComponents(url: endSession, resolvingAgainstBaseURL: true)
                 {
                     components.queryItems =
@@ -287,8 +278,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
         }
     }
 
-    /// The client: from the OAuth 2.0 parameters, or from the issuer's metadata. (Under `--emulator` the
-    /// parameters' endpoints on the backend's own host already point at it: the configuration loader did that.)
+    /// The client: from the OAuth 2.0 parameters, or from the issuer's metadata.
     private func client(_ context: StepContext) async throws(StepFailure) -> (OAuth2Client, URL) {
         let key = grant == .clientCredentials ? "oauth2ClientCredentialsParameters" : "oauth2Parameters"
         let parameters = context.info[key]

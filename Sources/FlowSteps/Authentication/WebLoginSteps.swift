@@ -88,14 +88,12 @@ struct SAMLAuthenticationStep: BuiltinStep, LoggingOutStep {
             let challenges =
                 flowChallenges ?? [ChallengeTest(statuses: [200, 302, 303], header: header, value: "login-request")]
             SessionCookies.restore(kept?["cookies"]?.string, for: validating, context: context)
-            let start = Backend.redirect(launcher, to: context.backendOverride)
             let known = Mutex<String?>(kept?["user"]?.string)
             let cookiePresenter = Authentication.cookiePresenter(
                 presenter, fields: fields, context: context, method: "SAML")
             let authenticator = WebLoginAuthenticator(
                 method: "saml", origin: validating.origin, challenges: challenges,
-                finish: LoginFinish(Backend.redirect(finish, to: context.backendOverride)),
-                presenter: cookiePresenter, start: { _ in start },
+                finish: LoginFinish(finish), presenter: cookiePresenter, start: { _ in launcher },
                 afterLogin: { transport throws(HTTPError) in
                     try await Authentication.checkUser(
                         expected: known.withLock { $0 }, authorization: nil, context: context, transport: transport)
@@ -171,13 +169,11 @@ struct OTPSessionConfigurationStep: BuiltinStep {
                 throw StepFailure(
                     "missing-info", "step `\(context.name)` needs `otpParameters` with the form and finish URLs")
             }
-            let formURL = Backend.redirect(form, to: context.backendOverride)
             let authenticator = WebLoginAuthenticator(
-                method: "otp", origin: formURL.origin, challenges: challenges,
-                finish: LoginFinish(Backend.redirect(finish, to: context.backendOverride)),
+                method: "otp", origin: form.origin, challenges: challenges, finish: LoginFinish(finish),
                 presenter: Authentication.cookiePresenter(
                     presenter, fields: fields, oneTimeCode: passcode, context: context, method: "one-time passcode"),
-                start: { challenge in Self.formURL(challenge, default: formURL) })
+                start: { challenge in Self.formURL(challenge, default: form) })
             try Authentication.register(authenticator, context: context)
             return .success
         } catch {
