@@ -1,6 +1,6 @@
 public import ArgumentParser
 import FlowCheck
-import FlowDescriptor
+public import FlowDescriptor
 import FlowEmulator
 public import FlowEngine
 import FlowHTTP
@@ -9,6 +9,7 @@ import FlowTransform
 import Foundation
 
 extension RunMode: ExpressibleByArgument {}
+extension PresenterKind: ExpressibleByArgument {}
 
 /// `flowrun run FILE` (or `flowrun FILE`): compiles the flow and runs it.
 struct RunCommand: AsyncParsableCommand {
@@ -41,7 +42,7 @@ struct RunCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "Show every web login with this presenter instead of the flow's: system-browser, manual or headless-form (CI).",
             valueName: "NAME"))
-    var presenter: String?
+    var presenter: PresenterKind?
 
     @Option(
         name: .customLong("input"),
@@ -145,13 +146,7 @@ struct RunCommand: AsyncParsableCommand {
                 ?? StateFolder.default(flowName: engine.name),
             progress: progress, redactor: redactor)
         options.input.descriptorValues = descriptorValues
-        if let presenter {
-            guard ["system-browser", "manual", "headless-form"].contains(presenter) else {
-                throw ValidationError(
-                    "--presenter takes system-browser, manual or headless-form, found `\(presenter)`.")
-            }
-            options.input.environment["FLOWRUN_PRESENTER"] = presenter
-        }
+        options.presenter = presenter
         if mode == .changePasscode, !engine.usesStore {
             Console.error(
                 "flowrun: \(file) has no store-manager step: no passcode protects its state, so there is none to change."

@@ -46,6 +46,8 @@ public struct RunOptions: Sendable {
     public var redactor: Redactor
     /// Where the run's HTTP session sends every request instead of the hosts in the flow (the emulator).
     public var urlRewrite: URLRewrite?
+    /// The presenter of every web login (`--presenter`), over the one each step names.
+    public var presenter: PresenterKind?
     /// The run's log; its level follows the downloaded log settings.
     public var log: RunLog
     /// The clock of step timeouts and retry waits: a test clock in tests, so that no test races the wall clock.
@@ -56,7 +58,8 @@ public struct RunOptions: Sendable {
     public init(
         mode: RunMode = .auto, input: InputSource = InputSource(), state: any StateStore,
         trace: any TraceSink = MemoryTrace(), progress: (any ProgressSink)? = nil, redactor: Redactor = Redactor(),
-        urlRewrite: URLRewrite? = nil, log: RunLog = RunLog(), clock: any Clock<Duration> = ContinuousClock(),
+        urlRewrite: URLRewrite? = nil, presenter: PresenterKind? = nil, log: RunLog = RunLog(),
+        clock: any Clock<Duration> = ContinuousClock(),
         requestTimeout: Duration = .seconds(30)
     ) {
         self.requestTimeout = requestTimeout
@@ -67,6 +70,7 @@ public struct RunOptions: Sendable {
         self.progress = progress
         self.redactor = redactor
         self.urlRewrite = urlRewrite
+        self.presenter = presenter
         self.log = log
         self.clock = clock
     }
@@ -287,7 +291,7 @@ public struct FlowEngine: Sendable {
             input: options.input,
             state: StepState(step: node.name, kept: nil, staging: PersistStaging()), trace: options.trace,
             log: options.log,
-            redactor: options.redactor, progress: options.progress,
+            redactor: options.redactor, presenter: options.presenter, progress: options.progress,
             vault: vault,
             stateFolder: options.state.location)
         options.progress?.stepStarted(mode: .restore, step: node.name, attempt: 1)
@@ -339,7 +343,7 @@ public struct FlowEngine: Sendable {
                 input: options.input, state: StepState(step: node.name, kept: kept, staging: PersistStaging()),
                 trace: options.trace,
                 log: options.log, redactor: options.redactor,
-                progress: options.progress,
+                presenter: options.presenter, progress: options.progress,
                 vault: vault, stateFolder: options.state.location)
         }
         func ran(_ node: StepNode, _ body: () async -> StepOutcome) async -> StepOutcome {
@@ -434,7 +438,8 @@ public struct FlowEngine: Sendable {
                         state: StepState(step: node.name, kept: kept.all[node.name], staging: staging),
                         trace: options.trace,
                         log: options.log, redactor: options.redactor,
-                        progress: options.progress, vault: vault, stateFolder: options.state.location)
+                        presenter: options.presenter, progress: options.progress, vault: vault,
+                        stateFolder: options.state.location)
                     outcome = await Self.run(
                         step, mode: graph.mode, context: context, timeout: node.timeout, watchdog: watchdog,
                         clock: clock)

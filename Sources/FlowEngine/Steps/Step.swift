@@ -99,6 +99,8 @@ public struct StepContext: Sendable {
     public var trace: any TraceSink
     public var log: RunLog
     public var redactor: Redactor
+    /// The presenter of every web login in this run (`flowrun run --presenter`), over the steps' own choice.
+    public var presenter: PresenterKind?
     /// Where what a step shows a person goes (the progress on standard error).
     public var progress: (any ProgressSink)?
     /// The run's slot for the encrypted store, which the store-manager step fills.
@@ -109,8 +111,10 @@ public struct StepContext: Sendable {
     public init(
         name: String, mode: FlowMode, onboardingID: UUID, info: InfoStore, http: HTTPSession, input: InputSource,
         state: StepState, trace: any TraceSink, log: RunLog, redactor: Redactor,
-        progress: (any ProgressSink)? = nil, vault: RunVault = RunVault(), stateFolder: String = ""
+        presenter: PresenterKind? = nil, progress: (any ProgressSink)? = nil, vault: RunVault = RunVault(),
+        stateFolder: String = ""
     ) {
+        self.presenter = presenter
         self.vault = vault
         self.stateFolder = stateFolder
         self.progress = progress

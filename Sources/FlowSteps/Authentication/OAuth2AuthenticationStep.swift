@@ -57,7 +57,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
         waits: .person, authenticates: [.oauth2, .oauth2ClientCredentials])
 
     let grant: Grant
-    let presenter: String
+    let presenter: PresenterKind
     let fields: HeadlessFormPresenter.FieldNames
     let clientSecret: ParameterText?
     let scope: String?
@@ -69,7 +69,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
 
     init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
         grant = try parameters.choice("grant", as: Grant.self) ?? .authorizationCode
-        presenter = try parameters.text("presenter") ?? "system-browser"
+        presenter = try parameters.choice("presenter", as: PresenterKind.self) ?? .systemBrowser
         fields = Authentication.fieldNames(try parameters.textMapping("form-fields"))
         clientSecret = try parameters.runtimeText("client-secret")
         scope = try parameters.text("scope")
@@ -221,7 +221,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
             let known = Mutex(kept.user)
             let mode = context.mode
             let needsPerson =
-                Authentication.presenterName(self.presenter, context: context) == "manual" && !context.input.interactive
+                Authentication.presenterKind(self.presenter, context: context) == .manual && !context.input.interactive
             let authenticator = OAuth2Authenticator(
                 origin: origin, challenges: challenges, client: client, grant: oauthGrant, tokens: kept.tokens,
                 transport: context.http.transport,

@@ -44,13 +44,13 @@ struct SAMLAuthenticationStep: BuiltinStep, LoggingOutStep {
         provides: [],
         waits: .person, authenticates: [.saml])
 
-    let presenter: String
+    let presenter: PresenterKind
     let fields: HeadlessFormPresenter.FieldNames
     let validatingPath: String?
     let flowChallenges: [ChallengeTest]?
 
     init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
-        presenter = try parameters.text("presenter") ?? "system-browser"
+        presenter = try parameters.choice("presenter", as: PresenterKind.self) ?? .systemBrowser
         fields = Authentication.fieldNames(try parameters.textMapping("form-fields"))
         validatingPath = try parameters.text("validating-path")
         let challenges = try Authentication.challenges(parameters, defaults: [])
@@ -137,7 +137,7 @@ struct OTPSessionConfigurationStep: BuiltinStep {
                 "The one-time passcode: `${env.NAME}` or `${input.NAME}`; `prompt` takes input `otp`, or computes it from input `totp-secret` (RFC 6238)."
             ),
             ParameterSpec(
-                "presenter", .oneOf(Authentication.presenterNames), default: "headless-form",
+                "presenter", .oneOf(PresenterKind.names), default: PresenterKind.headlessForm.rawValue,
                 "How the OTP form is shown: `headless-form` fills it in flowrun's session, `system-browser` in Chromium driven through chromedriver; `manual` cannot bring its cookies back."
             ),
             Authentication.formFields,
@@ -146,13 +146,13 @@ struct OTPSessionConfigurationStep: BuiltinStep {
         provides: [],
         waits: .person, authenticates: [.otp])
 
-    let presenter: String
+    let presenter: PresenterKind
     let passcode: ParameterText
     let fields: HeadlessFormPresenter.FieldNames
     let challenges: [ChallengeTest]
 
     init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
-        presenter = try parameters.text("presenter") ?? "headless-form"
+        presenter = try parameters.choice("presenter", as: PresenterKind.self) ?? .headlessForm
         passcode =
             try parameters.runtimeText("passcode")
             ?? ParameterText(parameter: "passcode", text: "prompt", isSecret: true)
