@@ -1,3 +1,4 @@
+public import FlowDescriptor
 public import FlowHTTP
 public import Foundation
 import Synchronization
@@ -19,11 +20,12 @@ public final class WebLoginAuthenticator: Authenticator {
     private let count = Mutex(0)
 
     public init(
-        method: String, origin: String, challenges: [ChallengeTest], finish: LoginFinish, presenter: any WebPresenter,
+        method: AuthenticationMethod, origin: String, challenges: [ChallengeTest], finish: LoginFinish,
+        presenter: any WebPresenter,
         start: @escaping @Sendable (HTTPResponse) -> URL,
         afterLogin: @escaping @Sendable (HTTPTransport) async throws(HTTPError) -> Void = { _ in }
     ) {
-        self.method = method
+        self.method = method.rawValue
         self.origin = origin
         self.challenges = challenges
         self.finish = finish

@@ -1,4 +1,5 @@
 import FlowAuth
+import FlowDescriptor
 import FlowHTTP
 import Foundation
 import Synchronization
@@ -36,7 +37,7 @@ private final class RecordingPresenter: WebPresenter {
         let session = Self.session()
         let presenter = RecordingPresenter()
         let authenticator = WebLoginAuthenticator(
-            method: "saml", origin: "https://hr.backend.invalid:443", challenges: ChallengeTest.saml,
+            method: .saml, origin: "https://hr.backend.invalid:443", challenges: ChallengeTest.saml,
             finish: LoginFinish(URL(string: "https://hr.backend.invalid/SAMLAuthLauncher?finishEndpointParam=x")!),
             presenter: presenter, start: { _ in URL(string: "https://hr.backend.invalid/SAMLAuthLauncher")! })
         let challenge = HTTPResponse(status: 200, headers: [], body: [], url: Self.target)

@@ -132,7 +132,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
                 try await Authentication.endSession(
                     backend: backend, authorization: kept.tokens.map { "Bearer \($0.accessToken.revealed)" },
                     context: context)
-                context.http.removeAuthenticators(method: "oauth2", origin: backend.origin)
+                context.http.removeAuthenticators(.oauth2, origin: backend.origin)
             }
             return .success
         } catch {

@@ -92,7 +92,7 @@ struct SAMLAuthenticationStep: BuiltinStep, LoggingOutStep {
             let cookiePresenter = Authentication.cookiePresenter(
                 presenter, fields: fields, context: context, method: "SAML")
             let authenticator = WebLoginAuthenticator(
-                method: "saml", origin: validating.origin, challenges: challenges,
+                method: .saml, origin: validating.origin, challenges: challenges,
                 finish: LoginFinish(finish), presenter: cookiePresenter, start: { _ in launcher },
                 afterLogin: { transport throws(HTTPError) in
                     try await Authentication.checkUser(
@@ -170,7 +170,7 @@ struct OTPSessionConfigurationStep: BuiltinStep {
                     "missing-info", "step `\(context.name)` needs `otpParameters` with the form and finish URLs")
             }
             let authenticator = WebLoginAuthenticator(
-                method: "otp", origin: form.origin, challenges: challenges, finish: LoginFinish(finish),
+                method: .otp, origin: form.origin, challenges: challenges, finish: LoginFinish(finish),
                 presenter: Authentication.cookiePresenter(
                     presenter, fields: fields, oneTimeCode: passcode, context: context, method: "one-time passcode"),
                 start: { challenge in Self.formURL(challenge, default: form) })
