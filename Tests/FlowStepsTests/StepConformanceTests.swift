@@ -180,7 +180,6 @@ final class StepHarness: Sendable {
     let trace = MemoryTrace()
     let redactor = Redactor()
     let staging = PersistStaging()
-    let emulatorURL: URL
     let lines = Lines()
     let secret = "s3cr3t-\(UUID().uuidString)"
 
@@ -204,7 +203,6 @@ final class StepHarness: Sendable {
         step = try #require(node.step, "the registry made no step")
         spec = node.spec
         info = InfoStore(keys: KeyTable(flow: flow))
-        emulatorURL = emulator
         // Made last: a session must be shut down before it goes, and a harness that fails to start has no close.
         http = HTTPSession(configuration: .init(timeout: .seconds(600), rewrite: URLRewrite(target: emulator)))
     }
