@@ -146,7 +146,7 @@ let package = Package(
             name: "flowrun",
             dependencies: [
                 "FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowTransform", "FlowEngine", "FlowSteps",
-                "FlowEmulator",
+                "FlowEmulator", "FlowHTTP",
                 "FlowProcess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -16,7 +16,7 @@ public final class OAuth2Authenticator: Authenticator {
         case clientCredentials
     }
 
-    public let method = "oauth2"
+    public let method = AuthenticationMethod.oauth2.rawValue
     public let origin: String
     public let challenges: [ChallengeTest]
     public let client: OAuth2Client
@@ -108,10 +108,13 @@ public final class OAuth2Authenticator: Authenticator {
                     "the refresh token was refused (the server revoked it, or it expired), and a new login "
                         + "cannot happen: \(blocked.message)", transient: false)
             }
-            let redirect = try await presenter.prepare(redirect: registered)
+            // The browser is given the URLs the session would send to: the registered redirect and the
+            // authorization endpoint as the session's rewrite (the emulator) has them.
+            let redirect = try await presenter.prepare(redirect: transport.rewritten(registered))
             let authorization = try client.authorizationRequest(redirect: redirect)
             let reached = try await presenter.present(
-                authorization.url, finish: LoginFinish(redirect, anyOf: ["code", "error"]), transport: transport)
+                transport.rewritten(authorization.url), finish: LoginFinish(redirect, anyOf: ["code", "error"]),
+                transport: transport)
             let code = try client.code(from: reached, for: authorization)
             tokens = try await client.exchange(code: code, for: authorization, transport: transport)
             try await client.verifyIDToken(of: tokens, nonce: authorization.nonce, transport: transport)
@@ -200,7 +203,7 @@ public final class BasicAuthenticator: Authenticator {
         }
     }
 
-    public let method = "basic"
+    public let method = AuthenticationMethod.basic.rawValue
     public let origin: String
     public let challenges: [ChallengeTest]
     /// Supplies credentials; `refused` holds the ones the backend just refused, if any.

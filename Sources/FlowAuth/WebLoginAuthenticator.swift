@@ -1,3 +1,4 @@
+public import FlowDescriptor
 public import FlowHTTP
 public import Foundation
 import Synchronization
@@ -19,11 +20,12 @@ public final class WebLoginAuthenticator: Authenticator {
     private let count = Mutex(0)
 
     public init(
-        method: String, origin: String, challenges: [ChallengeTest], finish: LoginFinish, presenter: any WebPresenter,
+        method: AuthenticationMethod, origin: String, challenges: [ChallengeTest], finish: LoginFinish,
+        presenter: any WebPresenter,
         start: @escaping @Sendable (HTTPResponse) -> URL,
         afterLogin: @escaping @Sendable (HTTPTransport) async throws(HTTPError) -> Void = { _ in }
     ) {
-        self.method = method
+        self.method = method.rawValue
         self.origin = origin
         self.challenges = challenges
         self.finish = finish
@@ -38,7 +40,9 @@ public final class WebLoginAuthenticator: Authenticator {
     public func authenticate(
         after challenge: HTTPResponse, for request: HTTPRequest, transport: HTTPTransport
     ) async throws(HTTPError) {
-        _ = try await presenter.present(start(challenge), finish: finish, transport: transport)
+        // The pages are shown where the session sends its requests (the emulator), and end there.
+        let finish = LoginFinish(transport.rewritten(finish.url), anyOf: finish.anyOf)
+        _ = try await presenter.present(transport.rewritten(start(challenge)), finish: finish, transport: transport)
         count.withLock { $0 += 1 }
         try await afterLogin(transport)
     }

@@ -121,7 +121,7 @@ extension Catalog {
         BuiltinKey(
             name: "authenticationMethod", type: .string,
             summary:
-                "The method in the configuration: `basic`, `oauth2`, `oauth2-client-credentials`, `saml` or `none`."),
+                "The method in the configuration: \(AuthenticationMethod.listed(AuthenticationMethod.configured))."),
         BuiltinKey(
             name: "settingsParameters", type: .record("settings-parameters"),
             summary: "Backend URL, application ID and version, device ID."),

@@ -6,16 +6,7 @@ public import Foundation
 
 /// What the network steps share: where the backend is, and how its answers become step outcomes.
 public enum Backend {
-    /// `url` with its scheme, host and port replaced by `override`'s (the emulator), path and query kept.
-    public static func redirect(_ url: URL, to override: URL?) -> URL {
-        guard let override, var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return url }
-        components.scheme = override.scheme
-        components.host = override.host
-        components.port = override.port
-        return components.url ?? url
-    }
-
-    /// The backend URL of the settings parameters, pointed at the override when there is one.
+    /// The backend URL of the settings parameters.
     public static func base(_ context: StepContext) throws(StepFailure) -> (url: URL, applicationID: String) {
         guard let parameters = context.info[.settingsParameters], let url = parameters.backendURL,
             let applicationID = parameters.applicationID
@@ -24,7 +15,7 @@ public enum Backend {
                 .missingInfo,
                 "step `\(context.name)` needs `settingsParameters` with the backend URL and application ID")
         }
-        return (redirect(url, to: context.backendOverride), applicationID)
+        return (url, applicationID)
     }
 
     /// Sends `request`, mapping transport errors and error answers to step failures that name the endpoint:

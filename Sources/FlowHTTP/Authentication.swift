@@ -84,6 +84,9 @@ public struct HTTPTransport: Sendable {
 
     /// The session's cookie jar.
     public var cookies: CookieJar { session.cookies }
+
+    /// `url` as the session sends it (see ``HTTPSession/rewritten(_:)``): what a browser is given to open.
+    public func rewritten(_ url: URL) -> URL { session.rewritten(url) }
 }
 
 /// A registered authenticator, for ``HTTPSession/removeAuthenticator(_:)``.
@@ -98,11 +101,14 @@ final class AuthenticatorSlot: Sendable {
 
     let id: UInt64
     let authenticator: any Authenticator
+    /// The authenticator's origin as the session's rewritten requests have it.
+    let origin: String
     private let state = Mutex<(generation: Int, login: Login?)>((0, nil))
 
-    init(id: UInt64, authenticator: any Authenticator) {
+    init(id: UInt64, authenticator: any Authenticator, origin: String) {
         self.id = id
         self.authenticator = authenticator
+        self.origin = origin
     }
 
     /// How many logins have succeeded: a request notes it when decorated.

@@ -20,11 +20,17 @@ public final class CookieJar: Sendable {
     }
 
     private let cookies = Mutex<[Cookie]>([])
+    /// The session's rewrite: a cookie belongs to the origin the request really went to, whichever URL names it.
+    private let rewrite: URLRewrite?
 
-    public init() {}
+    /// A jar whose URLs are taken as `rewrite` (the session's) sends them.
+    public init(rewrite: URLRewrite? = nil) {
+        self.rewrite = rewrite
+    }
 
     /// Stores the cookies of `Set-Cookie` headers received from `url`.
     public func store(_ headers: [String], from url: URL) {
+        let url = rewrite?.apply(to: url) ?? url
         guard let host = url.host?.lowercased() else { return }
         let now = Date()
         for header in headers {
@@ -68,6 +74,7 @@ public final class CookieJar: Sendable {
 
     /// The `Cookie` header value for a request to `url`, if any cookie matches.
     public func header(for url: URL) -> String? {
+        let url = rewrite?.apply(to: url) ?? url
         guard let host = url.host?.lowercased() else { return nil }
         let path = Self.requestPath(url)
         let port = Self.port(url)

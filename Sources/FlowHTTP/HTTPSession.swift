@@ -22,11 +22,14 @@ public final class HTTPSession: Sendable {
         public var maxBodyBytes: Int
         /// Allow `http://` to hosts other than loopback (a lab backend; the flow must opt in).
         public var allowInsecureHTTP: Bool
+        /// Where every request goes instead of its URL's origin (the emulator); `nil`: where the URL says.
+        public var rewrite: URLRewrite?
 
         public init(
             timeout: Duration = .seconds(30), connectTimeout: Duration = .seconds(10), maxRedirects: Int = 10,
-            maxBodyBytes: Int = 8 << 20, allowInsecureHTTP: Bool = false
+            maxBodyBytes: Int = 8 << 20, allowInsecureHTTP: Bool = false, rewrite: URLRewrite? = nil
         ) {
+            self.rewrite = rewrite
             self.timeout = timeout
             self.connectTimeout = connectTimeout
             self.maxRedirects = maxRedirects
@@ -36,7 +39,7 @@ public final class HTTPSession: Sendable {
     }
 
     public let configuration: Configuration
-    public let cookies = CookieJar()
+    public let cookies: CookieJar
     private let client: HTTPClient
     private struct Hooks {
         var headers: [(name: String, value: String)] = []
@@ -49,6 +52,7 @@ public final class HTTPSession: Sendable {
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
+        cookies = CookieJar(rewrite: configuration.rewrite)
         var clientConfiguration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         clientConfiguration.timeout = .init(connect: .milliseconds(Int64(configuration.connectTimeout.milliseconds)))
         // A refused connection is reported at once; the flow's retry policy decides whether to try again.
@@ -85,7 +89,8 @@ public final class HTTPSession: Sendable {
             else { return nil }
             let id = hooks.nextID
             hooks.nextID += 1
-            hooks.authenticators.append(AuthenticatorSlot(id: id, authenticator: authenticator))
+            let origin = configuration.rewrite?.apply(toOrigin: authenticator.origin) ?? authenticator.origin
+            hooks.authenticators.append(AuthenticatorSlot(id: id, authenticator: authenticator, origin: origin))
             return id
         }
         guard let id else {
@@ -117,14 +122,22 @@ public final class HTTPSession: Sendable {
     /// The methods of the registered authenticators, in the order they were added.
     public var authenticatorMethods: [String] { state.withLock { $0.authenticators.map(\.authenticator.method) } }
 
+    /// `url` as this session sends it: through the configuration's ``URLRewrite``, if any. A URL that leaves the
+    /// session (one a browser opens, a redirect URL a login page is given) is mapped here, the one place that
+    /// knows where requests really go.
+    public func rewritten(_ url: URL) -> URL {
+        configuration.rewrite?.apply(to: url) ?? url
+    }
+
     /// The session without authenticators and observers, for login traffic.
     public var transport: HTTPTransport { HTTPTransport(session: self) }
 
-    /// Sends `request`, following redirects while `redirects` says so. Authenticators add their credentials to the
-    /// requests of their origin and answer its challenges (redirects included) with one login, after which the
-    /// original request is sent again; observers decorate each request and may ask for a hop to be sent again after
-    /// its answer, a redirect included (at most twice each, so a misbehaving observer or a backend that refuses every
-    /// login cannot loop).
+    /// Sends `request` (to where the configuration's ``URLRewrite`` points it, redirects included), following
+    /// redirects while `redirects` says so; `redirects` and the answer see the rewritten URLs. Authenticators add
+    /// their credentials to the requests of their origin and answer its challenges (redirects included) with one
+    /// login, after which the original request is sent again; observers decorate each request and may ask for a hop
+    /// to be sent again after its answer, a redirect included (at most twice each, so a misbehaving observer or a
+    /// backend that refuses every login cannot loop).
     /// - Throws: ``HTTPError`` for a refused URL, a connection that fails, a timeout, too many redirects, a login
     ///   that fails, or a challenge that keeps coming after logging in.
     public func send(
@@ -136,6 +149,8 @@ public final class HTTPSession: Sendable {
     func send(
         _ request: HTTPRequest, redirects: @Sendable (URL, URL) -> RedirectDecision, authenticated: Bool
     ) async throws(HTTPError) -> HTTPResponse {
+        var request = request
+        request.url = rewritten(request.url)
         var current = request
         var redirectCount = 0
         var resends = 0
@@ -149,7 +164,7 @@ public final class HTTPSession: Sendable {
             let (observers, slots) = authenticated ? state.withLock { ($0.observers, $0.authenticators) } : ([], [])
             // Each authenticator's credentials go to its own origin only; it notes which login they came from.
             var generations: [UInt64: Int] = [:]
-            for slot in slots where slot.authenticator.origin == decorated.url.origin {
+            for slot in slots where slot.origin == decorated.url.origin {
                 generations[slot.id] = slot.generation
                 try await slot.authenticator.decorate(&decorated)
             }
@@ -161,7 +176,7 @@ public final class HTTPSession: Sendable {
             let response = try await transmit(decorated)
             cookies.store(response.headers(named: "Set-Cookie"), from: decorated.url)
             if let slot = slots.first(where: { slot in
-                slot.authenticator.origin == decorated.url.origin
+                slot.origin == decorated.url.origin
                     && slot.authenticator.challenges.contains { $0.matches(response) }
             }) {
                 guard logins < 2 else {
@@ -193,7 +208,7 @@ public final class HTTPSession: Sendable {
                 }
             }
             if response.isRedirect, let location = response.header("Location"),
-                let target = URL(string: location, relativeTo: decorated.url)?.absoluteURL
+                let target = URL(string: location, relativeTo: decorated.url).map({ rewritten($0.absoluteURL) })
             {
                 guard redirects(decorated.url, target) == .follow else { return response }
                 redirectCount += 1

@@ -66,14 +66,12 @@ struct WelcomeStep: BuiltinStep {
     }
 
     private func apply(_ configuration: Node, from source: String, context: StepContext) throws(StepFailure) {
-        // What is kept is the configuration as found; where it points is decided each run (`--emulator`).
-        let effective = ConfigurationLoader.pointed(configuration, at: context.backendOverride)
         var values = InfoEntries()
-        values[.configuration] = InfoValue(node: effective)
+        values[.configuration] = InfoValue(node: configuration)
         if let tree {
             let result: TransformResult
             do {
-                result = try tree.transform(effective, environment: environment)
+                result = try tree.transform(configuration, environment: environment)
             } catch {
                 throw StepFailure(.transform(error.kind), error.description)
             }

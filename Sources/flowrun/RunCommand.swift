@@ -1,13 +1,15 @@
 public import ArgumentParser
 import FlowCheck
-import FlowDescriptor
+public import FlowDescriptor
 import FlowEmulator
 public import FlowEngine
+import FlowHTTP
 import FlowSteps
 import FlowTransform
 import Foundation
 
 extension RunMode: ExpressibleByArgument {}
+extension PresenterKind: ExpressibleByArgument {}
 
 /// `flowrun run FILE` (or `flowrun FILE`): compiles the flow and runs it.
 struct RunCommand: AsyncParsableCommand {
@@ -40,7 +42,7 @@ struct RunCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "Show every web login with this presenter instead of the flow's: system-browser, manual or headless-form (CI).",
             valueName: "NAME"))
-    var presenter: String?
+    var presenter: PresenterKind?
 
     @Option(
         name: .customLong("input"),
@@ -144,13 +146,7 @@ struct RunCommand: AsyncParsableCommand {
                 ?? StateFolder.default(flowName: engine.name),
             progress: progress, redactor: redactor)
         options.input.descriptorValues = descriptorValues
-        if let presenter {
-            guard ["system-browser", "manual", "headless-form"].contains(presenter) else {
-                throw ValidationError(
-                    "--presenter takes system-browser, manual or headless-form, found `\(presenter)`.")
-            }
-            options.input.environment["FLOWRUN_PRESENTER"] = presenter
-        }
+        options.presenter = presenter
         if mode == .changePasscode, !engine.usesStore {
             Console.error(
                 "flowrun: \(file) has no store-manager step: no passcode protects its state, so there is none to change."
@@ -186,14 +182,18 @@ struct RunCommand: AsyncParsableCommand {
                 throw ExitCode.usage
             }
             let server = BackendEmulator(data: data)
+            let address: URL
             do {
-                options.backendOverride = try await server.start(port: 0)
+                address = try await server.start(port: 0)
             } catch {
                 Console.error("flowrun: cannot start the emulator: \(error)")
                 throw ExitCode(1)
             }
             backend = server
-            FileHandle.standardError.write(Data("emulator: \(options.backendOverride!.absoluteString)\n".utf8))
+            // The one place the emulator is known: the run's HTTP session sends every request there, except those
+            // to an identity provider the emulator's data names outside it.
+            options.urlRewrite = URLRewrite(target: address, keeping: data.identityProvider.map { [$0.ssoURL] } ?? [])
+            FileHandle.standardError.write(Data("emulator: \(address.absoluteString)\n".utf8))
         }
         options.log = RunLog(level: level, redactor: redactor) { level, message in
             FileHandle.standardError.write(Data("[\(level.name)] \(message)\n".utf8))

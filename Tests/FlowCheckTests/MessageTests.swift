@@ -47,6 +47,26 @@ struct MessageTests {
         #expect(lint(Self.oauthFlow).isEmpty)
     }
 
+    @Test("A condition on authenticationMethod with a value no configuration names is located at the value")
+    func unknownAuthenticationMethodInCondition() throws {
+        let text = Self.oauthFlow.replacingOccurrences(
+            of: "onboard: [welcome, session, auth, settings, store]",
+            with: """
+                onboard:
+                    - welcome
+                    - session
+                    - {step: auth, when: {info: authenticationMethod, in: [oauth2, oauth]}}
+                    - settings
+                    - store
+                """)
+        let diagnostics = lint(text)
+        #expect(diagnostics.summary == ["FR203 18:68"])
+        let finding = try #require(diagnostics.first)
+        #expect(finding.message.contains("`authenticationMethod` with `oauth`"), "\(finding.message)")
+        #expect(finding.hint?.contains("`oauth2-client-credentials`") == true, "\(finding.hint ?? "")")
+        #expect(lint(text.replacingOccurrences(of: "[oauth2, oauth]", with: "[oauth2, none]")).isEmpty)
+    }
+
     @Test("A misspelt step type offers the built-in as its replacement")
     func misspeltStep() throws {
         let text = Self.oauthFlow.replacingOccurrences(

@@ -182,7 +182,6 @@ final class StepHarness: Sendable {
     let redactor = Redactor()
     /// What the step keeps (`staged`), and what it kept before (set per context).
     let staging = KeptBook()
-    let emulatorURL: URL
     let lines = Lines()
     let secret = "s3cr3t-\(UUID().uuidString)"
 
@@ -206,9 +205,8 @@ final class StepHarness: Sendable {
         step = try #require(node.step, "the registry made no step")
         spec = node.spec
         info = InfoStore(keys: KeyTable(flow: flow))
-        emulatorURL = emulator
         // Made last: a session must be shut down before it goes, and a harness that fails to start has no close.
-        http = HTTPSession(configuration: .init(timeout: .seconds(600)))
+        http = HTTPSession(configuration: .init(timeout: .seconds(600), rewrite: URLRewrite(target: emulator)))
     }
 
     func context(
@@ -231,8 +229,7 @@ final class StepHarness: Sendable {
             input: InputSource(
                 flags: ["email-address": "ada@example.com", "username": "ada@example.com"],
                 environment: environment, interactive: false),
-            trace: trace, log: log, redactor: redactor, stateFolder: folder.path, book: staging,
-            backendOverride: emulatorURL)
+            trace: trace, log: log, redactor: redactor, stateFolder: folder.path, book: staging)
         return run.step("subject", mode: Mode(mode), onboardingID: onboardingID)
     }
 

@@ -30,6 +30,7 @@ public struct Checker: Sendable {
         context.checkTransformTree()
         context.checkFlowShape()
         context.checkAuthentication()
+        context.checkAuthenticationConditions()
         context.checkDataFlow()
         context.checkScalarValues()
         context.checkSecurity()

@@ -50,7 +50,6 @@ struct DiscoveryServiceProvider: ConfigurationProvider {
     }
 
     func load(_ context: StepContext) async -> ProviderAnswer {
-        let host = Backend.redirect(self.host, to: context.backendOverride)
         let value: String
         do throws(StepFailure) {
             value = try context.input.value(

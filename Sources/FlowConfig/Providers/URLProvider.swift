@@ -30,7 +30,6 @@ struct URLProvider: ConfigurationProvider {
                     + allowedHosts.joined(separator: ", ") + ")",
                 transient: false)
         }
-        return await ConfigurationFile.fetch(
-            Backend.redirect(link, to: context.backendOverride), context: context, what: "the onboarding link")
+        return await ConfigurationFile.fetch(link, context: context, what: "the onboarding link")
     }
 }

@@ -1,6 +1,6 @@
 public import FlowDescriptor
 import FlowTransform
-import FlowHTTP
+public import FlowHTTP
 public import Foundation
 
 /// A compiled flow, ready to run: its mode plans, and the one driver that runs them.
@@ -63,7 +63,7 @@ public struct FlowEngine: Sendable {
         let http = HTTPSession(
             configuration: .init(
                 timeout: options.requestTimeout,
-                allowInsecureHTTP: descriptor.security.allowInsecureHTTP?.value == true))
+                allowInsecureHTTP: descriptor.security.allowInsecureHTTP?.value == true, rewrite: options.urlRewrite))
         let report = await drive(options, http: http, clock: options.clock)
         await http.shutdown()
         return report
@@ -88,7 +88,7 @@ public struct FlowEngine: Sendable {
         let run = RunContext(
             info: InfoStore(keys: table), http: http, input: options.input, trace: options.trace, log: options.log,
             redactor: options.redactor, progress: options.progress, stateFolder: options.state.location,
-            book: KeptBook(kept: kept?.steps ?? [:]), backendOverride: options.backendOverride)
+            book: KeptBook(kept: kept?.steps ?? [:]), presenter: options.presenter)
         let watchdog = Watchdog(clock: clock)
         defer { watchdog.stop() }
         let driver = ModeDriver(run: run, state: options.state, clock: clock, watchdog: watchdog)

@@ -1,4 +1,5 @@
 public import FlowDescriptor
+public import FlowHTTP
 public import FlowTransform
 public import Foundation
 
@@ -26,8 +27,11 @@ public struct RunOptions: Sendable {
     public var trace: any TraceSink
     public var progress: (any ProgressSink)?
     public var redactor: Redactor
-    /// Send network steps and providers here instead of the hosts in the flow (the emulator).
-    public var backendOverride: URL?
+    /// Where the run's HTTP session sends requests instead of the hosts they name (`--emulator`); the product
+    /// path knows the emulator only through this hook.
+    public var urlRewrite: URLRewrite?
+    /// The presenter of every web login (`--presenter`), over the one each step names.
+    public var presenter: PresenterKind?
     /// The run's log; its level follows the downloaded log settings.
     public var log: RunLog
     /// The clock of step timeouts and retry waits: a test clock in tests, so that no test races the wall clock.
@@ -38,7 +42,7 @@ public struct RunOptions: Sendable {
     public init(
         mode: RunMode = .auto, input: InputSource = InputSource(), state: any StateStore,
         trace: any TraceSink = MemoryTrace(), progress: (any ProgressSink)? = nil, redactor: Redactor = Redactor(),
-        backendOverride: URL? = nil, log: RunLog = RunLog(), clock: any Clock<Duration> = ContinuousClock(),
+        urlRewrite: URLRewrite? = nil, presenter: PresenterKind? = nil, log: RunLog = RunLog(), clock: any Clock<Duration> = ContinuousClock(),
         requestTimeout: Duration = .seconds(30)
     ) {
         self.requestTimeout = requestTimeout
@@ -48,7 +52,8 @@ public struct RunOptions: Sendable {
         self.trace = trace
         self.progress = progress
         self.redactor = redactor
-        self.backendOverride = backendOverride
+        self.urlRewrite = urlRewrite
+        self.presenter = presenter
         self.log = log
         self.clock = clock
     }

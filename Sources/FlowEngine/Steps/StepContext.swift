@@ -20,13 +20,13 @@ public final class RunContext: Sendable {
     public let stateFolder: String
     /// What the steps kept and keep.
     public let book: KeptBook
-    /// Where network steps and providers go instead of the hosts in the flow (`flowrun run --emulator`).
-    public let backendOverride: URL?
+    /// The presenter of every web login in this run (`flowrun run --presenter`), over the steps' own choice.
+    public let presenter: PresenterKind?
 
     public init(
         info: InfoStore, http: HTTPSession, input: InputSource = InputSource(), trace: any TraceSink = MemoryTrace(),
         log: RunLog = RunLog(), redactor: Redactor = Redactor(), progress: (any ProgressSink)? = nil,
-        stateFolder: String = "", book: KeptBook = KeptBook(), backendOverride: URL? = nil
+        stateFolder: String = "", book: KeptBook = KeptBook(), presenter: PresenterKind? = nil
     ) {
         self.info = info
         self.http = http
@@ -37,7 +37,7 @@ public final class RunContext: Sendable {
         self.progress = progress
         self.stateFolder = stateFolder
         self.book = book
-        self.backendOverride = backendOverride
+        self.presenter = presenter
     }
 
     /// The context of one step invocation.
@@ -72,7 +72,7 @@ public struct StepContext: Sendable {
     public var redactor: Redactor { run.redactor }
     public var progress: (any ProgressSink)? { run.progress }
     public var stateFolder: String { run.stateFolder }
-    public var backendOverride: URL? { run.backendOverride }
+    public var presenter: PresenterKind? { run.presenter }
     /// Whether the store was opened earlier in this run.
     public var storeIsOpen: Bool { run.book.storeIsOpen }
 

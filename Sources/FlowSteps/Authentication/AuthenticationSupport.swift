@@ -18,7 +18,7 @@ enum Authentication {
     )
 
     static let presenter = ParameterSpec(
-        "presenter", .oneOf(["system-browser", "manual", "headless-form"]), default: "system-browser",
+        "presenter", .oneOf(PresenterKind.names), default: PresenterKind.systemBrowser.rawValue,
         "How the login page is shown: in the desktop's browser with a loopback redirect, printed for the person to open and paste the final address back, or filled without a browser from the inputs (CI)."
     )
 
@@ -57,15 +57,14 @@ enum Authentication {
         return [ChallengeTest(statuses: statuses, header: header ?? "", value: value)]
     }
 
-    /// The validating URL of a step: `path` on the backend, or `authenticationURL`; pointed at the emulator under
-    /// `--emulator`.
+    /// The validating URL of a step: `path` on the backend, or `authenticationURL`.
     static func validatingURL(_ path: String?, context: StepContext) throws(StepFailure) -> URL {
         guard let path else {
             guard let url = context.info[.authenticationURL] else {
                 throw StepFailure(
                     .missingInfo, "step `\(context.name)` needs `authenticationURL`, the validating request")
             }
-            return Backend.redirect(url, to: context.backendOverride)
+            return url
         }
         let (base, applicationID) = try Backend.base(context)
         let resolved = path.replacingOccurrences(of: "{application-id}", with: applicationID)
@@ -165,31 +164,29 @@ enum Authentication {
 
     // MARK: - Presenters
 
-    static let presenterNames = ["system-browser", "manual", "headless-form"]
-
-    /// The presenter a run uses: `FLOWRUN_PRESENTER` (set by `flowrun run --presenter`) over the flow's choice, so
-    /// that CI can run a flow written for people.
-    static func presenterName(_ chosen: String, context: StepContext) -> String {
-        context.input.environment["FLOWRUN_PRESENTER"].flatMap { presenterNames.contains($0) ? $0 : nil } ?? chosen
+    /// The presenter a run uses: the run's (`flowrun run --presenter`) over the flow's choice, so that CI can run
+    /// a flow written for people.
+    static func presenterKind(_ chosen: PresenterKind, context: StepContext) -> PresenterKind {
+        context.presenter ?? chosen
     }
 
     /// The presenter of a login whose result is the session's cookies (SAML, OTP): only `headless-form` brings
     /// them back into the session in this build; a browser keeps them to itself.
     static func cookiePresenter(
-        _ chosen: String, fields: HeadlessFormPresenter.FieldNames, oneTimeCode: ParameterText? = nil,
+        _ chosen: PresenterKind, fields: HeadlessFormPresenter.FieldNames, oneTimeCode: ParameterText? = nil,
         context: StepContext,
         method: String
     ) -> any WebPresenter {
-        let name = presenterName(chosen, context: context)
+        let kind = presenterKind(chosen, context: context)
         let environment = context.input.environment
-        switch name {
-        case "headless-form":
-            return presenter(name, fields: fields, oneTimeCode: oneTimeCode, context: context)
-        case "system-browser":
+        switch kind {
+        case .headlessForm:
+            return presenter(kind, fields: fields, oneTimeCode: oneTimeCode, context: context)
+        case .systemBrowser:
             // The browser's cookies come back only from a browser flowrun drives: Chromium through chromedriver.
             guard let driver = WebDriverPresenter.findDriver(environment: environment) else {
                 return UnsupportedPresenter(
-                    name: name,
+                    name: kind.rawValue,
                     reason: HTTPError(
                         "presenter-unsupported",
                         "the \(method) login leaves its result in the browser's cookies; `system-browser` brings them "
@@ -201,13 +198,13 @@ enum Authentication {
             return WebDriverPresenter(driver: driver, headless: !display, fields: fields) { kind throws(HTTPError) in
                 try formAnswer(kind, oneTimeCode: oneTimeCode, ask: false, context: context)
             }
-        default:
+        case .manual:
             // Refused when a login is needed, not before: a restore with kept cookies needs none.
             return UnsupportedPresenter(
-                name: name,
+                name: kind.rawValue,
                 reason: HTTPError(
                     "presenter-unsupported",
-                    "the \(method) login leaves its result in the browser's cookies, which `\(name)` cannot bring back "
+                    "the \(method) login leaves its result in the browser's cookies, which `\(kind)` cannot bring back "
                         + "to flowrun: use `system-browser` (Chromium driven through chromedriver) or `--presenter "
                         + "headless-form` (the forms filled from the inputs)",
                     transient: false))
@@ -264,16 +261,16 @@ enum Authentication {
 
     /// The presenter the flow chose, its form answers taken from the run's inputs.
     static func presenter(
-        _ chosen: String, fields: HeadlessFormPresenter.FieldNames, oneTimeCode: ParameterText? = nil,
+        _ chosen: PresenterKind, fields: HeadlessFormPresenter.FieldNames, oneTimeCode: ParameterText? = nil,
         context: StepContext
     ) -> any WebPresenter {
-        switch presenterName(chosen, context: context) {
-        case "headless-form":
+        switch presenterKind(chosen, context: context) {
+        case .headlessForm:
             return HeadlessFormPresenter(fields: fields) { kind throws(HTTPError) -> String in
                 // Asking is allowed here, so there is always an answer or a failure.
                 try formAnswer(kind, oneTimeCode: oneTimeCode, ask: true, context: context) ?? ""
             }
-        case "manual":
+        case .manual:
             let input = context.input
             return ManualPresenter(show: { text in context.say(text) }) { () throws(HTTPError) -> String in
                 guard input.interactive else {
@@ -288,7 +285,7 @@ enum Authentication {
                     throw HTTPError(error.code.rawValue, error.message, transient: false)
                 }
             }
-        default:
+        case .systemBrowser:
             return SystemBrowserPresenter(environment: context.input.environment)
         }
     }
@@ -366,12 +363,12 @@ extension Authentication {
         }
     }
 
-    /// The backend a step kept, pointed at the emulator under `--emulator`.
+    /// The backend a step kept.
     static func keptBackend(_ kept: JSONValue?, context: StepContext) -> URL? {
-        kept?["backend"]?.string.flatMap(URL.init(string:)).map { Backend.redirect($0, to: context.backendOverride) }
+        kept?["backend"]?.string.flatMap(URL.init(string:))
     }
 
-    /// The backend URL as configured (before `--emulator`), to keep for logging out later.
+    /// The backend URL as configured, to keep for logging out later.
     static func configuredBackend(_ context: StepContext) -> String? {
         context.info[.settingsParameters]?.text("backendURL")
     }

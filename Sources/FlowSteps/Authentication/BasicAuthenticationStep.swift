@@ -62,7 +62,7 @@ struct BasicAuthenticationStep: BuiltinStep, LoggingOutStep {
                 authorization = "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
             }
             try await Authentication.endSession(backend: backend, authorization: authorization, context: context)
-            context.http.removeAuthenticators(method: "basic", origin: backend.origin)
+            context.http.removeAuthenticators(.basic, origin: backend.origin)
             return .success(.forgetKept)
         } catch {
             return Task.isCancelled ? .cancelled : .failure(error)

@@ -27,7 +27,7 @@ struct LogoutStep: BuiltinStep {
         do throws(StepFailure) {
             let (backend, _) = try Backend.base(context)
             var authorization: String?
-            for case let authenticator as OAuth2Authenticator in context.http.authenticators(method: "oauth2")
+            for case let authenticator as OAuth2Authenticator in context.http.authenticators(.oauth2)
             where authenticator.origin == backend.origin {
                 if let tokens = authenticator.tokens { authorization = "Bearer \(tokens.accessToken.revealed)" }
                 do {
@@ -36,7 +36,7 @@ struct LogoutStep: BuiltinStep {
                     throw Authentication.failure(error, what: "revoking the tokens")
                 }
             }
-            for case let authenticator as BasicAuthenticator in context.http.authenticators(method: "basic")
+            for case let authenticator as BasicAuthenticator in context.http.authenticators(.basic)
             where authenticator.origin == backend.origin {
                 if let credentials = authenticator.current {
                     let pair = "\(credentials.username):\(credentials.password.revealed)"

@@ -55,7 +55,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
         waits: .person, authenticates: [.oauth2, .oauth2ClientCredentials])
 
     let grant: Grant
-    let presenter: String
+    let presenter: PresenterKind
     let fields: HeadlessFormPresenter.FieldNames
     let clientSecret: ParameterText?
     let scope: String?
@@ -67,7 +67,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
 
     init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
         grant = try parameters.choice("grant", as: Grant.self) ?? .authorizationCode
-        presenter = try parameters.text("presenter") ?? "system-browser"
+        presenter = try parameters.choice("presenter", as: PresenterKind.self) ?? .systemBrowser
         fields = Authentication.fieldNames(try parameters.textMapping("form-fields"))
         clientSecret = try parameters.runtimeText("client-secret")
         scope = try parameters.text("scope")
@@ -98,16 +98,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
             let kept = Kept(context.kept)
             kept.tokens?.secrets.forEach(context.redactor.add)
             let transport = context.http.transport
-            func follow(_ url: URL) -> URL {
-                guard let backend = kept.backend.flatMap(URL.init(string:)), url.origin == backend.origin else {
-                    return url
-                }
-                return Backend.redirect(url, to: context.backendOverride)
-            }
             if let tokens = kept.tokens, let endpoints = kept.endpoints {
-                var followed = endpoints
-                followed.token = follow(endpoints.token)
-                followed.revocation = endpoints.revocation.map(follow)
                 // A confidential client authenticates to revoke, with the secret the flow names (never kept): a
                 // secret that cannot be had is said to be missing, not sent as nothing for the server to refuse.
                 let secret: Secret?
@@ -118,7 +109,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
                         error.code, "the client secret is needed to revoke the tokens: \(error.message)",
                         transient: error.isTransient)
                 }
-                let client = OAuth2Client(clientID: kept.clientID ?? "", clientSecret: secret, endpoints: followed)
+                let client = OAuth2Client(clientID: kept.clientID ?? "", clientSecret: secret, endpoints: endpoints)
                 do {
                     if let refresh = tokens.refreshToken {
                         _ = try await client.revoke(refresh, hint: "refresh_token", transport: transport)
@@ -132,7 +123,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
                 } catch {
                     throw Authentication.failure(error, what: "revoking the tokens")
                 }
-                if let endSession = endpoints.endSession.map(follow),
+                if let endSession = endpoints.endSession,
                     var components = URLComponents(url: endSession, resolvingAgainstBaseURL: true)
                 {
                     components.queryItems =
@@ -147,7 +138,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
                 try await Authentication.endSession(
                     backend: backend, authorization: kept.tokens.map { "Bearer \($0.accessToken.revealed)" },
                     context: context)
-                context.http.removeAuthenticators(method: "oauth2", origin: backend.origin)
+                context.http.removeAuthenticators(.oauth2, origin: backend.origin)
             }
             return .success(.forgetKept)
         } catch {
@@ -236,7 +227,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
             let known = Mutex(kept.user)
             let mode = context.mode
             let needsPerson =
-                Authentication.presenterName(self.presenter, context: context) == "manual" && !context.input.interactive
+                Authentication.presenterKind(self.presenter, context: context) == .manual && !context.input.interactive
             let authenticator = OAuth2Authenticator(
                 origin: origin, challenges: challenges, client: client, grant: oauthGrant, tokens: kept.tokens,
                 transport: context.http.transport,
@@ -293,10 +284,9 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
         }
     }
 
-    /// The client: from the OAuth 2.0 parameters, or from the issuer's metadata. (Under `--emulator` the
-    /// parameters' endpoints on the backend's own host already point at it: the configuration loader did that.)
-    /// A restore that `reusing` tokens still valid needs no client secret: one that cannot be had then is left out
-    /// (the server asks for it only if a new grant is needed).
+    /// The client: from the OAuth 2.0 parameters, or from the issuer's metadata. A restore that `reusing` tokens
+    /// still valid needs no client secret: one that cannot be had then is left out (the server asks for it only
+    /// if a new grant is needed).
     private func client(
         _ context: StepContext, reusing tokens: OAuth2Tokens? = nil
     ) async throws(StepFailure) -> (OAuth2Client, URL) {

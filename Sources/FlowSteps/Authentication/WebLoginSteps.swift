@@ -44,13 +44,13 @@ struct SAMLAuthenticationStep: BuiltinStep, LoggingOutStep {
         provides: [],
         waits: .person, authenticates: [.saml])
 
-    let presenter: String
+    let presenter: PresenterKind
     let fields: HeadlessFormPresenter.FieldNames
     let validatingPath: String?
     let flowChallenges: [ChallengeTest]?
 
     init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
-        presenter = try parameters.text("presenter") ?? "system-browser"
+        presenter = try parameters.choice("presenter", as: PresenterKind.self) ?? .systemBrowser
         fields = Authentication.fieldNames(try parameters.textMapping("form-fields"))
         validatingPath = try parameters.text("validating-path")
         let challenges = try Authentication.challenges(parameters, defaults: [])
@@ -90,14 +90,12 @@ struct SAMLAuthenticationStep: BuiltinStep, LoggingOutStep {
             let challenges =
                 flowChallenges ?? [ChallengeTest(statuses: [200, 302, 303], header: header, value: "login-request")]
             SessionCookies.restore(kept?["cookies"]?.string, for: validating, context: context)
-            let start = Backend.redirect(launcher, to: context.backendOverride)
             let known = Mutex<String?>(kept?["user"]?.string)
             let cookiePresenter = Authentication.cookiePresenter(
                 presenter, fields: fields, context: context, method: "SAML")
             let authenticator = WebLoginAuthenticator(
-                method: "saml", origin: validating.origin, challenges: challenges,
-                finish: LoginFinish(Backend.redirect(finish, to: context.backendOverride)),
-                presenter: cookiePresenter, start: { _ in start },
+                method: .saml, origin: validating.origin, challenges: challenges,
+                finish: LoginFinish(finish), presenter: cookiePresenter, start: { _ in launcher },
                 afterLogin: { transport throws(HTTPError) in
                     try await Authentication.checkUser(
                         expected: known.withLock { $0 }, authorization: nil, context: context, transport: transport)
@@ -141,7 +139,7 @@ struct OTPSessionConfigurationStep: BuiltinStep {
                 "The one-time passcode: `${env.NAME}` or `${input.NAME}`; `prompt` takes input `otp`, or computes it from input `totp-secret` (RFC 6238)."
             ),
             ParameterSpec(
-                "presenter", .oneOf(Authentication.presenterNames), default: "headless-form",
+                "presenter", .oneOf(PresenterKind.names), default: PresenterKind.headlessForm.rawValue,
                 "How the OTP form is shown: `headless-form` fills it in flowrun's session, `system-browser` in Chromium driven through chromedriver; `manual` cannot bring its cookies back."
             ),
             Authentication.formFields,
@@ -150,13 +148,13 @@ struct OTPSessionConfigurationStep: BuiltinStep {
         provides: [],
         waits: .person, authenticates: [.otp])
 
-    let presenter: String
+    let presenter: PresenterKind
     let passcode: ParameterText
     let fields: HeadlessFormPresenter.FieldNames
     let challenges: [ChallengeTest]
 
     init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
-        presenter = try parameters.text("presenter") ?? "headless-form"
+        presenter = try parameters.choice("presenter", as: PresenterKind.self) ?? .headlessForm
         passcode =
             try parameters.runtimeText("passcode")
             ?? ParameterText(parameter: "passcode", text: "prompt", isSecret: true)
@@ -173,13 +171,11 @@ struct OTPSessionConfigurationStep: BuiltinStep {
                 throw StepFailure(
                     .missingInfo, "step `\(context.name)` needs `otpParameters` with the form and finish URLs")
             }
-            let formURL = Backend.redirect(form, to: context.backendOverride)
             let authenticator = WebLoginAuthenticator(
-                method: "otp", origin: formURL.origin, challenges: challenges,
-                finish: LoginFinish(Backend.redirect(finish, to: context.backendOverride)),
+                method: .otp, origin: form.origin, challenges: challenges, finish: LoginFinish(finish),
                 presenter: Authentication.cookiePresenter(
                     presenter, fields: fields, oneTimeCode: passcode, context: context, method: "one-time passcode"),
-                start: { challenge in Self.formURL(challenge, default: formURL) })
+                start: { challenge in Self.formURL(challenge, default: form) })
             try Authentication.register(authenticator, context: context)
             return .success
         } catch {

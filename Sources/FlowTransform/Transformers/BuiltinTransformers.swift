@@ -182,7 +182,7 @@ enum DiscoveryService {
         info[.settingsParameters] = settings
 
         guard let authNode = node["auth"], !authNode.isNull else {
-            info[.authenticationMethod] = "none"
+            info[.authenticationMethod] = AuthenticationMethod.none.rawValue
             return info.values
         }
         let authPath = path.appending("auth")
@@ -192,7 +192,7 @@ enum DiscoveryService {
                 "expected a list of `{type, config}`, found \(authNode.kindDescription)")
         }
         guard let first = entries.first else {
-            info[.authenticationMethod] = "none"
+            info[.authenticationMethod] = AuthenticationMethod.none.rawValue
             return info.values
         }
         let entryPath = authPath.appending(index: 0)
@@ -205,10 +205,17 @@ enum DiscoveryService {
         }
         let config = first["config"] ?? Node(.mapping([]), at: first.location)
         let configPath = entryPath.appending("config")
-        switch type {
-        case "basic.default", "basic":
-            info[.authenticationMethod] = "basic"
-        case "oauth2":
+        guard let method = AuthenticationMethod(configurationType: type) else {
+            throw TransformError(
+                .invalidArgument, at: entryPath.appending("type").text,
+                "unsupported authentication type `\(type)`; expected "
+                    + AuthenticationMethod.configurationTypes.dropLast().joined(separator: ", ") + " or "
+                    + AuthenticationMethod.configurationTypes.last!)
+        }
+        switch method {
+        case .basic:
+            info[.authenticationMethod] = AuthenticationMethod.basic.rawValue
+        case .oauth2, .oauth2ClientCredentials:
             let codeClient = try? OAuthForms.client(config, grant: "authorization_code", at: configPath)
             let credentialsClient = try? OAuthForms.client(config, grant: "client_credentials", at: configPath)
             let flat = config["oauth2.clientID"] != nil
@@ -235,18 +242,16 @@ enum DiscoveryService {
                     .missingArgument, at: configPath.appending("oauth2.clients").text,
                     "an oauth2 entry needs at least one client")
             }
-            info[.authenticationMethod] = onlyCredentials ? "oauth2-client-credentials" : "oauth2"
-        case "saml2.web.post", "saml":
+            let granted: AuthenticationMethod = onlyCredentials ? .oauth2ClientCredentials : .oauth2
+            info[.authenticationMethod] = granted.rawValue
+        case .saml:
             info[.samlParameters] = SAMLParameters(
                 infoValue: try SAMLForm.parameters(
                     config, backendURL: backendURL, at: configPath, conversion: conversion))
-            info[.authenticationMethod] = "saml"
-        case "none":
-            info[.authenticationMethod] = "none"
-        default:
-            throw TransformError(
-                .invalidArgument, at: entryPath.appending("type").text,
-                "unsupported authentication type `\(type)`; expected basic.default, oauth2, saml2.web.post or none")
+            info[.authenticationMethod] = AuthenticationMethod.saml.rawValue
+        case .none, .otp, .fromConfiguration:
+            // A configuration names no method or `none` (`init(configurationType:)` gives no other of these).
+            info[.authenticationMethod] = AuthenticationMethod.none.rawValue
         }
         if first["requireOtp"]?.scalar?.text.lowercased() == "true" {
             info[.otpParameters] = OTPParameters([
