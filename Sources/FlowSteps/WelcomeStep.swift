@@ -14,7 +14,8 @@ struct WelcomeStep: BuiltinStep {
     static let spec = StepSpec(
         name: "welcome", aliases: ["WelcomeScreenStep", "WelcomeStep"],
         summary:
-            "Loads the configuration through the provider queue, transforms it with the flow's transform tree and provides its keys; restore reloads the persisted configuration.",
+            "Loads the configuration through the provider queue, transforms it with the flow's transform tree and "
+                + "provides its keys; restore reloads the persisted configuration.",
         provides: [KeySpec(.configuration)],
         waits: .person, providesTransformKeys: true)
 

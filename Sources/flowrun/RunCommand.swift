@@ -40,7 +40,8 @@ struct RunCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Show every web login with this presenter instead of the flow's: system-browser, manual or headless-form (CI).",
+            "Show every web login with this presenter instead of the flow's: system-browser, manual or headless-form "
+                + "(CI).",
             valueName: "NAME"))
     var presenter: PresenterKind?
 
@@ -112,7 +113,8 @@ struct RunCommand: AsyncParsableCommand {
             let name = String(input[..<equals])
             if Self.secretInputs.contains(name) {
                 throw ValidationError(
-                    "--input \(name)=... would show a secret to every user in the process list: set \(InputSource.environmentName(for: name)) or use --input-fd \(name)=FD."
+                    "--input \(name)=... would show a secret to every user in the process list: set "
+                        + "\(InputSource.environmentName(for: name)) or use --input-fd \(name)=FD."
                 )
             }
             flags[name] = String(input[input.index(after: equals)...])
@@ -149,7 +151,8 @@ struct RunCommand: AsyncParsableCommand {
         options.presenter = presenter
         if mode == .changePasscode, !engine.usesStore {
             Console.error(
-                "flowrun: \(file) has no store-manager step: no passcode protects its state, so there is none to change."
+                "flowrun: \(file) has no store-manager step: no passcode protects its state, so there is none to "
+                    + "change."
             )
             throw ExitCode.usage
         }

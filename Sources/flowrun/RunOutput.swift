@@ -42,7 +42,8 @@ final class ProgressPrinter: ProgressSink {
             switch outcome.ending {
             case .succeeded: "  ok      \(step)  \(time)"
             case .failed(let failure):
-                "  \(willRetry ? "retry " : "failed")  \(step)  \(time)  \(failure.code): \(TerminalText.safe(failure.message))"
+                "  \(willRetry ? "retry " : "failed")  \(step)  \(time)  \(failure.code): "
+                    + "\(TerminalText.safe(failure.message))"
             case .cancelled: "  stopped \(step)  \(time)"
             }
         write((live ? "\u{1B}[2K\r" : "") + line + "\n")
@@ -113,15 +114,16 @@ enum Plan {
         var lines: [String] = []
         for mode in FlowMode.allCases {
             guard let graph = flow.graphs[mode] else { continue }
-            lines.append(
-                "\(mode.rawValue)\(flow.descriptor.flow(for: mode) == nil ? " (default: each onboard step's reset, in reverse)" : ""):"
-            )
+            let byDefault =
+                flow.descriptor.flow(for: mode) == nil ? " (default: each onboard step's reset, in reverse)" : ""
+            lines.append("\(mode.rawValue)\(byDefault):")
             for (index, node) in graph.nodes.enumerated() {
                 var details = ["\(node.spec.name)", "timeout \(node.timeout.flowText)"]
                 if node.step == nil { details.append("not runnable in this build") }
                 if node.retry.attempts > 1 {
                     details.append(
-                        "\(node.retry.attempts) attempts, backoff \(node.retry.backoff.flowText)×\(node.retry.multiplier)"
+                        "\(node.retry.attempts) attempts, backoff "
+                            + "\(node.retry.backoff.flowText)×\(node.retry.multiplier)"
                     )
                 }
                 if node.condition != nil { details.append("when …") }

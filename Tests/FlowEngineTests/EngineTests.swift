@@ -76,10 +76,13 @@ struct EngineTests {
         let fixture = try EngineFixture(
             commandFlow(
                 steps: """
-                      make: {uses: command, with: {run: [sh, -c, "echo '{\\"count\\": 3, \\"site\\": \\"https://a.example.com\\"}'"], provides: {count: int, site: url}}}
+                      make: {uses: command, with: {run: [sh, -c, "echo '{\\"count\\": 3, \\"site\\": \
+                    \\"https://a.example.com\\"}'"], \
+                    provides: {count: int, site: url}}}
                       use:
                         uses: command
-                        with: {run: [sh, -c, "read input; echo \\"{\\\\\\"seen\\\\\\": $input}\\""], inputs: [count, site], provides: {seen: value}}
+                        with: {run: [sh, -c, "read input; echo \\"{\\\\\\"seen\\\\\\": $input}\\""], \
+                    inputs: [count, site], provides: {seen: value}}
                     """,
                 flows: "  onboard: [make, use]"))
         defer { fixture.remove() }
@@ -94,7 +97,8 @@ struct EngineTests {
         let fixture = try EngineFixture(
             commandFlow(
                 steps:
-                    "  make: {uses: command, with: {run: [sh, -c, \"echo '{\\\"count\\\": \\\"many\\\"}'\"], provides: {count: int}}}",
+                    "  make: {uses: command, with: {run: [sh, -c, \"echo '{\\\"count\\\": \\\"many\\\"}'\"], provides: "
+                        + "{count: int}}}",
                 flows: "  onboard: [make]"))
         defer { fixture.remove() }
         let report = await fixture.run(.onboard)
@@ -129,7 +133,8 @@ struct EngineTests {
         let fixture = try EngineFixture(
             commandFlow(
                 steps:
-                    "  make:\n    uses: command\n    with:\n      run: [sh, -c, 'cat output']\n      provides: {count: int}",
+                    "  make:\n    uses: command\n    with:\n      run: [sh, -c, 'cat output']\n      provides: {count: "
+                        + "int}",
                 flows: "  onboard: [make]"), files: ["output": output])
         defer { fixture.remove() }
         let report = await fixture.run(.onboard)
@@ -150,7 +155,8 @@ struct EngineTests {
             commandFlow(
                 steps: "  slow: {uses: command, with: {run: [sh, -c, \"sleep 3600 & echo $! >> children; wait\"]}}",
                 flows:
-                    "  onboard:\n    - step: slow\n      timeout: 200ms\n      retry: {attempts: 2, backoff: 0ms, jitter: false}"
+                    "  onboard:\n    - step: slow\n      timeout: 200ms\n      retry: {attempts: 2, backoff: 0ms, "
+                        + "jitter: false}"
             ))
         defer { fixture.remove() }
         let trace = MemoryTrace()
@@ -199,7 +205,8 @@ struct EngineTests {
         let fixture = try EngineFixture(
             commandFlow(
                 steps:
-                    "  chatty: {uses: command, with: {run: [sh, -c, \"echo $$ > shell.tmp && mv shell.tmp shell && exec yes\"]}}",
+                    "  chatty: {uses: command, with: {run: [sh, -c, \"echo $$ > shell.tmp && mv shell.tmp shell && "
+                        + "exec yes\"]}}",
                 flows: "  onboard: [chatty]"))
         defer { fixture.remove() }
         let report = await fixture.run(.onboard)
@@ -217,7 +224,8 @@ struct EngineTests {
         let fixture = try EngineFixture(
             commandFlow(
                 steps:
-                    "  flaky: {uses: command, with: {run: [sh, -c, \"if [ -e tried ]; then echo '{}'; else touch tried; exit 75; fi\"]}}",
+                    "  flaky: {uses: command, with: {run: [sh, -c, \"if [ -e tried ]; then echo '{}'; else touch "
+                        + "tried; exit 75; fi\"]}}",
                 flows: "  onboard:\n    - step: flaky\n      retry: {attempts: 3, backoff: 10ms}"))
         defer { fixture.remove() }
         let trace = MemoryTrace()
@@ -252,7 +260,8 @@ struct EngineTests {
         let fixture = try EngineFixture(
             commandFlow(
                 steps:
-                    "  ok: {uses: command, with: {run: [sh, -c, \"echo '{}'\"]}}\n  bad: {uses: command, with: {run: [\"false\"]}}",
+                    "  ok: {uses: command, with: {run: [sh, -c, \"echo '{}'\"]}}\n  bad: {uses: command, with: {run: "
+                        + "[\"false\"]}}",
                 flows: "  onboard: [ok, bad]"))
         defer { fixture.remove() }
         let report = await fixture.run(.onboard)
@@ -264,9 +273,11 @@ struct EngineTests {
         let fixture = try EngineFixture(
             commandFlow(
                 steps:
-                    "  ok: {uses: command, with: {run: [sh, -c, \"echo '{}'\"]}}\n  gate: {uses: command, with: {run: [sh, -c, \"test ! -e broken && echo '{}'\"]}}",
+                    "  ok: {uses: command, with: {run: [sh, -c, \"echo '{}'\"]}}\n  gate: {uses: command, with: {run: "
+                        + "[sh, -c, \"test ! -e broken && echo '{}'\"]}}",
                 flows:
-                    "  onboard: [ok]\n  restore:\n    - step: gate\n      on-failure: {modes: [reset, onboard]}\n  reset: [ok]"
+                    "  onboard: [ok]\n  restore:\n    - step: gate\n      on-failure: {modes: [reset, onboard]}\n  "
+                        + "reset: [ok]"
             ))
         defer { fixture.remove() }
         _ = await fixture.run(.onboard)
@@ -361,7 +372,8 @@ struct EngineTests {
         let fixture = try EngineFixture(
             commandFlow(
                 steps:
-                    "  leak: {uses: command, with: {run: [sh, -c, \"echo \\\"token was $TOKEN\\\" >&2; exit 1\"], env: {TOKEN: \"${env.FLOW_TOKEN}\"}}}",
+                    "  leak: {uses: command, with: {run: [sh, -c, \"echo \\\"token was $TOKEN\\\" >&2; exit 1\"], env: "
+                        + "{TOKEN: \"${env.FLOW_TOKEN}\"}}}",
                 flows: "  onboard: [leak]"))
         defer { fixture.remove() }
         let trace = MemoryTrace()
@@ -380,8 +392,10 @@ struct EngineTests {
         let fixture = try EngineFixture(
             commandFlow(
                 steps: """
-                      fetch: {uses: command, with: {run: [sh, -c, "echo '{\\"deviceToken\\": \\"t0k3n-from-vault\\"}'"], provides: {deviceToken: string}}}
-                      leak: {uses: command, with: {run: [sh, -c, "echo \\"token was $DEVICE_TOKEN\\" >&2; exit 1"], env: {DEVICE_TOKEN: "${info.deviceToken}"}}}
+                      fetch: {uses: command, with: {run: [sh, -c, "echo '{\\"deviceToken\\": \
+                    \\"t0k3n-from-vault\\"}'"], provides: {deviceToken: string}}}
+                      leak: {uses: command, with: {run: [sh, -c, "echo \\"token was $DEVICE_TOKEN\\" >&2; exit 1"], \
+                    env: {DEVICE_TOKEN: "${info.deviceToken}"}}}
                     """,
                 flows: "  onboard: [fetch, leak]"))
         defer { fixture.remove() }
@@ -400,7 +414,8 @@ struct EngineTests {
         let fixture = try EngineFixture(
             commandFlow(
                 steps: """
-                      decide: {uses: command, with: {run: [sh, -c, "echo '{\\"method\\": \\"saml\\"}'"], provides: {method: string}}}
+                      decide: {uses: command, with: {run: [sh, -c, "echo '{\\"method\\": \\"saml\\"}'"], provides: \
+                    {method: string}}}
                       oauth: {uses: command, with: {run: ["false"]}}
                       saml: {uses: command, with: {run: [sh, -c, "echo '{\\"done\\": true}'"], provides: {done: bool}}}
                     """,
@@ -424,7 +439,8 @@ struct EngineTests {
         let fixture = try EngineFixture(
             commandFlow(
                 steps:
-                    "  a: {uses: command, with: {run: [sh, -c, \"echo '{}'\"]}}\n  b: {uses: command, with: {run: [sh, -c, \"echo '{}'\"]}}",
+                    "  a: {uses: command, with: {run: [sh, -c, \"echo '{}'\"]}}\n  b: {uses: command, with: {run: [sh, "
+                        + "-c, \"echo '{}'\"]}}",
                 flows: "  onboard: [a, b]"))
         defer { fixture.remove() }
         let trace = MemoryTrace()

@@ -50,8 +50,10 @@ struct InputSourceTests {
 struct URLRedactionTests {
     @Test(arguments: [
         (
-            "GET http://127.0.0.1:8080/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='com.example.travel:1.0',EmailAddress='ada@example.com') answered 404",
-            "GET http://127.0.0.1:8080/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID=<redacted>,EmailAddress=<redacted>) answered 404"
+            "GET http://127.0.0.1:8080/config-api.svc/ApplicationConfigurations/getApplicationConfiguration("
+                + "AppConfigID='com.example.travel:1.0',EmailAddress='ada@example.com') answered 404",
+            "GET http://127.0.0.1:8080/config-api.svc/ApplicationConfigurations/getApplicationConfiguration("
+                + "AppConfigID=<redacted>,EmailAddress=<redacted>) answered 404"
         ),
         (
             "see https://m.example.com/a?email=ada%40example.com&code=X-1#frag.",

@@ -24,7 +24,8 @@ func providerFlow(_ providers: String) -> String {
 }
 
 let warehouseJSON =
-    #"{"host": "warehouse.example.com", "port": 443, "protocol": "https", "auth": [{"type": "basic.default", "config": {}}]}"#
+    #"{"host": "warehouse.example.com", "port": 443, "protocol": "https", "#
+    + #""auth": [{"type": "basic.default", "config": {}}]}"#
 let travelJSON =
     #"{"host": "travel.example.com", "protocol": "https", "auth": [{"type": "saml2.web.post", "config": {}}]}"#
 let plistDocument = """

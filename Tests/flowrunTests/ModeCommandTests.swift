@@ -78,8 +78,10 @@ extension ProcessSuites {
                 #expect(onboard.status == 0, "\(onboard.standardOutput)\(onboard.standardError)")
                 let trace = scratch.url.appendingPathComponent("reset-\(passcode).jsonl").path
                 let reset = try await CommandRunner.run(
-                    ["run", Self.authorizationCode, "--emulator", "--state-dir", state, "--mode", "reset", "--trace",
-                     trace], environment: passcode ? ["FLOWRUN_INPUT_PASSCODE": "Trav3l-passcode"] : [:])
+                    [
+                        "run", Self.authorizationCode, "--emulator", "--state-dir", state, "--mode", "reset", "--trace",
+                        trace,
+                    ], environment: passcode ? ["FLOWRUN_INPUT_PASSCODE": "Trav3l-passcode"] : [:])
                 #expect(reset.status == 0, "\(reset.standardOutput)\(reset.standardError)")
                 let events = try String(contentsOfFile: trace, encoding: .utf8)
                 if passcode {
@@ -106,7 +108,8 @@ extension ProcessSuites {
             let state = scratch.url.appendingPathComponent("state").path
             let command = ["run", Self.clientCredentials, "--emulator", "--state-dir", state]
             let onboard = try await CommandRunner.run(
-                command, environment: Self.station.merging(["FIELDSCAN_CLIENT_SECRET": "fieldscan-secret-0451"]) {
+                command,
+                environment: Self.station.merging(["FIELDSCAN_CLIENT_SECRET": "fieldscan-secret-0451"]) {
                     $1
                 })
             #expect(onboard.status == 0, "\(onboard.standardOutput)\(onboard.standardError)")

@@ -60,7 +60,8 @@ extension ProcessSuites {
             #expect(missing.status == 1)
             #expect(
                 missing.standardOutput.contains(
-                    "missing-input: input `who` is needed and there is no terminal to ask on: pass `--input who=...` or set FLOWRUN_INPUT_WHO"
+                    "missing-input: input `who` is needed and there is no terminal to ask on: pass `--input who=...` "
+                        + "or set FLOWRUN_INPUT_WHO"
                 ))
             #expect(!FileManager.default.fileExists(atPath: state))
 
@@ -263,7 +264,8 @@ extension ProcessSuites {
             #expect(result.status == 1)
             #expect(
                 result.standardOutput.contains(
-                    "input `email-address` is needed and there is no terminal to ask on: pass `--input email-address=...` or set FLOWRUN_INPUT_EMAIL_ADDRESS"
+                    "input `email-address` is needed and there is no terminal to ask on: pass `--input "
+                        + "email-address=...` or set FLOWRUN_INPUT_EMAIL_ADDRESS"
                 ))
         }
     }
@@ -282,7 +284,8 @@ extension ProcessSuites {
             let base = try #require(URL(string: String(text.dropFirst("flowrun emulator listening on ".count))))
             // A real request over the network stack: discovery for the built-in user.
             let discovery = base.appendingPathComponent(
-                "config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='com.example.travel:1.0',EmailAddress='ada@example.com')"
+                "config-api.svc/ApplicationConfigurations/getApplicationConfiguration("
+                    + "AppConfigID='com.example.travel:1.0',EmailAddress='ada@example.com')"
             )
             let fetched = try await CommandRunner.runProgram([
                 "python3", "-c",

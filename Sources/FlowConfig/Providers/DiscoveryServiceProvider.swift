@@ -35,7 +35,8 @@ struct DiscoveryServiceProvider: ConfigurationProvider {
     init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
         guard let application = try parameters.text("application-id") ?? parameters.flow.application?.id?.value else {
             throw ParameterProblem(
-                "Provider `discovery-service` needs an application ID: set `application.id` or the provider's `application-id`.",
+                "Provider `discovery-service` needs an application ID: set `application.id` or the provider's "
+                    + "`application-id`.",
                 at: parameters.location, path: parameters.path, missing: true)
         }
         applicationID = application
@@ -60,8 +61,10 @@ struct DiscoveryServiceProvider: ConfigurationProvider {
         let quoted = { (text: String) in text.replacingOccurrences(of: "'", with: "''") }
         let function =
             input == .emailAddress
-            ? "getApplicationConfiguration(AppConfigID='\(quoted(applicationID)):1.0',EmailAddress='\(quoted(value))')"
-            : "getApplicationConfigurationByCode(AppConfigID='\(quoted(applicationID)):1.0',OnboardingCode='\(quoted(value))')"
+            ? "getApplicationConfiguration(AppConfigID='\(quoted(applicationID)):1.0',"
+                + "EmailAddress='\(quoted(value))')"
+            : "getApplicationConfigurationByCode(AppConfigID='\(quoted(applicationID)):1.0',"
+                + "OnboardingCode='\(quoted(value))')"
         let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "?#"))
         guard let encoded = function.addingPercentEncoding(withAllowedCharacters: allowed),
             let url = URL(string: "/config-api.svc/ApplicationConfigurations/" + encoded, relativeTo: host)?.absoluteURL

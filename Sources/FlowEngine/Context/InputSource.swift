@@ -59,7 +59,8 @@ public struct InputSource: Sendable {
         if secret, flags[name] != nil, Self.neverOnCommandLine.contains(name) {
             throw StepFailure(
                 .secretOnCommandLine,
-                "input `\(name)` is a secret and is not taken from the command line, where other users can read it in the process list: set \(Self.environmentName(for: name)) or pass it with `--input-fd \(name)=FD`"
+                "input `\(name)` is a secret and is not taken from the command line, where other users can read it in "
+                    + "the process list: set \(Self.environmentName(for: name)) or pass it with `--input-fd \(name)=FD`"
             )
         }
         if let value = flags[name] ?? descriptorValues[name] { return value }
@@ -95,7 +96,8 @@ public struct InputSource: Sendable {
             : "pass `--input \(name)=...` or set \(Self.environmentName(for: name))"
         return StepFailure(
             .missingInput,
-            "input `\(name)` is needed and \(interactive ? "none was entered" : "there is no terminal to ask on"): \(ways)"
+            "input `\(name)` is needed and \(interactive ? "none was entered" : "there is no terminal to ask on"): "
+                + "\(ways)"
         )
     }
 
@@ -137,7 +139,8 @@ public struct InputSource: Sendable {
             case nil:
                 throw StepFailure(
                     .badReference,
-                    "`${\(reference.namespace).\(reference.name)}` in `\(name)` uses unknown namespace `\(reference.namespace)`"
+                    "`${\(reference.namespace).\(reference.name)}` in `\(name)` uses unknown namespace "
+                        + "`\(reference.namespace)`"
                 )
             }
         }

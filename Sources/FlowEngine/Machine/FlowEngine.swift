@@ -1,6 +1,6 @@
 public import FlowDescriptor
-import FlowTransform
 public import FlowHTTP
+import FlowTransform
 public import Foundation
 
 /// A compiled flow, ready to run: its mode plans, and the one driver that runs them.
@@ -131,7 +131,8 @@ public struct FlowEngine: Sendable {
                 options.trace.record(
                     TraceEvent(
                         mode: mode, step: step, from: "failed", to: "handover", outcome: "handover",
-                        errorCode: failure.code.rawValue, message: "running " + modes.map(\.rawValue).joined(separator: ", ")))
+                        errorCode: failure.code.rawValue,
+                        message: "running " + modes.map(\.rawValue).joined(separator: ", ")))
             case .finish(let end):
                 result = end
             }

@@ -1,5 +1,5 @@
-import FlowDescriptor
 import FlowCatalog
+import FlowDescriptor
 import Foundation
 
 /// Runs one mode's plan: performs ``RunMachine``'s actions (conditions, steps under the watchdog, waits), traces
@@ -115,7 +115,11 @@ struct ModeDriver<C: Clock>: Sendable where C.Duration == Duration {
         let deadline = clock.now.advanced(by: timeout)
         let task = Task { await step.perform(operation, context: context) }
         let generation = watchdog.arm(task, deadline: deadline)
-        let outcome = await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+        let outcome = await withTaskCancellationHandler {
+            await task.value
+        } onCancel: {
+            task.cancel()
+        }
         let timedOut = watchdog.disarm(generation)
         if Task.isCancelled { return .cancelled }
         return timedOut ? .failure(.timeout(timeout)) : outcome

@@ -38,7 +38,8 @@ public enum ModePlanner {
             let nodes = opening + loggingOut.map { planned($0, .logout) }
             plans[.logout] = ModePlan(graph: FlowGraph(mode: .logout, nodes: nodes), rules: needsOnboarding)
         }
-        if let changing = node(in: flow, from: [.restore, .onboard, .reset], where: { $0 is any PasscodeChangingStep }) {
+        if let changing = node(in: flow, from: [.restore, .onboard, .reset], where: { $0 is any PasscodeChangingStep })
+        {
             plans[.changePasscode] = ModePlan(
                 graph: FlowGraph(mode: .changePasscode, nodes: [planned(changing, .changePasscode)]),
                 rules: ModePlan.Rules(needsOnboarding: true, afterSuccess: .nothing))

@@ -42,7 +42,8 @@ public struct RunOptions: Sendable {
     public init(
         mode: RunMode = .auto, input: InputSource = InputSource(), state: any StateStore,
         trace: any TraceSink = MemoryTrace(), progress: (any ProgressSink)? = nil, redactor: Redactor = Redactor(),
-        urlRewrite: URLRewrite? = nil, presenter: PresenterKind? = nil, log: RunLog = RunLog(), clock: any Clock<Duration> = ContinuousClock(),
+        urlRewrite: URLRewrite? = nil, presenter: PresenterKind? = nil, log: RunLog = RunLog(),
+        clock: any Clock<Duration> = ContinuousClock(),
         requestTimeout: Duration = .seconds(30)
     ) {
         self.requestTimeout = requestTimeout

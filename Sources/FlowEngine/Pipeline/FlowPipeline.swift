@@ -35,9 +35,9 @@ public struct FlowPipeline: Sendable {
     /// keeping the compiled flow (the steps are made, for their findings; the graphs are not drawn).
     public func lint(path: String, onlyFlowFiles: Bool = false) -> FileReport? {
         guard let bytes = FileBytes.read(path, limit: limits.maxFileBytes) else { return .unreadable(path) }
-        return load(
-            bytes: bytes, file: path, format: DocumentFormat(path: path), onlyFlowFiles: onlyFlowFiles, keepFlow: false)?
-            .report
+        let loaded = load(
+            bytes: bytes, file: path, format: DocumentFormat(path: path), onlyFlowFiles: onlyFlowFiles, keepFlow: false)
+        return loaded?.report
     }
 
     /// The report of the file whose path is `pathBytes` (a name that is not valid UTF-8, as a directory entry

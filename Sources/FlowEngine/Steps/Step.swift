@@ -81,4 +81,3 @@ extension BuiltinParameters {
         return ParameterText(parameter: name, text: text, isSecret: spec(name)?.type == .secret)
     }
 }
-

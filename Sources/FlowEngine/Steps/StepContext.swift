@@ -1,6 +1,6 @@
 public import FlowDescriptor
-public import FlowTransform
 public import FlowHTTP
+public import FlowTransform
 public import Foundation
 
 /// The services of one run, made once when the run starts and shared by every step of every mode.

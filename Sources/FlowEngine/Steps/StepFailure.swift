@@ -16,7 +16,8 @@ public struct StepFailure: Error, Sendable, Hashable, CustomStringConvertible {
     public var wipes: Bool
 
     public init(
-        _ code: FailureCode, _ message: String, transient: Bool = false, bypassesRoutes: Bool = false, wipes: Bool = false
+        _ code: FailureCode, _ message: String, transient: Bool = false, bypassesRoutes: Bool = false,
+        wipes: Bool = false
     ) {
         self.code = code
         self.message = message

@@ -14,12 +14,14 @@ enum Authentication {
 
     static let validatingPath = ParameterSpec(
         "validating-path", .string, derived: "the path of `authenticationURL`",
-        "The request that proves the session is authenticated (it meets the challenge first), relative to the backend; `{application-id}` is replaced."
+        "The request that proves the session is authenticated (it meets the challenge first), relative to the backend; "
+            + "`{application-id}` is replaced."
     )
 
     static let presenter = ParameterSpec(
         "presenter", .oneOf(PresenterKind.names), default: PresenterKind.systemBrowser.rawValue,
-        "How the login page is shown: in the desktop's browser with a loopback redirect, printed for the person to open and paste the final address back, or filled without a browser from the inputs (CI)."
+        "How the login page is shown: in the desktop's browser with a loopback redirect, printed for the person to "
+            + "open and paste the final address back, or filled without a browser from the inputs (CI)."
     )
 
     static let challengeParameters = [
@@ -120,7 +122,8 @@ enum Authentication {
         guard let expected, let user, user != expected else { return }
         throw StepFailure(
             .userSwitch,
-            "the login is for user `\(user)`, but this onboarding belongs to `\(expected)`: log in as `\(expected)`, or reset "
+            "the login is for user `\(user)`, but this onboarding belongs to `\(expected)`: log in as `\(expected)`, "
+                + "or reset "
                 + "(`--mode reset`) and onboard the other user")
     }
 
@@ -276,7 +279,8 @@ enum Authentication {
                 guard input.interactive else {
                     throw HTTPError(
                         "missing-input",
-                        "the `manual` presenter reads the address the browser ended on from the terminal, and there is no terminal: "
+                        "the `manual` presenter reads the address the browser ended on from the terminal, and there is "
+                            + "no terminal: "
                             + "use `presenter: headless-form` (inputs from the environment) in CI", transient: false)
                 }
                 do throws(StepFailure) {
@@ -306,7 +310,8 @@ enum Authentication {
 
     static let formFields = ParameterSpec(
         "form-fields", .stringMap,
-        "For `headless-form` (and `system-browser` filling SAML and OTP forms): the login form's field names, by what they ask for (`username`, `password`, `one-time-code`), when the defaults do not find them."
+        "For `headless-form` (and `system-browser` filling SAML and OTP forms): the login form's field names, by what "
+            + "they ask for (`username`, `password`, `one-time-code`), when the defaults do not find them."
     )
 
     /// A step failure for an authentication error, naming the step's method.

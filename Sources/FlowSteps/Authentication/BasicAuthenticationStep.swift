@@ -93,7 +93,8 @@ struct BasicAuthenticationStep: BuiltinStep, LoggingOutStep {
                         guard context.input.interactive else {
                             throw StepFailure(
                                 .credentialsRefused,
-                                "the backend refused the password of user `\(refused.username)` (it answered the Basic challenge again)"
+                                "the backend refused the password of user `\(refused.username)` (it answered the Basic "
+                                    + "challenge again)"
                             )
                         }
                         context.say(
@@ -116,7 +117,8 @@ struct BasicAuthenticationStep: BuiltinStep, LoggingOutStep {
             guard let sent = authenticator.current else {
                 throw StepFailure(
                     .noChallenge,
-                    "the validating request succeeded without a Basic challenge: the backend does not ask for Basic authentication"
+                    "the validating request succeeded without a Basic challenge: the backend does not ask for Basic "
+                        + "authentication"
                 )
             }
             var value: [(String, JSONValue)] = [

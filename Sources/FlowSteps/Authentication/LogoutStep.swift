@@ -15,7 +15,8 @@ struct LogoutStep: BuiltinStep {
     static let spec = StepSpec(
         name: "logout", aliases: ["LogoutStep"],
         summary:
-            "Ends the backend session, revokes the session's OAuth 2.0 tokens where offered and removes its authenticators.",
+            "Ends the backend session, revokes the session's OAuth 2.0 tokens where offered and removes its "
+                + "authenticators.",
         parameters: [],
         requires: [KeySpec(.settingsParameters)],
         provides: [],

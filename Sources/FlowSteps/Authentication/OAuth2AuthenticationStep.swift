@@ -21,7 +21,8 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
     static let spec = StepSpec(
         name: "oauth2-authentication", aliases: ["OAuth2AuthenticationStep"],
         summary:
-            "Authenticates with OAuth 2.0: the authorization code grant with PKCE through a presenter, or the client credentials grant; tokens kept in the store and refreshed.",
+            "Authenticates with OAuth 2.0: the authorization code grant with PKCE through a presenter, or the client "
+                + "credentials grant; tokens kept in the store and refreshed.",
         parameters: [
             ParameterSpec(
                 "grant", .oneOf(["authorization-code", "client-credentials"]), default: "authorization-code",
@@ -36,7 +37,8 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
                 "The scopes to ask for, separated by spaces (default: those of the OAuth 2.0 parameters)."),
             ParameterSpec(
                 "issuer", .url,
-                "An OpenID Connect issuer: the endpoints are read from its `/.well-known/openid-configuration` instead of the OAuth 2.0 parameters."
+                "An OpenID Connect issuer: the endpoints are read from its `/.well-known/openid-configuration` instead "
+                    + "of the OAuth 2.0 parameters."
             ),
             ParameterSpec(
                 "client-id", .string,
@@ -261,7 +263,8 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
             guard let tokens = authenticator.tokens else {
                 throw StepFailure(
                     .noChallenge,
-                    "the validating request succeeded without an OAuth 2.0 challenge: the backend does not ask for a token"
+                    "the validating request succeeded without an OAuth 2.0 challenge: the backend does not ask for a "
+                        + "token"
                 )
             }
             let activity = authenticator.activity
@@ -327,7 +330,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
         let secret: Secret?
         do throws(StepFailure) {
             secret = try clientSecret.map { text throws(StepFailure) in Secret(try context.resolve(text)) }
-        } catch where reusable && error.code == .missingInput {
+        } catch  where reusable && error.code == .missingInput {
             secret = nil
         }
         let redirect = redirectURL ?? url("redirectURL")

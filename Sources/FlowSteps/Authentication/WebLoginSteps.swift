@@ -37,7 +37,8 @@ struct SAMLAuthenticationStep: BuiltinStep, LoggingOutStep {
     static let spec = StepSpec(
         name: "saml-authentication", aliases: ["SAMLAuthenticationStep"],
         summary:
-            "Authenticates with SAML 2.0: the launcher, the identity provider's login through a presenter, the finish endpoint; the session cookies kept in the store.",
+            "Authenticates with SAML 2.0: the launcher, the identity provider's login through a presenter, the finish "
+                + "endpoint; the session cookies kept in the store.",
         parameters: [Authentication.presenter, Authentication.formFields, Authentication.validatingPath]
             + Authentication.challengeParameters,
         requires: [KeySpec(.authenticationURL), KeySpec(.samlParameters)],
@@ -132,15 +133,18 @@ struct OTPSessionConfigurationStep: BuiltinStep {
     static let spec = StepSpec(
         name: "otp-session-configuration", aliases: ["OTPSessionConfigurationStep"],
         summary:
-            "Answers one-time-passcode challenges on the session with the OTP form, the code from the inputs (`otp`, or computed from `totp-secret`).",
+            "Answers one-time-passcode challenges on the session with the OTP form, the code from the inputs (`otp`, "
+                + "or computed from `totp-secret`).",
         parameters: [
             ParameterSpec(
                 "passcode", .secret, default: "prompt",
-                "The one-time passcode: `${env.NAME}` or `${input.NAME}`; `prompt` takes input `otp`, or computes it from input `totp-secret` (RFC 6238)."
+                "The one-time passcode: `${env.NAME}` or `${input.NAME}`; `prompt` takes input `otp`, or computes it "
+                    + "from input `totp-secret` (RFC 6238)."
             ),
             ParameterSpec(
                 "presenter", .oneOf(PresenterKind.names), default: PresenterKind.headlessForm.rawValue,
-                "How the OTP form is shown: `headless-form` fills it in flowrun's session, `system-browser` in Chromium driven through chromedriver; `manual` cannot bring its cookies back."
+                "How the OTP form is shown: `headless-form` fills it in flowrun's session, `system-browser` in "
+                    + "Chromium driven through chromedriver; `manual` cannot bring its cookies back."
             ),
             Authentication.formFields,
         ] + Authentication.challengeParameters,

@@ -16,7 +16,8 @@ struct CommandStep: BuiltinStep {
     static let spec = StepSpec(
         name: "command", aliases: [],
         summary:
-            "Runs a program: the declared inputs as JSON on stdin, its JSON stdout merged into the info, checked against the declared provides.",
+            "Runs a program: the declared inputs as JSON on stdin, its JSON stdout merged into the info, checked "
+                + "against the declared provides.",
         parameters: [
             ParameterSpec("run", .command, required: true, "The program and its arguments."),
             ParameterSpec("inputs", .keyList, "Info keys passed to the program."),
@@ -25,7 +26,8 @@ struct CommandStep: BuiltinStep {
             ParameterSpec("working-directory", .string, derived: "the flow file's folder", "Where the program runs."),
             ParameterSpec(
                 "stderr", .oneOf(["on-failure", "show"]), default: "on-failure",
-                "When the program's standard error is shown: in the failure message only, or also under the step's progress line."
+                "When the program's standard error is shown: in the failure message only, or also under the step's "
+                    + "progress line."
             ),
         ],
         waits: .local, requiresFromParameter: "inputs", providesFromParameter: "provides")
@@ -125,7 +127,8 @@ struct CommandStep: BuiltinStep {
         if result.outputExceeded {
             throw StepFailure(
                 .commandOutputTooLarge,
-                "`\(arguments.joined(separator: " "))` printed more than \(Self.outputLimit >> 20) MiB on standard output and was stopped"
+                "`\(arguments.joined(separator: " "))` printed more than \(Self.outputLimit >> 20) MiB on standard "
+                    + "output and was stopped"
             )
         }
         guard result.termination == .exited(0) else {

@@ -20,7 +20,8 @@ struct SettingsDownloadStep: BuiltinStep {
     static let spec = StepSpec(
         name: "settings-download", aliases: ["SAPcpmsSettingsDownloadStep"],
         summary:
-            "Downloads the application settings and provides the passcode policy, log settings and feature vector policies.",
+            "Downloads the application settings and provides the passcode policy, log settings and feature vector "
+                + "policies.",
         parameters: [
             ParameterSpec(
                 "level", .oneOf(["application", "user", "device"]), default: "application",
@@ -64,7 +65,8 @@ struct SettingsDownloadStep: BuiltinStep {
         do throws(StepFailure) {
             let (base, applicationID) = try Backend.base(context)
             let path =
-                "/mobileservices/Storage/v1/runtime/application/\(applicationID)/\(level.scope)/mobileservices/settingsExchange"
+                "/mobileservices/Storage/v1/runtime/application/\(applicationID)/\(level.scope)"
+                + "/mobileservices/settingsExchange"
             guard let url = URL(string: path, relativeTo: base)?.absoluteURL else {
                 throw StepFailure(.badParameter, "cannot form the settings URL from \(base.absoluteString)")
             }

@@ -16,11 +16,13 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep {
     static let spec = StepSpec(
         name: "store-manager", aliases: ["StoreManagerStep"],
         summary:
-            "Creates (onboard) or opens (restore) the encrypted store, protected by a passcode that follows the passcode policy.",
+            "Creates (onboard) or opens (restore) the encrypted store, protected by a passcode that follows the "
+                + "passcode policy.",
         parameters: [
             ParameterSpec(
                 "passcode", .secret, default: "prompt",
-                "The store passcode: `prompt` (from `--input-fd passcode=FD`, FLOWRUN_INPUT_PASSCODE or the terminal, never `--input`) or `${env.NAME}`."
+                "The store passcode: `prompt` (from `--input-fd passcode=FD`, FLOWRUN_INPUT_PASSCODE or the terminal, "
+                    + "never `--input`) or `${env.NAME}`."
             ),
             ParameterSpec(
                 "file", .string, default: "store.db",
@@ -40,7 +42,8 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep {
         file = try parameters.text("file") ?? "store.db"
         guard !file.isEmpty, !file.contains("/"), !file.hasPrefix("."), file != ".." else {
             throw ParameterProblem(
-                "`file` is a file name in the state folder (like `store.db`), without a folder and not hidden; found `\(file)`.",
+                "`file` is a file name in the state folder (like `store.db`), without a folder and not hidden; found "
+                    + "`\(file)`.",
                 at: parameters.location, path: parameters.path.appending("file"))
         }
     }
@@ -53,7 +56,8 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep {
             let chosen = try newPasscode(context, policy: policy, input: "passcode")
             if chosen == nil {
                 context.say(
-                    "The store is not protected by a passcode: the passcode policy \(policy.enabled ? "allows a default password" : "is off") and none was given."
+                    "The store is not protected by a passcode: the passcode policy "
+                        + "\(policy.enabled ? "allows a default password" : "is off") and none was given."
                 )
             }
             let final = path(context)
@@ -174,7 +178,8 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep {
                 let limit = header.policy.retryLimit
                 if asks, limit == 0 || failed < limit {
                     context.say(
-                        "That passcode does not open the store (\(failed) wrong in a row\(limit > 0 ? " of \(limit) allowed" : ""))."
+                        "That passcode does not open the store (\(failed) wrong in a "
+                            + "row\(limit > 0 ? " of \(limit) allowed" : ""))."
                     )
                     continue
                 }
@@ -196,7 +201,8 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep {
             if limit > 0, failed >= limit {
                 try? SecureStore.remove(at: path)
                 context.say(
-                    "The passcode was wrong \(failed) times in a row, the passcode policy's retry limit: the store and the onboarding are removed. Run the flow again to onboard."
+                    "The passcode was wrong \(failed) times in a row, the passcode policy's retry limit: the store and "
+                        + "the onboarding are removed. Run the flow again to onboard."
                 )
                 return StepFailure(
                     .passcodeRetryLimit,
@@ -262,7 +268,8 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep {
         guard context.input.interactive || given != nil else {
             throw StepFailure(
                 .passcodeChangeRequired,
-                "\(reason): change it with `flowrun run FLOW --mode change-passcode` (or give FLOWRUN_INPUT_NEW_PASSCODE), then restore"
+                "\(reason): change it with `flowrun run FLOW --mode change-passcode` (or give "
+                    + "FLOWRUN_INPUT_NEW_PASSCODE), then restore"
             )
         }
         context.say("\(reason.prefix(1).uppercased() + reason.dropFirst()); choose a new one.")
@@ -328,10 +335,13 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep {
     static func stepFailure(_ error: StoreError) -> StepFailure {
         switch error.kind {
         case .missing:
-            StepFailure(FailureCode(rawValue: error.kind.rawValue), "\(error.message): nothing to restore; `--mode reset` starts over")
+            StepFailure(
+                FailureCode(rawValue: error.kind.rawValue),
+                "\(error.message): nothing to restore; `--mode reset` starts over")
         case .damaged:
             StepFailure(
-                FailureCode(rawValue: error.kind.rawValue), "\(error.message); it was not read. `--mode reset` removes it and starts over")
+                FailureCode(rawValue: error.kind.rawValue),
+                "\(error.message); it was not read. `--mode reset` removes it and starts over")
         default:
             StepFailure(FailureCode(rawValue: error.kind.rawValue), error.message)
         }
@@ -432,7 +442,8 @@ final class StoreVault: KeptStateVault {
         guard input.interactive || given != nil else {
             throw StepFailure(
                 .passcodeChangeRequired,
-                "\(reason): change it with `flowrun run FLOW --mode change-passcode` (or give FLOWRUN_INPUT_NEW_PASSCODE), then restore"
+                "\(reason): change it with `flowrun run FLOW --mode change-passcode` (or give "
+                    + "FLOWRUN_INPUT_NEW_PASSCODE), then restore"
             )
         }
         let typed = try input.newSecret("new-passcode", question: "New passcode: ")
