@@ -11,7 +11,9 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "flowrun-store-bench",
-            dependencies: [.product(name: "FlowStore", package: "flowrun")],
+            dependencies: [
+                .product(name: "FlowStore", package: "flowrun"), .product(name: "FlowDescriptor", package: "flowrun"),
+            ],
             swiftSettings: [
                 .enableUpcomingFeature("ExistentialAny"),
                 .enableUpcomingFeature("InternalImportsByDefault"),

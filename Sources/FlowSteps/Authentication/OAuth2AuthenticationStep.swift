@@ -330,7 +330,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
         let secret: Secret?
         do throws(StepFailure) {
             secret = try clientSecret.map { text throws(StepFailure) in Secret(try context.resolve(text)) }
-        } catch  where reusable && error.code == .missingInput {
+        } catch where reusable && [.missingInput, .missingEnvironment].contains(error.code) {
             secret = nil
         }
         let redirect = redirectURL ?? url("redirectURL")

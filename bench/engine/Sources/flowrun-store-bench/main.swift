@@ -1,3 +1,4 @@
+import FlowDescriptor
 import FlowStore
 import Foundation
 
@@ -33,14 +34,16 @@ func path() -> String {
 
 for derivation in [KeyDerivation.recommended, .pbkdf2Minimum] {
     let created = try best {
-        _ = try SecureStore.create(at: path(), passcode: "a passcode", policy: policy, derivation: derivation)
+        _ = try SecureStore.create(at: path(), passcode: Secret("a passcode"), policy: policy, derivation: derivation)
     }
     let file = path()
-    let store = try SecureStore.create(at: file, passcode: "a passcode", policy: policy, derivation: derivation)
+    let store = try SecureStore.create(at: file, passcode: Secret("a passcode"), policy: policy, derivation: derivation)
     try store.replaceAll(with: values)
     store.close()
-    let opened = try best { try SecureStore.open(at: file, passcode: "a passcode", minimum: derivation).close() }
-    let wrong = best { _ = try? SecureStore.open(at: file, passcode: "wrong", minimum: derivation) }
+    let opened = try best {
+        try SecureStore.open(at: file, passcode: Secret("a passcode"), minimum: derivation).close()
+    }
+    let wrong = best { _ = try? SecureStore.open(at: file, passcode: Secret("wrong"), minimum: derivation) }
     rows.append(("create, \(derivation)", created))
     rows.append(("open with the passcode (derivation, all 12 records checked)", opened))
     rows.append(("open with a wrong passcode (counted)", wrong))
