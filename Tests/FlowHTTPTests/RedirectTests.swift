@@ -164,7 +164,9 @@ import Testing
 
     @Test func redirectLoopFailsWithTooManyRedirects() async throws {
         try await withServer({ _ in .redirect(to: "/loop") }) { server in
-            try await withSession(HTTPSession.Configuration(maxRedirects: 3)) { session throws in
+            try await withSession(
+                HTTPSession.Configuration(timeout: .seconds(600), connectTimeout: .seconds(600), maxRedirects: 3)
+            ) { session throws in
                 let error = try #require(await session.failure(of: HTTPRequest(url: server.url("/loop"))))
                 #expect(error.code == "too-many-redirects")
                 #expect(!error.isTransient)
@@ -190,7 +192,9 @@ import Testing
             let hop = Int(request.path.dropFirst()) ?? 0
             return hop < 3 ? .redirect(to: "/\(hop + 1)") : Reply(body: "arrived")
         }) { server in
-            try await withSession(HTTPSession.Configuration(maxRedirects: 3)) { session throws in
+            try await withSession(
+                HTTPSession.Configuration(timeout: .seconds(600), connectTimeout: .seconds(600), maxRedirects: 3)
+            ) { session throws in
                 let response = try await session.get(server.url("/0"))
                 #expect(response.text == "arrived")
                 #expect(response.url == server.url("/3"))

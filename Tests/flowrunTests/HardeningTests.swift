@@ -184,7 +184,7 @@ extension ProcessSuites {
                 """
                 flowrun: 1
                 name: slow
-                steps: {slow: {uses: command, with: {run: [sleep, "30"]}}}
+                steps: {slow: {uses: command, with: {run: [sleep, "3600"]}}}
                 flows: {onboard: [slow]}
 
                 """)
