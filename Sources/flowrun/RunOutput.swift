@@ -31,12 +31,12 @@ final class ProgressPrinter: ProgressSink {
         write("\(mode.rawValue):\n")
     }
 
-    func stepStarted(mode: Mode, step: String, attempt: Int) {
+    func stepStarted(mode: Mode, step: StepName, attempt: Int) {
         guard live else { return }
         write("\u{1B}[2K\r  … \(step)" + (attempt > 1 ? " (try \(attempt))" : ""))
     }
 
-    func stepFinished(mode: Mode, step: String, outcome: StepOutcome, duration: Duration, willRetry: Bool) {
+    func stepFinished(mode: Mode, step: StepName, outcome: StepOutcome, duration: Duration, willRetry: Bool) {
         let time = Self.format(duration)
         let line =
             switch outcome.ending {
@@ -49,14 +49,14 @@ final class ProgressPrinter: ProgressSink {
         write((live ? "\u{1B}[2K\r" : "") + line + "\n")
     }
 
-    func stepSays(mode: Mode, step: String, text: String) {
+    func stepSays(mode: Mode, step: StepName, text: String) {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
             "    │ " + TerminalText.safe($0)
         }
         write((live ? "\u{1B}[2K\r" : "") + lines.joined(separator: "\n") + "\n")
     }
 
-    func stepSkipped(mode: Mode, step: String) {
+    func stepSkipped(mode: Mode, step: StepName) {
         write((live ? "\u{1B}[2K\r" : "") + "  skipped \(step)  (its `when` condition is false)\n")
     }
 

@@ -5,7 +5,7 @@ import Testing
 
 /// Nodes named `a`, `b`, `c`... with default policies, adjusted by `configure`: policies only, no step.
 func nodes(_ count: Int, _ configure: (inout [NodePolicy]) -> Void = { _ in }) -> [NodePolicy] {
-    var nodes = (0..<count).map { NodePolicy(name: String(UnicodeScalar(UInt8(97 + $0)))) }
+    var nodes = (0..<count).map { NodePolicy(name: StepName(String(UnicodeScalar(UInt8(97 + $0))))) }
     configure(&nodes)
     return nodes
 }

@@ -20,7 +20,7 @@ public struct FlowGraph: Sendable {
     public var policies: [NodePolicy] { nodes.map(\.policy) }
 
     /// The index of the node that runs step `name`.
-    public func index(of name: String) -> Int? {
+    public func index(of name: StepName) -> Int? {
         nodes.firstIndex { $0.name == name }
     }
 }
@@ -29,7 +29,7 @@ public struct FlowGraph: Sendable {
 /// policy. Every entry of every mode that names one declared step shares that one step value.
 public struct StepNode: Sendable {
     /// The declared step name (`auth`).
-    public var name: String
+    public var name: StepName
     /// The built-in it binds (`oauth2-authentication`).
     public var spec: StepSpec
     /// The step, made when the flow compiled; `nil` when this build cannot run the built-in (a dry run and a
@@ -46,7 +46,7 @@ public struct StepNode: Sendable {
     public typealias Route = FailureRoute
 
     public init(
-        name: String, spec: StepSpec, step: (any Step)? = nil, retry: Retry = .once,
+        name: StepName, spec: StepSpec, step: (any Step)? = nil, retry: Retry = .once,
         timeout: Duration? = nil, condition: Condition? = nil, onFailure: Route = .fail,
         location: SourceLocation = SourceLocation(file: "", line: 0, column: 0), operation: StepOperation = .onboard
     ) {
@@ -74,7 +74,7 @@ public enum FailureRoute: Sendable, Hashable {
     case fail
     case `continue`
     /// Jump to the node at `index`, at most `limit` times.
-    case jump(to: Int, name: String, limit: Int)
+    case jump(to: Int, name: StepName, limit: Int)
     /// Abandon this mode and run these modes in order.
     case modes([FlowMode])
 }
@@ -82,13 +82,13 @@ public enum FailureRoute: Sendable, Hashable {
 /// How one node runs, without its step: what the run machine decides by.
 public struct NodePolicy: Sendable, Hashable {
     /// The declared step name, for results and traces.
-    public var name: String
+    public var name: StepName
     public var retry: Retry
     /// Whether a `when` condition decides if the node runs.
     public var hasCondition: Bool
     public var onFailure: FailureRoute
 
-    public init(name: String, retry: Retry = .once, hasCondition: Bool = false, onFailure: FailureRoute = .fail) {
+    public init(name: StepName, retry: Retry = .once, hasCondition: Bool = false, onFailure: FailureRoute = .fail) {
         self.name = name
         self.retry = retry
         self.hasCondition = hasCondition

@@ -83,23 +83,23 @@ public enum GraphCompiler {
                 } ?? .once
             nodes.append(
                 StepNode(
-                    name: entry.step.value, spec: made.spec, step: made.step, retry: retry,
+                    name: StepName(entry.step.value), spec: made.spec, step: made.step, retry: retry,
                     timeout: entry.timeout?.value,
                     condition: entry.condition, onFailure: .fail, location: entry.location,
                     operation: StepOperation(flow.mode)))
             entries.append(entry)
         }
         // Routes refer to positions, so they are resolved once every node is placed.
-        var positions: [String: Int] = [:]
+        var positions: [StepName: Int] = [:]
         for (index, node) in nodes.enumerated() where positions[node.name] == nil { positions[node.name] = index }
         for (index, entry) in entries.enumerated() {
             switch entry.onFailure {
             case nil, .fail?: nodes[index].onFailure = .fail
             case .continue?: nodes[index].onFailure = .continue
             case .step(let target, let limit)?:
-                let targetIndex = positions[target.value] ?? index
+                let targetIndex = positions[StepName(target.value)] ?? index
                 nodes[index].onFailure = .jump(
-                    to: targetIndex, name: target.value, limit: limit ?? (targetIndex > index ? 1 : 0))
+                    to: targetIndex, name: StepName(target.value), limit: limit ?? (targetIndex > index ? 1 : 0))
             case .modes(let modes)?:
                 nodes[index].onFailure = .modes(modes.map(\.value))
             }

@@ -46,7 +46,8 @@ public enum GraphRenderer {
                     edges.append(Edge(from: gate(index), to: id(index), label: "yes", failure: false))
                     edges.append(Edge(from: gate(index), to: entry(index + 1), label: "no", failure: false))
                 }
-                let label = node.name == node.spec.name ? node.name : "\(node.name)\n\(node.spec.name)"
+                let label =
+                    node.name.rawValue == node.spec.name ? node.name.rawValue : "\(node.name)\n\(node.spec.name)"
                 boxes.append((id(index), label, false))
                 edges.append(Edge(from: id(index), to: entry(index + 1), label: "success", failure: false))
                 if node.retry.attempts > 1 {

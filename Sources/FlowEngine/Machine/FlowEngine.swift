@@ -57,7 +57,7 @@ public struct FlowEngine: Sendable {
         do throws(StepFailure) {
             lock = try await options.state.lock(purpose: "--mode \(options.mode.rawValue)")
         } catch {
-            return RunReport(result: .failed(error, step: "(state)", mode: Mode(rawValue: options.mode.rawValue)))
+            return RunReport(result: .failed(error, step: .state, mode: Mode(rawValue: options.mode.rawValue)))
         }
         defer { lock?.release() }
         let http = HTTPSession(
@@ -78,11 +78,11 @@ public struct FlowEngine: Sendable {
         do throws(StepFailure) {
             kept = try options.state.load()
         } catch {
-            return RunReport(result: .failed(error, step: "(state)", mode: requested))
+            return RunReport(result: .failed(error, step: .state, mode: requested))
         }
         let first = options.mode.firstMode(hasKeptState: kept != nil, modes: Set(plans.keys))
         if plans[first] == nil, let reason = unavailable[first] {
-            return RunReport(result: .failed(reason, step: "(flow)", mode: first), onboardingID: kept?.onboardingID)
+            return RunReport(result: .failed(reason, step: .flow, mode: first), onboardingID: kept?.onboardingID)
         }
         let table = KeyTable(flow: flow)
         let run = RunContext(
@@ -130,7 +130,7 @@ public struct FlowEngine: Sendable {
             case .handOver(let mode, let step, let failure, let modes):
                 options.trace.record(
                     TraceEvent(
-                        mode: mode, step: step, from: "failed", to: "handover", outcome: "handover",
+                        mode: mode, step: step.rawValue, from: "failed", to: "handover", outcome: "handover",
                         errorCode: failure.code.rawValue,
                         message: "running " + modes.map(\.rawValue).joined(separator: ", ")))
             case .finish(let end):

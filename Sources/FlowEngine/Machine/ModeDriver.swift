@@ -87,7 +87,7 @@ struct ModeDriver<C: Clock>: Sendable where C.Duration == Duration {
                 run.book.clear()
                 run.info.removeAll()
             case .forgetKept:
-                run.book.forget(node.name)
+                run.book.forget(node.name.rawValue)
             }
         }
         return outcome

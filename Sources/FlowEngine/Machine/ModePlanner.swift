@@ -27,7 +27,7 @@ public enum ModePlanner {
             plans[.reset] = reset
         }
         let needsOnboarding = ModePlan.Rules(needsOnboarding: true, afterSuccess: .keepState)
-        var seen: Set<String> = []
+        var seen: Set<StepName> = []
         let loggingOut = [FlowMode.restore, .onboard].compactMap { flow.graphs[$0] }.flatMap(\.nodes).filter {
             $0.step is any LoggingOutStep && seen.insert($0.name).inserted
         }

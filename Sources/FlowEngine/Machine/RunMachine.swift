@@ -18,9 +18,9 @@ public struct RunMachine: Sendable {
         /// Every node ran or was skipped.
         case succeeded
         /// A step failed for good and its route said to stop.
-        case failed(StepFailure, step: String)
+        case failed(StepFailure, step: StepName)
         /// A step failed for good and its route hands over to other modes.
-        case handedOver([FlowMode], failure: StepFailure, step: String)
+        case handedOver([FlowMode], failure: StepFailure, step: StepName)
         /// Stopped on request; no further step runs.
         case cancelled
     }

@@ -5,16 +5,16 @@ public import Foundation
 
 /// Hears about steps as they run, for progress lines.
 public protocol ProgressSink: Sendable {
-    func stepStarted(mode: Mode, step: String, attempt: Int)
-    func stepFinished(mode: Mode, step: String, outcome: StepOutcome, duration: Duration, willRetry: Bool)
-    func stepSkipped(mode: Mode, step: String)
+    func stepStarted(mode: Mode, step: StepName, attempt: Int)
+    func stepFinished(mode: Mode, step: StepName, outcome: StepOutcome, duration: Duration, willRetry: Bool)
+    func stepSkipped(mode: Mode, step: StepName)
     func modeStarted(_ mode: Mode)
     /// A step shows a person something (a `command` step's standard error, when the flow asks for it).
-    func stepSays(mode: Mode, step: String, text: String)
+    func stepSays(mode: Mode, step: StepName, text: String)
 }
 
 extension ProgressSink {
-    public func stepSays(mode: Mode, step: String, text: String) {}
+    public func stepSays(mode: Mode, step: StepName, text: String) {}
 }
 
 /// What a run needs from outside the flow file, as values.

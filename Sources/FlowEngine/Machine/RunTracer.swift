@@ -23,7 +23,8 @@ struct RunTracer {
         }
         trace.record(
             TraceEvent(
-                mode: graph.mode, step: stepName(from) ?? stepName(to), from: describe(from), to: describe(to),
+                mode: graph.mode, step: (stepName(from) ?? stepName(to))?.rawValue, from: describe(from),
+                to: describe(to),
                 outcome: Self.outcome(event, to: to), attempt: Self.attempt(from) ?? Self.attempt(to),
                 duration: duration, errorCode: errorCode, message: message.map(redactor.redact)))
         return actions
@@ -43,7 +44,7 @@ struct RunTracer {
         }
     }
 
-    private func stepName(_ state: RunMachine.State) -> String? {
+    private func stepName(_ state: RunMachine.State) -> StepName? {
         switch state {
         case .checking(let index), .running(let index, _), .backingOff(let index, _): graph.nodes[index].name
         case .failed(_, let step), .handedOver(_, _, let step): step

@@ -23,8 +23,8 @@ public struct SessionMachine: Sendable {
         case succeeded
         /// A step failed for good in `mode` and its route handed the run over to other modes, which succeeded.
         /// `endedInReset`: the last of them removed the onboarding, so the run did not do what was asked.
-        case recovered(StepFailure, step: String, mode: Mode, endedInReset: Bool)
-        case failed(StepFailure, step: String, mode: Mode)
+        case recovered(StepFailure, step: StepName, mode: Mode, endedInReset: Bool)
+        case failed(StepFailure, step: StepName, mode: Mode)
         case cancelled
 
         /// The failure that ended the run, or handed it over.
@@ -48,8 +48,8 @@ public struct SessionMachine: Sendable {
     /// How one mode ended (``RunMachine``'s final states).
     public enum ModeEnd: Sendable, Hashable {
         case succeeded
-        case failed(StepFailure, step: String)
-        case handedOver([Mode], failure: StepFailure, step: String)
+        case failed(StepFailure, step: StepName)
+        case handedOver([Mode], failure: StepFailure, step: StepName)
         case cancelled
     }
 
@@ -71,7 +71,7 @@ public struct SessionMachine: Sendable {
         /// Remove all kept state and the info.
         case clearState(Mode)
         /// A failure in `mode` at `step` hands over to `modes` (for the trace).
-        case handOver(from: Mode, step: String, failure: StepFailure, to: [Mode])
+        case handOver(from: Mode, step: StepName, failure: StepFailure, to: [Mode])
         case finish(Result)
     }
 
@@ -83,7 +83,7 @@ public struct SessionMachine: Sendable {
     private var modes: [Mode: ModePlan.Rules] = [:]
     private var stateLocation = ""
     /// The failure that handed the run over, while the modes it handed over to run.
-    private var handedOverFrom: (failure: StepFailure, step: String, mode: Mode)?
+    private var handedOverFrom: (failure: StepFailure, step: StepName, mode: Mode)?
 
     public init() {}
 
@@ -131,7 +131,7 @@ public struct SessionMachine: Sendable {
             hasKeptState = false
             return next()
         case (.keeping(let mode), .stateFailed(let failure)), (.clearing(let mode), .stateFailed(let failure)):
-            return finish(.failed(failure, step: "(state)", mode: mode))
+            return finish(.failed(failure, step: .state, mode: mode))
         case (.running, .cancelRequested), (.ready, .cancelRequested):
             return finish(.cancelled)
         default:
@@ -149,12 +149,12 @@ public struct SessionMachine: Sendable {
         let mode = queue.removeFirst()
         guard let rules = modes[mode] else {
             return finish(
-                .failed(StepFailure(.noFlow, "the flow file has no \(mode) flow"), step: "(flow)", mode: mode))
+                .failed(StepFailure(.noFlow, "the flow file has no \(mode) flow"), step: .flow, mode: mode))
         }
         if rules.needsOnboarding, !hasKeptState {
             let failure = StepFailure(
                 .noOnboarding, "there is no onboarding in \(stateLocation) to \(mode): run with --mode onboard first")
-            return finish(.failed(failure, step: "(state)", mode: mode))
+            return finish(.failed(failure, step: .state, mode: mode))
         }
         state = .running(mode)
         ran.append(mode)

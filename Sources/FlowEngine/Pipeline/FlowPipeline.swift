@@ -158,8 +158,9 @@ public struct CompiledFlow: Sendable {
         var findings: [Diagnostic] = []
         let names = registry.runnableNames.map { "`\($0)`" }.joined(separator: ", ")
         for mode in FlowMode.allCases {
-            for node in graphs[mode]?.nodes ?? [] where node.step == nil && reported.insert(node.name).inserted {
-                let declaration = descriptor.step(named: node.name)
+            for node in graphs[mode]?.nodes ?? [] where node.step == nil && reported.insert(node.name.rawValue).inserted
+            {
+                let declaration = descriptor.step(named: node.name.rawValue)
                 findings.append(
                     Diagnostic(
                         .stepNotRunnable,

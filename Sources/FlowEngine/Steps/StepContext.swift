@@ -41,7 +41,7 @@ public final class RunContext: Sendable {
     }
 
     /// The context of one step invocation.
-    public func step(_ name: String, mode: Mode, onboardingID: UUID) -> StepContext {
+    public func step(_ name: StepName, mode: Mode, onboardingID: UUID) -> StepContext {
         StepContext(run: self, name: name, mode: mode, onboardingID: onboardingID)
     }
 }
@@ -53,11 +53,11 @@ public final class RunContext: Sendable {
 public struct StepContext: Sendable {
     public let run: RunContext
     /// The declared step name (`login`), for messages and kept state.
-    public var name: String
+    public var name: StepName
     public var mode: Mode
     public var onboardingID: UUID
 
-    public init(run: RunContext, name: String, mode: Mode, onboardingID: UUID) {
+    public init(run: RunContext, name: StepName, mode: Mode, onboardingID: UUID) {
         self.run = run
         self.name = name
         self.mode = mode
@@ -80,21 +80,21 @@ public struct StepContext: Sendable {
     /// redactor so that no output shows them.
     public func provide(_ values: [String: InfoValue]) throws(StepFailure) {
         for value in values.values { remember(secretsIn: value) }
-        try info.set(values, by: name)
+        try info.set(values, by: name.rawValue)
     }
 
     /// What this step kept in an earlier run (restore), if anything.
-    public var kept: JSONValue? { run.book.kept(by: name) }
+    public var kept: JSONValue? { run.book.kept(by: name.rawValue) }
 
     /// Keeps `value` for later runs; written only when the mode succeeds.
     public func keep(_ value: JSONValue) {
-        run.book.stage(name, value)
+        run.book.stage(name.rawValue, value)
     }
 
     /// Keeps `value` for later runs and, when the encrypted store is open, writes it there now instead of when the
     /// mode succeeds: for what the server has already replaced (a rotated refresh token).
     public func keepNow(_ value: JSONValue) throws(StepFailure) {
-        try run.book.keepNow(name, value)
+        try run.book.keepNow(name.rawValue, value)
     }
 
     /// `value` with its `${...}` references and `prompt` resolved; a secret joins the redactor.
@@ -114,7 +114,7 @@ public struct StepContext: Sendable {
     public func note(_ outcome: String, _ message: String) {
         trace.record(
             TraceEvent(
-                mode: mode, step: name, from: "running", to: "running", outcome: outcome,
+                mode: mode, step: name.rawValue, from: "running", to: "running", outcome: outcome,
                 message: redactor.redact(message)))
     }
 

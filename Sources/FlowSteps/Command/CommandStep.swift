@@ -157,7 +157,7 @@ struct CommandStep: BuiltinStep {
                     .commandUndeclaredOutput,
                     "step `\(context.name)` printed `\(key)`, which its `provides` does not declare")
             }
-            values[key] = try Self.value(pair.value, as: type, key: key, step: context.name)
+            values[key] = try Self.value(pair.value, as: type, key: key, step: context.name.rawValue)
         }
         for key in provides.keys.sorted() where values[key] == nil {
             throw StepFailure(
