@@ -46,12 +46,27 @@ struct ProbeStep: BuiltinStep, LoggingOutStep, PasscodeChangingStep {
     }
 }
 
+/// A step that keeps which run context it was given, to show that one is made per run and shared by every step.
+struct ContextProbeStep: BuiltinStep {
+    static let spec = StepSpec(
+        name: "context-probe", summary: "A test step that keeps its run context's identity.",
+        waits: .local)
+
+    init(_ parameters: BuiltinParameters) throws(ParameterProblem) {}
+
+    func onboard(_ context: StepContext) async -> StepOutcome {
+        context.keep(.string(String(describing: ObjectIdentifier(context.run))))
+        return .success
+    }
+}
+
 /// Every mode runs through the same machines and driver: one trace format, step timeouts, effects acted on.
 @Suite("Modes as data: logout, change-passcode, wipe and hand-over run through the machines")
 struct ModeTests {
     static let registry: StepRegistry = {
         var registry = Builtins.registry
         registry.register(ProbeStep.self)
+        registry.register(ContextProbeStep.self)
         return registry
     }()
 
@@ -135,6 +150,19 @@ struct ModeTests {
             }
             #expect(failure.code == code)
         }
+    }
+
+    @Test func oneRunContextServesEveryStepOfARun() async throws {
+        let fixture = try EngineFixture(
+            commandFlow(
+                steps: "  a: {uses: context-probe}\n  b: {uses: context-probe}\n  c: {uses: context-probe}",
+                flows: "  onboard: [a, b, c]"),
+            registry: Self.registry)
+        defer { fixture.remove() }
+        #expect(await fixture.run(.onboard).result == .succeeded)
+        let first = try #require(fixture.state.load()?.steps)
+        let contexts = Set(["a", "b", "c"].compactMap { first[$0] })
+        #expect(first.count >= 3 && contexts.count == 1, "\(first)")
     }
 
     @Test func theResetPlanOpensTheStoreFirstWhenItsStepsCanRevoke() throws {
