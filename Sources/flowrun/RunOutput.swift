@@ -108,36 +108,44 @@ enum Summary {
     }
 }
 
-/// `--dry-run`: every mode's plan, with each step's policy.
+/// `--dry-run`: every mode's plan, with each step's policy: the file's modes, then the ones planned from its steps
+/// (logout, change-passcode), as the driver will run them.
 enum Plan {
     static func render(_ flow: CompiledFlow) -> String {
+        let plans = ModePlanner.plans(for: flow).plans
         var lines: [String] = []
-        for mode in FlowMode.allCases {
-            guard let graph = flow.graphs[mode] else { continue }
+        for mode in [Mode.onboard, .restore, .reset, .logout, .changePasscode] {
+            guard let plan = plans[mode] else { continue }
             let byDefault =
-                flow.descriptor.flow(for: mode) == nil ? " (default: each onboard step's reset, in reverse)" : ""
-            lines.append("\(mode.rawValue)\(byDefault):")
-            for (index, node) in graph.nodes.enumerated() {
-                var details = ["\(node.spec.name)", "timeout \(node.timeout.flowText)"]
-                if node.step == nil { details.append("not runnable in this build") }
-                if node.retry.attempts > 1 {
-                    details.append(
-                        "\(node.retry.attempts) attempts, backoff "
-                            + "\(node.retry.backoff.flowText)×\(node.retry.multiplier)"
-                    )
-                }
-                if node.condition != nil { details.append("when …") }
-                switch node.onFailure {
-                case .fail: break
-                case .continue: details.append("on failure: continue")
-                case .jump(_, let name, let limit): details.append("on failure: go to \(name) (at most \(limit)×)")
-                case .modes(let modes):
-                    details.append("on failure: run " + modes.map(\.rawValue).joined(separator: ", "))
-                }
-                lines.append("  \(index + 1). \(node.name)  [" + details.joined(separator: "; ") + "]")
+                mode.flowMode.map { flow.descriptor.flow(for: $0) == nil } == true
+                ? " (default: each onboard step's reset, in reverse)" : ""
+            lines.append("\(mode)\(byDefault):")
+            for (index, node) in plan.graph.nodes.enumerated() {
+                lines.append("  \(index + 1). \(node.name)  [" + details(node, in: mode).joined(separator: "; ") + "]")
             }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The built-in, the operation when it is not the mode's own, and the run policy.
+    private static func details(_ node: StepNode, in mode: Mode) -> [String] {
+        let own = mode.flowMode.map(StepOperation.init)
+        var details = [node.operation == own ? node.spec.name : "\(node.spec.name) \(node.operation.rawValue)"]
+        details.append("timeout \(node.timeout.flowText)")
+        if node.step == nil { details.append("not runnable in this build") }
+        if node.retry.attempts > 1 {
+            details.append(
+                "\(node.retry.attempts) attempts, backoff \(node.retry.backoff.flowText)×\(node.retry.multiplier)")
+        }
+        if node.condition != nil { details.append("when …") }
+        switch node.onFailure {
+        case .fail: break
+        case .continue: details.append("on failure: continue")
+        case .jump(_, let name, let limit): details.append("on failure: go to \(name) (at most \(limit)×)")
+        case .modes(let modes):
+            details.append("on failure: run " + modes.map(\.rawValue).joined(separator: ", "))
+        }
+        return details
     }
 }
 

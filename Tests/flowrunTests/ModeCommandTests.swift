@@ -57,6 +57,19 @@ extension ProcessSuites {
             #expect(restore.standardOutput.contains("then restore → reset → onboard"))
         }
 
+        /// The dry run shows every plan the driver will run: the file's modes, the store opened first in a reset
+        /// that can revoke, and the modes planned from the steps.
+        @Test func theDryRunShowsThePlannedModes() async throws {
+            let result = try await CommandRunner.run(["run", Self.authorizationCode, "--dry-run"])
+            #expect(result.status == 0, "\(result.standardError)")
+            let text = result.standardOutput
+            #expect(
+                text.contains("reset:\n  1. store  [store-manager open-for-reset; timeout 5m; on failure: continue]"))
+            #expect(text.contains("logout:\n  1. store  [store-manager restore; timeout 5m]\n"))
+            #expect(text.contains("[oauth2-authentication logout; timeout 5m]"))
+            #expect(text.contains("change-passcode:\n  1. store  [store-manager change-passcode; timeout 5m]"))
+        }
+
         static let authorizationCode = CommandRunner.root.appendingPathComponent(
             "flows/oauth2-authorization-code.yaml"
         ).path
