@@ -172,6 +172,18 @@ struct ProviderDefaultTests {
         #expect(spec.parameters.first { $0.name == "version" }?.defaultValue?.value == "1.0")
     }
 
+    @Test func aVersionThatCannotBePartOfAnAppConfigIDIsALocatedProblem() throws {
+        let flow = try descriptor(
+            "flowrun: 1\nname: q\napplication: {id: com.example.shop}\nconfiguration:\n  providers:\n"
+                + "    - discovery-service: {version: \"2:0\"}\n")
+        #expect {
+            _ = try ProviderRegistry.builtin.providers(of: flow, catalog: TransformerRegistry.builtin.catalog)
+        } throws: { error in
+            let problem = try #require(error as? ParameterProblem)
+            return problem.message.contains("`version` `2:0`") && problem.location?.line == 6
+        }
+    }
+
     @Test func theFileProviderReadsTheSDKsFileNameByDefault() throws {
         let spec = try #require(ProviderRegistry.builtin.provider(named: "file")).spec
         #expect(spec.parameters.first { $0.name == "path" }?.defaultValue?.value == "ConfigurationProvider.plist")
