@@ -18,14 +18,14 @@ enum ConfigurationFile {
         return .found(root, source: path)
     }
 
-    /// The JSON object at `url`; a 404 is a provider with nothing to offer.
-    static func fetch(_ url: URL, context: StepContext, what: String) async -> ProviderAnswer {
+    /// The JSON object at `url`; a 404 is a provider with nothing to offer, said as `notFound` when given.
+    static func fetch(_ url: URL, context: StepContext, what: String, notFound: String? = nil) async -> ProviderAnswer {
         do throws(StepFailure) {
             let response = try await Backend.fetch(
                 HTTPRequest(url: url, headers: [("Accept", "application/json")]), context: context, what: what)
             return .found(try Backend.json(response, what: what), source: url.absoluteString)
         } catch {
-            if error.code == .http(404) { return .nothing("\(what): not found") }
+            if error.code == .http(404) { return .nothing(notFound ?? "\(what): not found") }
             return .failed(error.message, transient: error.isTransient)
         }
     }

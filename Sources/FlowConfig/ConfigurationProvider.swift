@@ -51,14 +51,20 @@ public struct ProviderRegistry: Sendable {
     /// The provider named `name` or with that alias.
     public func provider(named name: String) -> (any ConfigurationProvider.Type)? { types[name] }
 
-    /// The providers of `flow`'s `configuration.providers`, made from their parameters; `json` alone when the
-    /// flow names none.
+    /// The SDK's queue when a flow names no providers: managed, file, discovery service, JSON.
+    public static let defaultQueue: [any ConfigurationProvider.Type] = [
+        ManagedProvider.self, FileProvider.self, DiscoveryServiceProvider.self, JSONProvider.self,
+    ]
+
+    /// The providers of `flow`'s `configuration.providers`, made from their parameters; the SDK's
+    /// ``defaultQueue`` with default parameters when the flow names none (without the discovery service when the
+    /// flow has no application ID to look up).
     /// - Throws: ``ParameterProblem`` for a provider that is not known or cannot be made.
     public func providers(
         of flow: FlowDescriptor, catalog: Catalog
     ) throws(ParameterProblem) -> [any ConfigurationProvider] {
         let entries = flow.configuration?.providers ?? []
-        guard !entries.isEmpty else { return [JSONProvider()] }
+        guard !entries.isEmpty else { return Self.defaults(of: flow, catalog: catalog) }
         var made: [any ConfigurationProvider] = []
         for entry in entries {
             guard let type = provider(named: entry.name.value) else {
@@ -79,6 +85,17 @@ public struct ProviderRegistry: Sendable {
                         location: entry.name.location, path: entry.path, flow: flow, catalog: catalog)))
         }
         return made
+    }
+
+    private static func defaults(of flow: FlowDescriptor, catalog: Catalog) -> [any ConfigurationProvider] {
+        let location = flow.configuration?.location ?? SourceLocation(file: flow.file, line: 1, column: 1)
+        let path = DescriptorPath.root.appending("configuration").appending("providers")
+        return defaultQueue.compactMap { type in
+            try? type.init(
+                BuiltinParameters(
+                    owner: "provider `\(type.spec.name)`", specs: type.spec.parameters, entries: [],
+                    location: location, path: path, flow: flow, catalog: catalog))
+        }
     }
 
     /// flowrun's built-in providers.

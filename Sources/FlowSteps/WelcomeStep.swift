@@ -81,6 +81,10 @@ struct WelcomeStep: BuiltinStep {
                 context.note(
                     "unmatched", "configuration keys no transformer reads: " + result.unmatched.joined(separator: ", "))
             }
+            for note in result.notes {
+                context.note("transform-note", note)
+                context.log.write(.warn, "welcome: \(note)")
+            }
             if !result.absent.isEmpty {
                 context.note(
                     "absent",

@@ -237,7 +237,11 @@ struct NetworkStepTests {
             return
         }
         #expect(failure.code == .noConfiguration)
-        #expect(failure.message.contains("discovery-service: discovery for this email address: not found"))
+        #expect(
+            failure.message.contains(
+                "discovery-service: the discovery service has no configuration `com.example.timetable:1.0` for the "
+                    + "email address <redacted>@example.com"), "\(failure.message)")
+        #expect(!failure.message.contains("nobody"))
         #expect(failure.message.contains("json: no document was given with --config"))
         #expect(!failure.isTransient)
     }

@@ -1,3 +1,5 @@
+import FlowCatalog
+import FlowConfig
 import FlowDescriptor
 import FlowTransform
 import Foundation
@@ -140,5 +142,50 @@ struct ProviderTests {
         _ = await notKept.run(.onboard)
         let bare = try String(contentsOf: notKept.state.url.appendingPathComponent("state.json"), encoding: .utf8)
         #expect(!bare.contains("travel.example.com"))
+    }
+}
+
+@Suite("The SDK's defaults for providers")
+struct ProviderDefaultTests {
+    private func descriptor(_ yaml: String) throws -> FlowDescriptor {
+        let read = DocumentReader.read(bytes: Array(yaml.utf8), file: "flow.yaml", format: .yaml)
+        return FlowDecoder.decode(try #require(read.root, "\(read.diagnostics)"), file: "flow.yaml").0
+    }
+
+    @Test func aFlowThatNamesNoProvidersGetsTheSDKsQueue() throws {
+        let flow = try descriptor(
+            "flowrun: 1\nname: q\napplication: {id: com.example.shop}\nconfiguration: {transform: discovery-service}\n")
+        let queue = try ProviderRegistry.builtin.providers(of: flow, catalog: TransformerRegistry.builtin.catalog)
+        #expect(queue.map { type(of: $0).spec.name } == ["managed", "file", "discovery-service", "json"])
+    }
+
+    @Test func withoutAnApplicationIDTheDefaultQueueLeavesTheDiscoveryServiceOut() throws {
+        let flow = try descriptor("flowrun: 1\nname: q\n")
+        let queue = try ProviderRegistry.builtin.providers(of: flow, catalog: TransformerRegistry.builtin.catalog)
+        #expect(queue.map { type(of: $0).spec.name } == ["managed", "file", "json"])
+    }
+
+    @Test func theDiscoveryServiceIsSAPsPublicOneAndAsksForVersionOneByDefault() throws {
+        let spec = try #require(ProviderRegistry.builtin.provider(named: "discovery-service")).spec
+        let host = spec.parameters.first { $0.name == "host" }?.defaultValue?.value
+        #expect(host == "https://discovery.sapmobilesecure.com")
+        #expect(spec.parameters.first { $0.name == "version" }?.defaultValue?.value == "1.0")
+    }
+
+    @Test func aVersionThatCannotBePartOfAnAppConfigIDIsALocatedProblem() throws {
+        let flow = try descriptor(
+            "flowrun: 1\nname: q\napplication: {id: com.example.shop}\nconfiguration:\n  providers:\n"
+                + "    - discovery-service: {version: \"2:0\"}\n")
+        #expect {
+            _ = try ProviderRegistry.builtin.providers(of: flow, catalog: TransformerRegistry.builtin.catalog)
+        } throws: { error in
+            let problem = try #require(error as? ParameterProblem)
+            return problem.message.contains("`version` `2:0`") && problem.location?.line == 6
+        }
+    }
+
+    @Test func theFileProviderReadsTheSDKsFileNameByDefault() throws {
+        let spec = try #require(ProviderRegistry.builtin.provider(named: "file")).spec
+        #expect(spec.parameters.first { $0.name == "path" }?.defaultValue?.value == "ConfigurationProvider.plist")
     }
 }

@@ -250,6 +250,38 @@ struct DiscoveryServiceTests {
         #expect(result.info["authenticationMethod"] == .string("basic"))
     }
 
+    @Test func theFirstEntryFlowrunCanRunIsUsedAndTheOthersAreReported() throws {
+        let result = try transform(
+            try discovery(),
+            withAuth(
+                #"{"type": "kerberos", "config": {}}, {"type": "basic.default", "requireOtp": true}, "#
+                    + #"{"type": "saml2.web.post"}"#))
+        #expect(result.info["authenticationMethod"] == .string("basic"))
+        // `requireOtp` is read from the entry used, not from the first one.
+        #expect(result.info["otpParameters"] != nil)
+        #expect(result.notes.count == 2)
+        #expect(
+            result.notes.first?.hasPrefix("`auth[0]` is passed over: unsupported authentication type `kerberos`")
+                == true, "\(result.notes)")
+        #expect(result.notes.first?.hasSuffix("; `auth[1]` is used") == true, "\(result.notes)")
+        #expect(
+            result.notes.last
+                == "`auth[2]` (`saml2.web.post`) is not used: `auth[1]` (`basic.default`) comes first and flowrun "
+                + "can run it")
+    }
+
+    @Test func aSingleEntryLeavesNoNote() throws {
+        let result = try transform(try discovery(), withAuth(#"{"type": "basic.default"}"#))
+        #expect(result.notes.isEmpty)
+    }
+
+    @Test func whenNoEntryCanRunTheFirstOnesProblemIsTheError() throws {
+        checkError(
+            try transformError(
+                try discovery(), withAuth(#"{"type": "kerberos"}, {"type": "x509.custom"}"#)),
+            .invalidArgument, at: "auth[0].type", line: transformLine, column: 5)
+    }
+
     @Test func noOTPParametersWhenNotRequired() throws {
         let result = try transform(try discovery(), withAuth(#"{"type": "basic.default", "requireOtp": false}"#))
         #expect(result.info["otpParameters"] == nil)

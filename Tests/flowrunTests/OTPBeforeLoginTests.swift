@@ -38,7 +38,7 @@ extension ProcessSuites {
               providers:
                 - discovery-service:
                     application-id: com.example.\(application)
-                    host: https://discovery.sapmobileservices.com
+                    host: https://discovery.sapmobilesecure.com
                     input: email-address
               transform: discovery-service
             authentication: \(login.contains("basic") ? "basic" : "oauth2")

@@ -14,7 +14,7 @@ extension ProcessSuites {
             application: {id: com.example.hr, version: "5.0.2"}
             configuration:
               providers:
-                - discovery-service: {application-id: com.example.hr, host: "https://discovery.sapmobileservices.com"}
+                - discovery-service: {application-id: com.example.hr, host: "https://discovery.sapmobilesecure.com"}
               transform: discovery-service
             authentication: saml
             steps:

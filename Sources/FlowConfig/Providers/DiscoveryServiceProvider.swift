@@ -5,14 +5,15 @@ import FlowHTTP
 import Foundation
 
 /// `discovery-service`: looks the configuration up by email address or onboarding code, asked for through
-/// the input source (flag, environment, prompt).
+/// the input source (flag, environment, prompt), under the AppConfigID `<application id>:<version>`.
 struct DiscoveryServiceProvider: ConfigurationProvider {
     enum Input: String {
         case emailAddress = "email-address"
         case onboardingCode = "onboarding-code"
     }
 
-    static let defaultHost = "https://discovery.sapmobileservices.com"
+    /// SAP's public discovery service, the SDK's default.
+    static let defaultHost = "https://discovery.sapmobilesecure.com"
 
     static let spec = ProviderSpec(
         name: "discovery-service", aliases: ["DiscoveryServiceConfigurationProvider"],
@@ -23,12 +24,16 @@ struct DiscoveryServiceProvider: ConfigurationProvider {
                 "The application whose configuration is looked up."),
             ParameterSpec("host", .url, default: defaultHost, "The discovery service."),
             ParameterSpec(
+                "version", .string, default: "1.0",
+                "The configuration version: the lookup asks for the AppConfigID `<application id>:<version>`."),
+            ParameterSpec(
                 "input", .oneOf(["email-address", "onboarding-code"]), default: "email-address",
                 "What the person is asked for."),
         ],
         primaryParameter: "application-id", inputs: ["email-address", "onboarding-code"])
 
     let applicationID: String
+    let version: String
     let host: URL
     let input: Input
 
@@ -40,6 +45,12 @@ struct DiscoveryServiceProvider: ConfigurationProvider {
                 at: parameters.location, path: parameters.path, missing: true)
         }
         applicationID = application
+        version = try parameters.requiredText("version")
+        guard !version.isEmpty, !version.contains(where: { $0 == ":" || $0.isWhitespace }) else {
+            throw ParameterProblem(
+                "`version` `\(version)` of provider `discovery-service` is not a version such as `1.0`.",
+                at: parameters.node("version")?.value.location ?? parameters.location, path: parameters.path)
+        }
         let hostText = try parameters.requiredText("host")
         guard let url = URL(string: hostText), url.host != nil else {
             throw ParameterProblem(
@@ -59,17 +70,31 @@ struct DiscoveryServiceProvider: ConfigurationProvider {
             return error.code == .missingInput ? .needsInput(error.message) : .failed(error.message, transient: false)
         }
         let quoted = { (text: String) in text.replacingOccurrences(of: "'", with: "''") }
+        let configID = appConfigID
         let function =
             input == .emailAddress
-            ? "getApplicationConfiguration(AppConfigID='\(quoted(applicationID)):1.0',"
-                + "EmailAddress='\(quoted(value))')"
-            : "getApplicationConfigurationByCode(AppConfigID='\(quoted(applicationID)):1.0',"
-                + "OnboardingCode='\(quoted(value))')"
+            ? "getApplicationConfiguration(AppConfigID='\(quoted(configID))',EmailAddress='\(quoted(value))')"
+            : "getApplicationConfigurationByCode(AppConfigID='\(quoted(configID))',OnboardingCode='\(quoted(value))')"
         let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "?#"))
         guard let encoded = function.addingPercentEncoding(withAllowedCharacters: allowed),
             let url = URL(string: "/config-api.svc/ApplicationConfigurations/" + encoded, relativeTo: host)?.absoluteURL
         else { return .failed("cannot form the discovery URL", transient: false) }
-        let what = "discovery for \(input == .emailAddress ? "this email address" : "this onboarding code")"
-        return await ConfigurationFile.fetch(url, context: context, what: what)
+        // The message names what was asked for, so a wrong application ID or version reads as such; the email
+        // address keeps only its domain (the part discovery matches a tenant by), the code nothing.
+        let asked =
+            input == .emailAddress ? "the email address \(Self.masked(email: value))" : "the onboarding code given"
+        let what = "discovery of AppConfigID `\(configID)` for \(asked)"
+        return await ConfigurationFile.fetch(
+            url, context: context, what: what,
+            notFound: "the discovery service has no configuration `\(configID)` for \(asked)")
+    }
+
+    /// The AppConfigID the lookup asks for: `com.example.travel:1.0`.
+    var appConfigID: String { "\(applicationID):\(version)" }
+
+    /// `ada@example.com` → `<redacted>@example.com`: the person's part stays out of messages and traces.
+    static func masked(email: String) -> String {
+        guard let at = email.lastIndex(of: "@") else { return Redactor.mask }
+        return Redactor.mask + email[at...]
     }
 }

@@ -5,10 +5,17 @@ import Foundation
 
 /// `file`: a JSON or property-list file, relative to the flow file.
 struct FileProvider: ConfigurationProvider {
+    /// The SDK's file provider reads `ConfigurationProvider.plist` unless told another name.
+    static let defaultPath = "ConfigurationProvider.plist"
+
     static let spec = ProviderSpec(
         name: "file", aliases: ["FileConfigurationProvider"],
         summary: "A JSON or property-list file (`ConfigurationProvider.plist` format), relative to the flow file.",
-        parameters: [ParameterSpec("path", .string, required: true, "The file, relative to the flow file.")],
+        parameters: [
+            ParameterSpec(
+                "path", .string, default: defaultPath,
+                "The file, relative to the flow file; the SDK's file name when not given.")
+        ],
         primaryParameter: "path")
 
     let path: String

@@ -111,10 +111,11 @@ struct Backend {
                 if case .object(let members) = document { document = .object([("appID", .string(app.id))] + members) }
                 return Answer(status: 200, json: document)
             }
-        case .settings(let id):
+        case .settings(let id, let level):
             return withProtectedApplication(id, request) { app, _, _ in
+                let chosen = level == "user" ? app.userSettings : level == "device" ? app.deviceSettings : app.settings
                 let groups = JSONValue.object(
-                    app.settings.map { group in
+                    chosen.map { group in
                         (group.name, .object(group.values.map { ($0.0, .string($0.1)) }))
                     })
                 return Answer(status: 200, json: ["mobileservices": ["settingsExchange": groups]])

@@ -10,7 +10,8 @@ enum Route: Sendable, Equatable {
     /// A discovery path whose function or arguments are not understood.
     case badDiscovery(reason: String)
     case configuration(application: String)
-    case settings(application: String)
+    /// The storage service's settings at one level: `global` (the application's), `user` or `device`.
+    case settings(application: String, level: String)
     case me(application: String)
     case destination(name: String)
     /// `/oauth2/api/v1/authorize`: the login form (GET) and its answer (POST).
@@ -104,7 +105,7 @@ enum Route: Sendable, Equatable {
             && segments[3] == "application" && ["global", "user", "device"].contains(segments[5])
             && segments[6] == "mobileservices"
             && segments[7] == "settingsExchange":
-            return .settings(application: segments[4])
+            return .settings(application: segments[4], level: segments[5])
         case 7
         where segments[0] == "application" && segments[2] == "roleservice" && segments[3] == "application"
             && segments[5] == "v2" && segments[6] == "Me" && segments[1] == segments[4]:

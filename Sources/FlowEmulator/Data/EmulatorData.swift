@@ -62,7 +62,7 @@ public struct EmulatorData: Sendable, Hashable {
 public struct EmulatorApplication: Sendable, Hashable {
     /// The application identifier (`com.example.travel`), the `X-SMP-APPID` header's value.
     public var id: String
-    /// The configuration version; discovery looks the application up as `<id>:<version>`.
+    /// The configuration version: discovery answers the AppConfigID `<id>:<version>`, and `<id>` alone.
     public var version: String
     /// The backend host the configuration names; `nil` means the emulator's own address.
     public var host: String?
@@ -75,6 +75,12 @@ public struct EmulatorApplication: Sendable, Hashable {
     /// The settings the storage service hands out, by group (`passwordPolicy`, `logSettings`,
     /// `featureVectorPolicies`), every value a string as the backend sends it.
     public var settings: [SettingsGroup]
+    /// The settings set at the user level, answered at `…/user/mobileservices/settingsExchange` (the same for
+    /// every user); empty: nothing is set there.
+    public var userSettings: [SettingsGroup]
+    /// The settings set at the device level, answered at `…/device/mobileservices/settingsExchange` (the same
+    /// for every device); empty: nothing is set there.
+    public var deviceSettings: [SettingsGroup]
     /// Destination names answered at `/<name>/...` (the validating request).
     public var destinations: [String]
     /// Whether settings, `Me` and destinations need credentials; `false` opens them whatever `auth` says.
@@ -95,6 +101,8 @@ public struct EmulatorApplication: Sendable, Hashable {
         protocol: String? = nil,
         auth: [AuthEntry],
         settings: [SettingsGroup] = SettingsGroup.defaults,
+        userSettings: [SettingsGroup] = [],
+        deviceSettings: [SettingsGroup] = [],
         destinations: [String] = [],
         protected: Bool = true,
         challenge: ChallengeVariant? = nil,
@@ -108,6 +116,8 @@ public struct EmulatorApplication: Sendable, Hashable {
         self.protocol = `protocol`
         self.auth = auth
         self.settings = settings
+        self.userSettings = userSettings
+        self.deviceSettings = deviceSettings
         self.destinations = destinations
         self.protected = protected
         self.challenge = challenge

@@ -198,8 +198,8 @@ struct DataReader {
 
     mutating func application(_ node: Node, path: String) -> EmulatorApplication? {
         let keys = [
-            "id", "version", "host", "port", "protocol", "auth", "settings", "destinations", "protected", "challenge",
-            "otp-challenge", "token-lifetime",
+            "id", "version", "host", "port", "protocol", "auth", "settings", "user-settings", "device-settings",
+            "destinations", "protected", "challenge", "otp-challenge", "token-lifetime",
         ]
         guard let fields = mapping(node, path: path, keys: keys) else { return nil }
         let id = required(fields, "id", in: node, path: path).flatMap { string($0, path: "\(path).id") }
@@ -221,6 +221,8 @@ struct DataReader {
             list($0, path: "\(path).auth") { $0.authEntry($1, path: $2) }
         }
         let settings = fields["settings"].map { settingsGroups($0, path: "\(path).settings") } ?? SettingsGroup.defaults
+        let userSettings = fields["user-settings"].map { settingsGroups($0, path: "\(path).user-settings") } ?? []
+        let deviceSettings = fields["device-settings"].map { settingsGroups($0, path: "\(path).device-settings") } ?? []
         var destinations: [String] = []
         if let node = fields["destinations"] {
             destinations = list(node, path: "\(path).destinations") { reader, element, elementPath in
@@ -280,8 +282,8 @@ struct DataReader {
         guard let id, let version, let auth, let protected else { return nil }
         return EmulatorApplication(
             id: id, version: version, host: host, port: port, protocol: scheme, auth: auth, settings: settings,
-            destinations: destinations, protected: protected, challenge: challenge, otpChallenge: otpChallenge,
-            tokenLifetime: tokenLifetime)
+            userSettings: userSettings, deviceSettings: deviceSettings, destinations: destinations,
+            protected: protected, challenge: challenge, otpChallenge: otpChallenge, tokenLifetime: tokenLifetime)
     }
 
     mutating func authEntry(_ node: Node, path: String) -> AuthEntry? {

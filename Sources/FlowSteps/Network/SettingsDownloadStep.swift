@@ -6,15 +6,23 @@ import FlowHTTP
 import FlowTransform
 import Foundation
 
-/// The `settings-download` step: reads the application settings from the storage service and provides the
-/// passcode policy, log settings and feature vector policies, converted from the strings the backend sends.
+/// The `settings-download` step: reads the settings from the storage service and provides the passcode policy,
+/// log settings and feature vector policies, converted from the strings the backend sends.
+///
+/// The storage service keeps settings at three levels. The application level is always read; `level: user`
+/// reads the user level too, and `level: device` the user and device levels. A setting at a lower level wins
+/// over the same setting above it (device over user over application), one setting at a time, so a level sets
+/// only what it changes; a lower level that has nothing (a 404) changes nothing.
 /// The log settings' level is noted in the trace and set as the run's log level.
 struct SettingsDownloadStep: BuiltinStep {
-    enum Level: String {
+    enum Level: String, CaseIterable {
         case application, user, device
 
         /// The storage service's name for the level.
         var scope: String { self == .application ? "global" : rawValue }
+
+        /// The levels read for this one, highest first: the application's, then down to this one.
+        var levelsRead: [Level] { Array(Self.allCases.prefix { $0 != self }) + [self] }
     }
 
     static let spec = StepSpec(
@@ -25,7 +33,8 @@ struct SettingsDownloadStep: BuiltinStep {
         parameters: [
             ParameterSpec(
                 "level", .oneOf(["application", "user", "device"]), default: "application",
-                "Which level of settings to read; lower levels merge over higher ones.")
+                "The lowest level read: `user` reads the application and user levels, `device` all three; a "
+                    + "setting at a lower level wins over the same one above it.")
         ],
         requires: [KeySpec(.settingsParameters)],
         provides: [
@@ -64,22 +73,41 @@ struct SettingsDownloadStep: BuiltinStep {
     private func download(_ context: StepContext) async -> StepOutcome {
         do throws(StepFailure) {
             let (base, applicationID) = try Backend.base(context)
-            let path =
-                "/mobileservices/Storage/v1/runtime/application/\(applicationID)/\(level.scope)"
-                + "/mobileservices/settingsExchange"
-            guard let url = URL(string: path, relativeTo: base)?.absoluteURL else {
-                throw StepFailure(.badParameter, "cannot form the settings URL from \(base.absoluteString)")
+            var merged = SettingsLayers()
+            var urls: [String] = []
+            for level in level.levelsRead {
+                let path =
+                    "/mobileservices/Storage/v1/runtime/application/\(applicationID)/\(level.scope)"
+                    + "/mobileservices/settingsExchange"
+                guard let url = URL(string: path, relativeTo: base)?.absoluteURL else {
+                    throw StepFailure(.badParameter, "cannot form the settings URL from \(base.absoluteString)")
+                }
+                urls.append(url.absoluteString)
+                let what = "downloading the \(level.rawValue) settings"
+                let response: HTTPResponse
+                do throws(StepFailure) {
+                    response = try await Backend.fetch(
+                        HTTPRequest(url: url, headers: [("Accept", "application/json")]), context: context, what: what)
+                } catch where error.code == .http(404) && level != .application {
+                    context.note("settings-level", "no \(level.rawValue) settings (404); the levels above apply")
+                    continue
+                }
+                let answer = try Backend.json(response, what: what)
+                do throws(TransformError) {
+                    try merged.add(answer, from: url.absoluteString)
+                } catch {
+                    throw StepFailure(
+                        .badSettings, "the settings from \(url.absoluteString) cannot be read: \(error.description)")
+                }
             }
-            let response = try await Backend.fetch(
-                HTTPRequest(url: url, headers: [("Accept", "application/json")]), context: context,
-                what: "downloading the settings")
-            let document = try Backend.json(response, what: "downloading the settings")
+            let document = merged.document
             let values: [String: InfoValue]
             do throws(TransformError) {
                 values = try StructureReaders.settings(document)
             } catch {
                 throw StepFailure(
-                    .badSettings, "the settings from \(url.absoluteString) cannot be read: \(error.description)")
+                    .badSettings,
+                    "the settings from \(urls.joined(separator: " and ")) cannot be read: \(error.description)")
             }
             try context.provide(values)
             context.keep(.object([("settings", .object(values.keys.sorted().map { ($0, values[$0]!.json()) }))]))
@@ -95,5 +123,52 @@ struct SettingsDownloadStep: BuiltinStep {
         } catch {
             return Task.isCancelled ? .cancelled : .failure(error)
         }
+    }
+}
+
+/// The settings of several levels merged one setting at a time, a later (lower) level winning: a mapping of
+/// groups (`passwordPolicy`, …) of settings, under `settingsExchange` as the reader expects it.
+struct SettingsLayers {
+    private var groups: [(name: Node, settings: [Pair])] = []
+    private var location: SourceLocation?
+
+    /// Merges one level's answer (`{"mobileservices": {"settingsExchange": {…}}}` or the exchange itself).
+    /// - Throws: ``TransformError`` when the answer or one of its groups is not a mapping.
+    mutating func add(_ answer: Node, from source: String) throws(TransformError) {
+        let exchange = answer["mobileservices"]?["settingsExchange"] ?? answer["settingsExchange"] ?? answer
+        guard let pairs = exchange.pairs else {
+            throw TransformError(
+                .invalidArgument, at: "settingsExchange",
+                "expected a mapping of settings groups in \(source), found \(exchange.kindDescription)")
+        }
+        location = location ?? exchange.location
+        for group in pairs where !group.value.isNull {
+            let name = group.key.scalar?.text ?? ""
+            guard let settings = group.value.pairs else {
+                throw TransformError(
+                    .invalidArgument, at: "settingsExchange.\(name)",
+                    "expected a mapping of settings in \(source), found \(group.value.kindDescription)")
+            }
+            guard let index = groups.firstIndex(where: { $0.name.scalar?.text == name }) else {
+                groups.append((group.key, settings))
+                continue
+            }
+            for setting in settings {
+                let key = setting.key.scalar?.text
+                if let existing = groups[index].settings.firstIndex(where: { $0.key.scalar?.text == key }) {
+                    groups[index].settings[existing] = setting
+                } else {
+                    groups[index].settings.append(setting)
+                }
+            }
+        }
+    }
+
+    /// The merged settings as one `{"settingsExchange": {…}}` document.
+    var document: Node {
+        let at = location ?? SourceLocation(file: "settings", line: 1, column: 1)
+        let merged = groups.map { Pair(key: $0.name, value: Node(.mapping($0.settings), at: $0.name.location)) }
+        let key = Node(.scalar(Scalar("settingsExchange", style: .plain)), at: at)
+        return Node(.mapping([Pair(key: key, value: Node(.mapping(merged), at: at))]), at: at)
     }
 }

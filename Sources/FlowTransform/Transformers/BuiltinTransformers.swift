@@ -21,6 +21,8 @@ public struct TransformContext: Sendable {
     let path: ConfigPath
     let conversion: Conversion
     public let environment: TransformEnvironment
+    /// Where a transformer reports a choice it made (an `auth` entry passed over).
+    public let notes: TransformNotes
 }
 
 /// The SDK's default configuration structure (`host`, `port`, `protocol`, `auth[]`).
@@ -60,7 +62,7 @@ struct DiscoveryServiceTransformer: StructureTransformer {
     func transform(_ node: Node, context: TransformContext) throws(TransformError) -> [String: InfoValue] {
         try DiscoveryService.transform(
             node, destination: destination, at: context.path, environment: context.environment,
-            conversion: context.conversion)
+            conversion: context.conversion, notes: context.notes)
     }
 }
 
@@ -132,7 +134,7 @@ enum DiscoveryService {
 
     static func transform(
         _ node: Node, destination: String?, at path: ConfigPath, environment: TransformEnvironment,
-        conversion: Conversion
+        conversion: Conversion, notes: TransformNotes
     ) throws(TransformError) -> [String: InfoValue] {
         guard let hostNode = node["host"].present, hostNode.scalar?.text.isEmpty != true else {
             throw TransformError(
@@ -191,27 +193,14 @@ enum DiscoveryService {
                 .invalidArgument, at: authPath.text,
                 "expected a list of `{type, config}`, found \(authNode.kindDescription)")
         }
-        guard let first = entries.first else {
+        guard !entries.isEmpty else {
             info[.authenticationMethod] = AuthenticationMethod.none.rawValue
             return info.values
         }
-        let entryPath = authPath.appending(index: 0)
-        guard first.pairs != nil else {
-            throw TransformError(
-                .invalidArgument, at: entryPath.text, "expected `{type, config}`, found \(first.kindDescription)")
-        }
-        guard let type = first["type"]?.scalar?.text else {
-            throw TransformError(.missingArgument, at: entryPath.appending("type").text, "`type` is missing")
-        }
+        let (index, first, method) = try runnableEntry(entries, at: authPath, notes: notes)
+        let entryPath = authPath.appending(index: index)
         let config = first["config"] ?? Node(.mapping([]), at: first.location)
         let configPath = entryPath.appending("config")
-        guard let method = AuthenticationMethod(configurationType: type) else {
-            throw TransformError(
-                .invalidArgument, at: entryPath.appending("type").text,
-                "unsupported authentication type `\(type)`; expected "
-                    + AuthenticationMethod.configurationTypes.dropLast().joined(separator: ", ") + " or "
-                    + AuthenticationMethod.configurationTypes.last!)
-        }
         switch method {
         case .basic:
             info[.authenticationMethod] = AuthenticationMethod.basic.rawValue
@@ -260,6 +249,60 @@ enum DiscoveryService {
             ])
         }
         return info.values
+    }
+}
+
+extension DiscoveryService {
+    /// The first `auth` entry flowrun can run, with its index and method; each entry before it that cannot run
+    /// and each one after it is reported in `notes`, so none is dropped unsaid.
+    /// - Throws: the first entry's problem when no entry can run (as when it is the only one).
+    static func runnableEntry(
+        _ entries: [Node], at authPath: ConfigPath, notes: TransformNotes
+    ) throws(TransformError) -> (index: Int, entry: Node, method: AuthenticationMethod) {
+        var skipped: [(path: String, reason: String)] = []
+        var firstProblem: TransformError?
+        for (index, entry) in entries.enumerated() {
+            let entryPath = authPath.appending(index: index)
+            do throws(TransformError) {
+                let method = try method(of: entry, at: entryPath)
+                for skip in skipped {
+                    notes.add("`\(skip.path)` is passed over: \(skip.reason); `\(entryPath.text)` is used")
+                }
+                for (later, other) in entries.enumerated().dropFirst(index + 1) {
+                    let type = (other["type"]?.scalar?.text).map { " (`\($0)`)" } ?? ""
+                    notes.add(
+                        "`\(authPath.appending(index: later).text)`\(type) is not used: `\(entryPath.text)` "
+                            + "(`\(entry["type"]?.scalar?.text ?? "")`) comes first and flowrun can run it")
+                }
+                return (index, entry, method)
+            } catch {
+                firstProblem = firstProblem ?? error
+                skipped.append((entryPath.text, error.message))
+            }
+        }
+        throw firstProblem!
+    }
+
+    /// The method an `auth` entry names.
+    /// - Throws: when the entry is not `{type, config}` or its type is one flowrun does not support.
+    private static func method(
+        of entry: Node, at entryPath: ConfigPath
+    ) throws(TransformError) -> AuthenticationMethod {
+        guard entry.pairs != nil else {
+            throw TransformError(
+                .invalidArgument, at: entryPath.text, "expected `{type, config}`, found \(entry.kindDescription)")
+        }
+        guard let type = entry["type"]?.scalar?.text else {
+            throw TransformError(.missingArgument, at: entryPath.appending("type").text, "`type` is missing")
+        }
+        guard let method = AuthenticationMethod(configurationType: type) else {
+            throw TransformError(
+                .invalidArgument, at: entryPath.appending("type").text,
+                "unsupported authentication type `\(type)`; expected "
+                    + AuthenticationMethod.configurationTypes.dropLast().joined(separator: ", ") + " or "
+                    + AuthenticationMethod.configurationTypes.last!)
+        }
+        return method
     }
 }
 

@@ -1,5 +1,6 @@
 public import FlowCatalog
 public import FlowDescriptor
+import Synchronization
 
 /// What transformers may need beyond the configuration itself.
 public struct TransformEnvironment: Sendable {
@@ -14,9 +15,27 @@ public struct TransformEnvironment: Sendable {
     }
 }
 
+/// What structure transformers say beside the keys they provide: a choice made for the person that they should
+/// hear of (an `auth` entry passed over), reported in the trace and the run's log, never an error.
+public final class TransformNotes: Sendable {
+    private let notes = Mutex<[String]>([])
+
+    public init() {}
+
+    /// Adds a note.
+    public func add(_ note: String) {
+        notes.withLock { $0.append(note) }
+    }
+
+    /// The notes, in the order they were added.
+    public var all: [String] { notes.withLock { $0 } }
+}
+
 /// The outcome of a transformation: one flat info dictionary, and the source keys no transformer wanted.
 public struct TransformResult: Sendable {
     public var info: [String: InfoValue] = [:]
+    /// What the structure transformers reported (an `auth` entry passed over, …).
+    public var notes: [String] = []
     /// Configuration paths that no transformer matched; reported in the trace, never an error (as in the SDK).
     public var unmatched: [String] = []
     /// Map entries whose source key the configuration did not have.
@@ -83,18 +102,21 @@ public struct TransformTree: Sendable {
     ) throws(TransformError) -> TransformResult {
         var result = TransformResult()
         let conversion = Conversion(records: RecordTable(catalog: catalog))
-        try apply(
-            root, to: configuration, at: ConfigPath(), environment: environment, conversion: conversion, into: &result)
+        let notes = TransformNotes()
+        let context = TransformContext(
+            path: ConfigPath(), conversion: conversion, environment: environment, notes: notes)
+        try apply(root, to: configuration, at: ConfigPath(), context: context, into: &result)
+        result.notes = notes.all
         return result
     }
 
     /// Applies `transformer` and adds what it provides to `result` (one dictionary for the whole tree, so a deep
     /// tree costs no re-merging at every level).
     private func apply(
-        _ transformer: Transformer, to node: Node, at path: ConfigPath, environment: TransformEnvironment,
-        conversion: Conversion,
+        _ transformer: Transformer, to node: Node, at path: ConfigPath, context: TransformContext,
         into result: inout TransformResult
     ) throws(TransformError) {
+        let conversion = context.conversion
         switch transformer {
         case .leaf(let type, let key, let location):
             let value: InfoValue
@@ -118,9 +140,7 @@ public struct TransformTree: Sendable {
                     result.unmatched.append(path.appending(key).text)
                     continue
                 }
-                try apply(
-                    child, to: pair.value, at: path.appending(key), environment: environment, conversion: conversion,
-                    into: &result)
+                try apply(child, to: pair.value, at: path.appending(key), context: context, into: &result)
             }
             for key in entries.order where node[key] == nil {
                 result.absent.append(path.appending(key).text)
@@ -133,7 +153,9 @@ public struct TransformTree: Sendable {
                         .invalidArgument, at: path.text, "expected a mapping, found \(node.kindDescription)")
                 }
                 values = try builtin.transform(
-                    node, context: TransformContext(path: path, conversion: conversion, environment: environment))
+                    node,
+                    context: TransformContext(
+                        path: path, conversion: conversion, environment: context.environment, notes: context.notes))
             } catch {
                 var located = error
                 located.location = location
