@@ -3,6 +3,7 @@ import FlowDescriptor
 public import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 import Synchronization
 
 /// The HTTP session of one flow run, shared by its steps: default headers, a cookie jar, timeouts, redirects
@@ -24,12 +25,16 @@ public final class HTTPSession: Sendable {
         public var allowInsecureHTTP: Bool
         /// Where every request goes instead of its URL's origin (the emulator); `nil`: where the URL says.
         public var rewrite: URLRewrite?
+        /// Trust roots, public-key pins, the minimum TLS version and the client identity.
+        public var tls: TLSSettings
 
         public init(
             timeout: Duration = .seconds(30), connectTimeout: Duration = .seconds(10), maxRedirects: Int = 10,
-            maxBodyBytes: Int = 8 << 20, allowInsecureHTTP: Bool = false, rewrite: URLRewrite? = nil
+            maxBodyBytes: Int = 8 << 20, allowInsecureHTTP: Bool = false, rewrite: URLRewrite? = nil,
+            tls: TLSSettings = TLSSettings()
         ) {
             self.rewrite = rewrite
+            self.tls = tls
             self.timeout = timeout
             self.connectTimeout = connectTimeout
             self.maxRedirects = maxRedirects
@@ -41,6 +46,10 @@ public final class HTTPSession: Sendable {
     public let configuration: Configuration
     public let cookies: CookieJar
     private let client: HTTPClient
+    /// The TLS configuration made from ``Configuration/tls``, or why it could not be (a file that cannot be read):
+    /// every request fails with that error, naming the file.
+    private let tlsSetup: Result<TLSConfiguration, HTTPError>
+    private let pinCheck: PinCheck?
     private struct Hooks {
         var headers: [(name: String, value: String)] = []
         var observers: [any HTTPObserver] = []
@@ -57,6 +66,22 @@ public final class HTTPSession: Sendable {
         clientConfiguration.timeout = .init(connect: .milliseconds(Int64(configuration.connectTimeout.milliseconds)))
         // A refused connection is reported at once; the flow's retry policy decides whether to try again.
         clientConfiguration.connectionPool.retryConnectionEstablishment = false
+        var setup = Result { () throws(HTTPError) in try configuration.tls.makeConfiguration() }
+        var pinCheck: PinCheck?
+        if case .success(let tls) = setup, !configuration.tls.pins.isEmpty {
+            // Pins are never dropped: a context that cannot be made fails every https request.
+            do {
+                pinCheck = PinCheck(
+                    pins: configuration.tls.pins, context: try NIOSSLContext(configuration: tls),
+                    connectTimeout: configuration.connectTimeout)
+            } catch {
+                setup = .failure(
+                    HTTPError("tls-failed", "the TLS configuration is refused: \(error)", transient: false))
+            }
+        }
+        if case .success(let tls) = setup { clientConfiguration.tlsConfiguration = tls }
+        tlsSetup = setup
+        self.pinCheck = pinCheck
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
     }
 
@@ -259,11 +284,13 @@ public final class HTTPSession: Sendable {
                     + "only https (or http to this machine) is allowed",
                 transient: false)
         }
+        let endpoint = "\(request.method) \(request.url.absoluteString)"
+        if case .failure(let error) = tlsSetup, scheme == "https" { throw error }
+        if scheme == "https", let pinCheck { try await pinCheck.verify(request.url, endpoint: endpoint) }
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
         outgoing.method = HTTPMethod(rawValue: request.method)
         for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
         if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
-        let endpoint = "\(request.method) \(request.url.absoluteString)"
         let timeout = request.timeout ?? configuration.timeout
         do {
             let response = try await client.execute(outgoing, timeout: .milliseconds(Int64(timeout.milliseconds)))
@@ -287,6 +314,7 @@ public final class HTTPSession: Sendable {
             throw HTTPError("request-failed", "\(endpoint): \(error)", transient: true)
         } catch {
             if Task.isCancelled || error is CancellationError { throw Self.cancelled(endpoint) }
+            if let failure = TLSFailure.classify(error, endpoint: endpoint) { throw failure }
             throw HTTPError("connection-failed", "\(endpoint): \(error)", transient: true)
         }
     }
