@@ -80,11 +80,7 @@ public struct TLSSettings: Sendable, Hashable {
     }
 }
 
-/// The lowest TLS version a session accepts.
-public enum TLSMinimumVersion: String, Sendable, Hashable, CaseIterable {
-    case tls12 = "1.2"
-    case tls13 = "1.3"
-
+extension TLSMinimumVersion {
     var nioVersion: TLSVersion {
         switch self {
         case .tls12: .tlsv12
@@ -101,25 +97,12 @@ public enum ClientIdentity: Sendable, Hashable {
     case pkcs12(file: String, password: Secret?)
 }
 
-/// The SHA-256 digest of a certificate's DER SubjectPublicKeyInfo, written in base64 as HPKP and the configuration
-/// document's `publicKeyPinSet` write it.
-public struct PublicKeyPin: Sendable, Hashable, CustomStringConvertible {
-    /// The 32 bytes of the digest.
-    public let digest: [UInt8]
-
-    /// The pin written as `base64`; `nil` when that is not base64 of 32 bytes.
-    public init?(base64: String) {
-        guard let data = Data(base64Encoded: base64), data.count == SHA256.byteCount else { return nil }
-        digest = Array(data)
-    }
-
+extension PublicKeyPin {
     /// The pin of a DER SubjectPublicKeyInfo.
-    public init(subjectPublicKeyInfo: [UInt8]) {
-        digest = Array(SHA256.hash(data: subjectPublicKeyInfo))
+    init(subjectPublicKeyInfo: [UInt8]) {
+        // A SHA-256 digest is always 32 bytes.
+        self.init(digest: Array(SHA256.hash(data: subjectPublicKeyInfo)))!
     }
-
-    /// The base64 form.
-    public var description: String { Data(digest).base64EncodedString() }
 }
 
 /// Checks a server's key against the pins with a handshake of its own, as the session's requests make it (same

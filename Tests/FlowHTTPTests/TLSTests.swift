@@ -119,8 +119,8 @@ import Testing
             let files = try pki.identity(pki.client)
             let serverTLS = try pki.serverConfiguration(clientsFrom: pki.authority)
             try await withServer(tls: serverTLS, { _ in Reply(body: "welcome") }) { server throws in
-                let tls = TLSSettings(
-                    caBundle: try pki.caBundle, identity: .pem(certificateChain: files.certificate, privateKey: files.key))
+                let identity = ClientIdentity.pem(certificateChain: files.certificate, privateKey: files.key)
+                let tls = TLSSettings(caBundle: try pki.caBundle, identity: identity)
                 try await withSession(configuration(tls)) { session throws in
                     let response = try await session.get(server.url("/hello"))
                     #expect(response.status == 200)
@@ -136,8 +136,8 @@ import Testing
             let files = try pki.identity(stranger)
             let serverTLS = try pki.serverConfiguration(clientsFrom: pki.authority)
             try await withServer(tls: serverTLS, { _ in Reply() }) { server throws in
-                let tls = TLSSettings(
-                    caBundle: try pki.caBundle, identity: .pem(certificateChain: files.certificate, privateKey: files.key))
+                let identity = ClientIdentity.pem(certificateChain: files.certificate, privateKey: files.key)
+                let tls = TLSSettings(caBundle: try pki.caBundle, identity: identity)
                 try await withSession(configuration(tls)) { session throws in
                     let error = await session.failure(of: HTTPRequest(url: server.url("/hello")))
                     #expect(error?.code == "certificate-rejected", "\(String(describing: error))")
