@@ -112,6 +112,33 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The PEM private key of --client-certificate.", valueName: "FILE"))
     var clientKey: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "The HTTP proxy of every request (http://[user:password@]host[:port]), over HTTPS_PROXY and http_proxy.",
+            valueName: "URL"))
+    var proxy: String?
+
+    @Option(
+        name: .customLong("noproxy"),
+        help: ArgumentHelp("Hosts reached without the proxy, comma-separated (over NO_PROXY).", valueName: "HOSTS"))
+    var noProxy: String?
+
+    /// The environment's proxies, as curl reads them, with --proxy and --noproxy over them.
+    private func proxies() throws -> ProxySettings {
+        do throws(HTTPError) {
+            var settings = try ProxySettings.fromEnvironment(ProcessInfo.processInfo.environment)
+            if let proxy {
+                let server = try ProxySettings.Server(url: proxy)
+                settings.https = server
+                settings.http = server
+            }
+            if let noProxy { settings.noProxy = ProxySettings.hosts(noProxy) }
+            return settings
+        } catch {
+            throw ValidationError(error.message)
+        }
+    }
+
     /// The flow's `security` trust with the flags over it, field by field.
     private func trust(_ security: Security) throws -> TLSSettings {
         let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
@@ -199,6 +226,7 @@ struct RunCommand: AsyncParsableCommand {
             progress: progress, redactor: redactor)
         options.input.descriptorValues = descriptorValues
         options.tls = try trust(engine.descriptor.security)
+        options.proxy = try proxies()
         options.presenter = presenter
         if mode == .changePasscode, !engine.usesStore {
             Console.error(

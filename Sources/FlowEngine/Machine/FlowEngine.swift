@@ -64,7 +64,7 @@ public struct FlowEngine: Sendable {
             configuration: .init(
                 timeout: options.requestTimeout,
                 allowInsecureHTTP: descriptor.security.allowInsecureHTTP?.value == true, rewrite: options.urlRewrite,
-                tls: options.tls))
+                tls: options.tls, proxy: options.proxy))
         let report = await drive(options, http: http, clock: options.clock)
         await http.shutdown()
         return report

@@ -128,6 +128,7 @@ public struct FailureCode: RawRepresentable, Hashable, Sendable, CustomStringCon
         case certificateRejected = "certificate-rejected"
         case tlsFailed = "tls-failed"
         case badCertificateFile = "bad-certificate-file"
+        case proxyFailed = "proxy-failed"
     }
 }
 
@@ -300,4 +301,6 @@ extension FailureCode {
     public static let tlsFailed = FailureCode(.tlsFailed)
     /// `bad-certificate-file`: A CA bundle, client certificate, key or PKCS#12 file cannot be read or parsed.
     public static let badCertificateFile = FailureCode(.badCertificateFile)
+    /// `proxy-failed`: The proxy cannot be reached, refused the request or is not a usable proxy URL.
+    public static let proxyFailed = FailureCode(.proxyFailed)
 }
