@@ -74,9 +74,10 @@ public struct ProxySettings: Sendable, Hashable {
         list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
-    /// The proxy a request to `url` goes through, or `nil` when it goes directly.
+    /// The proxy a request to `url` goes through, or `nil` when it goes directly. Loopback is always reached
+    /// directly (as Go's net/http does; curl would send it to the proxy): the emulator listens there.
     public func server(for url: URL) -> Server? {
-        guard let host = url.host?.lowercased() else { return nil }
+        guard let host = url.host?.lowercased(), !url.isLoopback else { return nil }
         let server = url.scheme?.lowercased() == "https" ? https : http
         guard let server else { return nil }
         for entry in noProxy {

@@ -42,6 +42,13 @@ import Testing
         #expect((settings.server(for: URL(string: url)!) != nil) == proxied)
     }
 
+    @Test func loopbackIsReachedDirectlyWithoutNoProxy() throws {
+        let settings = try ProxySettings.fromEnvironment(["http_proxy": "proxy.example:3128"])
+        #expect(settings.server(for: URL(string: "http://127.0.0.1:8080/x")!) == nil)
+        #expect(settings.server(for: URL(string: "http://localhost/x")!) == nil)
+        #expect(settings.server(for: URL(string: "http://backend.example/x")!) != nil)
+    }
+
     @Test func aStarInNoProxyMeansNoProxyAtAll() throws {
         let settings = try ProxySettings.fromEnvironment(["https_proxy": "proxy.example:3128", "no_proxy": "*"])
         #expect(settings.server(for: URL(string: "https://anything.example/")!) == nil)
