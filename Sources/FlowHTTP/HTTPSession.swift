@@ -3,6 +3,8 @@ import FlowDescriptor
 public import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOPosix
+import NIOSSL
 import Synchronization
 
 /// The HTTP session of one flow run, shared by its steps: default headers, a cookie jar, timeouts, redirects
@@ -24,12 +26,19 @@ public final class HTTPSession: Sendable {
         public var allowInsecureHTTP: Bool
         /// Where every request goes instead of its URL's origin (the emulator); `nil`: where the URL says.
         public var rewrite: URLRewrite?
+        /// Trust roots, public-key pins, the minimum TLS version and the client identity.
+        public var tls: TLSSettings
+        /// The proxies requests go through (none: every request goes directly).
+        public var proxy: ProxySettings
 
         public init(
             timeout: Duration = .seconds(30), connectTimeout: Duration = .seconds(10), maxRedirects: Int = 10,
-            maxBodyBytes: Int = 8 << 20, allowInsecureHTTP: Bool = false, rewrite: URLRewrite? = nil
+            maxBodyBytes: Int = 8 << 20, allowInsecureHTTP: Bool = false, rewrite: URLRewrite? = nil,
+            tls: TLSSettings = TLSSettings(), proxy: ProxySettings = ProxySettings()
         ) {
             self.rewrite = rewrite
+            self.tls = tls
+            self.proxy = proxy
             self.timeout = timeout
             self.connectTimeout = connectTimeout
             self.maxRedirects = maxRedirects
@@ -41,6 +50,12 @@ public final class HTTPSession: Sendable {
     public let configuration: Configuration
     public let cookies: CookieJar
     private let client: HTTPClient
+    /// One client per proxy: AsyncHTTPClient sets its proxy per client, and `NO_PROXY` hosts use ``client``.
+    private let proxiedClients: [ProxySettings.Server: HTTPClient]
+    /// The TLS configuration made from ``Configuration/tls``, or why it could not be (a file that cannot be read):
+    /// every request fails with that error, naming the file.
+    private let tlsSetup: Result<TLSConfiguration, HTTPError>
+    private let pinCheck: PinCheck?
     private struct Hooks {
         var headers: [(name: String, value: String)] = []
         var observers: [any HTTPObserver] = []
@@ -57,7 +72,33 @@ public final class HTTPSession: Sendable {
         clientConfiguration.timeout = .init(connect: .milliseconds(Int64(configuration.connectTimeout.milliseconds)))
         // A refused connection is reported at once; the flow's retry policy decides whether to try again.
         clientConfiguration.connectionPool.retryConnectionEstablishment = false
+        var setup = Result { () throws(HTTPError) in try configuration.tls.makeConfiguration() }
+        var pinCheck: PinCheck?
+        if case .success(let tls) = setup, !configuration.tls.pins.isEmpty {
+            // Pins are never dropped: a context that cannot be made fails every https request.
+            do {
+                pinCheck = PinCheck(
+                    pins: configuration.tls.pins, context: try NIOSSLContext(configuration: tls),
+                    connectTimeout: configuration.connectTimeout)
+            } catch {
+                setup = .failure(
+                    HTTPError("tls-failed", "the TLS configuration is refused: \(error)", transient: false))
+            }
+        }
+        if case .success(let tls) = setup { clientConfiguration.tlsConfiguration = tls }
+        tlsSetup = setup
+        self.pinCheck = pinCheck
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+        var proxied: [ProxySettings.Server: HTTPClient] = [:]
+        for server in [configuration.proxy.https, configuration.proxy.http].compactMap({ $0 })
+        where proxied[server] == nil {
+            var proxiedConfiguration = clientConfiguration
+            proxiedConfiguration.proxy = .server(
+                host: server.host, port: server.port,
+                authorization: server.user.map { .basic(username: $0, password: server.password?.revealed ?? "") })
+            proxied[server] = HTTPClient(eventLoopGroupProvider: .singleton, configuration: proxiedConfiguration)
+        }
+        proxiedClients = proxied
     }
 
     /// Sets a header sent with every request to every origin (application and device IDs).
@@ -259,14 +300,27 @@ public final class HTTPSession: Sendable {
                     + "only https (or http to this machine) is allowed",
                 transient: false)
         }
+        let endpoint = "\(request.method) \(request.url.absoluteString)"
+        if case .failure(let error) = tlsSetup, scheme == "https" { throw error }
+        let proxy = configuration.proxy.server(for: request.url)
+        if scheme == "https", let pinCheck {
+            // The pin check's own handshake goes directly to the server; through a proxy it cannot, and pins are
+            // never skipped.
+            if let proxy {
+                throw HTTPError(
+                    "proxy-failed", "\(endpoint): public-key pins cannot be checked through the proxy \(proxy) yet",
+                    transient: false)
+            }
+            try await pinCheck.verify(request.url, endpoint: endpoint)
+        }
+        let sender = proxy.flatMap { proxiedClients[$0] } ?? client
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
         outgoing.method = HTTPMethod(rawValue: request.method)
         for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
         if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
-        let endpoint = "\(request.method) \(request.url.absoluteString)"
         let timeout = request.timeout ?? configuration.timeout
         do {
-            let response = try await client.execute(outgoing, timeout: .milliseconds(Int64(timeout.milliseconds)))
+            let response = try await sender.execute(outgoing, timeout: .milliseconds(Int64(timeout.milliseconds)))
             var buffer = try await response.body.collect(upTo: configuration.maxBodyBytes)
             let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
             return HTTPResponse(
@@ -279,6 +333,12 @@ public final class HTTPSession: Sendable {
             if error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
                 throw HTTPError("timeout", "\(endpoint) did not answer within \(timeout.flowText)", transient: true)
             }
+            if let proxy,
+                error == .proxyAuthenticationRequired || error == .invalidProxyResponse
+                    || error == .httpProxyHandshakeTimeout
+            {
+                throw HTTPError("proxy-failed", "\(endpoint): the proxy \(proxy) refused: \(error)", transient: false)
+            }
             if error == .remoteConnectionClosed {
                 throw HTTPError(
                     "connection-closed", "\(endpoint): the server closed the connection without an answer",
@@ -287,6 +347,11 @@ public final class HTTPSession: Sendable {
             throw HTTPError("request-failed", "\(endpoint): \(error)", transient: true)
         } catch {
             if Task.isCancelled || error is CancellationError { throw Self.cancelled(endpoint) }
+            if let failure = TLSFailure.classify(error, endpoint: endpoint) { throw failure }
+            if let proxy, error is NIOConnectionError || error is ChannelError {
+                throw HTTPError(
+                    "proxy-failed", "\(endpoint): the proxy \(proxy) cannot be reached: \(error)", transient: true)
+            }
             throw HTTPError("connection-failed", "\(endpoint): \(error)", transient: true)
         }
     }
@@ -301,5 +366,6 @@ public final class HTTPSession: Sendable {
     /// Closes the session's connections.
     public func shutdown() async {
         try? await client.shutdown()
+        for proxied in proxiedClients.values { try? await proxied.shutdown() }
     }
 }

@@ -90,6 +90,83 @@ struct RunCommand: AsyncParsableCommand {
             valueName: "LEVEL"))
     var logLevel: String = "warn"
 
+    @Option(help: ArgumentHelp("A PEM file of CA certificates trusted besides the system's.", valueName: "FILE"))
+    var caBundle: String?
+
+    @Option(
+        name: .customLong("pin"),
+        help: ArgumentHelp(
+            "An SPKI SHA-256 pin in base64 the server's key must match (repeatable; replaces the flow's pins).",
+            valueName: "BASE64"))
+    var pins: [String] = []
+
+    @Option(help: ArgumentHelp("The lowest TLS version accepted: 1.2 or 1.3.", valueName: "VERSION"))
+    var minTLSVersion: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "A PEM client certificate chain, leaf first, sent when a server asks for one (with --client-key).",
+            valueName: "FILE"))
+    var clientCertificate: String?
+
+    @Option(help: ArgumentHelp("The PEM private key of --client-certificate.", valueName: "FILE"))
+    var clientKey: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The HTTP proxy of every request (http://[user:password@]host[:port]), over HTTPS_PROXY and http_proxy.",
+            valueName: "URL"))
+    var proxy: String?
+
+    @Option(
+        name: .customLong("noproxy"),
+        help: ArgumentHelp("Hosts reached without the proxy, comma-separated (over NO_PROXY).", valueName: "HOSTS"))
+    var noProxy: String?
+
+    /// The environment's proxies, as curl reads them, with --proxy and --noproxy over them.
+    private func proxies() throws -> ProxySettings {
+        do throws(HTTPError) {
+            var settings = try ProxySettings.fromEnvironment(ProcessInfo.processInfo.environment)
+            if let proxy {
+                let server = try ProxySettings.Server(url: proxy)
+                settings.https = server
+                settings.http = server
+            }
+            if let noProxy { settings.noProxy = ProxySettings.hosts(noProxy) }
+            return settings
+        } catch {
+            throw ValidationError(error.message)
+        }
+    }
+
+    /// The flow's `security` trust with the flags over it, field by field.
+    private func trust(_ security: Security) throws -> TLSSettings {
+        let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
+        var tls = TLSSettings(security, relativeTo: folder)
+        if let caBundle { tls.caBundle = caBundle }
+        if !pins.isEmpty {
+            tls.pins = try pins.map { text in
+                guard let pin = PublicKeyPin(base64: text) else {
+                    throw ValidationError(
+                        "--pin takes the base64 SHA-256 of a SubjectPublicKeyInfo (32 bytes), found `\(text)`.")
+                }
+                return pin
+            }
+        }
+        if let minTLSVersion {
+            guard let version = TLSMinimumVersion(rawValue: minTLSVersion) else {
+                throw ValidationError("--min-tls-version takes 1.2 or 1.3, found `\(minTLSVersion)`.")
+            }
+            tls.minimumVersion = version
+        }
+        switch (clientCertificate, clientKey) {
+        case (let certificate?, let key?): tls.identity = .pem(certificateChain: certificate, privateKey: key)
+        case (nil, nil): break
+        default: throw ValidationError("--client-certificate and --client-key go together.")
+        }
+        return tls
+    }
+
     func run() async throws {
         // Signals are caught before anything is printed: Ctrl-C at any moment ends with 130, never by the signal.
         let stop = StopRequest()
@@ -148,6 +225,8 @@ struct RunCommand: AsyncParsableCommand {
                 ?? StateFolder.default(flowName: engine.name),
             progress: progress, redactor: redactor)
         options.input.descriptorValues = descriptorValues
+        options.tls = try trust(engine.descriptor.security)
+        options.proxy = try proxies()
         options.presenter = presenter
         if mode == .changePasscode, !engine.usesStore {
             Console.error(

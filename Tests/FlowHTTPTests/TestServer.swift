@@ -7,8 +7,10 @@ import Foundation
 import Glibc
 import HTTPTypes
 import Hummingbird
+import HummingbirdTLS
 import Logging
 import NIOCore
+import NIOSSL
 import Synchronization
 
 /// One request as the server received it.
@@ -104,20 +106,27 @@ struct ServerDidNotStart: Error, CustomStringConvertible {
 final class TestServer: Sendable {
     let port: Int
     let log: RequestLog
+    /// `https` when the server speaks TLS, else `http`.
+    let scheme: String
     private let task: Task<Void, Never>
 
-    private init(port: Int, log: RequestLog, task: Task<Void, Never>) {
+    private init(port: Int, log: RequestLog, scheme: String, task: Task<Void, Never>) {
         self.port = port
         self.log = log
+        self.scheme = scheme
         self.task = task
     }
 
-    /// Starts a server on 127.0.0.1 with a free port; returns once it accepts connections.
-    static func start(_ handler: @escaping @Sendable (Received) async throws -> Reply) async throws -> TestServer {
+    /// Starts a server on 127.0.0.1 with a free port, speaking TLS with `tls` when given; returns once it accepts
+    /// connections.
+    static func start(
+        tls: TLSConfiguration? = nil, _ handler: @escaping @Sendable (Received) async throws -> Reply
+    ) async throws -> TestServer {
         let log = RequestLog()
         let (events, sink) = AsyncStream.makeStream(of: Result<Int, any Error>.self)
         let application = Application(
             responder: ClosureResponder(log: log, handler: handler),
+            server: try tls.map { try .tls(.http1(), tlsConfiguration: $0) } ?? .http1(),
             configuration: ApplicationConfiguration(
                 address: .hostname("127.0.0.1", port: 0), serverName: "flowhttp-tests"),
             onServerRunning: { channel in
@@ -141,7 +150,7 @@ final class TestServer: Sendable {
         var iterator = events.makeAsyncIterator()
         switch await iterator.next() ?? .failure(ServerDidNotStart(reason: "no answer")) {
         case .success(let port):
-            return TestServer(port: port, log: log, task: task)
+            return TestServer(port: port, log: log, scheme: tls == nil ? "http" : "https", task: task)
         case .failure(let error):
             task.cancel()
             await task.value
@@ -155,8 +164,8 @@ final class TestServer: Sendable {
         await task.value
     }
 
-    /// `http://127.0.0.1:PORT`
-    var origin: String { "http://127.0.0.1:\(port)" }
+    /// `http://127.0.0.1:PORT` (`https` for a TLS server)
+    var origin: String { "\(scheme)://127.0.0.1:\(port)" }
 
     /// `http://127.0.0.1:PORT` followed by `path` (which starts with `/`).
     func url(_ path: String) -> URL { URL(string: origin + path)! }
@@ -170,10 +179,11 @@ final class TestServer: Sendable {
 
 /// Runs `body` with a server answering with `handler`, and stops the server afterwards (also when `body` throws).
 func withServer<T>(
+    tls: TLSConfiguration? = nil,
     _ handler: @escaping @Sendable (Received) async throws -> Reply,
     _ body: (TestServer) async throws -> T
 ) async throws -> T {
-    let server = try await TestServer.start(handler)
+    let server = try await TestServer.start(tls: tls, handler)
     do {
         let result = try await body(server)
         await server.stop()

@@ -9,6 +9,77 @@ public import FlowDescriptor
 public enum FlowSchema {
     public static let identifier = "https://flowrun.dev/schema/flow-1.json"
 
+    /// The `security` section: opt-ins and the session's trust (apart, so the compiler checks the schema in time).
+    private static let security: JSONValue = .object([
+        (
+            "description",
+            "Opt-ins that relax security checks, and the session's trust: roots, pins, TLS version, client identity."
+        ),
+        ("type", "object"), ("additionalProperties", false),
+        (
+            "properties",
+            .object([
+                (
+                    "allow-insecure-http",
+                    .object([
+                        (
+                            "description",
+                            "Accept `http://` endpoints beyond loopback (a lab backend)."
+                        ), ("type", "boolean"),
+                    ])
+                ),
+                (
+                    "ca-bundle",
+                    .object([
+                        (
+                            "description",
+                            "A PEM file of CA certificates trusted besides the system's (relative to the flow file)."
+                        ), ("type", "string"),
+                    ])
+                ),
+                (
+                    "public-key-pins",
+                    .object([
+                        (
+                            "description",
+                            "SPKI SHA-256 pins in base64; the server's key must match one."
+                        ), ("type", "array"),
+                        (
+                            "items",
+                            .object([
+                                ("type", "string"),
+                                ("pattern", "^[A-Za-z0-9+/]{43}=$"),
+                            ])
+                        ),
+                    ])
+                ),
+                (
+                    "min-tls-version",
+                    .object([
+                        ("description", "The lowest TLS version accepted."),
+                        ("enum", .array(["1.2", "1.3"])),
+                    ])
+                ),
+                (
+                    "client-certificate",
+                    .object([
+                        (
+                            "description",
+                            "A PEM certificate chain, leaf first, sent when a server asks for one (with `client-key`)."
+                        ), ("type", "string"),
+                    ])
+                ),
+                (
+                    "client-key",
+                    .object([
+                        ("description", "The PEM private key of `client-certificate`."),
+                        ("type", "string"),
+                    ])
+                ),
+            ])
+        ),
+        ])
+
     public static func build(from catalog: Catalog) -> JSONValue {
         .object([
             ("$schema", "http://json-schema.org/draft-07/schema#"),
@@ -61,24 +132,7 @@ public enum FlowSchema {
                     ),
                     (
                         "security",
-                        .object([
-                            ("description", "Explicit opt-ins that relax security checks."),
-                            ("type", "object"), ("additionalProperties", false),
-                            (
-                                "properties",
-                                .object([
-                                    (
-                                        "allow-insecure-http",
-                                        .object([
-                                            (
-                                                "description",
-                                                "Accept `http://` endpoints beyond loopback (a lab backend)."
-                                            ), ("type", "boolean"),
-                                        ])
-                                    )
-                                ])
-                            ),
-                        ])
+                        security
                     ),
                     (
                         "steps",

@@ -330,11 +330,59 @@ public struct FlowDecoder {
 
     private mutating func decodeSecurity(_ node: Node) {
         let path = DescriptorPath.root.appending("security")
-        guard let fields = decoding.fields(of: node, at: path, known: ["allow-insecure-http"], what: "`security`")
-        else { return }
+        let known = [
+            "allow-insecure-http", "ca-bundle", "public-key-pins", "min-tls-version", "client-certificate",
+            "client-key",
+        ]
+        guard let fields = decoding.fields(of: node, at: path, known: known, what: "`security`") else { return }
         if let value = fields["allow-insecure-http"] {
             descriptor.security.allowInsecureHTTP = decoding.bool(
                 value.value, at: path.appending("allow-insecure-http"), what: "`allow-insecure-http`")
+        }
+        for name in ["ca-bundle", "client-certificate", "client-key"] {
+            guard let value = fields[name] else { continue }
+            let text = decoding.string(value.value, at: path.appending(name), what: "`\(name)`")
+            switch name {
+            case "ca-bundle": descriptor.security.caBundle = text
+            case "client-certificate": descriptor.security.clientCertificate = text
+            default: descriptor.security.clientKey = text
+            }
+        }
+        if let value = fields["min-tls-version"] {
+            descriptor.security.minimumTLSVersion = decoding.oneOf(
+                TLSMinimumVersion.self, value.value, at: path.appending("min-tls-version"), what: "`min-tls-version`")
+        }
+        if let value = fields["public-key-pins"] {
+            let pinsPath = path.appending("public-key-pins")
+            for (index, element) in (decoding.sequence(value.value, at: pinsPath, what: "`public-key-pins`") ?? [])
+                .enumerated()
+            {
+                let elementPath = pinsPath.appending(index: index)
+                guard let text = decoding.string(element, at: elementPath, what: "a public-key pin") else { continue }
+                guard let pin = PublicKeyPin(base64: text.value) else {
+                    decoding.report(
+                        Diagnostic(
+                            .invalidValue,
+                            "Expected a public-key pin to be the base64 SHA-256 of a SubjectPublicKeyInfo (32 bytes), "
+                                + "found `\(text.value)`.",
+                            at: text.location, path: elementPath,
+                            hint:
+                                "Compute one with `openssl x509 -in server.pem -pubkey -noout "
+                                + "| openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64`."))
+                    continue
+                }
+                descriptor.security.publicKeyPins.append(Located(pin, at: text.location))
+            }
+        }
+        let security = descriptor.security
+        if (security.clientCertificate == nil) != (security.clientKey == nil) {
+            let given = security.clientCertificate ?? security.clientKey
+            let names = ["client-certificate", "client-key"]
+            let (present, missing) = security.clientCertificate == nil ? (names[1], names[0]) : (names[0], names[1])
+            decoding.report(
+                Diagnostic(
+                    .missingField, "Expected `\(missing)` with `\(present)` in `security`, but it is missing.",
+                    at: given?.location, path: path.appending(missing)))
         }
     }
 

@@ -125,10 +125,20 @@ public enum AuthenticationMethod: String, Sendable, CaseIterable {
     case fromConfiguration = "from-configuration"
 }
 
-/// Explicit opt-ins that relax security checks.
+/// Explicit opt-ins that relax security checks, and the session's trust: roots, pins, TLS version, client identity.
 public struct Security: Sendable {
     /// `security.allow-insecure-http: true`: accept `http://` endpoints beyond loopback.
     public var allowInsecureHTTP: Located<Bool>?
+    /// `security.ca-bundle`: a PEM file of CA certificates trusted besides the system's (relative to the flow file).
+    public var caBundle: Located<String>?
+    /// `security.public-key-pins`: SPKI SHA-256 pins in base64; a server's key must match one.
+    public var publicKeyPins: [Located<PublicKeyPin>] = []
+    /// `security.min-tls-version`: `1.2` or `1.3`.
+    public var minimumTLSVersion: Located<TLSMinimumVersion>?
+    /// `security.client-certificate`: a PEM certificate chain, leaf first, sent when a server asks for one.
+    public var clientCertificate: Located<String>?
+    /// `security.client-key`: the PEM private key of `client-certificate`.
+    public var clientKey: Located<String>?
 
     public init() {}
 }

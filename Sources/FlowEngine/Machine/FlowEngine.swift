@@ -63,7 +63,8 @@ public struct FlowEngine: Sendable {
         let http = HTTPSession(
             configuration: .init(
                 timeout: options.requestTimeout,
-                allowInsecureHTTP: descriptor.security.allowInsecureHTTP?.value == true, rewrite: options.urlRewrite))
+                allowInsecureHTTP: descriptor.security.allowInsecureHTTP?.value == true, rewrite: options.urlRewrite,
+                tls: options.tls, proxy: options.proxy))
         let report = await drive(options, http: http, clock: options.clock)
         await http.shutdown()
         return report

@@ -38,6 +38,10 @@ public struct RunOptions: Sendable {
     public var clock: any Clock<Duration>
     /// How long one HTTP request may take before it fails with `timeout` (a transient failure).
     public var requestTimeout: Duration
+    /// The session's trust: the flow's `security` section with the command line's flags over it.
+    public var tls: TLSSettings = TLSSettings()
+    /// The proxies of the run's requests: the environment's, as curl reads them, or `--proxy`.
+    public var proxy: ProxySettings = ProxySettings()
 
     public init(
         mode: RunMode = .auto, input: InputSource = InputSource(), state: any StateStore,

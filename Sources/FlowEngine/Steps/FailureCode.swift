@@ -121,6 +121,14 @@ public struct FailureCode: RawRepresentable, Hashable, Sendable, CustomStringCon
         case connectionClosed = "connection-closed"
         case requestFailed = "request-failed"
         case tooManyRedirects = "too-many-redirects"
+        // TLS on the session.
+        case untrustedServer = "untrusted-server"
+        case pinMismatch = "pin-mismatch"
+        case certificateRequired = "certificate-required"
+        case certificateRejected = "certificate-rejected"
+        case tlsFailed = "tls-failed"
+        case badCertificateFile = "bad-certificate-file"
+        case proxyFailed = "proxy-failed"
     }
 }
 
@@ -281,4 +289,18 @@ extension FailureCode {
     public static let requestFailed = FailureCode(.requestFailed)
     /// `too-many-redirects`: The answer redirected more times than followed.
     public static let tooManyRedirects = FailureCode(.tooManyRedirects)
+    /// `untrusted-server`: The server's certificate chain leads to no trusted root (a CA bundle adds roots).
+    public static let untrustedServer = FailureCode(.untrustedServer)
+    /// `pin-mismatch`: The server's key matches none of the public-key pins; the message has both.
+    public static let pinMismatch = FailureCode(.pinMismatch)
+    /// `certificate-required`: The server requires a client certificate and the session has none.
+    public static let certificateRequired = FailureCode(.certificateRequired)
+    /// `certificate-rejected`: The server refused the session's client certificate.
+    public static let certificateRejected = FailureCode(.certificateRejected)
+    /// `tls-failed`: The TLS handshake failed for another reason (no common TLS version, say).
+    public static let tlsFailed = FailureCode(.tlsFailed)
+    /// `bad-certificate-file`: A CA bundle, client certificate, key or PKCS#12 file cannot be read or parsed.
+    public static let badCertificateFile = FailureCode(.badCertificateFile)
+    /// `proxy-failed`: The proxy cannot be reached, refused the request or is not a usable proxy URL.
+    public static let proxyFailed = FailureCode(.proxyFailed)
 }

@@ -1,0 +1,241 @@
+public import FlowDescriptor
+import Crypto
+import Foundation
+import NIOCore
+import NIOPosix
+import NIOSSL
+import NIOTLS
+
+/// How the session trusts servers and proves who it is: extra trust roots, public-key pins, a minimum TLS version
+/// and a client identity. Built into swift-nio-ssl's `TLSConfiguration`; flowrun has no TLS code of its own.
+public struct TLSSettings: Sendable, Hashable {
+    /// A PEM file of CA certificates trusted besides the system's roots.
+    public var caBundle: String?
+    /// SPKI SHA-256 pins; when there are any, a server's certificate key must match one of them.
+    public var pins: [PublicKeyPin]
+    /// The lowest TLS version the session accepts.
+    public var minimumVersion: TLSMinimumVersion
+    /// The certificate and key sent when a server asks for one.
+    public var identity: ClientIdentity?
+
+    public init(
+        caBundle: String? = nil, pins: [PublicKeyPin] = [], minimumVersion: TLSMinimumVersion = .tls12,
+        identity: ClientIdentity? = nil
+    ) {
+        self.caBundle = caBundle
+        self.pins = pins
+        self.minimumVersion = minimumVersion
+        self.identity = identity
+    }
+
+    /// swift-nio-ssl's client configuration for these settings, the files read now so a bad one is named at once.
+    /// - Throws: ``HTTPError`` `bad-certificate-file` naming the file that cannot be read or parsed.
+    func makeConfiguration() throws(HTTPError) -> TLSConfiguration {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.minimumTLSVersion = minimumVersion.nioVersion
+        if let caBundle {
+            let roots = try Self.read("the CA bundle", caBundle) { try NIOSSLCertificate.fromPEMFile($0) }
+            guard !roots.isEmpty else {
+                throw HTTPError(
+                    "bad-certificate-file", "the CA bundle \(caBundle) holds no PEM certificate", transient: false)
+            }
+            configuration.additionalTrustRoots = [.certificates(roots)]
+        }
+        switch identity {
+        case nil:
+            break
+        case .pem(let chainFile, let keyFile):
+            let chain = try Self.read("the client certificate", chainFile) { try NIOSSLCertificate.fromPEMFile($0) }
+            guard !chain.isEmpty else {
+                throw HTTPError(
+                    "bad-certificate-file", "the client certificate \(chainFile) holds no PEM certificate",
+                    transient: false)
+            }
+            let key = try Self.read("the client key", keyFile) { try NIOSSLPrivateKey(file: $0, format: .pem) }
+            configuration.certificateChain = chain.map { .certificate($0) }
+            configuration.privateKey = .privateKey(key)
+        case .pkcs12(let file, let password):
+            let bundle = try Self.read("the PKCS#12 identity", file) {
+                try NIOSSLPKCS12Bundle(file: $0, passphrase: password.map { Array($0.revealed.utf8) })
+            }
+            configuration.certificateChain = bundle.certificateChain.map { .certificate($0) }
+            configuration.privateKey = .privateKey(bundle.privateKey)
+        }
+        return configuration
+    }
+
+    private static func read<T>(
+        _ what: String, _ path: String, _ body: (String) throws -> T
+    ) throws(HTTPError) -> T {
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw HTTPError("bad-certificate-file", "\(what) \(path) cannot be read", transient: false)
+        }
+        do {
+            return try body(path)
+        } catch {
+            // The error of a PKCS#12 file read with a wrong password says no more than "bad file"; it never holds
+            // the password.
+            throw HTTPError("bad-certificate-file", "\(what) \(path) cannot be parsed: \(error)", transient: false)
+        }
+    }
+}
+
+extension TLSMinimumVersion {
+    var nioVersion: TLSVersion {
+        switch self {
+        case .tls12: .tlsv12
+        case .tls13: .tlsv13
+        }
+    }
+}
+
+/// The certificate chain and private key the session presents when a server asks for a client certificate.
+public enum ClientIdentity: Sendable, Hashable {
+    /// A PEM certificate chain (leaf first) and its PEM private key, in two files.
+    case pem(certificateChain: String, privateKey: String)
+    /// A PKCS#12 file and its password, if it has one.
+    case pkcs12(file: String, password: Secret?)
+}
+
+extension PublicKeyPin {
+    /// The pin of a DER SubjectPublicKeyInfo.
+    init(subjectPublicKeyInfo: [UInt8]) {
+        // A SHA-256 digest is always 32 bytes.
+        self.init(digest: Array(SHA256.hash(data: subjectPublicKeyInfo)))!
+    }
+}
+
+/// Checks a server's key against the pins with a handshake of its own, as the session's requests make it (same
+/// roots, identity and version). AsyncHTTPClient offers no hook into the handshakes of its pooled connections, so
+/// the session checks before every request it sends to a pinned https origin.
+struct PinCheck: Sendable {
+    let pins: [PublicKeyPin]
+    let context: NIOSSLContext
+    let connectTimeout: Duration
+
+    /// - Throws: ``HTTPError`` `pin-mismatch` with the pins expected and the one seen, or the failure of the
+    ///   handshake, named as the session names it.
+    func verify(_ url: URL, endpoint: String) async throws(HTTPError) {
+        guard let host = url.host, !pins.isEmpty else { return }
+        let port = url.port ?? 443
+        let seen: PublicKeyPin
+        do {
+            seen = try await handshake(host: host, port: port)
+        } catch let error as HTTPError {
+            throw error
+        } catch {
+            throw TLSFailure.classify(error, endpoint: endpoint) ?? HTTPError(
+                "connection-failed", "\(endpoint): \(error)", transient: true)
+        }
+        guard pins.contains(seen) else {
+            throw HTTPError(
+                "pin-mismatch",
+                "\(endpoint): the server's key \(seen) matches none of the pins expected "
+                    + "(\(pins.map(\.description).joined(separator: ", ")))",
+                transient: false)
+        }
+    }
+
+    private func handshake(host: String, port: Int) async throws -> PublicKeyPin {
+        let context = context
+        // An IP address is no server name: swift-nio-ssl checks it against the certificate's IP entries.
+        let serverName = host.isIPAddress ? nil : host
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let handshake = loop.makePromise(of: Void.self)
+        let channel: any Channel
+        do {
+            channel = try await ClientBootstrap(group: loop)
+                .connectTimeout(.milliseconds(Int64(connectTimeout.milliseconds)))
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(
+                            NIOSSLClientHandler(context: context, serverHostname: serverName))
+                        try channel.pipeline.syncOperations.addHandler(HandshakeWaiter(handshake))
+                    }
+                }
+                .connect(host: host, port: port).get()
+        } catch {
+            handshake.fail(error)
+            throw error
+        }
+        do {
+            try await handshake.futureResult.get()
+            guard let certificate = try await channel.nioSSL_peerCertificate().get() else {
+                throw HTTPError("untrusted-server", "the server presented no certificate", transient: false)
+            }
+            let pin = PublicKeyPin(subjectPublicKeyInfo: try certificate.extractPublicKey().toSPKIBytes())
+            try? await channel.close()
+            return pin
+        } catch {
+            try? await channel.close()
+            throw error
+        }
+    }
+}
+
+/// Completes its promise when the TLS handshake has, or fails it with the error that ended the handshake.
+private final class HandshakeWaiter: ChannelInboundHandler {
+    typealias InboundIn = NIOAny
+
+    private var promise: EventLoopPromise<Void>?
+
+    init(_ promise: EventLoopPromise<Void>) {
+        self.promise = promise
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? TLSUserEvent, case .handshakeCompleted = event {
+            promise?.succeed()
+            promise = nil
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        promise?.fail(error)
+        promise = nil
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        promise?.fail(ChannelError.eof)
+        promise = nil
+        context.fireChannelInactive()
+    }
+}
+
+/// Names a TLS failure from swift-nio-ssl's error, whose only detail is BoringSSL's reason text.
+enum TLSFailure {
+    /// The named ``HTTPError`` for a TLS failure, or `nil` when `error` is no TLS failure.
+    static func classify(_ error: any Error, endpoint: String) -> HTTPError? {
+        guard error is NIOSSLError || error is BoringSSLError else { return nil }
+        let reason = String(describing: error)
+        if reason.contains("CERTIFICATE_VERIFY_FAILED") {
+            return HTTPError(
+                "untrusted-server",
+                "\(endpoint): the server's certificate is not trusted (a CA bundle adds roots: security.caBundle "
+                    + "or --ca-bundle)",
+                transient: false)
+        }
+        if reason.contains("CERTIFICATE_REQUIRED") {
+            return HTTPError(
+                "certificate-required", "\(endpoint): the server requires a client certificate and none was given",
+                transient: false)
+        }
+        let rejected = ["BAD_CERTIFICATE", "UNKNOWN_CA", "CERTIFICATE_UNKNOWN", "CERTIFICATE_REVOKED",
+            "CERTIFICATE_EXPIRED", "UNSUPPORTED_CERTIFICATE", "DECRYPT_ERROR"]
+        if rejected.contains(where: reason.contains) {
+            return HTTPError(
+                "certificate-rejected", "\(endpoint): the server refused the client certificate (\(reason))",
+                transient: false)
+        }
+        return HTTPError("tls-failed", "\(endpoint): the TLS handshake failed (\(reason))", transient: false)
+    }
+}
+
+extension String {
+    /// Whether the text is an IPv4 or IPv6 address rather than a host name.
+    fileprivate var isIPAddress: Bool {
+        (try? SocketAddress(ipAddress: self, port: 0)) != nil
+    }
+}
