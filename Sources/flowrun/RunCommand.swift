@@ -228,7 +228,8 @@ struct RunCommand: AsyncParsableCommand {
         options.tls = try trust(engine.descriptor.security)
         options.proxy = try proxies()
         options.presenter = presenter
-        if mode == .changePasscode, !engine.usesStore {
+        // The planner's word on whether the flow offers the mode, said as a usage error before anything runs.
+        if mode == .changePasscode, engine.plans[.changePasscode] == nil {
             Console.error(
                 "flowrun: \(file) has no store-manager step: no passcode protects its state, so there is none to "
                     + "change."

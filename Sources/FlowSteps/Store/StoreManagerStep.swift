@@ -86,14 +86,19 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep {
                     of: &store, context: context, policy: store.header.policy,
                     reason: "the passcode has expired (the passcode policy sets \(days) day\(days == 1 ? "" : "s"))")
             }
-            let vault = StoreVault(
-                store: store, finalPath: store.path, stem: stem, passcode: nil, isNew: false, input: context.input,
-                redactor: context.redactor, current: current)
             try context.provide(["store": .record([:])])
-            return .success(.storeOpened(vault))
+            return .success(.storeOpened(vault(opened: store, current: current, context: context)))
         } catch {
             return .failure(Self.unroutable(error))
         }
+    }
+
+    /// Where the run's state goes once an existing store is open; `current` is the passcode that now opens it,
+    /// which a newly downloaded passcode policy is checked against.
+    private func vault(opened store: SecureStore, current: Secret?, context: StepContext) -> StoreVault {
+        StoreVault(
+            store: store, finalPath: store.path, stem: stem, passcode: nil, isNew: false, input: context.input,
+            redactor: context.redactor, current: current)
     }
 
     /// A restore that fails because of the passcode ends the run as it is: the flow's route to a reset is for a
@@ -128,11 +133,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep {
         }
         do throws(StepFailure) {
             let (store, _) = try open(context)
-            return .success(
-                .storeOpened(
-                    StoreVault(
-                        store: store, finalPath: store.path, stem: stem, passcode: nil, isNew: false,
-                        input: context.input, redactor: context.redactor)))
+            return .success(.storeOpened(vault(opened: store, current: nil, context: context)))
         } catch {
             context.say(
                 "The store could not be opened (\(error.message)), so the tokens it holds were not revoked: they "
