@@ -57,6 +57,26 @@ extension ProcessSuites {
             #expect(restore.standardOutput.contains("then restore → reset → onboard"))
         }
 
+        /// A mode the flow does not offer is said before anything runs: change-passcode without a store is a usage
+        /// error, logout without a step that logs in a failure that names the flow.
+        @Test func aModeTheFlowDoesNotOfferIsSaidBeforeAnyStep() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            _ = try scratch.write("gate.yaml", Self.gateFlow(route: "reset"))
+            let state = scratch.url.appendingPathComponent("state").path
+            let change = try await CommandRunner.run(
+                ["run", "gate.yaml", "--state-dir", state, "--mode", "change-passcode"], in: scratch.url)
+            #expect(change.status == 2, "\(change.standardError)")
+            #expect(change.standardError.contains("has no store-manager step: no passcode protects its state"))
+            let logout = try await CommandRunner.run(
+                ["run", "gate.yaml", "--state-dir", state, "--mode", "logout"], in: scratch.url)
+            #expect(logout.status == 1, "\(logout.standardOutput)")
+            #expect(
+                logout.standardOutput.hasPrefix(
+                    "failed in logout at step `(flow)`: nothing-to-log-out: flow `gate` has no step that logs in"),
+                "\(logout.standardOutput)")
+        }
+
         /// The dry run shows every plan the driver will run: the file's modes, the store opened first in a reset
         /// that can revoke, and the modes planned from the steps.
         @Test func theDryRunShowsThePlannedModes() async throws {
