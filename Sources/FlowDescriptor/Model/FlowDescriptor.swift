@@ -121,6 +121,8 @@ public enum AuthenticationMethod: String, Sendable, CaseIterable {
     case oauth2ClientCredentials = "oauth2-client-credentials"
     case saml
     case otp
+    /// A user certificate (client identity) presented over mutual TLS.
+    case certificate
     /// Chosen at run time from the downloaded configuration's `auth` entry.
     case fromConfiguration = "from-configuration"
 }

@@ -238,7 +238,7 @@ enum DiscoveryService {
                 infoValue: try SAMLForm.parameters(
                     config, backendURL: backendURL, at: configPath, conversion: conversion))
             info[.authenticationMethod] = AuthenticationMethod.saml.rawValue
-        case .none, .otp, .fromConfiguration:
+        case .none, .otp, .certificate, .fromConfiguration:
             // A configuration names no method or `none` (`init(configurationType:)` gives no other of these).
             info[.authenticationMethod] = AuthenticationMethod.none.rawValue
         }
