@@ -238,6 +238,10 @@ public final class HTTPSession: Sendable {
                 redirectCount = 0
                 continue
             }
+            // A demand for a client certificate that no authenticator answered ends the request, named.
+            if let demand = ClientCertificateDemand(response) {
+                throw demand.failure(endpoint: "\(decorated.method) \(decorated.url.absoluteString)")
+            }
             if response.isRedirect, decorated.url.origin == originalOrigin {
                 var decision = ObserverDecision.proceed
                 for observer in observers where decision == .proceed {
