@@ -178,6 +178,16 @@ extension ProcessSuites {
                     mismatched.standardOutput.contains(
                         "the server's key \(pins.serverPin) matches none of the pins expected (\(pins.otherPin))"),
                     "\(mismatched.standardOutput)")
+                // A pin that is none stops the run at the step that applies the pins, naming the key.
+                let malformed = try await run(
+                    lab, against: lab.backend(), flow: certificateServiceFlow,
+                    document: certificateServiceDocument(lab.backend(), pins: ["not-a-pin"]), identityFlags(lab))
+                #expect(malformed.status == 1, "\(malformed.standardOutput)\(malformed.standardError)")
+                #expect(
+                    malformed.standardOutput.contains(
+                        "failed in onboard at step `session`: bad-settings: `certificateService.publicKeyPinSet` "
+                            + "holds `not-a-pin`"),
+                    "\(malformed.standardOutput)")
                 // An empty set pins nothing.
                 let unpinned = try await run(
                     lab, against: lab.backend(), flow: certificateServiceFlow,
@@ -220,6 +230,31 @@ extension ProcessSuites {
                 let log = await tinyproxy.output.all()
                 let tunnels = log.components(separatedBy: "CONNECT \(address):\(lab.nginxPort) HTTP/1.1").count - 1
                 #expect(tunnels >= 3, "\(log)")
+            }
+        }
+
+        @Test func aProxyThatAsksForCredentialsGetsThemForThePinChecksTunnelAndNeverShowsThem() async throws {
+            let address = try machineAddress()
+            let credentials = (user: "lab-user", password: "lab-proxy-s3cret")
+            try await TLSLab.with(reachableAt: [address], proxy: true, proxyCredentials: credentials) { lab in
+                let proxy = try #require(lab.proxyPort)
+                let backend = lab.backend(at: address)
+                let pinned = try await run(
+                    lab, against: backend,
+                    identityFlags(lab) + [
+                        "--proxy", "http://\(credentials.user):\(credentials.password)@127.0.0.1:\(proxy)",
+                        "--pin", lab.certificates.serverPin,
+                    ])
+                #expect(pinned.status == 0, "\(pinned.standardOutput)\(pinned.standardError)")
+                let anonymous = try await run(
+                    lab, against: backend,
+                    identityFlags(lab) + ["--proxy", "http://127.0.0.1:\(proxy)", "--pin", lab.certificates.serverPin])
+                #expect(anonymous.status == 1, "\(anonymous.standardOutput)\(anonymous.standardError)")
+                #expect(
+                    anonymous.standardOutput.contains("refused the tunnel: 407"), "\(anonymous.standardOutput)")
+                for result in [pinned, anonymous] {
+                    #expect(!(result.standardOutput + result.standardError).contains(credentials.password))
+                }
             }
         }
     }

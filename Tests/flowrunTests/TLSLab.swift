@@ -19,12 +19,14 @@ struct TLSLab: Sendable {
     /// `https://ADDRESS:PORT`, nginx at `address`.
     func backend(at address: String = "127.0.0.1") -> String { "https://\(address):\(nginxPort)" }
 
-    /// Makes the certificates, starts the emulator, nginx in front of it (and tinyproxy when `proxy`), runs `body`
-    /// with them, then stops every server and waits for it to end, whether `body` failed or not.
+    /// Makes the certificates, starts the emulator, nginx in front of it (and tinyproxy when `proxy`, asking for
+    /// `proxyCredentials` when given), runs `body` with them, then stops every server and waits for it to end,
+    /// whether `body` failed or not.
     /// - Throws: ``MissingPrerequisites`` when nginx, tinyproxy or openssl is missing; a ``LabFailure`` naming the
     ///   server that would not start and what it said.
     static func with(
         reachableAt addresses: [String] = [], proxy wantsProxy: Bool = false,
+        proxyCredentials: (user: String, password: String)? = nil,
         _ body: (TLSLab) async throws -> Void
     ) async throws {
         try Prerequisite.require(.nginx, .openssl)
@@ -63,7 +65,7 @@ struct TLSLab: Sendable {
             var proxyPort: Int?
             if wantsProxy {
                 let port = try freeLoopbackPort()
-                try Data(tinyproxyConfiguration(port: port, connectPort: nginxPort).utf8)
+                try Data(tinyproxyConfiguration(port: port, connectPort: nginxPort, credentials: proxyCredentials).utf8)
                     .write(to: folder.appendingPathComponent("tinyproxy.conf"))
                 let tinyproxy = try TestServer(
                     "tinyproxy",
@@ -127,8 +129,11 @@ struct TLSLab: Sendable {
             """
     }
 
-    /// tinyproxy on a loopback port, logging each CONNECT on its standard output (`-d`), tunnelling to nginx's port.
-    static func tinyproxyConfiguration(port: Int, connectPort: Int) -> String {
+    /// tinyproxy on a loopback port, logging each CONNECT on its standard output (`-d`), tunnelling to nginx's port,
+    /// and asking for Basic credentials when given some.
+    static func tinyproxyConfiguration(
+        port: Int, connectPort: Int, credentials: (user: String, password: String)? = nil
+    ) -> String {
         """
         Port \(port)
         Listen 127.0.0.1
@@ -136,6 +141,7 @@ struct TLSLab: Sendable {
         MaxClients 16
         LogLevel Connect
         ConnectPort \(connectPort)
+        \(credentials.map { "BasicAuth \($0.user) \($0.password)" } ?? "")
 
         """
     }
