@@ -60,13 +60,18 @@ struct TLSLab: Sendable {
                 ],
                 in: folder)
             servers.append(nginx)
-            try await nginx.waitUntilListening(port: nginxPort)
+            try await nginx.waitUntilListening(pidFile: folder.appendingPathComponent("nginx.pid"))
             var proxy: TestServer?
             var proxyPort: Int?
             if wantsProxy {
                 let port = try freeLoopbackPort()
-                try Data(tinyproxyConfiguration(port: port, connectPort: nginxPort, credentials: proxyCredentials).utf8)
-                    .write(to: folder.appendingPathComponent("tinyproxy.conf"))
+                let pidFile = folder.appendingPathComponent("tinyproxy.pid")
+                try Data(
+                    tinyproxyConfiguration(
+                        port: port, connectPort: nginxPort, pidFile: pidFile, credentials: proxyCredentials
+                    ).utf8
+                )
+                .write(to: folder.appendingPathComponent("tinyproxy.conf"))
                 let tinyproxy = try TestServer(
                     "tinyproxy",
                     [
@@ -75,7 +80,7 @@ struct TLSLab: Sendable {
                     ],
                     in: folder)
                 servers.append(tinyproxy)
-                try await tinyproxy.waitUntilListening(port: port)
+                try await tinyproxy.waitUntilListening(pidFile: pidFile)
                 proxy = tinyproxy
                 proxyPort = port
             }
@@ -132,11 +137,12 @@ struct TLSLab: Sendable {
     /// tinyproxy on a loopback port, logging each CONNECT on its standard output (`-d`), tunnelling to nginx's port,
     /// and asking for Basic credentials when given some.
     static func tinyproxyConfiguration(
-        port: Int, connectPort: Int, credentials: (user: String, password: String)? = nil
+        port: Int, connectPort: Int, pidFile: URL, credentials: (user: String, password: String)? = nil
     ) -> String {
         """
         Port \(port)
         Listen 127.0.0.1
+        PidFile "\(pidFile.path)"
         Timeout 60
         MaxClients 16
         LogLevel Connect
@@ -245,10 +251,12 @@ final class TestServer: Sendable {
         }
     }
 
-    /// Waits until 127.0.0.1:`port` accepts a connection, polling; fails at once, with what the server said, if it
-    /// ends first (a port taken meanwhile, a configuration it refuses).
-    func waitUntilListening(port: Int) async throws {
-        while !acceptsConnections(port: port) {
+    /// Waits until the server has written its own process id to `pidFile`, polling: nginx and tinyproxy write it
+    /// once their sockets listen, and never when they cannot (a port another program took meanwhile). Fails at once,
+    /// with what the server said, if it ends first.
+    func waitUntilListening(pidFile: URL) async throws {
+        let id = "\(process.id)"
+        while (try? String(contentsOf: pidFile, encoding: .utf8))?.trimmed != id {
             if ended.isMarked {
                 throw LabFailure(server: name, said: await lastWords())
             }
@@ -301,21 +309,6 @@ func freeLoopbackPort() throws -> Int {
     }
     guard bound else { throw LabFailure(server: "a free port", said: String(cString: strerror(errno))) }
     return Int(UInt16(bigEndian: address.sin_port))
-}
-
-/// Whether 127.0.0.1:`port` accepts a TCP connection now.
-private func acceptsConnections(port: Int) -> Bool {
-    let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(socket) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    return withUnsafePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-        }
-    }
 }
 
 /// An IPv4 address of this machine other than loopback: the session sends loopback requests directly, never
