@@ -17,7 +17,8 @@ struct SessionConfigurationStep: BuiltinStep {
     static let spec = StepSpec(
         name: "session-configuration", aliases: ["SAPcpmsSessionConfigurationStep"],
         summary:
-            "Sets the backend headers (application ID, device ID, application version) on the flow's HTTP session.",
+            "Sets the backend headers (application ID, device ID, application version) on the flow's HTTP session, "
+            + "and pins the certificate service to the configuration's `publicKeyPinSet`.",
         parameters: [
             ParameterSpec("headers", .stringMap, "Extra headers sent with every request."),
             ParameterSpec(
