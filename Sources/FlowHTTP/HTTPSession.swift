@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import FlowDescriptor
+public import FlowDescriptor
 public import Foundation
 import NIOCore
 import NIOHTTP1
@@ -55,15 +55,18 @@ public final class HTTPSession: Sendable {
     /// The TLS configuration made from ``Configuration/tls``, or why it could not be (a file that cannot be read):
     /// every request fails with that error, naming the file.
     private let tlsSetup: Result<TLSConfiguration, HTTPError>
-    private let pinCheck: PinCheck?
     private struct Hooks {
         var headers: [(name: String, value: String)] = []
         var observers: [any HTTPObserver] = []
         var authenticators: [AuthenticatorSlot] = []
         var nextID: UInt64 = 1
+        /// Pins added for one origin at run time (see ``HTTPSession/pin(_:origin:)``), by rewritten origin.
+        var originPins: [String: [PublicKeyPin]] = [:]
+        /// The pin check, made with the session when it has pins, else when the first origin is pinned.
+        var pinCheck: PinCheck?
     }
 
-    private let state = Mutex(Hooks())
+    private let state: Mutex<Hooks>
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -73,21 +76,18 @@ public final class HTTPSession: Sendable {
         // A refused connection is reported at once; the flow's retry policy decides whether to try again.
         clientConfiguration.connectionPool.retryConnectionEstablishment = false
         var setup = Result { () throws(HTTPError) in try configuration.tls.makeConfiguration() }
-        var pinCheck: PinCheck?
+        var hooks = Hooks()
         if case .success(let tls) = setup, !configuration.tls.pins.isEmpty {
             // Pins are never dropped: a context that cannot be made fails every https request.
             do {
-                pinCheck = PinCheck(
-                    pins: configuration.tls.pins, context: try NIOSSLContext(configuration: tls),
-                    connectTimeout: configuration.connectTimeout)
+                hooks.pinCheck = try Self.makePinCheck(tls, connectTimeout: configuration.connectTimeout)
             } catch {
-                setup = .failure(
-                    HTTPError("tls-failed", "the TLS configuration is refused: \(error)", transient: false))
+                setup = .failure(error)
             }
         }
         if case .success(let tls) = setup { clientConfiguration.tlsConfiguration = tls }
         tlsSetup = setup
-        self.pinCheck = pinCheck
+        state = Mutex(hooks)
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
         var proxied: [ProxySettings.Server: HTTPClient] = [:]
         for server in [configuration.proxy.https, configuration.proxy.http].compactMap({ $0 })
@@ -107,6 +107,15 @@ public final class HTTPSession: Sendable {
             state.headers.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
             state.headers.append((name, value))
         }
+    }
+
+    /// Pins the origin of `origin` (`https://host[:port]`, or any URL on it) from now on: a request there is sent
+    /// only when the server's key matches one of `pins`, besides the session's own pins. A configuration document's
+    /// `publicKeyPinSet` pins the certificate service's origin this way. Pinning an origin again replaces its pins;
+    /// no pins unpin it.
+    public func pin(_ pins: [PublicKeyPin], origin: String) {
+        let origin = URL(string: origin).map { rewritten($0).origin } ?? origin
+        state.withLock { $0.originPins[origin] = pins.isEmpty ? nil : pins }
     }
 
     /// The headers sent with every request.
@@ -307,15 +316,12 @@ public final class HTTPSession: Sendable {
         let endpoint = "\(request.method) \(request.url.absoluteString)"
         if case .failure(let error) = tlsSetup, scheme == "https" { throw error }
         let proxy = configuration.proxy.server(for: request.url)
-        if scheme == "https", let pinCheck {
-            // The pin check's own handshake goes directly to the server; through a proxy it cannot, and pins are
-            // never skipped.
-            if let proxy {
-                throw HTTPError(
-                    "proxy-failed", "\(endpoint): public-key pins cannot be checked through the proxy \(proxy) yet",
-                    transient: false)
+        if scheme == "https" {
+            let pinSets = [configuration.tls.pins, state.withLock { $0.originPins[request.url.origin] ?? [] }]
+            if pinSets.contains(where: { !$0.isEmpty }) {
+                // The pin check's own handshake goes where the request goes: through the same proxy, if any.
+                try await pinCheck().verify(request.url, through: proxy, endpoint: endpoint, pinSets: pinSets)
             }
-            try await pinCheck.verify(request.url, endpoint: endpoint)
         }
         let sender = proxy.flatMap { proxiedClients[$0] } ?? client
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
@@ -357,6 +363,28 @@ public final class HTTPSession: Sendable {
                     "proxy-failed", "\(endpoint): the proxy \(proxy) cannot be reached: \(error)", transient: true)
             }
             throw HTTPError("connection-failed", "\(endpoint): \(error)", transient: true)
+        }
+    }
+
+    /// The session's pin check, made now if no pins needed it before.
+    /// - Throws: ``HTTPError`` `tls-failed` when swift-nio-ssl refuses the TLS configuration.
+    private func pinCheck() throws(HTTPError) -> PinCheck {
+        if let made = state.withLock({ $0.pinCheck }) { return made }
+        let made = try Self.makePinCheck(try tlsSetup.get(), connectTimeout: configuration.connectTimeout)
+        return state.withLock { hooks in
+            if let earlier = hooks.pinCheck { return earlier }
+            hooks.pinCheck = made
+            return made
+        }
+    }
+
+    private static func makePinCheck(
+        _ tls: TLSConfiguration, connectTimeout: Duration
+    ) throws(HTTPError) -> PinCheck {
+        do {
+            return PinCheck(context: try NIOSSLContext(configuration: tls), connectTimeout: connectTimeout)
+        } catch {
+            throw HTTPError("tls-failed", "the TLS configuration is refused: \(error)", transient: false)
         }
     }
 

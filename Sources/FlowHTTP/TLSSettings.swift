@@ -1,7 +1,8 @@
-public import FlowDescriptor
 import Crypto
+public import FlowDescriptor
 import Foundation
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import NIOTLS
@@ -106,28 +107,43 @@ extension PublicKeyPin {
 }
 
 /// Checks a server's key against the pins with a handshake of its own, as the session's requests make it (same
-/// roots, identity and version). AsyncHTTPClient offers no hook into the handshakes of its pooled connections, so
-/// the session checks before every request it sends to a pinned https origin.
+/// roots, identity and version, and through the same proxy: a CONNECT tunnel, then the handshake in it).
+/// AsyncHTTPClient offers no hook into the handshakes of its pooled connections, so the session checks before every
+/// request it sends to a pinned https origin.
 struct PinCheck: Sendable {
-    let pins: [PublicKeyPin]
     let context: NIOSSLContext
     let connectTimeout: Duration
 
-    /// - Throws: ``HTTPError`` `pin-mismatch` with the pins expected and the one seen, or the failure of the
-    ///   handshake, named as the session names it.
-    func verify(_ url: URL, endpoint: String) async throws(HTTPError) {
-        guard let host = url.host, !pins.isEmpty else { return }
+    /// Checks that `url`'s server, reached through `proxy` when there is one, has a key that every one of `pinSets`
+    /// holds (the session's pins, the pins of the request's origin).
+    /// - Throws: ``HTTPError`` `pin-mismatch` with the pins expected and the one seen, `proxy-failed` when the proxy
+    ///   cannot be reached or refuses the tunnel, or the failure of the handshake, named as the session names it.
+    func verify(
+        _ url: URL, through proxy: ProxySettings.Server?, endpoint: String, pinSets: [[PublicKeyPin]]
+    ) async throws(HTTPError) {
+        let pinSets = pinSets.filter { !$0.isEmpty }
+        guard let host = url.host, !pinSets.isEmpty else { return }
         let port = url.port ?? 443
         let seen: PublicKeyPin
         do {
-            seen = try await handshake(host: host, port: port)
+            seen = try await handshake(host: host, port: port, proxy: proxy)
         } catch let error as HTTPError {
             throw error
+        } catch let refusal as ProxyTunnelRefused {
+            throw HTTPError(
+                "proxy-failed",
+                "\(endpoint): the proxy \(proxy.map(\.description) ?? "") refused the tunnel: \(refusal)",
+                transient: false)
         } catch {
-            throw TLSFailure.classify(error, endpoint: endpoint) ?? HTTPError(
-                "connection-failed", "\(endpoint): \(error)", transient: true)
+            if let failure = TLSFailure.classify(error, endpoint: endpoint) { throw failure }
+            if let proxy {
+                throw HTTPError(
+                    "proxy-failed", "\(endpoint): through the proxy \(proxy), the connection failed: \(error)",
+                    transient: true)
+            }
+            throw HTTPError("connection-failed", "\(endpoint): \(error)", transient: true)
         }
-        guard pins.contains(seen) else {
+        for pins in pinSets where !pins.contains(seen) {
             throw HTTPError(
                 "pin-mismatch",
                 "\(endpoint): the server's key \(seen) matches none of the pins expected "
@@ -136,29 +152,52 @@ struct PinCheck: Sendable {
         }
     }
 
-    private func handshake(host: String, port: Int) async throws -> PublicKeyPin {
+    private func handshake(host: String, port: Int, proxy: ProxySettings.Server?) async throws -> PublicKeyPin {
         let context = context
         // An IP address is no server name: swift-nio-ssl checks it against the certificate's IP entries.
         let serverName = host.isIPAddress ? nil : host
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         let handshake = loop.makePromise(of: Void.self)
+        let tunnel = loop.makePromise(of: Void.self)
         let channel: any Channel
         do {
             channel = try await ClientBootstrap(group: loop)
                 .connectTimeout(.milliseconds(Int64(connectTimeout.milliseconds)))
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(
-                            NIOSSLClientHandler(context: context, serverHostname: serverName))
-                        try channel.pipeline.syncOperations.addHandler(HandshakeWaiter(handshake))
+                        let pipeline = channel.pipeline.syncOperations
+                        if let proxy {
+                            try pipeline.addHandler(HTTPRequestEncoder(), name: ProxyTunnel.encoderName)
+                            try pipeline.addHandler(
+                                ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .forwardBytes)),
+                                name: ProxyTunnel.decoderName)
+                            try pipeline.addHandler(
+                                ProxyTunnel(target: "\(host):\(port)", proxy: proxy, promise: tunnel),
+                                name: ProxyTunnel.name)
+                        } else {
+                            tunnel.succeed()
+                        }
                     }
                 }
-                .connect(host: host, port: port).get()
+                .connect(host: proxy?.host ?? host, port: proxy?.port ?? port).get()
         } catch {
+            tunnel.fail(error)
             handshake.fail(error)
             throw error
         }
         do {
+            try await tunnel.futureResult.get()
+            // The tunnel is open (or there is none): the HTTP handlers leave, then the TLS handshake starts in it.
+            if proxy != nil {
+                for name in [ProxyTunnel.name, ProxyTunnel.decoderName, ProxyTunnel.encoderName] {
+                    try await channel.pipeline.removeHandler(name: name).get()
+                }
+            }
+            try await channel.eventLoop.submit {
+                let pipeline = channel.pipeline.syncOperations
+                try pipeline.addHandler(NIOSSLClientHandler(context: context, serverHostname: serverName))
+                try pipeline.addHandler(HandshakeWaiter(handshake))
+            }.get()
             try await handshake.futureResult.get()
             guard let certificate = try await channel.nioSSL_peerCertificate().get() else {
                 throw HTTPError("untrusted-server", "the server presented no certificate", transient: false)
@@ -167,9 +206,79 @@ struct PinCheck: Sendable {
             try? await channel.close()
             return pin
         } catch {
+            handshake.fail(error)
             try? await channel.close()
             throw error
         }
+    }
+}
+
+/// The answer of a proxy that did not open the tunnel: its status line.
+struct ProxyTunnelRefused: Error, CustomStringConvertible {
+    var status: HTTPResponseStatus
+
+    var description: String { "\(status.code) \(status.reasonPhrase)" }
+}
+
+/// Asks an HTTP proxy for a tunnel (`CONNECT host:port`, with the proxy's credentials when its URL had some) and
+/// completes its promise once the proxy answers 2xx, or fails it with the proxy's answer or the connection's end.
+private final class ProxyTunnel: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundOut = HTTPClientRequestPart
+
+    static let name = "pin-check-proxy-tunnel"
+    static let encoderName = "pin-check-proxy-encoder"
+    static let decoderName = "pin-check-proxy-decoder"
+
+    private let target: String
+    private let authorization: String?
+    private var promise: EventLoopPromise<Void>?
+    private var refusal: HTTPResponseStatus?
+
+    init(target: String, proxy: ProxySettings.Server, promise: EventLoopPromise<Void>) {
+        self.target = target
+        authorization = proxy.user.map { user in
+            "Basic " + Data("\(user):\(proxy.password?.revealed ?? "")".utf8).base64EncodedString()
+        }
+        self.promise = promise
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        var head = HTTPRequestHead(version: .http1_1, method: .CONNECT, uri: target)
+        head.headers.add(name: "Host", value: target)
+        if let authorization { head.headers.add(name: "Proxy-Authorization", value: authorization) }
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            if !(200..<300).contains(head.status.code) { refusal = head.status }
+        case .body:
+            break
+        case .end:
+            if let refusal {
+                promise?.fail(ProxyTunnelRefused(status: refusal))
+                context.close(promise: nil)
+            } else {
+                promise?.succeed()
+            }
+            promise = nil
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        promise?.fail(error)
+        promise = nil
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        promise?.fail(ChannelError.eof)
+        promise = nil
+        context.fireChannelInactive()
     }
 }
 
@@ -222,8 +331,10 @@ enum TLSFailure {
                 "certificate-required", "\(endpoint): the server requires a client certificate and none was given",
                 transient: false)
         }
-        let rejected = ["BAD_CERTIFICATE", "UNKNOWN_CA", "CERTIFICATE_UNKNOWN", "CERTIFICATE_REVOKED",
-            "CERTIFICATE_EXPIRED", "UNSUPPORTED_CERTIFICATE", "DECRYPT_ERROR"]
+        let rejected = [
+            "BAD_CERTIFICATE", "UNKNOWN_CA", "CERTIFICATE_UNKNOWN", "CERTIFICATE_REVOKED",
+            "CERTIFICATE_EXPIRED", "UNSUPPORTED_CERTIFICATE", "DECRYPT_ERROR",
+        ]
         if rejected.contains(where: reason.contains) {
             return HTTPError(
                 "certificate-rejected", "\(endpoint): the server refused the client certificate (\(reason))",

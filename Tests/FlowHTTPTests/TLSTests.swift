@@ -93,6 +93,44 @@ import Testing
         }
     }
 
+    @Test func anOriginPinnedAtRunTimeIsReachedOnlyOnAKeyItsPinsName() async throws {
+        try await withPKI { pki throws in
+            let other = try #require(PublicKeyPin(base64: try pki.authority.issue("another server", server: true).pin))
+            let own = try #require(PublicKeyPin(base64: try pki.server.pin))
+            try await withServer(tls: try pki.serverConfiguration(), { _ in Reply() }) { server throws in
+                try await withSession(configuration(TLSSettings(caBundle: try pki.caBundle))) { session throws in
+                    let origin = server.url("/").absoluteString
+                    session.pin([other], origin: origin)
+                    let error = await session.failure(of: HTTPRequest(url: server.url("/hello")))
+                    #expect(error?.code == "pin-mismatch", "\(String(describing: error))")
+                    #expect(error?.message.contains(own.description) == true, "\(String(describing: error))")
+                    #expect(server.requests.isEmpty)
+                    session.pin([other, own], origin: origin)
+                    #expect(try await session.get(server.url("/one")).status == 200)
+                    // No pins unpin the origin.
+                    session.pin([], origin: origin)
+                    #expect(try await session.get(server.url("/two")).status == 200)
+                }
+            }
+        }
+    }
+
+    @Test func anOriginsPinsHoldBesidesTheSessionsOwn() async throws {
+        try await withPKI { pki throws in
+            let other = try #require(PublicKeyPin(base64: try pki.authority.issue("another server", server: true).pin))
+            let own = try #require(PublicKeyPin(base64: try pki.server.pin))
+            try await withServer(tls: try pki.serverConfiguration(), { _ in Reply() }) { server throws in
+                let tls = TLSSettings(caBundle: try pki.caBundle, pins: [own])
+                try await withSession(configuration(tls)) { session throws in
+                    session.pin([other], origin: server.url("/").absoluteString)
+                    let error = await session.failure(of: HTTPRequest(url: server.url("/hello")))
+                    #expect(error?.code == "pin-mismatch", "\(String(describing: error))")
+                    #expect(error?.message.contains("(\(other.description))") == true, "\(String(describing: error))")
+                }
+            }
+        }
+    }
+
     @Test(arguments: ["not base64!", "AAAA", String(repeating: "A", count: 44)])
     func aPinIsBase64OfThirtyTwoBytes(_ text: String) {
         // 44 characters of "A" are 33 bytes' worth with no padding: not a SHA-256 digest either.

@@ -8,6 +8,7 @@ enum Prerequisite: String, CaseIterable, Sendable {
     case chromium, chromedriver
     case xvfb = "Xvfb"
     case nanoidp, curl, script
+    case nginx, tinyproxy, openssl
 
     /// Whether the machine has it.
     var isPresent: Bool {
@@ -19,11 +20,19 @@ enum Prerequisite: String, CaseIterable, Sendable {
                 FileManager.default.fileExists(atPath: "\(folder)/\(version)/site-packages/nanoidp-3.4.0.dist-info")
             }
         default:
-            let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-            return path.split(separator: ":").contains {
-                FileManager.default.isExecutableFile(atPath: "\($0)/\(rawValue)")
-            }
+            return (try? path()) != nil
         }
+    }
+
+    /// Where the program is: the first folder of `PATH` that has it, else `/usr/sbin` or `/sbin` (Debian installs
+    /// nginx there, outside a user's `PATH`).
+    /// - Throws: ``MissingPrerequisites`` when it is nowhere.
+    func path() throws -> String {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        let folders = path.split(separator: ":").map(String.init) + ["/usr/sbin", "/sbin"]
+        guard let folder = folders.first(where: { FileManager.default.isExecutableFile(atPath: "\($0)/\(rawValue)") })
+        else { throw MissingPrerequisites(missing: [self]) }
+        return "\(folder)/\(rawValue)"
     }
 
     /// The script that installs it on its own.
@@ -33,6 +42,7 @@ enum Prerequisite: String, CaseIterable, Sendable {
         case .nanoidp: "bash .ci/nanoidp.sh install"
         case .curl: "apt-get install curl"
         case .script: "apt-get install bsdutils"
+        case .nginx, .tinyproxy, .openssl: "apt-get install nginx-light tinyproxy openssl"
         }
     }
 
@@ -61,6 +71,7 @@ struct MissingPrerequisites: Error, CustomStringConvertible {
 struct TestMachineTests {
     /// Names, in one line, everything the suite needs that this machine lacks.
     @Test func hasWhatTheSuiteNeeds() throws {
-        try Prerequisite.require(.chromium, .chromedriver, .xvfb, .nanoidp, .curl, .script)
+        try Prerequisite.require(
+            .chromium, .chromedriver, .xvfb, .nanoidp, .curl, .script, .nginx, .tinyproxy, .openssl)
     }
 }

@@ -8,7 +8,8 @@ import Foundation
 
 /// The `session-configuration` step: sets the backend's headers on the run's HTTP session: the application
 /// ID (`X-SMP-APPID`), the device ID (`X-SMP-DEVICEID`, generated once and kept for restore), the application
-/// version, and the flow's extra headers.
+/// version, and the flow's extra headers; and pins the certificate service's origin to the configuration document's
+/// `publicKeyPinSet`.
 struct SessionConfigurationStep: BuiltinStep {
     /// The application-version header name is not confirmed for the real backend (see docs/emulator.md).
     static let versionHeader = "X-SMP-APPVERSION"
@@ -16,7 +17,8 @@ struct SessionConfigurationStep: BuiltinStep {
     static let spec = StepSpec(
         name: "session-configuration", aliases: ["SAPcpmsSessionConfigurationStep"],
         summary:
-            "Sets the backend headers (application ID, device ID, application version) on the flow's HTTP session.",
+            "Sets the backend headers (application ID, device ID, application version) on the flow's HTTP session, "
+            + "and pins the certificate service to the configuration's `publicKeyPinSet`.",
         parameters: [
             ParameterSpec("headers", .stringMap, "Extra headers sent with every request."),
             ParameterSpec(
@@ -37,6 +39,42 @@ struct SessionConfigurationStep: BuiltinStep {
             ($0.key, ParameterText(parameter: $0.key, text: $0.value, isSecret: Self.carriesCredential($0.key)))
         }
         deviceID = try parameters.runtimeText("device-id")
+    }
+
+    /// The record types of the certificate service's parameters (the user identity discovery writes them).
+    static let userIdentityParameters: Set<ValueType> = [
+        .record("user-identity-parameters"), .record("SAPcpmsUserIdentityConfigurationParameters"),
+    ]
+
+    /// Pins the origins of the certificate service's endpoints to the `publicKeyPinSet` beside them, for every key
+    /// of the user identity parameters' type the configuration filled: the key that signs user certificates is
+    /// reached only on a server whose key the backend's configuration names. An empty set pins nothing.
+    /// - Throws: ``StepFailure`` `bad-settings` naming the key when a pin is not base64 of 32 bytes.
+    static func pinCertificateService(_ context: StepContext, backend: URL?) throws(StepFailure) {
+        let info = context.info
+        for (key, value) in info.snapshot.sorted(by: { $0.key < $1.key })
+        where info.keys.type(of: key).map(userIdentityParameters.contains) == true {
+            guard case .list(let texts) = value["publicKeyPinSet"], !texts.isEmpty else { continue }
+            var pins: [PublicKeyPin] = []
+            for text in texts.map({ $0.text ?? "" }) {
+                guard let pin = PublicKeyPin(base64: text) else {
+                    throw StepFailure(
+                        .badSettings,
+                        "`\(key).publicKeyPinSet` holds `\(text)`, which is no public-key pin (the base64 SHA-256 of "
+                            + "a SubjectPublicKeyInfo, 32 bytes)")
+                }
+                pins.append(pin)
+            }
+            var origins: [String] = []
+            for field in ["attributesEndpoint", "requestEndpoint", "retireEndpoint"] {
+                guard let text = value[field]?.text, let url = URL(string: text, relativeTo: backend)?.absoluteURL,
+                    url.host != nil, !origins.contains(url.origin)
+                else { continue }
+                origins.append(url.origin)
+            }
+            for origin in origins { context.http.pin(pins, origin: origin) }
+            context.note("pins", "the certificate service (\(origins.joined(separator: ", "))) is pinned by `\(key)`")
+        }
     }
 
     /// Whether a header's name says its value is a credential.
@@ -76,6 +114,7 @@ struct SessionConfigurationStep: BuiltinStep {
             for header in headers {
                 context.http.setDefaultHeader(header.name, try context.resolve(header.value))
             }
+            try Self.pinCertificateService(context, backend: parameters.backendURL)
             try context.provide(.deviceID, deviceID)
             context.keep(.object([("deviceID", .string(deviceID))]))
             context.note(
