@@ -1,4 +1,5 @@
 public import ArgumentParser
+import FlowCatalog
 import FlowCheck
 public import FlowDescriptor
 import FlowEmulator
@@ -80,6 +81,12 @@ struct RunCommand: AsyncParsableCommand {
         help: ArgumentHelp("The emulator's data file (with --emulator; default: the built-in data).", valueName: "FILE")
     )
     var emulatorData: String?
+
+    @Flag(
+        help: ArgumentHelp(
+            "Serve the emulator over HTTPS and trust its CA for this run (with --emulator; on by itself when a step "
+                + "authenticates with a certificate)."))
+    var emulatorTLS = false
 
     @Option(help: ArgumentHelp("An onboarding link for the `url` provider.", valueName: "URL"))
     var link: String?
@@ -205,6 +212,7 @@ struct RunCommand: AsyncParsableCommand {
             linkURL = url
         }
         if emulatorData != nil, !emulator { throw ValidationError("--emulator-data goes with --emulator.") }
+        if emulatorTLS, !emulator { throw ValidationError("--emulator-tls goes with --emulator.") }
         guard let level = RunLog.Level(backendName: logLevel) else {
             throw ValidationError(
                 "--log-level takes none, fatal, error, warn, info, debug or path, found `\(logLevel)`.")
@@ -265,14 +273,18 @@ struct RunCommand: AsyncParsableCommand {
                 throw ExitCode.usage
             }
             let server = BackendEmulator(data: data)
+            // HTTPS when a step authenticates with a certificate (mutual TLS needs TLS); plain http otherwise.
+            let tls = emulatorTLS || Self.authenticatesWithCertificate(engine)
             let address: URL
             do {
-                address = try await server.start(port: 0)
+                address = try await server.start(port: 0, tls: tls)
             } catch {
                 Console.error("flowrun: cannot start the emulator: \(error)")
                 throw ExitCode(1)
             }
             backend = server
+            // Its CA is trusted in memory, for this run only.
+            if tls { options.tls.additionalRootsPEM.append(server.certificateAuthorityPEM) }
             // The one place the emulator is known: the run's HTTP session sends every request there, except those
             // to an identity provider the emulator's data names outside it.
             options.urlRewrite = URLRewrite(target: address, keeping: data.identityProvider.map { [$0.ssoURL] } ?? [])
@@ -295,6 +307,13 @@ struct RunCommand: AsyncParsableCommand {
         case .cancelled: throw ExitCode(130)
         case let result where result.isSuccess: return
         default: throw ExitCode.findings
+        }
+    }
+
+    /// Whether a step of the flow authenticates with a client certificate: `run --emulator` then serves HTTPS.
+    static func authenticatesWithCertificate(_ engine: FlowEngine) -> Bool {
+        engine.descriptor.steps.contains { step in
+            engine.registry.catalog.step(named: step.uses.value)?.authenticates.contains(.certificate) == true
         }
     }
 
