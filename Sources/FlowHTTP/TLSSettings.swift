@@ -53,6 +53,10 @@ public struct TLSSettings: Sendable, Hashable {
                 throw HTTPError(
                     "bad-certificate-file", "an in-memory trust root cannot be parsed: \(error)", transient: false)
             }
+            guard roots.count >= additionalRootsPEM.count else {
+                throw HTTPError(
+                    "bad-certificate-file", "an in-memory trust root holds no PEM certificate", transient: false)
+            }
             configuration.additionalTrustRoots.append(.certificates(roots))
         }
         switch identity {
