@@ -127,6 +127,45 @@ struct ClientCertificateTests {
         }
     }
 
+    @Test("A certificate from a data file's client CA logs its user in; one naming nobody is certificate-required")
+    func clientAuthority() async throws {
+        let partner = P256.Signing.PrivateKey()
+        let partnerName = try DistinguishedName { CommonName("partner CA") }
+        let partnerCertificate = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: Certificate.PublicKey(partner.publicKey),
+            notValidBefore: Date() - 3600, notValidAfter: Date() + 86_400, issuer: partnerName, subject: partnerName,
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+                Critical(KeyUsage(keyCertSign: true))
+            },
+            issuerPrivateKey: Certificate.PrivateKey(partner))
+        func identity(for user: String) throws -> TestClientIdentity {
+            let key = P256.Signing.PrivateKey()
+            let leaf = try Certificate(
+                version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: Certificate.PublicKey(key.publicKey),
+                notValidBefore: Date() - 3600, notValidAfter: Date() + 86_400, issuer: partnerName,
+                subject: try DistinguishedName { CommonName(user) }, signatureAlgorithm: .ecdsaWithSHA256,
+                extensions: Certificate.Extensions(), issuerPrivateKey: Certificate.PrivateKey(partner))
+            return TestClientIdentity(chainPEM: try leaf.serializeAsPEM().pemString, key: key)
+        }
+        var data = TLSData.data
+        data.tls.clientAuthoritiesPEM = [try partnerCertificate.serializeAsPEM().pemString]
+        try await withTLSEmulator(data) { (emulator, client) async throws in
+            let headers = [("X-SMP-APPID", TLSData.secure)]
+            let me = try await withTLSClient(
+                client.base, trusting: emulator.certificateAuthorityPEM, identity: try identity(for: "grace@example.com")
+            ) { mutual in try await mutual.get(TLSData.me(TLSData.secure), headers: headers) }
+            #expect(me.status == 200)
+            #expect(me.object?["userName"] as? String == "grace@example.com")
+            let nobody = try await withTLSClient(
+                client.base, trusting: emulator.certificateAuthorityPEM, identity: try identity(for: "mallory")
+            ) { mutual in try await mutual.get(TLSData.me(TLSData.secure), headers: headers) }
+            #expect(nobody.status == 403)
+            #expect(nobody.certificateMarker == "certificate-required")
+        }
+    }
+
     @Test("A certificate past its validity at the emulator's time is answered certificate-rejected")
     func expiredCertificate() async throws {
         try await withTLSEmulator { (emulator, client) async throws in
@@ -263,6 +302,22 @@ struct SecureLoginServerTests {
             let again = try await client.send(
                 "POST", Self.getCertificate, headers: headers, body: try key.csr(commonName: "ada@example.com"))
             #expect(again.status == 401)
+        }
+    }
+
+    @Test("The login ID and the values sent never reach the request log")
+    func nothingSecretLogged() async throws {
+        try await withTLSEmulator { (emulator, client) async throws in
+            let login = try #require(try await client.get(Self.doLogin).object?["login"] as? String)
+            _ = try await Self.round(client, login, ["username": "ada@example.com", "password": TLSData.adaPassword])
+            _ = try await client.send(
+                "POST", Self.getCertificate,
+                headers: [("Authorization", "SLS \(login)"), ("Content-Type", "application/pkcs10")],
+                body: try TestKey().csr(commonName: "ada@example.com"))
+            let log = String(describing: emulator.requests())
+            #expect(!log.contains(login))
+            #expect(!log.contains(TLSData.adaPassword))
+            #expect(emulator.requests().last?.endpoint == .certificateService)
         }
     }
 
