@@ -1,5 +1,4 @@
 public import ArgumentParser
-import FlowCatalog
 import FlowCheck
 public import FlowDescriptor
 import FlowEmulator
@@ -274,7 +273,7 @@ struct RunCommand: AsyncParsableCommand {
             }
             let server = BackendEmulator(data: data)
             // HTTPS when a step authenticates with a certificate (mutual TLS needs TLS); plain http otherwise.
-            let tls = emulatorTLS || Self.authenticatesWithCertificate(engine)
+            let tls = emulatorTLS || engine.authenticationMethods.contains(.certificate)
             let address: URL
             do {
                 address = try await server.start(port: 0, tls: tls)
@@ -307,13 +306,6 @@ struct RunCommand: AsyncParsableCommand {
         case .cancelled: throw ExitCode(130)
         case let result where result.isSuccess: return
         default: throw ExitCode.findings
-        }
-    }
-
-    /// Whether a step of the flow authenticates with a client certificate: `run --emulator` then serves HTTPS.
-    static func authenticatesWithCertificate(_ engine: FlowEngine) -> Bool {
-        engine.descriptor.steps.contains { step in
-            engine.registry.catalog.step(named: step.uses.value)?.authenticates.contains(.certificate) == true
         }
     }
 
