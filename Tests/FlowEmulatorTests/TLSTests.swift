@@ -153,8 +153,9 @@ struct ClientCertificateTests {
         data.tls.clientAuthoritiesPEM = [try partnerCertificate.serializeAsPEM().pemString]
         try await withTLSEmulator(data) { (emulator, client) async throws in
             let headers = [("X-SMP-APPID", TLSData.secure)]
+            let grace = try identity(for: "grace@example.com")
             let me = try await withTLSClient(
-                client.base, trusting: emulator.certificateAuthorityPEM, identity: try identity(for: "grace@example.com")
+                client.base, trusting: emulator.certificateAuthorityPEM, identity: grace
             ) { mutual in try await mutual.get(TLSData.me(TLSData.secure), headers: headers) }
             #expect(me.status == 200)
             #expect(me.object?["userName"] as? String == "grace@example.com")
@@ -272,7 +273,8 @@ struct SecureLoginServerTests {
     static func round(_ client: Client, _ login: String, _ values: [String: String]) async throws -> Exchange {
         let body = try JSONSerialization.data(withJSONObject: ["login": login, "values": values])
         return try await client.send(
-            "POST", doLogin, headers: [("Content-Type", "application/json")], body: String(decoding: body, as: UTF8.self))
+            "POST", doLogin, headers: [("Content-Type", "application/json")],
+            body: String(decoding: body, as: UTF8.self))
     }
 
     @Test("A password login is authenticated in one round and gets a certificate for its CSR once")
