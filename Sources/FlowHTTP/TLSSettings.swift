@@ -18,11 +18,15 @@ public struct TLSSettings: Sendable, Hashable {
     public var minimumVersion: TLSMinimumVersion
     /// The certificate and key sent when a server asks for one.
     public var identity: ClientIdentity?
+    /// CA certificates (PEM text) trusted besides the system's roots and the CA bundle, held in memory only: the
+    /// CA of the emulator `run --emulator` starts.
+    public var additionalRootsPEM: [String]
 
     public init(
         caBundle: String? = nil, pins: [PublicKeyPin] = [], minimumVersion: TLSMinimumVersion = .tls12,
-        identity: ClientIdentity? = nil
+        identity: ClientIdentity? = nil, additionalRootsPEM: [String] = []
     ) {
+        self.additionalRootsPEM = additionalRootsPEM
         self.caBundle = caBundle
         self.pins = pins
         self.minimumVersion = minimumVersion
@@ -41,6 +45,20 @@ public struct TLSSettings: Sendable, Hashable {
                     "bad-certificate-file", "the CA bundle \(caBundle) holds no PEM certificate", transient: false)
             }
             configuration.additionalTrustRoots = [.certificates(roots)]
+        }
+        if !additionalRootsPEM.isEmpty {
+            let roots: [NIOSSLCertificate]
+            do {
+                roots = try additionalRootsPEM.flatMap { try NIOSSLCertificate.fromPEMBytes(Array($0.utf8)) }
+            } catch {
+                throw HTTPError(
+                    "bad-certificate-file", "an in-memory trust root cannot be parsed: \(error)", transient: false)
+            }
+            guard roots.count >= additionalRootsPEM.count else {
+                throw HTTPError(
+                    "bad-certificate-file", "an in-memory trust root holds no PEM certificate", transient: false)
+            }
+            configuration.additionalTrustRoots.append(.certificates(roots))
         }
         switch identity {
         case nil:

@@ -9,8 +9,9 @@ struct EmulatorCommand: AsyncParsableCommand {
         abstract:
             "Run a local mobile backend (configuration discovery, settings, user info, destinations) on 127.0.0.1.",
         discussion: """
-            Prints one line, `flowrun emulator listening on http://127.0.0.1:PORT`, then logs each request on \
-            standard error until Ctrl-C or SIGTERM. See docs/emulator.md for the endpoints and the data file.
+            Prints one line, `flowrun emulator listening on http://127.0.0.1:PORT` (`https://` with --tls), then logs \
+            each request on standard error until Ctrl-C or SIGTERM. See docs/emulator.md for the endpoints and the \
+            data file.
             """
     )
 
@@ -23,10 +24,20 @@ struct EmulatorCommand: AsyncParsableCommand {
         ))
     var config: String?
 
+    @Flag(help: "Serve HTTPS with a server certificate from the emulator's CA; clients may send a certificate.")
+    var tls = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Write the emulator's CA certificate (PEM) to this file before listening, for --ca-bundle (with --tls).",
+            valueName: "file"))
+    var caOut: String?
+
     func validate() throws {
         guard (0...65535).contains(port) else {
             throw ValidationError("The port must be between 0 and 65535; \(port) is not.")
         }
+        if caOut != nil, !tls { throw ValidationError("--ca-out goes with --tls.") }
     }
 
     func run() async throws {
@@ -48,9 +59,18 @@ struct EmulatorCommand: AsyncParsableCommand {
         let emulator = BackendEmulator(data: data) { request in
             Console.error("\(request.time.formatted(.iso8601)) \(request.summary)")
         }
+        // The CA is written before the server listens: a script that waits for the line finds the file there.
+        if let caOut {
+            do {
+                try Data(emulator.certificateAuthorityPEM.utf8).write(to: URL(fileURLWithPath: caOut), options: .atomic)
+            } catch {
+                Console.error("error: --ca-out: cannot write \(caOut): \((error as NSError).localizedDescription)")
+                throw ExitCode.failure
+            }
+        }
         let url: URL
         do {
-            url = try await emulator.start(port: port)
+            url = try await emulator.start(port: port, tls: tls)
         } catch {
             Console.error("error: \(error)")
             throw ExitCode.failure

@@ -81,6 +81,12 @@ struct RunCommand: AsyncParsableCommand {
     )
     var emulatorData: String?
 
+    @Flag(
+        help: ArgumentHelp(
+            "Serve the emulator over HTTPS and trust its CA for this run (with --emulator; on by itself when a step "
+                + "authenticates with a certificate)."))
+    var emulatorTLS = false
+
     @Option(help: ArgumentHelp("An onboarding link for the `url` provider.", valueName: "URL"))
     var link: String?
 
@@ -205,6 +211,7 @@ struct RunCommand: AsyncParsableCommand {
             linkURL = url
         }
         if emulatorData != nil, !emulator { throw ValidationError("--emulator-data goes with --emulator.") }
+        if emulatorTLS, !emulator { throw ValidationError("--emulator-tls goes with --emulator.") }
         guard let level = RunLog.Level(backendName: logLevel) else {
             throw ValidationError(
                 "--log-level takes none, fatal, error, warn, info, debug or path, found `\(logLevel)`.")
@@ -265,14 +272,18 @@ struct RunCommand: AsyncParsableCommand {
                 throw ExitCode.usage
             }
             let server = BackendEmulator(data: data)
+            // HTTPS when a step authenticates with a certificate (mutual TLS needs TLS); plain http otherwise.
+            let tls = emulatorTLS || engine.authenticationMethods.contains(.certificate)
             let address: URL
             do {
-                address = try await server.start(port: 0)
+                address = try await server.start(port: 0, tls: tls)
             } catch {
                 Console.error("flowrun: cannot start the emulator: \(error)")
                 throw ExitCode(1)
             }
             backend = server
+            // Its CA is trusted in memory, for this run only.
+            if tls { options.tls.additionalRootsPEM.append(server.certificateAuthorityPEM) }
             // The one place the emulator is known: the run's HTTP session sends every request there, except those
             // to an identity provider the emulator's data names outside it.
             options.urlRewrite = URLRewrite(target: address, keeping: data.identityProvider.map { [$0.ssoURL] } ?? [])

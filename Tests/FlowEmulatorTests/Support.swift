@@ -200,6 +200,7 @@ enum Paths {
         case .saml: launcher
         case .otp: otpForm
         case .logout: logout
+        case .certificateService: "/SecureLoginServer/slc3/doLogin"
         }
     }
 }

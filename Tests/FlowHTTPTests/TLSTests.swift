@@ -48,6 +48,32 @@ import Testing
         }
     }
 
+    @Test func aServerSignedByARootHeldInMemoryIsTrusted() async throws {
+        try await withPKI { pki throws in
+            let tls = TLSSettings(additionalRootsPEM: [try pki.authority.certificatePEM])
+            try await withServer(tls: try pki.serverConfiguration(), { _ in Reply(body: "hello") }) { server throws in
+                try await withSession(configuration(tls)) { session throws in
+                    let response = try await session.get(server.url("/hello"))
+                    #expect(response.status == 200)
+                    #expect(response.text == "hello")
+                }
+            }
+        }
+    }
+
+    @Test func aRootHeldInMemoryThatIsNoCertificateIsABadCertificateFile() async throws {
+        try await withPKI { pki throws in
+            try await withServer(tls: try pki.serverConfiguration(), { _ in Reply() }) { server throws in
+                let tls = TLSSettings(additionalRootsPEM: ["no certificate here\n"])
+                try await withSession(configuration(tls)) { session throws in
+                    let error = await session.failure(of: HTTPRequest(url: server.url("/hello")))
+                    #expect(error?.code == "bad-certificate-file", "\(String(describing: error))")
+                    #expect(server.requests.isEmpty)
+                }
+            }
+        }
+    }
+
     @Test func aCABundleThatCannotBeReadIsNamedInTheError() async throws {
         try await withPKI { pki throws in
             let garbage = try pki.write("not-a-bundle.pem", "no certificate here\n")

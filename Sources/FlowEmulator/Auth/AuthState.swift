@@ -50,6 +50,10 @@ struct AuthState: Sendable {
     var generations: [String: Generation] = [:]
     /// Sessions that passed OTP here, by claims ID: their older cookies, made before, count as passed too.
     var otpPassed: [String: Date] = [:]
+    /// Certificates retired at the certificate service, by serial number (hex), until they expire anyway.
+    var retiredCertificates: [String: Date] = [:]
+    /// Secure Login Server logins in progress, by login ID.
+    var slsLogins: [String: SLSLogin] = [:]
 
     /// A login in progress at the authorization endpoint: the form was shown, the credentials not yet sent.
     struct AuthorizationTransaction: Sendable {
@@ -196,6 +200,8 @@ struct AuthState: Sendable {
         Self.bound(&revokedFamilies, now: now) { $0 }
         Self.bound(&generations, now: now) { $0.until }
         Self.bound(&otpPassed, now: now) { $0 }
+        Self.bound(&retiredCertificates, now: now) { $0 }
+        Self.bound(&slsLogins, now: now) { $0.expires }
     }
     private static func bound<Value>(_ table: inout [String: Value], now: Date, date: (Value) -> Date) {
         guard table.count > limit else { return }

@@ -21,7 +21,24 @@ extension Backend {
 
     /// Checks the credentials a protected resource of `app` needs, then the OTP session when the application
     /// requires one. A failure carries the challenge to answer; an OTP challenge may start a session.
-    mutating func authenticate(_ app: EmulatorApplication, _ request: RequestFacts) -> Result<Principal, AnswerError> {
+    ///
+    /// A client certificate the emulator accepts is a login as the user it names, before anything else. An
+    /// application with `client-certificate: required` refuses a request without one (the contract's 403) unless
+    /// `requiringCertificate` is `false` (the certificate service, where the certificate is to be had).
+    mutating func authenticate(
+        _ app: EmulatorApplication, _ request: RequestFacts, requiringCertificate: Bool = true
+    ) -> Result<Principal, AnswerError> {
+        let standing = standing(request)
+        if case .user(let user) = standing {
+            guard user.mayUse(app.id) else {
+                let message = "User `\(user.email)` is authenticated but may not use application `\(app.id)`."
+                return .refused(.error(403, code: "forbidden", message))
+            }
+            return .success(.user(user))
+        }
+        if app.clientCertificate == .required, requiringCertificate {
+            return .refused(Self.certificateDemand(standing, application: app.id))
+        }
         let principal: Principal
         switch app.protection {
         case .open:

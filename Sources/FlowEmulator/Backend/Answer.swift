@@ -1,5 +1,6 @@
 internal import FlowDescriptor
 internal import Foundation
+internal import X509
 
 /// An HTTP answer before it is written: status, headers and a body (JSON unless said otherwise).
 struct Answer: Sendable {
@@ -53,7 +54,11 @@ struct Backend {
     /// The emulator's own address: `http://127.0.0.1:PORT`.
     var ownHost: String
     var ownPort: Int
+    /// `https` while the emulator serves HTTPS.
+    var ownScheme = "http"
     var auth = AuthState()
+    /// The CA, the trusted client CAs, the TLS faults and the listener's pins.
+    var certificates: EmulatorCertificates
     /// The emulator clock's time for this request.
     var now = Date()
 
@@ -69,6 +74,10 @@ struct Backend {
         var contentType: String?
         var authorization: String?
         var cookies: [String: String] = [:]
+        /// The body as text, when the route reads one and it is not a form.
+        var body: String?
+        /// The certificate the client presented in the TLS handshake, if any.
+        var clientCertificate: Certificate?
 
         /// Whether the body was sent as a form.
         var isForm: Bool {
@@ -77,7 +86,7 @@ struct Backend {
     }
 
     /// The emulator's own base URL, for the redirects between its pages.
-    var ownBase: String { "http://\(ownHost):\(ownPort)" }
+    var ownBase: String { "\(ownScheme)://\(ownHost):\(ownPort)" }
 
     mutating func answer(_ route: Route, _ request: RequestFacts) -> Answer {
         switch route {
@@ -172,6 +181,12 @@ struct Backend {
             return request.method == "POST" ? otpVerify(request) : otpForm(request)
         case .logout:
             return logout(request)
+        case .certificateService(let id, let action):
+            return certificateService(id, action, request)
+        case .slsLogin:
+            return slsLogin(request)
+        case .slsCertificate:
+            return slsCertificate(request)
         case .admin, .notFound:
             return .error(404, code: "notFound", "The emulated backend has no resource at `\(request.path)`.")
         }
@@ -185,19 +200,20 @@ struct Backend {
     func discoveryDocument(_ app: EmulatorApplication) -> JSONValue {
         let (scheme, host, port) = address(of: app)
         let backendURL = self.backendURL(of: app)
-        let auth = app.auth.map { entry -> JSONValue in
+        var auth = app.auth.map { entry -> JSONValue in
             [
                 "type": .string(entry.type),
                 "config": Self.withoutSecrets(Self.substitute(entry.config, backend: backendURL)),
                 "requireOtp": .bool(entry.requireOtp),
             ]
         }
+        if app.issuesCertificates { auth.append(certificateAuthEntry(app)) }
         return ["host": .string(host), "port": .int(port), "protocol": .string(scheme), "auth": .array(auth)]
     }
 
     /// The protocol, host and port the application's configuration names.
     func address(of app: EmulatorApplication) -> (scheme: String, host: String, port: Int) {
-        let scheme = app.protocol ?? "http"
+        let scheme = app.protocol ?? (app.host == nil ? ownScheme : "http")
         return (scheme, app.host ?? ownHost, app.port ?? (app.host == nil ? ownPort : (scheme == "https" ? 443 : 80)))
     }
 
@@ -292,7 +308,7 @@ struct Backend {
     }
 
     /// The 403 of a locked or wiped registration; `nil` when it is active.
-    private func blocked(_ id: String, _ request: RequestFacts) -> Answer? {
+    func blocked(_ id: String, _ request: RequestFacts) -> Answer? {
         let state = registrationState(application: id, device: request.deviceHeader)
         guard let code = state.messageCode else { return nil }
         let subject = request.deviceHeader.map { "device `\($0)` of application `\(id)`" } ?? "application `\(id)`"

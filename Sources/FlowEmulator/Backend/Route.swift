@@ -26,6 +26,12 @@ enum Route: Sendable, Equatable {
     case otpForm
     /// `/mobileservices/sessions/logout`.
     case logout
+    /// `/mobileservices/application/<app>/certificateservice/v1/<action>`.
+    case certificateService(application: String, action: CertificateServiceAction)
+    /// `/SecureLoginServer/slc3/doLogin`: the login rounds (GET starts, POST answers).
+    case slsLogin
+    /// `/SecureLoginServer/slc3/getCertificate`: a certificate for a finished login.
+    case slsCertificate
     case admin(AdminRoute)
     case notFound
 
@@ -43,6 +49,7 @@ enum Route: Sendable, Equatable {
         case .samlLauncher, .samlLogin: .saml
         case .otpForm: .otp
         case .logout: .logout
+        case .certificateService, .slsLogin, .slsCertificate: .certificateService
         case .admin, .notFound: nil
         }
     }
@@ -51,7 +58,8 @@ enum Route: Sendable, Equatable {
     func readsBody(method: String) -> Bool {
         guard method == "POST" else { return false }
         switch self {
-        case .authorize, .token, .revoke, .samlLauncher, .samlLogin, .otpForm: return true
+        case .authorize, .token, .revoke, .samlLauncher, .samlLogin, .otpForm, .slsLogin, .slsCertificate: return true
+        case .certificateService(_, let action): return action != .attributes
         default: return false
         }
     }
@@ -62,7 +70,9 @@ enum Route: Sendable, Equatable {
         case .destination, .notFound: nil
         case .admin(let admin): admin.methods
         case .authorize, .samlLauncher, .samlLogin, .otpForm: ["GET", "HEAD", "POST"]
-        case .token, .revoke, .logout: ["POST"]
+        case .token, .revoke, .logout, .slsCertificate: ["POST"]
+        case .slsLogin: ["GET", "POST"]
+        case .certificateService(_, let action): action == .attributes ? ["GET", "HEAD"] : ["POST"]
         default: ["GET", "HEAD"]
         }
     }
@@ -87,6 +97,9 @@ enum Route: Sendable, Equatable {
             return segments.count == 1 ? .samlLauncher : .notFound
         case "saml":
             return segments == ["saml", "idp", "login"] ? .samlLogin : .notFound
+        case "SecureLoginServer":
+            guard segments.count == 3, segments[1] == "slc3" else { return .notFound }
+            return ["doLogin": .slsLogin, "getCertificate": .slsCertificate][segments[2]] ?? .notFound
         case let first? where destinations.contains(first):
             return .destination(name: first)
         default:
@@ -106,6 +119,10 @@ enum Route: Sendable, Equatable {
             && segments[6] == "mobileservices"
             && segments[7] == "settingsExchange":
             return .settings(application: segments[4], level: segments[5])
+        case 5 where segments[0] == "application" && segments[2] == "certificateservice" && segments[3] == "v1":
+            return CertificateServiceAction(rawValue: segments[4]).map {
+                .certificateService(application: segments[1], action: $0)
+            } ?? .notFound
         case 7
         where segments[0] == "application" && segments[2] == "roleservice" && segments[3] == "application"
             && segments[5] == "v2" && segments[6] == "Me" && segments[1] == segments[4]:
@@ -140,6 +157,16 @@ enum Route: Sendable, Equatable {
         }
         return .discoveryByCode(configID: configID, code: code)
     }
+}
+
+/// What a request to the certificate service asks for.
+enum CertificateServiceAction: String, Sendable {
+    /// The subject, key algorithm and validity of the certificates issued.
+    case attributes
+    /// A certificate for a CSR.
+    case request
+    /// The end of a certificate issued before.
+    case retire
 }
 
 /// OData function arguments: `Name='text'` pairs separated by commas, a quote inside the text doubled (`''`).
@@ -190,9 +217,15 @@ enum AdminRoute: Sendable, Equatable {
     case fault(EmulatorEndpoint?, name: String)
     case registrations
     case clock
+    /// The TLS faults switched on.
+    case tlsFaults
+    /// One TLS fault, by name (`nil` when the name is none).
+    case tlsFault(TLSFault?, name: String)
 
     init?(_ segments: [String]) {
         switch segments.count {
+        case 1 where segments[0] == "tls-faults": self = .tlsFaults
+        case 2 where segments[0] == "tls-faults": self = .tlsFault(TLSFault(rawValue: segments[1]), name: segments[1])
         case 1 where segments[0] == "clock": self = .clock
         case 1 where segments[0] == "requests": self = .requests
         case 1 where segments[0] == "faults": self = .faults
@@ -209,6 +242,8 @@ enum AdminRoute: Sendable, Equatable {
         case .fault: ["GET", "PUT", "DELETE"]
         case .registrations: ["GET", "PUT", "DELETE"]
         case .clock: ["GET", "PUT", "DELETE"]
+        case .tlsFaults: ["GET", "DELETE"]
+        case .tlsFault: ["GET", "PUT", "DELETE"]
         }
     }
 }

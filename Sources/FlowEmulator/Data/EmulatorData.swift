@@ -17,6 +17,8 @@ public struct EmulatorData: Sendable, Hashable {
     public var signingKey: EmulatorSigningKey
     /// An identity provider outside the emulator that SAML logins go to instead of the emulated one.
     public var identityProvider: ExternalIdentityProvider?
+    /// The CA, the trusted client CAs and the TLS faults (`tls`).
+    public var tls: EmulatorTLSData
 
     public init(
         applications: [EmulatorApplication],
@@ -25,8 +27,10 @@ public struct EmulatorData: Sendable, Hashable {
         faults: [EmulatorEndpoint: Fault] = [:],
         registrations: [Registration] = [],
         signingKey: EmulatorSigningKey = .builtIn,
-        identityProvider: ExternalIdentityProvider? = nil
+        identityProvider: ExternalIdentityProvider? = nil,
+        tls: EmulatorTLSData = EmulatorTLSData()
     ) {
+        self.tls = tls
         self.applications = applications
         self.users = users
         self.onboardingCodes = onboardingCodes
@@ -92,6 +96,13 @@ public struct EmulatorApplication: Sendable, Hashable {
     public var otpChallenge: OTPChallengeVariant
     /// How long an access token the emulator issues for this application is valid.
     public var tokenLifetime: Duration
+    /// Whether the backend paths need a client certificate (`client-certificate`).
+    public var clientCertificate: ClientCertificatePolicy
+    /// Whether the certificate service answers for the application (`certificate-service`); it does as well when a
+    /// client certificate is required.
+    public var certificateService: Bool
+    /// How long the user certificates issued for the application are valid (`certificate-validity`).
+    public var certificateValidity: Duration
 
     public init(
         id: String,
@@ -107,8 +118,14 @@ public struct EmulatorApplication: Sendable, Hashable {
         protected: Bool = true,
         challenge: ChallengeVariant? = nil,
         otpChallenge: OTPChallengeVariant = .redirect,
-        tokenLifetime: Duration = .seconds(3600)
+        tokenLifetime: Duration = .seconds(3600),
+        clientCertificate: ClientCertificatePolicy = .optional,
+        certificateService: Bool = false,
+        certificateValidity: Duration = .seconds(30 * 86_400)
     ) {
+        self.clientCertificate = clientCertificate
+        self.certificateService = certificateService
+        self.certificateValidity = certificateValidity
         self.id = id
         self.version = version
         self.host = host
@@ -130,6 +147,12 @@ public struct EmulatorApplication: Sendable, Hashable {
     public var protection: Protection {
         guard protected, let entry = auth.first else { return .open }
         return Protection(authType: entry.type)
+    }
+
+    /// Whether the application issues user certificates: its discovery document then carries the
+    /// `certificate.sdkprovider` entry, and the certificate service answers for it.
+    public var issuesCertificates: Bool {
+        certificateService || clientCertificate == .required
     }
 
     /// Whether protected resources also need a session that has passed OTP.

@@ -1,5 +1,7 @@
 public import FlowDescriptor
 import Foundation
+import SwiftASN1
+import X509
 
 extension EmulatorData {
     /// Reads emulator data from a YAML or JSON file (`.json` files are JSON).
@@ -73,7 +75,7 @@ struct DataReader {
 
     /// Path segments the emulator answers itself; a destination may not take them.
     static let reservedDestinations: Set<String> = [
-        "mobileservices", "config-api.svc", "_emulator", "oauth2", "SAMLAuthLauncher", "saml",
+        "mobileservices", "config-api.svc", "_emulator", "oauth2", "SAMLAuthLauncher", "saml", "SecureLoginServer",
     ]
 
     mutating func fail(_ message: String, at node: Node) {
@@ -85,6 +87,7 @@ struct DataReader {
     mutating func data(_ root: Node) -> EmulatorData? {
         let keys = [
             "applications", "users", "onboarding-codes", "faults", "registrations", "signing-key", "identity-provider",
+            "tls",
         ]
         guard let fields = mapping(root, path: "the emulator data", keys: keys) else {
             return nil
@@ -115,9 +118,10 @@ struct DataReader {
         }
         let signingKey = fields["signing-key"].flatMap { self.signingKey($0) } ?? .builtIn
         let identityProvider = fields["identity-provider"].flatMap { self.identityProvider($0) }
+        let tls = fields["tls"].map { self.tls($0) } ?? EmulatorTLSData()
         let data = EmulatorData(
             applications: applications, users: users, onboardingCodes: codes, faults: faults,
-            registrations: registrations, signingKey: signingKey, identityProvider: identityProvider)
+            registrations: registrations, signingKey: signingKey, identityProvider: identityProvider, tls: tls)
         crossCheck(data, root: root)
         return data
     }
@@ -199,7 +203,8 @@ struct DataReader {
     mutating func application(_ node: Node, path: String) -> EmulatorApplication? {
         let keys = [
             "id", "version", "host", "port", "protocol", "auth", "settings", "user-settings", "device-settings",
-            "destinations", "protected", "challenge", "otp-challenge", "token-lifetime",
+            "destinations", "protected", "challenge", "otp-challenge", "token-lifetime", "client-certificate",
+            "certificate-service", "certificate-validity",
         ]
         guard let fields = mapping(node, path: path, keys: keys) else { return nil }
         let id = required(fields, "id", in: node, path: path).flatMap { string($0, path: "\(path).id") }
@@ -279,11 +284,29 @@ struct DataReader {
                         + "`90s` or `2h`, from 1s to 24h.", at: node)
             }
         }
-        guard let id, let version, let auth, let protected else { return nil }
+        var clientCertificate = ClientCertificatePolicy.optional
+        if let node = fields["client-certificate"], let text = string(node, path: "\(path).client-certificate") {
+            if let policy = ClientCertificatePolicy(rawValue: text) {
+                clientCertificate = policy
+            } else {
+                let names = ClientCertificatePolicy.allCases.map(\.rawValue)
+                fail("`\(path).client-certificate` is `\(text)`; expected one of \(Self.quoted(names)).", at: node)
+            }
+        }
+        let certificateService =
+            fields["certificate-service"].map { boolean($0, path: "\(path).certificate-service") } ?? false
+        let certificateValidity =
+            fields["certificate-validity"].map { validity($0, path: "\(path).certificate-validity") }
+            ?? .seconds(30 * 86_400)
+        guard let id, let version, let auth, let protected, let certificateService, let certificateValidity else {
+            return nil
+        }
         return EmulatorApplication(
             id: id, version: version, host: host, port: port, protocol: scheme, auth: auth, settings: settings,
             userSettings: userSettings, deviceSettings: deviceSettings, destinations: destinations,
-            protected: protected, challenge: challenge, otpChallenge: otpChallenge, tokenLifetime: tokenLifetime)
+            protected: protected, challenge: challenge, otpChallenge: otpChallenge, tokenLifetime: tokenLifetime,
+            clientCertificate: clientCertificate, certificateService: certificateService,
+            certificateValidity: certificateValidity)
     }
 
     mutating func authEntry(_ node: Node, path: String) -> AuthEntry? {
@@ -621,5 +644,108 @@ private struct Fields {
 
     subscript(key: String) -> Node? {
         ordered.first { $0.key.scalar?.text == key }?.value
+    }
+}
+
+// MARK: TLS
+
+extension DataReader {
+    /// The longest validity a user certificate may be given: ten years.
+    static let longestCertificateValidity = 3650
+
+    /// `certificate-validity`: a number of days (`30d`) or a shorter duration (`90s`, `2h`).
+    mutating func validity(_ node: Node, path: String) -> Duration? {
+        if let text = node.scalar?.text, node.integerValue == nil {
+            if text.hasSuffix("d"), let days = Int(text.dropLast()),
+                (1...Self.longestCertificateValidity).contains(days)
+            {
+                return .seconds(days * 86_400)
+            }
+            if let duration = Duration.parse(flowText: text), duration >= .seconds(1) { return duration }
+        }
+        fail(
+            "`\(path)` is \(node.kindDescription); expected a number of days such as `30d` (at most "
+                + "\(Self.longestCertificateValidity)d) or a duration such as `90s` or `2h`.", at: node)
+        return nil
+    }
+
+    /// The `tls` section: `ca-certificate` and `ca-key` (files, both or neither), `client-ca` (a file or a list of
+    /// files), `faults` (a list of TLS fault names). Files are read relative to the data file.
+    mutating func tls(_ node: Node) -> EmulatorTLSData {
+        var tls = EmulatorTLSData()
+        guard let fields = mapping(node, path: "tls", keys: ["ca-certificate", "ca-key", "client-ca", "faults"]) else {
+            return tls
+        }
+        let certificate = fields["ca-certificate"].flatMap { file($0, path: "tls.ca-certificate") }
+        let key = fields["ca-key"].flatMap { file($0, path: "tls.ca-key") }
+        switch (fields["ca-certificate"], fields["ca-key"]) {
+        case (nil, nil): break
+        case (nil, _): fail("`tls` has `ca-key` but no `ca-certificate`; give both or neither.", at: node)
+        case (_, nil): fail("`tls` has `ca-certificate` but no `ca-key`; give both or neither.", at: node)
+        default:
+            if let certificate, let key {
+                switch EmulatorAuthority.read(certificatePEM: certificate.text, keyPEM: key.text) {
+                case .success:
+                    tls.authority = AuthorityPEM(certificatePEM: certificate.text, keyPEM: key.text)
+                case .failure(.certificate(let reason)):
+                    fail(
+                        "`tls.ca-certificate` names `\(certificate.name)`, which cannot be used: \(reason).",
+                        at: fields["ca-certificate"]!)
+                case .failure(.key(let reason)):
+                    fail("`tls.ca-key` names `\(key.name)`, which cannot be used: \(reason).", at: fields["ca-key"]!)
+                }
+            }
+        }
+        if let clientNode = fields["client-ca"] {
+            let entries: [(Node, String)] =
+                clientNode.elements.map { $0.enumerated().map { ($1, "tls.client-ca[\($0)]") } }
+                ?? [(clientNode, "tls.client-ca")]
+            for (entry, entryPath) in entries {
+                guard let loaded = file(entry, path: entryPath) else { continue }
+                let certificates = Self.pemCertificates(loaded.text)
+                if certificates.isEmpty {
+                    fail("`\(entryPath)` names `\(loaded.name)`, which holds no PEM certificate.", at: entry)
+                }
+                tls.clientAuthoritiesPEM += certificates
+            }
+        }
+        if let faultsNode = fields["faults"] {
+            let names = list(faultsNode, path: "tls.faults") { reader, element, elementPath in
+                reader.string(element, path: elementPath).map { ($0, element, elementPath) }
+            }
+            for (name, element, elementPath) in names {
+                if let fault = TLSFault(rawValue: name) {
+                    tls.faults.insert(fault)
+                } else {
+                    let known = TLSFault.allCases.map(\.rawValue)
+                    let suggestion = Suggestion.closest(to: name, in: known).map { " Did you mean `\($0)`?" } ?? ""
+                    fail(
+                        "`\(elementPath)` is `\(name)`; expected one of \(Self.quoted(known)).\(suggestion)",
+                        at: element)
+                }
+            }
+        }
+        return tls
+    }
+
+    /// The text of the file a string node names, relative to the data file's folder.
+    private mutating func file(_ node: Node, path: String) -> (name: String, text: String)? {
+        guard let name = string(node, path: path) else { return nil }
+        let folder = URL(fileURLWithPath: node.location.file).deletingLastPathComponent()
+        let url = name.hasPrefix("/") ? URL(fileURLWithPath: name) : folder.appendingPathComponent(name)
+        guard let data = FileManager.default.contents(atPath: url.path), let text = String(data: data, encoding: .utf8)
+        else {
+            fail("`\(path)` names `\(name)`, which cannot be read (looked for at \(url.path)).", at: node)
+            return nil
+        }
+        return (name, text)
+    }
+
+    /// Each certificate of a PEM text, as PEM text of its own; those that do not parse are left out.
+    static func pemCertificates(_ text: String) -> [String] {
+        guard let documents = try? PEMDocument.parseMultiple(pemString: text) else { return [] }
+        return documents.filter { $0.discriminator == "CERTIFICATE" }.compactMap { document in
+            (try? Certificate(pemDocument: document)).map(EmulatorAuthority.pem)
+        }
     }
 }

@@ -22,6 +22,8 @@ public enum EmulatorEndpoint: String, Sendable, Hashable, CaseIterable, CustomSt
     case otp
     /// The session logout.
     case logout
+    /// The certificate service (attributes, request, retire) and the Secure Login Server (login, certificate).
+    case certificateService = "certificate-service"
 
     public var description: String { rawValue }
 }

@@ -94,7 +94,32 @@ struct Admin {
         case (.clock, _):
             emulator.resetClockOffset()
             return .noContent
+        case (.tlsFaults, "GET"):
+            return Answer(status: 200, json: tlsFaultsJSON())
+        case (.tlsFaults, _):
+            for fault in TLSFault.allCases { emulator.setTLSFault(fault, on: false) }
+            return .noContent
+        case (.tlsFault(nil, let name), _):
+            let names = TLSFault.allCases.map(\.rawValue)
+            let suggestion = Suggestion.closest(to: name, in: names).map { " Did you mean `\($0)`?" } ?? ""
+            return .error(
+                404, code: "unknownTLSFault",
+                "There is no TLS fault `\(name)`; the TLS faults are \(DataReader.quoted(names)).\(suggestion)")
+        case (.tlsFault(let fault?, _), "GET"):
+            return Answer(status: 200, json: ["on": .bool(emulator.tlsFaults.contains(fault))])
+        case (.tlsFault(let fault?, _), "PUT"):
+            emulator.setTLSFault(fault, on: true)
+            return Answer(status: 200, json: tlsFaultsJSON())
+        case (.tlsFault(let fault?, _), _):
+            emulator.setTLSFault(fault, on: false)
+            return .noContent
         }
+    }
+
+    /// The names of the TLS faults switched on, in a fixed order.
+    private func tlsFaultsJSON() -> JSONValue {
+        let on = emulator.tlsFaults
+        return .array(TLSFault.allCases.filter(on.contains).map { .string($0.rawValue) })
     }
 
     /// `{"now": "<ISO 8601>", "offset": <ms>}`: the emulator's time and how far it was moved forward.

@@ -1,6 +1,8 @@
 internal import FlowDescriptor
 public import Foundation
 internal import Hummingbird
+internal import HummingbirdCore
+internal import HummingbirdTLS
 internal import Logging
 internal import NIOCore
 import Synchronization
@@ -39,13 +41,18 @@ public final class BackendEmulator: Sendable {
 
     // MARK: Life cycle
 
-    /// Starts the server on 127.0.0.1 and returns its base URL (`http://127.0.0.1:PORT`) once it accepts
-    /// connections.
+    /// Starts the server on 127.0.0.1 and returns its base URL (`http://127.0.0.1:PORT`, or `https://…` with
+    /// `tls`) once it accepts connections.
     ///
-    /// - Parameter port: The port to listen on; 0 picks a free one.
+    /// With `tls` the listener speaks HTTPS with a server certificate for `127.0.0.1`, `::1` and `localhost` signed
+    /// by the emulator's CA (``certificateAuthorityPEM``), and asks clients for a certificate without requiring one.
+    ///
+    /// - Parameters:
+    ///   - port: The port to listen on; 0 picks a free one.
+    ///   - tls: Whether the listener speaks HTTPS.
     /// - Throws: ``EmulatorError/alreadyRunning`` when the server runs already,
     ///   ``EmulatorError/cannotStart(port:reason:)`` when it cannot listen (the port is taken, for one).
-    public func start(port: Int = 0) async throws -> URL {
+    public func start(port: Int = 0, tls: Bool = false) async throws -> URL {
         while true {
             let previous: Task<Void, Never>? = try state.withLock { state in
                 switch state.server {
@@ -64,14 +71,22 @@ public final class BackendEmulator: Sendable {
 
         let (events, sink) = AsyncStream.makeStream(of: Result<Int, any Error>.self)
         let connections = ServerConnections()
+        let http = HTTPServerBuilder.http1(
+            configuration: .init(
+                additionalChannelHandlers: [ConnectionHandler(connections: connections)],
+                idleTimeout: .nanoseconds(
+                    Int64(idleTimeout.components.seconds) * 1_000_000_000
+                        + idleTimeout.components.attoseconds / 1_000_000_000)))
+        let server: HTTPServerBuilder
+        do {
+            server = tls ? try .tls(http, configuration: try listenerTLS()) : http
+        } catch {
+            state.withLock { $0.server = .stopped }
+            throw EmulatorError.cannotStart(port: port, reason: "the TLS listener cannot be set up: \(error)")
+        }
         let application = Application(
             responder: EmulatorResponder(emulator: self),
-            server: .http1(
-                configuration: .init(
-                    additionalChannelHandlers: [ConnectionHandler(connections: connections)],
-                    idleTimeout: .nanoseconds(
-                        Int64(idleTimeout.components.seconds) * 1_000_000_000
-                            + idleTimeout.components.attoseconds / 1_000_000_000))),
+            server: server,
             configuration: ApplicationConfiguration(
                 address: .hostname("127.0.0.1", port: port), serverName: "flowrun-emulator"),
             onServerRunning: { channel in
@@ -95,13 +110,16 @@ public final class BackendEmulator: Sendable {
             ?? .failure(EmulatorError.cannotStart(port: port, reason: "no answer from the server"))
         {
         case .success(let bound):
-            let baseURL = "http://127.0.0.1:\(bound)"
+            let baseURL = "\(tls ? "https" : "http")://127.0.0.1:\(bound)"
             state.withLock { $0.server = .running(baseURL: baseURL, port: bound, task: task, connections: connections) }
             return URL(string: baseURL)!
         case .failure(let error):
             task.cancel()
             await task.value
-            state.withLock { $0.server = .stopped }
+            state.withLock { state in
+                state.server = .stopped
+                state.certificates.serverPins = []
+            }
             if let error = error as? EmulatorError { throw error }
             if let error = error as? IOError {
                 // "Address already in use" rather than NIO's description of the system call.
@@ -132,7 +150,10 @@ public final class BackendEmulator: Sendable {
         guard let task else { return }
         await task.value
         state.withLock { state in
-            if case .stopping = state.server { state.server = .stopped }
+            if case .stopping = state.server {
+                state.server = .stopped
+                state.certificates.serverPins = []
+            }
         }
     }
 
@@ -158,6 +179,45 @@ public final class BackendEmulator: Sendable {
     /// The data the emulator serves.
     public var data: EmulatorData {
         state.withLock { $0.data }
+    }
+
+    /// The listener's TLS configuration: new server certificates from the emulator's CA, their key's pin kept for
+    /// the discovery documents.
+    private func listenerTLS() throws -> TLSChannelConfiguration {
+        let (authority, trusted, now) = state.withLock { state in
+            let certificates = state.certificates
+            let trusted = [certificates.authority.certificate] + certificates.clientAuthorities
+            return (certificates.authority, trusted, state.clock.now)
+        }
+        let listener = try ListenerTLS(authority: authority, now: now)
+        state.withLock { $0.certificates.serverPins = [listener.normal.publicKey.pin] }
+        return try listener.channelConfiguration(trusting: trusted) { [weak self] in self?.tlsFaults ?? [] }
+    }
+
+    // MARK: TLS and certificates
+
+    /// The emulator's CA certificate (PEM): what a client trusts for the HTTPS listener (`--ca-out` writes it), and
+    /// the issuer of the user certificates.
+    public var certificateAuthorityPEM: String {
+        state.withLock { $0.certificates.authority.certificatePEM }
+    }
+
+    /// The pins (base64 SHA-256 of the SubjectPublicKeyInfo) of the listener's server key while it serves HTTPS;
+    /// empty otherwise.
+    public var serverKeyPins: [String] {
+        state.withLock { $0.certificates.serverPins }
+    }
+
+    /// The TLS faults switched on.
+    public var tlsFaults: Set<TLSFault> {
+        state.withLock { $0.certificates.faults }
+    }
+
+    /// Switches the TLS fault `fault` on or off; a server certificate fault takes effect at the next handshake.
+    public func setTLSFault(_ fault: TLSFault, on: Bool) {
+        state.withLock { state in
+            if on { state.certificates.faults.insert(fault) } else { state.certificates.faults.remove(fault) }
+        }
     }
 
     // MARK: Faults
@@ -214,7 +274,9 @@ public final class BackendEmulator: Sendable {
     /// The registration state a request of `device` for `application` meets.
     public func registrationState(application: String, device: String? = nil) -> RegistrationState {
         state.withLock { state in
-            Backend(data: state.data, registrations: state.registrations, ownHost: "", ownPort: 0)
+            Backend(
+                data: state.data, registrations: state.registrations, ownHost: "", ownPort: 0,
+                certificates: state.certificates)
                 .registrationState(application: application, device: device)
         }
     }
@@ -264,10 +326,14 @@ public final class BackendEmulator: Sendable {
     func answer(_ route: Route, _ facts: Backend.RequestFacts) -> Answer {
         state.withLock { state in
             var ownPort = 0
-            if case .running(_, let port, _, _) = state.server { ownPort = port }
+            var ownScheme = "http"
+            if case .running(let baseURL, let port, _, _) = state.server {
+                ownPort = port
+                if baseURL.hasPrefix("https:") { ownScheme = "https" }
+            }
             var backend = Backend(
                 data: state.data, registrations: state.registrations, ownHost: "127.0.0.1", ownPort: ownPort,
-                auth: state.auth, now: state.clock.now)
+                ownScheme: ownScheme, auth: state.auth, certificates: state.certificates, now: state.clock.now)
             // The copy would make every change copy the tables: hand them over and take them back.
             state.auth = AuthState()
             let answer = backend.answer(route, facts)

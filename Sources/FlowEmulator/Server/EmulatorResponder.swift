@@ -3,6 +3,9 @@ internal import Foundation
 internal import HTTPTypes
 internal import Hummingbird
 internal import NIOCore
+internal import NIOSSL
+internal import SwiftASN1
+internal import X509
 
 /// The request context: Hummingbird's core storage plus the connection, which a dropped-connection fault closes.
 struct EmulatorContext: RequestContext {
@@ -88,12 +91,17 @@ struct EmulatorResponder: HTTPResponder {
             contentType: request.headers[.contentType],
             authorization: request.headers[.authorization],
             cookies: Cookies.parse(request.headers[values: .cookie]))
+        facts.clientCertificate = await Self.peerCertificate(on: context.channel)
         var answer: Answer
         if route.readsBody(method: method) {
-            // Bodies are read for the forms of the login endpoints only, and never recorded.
+            // Bodies are read for the login forms, the CSRs and the SLS rounds only, and never recorded.
             var request = request
             if let bytes = try? await request.collectBody(upTo: 64 * 1024) {
-                if facts.isForm { facts.form = FormFields(encoded: String(buffer: bytes)) }
+                if facts.isForm {
+                    facts.form = FormFields(encoded: String(buffer: bytes))
+                } else {
+                    facts.body = String(buffer: bytes)
+                }
                 answer = emulator.answer(route, facts)
             } else {
                 answer = .error(413, code: "bodyTooLarge", "The request body is larger than 64 KiB.")
@@ -115,6 +123,14 @@ struct EmulatorResponder: HTTPResponder {
         recorded.status = answer.status
         emulator.record(recorded)
         return response(answer, method: method)
+    }
+
+    /// The leaf certificate the client presented in the TLS handshake; `nil` without one or over plain http.
+    private static func peerCertificate(on channel: any Channel) async -> Certificate? {
+        guard let certificate = try? await channel.nioSSL_peerCertificate().get(),
+            let der = try? certificate.toDERBytes()
+        else { return nil }
+        return try? Certificate(derEncoded: der)
     }
 
     private func response(_ answer: Answer, method: String) -> Response {

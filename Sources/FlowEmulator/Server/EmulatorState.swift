@@ -17,6 +17,8 @@ struct EmulatorState: Sendable {
     var auth: AuthState
     /// The emulator's time, which tests and the admin API move forward.
     var clock = EmulatorClock()
+    /// The CA, the trusted client CAs, the TLS faults and, while serving HTTPS, the listener's pins.
+    var certificates: EmulatorCertificates
 
     struct ArrivalWaiter: Sendable {
         var endpoint: EmulatorEndpoint
@@ -38,6 +40,7 @@ struct EmulatorState: Sendable {
         self.data = data
         faults = data.faults.filter { $0.value.isEffective }
         auth = AuthState(signer: TokenSigner(key: data.signingKey))
+        certificates = EmulatorCertificates(tls: data.tls)
         registrations = [:]
         for registration in data.registrations {
             registrations[RegistrationKey(application: registration.application, device: registration.device)] =

@@ -1,3 +1,4 @@
+import FlowCatalog
 public import FlowDescriptor
 public import FlowHTTP
 import FlowTransform
@@ -33,6 +34,12 @@ public struct FlowEngine: Sendable {
 
     /// Whether the flow keeps its state in an encrypted store (it has a store-manager step).
     public var usesStore: Bool { flow.usesStore }
+
+    /// The authentication methods the flow's declared steps authenticate with (their specs' `authenticates`):
+    /// `run --emulator` serves HTTPS when it holds ``AuthenticationMethod/certificate``.
+    public var authenticationMethods: Set<AuthenticationMethod> {
+        Set(descriptor.steps.flatMap { registry.catalog.step(named: $0.uses.value)?.authenticates ?? [] })
+    }
 
     /// What stops this run before its first step: steps this build cannot run (FR701, one per step) and state
     /// that cannot be written (FR702). Empty when the run can start.

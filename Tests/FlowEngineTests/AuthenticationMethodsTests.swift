@@ -1,0 +1,55 @@
+import FlowCatalog
+import FlowDescriptor
+import FlowEngine
+import FlowSteps
+import Foundation
+import Testing
+
+/// `run --emulator` serves HTTPS when a step authenticates with a certificate: the engine says which methods its
+/// steps authenticate with, from their specs.
+@Suite struct AuthenticationMethodsTests {
+    private func engine(_ text: String, described: [StepSpec]) throws -> FlowEngine {
+        let registry = StepRegistry(catalog: Builtins.catalog, steps: Builtins.steps, described: described)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "flowrun-methods-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("flow.yaml").path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        let root = try #require(DocumentReader.read(path: path).root)
+        // Findings do not matter here (a step without a store is one): only what the steps declare.
+        let (flow, _) = FlowPipeline(registry: registry).compile(FlowDecoder.decode(root, file: path).0)
+        return FlowEngine(flow)
+    }
+
+    @Test func aStepWhoseSpecAuthenticatesWithACertificateIsSeen() throws {
+        let step = StepSpec(
+            name: "future-certificate", summary: "Lands in a later build.", waits: .server,
+            authenticates: [.certificate])
+        let flow = try engine(
+            """
+            flowrun: 1
+            name: mutual
+            steps:
+              identity: {uses: future-certificate}
+            flows:
+              onboard: [identity]
+
+            """, described: [step])
+        #expect(flow.authenticationMethods == [.certificate])
+    }
+
+    @Test func aFlowWithoutSuchAStepHasNoCertificateMethod() throws {
+        let flow = try engine(
+            """
+            flowrun: 1
+            name: plain
+            steps:
+              mark: {uses: command, with: {run: [sh, -c, "echo {}"]}}
+            flows:
+              onboard: [mark]
+
+            """, described: [])
+        #expect(!flow.authenticationMethods.contains(.certificate))
+    }
+}
