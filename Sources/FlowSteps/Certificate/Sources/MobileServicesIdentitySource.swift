@@ -2,6 +2,8 @@ import FlowDescriptor
 import FlowEngine
 import FlowHTTP
 import Foundation
+import SwiftASN1
+import X509
 
 /// The `mobile-services` identity source, the SDK's `SAPcpmsUserIdentityDiscovery`: the backend's certificate
 /// service issues the user's certificate. It reads what to ask for (`attributes`), sends a PKCS#10 request for a
@@ -61,7 +63,7 @@ struct MobileServicesIdentitySource: UserIdentitySource {
     /// Tells the certificate service that `identity`'s certificate is no longer used: it refuses it from then on.
     func retire(_ identity: UserIdentity, context: StepContext) async throws(StepFailure) {
         let url = try endpoint(endpoints.retire, Self.defaultPaths.retire, parameter: "retire-endpoint", context)
-        let leaf = Self.leaf(of: identity.certificateChainPEM)
+        let leaf = try Self.leaf(of: identity.certificateChainPEM)
         let post = HTTPRequest(
             method: "POST", url: url, headers: [("Content-Type", "application/x-pem-file")], body: Array(leaf.utf8))
         let response = try await IssuerExchange.send(
@@ -130,10 +132,17 @@ struct MobileServicesIdentitySource: UserIdentitySource {
             transient: response.status >= 500)
     }
 
-    /// The first PEM block of `chain`: the leaf.
-    static func leaf(of chain: String) -> String {
-        let end = "-----END CERTIFICATE-----"
-        guard let range = chain.range(of: end) else { return chain }
-        return String(chain[..<range.upperBound]) + "\n"
+    /// The leaf of `chain` (its first certificate) as PEM, read and written by swift-certificates.
+    /// - Throws: ``StepFailure`` `identity-source-failed` when the chain holds no readable certificate.
+    static func leaf(of chain: String) throws(StepFailure) -> String {
+        let documents = (try? PEMDocument.parseMultiple(pemString: chain)) ?? []
+        guard let first = documents.first(where: { $0.discriminator == Certificate.defaultPEMDiscriminator }) else {
+            throw StepFailure(.identitySourceFailed, "the identity's chain holds no readable PEM certificate")
+        }
+        do {
+            return try Certificate(pemDocument: first).serializeAsPEM().pemString + "\n"
+        } catch {
+            throw StepFailure(.identitySourceFailed, "the identity's leaf certificate cannot be read: \(error)")
+        }
     }
 }
