@@ -197,6 +197,11 @@ struct SLSIdentitySourceTests {
             #expect(outcome.succeeded, "\(outcome)")
             #expect(
                 asked.withLock { $0 } == ["User: |shown", "Password: |hidden", "One-time passcode: |hidden"])
+            // What was typed without echo, and the login ID, are masked in anything printed later; the user is not.
+            let login = try #require(issuer.requests.last?.header("Authorization")).dropFirst("SLS ".count)
+            let masked = harness.redactor.redact("grace cobol-1959 246810 \(login)")
+            #expect(masked.hasPrefix("grace "))
+            for secret in ["cobol-1959", "246810", String(login)] { #expect(!masked.contains(secret), "\(masked)") }
         }
     }
 }
