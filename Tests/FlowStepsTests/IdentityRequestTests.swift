@@ -1,10 +1,11 @@
 import FlowDescriptor
 import FlowEngine
-@testable import FlowSteps
 import Foundation
 import SwiftASN1
 import Testing
 import X509
+
+@testable import FlowSteps
 
 /// The certificate service's request endpoint of an application.
 private let requestPath = "/mobileservices/application/com.example.travel/certificateservice/v1/request"
@@ -32,7 +33,11 @@ struct IdentityRequestTests {
     @Test func anEscapedSeparatorStaysInTheValue() throws {
         let request = try IdentityRequest(subject: #"CN=Lovelace\, Ada,O=flowrun"#, algorithm: .p256)
         let csr = try CertificateSigningRequest(pemEncoded: request.csrPEM)
-        #expect(csr.subject == (try DistinguishedName { OrganizationName("flowrun"); CommonName("Lovelace, Ada") }))
+        let expected = try DistinguishedName {
+            OrganizationName("flowrun")
+            CommonName("Lovelace, Ada")
+        }
+        #expect(csr.subject == expected)
     }
 
     @Test(arguments: ["CN=ada,XX=1", "ada", "CN=", ""])

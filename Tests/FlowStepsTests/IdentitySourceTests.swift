@@ -1,12 +1,13 @@
 import FlowDescriptor
 import FlowEngine
 import FlowHTTP
-@testable import FlowSteps
 import Foundation
 import SwiftASN1
 import Synchronization
 import Testing
 import X509
+
+@testable import FlowSteps
 
 /// The certificate service's request endpoint for the seeded application.
 private let requestPath = "/mobileservices/application/com.example.travel/certificateservice/v1/request"
@@ -25,7 +26,8 @@ private func leaf(of chain: String) throws -> Certificate {
 
 /// What the trace and the log say: where a secret must never appear.
 private func traceAndLog(_ harness: StepHarness, _ outcome: StepOutcome) -> String {
-    "\(outcome)\n" + harness.trace.events.map { "\($0.outcome) \($0.errorCode ?? "") \($0.message ?? "")" }
+    "\(outcome)\n"
+        + harness.trace.events.map { "\($0.outcome) \($0.errorCode ?? "") \($0.message ?? "")" }
         .joined(separator: "\n") + harness.lines.all.joined(separator: "\n")
 }
 
