@@ -1,6 +1,7 @@
 import FlowDescriptor
 import FlowEngine
 import FlowHTTP
+import FlowTransform
 import Foundation
 import SwiftASN1
 import Synchronization
@@ -65,6 +66,30 @@ struct MobileServicesIdentitySourceTests {
             await harness.close()
             #expect(issuer.retired == [try leaf(of: identity.certificateChainPEM).serialNumber])
             #expect(issuer.requests.last?.header("Content-Type") == "application/x-pem-file")
+        }
+    }
+
+    @Test func theConfigurationsEndpointsAreUsedAndTheFlowsWinOverThem() async throws {
+        try await withIssuer { issuer in
+            let harness = try StepHarness(
+                conformanceFlow("{uses: sls-authentication}", configuration: "keys: {certificateService: value}"),
+                emulator: issuer.url)
+            try harness.info.set(seed(issuer.url, application: "com.example.travel"), by: "harness")
+            let tenant = issuer.url.absoluteString + "/tenant/certificateservice/v1/"
+            try harness.info.set(
+                "certificateService",
+                .record([
+                    "attributesEndpoint": .url(tenant + "attributes"), "requestEndpoint": .url(tenant + "request"),
+                    "retireEndpoint": .url(tenant + "retire"),
+                ]), by: "harness")
+            let source = MobileServicesIdentitySource(
+                endpoints: .init(request: "/flow/certificateservice/v1/request"), parametersKey: "certificateService")
+            _ = try await source.obtain(harness.context(.onboard))
+            await harness.close()
+            #expect(
+                issuer.requests.map(\.path) == [
+                    "/tenant/certificateservice/v1/attributes", "/flow/certificateservice/v1/request",
+                ])
         }
     }
 

@@ -1,6 +1,7 @@
 import FlowDescriptor
 import FlowEngine
 import FlowHTTP
+import FlowTransform
 import Foundation
 import SwiftASN1
 import X509
@@ -32,10 +33,15 @@ struct MobileServicesIdentitySource: UserIdentitySource {
     )
 
     let name = "mobile-services"
+    /// The flow's endpoints; they win over the info's.
     var endpoints: Endpoints
+    /// The info key of the record the `user-identity-discovery` transformer writes from the configuration
+    /// (`attributesEndpoint`, `requestEndpoint`, `retireEndpoint`), if the flow has one.
+    var parametersKey: String?
 
-    init(endpoints: Endpoints = Endpoints()) {
+    init(endpoints: Endpoints = Endpoints(), parametersKey: String? = nil) {
         self.endpoints = endpoints
+        self.parametersKey = parametersKey
     }
 
     /// What the certificate service asks for.
@@ -47,7 +53,9 @@ struct MobileServicesIdentitySource: UserIdentitySource {
     func obtain(_ context: StepContext) async throws(StepFailure) -> UserIdentity {
         let attributes = try await self.attributes(context)
         let request = try IdentityRequest(subject: attributes.subject, algorithm: attributes.keyAlgorithm)
-        let url = try endpoint(endpoints.request, Self.defaultPaths.request, parameter: "request-endpoint", context)
+        let url = try endpoint(
+            endpoints.request, field: "requestEndpoint", Self.defaultPaths.request, parameter: "request-endpoint",
+            context)
         let post = HTTPRequest(
             method: "POST", url: url,
             headers: [("Content-Type", "application/pkcs10"), ("Accept", "application/x-pem-file")],
@@ -62,7 +70,8 @@ struct MobileServicesIdentitySource: UserIdentitySource {
 
     /// Tells the certificate service that `identity`'s certificate is no longer used: it refuses it from then on.
     func retire(_ identity: UserIdentity, context: StepContext) async throws(StepFailure) {
-        let url = try endpoint(endpoints.retire, Self.defaultPaths.retire, parameter: "retire-endpoint", context)
+        let url = try endpoint(
+            endpoints.retire, field: "retireEndpoint", Self.defaultPaths.retire, parameter: "retire-endpoint", context)
         let leaf = try Self.leaf(of: identity.certificateChainPEM)
         let post = HTTPRequest(
             method: "POST", url: url, headers: [("Content-Type", "application/x-pem-file")], body: Array(leaf.utf8))
@@ -77,7 +86,8 @@ struct MobileServicesIdentitySource: UserIdentitySource {
     /// `GET attributes`: the subject and key algorithm the certificate service certifies.
     func attributes(_ context: StepContext) async throws(StepFailure) -> Attributes {
         let url = try endpoint(
-            endpoints.attributes, Self.defaultPaths.attributes, parameter: "attributes-endpoint", context)
+            endpoints.attributes, field: "attributesEndpoint", Self.defaultPaths.attributes,
+            parameter: "attributes-endpoint", context)
         let get = HTTPRequest(url: url, headers: [("Accept", "application/json")])
         let response = try await IssuerExchange.send(
             get, context: context, what: "reading the certificate attributes")
@@ -100,11 +110,13 @@ struct MobileServicesIdentitySource: UserIdentitySource {
         return Attributes(subject: subject, keyAlgorithm: algorithm)
     }
 
-    /// The URL of one endpoint: the flow's, else the backend's path.
+    /// The URL of one endpoint: the flow's, else the configuration's (`field` of the info record), else the
+    /// backend's path.
     private func endpoint(
-        _ given: String?, _ path: String, parameter: String, _ context: StepContext
+        _ given: String?, field: String, _ path: String, parameter: String, _ context: StepContext
     ) throws(StepFailure) -> URL {
-        let location = given ?? path
+        let configured = parametersKey.flatMap { context.info[$0]?[field]?.text }
+        let location = given ?? configured ?? path
         guard location.contains("{application-id}") else {
             return try IssuerExchange.url(location, on: IssuerExchange.backend(context), parameter: parameter)
         }
