@@ -149,6 +149,11 @@ let package = Package(
             dependencies: [
                 "FlowDescriptor", "FlowCatalog", "FlowEngine", "FlowConfig", "FlowHTTP", "FlowTransform", "FlowStore",
                 "FlowAuth", "FlowProcess",
+                // User identities: a key pair and a PKCS#10 request made here, the issued chain read back.
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             swiftSettings: strictSettings
         ),
@@ -197,6 +202,14 @@ let package = Package(
                 "FlowSteps", "FlowEngine", "FlowConfig", "FlowTransform", "FlowDescriptor", "FlowCatalog", "FlowCheck",
                 "FlowEmulator",
                 "FlowHTTP", "FlowStore",
+                // A certificate issuer in the tests (SLS, the certificate service): a CA made at test time.
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),

@@ -30,6 +30,9 @@ struct ConformanceCase: Sendable, CustomTestStringConvertible {
     /// A flow that hands the step `${env.CONFORMANCE_SECRET}` through a parameter, and may make it fail with the
     /// secret in what its program says.
     var secretFlow: (@Sendable (URL) -> String)?
+    /// The step talks to a certificate issuer (a Secure Login Server), which the emulator is not: the case runs
+    /// against a ``TestIssuer``.
+    var issuer = false
 
     var testDescription: String { name }
 }
@@ -163,6 +166,11 @@ let conformanceCases: [ConformanceCase] = [
         seed: backendSeed,
         waiting: ({ _ in conformanceFlow("{uses: logout}") }, .server(.logout))),
     ConformanceCase(
+        name: "sls-authentication",
+        flow: { _ in conformanceFlow("{uses: sls-authentication}") },
+        seed: backendSeed,
+        issuer: true),
+    ConformanceCase(
         name: "store-manager",
         // The passcode is the harness's secret, which follows the default passcode policy.
         flow: { _ in conformanceFlow(#"{uses: store-manager, with: {passcode: "${env.CONFORMANCE_SECRET}"}}"#) },
@@ -271,6 +279,15 @@ func withEmulator(_ body: (BackendEmulator, URL) async throws -> Void) async thr
     await emulator.stop()
 }
 
+/// Runs `body` with the server the case's step talks to: a certificate issuer, or the emulator.
+func withServer(for test: ConformanceCase, _ body: (URL) async throws -> Void) async throws {
+    if test.issuer {
+        try await withIssuer { issuer in try await body(issuer.url) }
+    } else {
+        try await withEmulator { _, url in try await body(url) }
+    }
+}
+
 @Suite("Every built-in step conforms", .timeLimit(.minutes(2)))
 struct StepConformanceTests {
     @Test func everyBuiltInStepHasACaseAndIsTheCatalogsEntry() {
@@ -286,7 +303,7 @@ struct StepConformanceTests {
     /// It provides every key it says it provides (optional ones aside), and nothing it does not say.
     @Test(arguments: conformanceCases)
     func providesWhatItsDescriptionSays(_ test: ConformanceCase) async throws {
-        try await withEmulator { _, url in
+        try await withServer(for: test) { url in
             let harness = try StepHarness(test.flow(url), emulator: url)
             let seeded = test.seed(url)
             try harness.info.set(seeded, by: "harness")
@@ -315,7 +332,7 @@ struct StepConformanceTests {
     /// A key it requires that is missing is a failure that names it, never a crash or a success.
     @Test(arguments: conformanceCases.filter { !$0.seed(URL(fileURLWithPath: "/")).isEmpty })
     func aMissingRequiredKeyIsAFailure(_ test: ConformanceCase) async throws {
-        try await withEmulator { _, url in
+        try await withServer(for: test) { url in
             let harness = try StepHarness(test.flow(url), emulator: url)
             let outcome = await harness.step.onboard(harness.context(.onboard))
             await harness.close()
@@ -359,7 +376,7 @@ struct StepConformanceTests {
     @Test(arguments: conformanceCases.filter { $0.secretFlow != nil })
     func neverPrintsASecretParameter(_ test: ConformanceCase) async throws {
         let secretFlow = try #require(test.secretFlow)
-        try await withEmulator { _, url in
+        try await withServer(for: test) { url in
             let harness = try StepHarness(secretFlow(url), emulator: url)
             try harness.info.set(test.seed(url), by: "harness")
             let outcome = await harness.step.onboard(harness.context(.onboard))
@@ -376,7 +393,7 @@ struct StepConformanceTests {
     /// Reset after onboarding succeeds, and a second reset finds nothing more to do and changes nothing.
     @Test(arguments: conformanceCases)
     func resetIsIdempotent(_ test: ConformanceCase) async throws {
-        try await withEmulator { _, url in
+        try await withServer(for: test) { url in
             let harness = try StepHarness(test.flow(url), emulator: url)
             try harness.info.set(test.seed(url), by: "harness")
             #expect((await harness.step.onboard(harness.context(.onboard))).succeeded)

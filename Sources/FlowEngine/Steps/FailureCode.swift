@@ -129,6 +129,10 @@ public struct FailureCode: RawRepresentable, Hashable, Sendable, CustomStringCon
         case tlsFailed = "tls-failed"
         case badCertificateFile = "bad-certificate-file"
         case proxyFailed = "proxy-failed"
+        // User identities (certificates).
+        case identitySourceFailed = "identity-source-failed"
+        case certificateServiceFailed = "certificate-service-failed"
+        case slsLoginFailed = "sls-login-failed"
     }
 }
 
@@ -303,4 +307,13 @@ extension FailureCode {
     public static let badCertificateFile = FailureCode(.badCertificateFile)
     /// `proxy-failed`: The proxy cannot be reached, refused the request or is not a usable proxy URL.
     public static let proxyFailed = FailureCode(.proxyFailed)
+    /// `identity-source-failed`: A user identity could not be made: a bad subject or key algorithm, or an issued
+    /// chain that cannot be read or whose leaf does not carry the key made for it.
+    public static let identitySourceFailed = FailureCode(.identitySourceFailed)
+    /// `certificate-service-failed`: The backend's certificate service refused a request or answered what cannot
+    /// be read; the message names the endpoint and the status.
+    public static let certificateServiceFailed = FailureCode(.certificateServiceFailed)
+    /// `sls-login-failed`: The Secure Login Server refused the login (401) or answered what cannot be read; the
+    /// message names the SLS URL, never the values sent.
+    public static let slsLoginFailed = FailureCode(.slsLoginFailed)
 }

@@ -1,0 +1,231 @@
+// A certificate issuer for the identity source tests: Hummingbird 2 on 127.0.0.1 answering as a Secure Login
+// Server and as the backend's certificate service (the wire of docs/authentication/certificates.md), signing the
+// requests it gets with a CA made at test time.
+//
+// This file imports Hummingbird and HTTPTypes but not FlowHTTP: both define `HTTPRequest` and `HTTPResponse`.
+
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import SwiftASN1
+import Synchronization
+import X509
+
+/// One request as the issuer received it.
+struct IssuerRequest: Sendable {
+    var method: String
+    var path: String
+    var query: String?
+    var headers: [(name: String, value: String)]
+    var body: String
+
+    func header(_ name: String) -> String? {
+        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+}
+
+/// The issuer's users and how it misbehaves when a test asks it to.
+struct IssuerSettings: Sendable {
+    /// Passwords by user name.
+    var passwords: [String: String] = ["ada@example.com": "analytical-engine", "grace": "cobol-1959"]
+    /// Users whose login has a second round: a one-time passcode.
+    var passcodes: [String: String] = ["grace": "246810"]
+    /// What the certificate service's attributes name.
+    var subject = "CN=ada,O=flowrun tests"
+    var keyAlgorithm = "P-256"
+    /// Certifies another key than the request's: a chain the client must refuse.
+    var certifiesAnotherKey = false
+}
+
+/// A running issuer: its URL, the requests it received, the certificates it retired.
+final class TestIssuer: Sendable {
+    let url: URL
+    let authority: Certificate
+    private let state: IssuerState
+    private let task: Task<Void, Never>
+
+    private init(url: URL, authority: Certificate, state: IssuerState, task: Task<Void, Never>) {
+        self.url = url
+        self.authority = authority
+        self.state = state
+        self.task = task
+    }
+
+    /// Every request received, in order.
+    var requests: [IssuerRequest] { state.requests.withLock { $0 } }
+    /// The serial numbers retired through the certificate service.
+    var retired: [Certificate.SerialNumber] { state.retired.withLock { $0 } }
+
+    /// Starts an issuer on a free loopback port; returns once it accepts connections.
+    static func start(_ settings: IssuerSettings = IssuerSettings()) async throws -> TestIssuer {
+        let state = try IssuerState(settings: settings)
+        let (events, sink) = AsyncStream.makeStream(of: Int?.self)
+        let application = Application(
+            responder: IssuerResponder(state: state),
+            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0), serverName: "issuer"),
+            onServerRunning: { channel in sink.yield(channel.localAddress?.port) },
+            logger: Logger(label: "issuer") { _ in SwiftLogNoOpLogHandler() }
+        )
+        let task = Task {
+            try? await application.run()
+            sink.yield(nil)
+            sink.finish()
+        }
+        var iterator = events.makeAsyncIterator()
+        guard let port = await iterator.next() ?? nil else {
+            task.cancel()
+            await task.value
+            throw IssuerDidNotStart()
+        }
+        return TestIssuer(
+            url: URL(string: "http://127.0.0.1:\(port)")!, authority: state.authority, state: state, task: task)
+    }
+
+    func stop() async {
+        task.cancel()
+        await task.value
+    }
+}
+
+struct IssuerDidNotStart: Error {}
+
+/// Runs `body` with an issuer, stopping it afterwards (also when `body` throws).
+func withIssuer(
+    _ settings: IssuerSettings = IssuerSettings(), _ body: (TestIssuer) async throws -> Void
+) async throws {
+    let issuer = try await TestIssuer.start(settings)
+    do {
+        try await body(issuer)
+    } catch {
+        await issuer.stop()
+        throw error
+    }
+    await issuer.stop()
+}
+
+/// What the issuer knows: its CA, the logins under way, what it received and retired.
+final class IssuerState: Sendable {
+    let settings: IssuerSettings
+    let authority: Certificate
+    private let authorityKey: P256.Signing.PrivateKey
+    /// Logins by ID: the user, and whether the login is finished.
+    let logins = Mutex<[String: (user: String, authenticated: Bool)]>([:])
+    let requests = Mutex<[IssuerRequest]>([])
+    let retired = Mutex<[Certificate.SerialNumber]>([])
+
+    init(settings: IssuerSettings) throws {
+        self.settings = settings
+        authorityKey = P256.Signing.PrivateKey()
+        let name = try DistinguishedName { CommonName("flowrun test issuer") }
+        authority = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(),
+            publicKey: Certificate.PublicKey(authorityKey.publicKey), notValidBefore: Date() - 3600,
+            notValidAfter: Date() + 86_400, issuer: name, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+                Critical(KeyUsage(keyCertSign: true))
+            },
+            issuerPrivateKey: Certificate.PrivateKey(authorityKey))
+    }
+
+    /// The answer to `request`.
+    func answer(_ request: IssuerRequest) throws -> (Int, String) {
+        switch (request.method, request.path) {
+        case ("GET", let path) where path.hasSuffix("/certificateservice/v1/attributes"):
+            let attributes = #"{"subject": "\#(settings.subject)", "keyAlgorithm": "\#(settings.keyAlgorithm)", "#
+            return (200, attributes + #""validitySeconds": 3600}"#)
+        case ("POST", let path) where path.hasSuffix("/certificateservice/v1/request"):
+            return try issue(request.body)
+        case ("POST", let path) where path.hasSuffix("/certificateservice/v1/retire"):
+            let leaf = try Certificate(pemEncoded: request.body)
+            retired.withLock { $0.append(leaf.serialNumber) }
+            return (204, "")
+        case ("GET", "/SecureLoginServer/slc3/doLogin"):
+            let login = UUID().uuidString
+            logins.withLock { $0[login] = ("", false) }
+            return (200, Self.round(login, inputs: [("username", "User", false), ("password", "Password", true)]))
+        case ("POST", "/SecureLoginServer/slc3/doLogin"):
+            return try login(request.body)
+        case ("POST", "/SecureLoginServer/slc3/getCertificate"):
+            let id = request.header("Authorization").map { String($0.dropFirst("SLS ".count)) } ?? ""
+            guard logins.withLock({ $0[id]?.authenticated }) == true else {
+                return (401, #"{"error": "not logged in"}"#)
+            }
+            return try issue(request.body)
+        default:
+            return (404, "no route for \(request.method) \(request.path)")
+        }
+    }
+
+    private func login(_ body: String) throws -> (Int, String) {
+        let object = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] ?? [:]
+        let login = object["login"] as? String ?? ""
+        let values = object["values"] as? [String: String] ?? [:]
+        guard let known = logins.withLock({ $0[login] }) else { return (401, #"{"error": "unknown login"}"#) }
+        if known.user.isEmpty {
+            let user = values["username"] ?? ""
+            guard let password = settings.passwords[user], values["password"] == password else {
+                return (401, #"{"error": "wrong user name or password"}"#)
+            }
+            if settings.passcodes[user] != nil {
+                logins.withLock { $0[login] = (user, false) }
+                return (200, Self.round(login, inputs: [("passcode", "One-time passcode", true)]))
+            }
+        } else {
+            guard values["passcode"] == settings.passcodes[known.user] else {
+                return (401, #"{"error": "wrong passcode"}"#)
+            }
+        }
+        logins.withLock { $0[login] = (known.user.isEmpty ? values["username"] ?? "" : known.user, true) }
+        return (200, #"{"login": "\#(login)", "status": "authenticated"}"#)
+    }
+
+    /// Signs the PEM request `body` after checking its signature: 201 with the leaf and the CA.
+    private func issue(_ body: String) throws -> (Int, String) {
+        let request = try CertificateSigningRequest(pemEncoded: body)
+        guard request.publicKey.isValidSignature(request.signature, for: request) else {
+            return (400, #"{"error": "the request's signature does not verify"}"#)
+        }
+        let publicKey =
+            settings.certifiesAnotherKey
+            ? Certificate.PublicKey(P256.Signing.PrivateKey().publicKey) : request.publicKey
+        let leaf = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: publicKey,
+            notValidBefore: Date() - 60, notValidAfter: Date() + 3600, issuer: authority.subject,
+            subject: request.subject, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                try ExtendedKeyUsage([.clientAuth])
+            },
+            issuerPrivateKey: Certificate.PrivateKey(authorityKey))
+        return (201, try leaf.serializeAsPEM().pemString + "\n" + authority.serializeAsPEM().pemString + "\n")
+    }
+
+    private static func round(_ login: String, inputs: [(String, String, Bool)]) -> String {
+        let fields = inputs.map { #"{"name": "\#($0.0)", "label": "\#($0.1)", "secret": \#($0.2)}"# }
+        return #"{"login": "\#(login)", "inputs": [\#(fields.joined(separator: ", "))]}"#
+    }
+}
+
+/// Records every request and answers it from the issuer's state.
+struct IssuerResponder: HTTPResponder {
+    typealias Context = BasicRequestContext
+
+    let state: IssuerState
+
+    func respond(to request: Request, context: BasicRequestContext) async throws -> Response {
+        var request = request
+        let body = try await request.collectBody(upTo: 1 << 20)
+        let received = IssuerRequest(
+            method: request.method.rawValue, path: request.uri.path, query: request.uri.query,
+            headers: request.headers.map { ($0.name.rawName, $0.value) }, body: String(buffer: body))
+        state.requests.withLock { $0.append(received) }
+        let (status, text) = (try? state.answer(received)) ?? (400, #"{"error": "cannot read the request"}"#)
+        return Response(
+            status: HTTPTypes.HTTPResponse.Status(code: status),
+            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+}
