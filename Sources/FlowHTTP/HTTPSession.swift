@@ -52,18 +52,42 @@ public final class HTTPSession: Sendable {
     private let client: HTTPClient
     /// One client per proxy: AsyncHTTPClient sets its proxy per client, and `NO_PROXY` hosts use ``client``.
     private let proxiedClients: [ProxySettings.Server: HTTPClient]
-    /// The TLS configuration made from ``Configuration/tls``, or why it could not be (a file that cannot be read):
-    /// every request fails with that error, naming the file.
-    private let tlsSetup: Result<TLSConfiguration, HTTPError>
-    private let pinCheck: PinCheck?
     private struct Hooks {
         var headers: [(name: String, value: String)] = []
         var observers: [any HTTPObserver] = []
         var authenticators: [AuthenticatorSlot] = []
         var nextID: UInt64 = 1
+        /// The TLS of the session's https requests, remade when the client identity changes.
+        var tls: TLSState
     }
 
-    private let state = Mutex(Hooks())
+    /// The TLS configuration made from ``Configuration/tls`` with the current client identity, or why it could not
+    /// be (a file that cannot be read): every https request fails with that error, naming the file. Each request
+    /// carries the configuration (AsyncHTTPClient pools connections per configuration), so a changed identity
+    /// never rides on a connection made with the old one; the pin check handshakes with the same configuration.
+    private struct TLSState: Sendable {
+        var identity: ClientIdentity?
+        var setup: Result<TLSConfiguration, HTTPError>
+        var pinCheck: PinCheck?
+
+        init(_ settings: TLSSettings, connectTimeout: Duration) {
+            identity = settings.identity
+            setup = Result { () throws(HTTPError) in try settings.makeConfiguration() }
+            if case .success(let tls) = setup, !settings.pins.isEmpty {
+                // Pins are never dropped: a context that cannot be made fails every https request.
+                do {
+                    pinCheck = PinCheck(
+                        pins: settings.pins, context: try NIOSSLContext(configuration: tls),
+                        connectTimeout: connectTimeout)
+                } catch {
+                    setup = .failure(
+                        HTTPError("tls-failed", "the TLS configuration is refused: \(error)", transient: false))
+                }
+            }
+        }
+    }
+
+    private let state: Mutex<Hooks>
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -72,22 +96,9 @@ public final class HTTPSession: Sendable {
         clientConfiguration.timeout = .init(connect: .milliseconds(Int64(configuration.connectTimeout.milliseconds)))
         // A refused connection is reported at once; the flow's retry policy decides whether to try again.
         clientConfiguration.connectionPool.retryConnectionEstablishment = false
-        var setup = Result { () throws(HTTPError) in try configuration.tls.makeConfiguration() }
-        var pinCheck: PinCheck?
-        if case .success(let tls) = setup, !configuration.tls.pins.isEmpty {
-            // Pins are never dropped: a context that cannot be made fails every https request.
-            do {
-                pinCheck = PinCheck(
-                    pins: configuration.tls.pins, context: try NIOSSLContext(configuration: tls),
-                    connectTimeout: configuration.connectTimeout)
-            } catch {
-                setup = .failure(
-                    HTTPError("tls-failed", "the TLS configuration is refused: \(error)", transient: false))
-            }
-        }
-        if case .success(let tls) = setup { clientConfiguration.tlsConfiguration = tls }
-        tlsSetup = setup
-        self.pinCheck = pinCheck
+        let tls = TLSState(configuration.tls, connectTimeout: configuration.connectTimeout)
+        if case .success(let tlsConfiguration) = tls.setup { clientConfiguration.tlsConfiguration = tlsConfiguration }
+        state = Mutex(Hooks(tls: tls))
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
         var proxied: [ProxySettings.Server: HTTPClient] = [:]
         for server in [configuration.proxy.https, configuration.proxy.http].compactMap({ $0 })
@@ -99,6 +110,21 @@ public final class HTTPSession: Sendable {
             proxied[server] = HTTPClient(eventLoopGroupProvider: .singleton, configuration: proxiedConfiguration)
         }
         proxiedClients = proxied
+    }
+
+    /// The client identity the session presents when a server asks for a certificate: the configuration's, or the
+    /// one given to ``useClientIdentity(_:)`` since.
+    public var clientIdentity: ClientIdentity? { state.withLock { $0.tls.identity } }
+
+    /// Presents `identity` (none: no certificate) from the next request on, in place of the current one; the
+    /// trust roots, pins and TLS version stay the configuration's.
+    /// - Throws: ``HTTPError`` `bad-certificate-file` when the identity cannot be read; the current one stays.
+    public func useClientIdentity(_ identity: ClientIdentity?) throws(HTTPError) {
+        var settings = configuration.tls
+        settings.identity = identity
+        let tls = TLSState(settings, connectTimeout: configuration.connectTimeout)
+        if case .failure(let error) = tls.setup { throw error }
+        state.withLock { $0.tls = tls }
     }
 
     /// Sets a header sent with every request to every origin (application and device IDs).
@@ -214,12 +240,41 @@ public final class HTTPSession: Sendable {
                 for observer in observers { try await observer.decorate(&decorated) }
             }
             if let cookie = cookies.header(for: decorated.url) { decorated.setHeader("Cookie", cookie) }
-            let response = try await transmit(decorated)
+            let response: HTTPResponse
+            do throws(HTTPError) {
+                response = try await transmit(decorated)
+            } catch where error.code == "certificate-required" {
+                // A handshake the server ended for want of a certificate: a user-identity authenticator of the
+                // origin answers it as it answers the same demand made over HTTP.
+                guard
+                    let slot = slots.first(where: {
+                        $0.origin == decorated.url.origin && $0.authenticator is UserIdentityAuthenticator
+                    })
+                else { throw error }
+                let demand = HTTPResponse(
+                    status: 496, headers: [(ClientCertificateDemand.header, "certificate-required")], body: [],
+                    url: decorated.url)
+                try await obtainIdentity(
+                    slot, demand: demand, seen: generations[slot.id] ?? slot.generation, obtained: logins,
+                    request: decorated)
+                logins += 1
+                current = request
+                redirectCount = 0
+                continue
+            }
             cookies.store(response.headers(named: "Set-Cookie"), from: decorated.url)
             if let slot = slots.first(where: { slot in
-                slot.origin == decorated.url.origin
-                    && slot.authenticator.challenges.contains { $0.matches(response) }
+                slot.origin == decorated.url.origin && slot.authenticator.isChallenge(response)
             }) {
+                if slot.authenticator is UserIdentityAuthenticator {
+                    try await obtainIdentity(
+                        slot, demand: response, seen: generations[slot.id] ?? slot.generation, obtained: logins,
+                        request: decorated)
+                    logins += 1
+                    current = request
+                    redirectCount = 0
+                    continue
+                }
                 guard logins < 2 else {
                     throw HTTPError(
                         "authentication-failed",
@@ -293,6 +348,17 @@ public final class HTTPSession: Sendable {
         }
     }
 
+    /// Has a user-identity authenticator obtain an identity after `demand` answered `request`, at most once per
+    /// request: a demand that remains after an identity was obtained means the server refuses that identity.
+    private func obtainIdentity(
+        _ slot: AuthenticatorSlot, demand: HTTPResponse, seen: Int, obtained: Int, request: HTTPRequest
+    ) async throws(HTTPError) {
+        guard obtained == 0 else {
+            throw ClientCertificateDemand.rejected.failure(endpoint: "\(request.method) \(request.url.absoluteString)")
+        }
+        try await slot.authenticate(seen: seen, challenge: demand, request: request, transport: transport)
+    }
+
     /// Sends one request with no redirect handling.
     private func transmit(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
         let scheme = request.url.scheme?.lowercased()
@@ -305,9 +371,16 @@ public final class HTTPSession: Sendable {
                 transient: false)
         }
         let endpoint = "\(request.method) \(request.url.absoluteString)"
-        if case .failure(let error) = tlsSetup, scheme == "https" { throw error }
+        let tls = state.withLock { $0.tls }
+        var tlsConfiguration: TLSConfiguration?
+        if scheme == "https" {
+            switch tls.setup {
+            case .success(let made): tlsConfiguration = made
+            case .failure(let error): throw error
+            }
+        }
         let proxy = configuration.proxy.server(for: request.url)
-        if scheme == "https", let pinCheck {
+        if scheme == "https", let pinCheck = tls.pinCheck {
             // The pin check's own handshake goes directly to the server; through a proxy it cannot, and pins are
             // never skipped.
             if let proxy {
@@ -319,6 +392,7 @@ public final class HTTPSession: Sendable {
         }
         let sender = proxy.flatMap { proxiedClients[$0] } ?? client
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
+        outgoing.tlsConfiguration = tlsConfiguration
         outgoing.method = HTTPMethod(rawValue: request.method)
         for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
         if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
