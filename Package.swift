@@ -146,6 +146,12 @@ let package = Package(
             dependencies: [
                 "FlowDescriptor", "FlowCatalog", "FlowEngine", "FlowConfig", "FlowHTTP", "FlowTransform", "FlowStore",
                 "FlowAuth", "FlowProcess",
+                // User identities: PKCS#12 read by swift-nio-ssl, kept as PEM made with swift-certificates/crypto.
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             swiftSettings: strictSettings
         ),

@@ -20,6 +20,7 @@ public enum Builtins {
         LogoutStep.self,
         SAMLAuthenticationStep.self,
         OTPSessionConfigurationStep.self,
+        CertificateAuthenticationStep.self,
     ]
 
     /// The registry of every built-in step: those of ``steps``, and those the format describes that this build

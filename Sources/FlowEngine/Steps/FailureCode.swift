@@ -129,6 +129,9 @@ public struct FailureCode: RawRepresentable, Hashable, Sendable, CustomStringCon
         case tlsFailed = "tls-failed"
         case badCertificateFile = "bad-certificate-file"
         case proxyFailed = "proxy-failed"
+        // User identities (certificate steps).
+        case identitySourceFailed = "identity-source-failed"
+        case identityNeedsStore = "identity-needs-store"
     }
 }
 
@@ -301,6 +304,11 @@ extension FailureCode {
     public static let tlsFailed = FailureCode(.tlsFailed)
     /// `bad-certificate-file`: A CA bundle, client certificate, key or PKCS#12 file cannot be read or parsed.
     public static let badCertificateFile = FailureCode(.badCertificateFile)
+    /// `identity-source-failed`: A certificate step's source could not give a user identity (a PKCS#12 file that
+    /// cannot be read or opened with its password, a source not built yet).
+    public static let identitySourceFailed = FailureCode(.identitySourceFailed)
+    /// `identity-needs-store`: A certificate step ran with no encrypted store open to keep the identity in.
+    public static let identityNeedsStore = FailureCode(.identityNeedsStore)
     /// `proxy-failed`: The proxy cannot be reached, refused the request or is not a usable proxy URL.
     public static let proxyFailed = FailureCode(.proxyFailed)
 }
