@@ -7,7 +7,7 @@ import Testing
 enum Prerequisite: String, CaseIterable, Sendable {
     case chromium, chromedriver
     case xvfb = "Xvfb"
-    case nanoidp, curl, script
+    case nanoidp, curl, script, openssl
 
     /// Whether the machine has it.
     var isPresent: Bool {
@@ -33,6 +33,7 @@ enum Prerequisite: String, CaseIterable, Sendable {
         case .nanoidp: "bash .ci/nanoidp.sh install"
         case .curl: "apt-get install curl"
         case .script: "apt-get install bsdutils"
+        case .openssl: "apt-get install openssl"
         }
     }
 
@@ -61,6 +62,6 @@ struct MissingPrerequisites: Error, CustomStringConvertible {
 struct TestMachineTests {
     /// Names, in one line, everything the suite needs that this machine lacks.
     @Test func hasWhatTheSuiteNeeds() throws {
-        try Prerequisite.require(.chromium, .chromedriver, .xvfb, .nanoidp, .curl, .script)
+        try Prerequisite.require(.chromium, .chromedriver, .xvfb, .nanoidp, .curl, .script, .openssl)
     }
 }
