@@ -1,4 +1,5 @@
 import FlowDescriptor
+import FlowEmulator
 import FlowEngine
 import FlowHTTP
 import FlowSteps
@@ -68,6 +69,41 @@ struct CertificateStepTests {
             #expect(outcome.succeeded, "\(outcome)")
             #expect(harness.staging.staged["subject"] == kept)
             #expect(!harness.trace.events.contains { $0.outcome == "certificate-obtained" })
+        }
+    }
+
+    /// The validating request meets a demand for a certificate (status 496, nginx's "no certificate"): the kept
+    /// identity answers it and the request is sent again; the file is not read.
+    @Test func aDemandAtRestoreIsAnsweredWithTheKeptIdentity() async throws {
+        try await withEmulator { emulator, url in
+            let first = try harness(Self.pkcs12(), url)
+            #expect(await first.step.onboard(first.context(.onboard)).succeeded)
+            await first.close()
+            let kept = try #require(first.staging.staged["subject"])
+            let before = emulator.requests().count
+            emulator.setFault(.status(496, count: 1), for: .me)
+            let harness = try harness(Self.flow(#"source: pkcs12, file: "/nonexistent/user.p12""#), url)
+            let outcome = await harness.step.restore(harness.context(.restore, kept: kept))
+            await harness.close()
+            #expect(outcome.succeeded, "\(outcome)")
+            #expect(harness.staging.staged["subject"] == kept)
+            let answers = emulator.requests().dropFirst(before).filter { $0.path.hasSuffix("/v2/Me") }.map(\.status)
+            #expect(answers == [496, 200], "\(answers)")
+        }
+    }
+
+    @Test func aDemandThatRemainsAfterTheKeptIdentityIsRejected() async throws {
+        try await withEmulator { emulator, url in
+            let first = try harness(Self.pkcs12(), url)
+            #expect(await first.step.onboard(first.context(.onboard)).succeeded)
+            await first.close()
+            let kept = try #require(first.staging.staged["subject"])
+            emulator.setFault(.status(496), for: .me)
+            let harness = try harness(Self.pkcs12(), url)
+            let outcome = await harness.step.restore(harness.context(.restore, kept: kept))
+            await harness.close()
+            #expect(outcome.failure?.code == .certificateRejected, "\(outcome)")
+            #expect(harness.staging.staged.isEmpty)
         }
     }
 

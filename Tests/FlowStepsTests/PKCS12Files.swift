@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// PKCS#12 files made at test time by `openssl` (found on `PATH`; a test never installs it): a user certificate
 /// for `ada` and its key, with the password the step harness gives as input `password`.
@@ -26,11 +27,20 @@ struct PKCS12Files: Sendable {
     /// The path of the shared file valid for `days` days (made on first use), or a path that does not exist when
     /// openssl failed (the step then says the file cannot be read; ``shared`` says why).
     static func path(days: Int = 30) -> String {
-        switch shared {
-        case .success(let files): (try? files.make("ada-\(days)d", days: days)) ?? "/nonexistent/openssl-failed.p12"
-        case .failure: "/nonexistent/openssl-failed.p12"
+        // Tests ask side by side: one makes each file while the others wait, so none reads a file half made.
+        made.withLock { paths in
+            if let path = paths[days] { return path }
+            let path: String
+            switch shared {
+            case .success(let files): path = (try? files.make("ada-\(days)d", days: days)) ?? "/nonexistent/openssl.p12"
+            case .failure: path = "/nonexistent/openssl-failed.p12"
+            }
+            paths[days] = path
+            return path
         }
     }
+
+    private static let made = Mutex<[Int: String]>([:])
 
     private init() throws(OpenSSLFailed) {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowrun-p12-\(UUID().uuidString)")
