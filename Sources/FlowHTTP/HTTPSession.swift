@@ -243,10 +243,10 @@ public final class HTTPSession: Sendable {
             let response: HTTPResponse
             do throws(HTTPError) {
                 response = try await transmit(decorated)
-            } catch where error.code == "certificate-required" {
+            } catch {
                 // A handshake the server ended for want of a certificate: a user-identity authenticator of the
                 // origin answers it as it answers the same demand made over HTTP.
-                guard
+                guard error.code == "certificate-required",
                     let slot = slots.first(where: {
                         $0.origin == decorated.url.origin && $0.authenticator is UserIdentityAuthenticator
                     })

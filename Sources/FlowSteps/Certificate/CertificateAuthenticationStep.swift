@@ -17,7 +17,7 @@ struct CertificateAuthenticationStep: BuiltinStep, LoggingOutStep {
         name: "certificate-authentication", aliases: ["UserIdentityDiscovery", "UserIdentityAuthenticationStep"],
         summary:
             "Authenticates with a user certificate over mutual TLS, from a PKCS#12 file, the mobile services "
-                + "certificate service or a Secure Login Server; kept in the store and renewed before it expires.",
+            + "certificate service or a Secure Login Server; kept in the store and renewed before it expires.",
         parameters: [
             ParameterSpec(
                 "source", .oneOf(UserIdentitySourceName.names), required: true,
