@@ -222,6 +222,8 @@ public final class HTTPSession: Sendable {
         var redirectCount = 0
         var resends = 0
         var logins = 0
+        // Identities obtained for this request, counted apart from logins: a login before a demand is no identity.
+        var identities = 0
         let originalOrigin = request.url.origin
         while true {
             var decorated = current
@@ -255,9 +257,9 @@ public final class HTTPSession: Sendable {
                     status: 496, headers: [(ClientCertificateDemand.header, "certificate-required")], body: [],
                     url: decorated.url)
                 try await obtainIdentity(
-                    slot, demand: demand, seen: generations[slot.id] ?? slot.generation, obtained: logins,
+                    slot, demand: demand, seen: generations[slot.id] ?? slot.generation, obtained: identities,
                     request: decorated)
-                logins += 1
+                identities += 1
                 current = request
                 redirectCount = 0
                 continue
@@ -268,9 +270,9 @@ public final class HTTPSession: Sendable {
             }) {
                 if slot.authenticator is UserIdentityAuthenticator {
                     try await obtainIdentity(
-                        slot, demand: response, seen: generations[slot.id] ?? slot.generation, obtained: logins,
+                        slot, demand: response, seen: generations[slot.id] ?? slot.generation, obtained: identities,
                         request: decorated)
-                    logins += 1
+                    identities += 1
                     current = request
                     redirectCount = 0
                     continue

@@ -122,6 +122,31 @@ import Testing
         }
     }
 
+    /// A login answers the backend's challenge first, then the certificate demand comes: the login does not count
+    /// as an identity obtained.
+    @Test func aDemandAfterALoginIsAnsweredNotRejected() async throws {
+        try await withPKI { pki throws in
+            let presented = Mutex(false)
+            try await withServer({ request in
+                guard request.header("Authorization") == "Basic dXNlcjpwYXNz" else {
+                    return Reply(status: 401, headers: [("WWW-Authenticate", "Basic realm=\"test\"")])
+                }
+                return presented.withLock { $0 } ? Reply(body: "both") : Self.demand
+            }) { server throws in
+                try await withSession { session throws in
+                    let identity = try Self.inMemory(pki.client)
+                    try session.addAuthenticator(FixedBasicAuthenticator(origin: server.url("/").origin))
+                    try session.addAuthenticator(
+                        UserIdentityAuthenticator(origin: server.url("/").origin) { _ in
+                            presented.withLock { $0 = true }
+                            return identity
+                        })
+                    #expect(try await session.get(server.url("/data")).text == "both")
+                }
+            }
+        }
+    }
+
     @Test func aDemandThatRemainsAfterObtainingAnIdentityIsRejected() async throws {
         try await withPKI { pki throws in
             try await withServer({ _ in Self.demand }) { server throws in
@@ -196,5 +221,27 @@ import Testing
                 }
             }
         }
+    }
+}
+
+/// Sends fixed Basic credentials once the backend has asked for them.
+private final class FixedBasicAuthenticator: Authenticator {
+    let method = "basic"
+    let origin: String
+    let challenges = ChallengeTest.basic
+    private let asked = Mutex(false)
+
+    init(origin: String) {
+        self.origin = origin
+    }
+
+    func decorate(_ request: inout HTTPRequest) async throws(HTTPError) {
+        if asked.withLock({ $0 }) { request.setHeader("Authorization", "Basic dXNlcjpwYXNz") }
+    }
+
+    func authenticate(
+        after challenge: HTTPResponse, for request: HTTPRequest, transport: HTTPTransport
+    ) async throws(HTTPError) {
+        asked.withLock { $0 = true }
     }
 }
