@@ -109,8 +109,8 @@ struct CertificateAuthenticationStep: BuiltinStep, LoggingOutStep {
             guard context.keepsInStore else {
                 throw StepFailure(
                     .identityNeedsStore,
-                    "step `\(context.name)` keeps the user's private key, which only the encrypted store may hold: "
-                        + "run a `store-manager` step before it")
+                    "step `\(context.name)` keeps the user's private key, which only the encrypted store may hold, and "
+                        + "this flow has no `store-manager` step")
             }
             let origin = try Authentication.validatingURL(validatingPath, context: context).origin
             var usable = kept
