@@ -149,10 +149,11 @@ let package = Package(
             dependencies: [
                 "FlowDescriptor", "FlowCatalog", "FlowEngine", "FlowConfig", "FlowHTTP", "FlowTransform", "FlowStore",
                 "FlowAuth", "FlowProcess",
-                // User identities: a key pair and a PKCS#10 request made here, the issued chain read back.
+                // User identities: PKCS#12 read by swift-nio-ssl, kept as PEM made with swift-certificates/crypto.
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
-                .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             swiftSettings: strictSettings

@@ -134,6 +134,9 @@ extension Catalog {
         BuiltinKey(name: "samlParameters", type: .record("saml-parameters"), summary: "SAML 2.0 parameters."),
         BuiltinKey(name: "otpParameters", type: .record("otp-parameters"), summary: "OTP form parameters."),
         BuiltinKey(
+            name: "userIdentityParameters", type: .record("user-identity-parameters"),
+            summary: "The certificate service's endpoints and the pins of the backend's key."),
+        BuiltinKey(
             name: "passcodePolicy", type: .record("passcode-policy"),
             summary: "The passcode policy from the settings."),
         BuiltinKey(

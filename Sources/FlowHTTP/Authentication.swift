@@ -58,6 +58,8 @@ public protocol Authenticator: Sendable {
     /// The `scheme://host:port` whose requests carry these credentials and whose challenges this answers.
     var origin: String { get }
     var challenges: [ChallengeTest] { get }
+    /// Whether `response` is a challenge this answers: by default, one that matches one of ``challenges``.
+    func isChallenge(_ response: HTTPResponse) -> Bool
     /// Adds the current credentials (a header) to a request for ``origin``.
     func decorate(_ request: inout HTTPRequest) async throws(HTTPError)
     /// Logs in, or refreshes, after `challenge` answered `request`. Its own requests go through `transport`,
@@ -68,6 +70,10 @@ public protocol Authenticator: Sendable {
 
 extension Authenticator {
     public func decorate(_ request: inout HTTPRequest) async throws(HTTPError) {}
+
+    public func isChallenge(_ response: HTTPResponse) -> Bool {
+        challenges.contains { $0.matches(response) }
+    }
 }
 
 /// The session without its authenticators and observers: what login traffic goes through.

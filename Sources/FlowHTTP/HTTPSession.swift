@@ -52,18 +52,39 @@ public final class HTTPSession: Sendable {
     private let client: HTTPClient
     /// One client per proxy: AsyncHTTPClient sets its proxy per client, and `NO_PROXY` hosts use ``client``.
     private let proxiedClients: [ProxySettings.Server: HTTPClient]
-    /// The TLS configuration made from ``Configuration/tls``, or why it could not be (a file that cannot be read):
-    /// every request fails with that error, naming the file.
-    private let tlsSetup: Result<TLSConfiguration, HTTPError>
     private struct Hooks {
         var headers: [(name: String, value: String)] = []
         var observers: [any HTTPObserver] = []
         var authenticators: [AuthenticatorSlot] = []
         var nextID: UInt64 = 1
+        /// The TLS of the session's https requests, remade when the client identity changes.
+        var tls: TLSState
         /// Pins added for one origin at run time (see ``HTTPSession/pin(_:origin:)``), by rewritten origin.
         var originPins: [String: [PublicKeyPin]] = [:]
-        /// The pin check, made with the session when it has pins, else when the first origin is pinned.
+    }
+
+    /// The TLS configuration made from ``Configuration/tls`` with the current client identity, or why it could not
+    /// be (a file that cannot be read): every https request fails with that error, naming the file. Each request
+    /// carries the configuration (AsyncHTTPClient pools connections per configuration), so a changed identity
+    /// never rides on a connection made with the old one; the pin check handshakes with the same configuration.
+    private struct TLSState: Sendable {
+        var identity: ClientIdentity?
+        var setup: Result<TLSConfiguration, HTTPError>
+        /// The pin check, made with the configuration when the session has pins, else when an origin is pinned.
         var pinCheck: PinCheck?
+
+        init(_ settings: TLSSettings, connectTimeout: Duration) {
+            identity = settings.identity
+            setup = Result { () throws(HTTPError) in try settings.makeConfiguration() }
+            if case .success(let tls) = setup, !settings.pins.isEmpty {
+                // Pins are never dropped: a context that cannot be made fails every https request.
+                do {
+                    pinCheck = try HTTPSession.makePinCheck(tls, connectTimeout: connectTimeout)
+                } catch {
+                    setup = .failure(error)
+                }
+            }
+        }
     }
 
     private let state: Mutex<Hooks>
@@ -75,19 +96,9 @@ public final class HTTPSession: Sendable {
         clientConfiguration.timeout = .init(connect: .milliseconds(Int64(configuration.connectTimeout.milliseconds)))
         // A refused connection is reported at once; the flow's retry policy decides whether to try again.
         clientConfiguration.connectionPool.retryConnectionEstablishment = false
-        var setup = Result { () throws(HTTPError) in try configuration.tls.makeConfiguration() }
-        var hooks = Hooks()
-        if case .success(let tls) = setup, !configuration.tls.pins.isEmpty {
-            // Pins are never dropped: a context that cannot be made fails every https request.
-            do {
-                hooks.pinCheck = try Self.makePinCheck(tls, connectTimeout: configuration.connectTimeout)
-            } catch {
-                setup = .failure(error)
-            }
-        }
-        if case .success(let tls) = setup { clientConfiguration.tlsConfiguration = tls }
-        tlsSetup = setup
-        state = Mutex(hooks)
+        let tls = TLSState(configuration.tls, connectTimeout: configuration.connectTimeout)
+        if case .success(let tlsConfiguration) = tls.setup { clientConfiguration.tlsConfiguration = tlsConfiguration }
+        state = Mutex(Hooks(tls: tls))
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
         var proxied: [ProxySettings.Server: HTTPClient] = [:]
         for server in [configuration.proxy.https, configuration.proxy.http].compactMap({ $0 })
@@ -101,14 +112,6 @@ public final class HTTPSession: Sendable {
         proxiedClients = proxied
     }
 
-    /// Sets a header sent with every request to every origin (application and device IDs).
-    public func setDefaultHeader(_ name: String, _ value: String) {
-        state.withLock { state in
-            state.headers.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
-            state.headers.append((name, value))
-        }
-    }
-
     /// Pins the origin of `origin` (`https://host[:port]`, or any URL on it) from now on: a request there is sent
     /// only when the server's key matches one of `pins`, besides the session's own pins. A configuration document's
     /// `publicKeyPinSet` pins the certificate service's origin this way. Pinning an origin again replaces its pins;
@@ -116,6 +119,29 @@ public final class HTTPSession: Sendable {
     public func pin(_ pins: [PublicKeyPin], origin: String) {
         let origin = URL(string: origin).map { rewritten($0).origin } ?? origin
         state.withLock { $0.originPins[origin] = pins.isEmpty ? nil : pins }
+    }
+
+    /// The client identity the session presents when a server asks for a certificate: the configuration's, or the
+    /// one given to ``useClientIdentity(_:)`` since.
+    public var clientIdentity: ClientIdentity? { state.withLock { $0.tls.identity } }
+
+    /// Presents `identity` (none: no certificate) from the next request on, in place of the current one; the
+    /// trust roots, pins and TLS version stay the configuration's.
+    /// - Throws: ``HTTPError`` `bad-certificate-file` when the identity cannot be read; the current one stays.
+    public func useClientIdentity(_ identity: ClientIdentity?) throws(HTTPError) {
+        var settings = configuration.tls
+        settings.identity = identity
+        let tls = TLSState(settings, connectTimeout: configuration.connectTimeout)
+        if case .failure(let error) = tls.setup { throw error }
+        state.withLock { $0.tls = tls }
+    }
+
+    /// Sets a header sent with every request to every origin (application and device IDs).
+    public func setDefaultHeader(_ name: String, _ value: String) {
+        state.withLock { state in
+            state.headers.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+            state.headers.append((name, value))
+        }
     }
 
     /// The headers sent with every request.
@@ -205,6 +231,8 @@ public final class HTTPSession: Sendable {
         var redirectCount = 0
         var resends = 0
         var logins = 0
+        // Identities obtained for this request, counted apart from logins: a login before a demand is no identity.
+        var identities = 0
         let originalOrigin = request.url.origin
         while true {
             var decorated = current
@@ -223,12 +251,41 @@ public final class HTTPSession: Sendable {
                 for observer in observers { try await observer.decorate(&decorated) }
             }
             if let cookie = cookies.header(for: decorated.url) { decorated.setHeader("Cookie", cookie) }
-            let response = try await transmit(decorated)
+            let response: HTTPResponse
+            do throws(HTTPError) {
+                response = try await transmit(decorated)
+            } catch {
+                // A handshake the server ended for want of a certificate: a user-identity authenticator of the
+                // origin answers it as it answers the same demand made over HTTP.
+                guard error.code == "certificate-required",
+                    let slot = slots.first(where: {
+                        $0.origin == decorated.url.origin && $0.authenticator is UserIdentityAuthenticator
+                    })
+                else { throw error }
+                let demand = HTTPResponse(
+                    status: 496, headers: [(ClientCertificateDemand.header, "certificate-required")], body: [],
+                    url: decorated.url)
+                try await obtainIdentity(
+                    slot, demand: demand, seen: generations[slot.id] ?? slot.generation, obtained: identities,
+                    request: decorated)
+                identities += 1
+                current = request
+                redirectCount = 0
+                continue
+            }
             cookies.store(response.headers(named: "Set-Cookie"), from: decorated.url)
             if let slot = slots.first(where: { slot in
-                slot.origin == decorated.url.origin
-                    && slot.authenticator.challenges.contains { $0.matches(response) }
+                slot.origin == decorated.url.origin && slot.authenticator.isChallenge(response)
             }) {
+                if slot.authenticator is UserIdentityAuthenticator {
+                    try await obtainIdentity(
+                        slot, demand: response, seen: generations[slot.id] ?? slot.generation, obtained: identities,
+                        request: decorated)
+                    identities += 1
+                    current = request
+                    redirectCount = 0
+                    continue
+                }
                 guard logins < 2 else {
                     throw HTTPError(
                         "authentication-failed",
@@ -302,6 +359,17 @@ public final class HTTPSession: Sendable {
         }
     }
 
+    /// Has a user-identity authenticator obtain an identity after `demand` answered `request`, at most once per
+    /// request: a demand that remains after an identity was obtained means the server refuses that identity.
+    private func obtainIdentity(
+        _ slot: AuthenticatorSlot, demand: HTTPResponse, seen: Int, obtained: Int, request: HTTPRequest
+    ) async throws(HTTPError) {
+        guard obtained == 0 else {
+            throw ClientCertificateDemand.rejected.failure(endpoint: "\(request.method) \(request.url.absoluteString)")
+        }
+        try await slot.authenticate(seen: seen, challenge: demand, request: request, transport: transport)
+    }
+
     /// Sends one request with no redirect handling.
     private func transmit(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
         let scheme = request.url.scheme?.lowercased()
@@ -314,17 +382,25 @@ public final class HTTPSession: Sendable {
                 transient: false)
         }
         let endpoint = "\(request.method) \(request.url.absoluteString)"
-        if case .failure(let error) = tlsSetup, scheme == "https" { throw error }
+        let tls = state.withLock { $0.tls }
+        var tlsConfiguration: TLSConfiguration?
+        if scheme == "https" {
+            switch tls.setup {
+            case .success(let made): tlsConfiguration = made
+            case .failure(let error): throw error
+            }
+        }
         let proxy = configuration.proxy.server(for: request.url)
         if scheme == "https" {
             let pinSets = [configuration.tls.pins, state.withLock { $0.originPins[request.url.origin] ?? [] }]
             if pinSets.contains(where: { !$0.isEmpty }) {
                 // The pin check's own handshake goes where the request goes: through the same proxy, if any.
-                try await pinCheck().verify(request.url, through: proxy, endpoint: endpoint, pinSets: pinSets)
+                try await pinCheck(tls).verify(request.url, through: proxy, endpoint: endpoint, pinSets: pinSets)
             }
         }
         let sender = proxy.flatMap { proxiedClients[$0] } ?? client
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
+        outgoing.tlsConfiguration = tlsConfiguration
         outgoing.method = HTTPMethod(rawValue: request.method)
         for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
         if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
@@ -366,19 +442,18 @@ public final class HTTPSession: Sendable {
         }
     }
 
-    /// The session's pin check, made now if no pins needed it before.
+    /// The pin check of `tls`, made now if no pins needed it before (kept while the identity stays the same).
     /// - Throws: ``HTTPError`` `tls-failed` when swift-nio-ssl refuses the TLS configuration.
-    private func pinCheck() throws(HTTPError) -> PinCheck {
-        if let made = state.withLock({ $0.pinCheck }) { return made }
-        let made = try Self.makePinCheck(try tlsSetup.get(), connectTimeout: configuration.connectTimeout)
-        return state.withLock { hooks in
-            if let earlier = hooks.pinCheck { return earlier }
-            hooks.pinCheck = made
-            return made
+    private func pinCheck(_ tls: TLSState) throws(HTTPError) -> PinCheck {
+        if let made = tls.pinCheck { return made }
+        let made = try Self.makePinCheck(try tls.setup.get(), connectTimeout: configuration.connectTimeout)
+        state.withLock { hooks in
+            if hooks.tls.identity == tls.identity, hooks.tls.pinCheck == nil { hooks.tls.pinCheck = made }
         }
+        return made
     }
 
-    private static func makePinCheck(
+    fileprivate static func makePinCheck(
         _ tls: TLSConfiguration, connectTimeout: Duration
     ) throws(HTTPError) -> PinCheck {
         do {

@@ -79,6 +79,25 @@ public struct TLSSettings: Sendable, Hashable {
             }
             configuration.certificateChain = bundle.certificateChain.map { .certificate($0) }
             configuration.privateKey = .privateKey(bundle.privateKey)
+        case .inMemory(let chainPEM, let keyPEM):
+            let chain: [NIOSSLCertificate]
+            let key: NIOSSLPrivateKey
+            do {
+                chain = try NIOSSLCertificate.fromPEMBytes(Array(chainPEM.utf8))
+                key = try NIOSSLPrivateKey(bytes: Array(keyPEM.revealed.utf8), format: .pem)
+            } catch {
+                // swift-nio-ssl's error names BoringSSL's reason only, never the key's text.
+                throw HTTPError(
+                    "bad-certificate-file", "the user identity held in memory cannot be parsed: \(error)",
+                    transient: false)
+            }
+            guard !chain.isEmpty else {
+                throw HTTPError(
+                    "bad-certificate-file", "the user identity held in memory has no PEM certificate",
+                    transient: false)
+            }
+            configuration.certificateChain = chain.map { .certificate($0) }
+            configuration.privateKey = .privateKey(key)
         }
         return configuration
     }
@@ -114,6 +133,9 @@ public enum ClientIdentity: Sendable, Hashable {
     case pem(certificateChain: String, privateKey: String)
     /// A PKCS#12 file and its password, if it has one.
     case pkcs12(file: String, password: Secret?)
+    /// A PEM certificate chain (leaf first) and its PEM private key held in memory: a user identity a certificate
+    /// step obtained during the run (see ``HTTPSession/useClientIdentity(_:)``).
+    case inMemory(certificateChainPEM: String, privateKeyPEM: Secret)
 }
 
 extension PublicKeyPin {

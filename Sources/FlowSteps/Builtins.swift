@@ -20,6 +20,7 @@ public enum Builtins {
         LogoutStep.self,
         SAMLAuthenticationStep.self,
         OTPSessionConfigurationStep.self,
+        CertificateAuthenticationStep.self,
         SLSAuthenticationStep.self,
     ]
 

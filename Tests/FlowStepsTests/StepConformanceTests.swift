@@ -161,6 +161,22 @@ let conformanceCases: [ConformanceCase] = [
             ]
         }),
     ConformanceCase(
+        name: "certificate-authentication",
+        // The timetable application's `Me` answers without a login: the identity is presented and proved anyway.
+        flow: { _ in
+            conformanceFlow(
+                #"{uses: certificate-authentication, with: {source: pkcs12, file: "\#(PKCS12Files.path())", "#
+                    + #"password: "${input.password}"}}"#)
+        },
+        seed: backendSeed,
+        waiting: (
+            { _ in
+                conformanceFlow(
+                    #"{uses: certificate-authentication, with: {source: pkcs12, file: "\#(PKCS12Files.path())", "#
+                        + #"password: "${input.password}"}}"#)
+            }, .server(.me)
+        )),
+    ConformanceCase(
         name: "logout",
         flow: { _ in conformanceFlow("{uses: logout}") },
         seed: backendSeed,
@@ -189,7 +205,7 @@ final class StepHarness: Sendable {
     let trace = MemoryTrace()
     let redactor = Redactor()
     /// What the step keeps (`staged`), and what it kept before (set per context).
-    let staging = KeptBook()
+    let staging: KeptBook
     let lines = Lines()
     let secret = "s3cr3t-\(UUID().uuidString)"
 
@@ -210,6 +226,7 @@ final class StepHarness: Sendable {
             FlowDecoder.decode(try #require(DocumentReader.read(path: path).root), file: path).0)
         let node = try #require(flow.graphs[.onboard]?.nodes.first { $0.name == "subject" })
         self.flow = flow
+        staging = KeptBook(keepsInStore: flow.usesStore)
         step = try #require(node.step, "the registry made no step")
         spec = node.spec
         info = InfoStore(keys: KeyTable(flow: flow))

@@ -27,6 +27,14 @@ struct AuthenticationMethodTests {
         ),
         (#"[{"type": "saml2.web.post", "config": {}}]"#, .saml),
         (#"[{"type": "saml", "config": {}}]"#, .saml),
+        (
+            #"[{"type": "certificate.sdkprovider", "config": {"#
+                + #""com.sap.mobilesecure.certificateService.attributesEndpoint": "/a", "#
+                + #""com.sap.mobilesecure.certificateService.requestEndpoint": "/r", "#
+                + #""com.sap.mobilesecure.certificateService.retireEndpoint": "/x", "#
+                + #""com.sap.mobilesecure.certificateService.publicKeyPinSet": []}}]"#,
+            .certificate
+        ),
     ]
 
     static func written(_ auth: String) throws -> InfoValue? {

@@ -250,6 +250,52 @@ struct DiscoveryServiceTests {
         #expect(result.info["authenticationMethod"] == .string("basic"))
     }
 
+    /// The certificate service entry, its endpoints written as paths on the backend (as the emulator writes them).
+    private static func certificateEntry(pins: String = #"["c3BraQ=="]"#) -> String {
+        let service = "/mobileservices/application/com.example.travel/certificateservice/v1"
+        return #"{"type": "certificate.sdkprovider", "config": {"#
+            + #""com.sap.mobilesecure.certificateService.attributesEndpoint": "\#(service)/attributes", "#
+            + #""com.sap.mobilesecure.certificateService.requestEndpoint": "\#(service)/request", "#
+            + #""com.sap.mobilesecure.certificateService.retireEndpoint": "https://certs.example.com/retire", "#
+            + #""com.sap.mobilesecure.certificateService.publicKeyPinSet": \#(pins)}}"#
+    }
+
+    @Test func aCertificateEntryWritesTheServiceEndpointsAndPins() throws {
+        let result = try transform(try discovery(), withAuth(Self.certificateEntry()))
+        #expect(result.info["authenticationMethod"] == .string("certificate"))
+        let service = "https://mobile.example.com/mobileservices/application/com.example.travel/certificateservice/v1"
+        #expect(
+            result.info["userIdentityParameters"]
+                == .record([
+                    "attributesEndpoint": .url(service + "/attributes"),
+                    "requestEndpoint": .url(service + "/request"),
+                    "retireEndpoint": .url("https://certs.example.com/retire"),
+                    "publicKeyPinSet": .list([.string("c3BraQ==")]),
+                ]))
+        #expect(result.notes.isEmpty)
+    }
+
+    @Test func aCertificateEntryFirstIsUsedAndTheOthersAreReported() throws {
+        let result = try transform(
+            try discovery(), withAuth(Self.certificateEntry() + #", {"type": "basic.default", "config": {}}"#))
+        #expect(result.info["authenticationMethod"] == .string("certificate"))
+        #expect(
+            result.notes == [
+                "`auth[1]` (`basic.default`) is not used: `auth[0]` (`certificate.sdkprovider`) comes first and "
+                    + "flowrun can run it"
+            ])
+    }
+
+    @Test func aCertificateEntryWithoutItsPinSetNamesTheField() throws {
+        let entry = Self.certificateEntry().replacingOccurrences(
+            of: #", "com.sap.mobilesecure.certificateService.publicKeyPinSet": ["c3BraQ=="]"#, with: "")
+        let error = try transformError(try discovery(), withAuth(entry))
+        #expect(error?.kind == .missingArgument)
+        #expect(
+            error?.configPath == "auth[0].config.com.sap.mobilesecure.certificateService.publicKeyPinSet",
+            "\(String(describing: error))")
+    }
+
     @Test func theFirstEntryFlowrunCanRunIsUsedAndTheOthersAreReported() throws {
         let result = try transform(
             try discovery(),

@@ -377,6 +377,7 @@ extension ProcessSuites {
                     "welcome", "session-configuration", "settings-download", "command", "store-manager",
                     "basic-authentication",
                     "oauth2-authentication", "logout", "saml-authentication", "otp-session-configuration",
+                    "certificate-authentication",
                     "sls-authentication",
                 ])
             let runnable = steps.filter { $0["runnable"] as? Bool == true }.compactMap { $0["name"] as? String }

@@ -257,8 +257,9 @@ extension CheckContext {
         default:
             for (entry, spec, step) in authenticating {
                 let method = Self.method(of: spec, step: step)
-                // OTP runs beside another method (usually SAML), so it never contradicts the declared one.
-                if method != declared.value, method != .otp {
+                // OTP and a user certificate run beside another method (OTP usually beside SAML; a certificate
+                // beside the login that authorizes its certificate service), so they never contradict it.
+                if method != declared.value, method != .otp, method != .certificate {
                     report(
                         Diagnostic(
                             .authenticationMismatch,

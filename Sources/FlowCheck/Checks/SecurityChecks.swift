@@ -6,6 +6,7 @@ extension CheckContext {
     mutating func checkSecurity() {
         checkSecretLookingParameters()
         checkURLProviders()
+        checkIdentitySources()
     }
 
     /// `http://` URLs in a scalar value that are not loopback.

@@ -137,6 +137,9 @@ public struct DiagnosticCode: Sendable, Hashable, Comparable, CustomStringConver
     public static let authenticatorRegisteredTwice = DiagnosticCode(
         "FR604", "authenticator-registered-twice", .error,
         "Two steps of one flow register authenticators for the same method.")
+    public static let identitySourceNeedsInput = DiagnosticCode(
+        "FR605", "identity-source-needs-input", .warning,
+        "A certificate step's source takes a file, password or login value that a run without a terminal lacks.")
 
     // MARK: Compiling and running (FR7xx)
     public static let invalidParameter = DiagnosticCode(
@@ -167,6 +170,7 @@ public struct DiagnosticCode: Sendable, Hashable, Comparable, CustomStringConver
         restoreWithoutStore, unknownRouteTarget, endlessCycle, missingOnboardFlow, emptyFlow,
         missingKey, keyTypeMismatch, keyProvidedTwice,
         insecureEndpoint, literalSecret, urlProviderWithoutAllowlist, secretWithoutStore, authenticatorRegisteredTwice,
+        identitySourceNeedsInput,
         invalidParameter, stepNotRunnable, stateUnwritable,
         unknownSuppressedCode, unusedSuppression, malformedSuppression,
     ]

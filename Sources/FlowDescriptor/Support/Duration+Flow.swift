@@ -15,7 +15,16 @@ extension Duration {
         return .milliseconds(milliseconds)
     }
 
-    /// The milliseconds `text` writes (`500ms`, `2s`, `1m30s`), whatever its size; `nil` when it is not a
+    /// Parses a duration that may be longer than a day (`7d`, `36h`, `1d12h`), up to `limit`; `nil` when it is
+    /// not one or is longer.
+    public static func parse(flowText text: String, atMost limit: Duration) -> Duration? {
+        guard let milliseconds = flowMilliseconds(text), milliseconds <= Double(limit.saturatingMilliseconds) else {
+            return nil
+        }
+        return .milliseconds(milliseconds)
+    }
+
+    /// The milliseconds `text` writes (`500ms`, `2s`, `1m30s`, `7d`), whatever its size; `nil` when it is not a
     /// duration or not a finite number.
     static func flowMilliseconds(_ text: String) -> Double? {
         var rest = Substring(text)
@@ -32,6 +41,7 @@ extension Duration {
             case "s": total += value * 1000
             case "m": total += value * 60_000
             case "h": total += value * 3_600_000
+            case "d": total += value * 86_400_000
             default: return nil
             }
         }

@@ -96,7 +96,8 @@ public struct FlowEngine: Sendable {
         let run = RunContext(
             info: InfoStore(keys: table), http: http, input: options.input, trace: options.trace, log: options.log,
             redactor: options.redactor, progress: options.progress, stateFolder: options.state.location,
-            book: KeptBook(kept: kept?.steps ?? [:]), presenter: options.presenter)
+            book: KeptBook(kept: kept?.steps ?? [:], keepsInStore: usesStore),
+            presenter: options.presenter)
         let watchdog = Watchdog(clock: clock)
         defer { watchdog.stop() }
         let driver = ModeDriver(run: run, state: options.state, clock: clock, watchdog: watchdog)

@@ -32,9 +32,14 @@ public final class KeptBook: Sendable {
 
     private let contents: Mutex<Contents>
 
+    /// Whether the flow keeps its state in the encrypted store (it has a store-manager step): what the steps keep
+    /// goes there when the mode succeeds, even when the store opens after them (onboarding opens it last).
+    public let keepsInStore: Bool
+
     /// A book that starts with what an earlier run kept.
-    public init(kept: [String: JSONValue] = [:]) {
+    public init(kept: [String: JSONValue] = [:], keepsInStore: Bool = false) {
         contents = Mutex(Contents(kept: kept))
+        self.keepsInStore = keepsInStore
     }
 
     /// What `step` kept in an earlier run.

@@ -133,6 +133,7 @@ public struct FailureCode: RawRepresentable, Hashable, Sendable, CustomStringCon
         case identitySourceFailed = "identity-source-failed"
         case certificateServiceFailed = "certificate-service-failed"
         case slsLoginFailed = "sls-login-failed"
+        case identityNeedsStore = "identity-needs-store"
     }
 }
 
@@ -307,8 +308,9 @@ extension FailureCode {
     public static let badCertificateFile = FailureCode(.badCertificateFile)
     /// `proxy-failed`: The proxy cannot be reached, refused the request or is not a usable proxy URL.
     public static let proxyFailed = FailureCode(.proxyFailed)
-    /// `identity-source-failed`: A user identity could not be made: a bad subject or key algorithm, or an issued
-    /// chain that cannot be read or whose leaf does not carry the key made for it.
+    /// `identity-source-failed`: A certificate step's source could not give a user identity: a PKCS#12 file that
+    /// cannot be read or opened with its password, a bad subject or key algorithm, or an issued chain that cannot be
+    /// read or whose leaf does not carry the key made for it.
     public static let identitySourceFailed = FailureCode(.identitySourceFailed)
     /// `certificate-service-failed`: The backend's certificate service refused a request or answered what cannot
     /// be read; the message names the endpoint and the status.
@@ -316,4 +318,6 @@ extension FailureCode {
     /// `sls-login-failed`: The Secure Login Server refused the login (401) or answered what cannot be read; the
     /// message names the SLS URL, never the values sent.
     public static let slsLoginFailed = FailureCode(.slsLoginFailed)
+    /// `identity-needs-store`: A certificate step ran in a flow with no encrypted store to keep the identity in.
+    public static let identityNeedsStore = FailureCode(.identityNeedsStore)
 }

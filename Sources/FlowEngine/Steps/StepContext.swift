@@ -75,6 +75,9 @@ public struct StepContext: Sendable {
     public var presenter: PresenterKind? { run.presenter }
     /// Whether the store was opened earlier in this run.
     public var storeIsOpen: Bool { run.book.storeIsOpen }
+    /// Whether what this step keeps goes into the encrypted store only: the store is open, or the flow opens it
+    /// before the mode ends.
+    public var keepsInStore: Bool { run.book.keepsInStore || run.book.storeIsOpen }
 
     /// Provides `values` into the info, checked against the keys' declared types; secret values join the
     /// redactor so that no output shows them.

@@ -43,6 +43,7 @@ struct DiscoveryServiceTransformer: StructureTransformer {
                 KeySpec(.oauth2ClientCredentialsParameters, optional: true),
                 KeySpec(.samlParameters, optional: true),
                 KeySpec(.otpParameters, optional: true),
+                KeySpec(.userIdentityParameters, optional: true),
             ],
             keyParameters: [:]),
         parameters: [
@@ -238,7 +239,11 @@ enum DiscoveryService {
                 infoValue: try SAMLForm.parameters(
                     config, backendURL: backendURL, at: configPath, conversion: conversion))
             info[.authenticationMethod] = AuthenticationMethod.saml.rawValue
-        case .none, .otp, .certificate, .fromConfiguration:
+        case .certificate:
+            info[.userIdentityParameters] = try UserIdentityDiscovery.parameters(
+                config, backendURL: backendURL, at: configPath, conversion: conversion)
+            info[.authenticationMethod] = AuthenticationMethod.certificate.rawValue
+        case .none, .otp, .fromConfiguration:
             // A configuration names no method or `none` (`init(configurationType:)` gives no other of these).
             info[.authenticationMethod] = AuthenticationMethod.none.rawValue
         }
@@ -313,24 +318,7 @@ enum UserIdentityDiscovery {
     static func transform(
         _ node: Node, key: String, oauthKey: String, at path: ConfigPath, conversion: Conversion
     ) throws(TransformError) -> [String: InfoValue] {
-        func url(_ name: String) throws(TransformError) -> InfoValue {
-            try OAuthForms.url(node, prefix + name, at: path, conversion)
-        }
-        let pinsKey = prefix + "publicKeyPinSet"
-        guard let pins = node[pinsKey].present else {
-            throw TransformError(.missingArgument, at: path.appending(pinsKey).text, "`\(pinsKey)` (a list) is missing")
-        }
-        guard let pinElements = pins.elements, pinElements.allSatisfy({ $0.scalar != nil && !$0.isNull }) else {
-            throw TransformError(
-                .invalidArgument, at: path.appending(pinsKey).text,
-                "expected a list of strings, found \(pins.kindDescription)")
-        }
-        let identity: InfoValue = .record([
-            "attributesEndpoint": try url("attributesEndpoint"),
-            "requestEndpoint": try url("requestEndpoint"),
-            "retireEndpoint": try url("retireEndpoint"),
-            "publicKeyPinSet": .list(pinElements.map { .string($0.scalar?.text ?? "") }),
-        ])
+        let identity = try parameters(node, backendURL: nil, at: path, conversion: conversion)
         let authKey = prefix + "authType"
         guard let auth = node[authKey].present else {
             throw TransformError(.missingArgument, at: path.appending(authKey).text, "`\(authKey)` is missing")
@@ -344,7 +332,40 @@ enum UserIdentityDiscovery {
             throw TransformError(
                 .conflictingKey, at: path.text, "`key` and `oauth-key` both name `\(key)`; they need two keys")
         }
-        return [key: identity, oauthKey: oauth]
+        return [key: identity.infoValue, oauthKey: oauth]
+    }
+
+    /// The certificate service's endpoints and the pins of the backend's key; with `backendURL`, an endpoint
+    /// written as a path (`/mobileservices/…`) is on the backend.
+    static func parameters(
+        _ node: Node, backendURL: String?, at path: ConfigPath, conversion: Conversion
+    ) throws(TransformError) -> UserIdentityParameters {
+        func url(_ name: String) throws(TransformError) -> InfoValue {
+            let key = prefix + name
+            if let backendURL, let text = node[key]?.scalar?.text, text.hasPrefix("/") {
+                guard !text.hasPrefix("//"), !text.contains(where: \.isWhitespace) else {
+                    throw TransformError(
+                        .invalidArgument, at: path.appending(key).text, "`\(text)` is not a path on the backend")
+                }
+                return .url(backendURL + text)
+            }
+            return try OAuthForms.url(node, key, at: path, conversion)
+        }
+        let pinsKey = prefix + "publicKeyPinSet"
+        guard let pins = node[pinsKey].present else {
+            throw TransformError(.missingArgument, at: path.appending(pinsKey).text, "`\(pinsKey)` (a list) is missing")
+        }
+        guard let pinElements = pins.elements, pinElements.allSatisfy({ $0.scalar != nil && !$0.isNull }) else {
+            throw TransformError(
+                .invalidArgument, at: path.appending(pinsKey).text,
+                "expected a list of strings, found \(pins.kindDescription)")
+        }
+        return UserIdentityParameters([
+            "attributesEndpoint": try url("attributesEndpoint"),
+            "requestEndpoint": try url("requestEndpoint"),
+            "retireEndpoint": try url("retireEndpoint"),
+            "publicKeyPinSet": .list(pinElements.map { .string($0.scalar?.text ?? "") }),
+        ])
     }
 }
 

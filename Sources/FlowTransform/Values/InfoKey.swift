@@ -93,6 +93,11 @@ extension InfoKey where Value == OTPParameters {
     public static var otpParameters: Self { Self("otpParameters") }
 }
 
+extension InfoKey where Value == UserIdentityParameters {
+    /// The certificate service's endpoints and the pins of the backend's key.
+    public static var userIdentityParameters: Self { Self("userIdentityParameters") }
+}
+
 extension InfoKey where Value == PasscodePolicyRecord {
     /// The passcode policy from the settings.
     public static var passcodePolicy: Self { Self("passcodePolicy") }
@@ -123,6 +128,7 @@ extension AnyInfoKey {
         InfoKey<OAuth2Parameters>.oauth2Parameters.erased,
         InfoKey<OAuth2ClientCredentialsParameters>.oauth2ClientCredentialsParameters.erased,
         InfoKey<SAMLParameters>.samlParameters.erased, InfoKey<OTPParameters>.otpParameters.erased,
+        InfoKey<UserIdentityParameters>.userIdentityParameters.erased,
         InfoKey<PasscodePolicyRecord>.passcodePolicy.erased, InfoKey<LogSettings>.logSettings.erased,
         InfoKey<FeatureVectorPolicies>.featureVectorPolicies.erased, InfoKey<StoreRecord>.store.erased,
     ]
@@ -220,6 +226,9 @@ public enum RecordKinds {
     }
     public enum SAMLParameters: InfoRecordKind { public static var recordName: String { "saml-parameters" } }
     public enum OTPParameters: InfoRecordKind { public static var recordName: String { "otp-parameters" } }
+    public enum UserIdentityParameters: InfoRecordKind {
+        public static var recordName: String { "user-identity-parameters" }
+    }
     public enum PasscodePolicy: InfoRecordKind { public static var recordName: String { "passcode-policy" } }
     public enum LogSettings: InfoRecordKind { public static var recordName: String { "log-settings" } }
     public enum FeatureVectorPolicies: InfoRecordKind {
@@ -233,6 +242,7 @@ public typealias OAuth2Parameters = InfoRecord<RecordKinds.OAuth2Parameters>
 public typealias OAuth2ClientCredentialsParameters = InfoRecord<RecordKinds.OAuth2ClientCredentialsParameters>
 public typealias SAMLParameters = InfoRecord<RecordKinds.SAMLParameters>
 public typealias OTPParameters = InfoRecord<RecordKinds.OTPParameters>
+public typealias UserIdentityParameters = InfoRecord<RecordKinds.UserIdentityParameters>
 public typealias PasscodePolicyRecord = InfoRecord<RecordKinds.PasscodePolicy>
 public typealias LogSettings = InfoRecord<RecordKinds.LogSettings>
 public typealias FeatureVectorPolicies = InfoRecord<RecordKinds.FeatureVectorPolicies>

@@ -1,0 +1,37 @@
+import FlowDescriptor
+import FlowEngine
+import FlowHTTP
+import Foundation
+
+extension UserIdentity {
+    /// The identity a certificate step kept (``kept(source:)``), or `nil` when `value` is not one.
+    init?(kept value: JSONValue?) {
+        guard let certificate = value?["certificate"]?.string, let key = value?["key"]?.string,
+            let notAfterText = value?["notAfter"]?.string,
+            let notAfter = try? Date(notAfterText, strategy: .iso8601)
+        else { return nil }
+        self.init(
+            certificateChainPEM: certificate, privateKeyPEM: Secret(key), notAfter: notAfter,
+            serialNumber: value?["serial"]?.string ?? "", subject: value?["subject"]?.string ?? "")
+    }
+
+    /// What the step keeps, in the encrypted store only:
+    /// `{"certificate", "key", "notAfter", "serial", "subject", "source"}`.
+    func kept(source: String) -> JSONValue {
+        .object([
+            ("certificate", .string(certificateChainPEM)), ("key", .string(privateKeyPEM.revealed)),
+            ("notAfter", .string(notAfter.formatted(.iso8601))), ("serial", .string(serialNumber)),
+            ("subject", .string(subject)), ("source", .string(source)),
+        ])
+    }
+
+    /// The identity as the session presents it.
+    var clientIdentity: ClientIdentity {
+        .inMemory(certificateChainPEM: certificateChainPEM, privateKeyPEM: privateKeyPEM)
+    }
+
+    /// The leaf for messages: `CN=alice,O=… (serial 1a2b, valid until 2026-12-01T10:00:00Z)`.
+    var summary: String {
+        "\(subject) (serial \(serialNumber), valid until \(notAfter.formatted(.iso8601)))"
+    }
+}

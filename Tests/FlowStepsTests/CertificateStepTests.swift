@@ -1,0 +1,191 @@
+import FlowDescriptor
+import FlowEmulator
+import FlowEngine
+import FlowHTTP
+import FlowSteps
+import Foundation
+import Testing
+
+/// The `certificate-authentication` step with the `pkcs12` source, its files made by openssl at test time, against
+/// the emulator's plain parts (the timetable application's `Me` needs no login): what it keeps, what a restore
+/// reuses, renewal, logout, and its failures.
+@Suite("The certificate-authentication step", .timeLimit(.minutes(5)))
+struct CertificateStepTests {
+    private static func flow(_ parameters: String) -> String {
+        conformanceFlow("{uses: certificate-authentication, with: {\(parameters)}}")
+    }
+
+    private static func pkcs12(days: Int = 30, password: String = "${input.password}") -> String {
+        flow(#"source: pkcs12, file: "\#(PKCS12Files.path(days: days))", password: "\#(password)""#)
+    }
+
+    private func harness(_ yaml: String, _ url: URL) throws -> StepHarness {
+        let harness = try StepHarness(yaml, emulator: url)
+        try harness.info.set(backendSeed(url), by: "harness")
+        return harness
+    }
+
+    @Test func opensslMadeTheFiles() throws {
+        _ = try PKCS12Files.shared.get()
+    }
+
+    @Test func onboardingKeepsTheIdentityAndTheSessionPresentsIt() async throws {
+        try await withEmulator { _, url in
+            let harness = try harness(Self.pkcs12(), url)
+            let outcome = await harness.step.onboard(harness.context(.onboard))
+            await harness.close()
+            #expect(outcome.succeeded, "\(outcome)")
+            let kept = try #require(harness.staging.staged["subject"])
+            #expect(kept["certificate"]?.stringValue?.hasPrefix("-----BEGIN CERTIFICATE-----") == true)
+            #expect(kept["key"]?.stringValue?.hasPrefix("-----BEGIN PRIVATE KEY-----") == true)
+            #expect(kept["subject"]?.stringValue?.contains("CN=ada") == true)
+            #expect(kept["source"] == .string("pkcs12"))
+            #expect(kept["serial"]?.stringValue?.isEmpty == false)
+            #expect(kept["notAfter"]?.stringValue.flatMap { try? Date($0, strategy: .iso8601) } != nil)
+            guard case .inMemory(let chain, _)? = harness.http.clientIdentity else {
+                Issue.record("no in-memory identity: \(String(describing: harness.http.clientIdentity))")
+                return
+            }
+            #expect(chain == kept["certificate"]?.stringValue)
+            // The key is in the kept state (for the store) and nowhere the step reports.
+            let key = try #require(kept["key"]?.stringValue)
+            let said =
+                harness.trace.events.map { "\($0.outcome) \($0.message ?? "")" }.joined() + harness.lines.all.joined()
+            #expect(!said.contains(key))
+            #expect(!said.contains(PKCS12Files.password))
+        }
+    }
+
+    @Test func aRestoreReusesTheKeptIdentityWithoutTheFile() async throws {
+        try await withEmulator { _, url in
+            let first = try harness(Self.pkcs12(), url)
+            #expect(await first.step.onboard(first.context(.onboard)).succeeded)
+            await first.close()
+            let kept = try #require(first.staging.staged["subject"])
+            // Another file that does not exist: a restore that read it would fail.
+            let harness = try harness(Self.flow(#"source: pkcs12, file: "/nonexistent/user.p12""#), url)
+            let outcome = await harness.step.restore(harness.context(.restore, kept: kept))
+            await harness.close()
+            #expect(outcome.succeeded, "\(outcome)")
+            #expect(harness.staging.staged["subject"] == kept)
+            #expect(!harness.trace.events.contains { $0.outcome == "certificate-obtained" })
+        }
+    }
+
+    /// The validating request meets a demand for a certificate (status 496, nginx's "no certificate"): the kept
+    /// identity answers it and the request is sent again; the file is not read.
+    @Test func aDemandAtRestoreIsAnsweredWithTheKeptIdentity() async throws {
+        try await withEmulator { emulator, url in
+            let first = try harness(Self.pkcs12(), url)
+            #expect(await first.step.onboard(first.context(.onboard)).succeeded)
+            await first.close()
+            let kept = try #require(first.staging.staged["subject"])
+            let before = emulator.requests().count
+            emulator.setFault(.status(496, count: 1), for: .me)
+            let harness = try harness(Self.flow(#"source: pkcs12, file: "/nonexistent/user.p12""#), url)
+            let outcome = await harness.step.restore(harness.context(.restore, kept: kept))
+            await harness.close()
+            #expect(outcome.succeeded, "\(outcome)")
+            #expect(harness.staging.staged["subject"] == kept)
+            let answers = emulator.requests().dropFirst(before).filter { $0.path.hasSuffix("/v2/Me") }.map(\.status)
+            #expect(answers == [496, 200], "\(answers)")
+        }
+    }
+
+    @Test func aDemandThatRemainsAfterTheKeptIdentityIsRejected() async throws {
+        try await withEmulator { emulator, url in
+            let first = try harness(Self.pkcs12(), url)
+            #expect(await first.step.onboard(first.context(.onboard)).succeeded)
+            await first.close()
+            let kept = try #require(first.staging.staged["subject"])
+            emulator.setFault(.status(496), for: .me)
+            let harness = try harness(Self.pkcs12(), url)
+            let outcome = await harness.step.restore(harness.context(.restore, kept: kept))
+            await harness.close()
+            #expect(outcome.failure?.code == .certificateRejected, "\(outcome)")
+            #expect(harness.staging.staged.isEmpty)
+        }
+    }
+
+    @Test func aKeptIdentityThatExpiresWithinRenewBeforeIsReplaced() async throws {
+        try await withEmulator { _, url in
+            let first = try harness(Self.pkcs12(days: 3), url)
+            #expect(await first.step.onboard(first.context(.onboard)).succeeded)
+            await first.close()
+            let kept = try #require(first.staging.staged["subject"])
+            let harness = try harness(Self.pkcs12(days: 30), url)
+            let outcome = await harness.step.restore(harness.context(.restore, kept: kept))
+            await harness.close()
+            #expect(outcome.succeeded, "\(outcome)")
+            #expect(harness.trace.events.contains { $0.outcome == "certificate-renewal" })
+            let renewed = try #require(harness.staging.staged["subject"])
+            #expect(renewed["serial"] != kept["serial"])
+        }
+    }
+
+    @Test func aKeptIdentityOutsideRenewBeforeIsKept() async throws {
+        try await withEmulator { _, url in
+            let first = try harness(Self.pkcs12(days: 3), url)
+            #expect(await first.step.onboard(first.context(.onboard)).succeeded)
+            await first.close()
+            let kept = try #require(first.staging.staged["subject"])
+            let harness = try harness(
+                Self.flow(#"source: pkcs12, file: "/nonexistent/user.p12", renew-before: 1d"#), url)
+            let outcome = await harness.step.restore(harness.context(.restore, kept: kept))
+            await harness.close()
+            #expect(outcome.succeeded, "\(outcome)")
+            #expect(harness.staging.staged["subject"] == kept)
+        }
+    }
+
+    @Test func logoutStopsPresentingTheIdentityAndForgetsIt() async throws {
+        try await withEmulator { _, url in
+            let harness = try harness(Self.pkcs12(), url)
+            #expect(await harness.step.onboard(harness.context(.onboard)).succeeded)
+            let kept = try #require(harness.staging.staged["subject"])
+            let step = try #require(harness.step as? any LoggingOutStep)
+            let outcome = await step.logout(harness.context(.reset, kept: kept))
+            await harness.close()
+            #expect(outcome == .success(.forgetKept), "\(outcome)")
+            #expect(harness.http.clientIdentity == nil)
+            #expect(harness.http.authenticators(method: "certificate").isEmpty)
+        }
+    }
+
+    @Test func aWrongPasswordIsASourceFailureThatNamesTheFileAndNotThePassword() async throws {
+        try await withEmulator { _, url in
+            let harness = try harness(Self.pkcs12(password: "${env.WRONG_PASSWORD}"), url)
+            let outcome = await harness.step.onboard(
+                harness.context(.onboard, environment: ["WRONG_PASSWORD": "not-the-password-0451"]))
+            await harness.close()
+            let failure = try #require(outcome.failure)
+            #expect(failure.code == .identitySourceFailed, "\(failure)")
+            #expect(failure.message.contains(PKCS12Files.path()))
+            #expect(!harness.everythingSaid(outcome).contains("not-the-password-0451"))
+            #expect(harness.staging.staged.isEmpty)
+        }
+    }
+
+    /// Lint refuses such a flow (FR603) and the run with it; a step run anyway keeps no key outside the store.
+    @Test func aRunThatKeepsNoStoreIsRefused() async throws {
+        try await withEmulator { _, url in
+            let harness = try harness(Self.pkcs12(), url)
+            let run = RunContext(
+                info: harness.info, http: harness.http,
+                input: InputSource(flags: [:], environment: ["FLOWRUN_INPUT_PASSWORD": PKCS12Files.password]),
+                trace: harness.trace, log: RunLog(level: .path, redactor: harness.redactor) { _, _ in },
+                redactor: harness.redactor, stateFolder: harness.folder.path, book: KeptBook())
+            let outcome = await harness.step.onboard(run.step("subject", mode: Mode(.onboard), onboardingID: UUID()))
+            await harness.close()
+            #expect(outcome.failure?.code == .identityNeedsStore, "\(outcome)")
+            #expect(run.book.staged.isEmpty)
+        }
+    }
+}
+
+extension JSONValue {
+    /// The text of a string value.
+    fileprivate var stringValue: String? {
+        if case .string(let text) = self { text } else { nil }
+    }
+}

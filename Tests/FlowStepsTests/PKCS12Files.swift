@@ -1,0 +1,99 @@
+import Foundation
+import Synchronization
+
+/// PKCS#12 files made at test time by `openssl` (found on `PATH`; a test never installs it): a user certificate
+/// for `ada` and its key, with the password the step harness gives as input `password`.
+struct PKCS12Files: Sendable {
+    /// The password of every file made here: the harness's input `password`.
+    static let password = "analytical-engine"
+
+    let folder: URL
+
+    /// The `openssl` on `PATH`, or `nil`.
+    static var openssl: String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/openssl" }.first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+    }
+
+    struct OpenSSLFailed: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Files made once for the whole test run, or why they could not be.
+    static let shared: Result<PKCS12Files, OpenSSLFailed> = Result { () throws(OpenSSLFailed) in try PKCS12Files() }
+
+    /// The path of the shared file valid for `days` days (made on first use), or a path that does not exist when
+    /// openssl failed (the step then says the file cannot be read; ``shared`` says why).
+    static func path(days: Int = 30) -> String {
+        // Tests ask side by side: one makes each file while the others wait, so none reads a file half made.
+        made.withLock { paths in
+            if let path = paths[days] { return path }
+            let path: String
+            switch shared {
+            case .success(let files): path = (try? files.make("ada-\(days)d", days: days)) ?? "/nonexistent/openssl.p12"
+            case .failure: path = "/nonexistent/openssl-failed.p12"
+            }
+            paths[days] = path
+            return path
+        }
+    }
+
+    private static let made = Mutex<[Int: String]>([:])
+
+    private init() throws(OpenSSLFailed) {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowrun-p12-\(UUID().uuidString)")
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw OpenSSLFailed(description: "cannot create \(folder.path): \(error)")
+        }
+        guard Self.openssl != nil else {
+            throw OpenSSLFailed(description: "openssl is not on PATH: these tests make their PKCS#12 files with it")
+        }
+    }
+
+    /// `name.p12` for a self-signed P-256 certificate of `CN=ada` valid for `days` days; made once.
+    func make(_ name: String, days: Int) throws(OpenSSLFailed) -> String {
+        let p12 = folder.appendingPathComponent("\(name).p12").path
+        if FileManager.default.fileExists(atPath: p12) { return p12 }
+        let key = folder.appendingPathComponent("\(name).key").path
+        let certificate = folder.appendingPathComponent("\(name).crt").path
+        try run([
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out",
+            certificate, "-days", "\(days)", "-subj", "/CN=ada/O=flowrun tests",
+        ])
+        try run([
+            "pkcs12", "-export", "-inkey", key, "-in", certificate, "-out", p12 + ".part", "-passout",
+            "pass:\(Self.password)",
+        ])
+        do {
+            try FileManager.default.moveItem(atPath: p12 + ".part", toPath: p12)
+        } catch {
+            throw OpenSSLFailed(description: "cannot move \(p12): \(error)")
+        }
+        return p12
+    }
+
+    private func run(_ arguments: [String]) throws(OpenSSLFailed) {
+        guard let openssl = Self.openssl else { throw OpenSSLFailed(description: "openssl is not on PATH") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: openssl)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        let errors = Pipe()
+        process.standardError = errors
+        do {
+            try process.run()
+        } catch {
+            throw OpenSSLFailed(description: "openssl did not start: \(error)")
+        }
+        let said = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            let reason = String(decoding: said, as: UTF8.self)
+            throw OpenSSLFailed(description: "openssl \(arguments.joined(separator: " ")) failed: \(reason)")
+        }
+    }
+}
