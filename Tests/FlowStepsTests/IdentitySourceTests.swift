@@ -188,8 +188,8 @@ struct SLSIdentitySourceTests {
     @Test func aRestorePresentsTheKeptIdentityWithoutLoggingInAgain() async throws {
         try await withEmulator { emulator, url in
             let first = try harness(graceStep, url)
-            #expect(await first.step.onboard(first.context(.onboard, environment: ["GRACE_PASSWORD": grace.password]))
-                .succeeded)
+            let onboarding = first.context(.onboard, environment: ["GRACE_PASSWORD": grace.password])
+            #expect(await first.step.onboard(onboarding).succeeded)
             await first.close()
             let kept = try #require(first.staging.staged["subject"])
             emulator.clearRequests()
@@ -215,7 +215,8 @@ struct SLSIdentitySourceTests {
                 {uses: sls-authentication, with: {profile: mobile, inputs: {username: ada@example.com, \#
                 password: "${env.ADA_PASSWORD}", passcode: "${env.ADA_PASSCODE}"}}}
                 """#, url)
-            let context = harness.context(.onboard, environment: ["ADA_PASSWORD": ada.password, "ADA_PASSCODE": passcode])
+            let context = harness.context(
+                .onboard, environment: ["ADA_PASSWORD": ada.password, "ADA_PASSCODE": passcode])
             let outcome = await harness.step.onboard(context)
             let said = traceAndLog(harness, outcome)
             await harness.close()
@@ -255,9 +256,10 @@ struct SLSIdentitySourceTests {
         try await withEmulator { _, url in
             // Ada's second round asks for `passcode`, which nothing gives, and there is no terminal.
             let harness = try harness(
-                #"{uses: sls-authentication, with: {inputs: {username: ada@example.com, password: "${env.ADA_PASSWORD}"}}}"#,
-                url)
-            let outcome = await harness.step.onboard(harness.context(.onboard, environment: ["ADA_PASSWORD": ada.password]))
+                #"{uses: sls-authentication, with: {inputs: {username: ada@example.com, "#
+                    + #"password: "${env.ADA_PASSWORD}"}}}"#, url)
+            let outcome = await harness.step.onboard(
+                harness.context(.onboard, environment: ["ADA_PASSWORD": ada.password]))
             await harness.close()
             let failure = try #require(outcome.failure)
             #expect(failure.code == .missingInput)
