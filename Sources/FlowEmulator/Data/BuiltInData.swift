@@ -135,27 +135,27 @@ extension EmulatorData {
     /// trust it only for a run against the emulator, never in a system trust store.
     public static let builtInAuthority = AuthorityPEM(
         certificatePEM: """
-        -----BEGIN CERTIFICATE-----
-        MIICCDCCAa6gAwIBAgIUDk7UrUPTmNSp1ieq6xrlBccTwFkwCgYIKoZIzj0EAwIw
-        UDEZMBcGA1UECgwQZmxvd3J1biBlbXVsYXRvcjEzMDEGA1UEAwwqZmxvd3J1biBl
-        bXVsYXRvciBDQSAoYnVpbHQtaW4sIHB1YmxpYyBrZXkpMB4XDTI2MTEyNTExMTI0
-        NloXDTQ2MTEyNTExMTI0NlowUDEZMBcGA1UECgwQZmxvd3J1biBlbXVsYXRvcjEz
-        MDEGA1UEAwwqZmxvd3J1biBlbXVsYXRvciBDQSAoYnVpbHQtaW4sIHB1YmxpYyBr
-        ZXkpMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEX3lCTm4lCCDfH4ASi9MRXq2p
-        WsLnUZSxxodZpZiBP1xegKu7DCZoAgb9DAY/qmkGBlI54R4UwlJoyYdqsTcUWaNm
-        MGQwHQYDVR0OBBYEFAd52cV0dBVz+t15UcGID0FNMtokMB8GA1UdIwQYMBaAFAd5
-        2cV0dBVz+t15UcGID0FNMtokMBIGA1UdEwEB/wQIMAYBAf8CAQAwDgYDVR0PAQH/
-        BAQDAgEGMAoGCCqGSM49BAMCA0gAMEUCIQCR3lnJzDLcGuG6rO0cJLkdsGFBJbtY
-        F41SdH9pzEJWowIgK0LbTJfeFDF1IUWfBU6YRf1OFkIUncPL2T0Q2GAkFVY=
-        -----END CERTIFICATE-----
-        """,
+            -----BEGIN CERTIFICATE-----
+            MIICCDCCAa6gAwIBAgIUDk7UrUPTmNSp1ieq6xrlBccTwFkwCgYIKoZIzj0EAwIw
+            UDEZMBcGA1UECgwQZmxvd3J1biBlbXVsYXRvcjEzMDEGA1UEAwwqZmxvd3J1biBl
+            bXVsYXRvciBDQSAoYnVpbHQtaW4sIHB1YmxpYyBrZXkpMB4XDTI2MTEyNTExMTI0
+            NloXDTQ2MTEyNTExMTI0NlowUDEZMBcGA1UECgwQZmxvd3J1biBlbXVsYXRvcjEz
+            MDEGA1UEAwwqZmxvd3J1biBlbXVsYXRvciBDQSAoYnVpbHQtaW4sIHB1YmxpYyBr
+            ZXkpMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEX3lCTm4lCCDfH4ASi9MRXq2p
+            WsLnUZSxxodZpZiBP1xegKu7DCZoAgb9DAY/qmkGBlI54R4UwlJoyYdqsTcUWaNm
+            MGQwHQYDVR0OBBYEFAd52cV0dBVz+t15UcGID0FNMtokMB8GA1UdIwQYMBaAFAd5
+            2cV0dBVz+t15UcGID0FNMtokMBIGA1UdEwEB/wQIMAYBAf8CAQAwDgYDVR0PAQH/
+            BAQDAgEGMAoGCCqGSM49BAMCA0gAMEUCIQCR3lnJzDLcGuG6rO0cJLkdsGFBJbtY
+            F41SdH9pzEJWowIgK0LbTJfeFDF1IUWfBU6YRf1OFkIUncPL2T0Q2GAkFVY=
+            -----END CERTIFICATE-----
+            """,
         keyPEM: """
-        -----BEGIN PRIVATE KEY-----
-        MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgf3IXR6OqdgPwgNjP
-        DYVSBX/0VTCANbgKSwtuBZctslKhRANCAARfeUJObiUIIN8fgBKL0xFeralawudR
-        lLHGh1mlmIE/XF6Aq7sMJmgCBv0MBj+qaQYGUjnhHhTCUmjJh2qxNxRZ
-        -----END PRIVATE KEY-----
-        """)
+            -----BEGIN PRIVATE KEY-----
+            MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgf3IXR6OqdgPwgNjP
+            DYVSBX/0VTCANbgKSwtuBZctslKhRANCAARfeUJObiUIIN8fgBKL0xFeralawudR
+            lLHGh1mlmIE/XF6Aq7sMJmgCBv0MBj+qaQYGUjnhHhTCUmjJh2qxNxRZ
+            -----END PRIVATE KEY-----
+            """)
 
     /// The CA of the public demo identity `flows/certificates/demo-user.p12` (`CN=ada@example.com`, password
     /// `flowrun-demo`), the same as `flows/certificates/demo-ca.pem`. Its key was deleted when the identity was made:
