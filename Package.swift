@@ -201,7 +201,7 @@ let package = Package(
             name: "FlowStepsTests",
             dependencies: [
                 "FlowSteps", "FlowEngine", "FlowConfig", "FlowTransform", "FlowDescriptor", "FlowCatalog", "FlowCheck",
-                "FlowEmulator",
+                "FlowEmulator", "FlowAuth",
                 "FlowHTTP", "FlowStore",
                 // A certificate issuer in the tests (SLS, the certificate service): a CA made at test time.
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -286,11 +286,19 @@ struct DataFileTests {
             protections == [
                 "com.example.travel=bearer", "com.example.warehouse=basic", "com.example.fieldscan=bearer",
                 "com.example.hr=saml", "com.example.payroll=saml+otp", "com.example.timetable=open",
+                "com.example.fieldservice=basic", "com.example.inspection=open",
             ])
         #expect(
             data.applications.flatMap(\.destinations) == [
-                "travel", "warehouse", "fieldscan", "hr", "payroll", "timetable",
+                "travel", "warehouse", "fieldscan", "hr", "payroll", "timetable", "fieldservice", "inspection",
             ])
+        // The certificate applications: every backend request needs a certificate; fieldservice issues them.
+        let certificates = data.applications.filter { $0.clientCertificate == .required }.map(\.id)
+        #expect(certificates == ["com.example.fieldservice", "com.example.inspection"])
+        #expect(data.application("com.example.fieldservice")?.certificateService == true)
+        // One fixed CA (a kept certificate outlives an emulator), and the demo identity's CA trusted for users.
+        #expect(data.tls.authority == EmulatorData.builtInAuthority)
+        #expect(data.tls.clientAuthoritiesPEM == [EmulatorData.demoUserCA])
         #expect(data.user(email: "ada@example.com")?.roles == ["TravelUser"])
         #expect(data.user(email: "ada@example.com")?.otpSecret == "JBSWY3DPEHPK3PXP")
         #expect(data.user(email: "grace@example.com")?.id == "grace")

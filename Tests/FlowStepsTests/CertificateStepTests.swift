@@ -138,6 +138,22 @@ struct CertificateStepTests {
         }
     }
 
+    /// The working directory is the package's, not the flow's folder: only a path taken from the flow file's folder
+    /// finds the file.
+    @Test func aRelativeFileWrittenInTheFlowIsTakenFromTheFlowFilesFolder() async throws {
+        try await withEmulator { _, url in
+            let flow = Self.flow(#"source: pkcs12, file: "user.p12", password: "${input.password}""#)
+            let harness = try harness(flow, url)
+            try FileManager.default.copyItem(
+                atPath: PKCS12Files.path(), toPath: harness.folder.appendingPathComponent("user.p12").path)
+            #expect(!FileManager.default.fileExists(atPath: "user.p12"))
+            let outcome = await harness.step.onboard(harness.context(.onboard))
+            await harness.close()
+            #expect(outcome.succeeded, "\(outcome)")
+            #expect(harness.staging.staged["subject"]?["source"] == .string("pkcs12"))
+        }
+    }
+
     @Test func logoutStopsPresentingTheIdentityAndForgetsIt() async throws {
         try await withEmulator { _, url in
             let harness = try harness(Self.pkcs12(), url)

@@ -1,4 +1,6 @@
+import FlowAuth
 import FlowDescriptor
+import FlowEmulator
 import FlowEngine
 import FlowHTTP
 import FlowTransform
@@ -12,6 +14,9 @@ import X509
 
 /// The certificate service's request endpoint for the seeded application.
 private let requestPath = "/mobileservices/application/com.example.travel/certificateservice/v1/request"
+
+/// A certificate step whose source is the certificate service: only its harness is used, the source runs alone.
+private let mobileServicesStep = "{uses: certificate-authentication, with: {source: mobile-services}}"
 
 /// A harness whose every request goes to `issuer`, with the backend's settings parameters seeded.
 private func harness(_ subject: String, issuer: TestIssuer) throws -> StepHarness {
@@ -37,7 +42,7 @@ struct MobileServicesIdentitySourceTests {
     @Test(arguments: ["P-256", "RSA-2048"])
     func itGetsACertificateForAKeyOfTheAlgorithmTheServiceAsksFor(_ algorithm: String) async throws {
         try await withIssuer(IssuerSettings(keyAlgorithm: algorithm)) { issuer in
-            let harness = try harness("{uses: sls-authentication}", issuer: issuer)
+            let harness = try harness(mobileServicesStep, issuer: issuer)
             let context = harness.context(.onboard)
             let identity = try await MobileServicesIdentitySource().obtain(context)
             let said = traceAndLog(harness, .success)
@@ -58,7 +63,7 @@ struct MobileServicesIdentitySourceTests {
 
     @Test func retiringPostsTheLeafToTheRetireEndpoint() async throws {
         try await withIssuer { issuer in
-            let harness = try harness("{uses: sls-authentication}", issuer: issuer)
+            let harness = try harness(mobileServicesStep, issuer: issuer)
             let context = harness.context(.onboard)
             let source = MobileServicesIdentitySource()
             let identity = try await source.obtain(context)
@@ -72,7 +77,7 @@ struct MobileServicesIdentitySourceTests {
     @Test func theConfigurationsEndpointsAreUsedAndTheFlowsWinOverThem() async throws {
         try await withIssuer { issuer in
             let harness = try StepHarness(
-                conformanceFlow("{uses: sls-authentication}", configuration: "keys: {certificateService: value}"),
+                conformanceFlow(mobileServicesStep, configuration: "keys: {certificateService: value}"),
                 emulator: issuer.url)
             try harness.info.set(seed(issuer.url, application: "com.example.travel"), by: "harness")
             let tenant = issuer.url.absoluteString + "/tenant/certificateservice/v1/"
@@ -95,7 +100,7 @@ struct MobileServicesIdentitySourceTests {
 
     @Test func aRefusedRequestNamesTheEndpointAndTheStatus() async throws {
         try await withIssuer { issuer in
-            let harness = try harness("{uses: sls-authentication}", issuer: issuer)
+            let harness = try harness(mobileServicesStep, issuer: issuer)
             let source = MobileServicesIdentitySource(endpoints: .init(request: "/elsewhere/request"))
             await #expect {
                 _ = try await source.obtain(harness.context(.onboard))
@@ -110,7 +115,7 @@ struct MobileServicesIdentitySourceTests {
 
     @Test func aChainForAnotherKeyIsRefusedAndNothingIsKept() async throws {
         try await withIssuer(IssuerSettings(certifiesAnotherKey: true)) { issuer in
-            let harness = try harness("{uses: sls-authentication}", issuer: issuer)
+            let harness = try harness(mobileServicesStep, issuer: issuer)
             await #expect {
                 _ = try await MobileServicesIdentitySource().obtain(harness.context(.onboard))
             } throws: { error in
@@ -122,82 +127,139 @@ struct MobileServicesIdentitySourceTests {
     }
 }
 
+/// The built-in emulator's second user, whose SLS login is one round: no one-time passcode.
+private let grace = (user: "grace@example.com", password: "compiler-1952")
+/// The built-in emulator's first user, whose SLS login has a second round for the TOTP code of this secret.
+private let ada = (user: "ada@example.com", password: "analytical-engine", otpSecret: "JBSWY3DPEHPK3PXP")
+
+/// The `sls-authentication` step for grace, her password from the environment variable `GRACE_PASSWORD`.
+private let graceStep =
+    #"{uses: sls-authentication, with: {inputs: {username: grace@example.com, password: "${env.GRACE_PASSWORD}"}}}"#
+
+/// The `sls-authentication` step against the built-in emulator's Secure Login Server (plain http, in-process), the
+/// validating request the open timetable application's `Me`: the certificate step with `source: sls` fixed.
 @Suite("The sls identity source and the sls-authentication step", .timeLimit(.minutes(5)))
 struct SLSIdentitySourceTests {
-    @Test func aOneRoundLoginGetsACertificateAndKeepsTheIdentity() async throws {
-        try await withIssuer { issuer in
-            let harness = try harness("{uses: sls-authentication}", issuer: issuer)
-            let outcome = await harness.step.onboard(harness.context(.onboard))
+    private func harness(_ subject: String, _ url: URL) throws -> StepHarness {
+        let harness = try StepHarness(conformanceFlow(subject), emulator: url)
+        try harness.info.set(backendSeed(url), by: "harness")
+        return harness
+    }
+
+    /// The SLS requests the emulator received, as `METHOD path?query`.
+    private func slsRequests(_ emulator: BackendEmulator) -> [String] {
+        emulator.requests().filter { $0.path.hasPrefix("/SecureLoginServer/") }.map {
+            "\($0.method) \($0.path)?\($0.query ?? "")"
+        }
+    }
+
+    @Test func aOneRoundLoginGetsACertificatePresentsItAndKeepsTheIdentity() async throws {
+        try await withEmulator { emulator, url in
+            let harness = try harness(graceStep, url)
+            let outcome = await harness.step.onboard(
+                harness.context(.onboard, environment: ["GRACE_PASSWORD": grace.password]))
             let said = traceAndLog(harness, outcome)
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
             let kept = try #require(harness.staging.staged["subject"])
             #expect(kept["source"] == .string("sls"))
-            let certificate = try leaf(of: try #require(kept["certificate"]?.string))
-            #expect(String(describing: certificate.subject) == "CN=ada@example.com")
+            let chain = try #require(kept["certificate"]?.string)
+            let certificate = try leaf(of: chain)
+            #expect(String(describing: certificate.subject).contains("CN=grace@example.com"))
             let key = try Certificate.PrivateKey(pemEncoded: try #require(kept["key"]?.string))
             #expect(key.publicKey == certificate.publicKey)
-            let paths = issuer.requests.map { "\($0.method) \($0.path)?\($0.query ?? "")" }
+            // The session presents it from now on.
+            guard case .inMemory(let presented, _)? = harness.http.clientIdentity else {
+                Issue.record("no in-memory identity: \(String(describing: harness.http.clientIdentity))")
+                return
+            }
+            #expect(presented == chain)
             #expect(
-                paths == [
+                slsRequests(emulator) == [
                     "GET /SecureLoginServer/slc3/doLogin?profile=default",
                     "POST /SecureLoginServer/slc3/doLogin?profile=default",
                     "POST /SecureLoginServer/slc3/getCertificate?profile=default",
                 ])
-            #expect(issuer.requests.last?.header("Authorization")?.hasPrefix("SLS ") == true)
-            #expect(!said.contains("analytical-engine") && !said.contains("PRIVATE KEY"), "\(said)")
+            #expect(emulator.requests().last { $0.path.hasSuffix("/getCertificate") }?.header("Authorization") != nil)
+            #expect(!said.contains(grace.password) && !said.contains("PRIVATE KEY"), "\(said)")
+        }
+    }
+
+    @Test func aRestorePresentsTheKeptIdentityWithoutLoggingInAgain() async throws {
+        try await withEmulator { emulator, url in
+            let first = try harness(graceStep, url)
+            let onboarding = first.context(.onboard, environment: ["GRACE_PASSWORD": grace.password])
+            #expect(await first.step.onboard(onboarding).succeeded)
+            await first.close()
+            let kept = try #require(first.staging.staged["subject"])
+            emulator.clearRequests()
+            // No password this time: a restore that logged in again would fail for want of it.
+            let harness = try harness(graceStep, url)
+            let outcome = await harness.step.restore(harness.context(.restore, kept: kept))
+            await harness.close()
+            #expect(outcome.succeeded, "\(outcome)")
+            #expect(harness.staging.staged["subject"] == kept)
+            #expect(slsRequests(emulator).isEmpty, "\(slsRequests(emulator))")
         }
     }
 
     @Test func aSecondRoundAsksForThePasscodeAndNoValueIsEverShown() async throws {
-        try await withIssuer { issuer in
+        try await withEmulator { emulator, url in
+            // The emulator's clock stands still: the passcode made here is the one it expects, however busy the
+            // machine is.
+            let now = Date()
+            emulator.setClock { now }
+            let passcode = try #require(TOTP(base32: ada.otpSecret)).code(at: now)
             let harness = try harness(
                 #"""
-                {uses: sls-authentication, with: {profile: mobile, inputs: {username: grace, \#
-                password: "${env.GRACE_PASSWORD}", passcode: "${env.GRACE_PASSCODE}"}}}
-                """#, issuer: issuer)
+                {uses: sls-authentication, with: {profile: mobile, inputs: {username: ada@example.com, \#
+                password: "${env.ADA_PASSWORD}", passcode: "${env.ADA_PASSCODE}"}}}
+                """#, url)
             let context = harness.context(
-                .onboard, environment: ["GRACE_PASSWORD": "cobol-1959", "GRACE_PASSCODE": "246810"])
+                .onboard, environment: ["ADA_PASSWORD": ada.password, "ADA_PASSCODE": passcode])
             let outcome = await harness.step.onboard(context)
             let said = traceAndLog(harness, outcome)
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
-            let logins = issuer.requests.filter { $0.method == "POST" && $0.path.hasSuffix("/doLogin") }
-            #expect(logins.count == 2)
-            #expect(logins.allSatisfy { $0.query == "profile=mobile" })
-            #expect(logins.last?.body.contains("246810") == true)
-            let login = try #require(issuer.requests.last?.header("Authorization")).dropFirst("SLS ".count)
-            for secret in ["cobol-1959", "246810", String(login)] {
+            #expect(
+                slsRequests(emulator) == [
+                    "GET /SecureLoginServer/slc3/doLogin?profile=mobile",
+                    "POST /SecureLoginServer/slc3/doLogin?profile=mobile",
+                    "POST /SecureLoginServer/slc3/doLogin?profile=mobile",
+                    "POST /SecureLoginServer/slc3/getCertificate?profile=mobile",
+                ])
+            for secret in [ada.password, passcode] {
                 #expect(!said.contains(secret), "`\(secret)` appears in: \(said)")
             }
         }
     }
 
     @Test func aRefusedLoginIsSLSLoginFailedNamingTheServerAndNoValue() async throws {
-        try await withIssuer { issuer in
-            let harness = try harness("{uses: sls-authentication}", issuer: issuer)
+        try await withEmulator { emulator, url in
+            let harness = try harness(graceStep, url)
             let outcome = await harness.step.onboard(
-                harness.context(.onboard, environment: ["FLOWRUN_INPUT_PASSWORD": "difference-engine"]))
+                harness.context(.onboard, environment: ["GRACE_PASSWORD": "difference-engine"]))
             let said = traceAndLog(harness, outcome)
             await harness.close()
             let failure = try #require(outcome.failure)
             #expect(failure.code == .slsLoginFailed)
-            #expect(failure.message.contains("\(issuer.url.absoluteString)/SecureLoginServer/slc3/doLogin"))
+            let server = url.absoluteString.hasSuffix("/") ? String(url.absoluteString.dropLast()) : url.absoluteString
+            #expect(failure.message.contains("\(server)/SecureLoginServer/slc3/doLogin"), "\(failure.message)")
             #expect(failure.message.contains("401"))
             #expect(!said.contains("difference-engine"))
             #expect(harness.staging.staged.isEmpty)
-            #expect(!issuer.requests.contains { $0.path.hasSuffix("/getCertificate") })
+            #expect(!slsRequests(emulator).contains { $0.contains("/getCertificate") })
         }
     }
 
     @Test func aMissingInputWithNoTerminalFailsAtOnceNamingIt() async throws {
-        try await withIssuer { issuer in
-            // grace's second round asks for `passcode`, which nothing gives, and there is no terminal.
+        try await withEmulator { _, url in
+            // Ada's second round asks for `passcode`, which nothing gives, and there is no terminal.
             let harness = try harness(
-                #"{uses: sls-authentication, with: {inputs: {username: grace, password: "${env.GRACE_PASSWORD}"}}}"#,
-                issuer: issuer)
+                #"{uses: sls-authentication, with: {inputs: {username: ada@example.com, "#
+                    + #"password: "${env.ADA_PASSWORD}"}}}"#, url)
             let outcome = await harness.step.onboard(
-                harness.context(.onboard, environment: ["GRACE_PASSWORD": "cobol-1959"]))
+                harness.context(.onboard, environment: ["ADA_PASSWORD": ada.password]))
             await harness.close()
             let failure = try #require(outcome.failure)
             #expect(failure.code == .missingInput)
@@ -207,10 +269,13 @@ struct SLSIdentitySourceTests {
     }
 
     @Test func onATerminalItAsksWithTheServersLabelsAndHidesTheSecretOnes() async throws {
-        try await withIssuer { issuer in
-            let harness = try harness("{uses: sls-authentication}", issuer: issuer)
+        try await withEmulator { emulator, url in
+            let now = Date()
+            emulator.setClock { now }
+            let passcode = try #require(TOTP(base32: ada.otpSecret)).code(at: now)
+            let harness = try harness("{uses: sls-authentication}", url)
             let asked = Mutex<[String]>([])
-            let answers = ["User: ": "grace", "Password: ": "cobol-1959", "One-time passcode: ": "246810"]
+            let answers = ["User: ": ada.user, "Password: ": ada.password, "One-time passcode: ": passcode]
             let input = InputSource(environment: [:], interactive: true) { question, secret in
                 asked.withLock { $0.append("\(question)|\(secret ? "hidden" : "shown")") }
                 return answers[question]
@@ -224,11 +289,10 @@ struct SLSIdentitySourceTests {
             #expect(outcome.succeeded, "\(outcome)")
             #expect(
                 asked.withLock { $0 } == ["User: |shown", "Password: |hidden", "One-time passcode: |hidden"])
-            // What was typed without echo, and the login ID, are masked in anything printed later; the user is not.
-            let login = try #require(issuer.requests.last?.header("Authorization")).dropFirst("SLS ".count)
-            let masked = harness.redactor.redact("grace cobol-1959 246810 \(login)")
-            #expect(masked.hasPrefix("grace "))
-            for secret in ["cobol-1959", "246810", String(login)] { #expect(!masked.contains(secret), "\(masked)") }
+            // What was typed without echo is masked in anything printed later; the user is not.
+            let masked = harness.redactor.redact("\(ada.user) \(ada.password) \(passcode)")
+            #expect(masked.hasPrefix("\(ada.user) "))
+            for secret in [ada.password, passcode] { #expect(!masked.contains(secret), "\(masked)") }
         }
     }
 }

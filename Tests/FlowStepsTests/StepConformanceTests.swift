@@ -30,9 +30,6 @@ struct ConformanceCase: Sendable, CustomTestStringConvertible {
     /// A flow that hands the step `${env.CONFORMANCE_SECRET}` through a parameter, and may make it fail with the
     /// secret in what its program says.
     var secretFlow: (@Sendable (URL) -> String)?
-    /// The step talks to a certificate issuer (a Secure Login Server), which the emulator is not: the case runs
-    /// against a ``TestIssuer``.
-    var issuer = false
 
     var testDescription: String { name }
 }
@@ -183,9 +180,13 @@ let conformanceCases: [ConformanceCase] = [
         waiting: ({ _ in conformanceFlow("{uses: logout}") }, .server(.logout))),
     ConformanceCase(
         name: "sls-authentication",
-        flow: { _ in conformanceFlow("{uses: sls-authentication}") },
-        seed: backendSeed,
-        issuer: true),
+        // The emulator's Secure Login Server; grace's login is one round (ada's asks for a passcode as well).
+        flow: { _ in
+            conformanceFlow(
+                #"{uses: sls-authentication, with: {inputs: {username: grace@example.com, "#
+                    + #"password: "${env.CONFORMANCE_GRACE_PASSWORD}"}}}"#)
+        },
+        seed: backendSeed),
     ConformanceCase(
         name: "store-manager",
         // The passcode is the harness's secret, which follows the default passcode policy.
@@ -240,6 +241,8 @@ final class StepHarness: Sendable {
         var environment = ProcessInfo.processInfo.environment
         environment["CONFORMANCE_SECRET"] = secret
         environment["FLOWRUN_INPUT_PASSWORD"] = "analytical-engine"
+        // The built-in emulator's grace, whose Secure Login Server login is one round.
+        environment["CONFORMANCE_GRACE_PASSWORD"] = "compiler-1952"
         environment.merge(extra) { $1 }
         let log = RunLog(level: .path, redactor: redactor) { [lines] level, message in
             lines.append("\(level.name) \(message)")
@@ -296,13 +299,9 @@ func withEmulator(_ body: (BackendEmulator, URL) async throws -> Void) async thr
     await emulator.stop()
 }
 
-/// Runs `body` with the server the case's step talks to: a certificate issuer, or the emulator.
+/// Runs `body` with the server the case's step talks to: the emulator.
 func withServer(for test: ConformanceCase, _ body: (URL) async throws -> Void) async throws {
-    if test.issuer {
-        try await withIssuer { issuer in try await body(issuer.url) }
-    } else {
-        try await withEmulator { _, url in try await body(url) }
-    }
+    try await withEmulator { _, url in try await body(url) }
 }
 
 @Suite("Every built-in step conforms", .timeLimit(.minutes(2)))

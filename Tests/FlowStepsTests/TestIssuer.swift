@@ -1,6 +1,6 @@
-// A certificate issuer for the identity source tests: Hummingbird 2 on 127.0.0.1 answering as a Secure Login
-// Server and as the backend's certificate service (the wire of docs/authentication/certificates.md), signing the
-// requests it gets with a CA made at test time.
+// A certificate issuer for the mobile-services source tests: Hummingbird 2 on 127.0.0.1 answering as the backend's
+// certificate service (the wire of docs/authentication/certificates.md), signing the requests it gets with a CA
+// made at test time. The sls source is tested against the emulator's Secure Login Server.
 //
 // This file imports Hummingbird and HTTPTypes but not FlowHTTP: both define `HTTPRequest` and `HTTPResponse`.
 
@@ -27,12 +27,8 @@ struct IssuerRequest: Sendable {
     }
 }
 
-/// The issuer's users and how it misbehaves when a test asks it to.
+/// What the issuer's certificate service answers, and how it misbehaves when a test asks it to.
 struct IssuerSettings: Sendable {
-    /// Passwords by user name.
-    var passwords: [String: String] = ["ada@example.com": "analytical-engine", "grace": "cobol-1959"]
-    /// Users whose login has a second round: a one-time passcode.
-    var passcodes: [String: String] = ["grace": "246810"]
     /// What the certificate service's attributes name.
     var subject = "CN=ada,O=flowrun tests"
     var keyAlgorithm = "P-256"
@@ -106,13 +102,11 @@ func withIssuer(
     await issuer.stop()
 }
 
-/// What the issuer knows: its CA, the logins under way, what it received and retired.
+/// What the issuer knows: its CA, what it received and retired.
 final class IssuerState: Sendable {
     let settings: IssuerSettings
     let authority: Certificate
     private let authorityKey: P256.Signing.PrivateKey
-    /// Logins by ID: the user, and whether the login is finished.
-    let logins = Mutex<[String: (user: String, authenticated: Bool)]>([:])
     let requests = Mutex<[IssuerRequest]>([])
     let retired = Mutex<[Certificate.SerialNumber]>([])
 
@@ -143,44 +137,9 @@ final class IssuerState: Sendable {
             let leaf = try Certificate(pemEncoded: request.body)
             retired.withLock { $0.append(leaf.serialNumber) }
             return (204, "")
-        case ("GET", "/SecureLoginServer/slc3/doLogin"):
-            let login = UUID().uuidString
-            logins.withLock { $0[login] = ("", false) }
-            return (200, Self.round(login, inputs: [("username", "User", false), ("password", "Password", true)]))
-        case ("POST", "/SecureLoginServer/slc3/doLogin"):
-            return try login(request.body)
-        case ("POST", "/SecureLoginServer/slc3/getCertificate"):
-            let id = request.header("Authorization").map { String($0.dropFirst("SLS ".count)) } ?? ""
-            guard logins.withLock({ $0[id]?.authenticated }) == true else {
-                return (401, #"{"error": "not logged in"}"#)
-            }
-            return try issue(request.body)
         default:
             return (404, "no route for \(request.method) \(request.path)")
         }
-    }
-
-    private func login(_ body: String) throws -> (Int, String) {
-        let object = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] ?? [:]
-        let login = object["login"] as? String ?? ""
-        let values = object["values"] as? [String: String] ?? [:]
-        guard let known = logins.withLock({ $0[login] }) else { return (401, #"{"error": "unknown login"}"#) }
-        if known.user.isEmpty {
-            let user = values["username"] ?? ""
-            guard let password = settings.passwords[user], values["password"] == password else {
-                return (401, #"{"error": "wrong user name or password"}"#)
-            }
-            if settings.passcodes[user] != nil {
-                logins.withLock { $0[login] = (user, false) }
-                return (200, Self.round(login, inputs: [("passcode", "One-time passcode", true)]))
-            }
-        } else {
-            guard values["passcode"] == settings.passcodes[known.user] else {
-                return (401, #"{"error": "wrong passcode"}"#)
-            }
-        }
-        logins.withLock { $0[login] = (known.user.isEmpty ? values["username"] ?? "" : known.user, true) }
-        return (200, #"{"login": "\#(login)", "status": "authenticated"}"#)
     }
 
     /// Signs the PEM request `body` after checking its signature: 201 with the leaf and the CA.
@@ -204,10 +163,6 @@ final class IssuerState: Sendable {
         return (201, try leaf.serializeAsPEM().pemString + "\n" + authority.serializeAsPEM().pemString + "\n")
     }
 
-    private static func round(_ login: String, inputs: [(String, String, Bool)]) -> String {
-        let fields = inputs.map { #"{"name": "\#($0.0)", "label": "\#($0.1)", "secret": \#($0.2)}"# }
-        return #"{"login": "\#(login)", "inputs": [\#(fields.joined(separator: ", "))]}"#
-    }
 }
 
 /// Records every request and answers it from the issuer's state.

@@ -105,8 +105,16 @@ extension ProcessSuites {
                 ["run", path, "--emulator", "--state-dir", state, "--trace", trace], environment: quiet)
             #expect(restore.status == 0, "\(name): \(restore.standardOutput)\(restore.standardError)")
             #expect(restore.standardOutput.hasPrefix("succeeded: restore"), "\(name): \(restore.standardOutput)")
-            if authenticates, !text.contains("basic-authentication"), !text.contains("grant: client-credentials") {
-                let events = (try? String(contentsOfFile: trace, encoding: .utf8)) ?? ""
+            let events = (try? String(contentsOfFile: trace, encoding: .utf8)) ?? ""
+            let certificate = ["uses: certificate-authentication", "uses: sls-authentication"].contains {
+                text.contains($0)
+            }
+            if certificate {
+                // The kept identity is presented: no new one is obtained (no SLS login, no certificate request).
+                #expect(!events.contains("certificate-obtained"), "\(name): the restore obtained a new certificate")
+            } else if authenticates, !text.contains("basic-authentication"),
+                !text.contains("grant: client-credentials")
+            {
                 #expect(events.contains("tokens-reused"), "\(name): the restore logged in again")
             }
 

@@ -12,10 +12,16 @@ extension EmulatorData {
     /// | `com.example.hr` | SAML | `hr` |
     /// | `com.example.payroll` | SAML and OTP | `payroll` |
     /// | `com.example.timetable` | none (open) | `timetable` |
+    /// | `com.example.fieldservice` | a client certificate³ from the certificate service (Basic) | `fieldservice` |
+    /// | `com.example.inspection` | a client certificate³: from the SLS, or the demo PKCS#12 file⁴ | `inspection` |
     ///
     /// `ada@example.com` (password `analytical-engine`, OTP secret `JBSWY3DPEHPK3PXP`) may use every application;
     /// `grace@example.com` (password `compiler-1952`) every one but payroll. Onboarding code `TRAVEL-0001` stands
     /// for Ada in travel.
+    ///
+    /// ³ `client-certificate: required`: over HTTPS, every backend request needs a certificate the emulator accepts.
+    /// ⁴ `flows/certificates/demo-user.p12` (Ada's, password `flowrun-demo`), whose CA (``demoUserCA``) is trusted
+    /// for user certificates.
     ///
     /// ¹ `9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30`; ² `3f0c9d52-8a1e-4b7c-9e55-2d6f1a4b8c07` (as in `flows/config`).
     public static let builtIn = EmulatorData(
@@ -77,6 +83,21 @@ extension EmulatorData {
                 auth: [AuthEntry(type: "none")],
                 destinations: ["timetable"]
             ),
+            // The mobile-services identity source: a Basic login for the certificate service, then the certificate.
+            EmulatorApplication(
+                id: "com.example.fieldservice",
+                auth: [AuthEntry(type: "basic.default")],
+                destinations: ["fieldservice"],
+                clientCertificate: .required,
+                certificateService: true
+            ),
+            // The sls and pkcs12 identity sources: the certificate is the only login.
+            EmulatorApplication(
+                id: "com.example.inspection",
+                auth: [],
+                destinations: ["inspection"],
+                clientCertificate: .required
+            ),
         ],
         users: [
             EmulatorUser(
@@ -99,14 +120,60 @@ extension EmulatorData {
                 password: "compiler-1952",
                 applications: [
                     "com.example.travel", "com.example.warehouse", "com.example.fieldscan", "com.example.hr",
-                    "com.example.timetable",
+                    "com.example.timetable", "com.example.fieldservice", "com.example.inspection",
                 ]
             ),
         ],
         onboardingCodes: [
             OnboardingCode(code: "TRAVEL-0001", application: "com.example.travel", user: "ada@example.com")
-        ]
+        ],
+        tls: EmulatorTLSData(authority: builtInAuthority, clientAuthoritiesPEM: [demoUserCA])
     )
+
+    /// The CA the built-in data signs with: one fixed CA, so that a certificate issued by one `run --emulator` is
+    /// accepted by the next (a restore presents the kept one). Its key is public, as the built-in signing key is:
+    /// trust it only for a run against the emulator, never in a system trust store.
+    public static let builtInAuthority = AuthorityPEM(
+        certificatePEM: """
+            -----BEGIN CERTIFICATE-----
+            MIICCDCCAa6gAwIBAgIUDk7UrUPTmNSp1ieq6xrlBccTwFkwCgYIKoZIzj0EAwIw
+            UDEZMBcGA1UECgwQZmxvd3J1biBlbXVsYXRvcjEzMDEGA1UEAwwqZmxvd3J1biBl
+            bXVsYXRvciBDQSAoYnVpbHQtaW4sIHB1YmxpYyBrZXkpMB4XDTI2MTEyNTExMTI0
+            NloXDTQ2MTEyNTExMTI0NlowUDEZMBcGA1UECgwQZmxvd3J1biBlbXVsYXRvcjEz
+            MDEGA1UEAwwqZmxvd3J1biBlbXVsYXRvciBDQSAoYnVpbHQtaW4sIHB1YmxpYyBr
+            ZXkpMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEX3lCTm4lCCDfH4ASi9MRXq2p
+            WsLnUZSxxodZpZiBP1xegKu7DCZoAgb9DAY/qmkGBlI54R4UwlJoyYdqsTcUWaNm
+            MGQwHQYDVR0OBBYEFAd52cV0dBVz+t15UcGID0FNMtokMB8GA1UdIwQYMBaAFAd5
+            2cV0dBVz+t15UcGID0FNMtokMBIGA1UdEwEB/wQIMAYBAf8CAQAwDgYDVR0PAQH/
+            BAQDAgEGMAoGCCqGSM49BAMCA0gAMEUCIQCR3lnJzDLcGuG6rO0cJLkdsGFBJbtY
+            F41SdH9pzEJWowIgK0LbTJfeFDF1IUWfBU6YRf1OFkIUncPL2T0Q2GAkFVY=
+            -----END CERTIFICATE-----
+            """,
+        keyPEM: """
+            -----BEGIN PRIVATE KEY-----
+            MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgf3IXR6OqdgPwgNjP
+            DYVSBX/0VTCANbgKSwtuBZctslKhRANCAARfeUJObiUIIN8fgBKL0xFeralawudR
+            lLHGh1mlmIE/XF6Aq7sMJmgCBv0MBj+qaQYGUjnhHhTCUmjJh2qxNxRZ
+            -----END PRIVATE KEY-----
+            """)
+
+    /// The CA of the public demo identity `flows/certificates/demo-user.p12` (`CN=ada@example.com`, password
+    /// `flowrun-demo`), the same as `flows/certificates/demo-ca.pem`. Its key was deleted when the identity was made:
+    /// nothing else will ever be signed by it. The identity protects nothing; it is for trying the pkcs12 source.
+    public static let demoUserCA = """
+        -----BEGIN CERTIFICATE-----
+        MIIB1TCCAXqgAwIBAgIUKaedGED41gRlr2Nn2WaovB0N2wMwCgYIKoZIzj0EAwIw
+        NjEVMBMGA1UECgwMZmxvd3J1biBkZW1vMR0wGwYDVQQDDBRmbG93cnVuIGRlbW8g
+        dXNlciBDQTAeFw0yNjExMjUxMTA5MDJaFw00NjExMjUxMTA5MDJaMDYxFTATBgNV
+        BAoMDGZsb3dydW4gZGVtbzEdMBsGA1UEAwwUZmxvd3J1biBkZW1vIHVzZXIgQ0Ew
+        WTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAASD1Dsr350R8BOsgTZgah/8TmiCn3bw
+        GOmiLzQmcPDRsDyVqocHtOc76AbsqTqutApT/9E+QR5V9miR5FCcwo8To2YwZDAd
+        BgNVHQ4EFgQUl4+AFyjtC1Vu+pVLciV+lDrCI6MwHwYDVR0jBBgwFoAUl4+AFyjt
+        C1Vu+pVLciV+lDrCI6MwEgYDVR0TAQH/BAgwBgEB/wIBADAOBgNVHQ8BAf8EBAMC
+        AQYwCgYIKoZIzj0EAwIDSQAwRgIhAMYoqldvMMjpS9r8WDiUkFkkgZG8GLoEelpp
+        kNcV3SllAiEAmzxfwTvf8HdxOD3fTak90S18BNRpYZm1B/wG1Wjxq6g=
+        -----END CERTIFICATE-----
+        """
 
     /// The SAML parameters with the values a client assumes when they are missing.
     private static let samlConfig: JSONValue = [

@@ -101,6 +101,8 @@ struct CertificateAuthenticationStep: BuiltinStep, LoggingOutStep {
         do throws(StepFailure) {
             if let identity = UserIdentity(kept: context.kept) {
                 context.redactor.add(identity.privateKeyPEM.revealed)
+                // The certificate itself authenticates its retirement: the login that obtained it may be over.
+                try? context.http.useClientIdentity(identity.clientIdentity)
                 try await source.retire(identity, context: context)
                 context.note("certificate-retired", "retired the user certificate \(identity.summary)")
             }
@@ -186,7 +188,10 @@ struct CertificateAuthenticationStep: BuiltinStep, LoggingOutStep {
             if identity != kept {
                 context.note("certificate-obtained", "using the user certificate \(identity.summary)")
             }
-            context.keep(identity.kept(source: source.name))
+            context.keep(
+                identity.kept(
+                    source: source.name, backend: (try? IssuerExchange.backend(context))?.absoluteString,
+                    application: IssuerExchange.applicationID(context)))
             return .success
         } catch {
             return Task.isCancelled ? .cancelled : .failure(error)

@@ -16,13 +16,17 @@ extension UserIdentity {
     }
 
     /// What the step keeps, in the encrypted store only:
-    /// `{"certificate", "key", "notAfter", "serial", "subject", "source"}`.
-    func kept(source: String) -> JSONValue {
-        .object([
+    /// `{"certificate", "key", "notAfter", "serial", "subject", "source"}`, with the `backend` and `application` it
+    /// was used for when known: a logout runs no welcome step, and retires the certificate there.
+    func kept(source: String, backend: String? = nil, application: String? = nil) -> JSONValue {
+        var fields: [(String, JSONValue)] = [
             ("certificate", .string(certificateChainPEM)), ("key", .string(privateKeyPEM.revealed)),
             ("notAfter", .string(notAfter.formatted(.iso8601))), ("serial", .string(serialNumber)),
             ("subject", .string(subject)), ("source", .string(source)),
-        ])
+        ]
+        if let backend { fields.append(("backend", .string(backend))) }
+        if let application { fields.append(("application", .string(application))) }
+        return .object(fields)
     }
 
     /// The identity as the session presents it.

@@ -7,18 +7,22 @@ import Foundation
 /// What the identity sources that ask an issuer over HTTP share: where the backend is, and one request whose
 /// failures name the endpoint.
 enum IssuerExchange {
-    /// The backend: info key `backendURL`, else the settings parameters' backend URL.
-    /// - Throws: ``StepFailure`` `missing-info` naming the keys when neither is there.
+    /// The backend: info key `backendURL`, else the settings parameters' backend URL, else the one the step kept
+    /// with its identity (a logout, which runs no welcome step).
+    /// - Throws: ``StepFailure`` `missing-info` naming the keys when none is there.
     static func backend(_ context: StepContext) throws(StepFailure) -> URL {
         if let url = context.info[.backendURL] ?? context.info[.settingsParameters]?.backendURL { return url }
+        if let url = context.kept?["backend"]?.string.flatMap(URL.init(string:)) { return url }
         throw StepFailure(
             .missingInfo,
             "step `\(context.name)` needs the backend URL: info key `backendURL` or `settingsParameters`")
     }
 
-    /// The application ID: info key `applicationID`, else the settings parameters' application ID.
+    /// The application ID: info key `applicationID`, else the settings parameters' application ID, else the one the
+    /// step kept with its identity (a logout).
     static func applicationID(_ context: StepContext) -> String? {
         context.info[.applicationID] ?? context.info[.settingsParameters]?.applicationID
+            ?? context.kept?["application"]?.string
     }
 
     /// `location` (absolute, or a path on `base`) as a URL.

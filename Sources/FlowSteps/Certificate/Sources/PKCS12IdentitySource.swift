@@ -18,6 +18,9 @@ struct PKCS12IdentitySource: UserIdentitySource {
     let name = UserIdentitySourceName.pkcs12.rawValue
     /// The file's path; read from input `certificate-file` when the flow names none.
     let file: ParameterText
+    /// The flow file's folder: a relative path written in the flow is relative to it, as a bundled configuration
+    /// file's is; one given through `${env.…}`, `${input.…}` or a prompt is relative to the working directory.
+    let flowFolder: URL
     /// The file's password; input `certificate-password` when the flow names none.
     let password: ParameterText
 
@@ -31,10 +34,19 @@ struct PKCS12IdentitySource: UserIdentitySource {
         password =
             try parameters.runtimeText("password")
             ?? ParameterText(parameter: "password", text: Self.defaultPassword, isSecret: true)
+        flowFolder = URL(fileURLWithPath: parameters.flow.file).deletingLastPathComponent()
+    }
+
+    /// Where the file is: a relative path written in the flow is taken from the flow file's folder.
+    func path(_ context: StepContext) throws(StepFailure) -> String {
+        let resolved = try context.resolve(file)
+        let written = !file.text.contains("${") && file.text != "prompt"
+        guard written, !resolved.hasPrefix("/") else { return resolved }
+        return flowFolder.appendingPathComponent(resolved).standardizedFileURL.path
     }
 
     func obtain(_ context: StepContext) async throws(StepFailure) -> UserIdentity {
-        let path = try context.resolve(file)
+        let path = try path(context)
         let passphrase = try context.resolve(password)
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw StepFailure(.identitySourceFailed, "the PKCS#12 file \(path) cannot be read")

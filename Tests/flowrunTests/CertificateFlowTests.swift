@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+
+extension ProcessSuites {
+    /// The three shipped certificate flows (one per identity source) beyond what ``ShippedFlowTests`` checks: a
+    /// restore presents the kept identity, the private key is in no output, trace, log or file of the state folder,
+    /// a logout retires a certificate-service certificate, and a certificate about to expire is renewed at restore.
+    @Suite("The shipped certificate flows, as processes", .activeTimeLimit(.seconds(600)))
+    struct CertificateFlowTests {
+        /// A shipped certificate flow and how its comment onboards it on the emulator.
+        struct ShippedFlow: Sendable, CustomTestStringConvertible {
+            var file: String
+            var inputs: [String]
+            var environment: [String: String]
+            var testDescription: String { file }
+        }
+
+        static let flows = [
+            ShippedFlow(
+                file: "flows/certificate-pkcs12.yaml", inputs: [],
+                environment: ["FLOWRUN_P12_PASSWORD": "flowrun-demo", "FLOWRUN_INPUT_PASSCODE": "Insp3ction-passcode"]),
+            ShippedFlow(
+                file: "flows/certificate-sls.yaml", inputs: ["--input", "username=grace@example.com"],
+                environment: [
+                    "FLOWRUN_INPUT_PASSWORD": "compiler-1952", "FLOWRUN_INPUT_PASSCODE": "Insp3ction-passcode",
+                ]),
+            ShippedFlow(
+                file: "flows/certificate-mobile-services.yaml", inputs: ["--input", "username=ada@example.com"],
+                environment: [
+                    "FLOWRUN_INPUT_PASSWORD": "analytical-engine", "FLOWRUN_INPUT_PASSCODE": "F1eldservice-passcode",
+                ]),
+        ]
+
+        /// The text of a trace file (its events' outcomes: `certificate-obtained` and the like), empty if none.
+        static func events(_ path: String) -> String {
+            (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        }
+
+        /// Every file under `folder`, as text, for a search.
+        static func everything(under folder: URL) -> String {
+            let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)?.allObjects ?? []
+            return files.compactMap { ($0 as? URL).flatMap { try? Data(contentsOf: $0) } }
+                .map { String(decoding: $0, as: UTF8.self) }.joined(separator: "\n")
+        }
+
+        @Test(arguments: flows)
+        func aRestorePresentsTheKeptIdentityAndTheKeyIsNowhereInTheClear(_ flow: ShippedFlow) async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let state = scratch.url.appendingPathComponent("state").path
+            let onboardTrace = scratch.url.appendingPathComponent("onboard.jsonl").path
+            let restoreTrace = scratch.url.appendingPathComponent("restore.jsonl").path
+            let common = ["run", "--emulator", flow.file, "--state-dir", state, "--log-level", "path"]
+            let onboard = try await CommandRunner.run(
+                common + ["--trace", onboardTrace] + flow.inputs, environment: flow.environment)
+            #expect(onboard.status == 0, "\(onboard.standardOutput)\(onboard.standardError)")
+            #expect(Self.events(onboardTrace).contains("certificate-obtained"))
+            // Only the store passcode (and the PKCS#12 file's password): a new SLS or Basic login would fail.
+            let quiet = flow.environment.filter { $0.key != "FLOWRUN_INPUT_PASSWORD" }
+            let restore = try await CommandRunner.run(common + ["--trace", restoreTrace], environment: quiet)
+            #expect(restore.status == 0, "\(restore.standardOutput)\(restore.standardError)")
+            #expect(restore.standardOutput.hasPrefix("succeeded: restore"), "\(restore.standardOutput)")
+            let restored = Self.events(restoreTrace)
+            #expect(!restored.contains("certificate-obtained"), "\(restored)")
+            #expect(!restored.contains("certificate-renewal"), "\(restored)")
+
+            var said = onboard.standardOutput + onboard.standardError + restore.standardOutput + restore.standardError
+            said += Self.events(onboardTrace) + restored
+            #expect(!said.contains("PRIVATE KEY"), "a private key in the output, log or trace")
+            #expect(!said.contains("flowrun-demo") && !said.contains("compiler-1952"), "a password was shown")
+            let files = Self.everything(under: URL(fileURLWithPath: state))
+            #expect(!files.isEmpty)
+            #expect(!files.contains("PRIVATE KEY") && !files.contains("BEGIN CERTIFICATE"), "the identity in the clear")
+        }
+
+        @Test func aLogoutRetiresTheCertificateAtTheCertificateService() async throws {
+            let flow = Self.flows[2]
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let state = scratch.url.appendingPathComponent("state").path
+            let trace = scratch.url.appendingPathComponent("logout.jsonl").path
+            let onboard = try await CommandRunner.run(
+                ["run", "--emulator", flow.file, "--state-dir", state] + flow.inputs, environment: flow.environment)
+            #expect(onboard.status == 0, "\(onboard.standardOutput)\(onboard.standardError)")
+            // A logout runs no welcome step and no login: the certificate retires itself, at the backend it kept.
+            let quiet = flow.environment.filter { $0.key != "FLOWRUN_INPUT_PASSWORD" }
+            let logout = try await CommandRunner.run(
+                ["run", "--emulator", flow.file, "--state-dir", state, "--mode", "logout", "--trace", trace],
+                environment: quiet)
+            #expect(logout.status == 0, "\(logout.standardOutput)\(logout.standardError)")
+            let events = Self.events(trace)
+            #expect(events.contains("certificate-retired"), "\(events)")
+            #expect(!events.contains("logout-failed"), "\(events)")
+        }
+
+        /// An application whose certificates are valid one day, shorter than the flow's `renew-before: 7d`: the
+        /// restore gets a new certificate and retires the old one (the data names a CA, so both runs' emulators
+        /// sign with it and the old certificate is one of theirs).
+        @Test func aCertificateThatExpiresWithinRenewBeforeIsRenewedAtRestore() async throws {
+            try Prerequisite.require(.openssl)
+            let flow = Self.flows[2]
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let made = try await CommandRunner.runProgram(
+                [
+                    "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                    "-keyout", "ca.key", "-out", "ca.pem", "-days", "30", "-subj", "/CN=renewal test CA",
+                    "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign",
+                ], in: scratch.url)
+            #expect(made.status == 0, "\(made.standardError)")
+            let data = try scratch.write(
+                "data.yaml",
+                """
+                applications:
+                  - id: com.example.fieldservice
+                    auth: [{type: basic.default}]
+                    destinations: [fieldservice]
+                    client-certificate: required
+                    certificate-validity: 1d
+                users:
+                  - {email: ada@example.com, password: analytical-engine}
+                tls: {ca-certificate: ca.pem, ca-key: ca.key}
+
+                """)
+            let state = scratch.url.appendingPathComponent("state").path
+            let common = ["run", "--emulator", "--emulator-data", data.path, flow.file, "--state-dir", state]
+            let onboard = try await CommandRunner.run(common + flow.inputs, environment: flow.environment)
+            #expect(onboard.status == 0, "\(onboard.standardOutput)\(onboard.standardError)")
+            let trace = scratch.url.appendingPathComponent("restore.jsonl").path
+            let restore = try await CommandRunner.run(common + ["--trace", trace], environment: flow.environment)
+            #expect(restore.status == 0, "\(restore.standardOutput)\(restore.standardError)")
+            let events = Self.events(trace)
+            for outcome in ["certificate-renewal", "certificate-obtained", "certificate-retired"] {
+                #expect(events.contains(outcome), "no \(outcome) in \(events)")
+            }
+            #expect(!events.contains("certificate-not-retired"), "\(events)")
+        }
+    }
+}
