@@ -177,6 +177,8 @@ struct CertificateStepTests {
             let failure = try #require(outcome.failure)
             #expect(failure.code == .identitySourceFailed, "\(failure)")
             #expect(failure.message.contains(PKCS12Files.path()))
+            #expect(failure.message.contains("the password is wrong"), "\(failure)")
+            #expect(!failure.message.contains(".cc:"), "BoringSSL's source file is no reason: \(failure)")
             #expect(!harness.everythingSaid(outcome).contains("not-the-password-0451"))
             #expect(harness.staging.staged.isEmpty)
         }

@@ -55,10 +55,13 @@ struct PKCS12IdentitySource: UserIdentitySource {
         do {
             bundle = try NIOSSLPKCS12Bundle(file: path, passphrase: Array(passphrase.utf8))
         } catch {
-            // BoringSSL's reason names no password.
-            throw StepFailure(
-                .identitySourceFailed,
-                "the PKCS#12 file \(path) cannot be opened: a wrong password, or not a PKCS#12 file (\(error))")
+            // BoringSSL's reason names no password; its text also names its own source file, which says nothing
+            // to a user, so only the reason code is kept.
+            let reason = String(describing: error)
+            let why =
+                reason.contains("INCORRECT_PASSWORD")
+                ? "the password is wrong" : "it is not a PKCS#12 file, or its password is wrong"
+            throw StepFailure(.identitySourceFailed, "the PKCS#12 file \(path) cannot be opened: \(why)")
         }
         do {
             return try Self.identity(bundle, now: Date())
