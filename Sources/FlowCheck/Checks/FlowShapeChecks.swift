@@ -65,6 +65,7 @@ extension CheckContext {
             }
             checkRoutes(in: flow)
             checkOneAuthenticatorPerMethod(in: flow)
+            checkOTPBeforeLogin(in: flow)
         }
         for step in descriptor.steps where !used.contains(step.name.value) {
             report(
@@ -140,6 +141,32 @@ extension CheckContext {
                     first[method] = (entry.step.value, entry.step.location.line)
                 }
             }
+        }
+    }
+
+    /// The OTP step puts on the session the authenticator that answers the one-time-passcode challenge, which the
+    /// backend sends on top of the login; the login's validating request meets that challenge, so the OTP step runs
+    /// before the Basic, OAuth 2.0 or SAML step (as the SDK's onboarding orders them).
+    private mutating func checkOTPBeforeLogin(in flow: Flow) {
+        // A reset logs out; it answers no challenge.
+        guard flow.mode != .reset else { return }
+        var login: (step: String, line: Int)?
+        for entry in flow.entries {
+            guard let spec = resolvedSteps[entry.step.value] else { continue }
+            if spec.authenticates.contains(.otp) {
+                guard let login else { return }
+                report(
+                    Diagnostic(
+                        .otpAfterAuthentication,
+                        "Step `\(entry.step.value)` (\(spec.name)) runs after `\(login.step)` (line \(login.line)) in "
+                            + "the \(flow.mode.rawValue) flow: the login's validating request meets the one-time "
+                            + "passcode challenge before anything answers it.",
+                        at: entry.step.location, path: entry.path,
+                        hint: "Run `\(entry.step.value)` before `\(login.step)`."))
+                return
+            }
+            let logsIn = spec.authenticates.contains { [.basic, .oauth2, .saml].contains($0) }
+            if logsIn, login == nil { login = (entry.step.value, entry.step.location.line) }
         }
     }
 

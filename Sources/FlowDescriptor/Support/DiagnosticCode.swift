@@ -115,6 +115,9 @@ public struct DiagnosticCode: Sendable, Hashable, Comparable, CustomStringConver
     public static let missingOnboardFlow = DiagnosticCode(
         "FR403", "missing-onboard-flow", .error, "The file has no onboard flow.")
     public static let emptyFlow = DiagnosticCode("FR404", "empty-flow", .error, "A flow has no steps.")
+    public static let otpAfterAuthentication = DiagnosticCode(
+        "FR405", "otp-after-authentication", .error,
+        "An OTP session configuration step runs after the authentication step it protects.")
 
     // MARK: Data flow (FR5xx)
     public static let missingKey = DiagnosticCode(
@@ -167,7 +170,7 @@ public struct DiagnosticCode: Sendable, Hashable, Comparable, CustomStringConver
         unknownField, missingField, wrongType, invalidValue, unsupportedVersion, rootNotMapping, invalidReference,
         unknownStep, unknownTransformer, unknownProvider, undeclaredStep, unusedStep, unknownKey, unknownParameter,
         unknownType, authenticationMismatch, duplicateStepInFlow, builtinKeyRedeclared,
-        restoreWithoutStore, unknownRouteTarget, endlessCycle, missingOnboardFlow, emptyFlow,
+        restoreWithoutStore, unknownRouteTarget, endlessCycle, missingOnboardFlow, emptyFlow, otpAfterAuthentication,
         missingKey, keyTypeMismatch, keyProvidedTwice,
         insecureEndpoint, literalSecret, urlProviderWithoutAllowlist, secretWithoutStore, authenticatorRegisteredTwice,
         identitySourceNeedsInput,
