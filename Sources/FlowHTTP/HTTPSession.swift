@@ -54,6 +54,8 @@ public final class HTTPSession: Sendable {
     private let proxiedClients: [ProxySettings.Server: HTTPClient]
     private struct Hooks {
         var headers: [(name: String, value: String)] = []
+        /// The header that carries a new correlation ID per request (see ``HTTPSession/setCorrelationHeader(_:)``).
+        var correlationHeader: String?
         var observers: [any HTTPObserver] = []
         var authenticators: [AuthenticatorSlot] = []
         var nextID: UInt64 = 1
@@ -142,6 +144,13 @@ public final class HTTPSession: Sendable {
             state.headers.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
             state.headers.append((name, value))
         }
+    }
+
+    /// Sends a header named `name` with a new UUID on every request from now on (`nil`: none): one ID per call of
+    /// ``send(_:redirects:)``, the same on its redirects and on its resends after a login, so the backend's log
+    /// ties them to one request of the app. A login's own requests are requests of their own, each with its own ID.
+    public func setCorrelationHeader(_ name: String?) {
+        state.withLock { $0.correlationHeader = name }
     }
 
     /// The headers sent with every request.
@@ -234,10 +243,14 @@ public final class HTTPSession: Sendable {
         // Identities obtained for this request, counted apart from logins: a login before a demand is no identity.
         var identities = 0
         let originalOrigin = request.url.origin
+        let correlation = state.withLock { $0.correlationHeader }.map { (name: $0, value: UUID().uuidString) }
         while true {
             var decorated = current
             for (name, value) in defaultHeaders where decorated.header(name) == nil {
                 decorated.headers.append((name, value))
+            }
+            if let correlation, decorated.header(correlation.name) == nil {
+                decorated.headers.append(correlation)
             }
             let (observers, slots) = authenticated ? state.withLock { ($0.observers, $0.authenticators) } : ([], [])
             // Each authenticator's credentials go to its own origin only; it notes which login they came from.

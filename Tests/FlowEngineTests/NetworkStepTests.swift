@@ -94,6 +94,42 @@ struct NetworkStepTests {
         #expect(discovery.path.contains("ada@example.com"))
     }
 
+    /// From the session step on, every request names itself with a correlation ID of its own, the language (the
+    /// process's locale, `en-US` when the run has none) and the SDK version; the discovery before it has none.
+    @Test func sessionRequestsCarryACorrelationIDTheLanguageAndTheSDKVersion() async throws {
+        let fixture = try await EmulatorFixture.start()
+        let first = await fixture.run(.onboard)
+        let second = await fixture.run(.restore)
+        await fixture.stop()
+        #expect(first.result == .succeeded, "\(first.result)")
+        #expect(second.result == .succeeded, "\(second.result)")
+        let settings = fixture.emulator.requests().filter { $0.path.contains("/settingsExchange") }
+        #expect(settings.count == 2)
+        let ids = settings.compactMap { $0.header("X-CorrelationID") }
+        #expect(ids.count == 2 && ids.allSatisfy { UUID(uuidString: $0) != nil })
+        #expect(Set(ids).count == 2)
+        #expect(settings.allSatisfy { $0.header("Accept-Language") == "en-US" })
+        #expect(settings.allSatisfy { $0.header("x-smp-sdk-version")?.hasPrefix("flowrun/") == true })
+        let discovery = try #require(fixture.emulator.requests().first)
+        #expect(discovery.header("X-CorrelationID") == nil)
+    }
+
+    /// The flow's `language` wins over the locale; the correlation ID and the SDK version can each be turned off.
+    @Test func theLanguageIsTheFlowsAndTheOtherHeadersCanBeTurnedOff() async throws {
+        let yaml = policyFlow.replacingOccurrences(
+            of: "session: {uses: session-configuration}",
+            with: "session: {uses: session-configuration, with: {language: de-CH, correlation-id: false, "
+                + "sdk-version: false}}")
+        let fixture = try await EmulatorFixture.start(yaml)
+        let report = await fixture.run(.onboard)
+        await fixture.stop()
+        #expect(report.result == .succeeded, "\(report.result)")
+        let settings = try #require(fixture.emulator.requests().last { $0.path.contains("/settingsExchange") })
+        #expect(settings.header("Accept-Language") == "de-CH")
+        #expect(settings.header("X-CorrelationID") == nil)
+        #expect(settings.header("x-smp-sdk-version") == nil)
+    }
+
     @Test func restoreUsesTheKeptConfigurationAndDeviceID() async throws {
         let fixture = try await EmulatorFixture.start()
         let first = await fixture.run()
