@@ -37,6 +37,11 @@ struct SessionConfigurationStep: BuiltinStep {
                 derived: "the locale of `LC_ALL`, else `LANG`, as a BCP 47 tag (`en-US` for none, `C`, `POSIX`)",
                 "The `Accept-Language` header."),
             ParameterSpec("sdk-version", .bool, default: "true", "Send `x-smp-sdk-version: flowrun/<version>`."),
+            ParameterSpec(
+                "csrf", .bool, default: "false",
+                "Fetch a CSRF token (`X-CSRF-Token: Fetch`) before the first modifying request to the backend, echo "
+                    + "it on modifying requests, and fetch it again once when the backend says it is required."),
+            ParameterSpec("csrf-path", .string, default: "/", "Where on the backend the CSRF token is fetched."),
         ],
         requires: [KeySpec(.settingsParameters)],
         provides: [KeySpec(.deviceID)],
@@ -47,6 +52,8 @@ struct SessionConfigurationStep: BuiltinStep {
     let sendsCorrelationID: Bool
     let language: ParameterText?
     let sendsSDKVersion: Bool
+    /// Where the CSRF token is fetched, relative to the backend URL; `nil`: no CSRF protection.
+    let csrfPath: String?
 
     init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
         // A header whose name says it carries a credential (`Authorization`, `X-API-Key`) is a secret: masked once
@@ -58,6 +65,7 @@ struct SessionConfigurationStep: BuiltinStep {
         sendsCorrelationID = try parameters.flag("correlation-id") ?? true
         language = try parameters.runtimeText("language")
         sendsSDKVersion = try parameters.flag("sdk-version") ?? true
+        csrfPath = try parameters.flag("csrf") == true ? try parameters.text("csrf-path") ?? "/" : nil
     }
 
     /// The BCP 47 tag of a POSIX locale name (`de_CH.UTF-8@euro` → `de-CH`) from `LC_ALL`, else `LANG` (the
@@ -113,6 +121,24 @@ struct SessionConfigurationStep: BuiltinStep {
             || SecretNames.looksSecret(header)
     }
 
+    /// Has the session fetch and echo CSRF tokens for the backend's modifying requests when `csrf` is on.
+    /// - Throws: ``StepFailure`` `bad-settings` when the backend URL is unknown or `csrf-path` makes no URL with it.
+    private func protectWithCSRFToken(_ context: StepContext, backend: URL?) throws(StepFailure) {
+        guard let csrfPath else {
+            context.http.protectWithCSRFToken(fetchURL: nil)
+            return
+        }
+        guard let backend, let fetchURL = URL(string: csrfPath, relativeTo: backend)?.absoluteURL,
+            fetchURL.origin == backend.origin
+        else {
+            throw StepFailure(
+                .badSettings,
+                "`csrf-path` `\(csrfPath)` of step `\(context.name)` makes no URL on the backend "
+                    + "(\(backend?.absoluteString ?? "no backend URL in `settingsParameters`"))")
+        }
+        context.http.protectWithCSRFToken(fetchURL: fetchURL)
+    }
+
     /// The device ID identifies this installation to the backend, as the onboarding ID identifies its
     /// onboarding: both are made once and kept until a reset, so onboarding again is the same device.
     func onboard(_ context: StepContext) async -> StepOutcome {
@@ -146,6 +172,7 @@ struct SessionConfigurationStep: BuiltinStep {
                 try self.language.map(context.resolve) ?? Self.languageTag(environment: context.input.environment)
             context.http.setDefaultHeader("Accept-Language", language)
             if sendsSDKVersion { context.http.setDefaultHeader(Self.sdkVersionHeader, Self.sdkVersion) }
+            try protectWithCSRFToken(context, backend: parameters.backendURL)
             for header in headers {
                 context.http.setDefaultHeader(header.name, try context.resolve(header.value))
             }
@@ -158,7 +185,8 @@ struct SessionConfigurationStep: BuiltinStep {
                     + (parameters["applicationVersion"] == nil ? "" : ", \(Self.versionHeader)")
                     + ", Accept-Language (\(language))"
                     + (sendsCorrelationID ? ", \(Self.correlationHeader)" : "")
-                    + (sendsSDKVersion ? ", \(Self.sdkVersionHeader)" : ""))
+                    + (sendsSDKVersion ? ", \(Self.sdkVersionHeader)" : "")
+                    + (csrfPath == nil ? "" : "; CSRF token fetched at \(csrfPath ?? "/")"))
             return .success
         } catch {
             return .failure(error)
