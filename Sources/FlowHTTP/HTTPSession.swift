@@ -173,8 +173,8 @@ public final class HTTPSession: Sendable {
         else { return nil }
         if let token = csrf.token { return token }
         let answer = try await send(
-            HTTPRequest(method: "GET", url: csrf.fetchURL, headers: [(Self.csrfHeader, "Fetch")]), redirects: { _, _ in .follow },
-            authenticated: true)
+            HTTPRequest(method: "GET", url: csrf.fetchURL, headers: [(Self.csrfHeader, "Fetch")]),
+            redirects: { _, _ in .follow }, authenticated: true)
         guard let token = answer.header(Self.csrfHeader), !token.isEmpty,
             token.caseInsensitiveCompare("Required") != .orderedSame
         else {
@@ -271,8 +271,11 @@ public final class HTTPSession: Sendable {
         try await send(request, redirects: redirects, authenticated: true)
     }
 
+    /// `csrf`: whether a modifying request gets the CSRF token (`nil`: when `authenticated`; a logout sent without
+    /// authenticators still needs it).
     func send(
-        _ request: HTTPRequest, redirects: @Sendable (URL, URL) -> RedirectDecision, authenticated: Bool
+        _ request: HTTPRequest, redirects: @Sendable (URL, URL) -> RedirectDecision, authenticated: Bool,
+        csrf: Bool? = nil
     ) async throws(HTTPError) -> HTTPResponse {
         var request = request
         request.url = rewritten(request.url)
@@ -293,7 +296,7 @@ public final class HTTPSession: Sendable {
             if let correlation, decorated.header(correlation.name) == nil {
                 decorated.headers.append(correlation)
             }
-            let csrfToken = authenticated ? try await csrfToken(for: decorated) : nil
+            let csrfToken = csrf ?? authenticated ? try await csrfToken(for: decorated) : nil
             if let csrfToken { decorated.setHeader(Self.csrfHeader, csrfToken) }
             let (observers, slots) = authenticated ? state.withLock { ($0.observers, $0.authenticators) } : ([], [])
             // Each authenticator's credentials go to its own origin only; it notes which login they came from.

@@ -130,6 +130,32 @@ struct NetworkStepTests {
         #expect(settings.header("x-smp-sdk-version") == nil)
     }
 
+    /// With `csrf: true` the logout fetches a token from the backend's base first and is answered; an emulator
+    /// application with `csrf: true` refuses a logout without one.
+    @Test(arguments: [true, false])
+    func aLogoutCarriesTheFetchedCSRFTokenWhenTheFlowAsks(csrf: Bool) async throws {
+        var data = EmulatorData.builtIn
+        for index in data.applications.indices where data.applications[index].id == "com.example.timetable" {
+            data.applications[index].csrf = true
+        }
+        let emulator = BackendEmulator(data: data)
+        let url = try await emulator.start(port: 0)
+        let yaml = policyFlow.replacingOccurrences(
+            of: "session: {uses: session-configuration}",
+            with: "session: {uses: session-configuration, with: {csrf: \(csrf)}}\n  logout: {uses: logout}"
+        ).replacingOccurrences(of: "\n  restore:", with: "\n    - logout\n  restore:")
+        let fixture = EmulatorFixture(emulator: emulator, url: url, flow: try EngineFixture(yaml))
+        let trace = MemoryTrace()
+        let report = await fixture.run(.onboard, trace: trace)
+        await fixture.stop()
+        #expect(report.result == .succeeded, "\(report.result)")
+        let logout = try #require(
+            emulator.requests().last { $0.path.hasSuffix("/sessions/logout") }, "\(trace.events)")
+        #expect(logout.status == (csrf ? 204 : 403))
+        let fetches = emulator.requests().filter { $0.header("X-CSRF-Token") == "Fetch" }
+        #expect(fetches.map(\.path) == (csrf ? ["/"] : []))
+    }
+
     @Test func restoreUsesTheKeptConfigurationAndDeviceID() async throws {
         let fixture = try await EmulatorFixture.start()
         let first = await fixture.run()
