@@ -156,6 +156,24 @@ struct NetworkStepTests {
         #expect(fetches.map(\.path) == (csrf ? ["/"] : []))
     }
 
+    /// A `csrf-path` that leaves the backend would hand the token's fetch to another server: refused, named.
+    @Test func aCSRFPathOnAnotherOriginFailsNamingIt() async throws {
+        let yaml = policyFlow.replacingOccurrences(
+            of: "session: {uses: session-configuration}",
+            with: "session: {uses: session-configuration, "
+                + "with: {csrf: true, csrf-path: \"https://elsewhere.example/t\"}}")
+        let fixture = try await EmulatorFixture.start(yaml)
+        let report = await fixture.run(.onboard)
+        await fixture.stop()
+        guard case .failed(let failure, let step, _) = report.result else {
+            Issue.record("expected a failure, got \(report.result)")
+            return
+        }
+        #expect(step == "session")
+        #expect(failure.code == .badSettings)
+        #expect(failure.message.contains("https://elsewhere.example/t"))
+    }
+
     @Test func restoreUsesTheKeptConfigurationAndDeviceID() async throws {
         let fixture = try await EmulatorFixture.start()
         let first = await fixture.run()
