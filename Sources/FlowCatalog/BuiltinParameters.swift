@@ -78,6 +78,21 @@ public struct BuiltinParameters: Sendable {
         return text
     }
 
+    /// `name` read as a YAML boolean (`true` or `false`), or its default; `nil` when neither is there.
+    /// - Throws: ``ParameterProblem`` for any other value.
+    public func flag(_ name: String) throws(ParameterProblem) -> Bool? {
+        guard let text = try text(name) else { return nil }
+        switch text {
+        case "true": return true
+        case "false": return false
+        default:
+            let location = node(name)?.value.location ?? self.location
+            throw ParameterProblem(
+                "Expected `\(name)` in \(owner) to be `true` or `false`, but it is `\(text)`.", at: location,
+                path: path.appending(name))
+        }
+    }
+
     /// `name` read as one of `Choice`'s raw values.
     /// - Throws: ``ParameterProblem`` for any other value.
     public func choice<Choice: RawRepresentable>(_ name: String, as _: Choice.Type) throws(ParameterProblem) -> Choice?

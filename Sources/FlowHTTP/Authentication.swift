@@ -88,6 +88,15 @@ public struct HTTPTransport: Sendable {
         try await session.send(request, redirects: redirects, authenticated: false)
     }
 
+    /// Sends `request` as ``send(_:redirects:)`` does, with the session's CSRF token when it modifies the protected
+    /// origin (see ``HTTPSession/protectWithCSRFToken(fetchURL:)``): for a logout, which no login may answer but
+    /// which the backend protects like any modifying request.
+    public func sendWithCSRFToken(
+        _ request: HTTPRequest, redirects: @Sendable (URL, URL) -> RedirectDecision = { _, _ in .follow }
+    ) async throws(HTTPError) -> HTTPResponse {
+        try await session.send(request, redirects: redirects, authenticated: false, csrf: true)
+    }
+
     /// The session's cookie jar.
     public var cookies: CookieJar { session.cookies }
 

@@ -54,6 +54,10 @@ public final class HTTPSession: Sendable {
     private let proxiedClients: [ProxySettings.Server: HTTPClient]
     private struct Hooks {
         var headers: [(name: String, value: String)] = []
+        /// The header that carries a new correlation ID per request (see ``HTTPSession/setCorrelationHeader(_:)``).
+        var correlationHeader: String?
+        /// Where CSRF tokens are fetched (its origin is the one they are echoed to), and the token fetched last.
+        var csrf: (fetchURL: URL, token: String?)?
         var observers: [any HTTPObserver] = []
         var authenticators: [AuthenticatorSlot] = []
         var nextID: UInt64 = 1
@@ -144,6 +148,51 @@ public final class HTTPSession: Sendable {
         }
     }
 
+    /// Sends a header named `name` with a new UUID on every request from now on (`nil`: none): one ID per call of
+    /// ``send(_:redirects:)``, the same on its redirects and on its resends after a login, so the backend's log
+    /// ties them to one request of the app. A login's own requests are requests of their own, each with its own ID.
+    public func setCorrelationHeader(_ name: String?) {
+        state.withLock { $0.correlationHeader = name }
+    }
+
+    /// Protects the modifying requests (POST, PUT, PATCH, DELETE) to `fetchURL`'s origin with a CSRF token from now
+    /// on (`nil`: none): before the first one, a GET to `fetchURL` with `X-CSRF-Token: Fetch` asks for a token,
+    /// which every modifying request there then carries; an answer 403 with `X-CSRF-Token: Required` fetches a new
+    /// token once and sends the request again.
+    public func protectWithCSRFToken(fetchURL: URL?) {
+        state.withLock { $0.csrf = fetchURL.map { (rewritten($0), nil) } }
+    }
+
+    /// The header of the CSRF token, its fetch and the server's demand.
+    public static let csrfHeader = "X-CSRF-Token"
+
+    /// The CSRF token for `request`, fetched first when there is none yet; `nil` when the request needs none.
+    private func csrfToken(for request: HTTPRequest) async throws(HTTPError) -> String? {
+        guard ["POST", "PUT", "PATCH", "DELETE"].contains(request.method.uppercased()),
+            let csrf = state.withLock({ $0.csrf }), csrf.fetchURL.origin == request.url.origin
+        else { return nil }
+        if let token = csrf.token { return token }
+        let answer = try await send(
+            HTTPRequest(method: "GET", url: csrf.fetchURL, headers: [(Self.csrfHeader, "Fetch")]),
+            redirects: { _, _ in .follow }, authenticated: true)
+        guard let token = answer.header(Self.csrfHeader), !token.isEmpty,
+            token.caseInsensitiveCompare("Required") != .orderedSame
+        else {
+            throw HTTPError(
+                "csrf-failed",
+                "GET \(csrf.fetchURL.absoluteString) answered \(answer.status) without an `\(Self.csrfHeader)` token "
+                    + "for \(request.method) \(request.url.absoluteString)",
+                transient: answer.status >= 500)
+        }
+        state.withLock { if $0.csrf?.fetchURL == csrf.fetchURL { $0.csrf?.token = token } }
+        return token
+    }
+
+    /// Forgets the CSRF token `token`, so the next modifying request fetches a new one.
+    private func forgetCSRFToken(_ token: String) {
+        state.withLock { if $0.csrf?.token == token { $0.csrf?.token = nil } }
+    }
+
     /// The headers sent with every request.
     public var defaultHeaders: [(name: String, value: String)] { state.withLock { $0.headers } }
 
@@ -222,8 +271,11 @@ public final class HTTPSession: Sendable {
         try await send(request, redirects: redirects, authenticated: true)
     }
 
+    /// `csrf`: whether a modifying request gets the CSRF token (`nil`: when `authenticated`; a logout sent without
+    /// authenticators still needs it).
     func send(
-        _ request: HTTPRequest, redirects: @Sendable (URL, URL) -> RedirectDecision, authenticated: Bool
+        _ request: HTTPRequest, redirects: @Sendable (URL, URL) -> RedirectDecision, authenticated: Bool,
+        csrf: Bool? = nil
     ) async throws(HTTPError) -> HTTPResponse {
         var request = request
         request.url = rewritten(request.url)
@@ -234,11 +286,18 @@ public final class HTTPSession: Sendable {
         // Identities obtained for this request, counted apart from logins: a login before a demand is no identity.
         var identities = 0
         let originalOrigin = request.url.origin
+        let correlation = state.withLock { $0.correlationHeader }.map { (name: $0, value: UUID().uuidString) }
+        var csrfRefetched = false
         while true {
             var decorated = current
             for (name, value) in defaultHeaders where decorated.header(name) == nil {
                 decorated.headers.append((name, value))
             }
+            if let correlation, decorated.header(correlation.name) == nil {
+                decorated.headers.append(correlation)
+            }
+            let csrfToken = csrf ?? authenticated ? try await csrfToken(for: decorated) : nil
+            if let csrfToken { decorated.setHeader(Self.csrfHeader, csrfToken) }
             let (observers, slots) = authenticated ? state.withLock { ($0.observers, $0.authenticators) } : ([], [])
             // Each authenticator's credentials go to its own origin only; it notes which login they came from.
             var generations: [UInt64: Int] = [:]
@@ -274,6 +333,20 @@ public final class HTTPSession: Sendable {
                 continue
             }
             cookies.store(response.headers(named: "Set-Cookie"), from: decorated.url)
+            if let csrfToken, response.status == 403,
+                response.header(Self.csrfHeader)?.caseInsensitiveCompare("Required") == .orderedSame
+            {
+                guard !csrfRefetched else {
+                    throw HTTPError(
+                        "csrf-failed",
+                        "\(decorated.method) \(decorated.url.absoluteString) still asks for a CSRF token after a new "
+                            + "one was fetched",
+                        transient: false)
+                }
+                csrfRefetched = true
+                forgetCSRFToken(csrfToken)
+                continue
+            }
             if let slot = slots.first(where: { slot in
                 slot.origin == decorated.url.origin && slot.authenticator.isChallenge(response)
             }) {

@@ -1,11 +1,12 @@
 import ArgumentParser
+import FlowCatalog
 import FlowCheck
 import FlowDescriptor
 
 /// The `flowrun` command: a thin layer over the library targets.
 @main
 struct Flowrun: AsyncParsableCommand {
-    static let version = "0.1.0"
+    static let version = ToolVersion.current
 
     static let configuration = CommandConfiguration(
         commandName: "flowrun",

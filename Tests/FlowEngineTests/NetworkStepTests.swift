@@ -94,6 +94,86 @@ struct NetworkStepTests {
         #expect(discovery.path.contains("ada@example.com"))
     }
 
+    /// From the session step on, every request names itself with a correlation ID of its own, the language (the
+    /// process's locale, `en-US` when the run has none) and the SDK version; the discovery before it has none.
+    @Test func sessionRequestsCarryACorrelationIDTheLanguageAndTheSDKVersion() async throws {
+        let fixture = try await EmulatorFixture.start()
+        let first = await fixture.run(.onboard)
+        let second = await fixture.run(.restore)
+        await fixture.stop()
+        #expect(first.result == .succeeded, "\(first.result)")
+        #expect(second.result == .succeeded, "\(second.result)")
+        let settings = fixture.emulator.requests().filter { $0.path.contains("/settingsExchange") }
+        #expect(settings.count == 2)
+        let ids = settings.compactMap { $0.header("X-CorrelationID") }
+        #expect(ids.count == 2 && ids.allSatisfy { UUID(uuidString: $0) != nil })
+        #expect(Set(ids).count == 2)
+        #expect(settings.allSatisfy { $0.header("Accept-Language") == "en-US" })
+        #expect(settings.allSatisfy { $0.header("x-smp-sdk-version")?.hasPrefix("flowrun/") == true })
+        let discovery = try #require(fixture.emulator.requests().first)
+        #expect(discovery.header("X-CorrelationID") == nil)
+    }
+
+    /// The flow's `language` wins over the locale; the correlation ID and the SDK version can each be turned off.
+    @Test func theLanguageIsTheFlowsAndTheOtherHeadersCanBeTurnedOff() async throws {
+        let yaml = policyFlow.replacingOccurrences(
+            of: "session: {uses: session-configuration}",
+            with: "session: {uses: session-configuration, with: {language: de-CH, correlation-id: false, "
+                + "sdk-version: false}}")
+        let fixture = try await EmulatorFixture.start(yaml)
+        let report = await fixture.run(.onboard)
+        await fixture.stop()
+        #expect(report.result == .succeeded, "\(report.result)")
+        let settings = try #require(fixture.emulator.requests().last { $0.path.contains("/settingsExchange") })
+        #expect(settings.header("Accept-Language") == "de-CH")
+        #expect(settings.header("X-CorrelationID") == nil)
+        #expect(settings.header("x-smp-sdk-version") == nil)
+    }
+
+    /// With `csrf: true` the logout fetches a token from the backend's base first and is answered; an emulator
+    /// application with `csrf: true` refuses a logout without one.
+    @Test(arguments: [true, false])
+    func aLogoutCarriesTheFetchedCSRFTokenWhenTheFlowAsks(csrf: Bool) async throws {
+        var data = EmulatorData.builtIn
+        for index in data.applications.indices where data.applications[index].id == "com.example.timetable" {
+            data.applications[index].csrf = true
+        }
+        let emulator = BackendEmulator(data: data)
+        let url = try await emulator.start(port: 0)
+        let yaml = policyFlow.replacingOccurrences(
+            of: "session: {uses: session-configuration}",
+            with: "session: {uses: session-configuration, with: {csrf: \(csrf)}}\n  logout: {uses: logout}"
+        ).replacingOccurrences(of: "\n  restore:", with: "\n    - logout\n  restore:")
+        let fixture = EmulatorFixture(emulator: emulator, url: url, flow: try EngineFixture(yaml))
+        let trace = MemoryTrace()
+        let report = await fixture.run(.onboard, trace: trace)
+        await fixture.stop()
+        #expect(report.result == .succeeded, "\(report.result)")
+        let logout = try #require(
+            emulator.requests().last { $0.path.hasSuffix("/sessions/logout") }, "\(trace.events)")
+        #expect(logout.status == (csrf ? 204 : 403))
+        let fetches = emulator.requests().filter { $0.header("X-CSRF-Token") == "Fetch" }
+        #expect(fetches.map(\.path) == (csrf ? ["/"] : []))
+    }
+
+    /// A `csrf-path` that leaves the backend would hand the token's fetch to another server: refused, named.
+    @Test func aCSRFPathOnAnotherOriginFailsNamingIt() async throws {
+        let yaml = policyFlow.replacingOccurrences(
+            of: "session: {uses: session-configuration}",
+            with: "session: {uses: session-configuration, "
+                + "with: {csrf: true, csrf-path: \"https://elsewhere.example/t\"}}")
+        let fixture = try await EmulatorFixture.start(yaml)
+        let report = await fixture.run(.onboard)
+        await fixture.stop()
+        guard case .failed(let failure, let step, _) = report.result else {
+            Issue.record("expected a failure, got \(report.result)")
+            return
+        }
+        #expect(step == "session")
+        #expect(failure.code == .badSettings)
+        #expect(failure.message.contains("https://elsewhere.example/t"))
+    }
+
     @Test func restoreUsesTheKeptConfigurationAndDeviceID() async throws {
         let fixture = try await EmulatorFixture.start()
         let first = await fixture.run()

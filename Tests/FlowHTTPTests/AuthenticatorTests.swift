@@ -96,6 +96,32 @@ private final class TokenAuthenticator: Authenticator {
         }
     }
 
+    /// A correlation ID names one request of the app: a new one per request, the same on the resend after a login.
+    @Test func aCorrelationIDIsNewPerRequestAndKeptAcrossALoginsResend() async throws {
+        try await withServer({ request in
+            switch request.path {
+            case "/login": return Reply(body: "t")
+            default:
+                guard request.header("Authorization") == "Bearer t" else {
+                    return Reply(status: 401, headers: [("WWW-Authenticate", "Bearer realm=\"test\"")])
+                }
+                return Reply(body: "data")
+            }
+        }) { server in
+            try await withSession { session throws in
+                session.setCorrelationHeader("X-CorrelationID")
+                try session.addAuthenticator(TokenAuthenticator(origin: server.url("/").origin))
+                _ = try await session.get(server.url("/data"))
+                _ = try await session.get(server.url("/data"))
+                let ids = server.requests(to: "/data").map { $0.header("X-CorrelationID") }
+                #expect(ids.count == 3)
+                #expect(ids.allSatisfy { $0 != nil })
+                #expect(ids[0] == ids[1], "the resend after the login is the same request")
+                #expect(ids[1] != ids[2], "the next request has its own ID")
+            }
+        }
+    }
+
     /// The login's own requests go through the plain transport: a login endpoint that itself answers with the
     /// challenge is handed back to the login, never to the authenticator again.
     @Test func loginTrafficNeverMeetsItsOwnAuthenticator() async throws {

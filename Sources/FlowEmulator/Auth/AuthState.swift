@@ -52,6 +52,8 @@ struct AuthState: Sendable {
     var otpPassed: [String: Date] = [:]
     /// Certificates retired at the certificate service, by serial number (hex), until they expire anyway.
     var retiredCertificates: [String: Date] = [:]
+    /// CSRF tokens handed out (`X-CSRF-Token: Fetch`), with when they were: the newest ``limit`` are taken.
+    var csrfTokens: [String: Date] = [:]
     /// Secure Login Server logins in progress, by login ID.
     var slsLogins: [String: SLSLogin] = [:]
 

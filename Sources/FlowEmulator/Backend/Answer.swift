@@ -74,6 +74,8 @@ struct Backend {
         var contentType: String?
         var authorization: String?
         var cookies: [String: String] = [:]
+        /// The `X-CSRF-Token` header: `Fetch`, or a token handed out before.
+        var csrfToken: String?
         /// The body as text, when the route reads one and it is not a form.
         var body: String?
         /// The certificate the client presented in the TLS handshake, if any.
@@ -89,6 +91,40 @@ struct Backend {
     var ownBase: String { "\(ownScheme)://\(ownHost):\(ownPort)" }
 
     mutating func answer(_ route: Route, _ request: RequestFacts) -> Answer {
+        if let app = request.applicationHeader.flatMap({ data.application($0) }), app.csrf,
+            let answer = csrfAnswer(route, request)
+        {
+            return answer
+        }
+        return answerRoute(route, request)
+    }
+
+    /// For an application with `csrf: true`: a token for a GET that asks for one (`X-CSRF-Token: Fetch`), on any
+    /// path; a 403 with `X-CSRF-Token: Required` for a modifying endpoint's request without a token handed out;
+    /// `nil`: the route answers.
+    private mutating func csrfAnswer(_ route: Route, _ request: RequestFacts) -> Answer? {
+        let header = "X-CSRF-Token"
+        if request.method == "GET", request.csrfToken?.caseInsensitiveCompare("Fetch") == .orderedSame {
+            if auth.csrfTokens.count >= AuthState.limit,
+                let oldest = auth.csrfTokens.min(by: { $0.value < $1.value })?.key
+            {
+                auth.csrfTokens[oldest] = nil
+            }
+            let token = UUID().uuidString
+            auth.csrfTokens[token] = now
+            return Answer(status: 200, headers: [(header, token)], body: "")
+        }
+        guard case .logout = route, request.method != "GET" else { return nil }
+        guard let token = request.csrfToken, auth.csrfTokens[token] != nil else {
+            return .error(
+                403, code: "csrfTokenRequired",
+                "`\(request.method) \(request.path)` needs a CSRF token: fetch one with `\(header): Fetch`.",
+                headers: [(header, "Required")])
+        }
+        return nil
+    }
+
+    private mutating func answerRoute(_ route: Route, _ request: RequestFacts) -> Answer {
         switch route {
         case .discoveryByEmail(let configID, let email):
             switch application(configID: configID) {

@@ -103,6 +103,9 @@ public struct EmulatorApplication: Sendable, Hashable {
     public var certificateService: Bool
     /// How long the user certificates issued for the application are valid (`certificate-validity`).
     public var certificateValidity: Duration
+    /// Whether the application's modifying endpoints (the logout) want a CSRF token fetched with
+    /// `X-CSRF-Token: Fetch` (`csrf`).
+    public var csrf: Bool
 
     public init(
         id: String,
@@ -121,8 +124,10 @@ public struct EmulatorApplication: Sendable, Hashable {
         tokenLifetime: Duration = .seconds(3600),
         clientCertificate: ClientCertificatePolicy = .optional,
         certificateService: Bool = false,
-        certificateValidity: Duration = .seconds(30 * 86_400)
+        certificateValidity: Duration = .seconds(30 * 86_400),
+        csrf: Bool = false
     ) {
+        self.csrf = csrf
         self.clientCertificate = clientCertificate
         self.certificateService = certificateService
         self.certificateValidity = certificateValidity

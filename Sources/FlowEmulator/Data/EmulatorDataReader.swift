@@ -204,7 +204,7 @@ struct DataReader {
         let keys = [
             "id", "version", "host", "port", "protocol", "auth", "settings", "user-settings", "device-settings",
             "destinations", "protected", "challenge", "otp-challenge", "token-lifetime", "client-certificate",
-            "certificate-service", "certificate-validity",
+            "certificate-service", "certificate-validity", "csrf",
         ]
         guard let fields = mapping(node, path: path, keys: keys) else { return nil }
         let id = required(fields, "id", in: node, path: path).flatMap { string($0, path: "\(path).id") }
@@ -298,7 +298,9 @@ struct DataReader {
         let certificateValidity =
             fields["certificate-validity"].map { validity($0, path: "\(path).certificate-validity") }
             ?? .seconds(30 * 86_400)
-        guard let id, let version, let auth, let protected, let certificateService, let certificateValidity else {
+        let csrf = fields["csrf"].map { boolean($0, path: "\(path).csrf") } ?? false
+        guard let id, let version, let auth, let protected, let certificateService, let certificateValidity, let csrf
+        else {
             return nil
         }
         return EmulatorApplication(
@@ -306,7 +308,7 @@ struct DataReader {
             userSettings: userSettings, deviceSettings: deviceSettings, destinations: destinations,
             protected: protected, challenge: challenge, otpChallenge: otpChallenge, tokenLifetime: tokenLifetime,
             clientCertificate: clientCertificate, certificateService: certificateService,
-            certificateValidity: certificateValidity)
+            certificateValidity: certificateValidity, csrf: csrf)
     }
 
     mutating func authEntry(_ node: Node, path: String) -> AuthEntry? {

@@ -91,6 +91,7 @@ struct EmulatorResponder: HTTPResponder {
             contentType: request.headers[.contentType],
             authorization: request.headers[.authorization],
             cookies: Cookies.parse(request.headers[values: .cookie]))
+        facts.csrfToken = request.headers[HTTPField.Name("X-CSRF-Token")!]
         facts.clientCertificate = await Self.peerCertificate(on: context.channel)
         var answer: Answer
         if route.readsBody(method: method) {

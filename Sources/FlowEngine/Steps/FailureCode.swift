@@ -90,6 +90,7 @@ public struct FailureCode: RawRepresentable, Hashable, Sendable, CustomStringCon
         case userSwitch = "user-switch"
         case authenticationFailed = "authentication-failed"
         case authenticatorRegisteredTwice = "authenticator-registered-twice"
+        case csrfFailed = "csrf-failed"
         case presenterUnsupported = "presenter-unsupported"
         case noBrowser = "no-browser"
         case browserNotOpened = "browser-not-opened"
@@ -234,6 +235,8 @@ extension FailureCode {
     public static let authenticationFailed = FailureCode(.authenticationFailed)
     /// `authenticator-registered-twice`: Two authenticators answer the same challenge on one session.
     public static let authenticatorRegisteredTwice = FailureCode(.authenticatorRegisteredTwice)
+    /// `csrf-failed`: No CSRF token could be fetched, or the backend refused a freshly fetched one.
+    public static let csrfFailed = FailureCode(.csrfFailed)
     /// `presenter-unsupported`: The presenter cannot show this kind of login.
     public static let presenterUnsupported = FailureCode(.presenterUnsupported)
     /// `no-browser`: No browser can be opened on this machine.

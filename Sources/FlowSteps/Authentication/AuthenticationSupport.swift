@@ -343,7 +343,7 @@ extension Authentication {
         if let authorization { request.setHeader("Authorization", authorization) }
         let response: HTTPResponse
         do {
-            response = try await context.http.transport.send(request) { _, _ in .stop }
+            response = try await context.http.transport.sendWithCSRFToken(request) { _, _ in .stop }
         } catch {
             throw StepFailure(
                 FailureCode(rawValue: error.code), "logging out: \(error.message)", transient: error.isTransient)

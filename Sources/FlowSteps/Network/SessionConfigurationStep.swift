@@ -8,22 +8,40 @@ import Foundation
 
 /// The `session-configuration` step: sets the backend's headers on the run's HTTP session: the application
 /// ID (`X-SMP-APPID`), the device ID (`X-SMP-DEVICEID`, generated once and kept for restore), the application
-/// version, and the flow's extra headers; and pins the certificate service's origin to the configuration document's
-/// `publicKeyPinSet`.
+/// version, a correlation ID per request, the language, the SDK version, and the flow's extra headers; and pins
+/// the certificate service's origin to the configuration document's `publicKeyPinSet`.
 struct SessionConfigurationStep: BuiltinStep {
     /// The application-version header name is not confirmed for the real backend (see docs/emulator.md).
     static let versionHeader = "X-SMP-APPVERSION"
+    static let correlationHeader = "X-CorrelationID"
+    static let sdkVersionHeader = "x-smp-sdk-version"
+    /// What the SDK-version header says: flowrun stands in for the SDK, so it names itself.
+    static let sdkVersion = "flowrun/\(ToolVersion.current)"
 
     static let spec = StepSpec(
         name: "session-configuration", aliases: ["SAPcpmsSessionConfigurationStep"],
         summary:
-            "Sets the backend headers (application ID, device ID, application version) on the flow's HTTP session, "
-            + "and pins the certificate service to the configuration's `publicKeyPinSet`.",
+            "Sets the backend headers (application ID, device ID, application version, correlation ID, language, "
+            + "SDK version) on the flow's HTTP session, and pins the certificate service to the configuration's "
+            + "`publicKeyPinSet`.",
         parameters: [
             ParameterSpec("headers", .stringMap, "Extra headers sent with every request."),
             ParameterSpec(
                 "device-id", .string, derived: "generated once and kept in the state folder",
                 "The device ID sent as `X-SMP-DEVICEID`."),
+            ParameterSpec(
+                "correlation-id", .bool, default: "true",
+                "Send `X-CorrelationID` with a new UUID per request (the same on its redirects and login resends)."),
+            ParameterSpec(
+                "language", .string,
+                derived: "the locale of `LC_ALL`, else `LANG`, as a BCP 47 tag (`en-US` for none, `C`, `POSIX`)",
+                "The `Accept-Language` header."),
+            ParameterSpec("sdk-version", .bool, default: "true", "Send `x-smp-sdk-version: flowrun/<version>`."),
+            ParameterSpec(
+                "csrf", .bool, default: "false",
+                "Fetch a CSRF token (`X-CSRF-Token: Fetch`) before the first modifying request to the backend, echo "
+                    + "it on modifying requests, and fetch it again once when the backend says it is required."),
+            ParameterSpec("csrf-path", .string, default: "/", "Where on the backend the CSRF token is fetched."),
         ],
         requires: [KeySpec(.settingsParameters)],
         provides: [KeySpec(.deviceID)],
@@ -31,6 +49,11 @@ struct SessionConfigurationStep: BuiltinStep {
 
     let headers: [(name: String, value: ParameterText)]
     let deviceID: ParameterText?
+    let sendsCorrelationID: Bool
+    let language: ParameterText?
+    let sendsSDKVersion: Bool
+    /// Where the CSRF token is fetched, relative to the backend URL; `nil`: no CSRF protection.
+    let csrfPath: String?
 
     init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
         // A header whose name says it carries a credential (`Authorization`, `X-API-Key`) is a secret: masked once
@@ -39,6 +62,21 @@ struct SessionConfigurationStep: BuiltinStep {
             ($0.key, ParameterText(parameter: $0.key, text: $0.value, isSecret: Self.carriesCredential($0.key)))
         }
         deviceID = try parameters.runtimeText("device-id")
+        sendsCorrelationID = try parameters.flag("correlation-id") ?? true
+        language = try parameters.runtimeText("language")
+        sendsSDKVersion = try parameters.flag("sdk-version") ?? true
+        csrfPath = try parameters.flag("csrf") == true ? try parameters.text("csrf-path") ?? "/" : nil
+    }
+
+    /// The BCP 47 tag of a POSIX locale name (`de_CH.UTF-8@euro` → `de-CH`) from `LC_ALL`, else `LANG` (the
+    /// variables a process's messages follow); `en-US` when neither names a language (unset, `C`, `POSIX`).
+    static func languageTag(environment: [String: String]) -> String {
+        let name = [environment["LC_ALL"], environment["LANG"]].lazy.compactMap { $0 }.first { !$0.isEmpty } ?? ""
+        let bare = name.prefix { $0 != "." && $0 != "@" }
+        guard !bare.isEmpty, bare != "C", bare != "POSIX",
+            bare.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") })
+        else { return "en-US" }
+        return bare.replacingOccurrences(of: "_", with: "-")
     }
 
     /// The record types of the certificate service's parameters (the user identity discovery writes them).
@@ -83,6 +121,24 @@ struct SessionConfigurationStep: BuiltinStep {
             || SecretNames.looksSecret(header)
     }
 
+    /// Has the session fetch and echo CSRF tokens for the backend's modifying requests when `csrf` is on.
+    /// - Throws: ``StepFailure`` `bad-settings` when the backend URL is unknown or `csrf-path` makes no URL with it.
+    private func protectWithCSRFToken(_ context: StepContext, backend: URL?) throws(StepFailure) {
+        guard let csrfPath else {
+            context.http.protectWithCSRFToken(fetchURL: nil)
+            return
+        }
+        guard let backend, let fetchURL = URL(string: csrfPath, relativeTo: backend)?.absoluteURL,
+            fetchURL.origin == backend.origin
+        else {
+            throw StepFailure(
+                .badSettings,
+                "`csrf-path` `\(csrfPath)` of step `\(context.name)` makes no URL on the backend "
+                    + "(\(backend?.absoluteString ?? "no backend URL in `settingsParameters`"))")
+        }
+        context.http.protectWithCSRFToken(fetchURL: fetchURL)
+    }
+
     /// The device ID identifies this installation to the backend, as the onboarding ID identifies its
     /// onboarding: both are made once and kept until a reset, so onboarding again is the same device.
     func onboard(_ context: StepContext) async -> StepOutcome {
@@ -111,6 +167,12 @@ struct SessionConfigurationStep: BuiltinStep {
             if let version = parameters.applicationVersion {
                 context.http.setDefaultHeader(Self.versionHeader, version)
             }
+            context.http.setCorrelationHeader(sendsCorrelationID ? Self.correlationHeader : nil)
+            let language =
+                try self.language.map(context.resolve) ?? Self.languageTag(environment: context.input.environment)
+            context.http.setDefaultHeader("Accept-Language", language)
+            if sendsSDKVersion { context.http.setDefaultHeader(Self.sdkVersionHeader, Self.sdkVersion) }
+            try protectWithCSRFToken(context, backend: parameters.backendURL)
             for header in headers {
                 context.http.setDefaultHeader(header.name, try context.resolve(header.value))
             }
@@ -120,7 +182,11 @@ struct SessionConfigurationStep: BuiltinStep {
             context.note(
                 "headers",
                 "session headers: X-SMP-APPID, X-SMP-DEVICEID"
-                    + (parameters["applicationVersion"] == nil ? "" : ", \(Self.versionHeader)"))
+                    + (parameters["applicationVersion"] == nil ? "" : ", \(Self.versionHeader)")
+                    + ", Accept-Language (\(language))"
+                    + (sendsCorrelationID ? ", \(Self.correlationHeader)" : "")
+                    + (sendsSDKVersion ? ", \(Self.sdkVersionHeader)" : "")
+                    + (csrfPath == nil ? "" : "; CSRF token fetched at \(csrfPath ?? "/")"))
             return .success
         } catch {
             return .failure(error)
