@@ -145,6 +145,9 @@ extension Catalog {
             name: "featureVectorPolicies", type: .record("feature-vector-policies"), summary: "Feature vector policies."
         ),
         BuiltinKey(name: "store", type: .record("store"), summary: "The open encrypted store."),
+        BuiltinKey(
+            name: "dataCollectionConsent", type: .bool,
+            summary: "Whether the person allowed usage data to be collected and uploaded (the data-collection consent)."),
     ]
 
     /// The built-in record types (`oauth2-parameters`, `passcode-policy`, ...).

@@ -39,6 +39,9 @@ public enum StepOperation: String, Sendable, Hashable {
     /// Before a reset: open the store when its passcode can be had, so that what it holds can be revoked
     /// (``StoreOpeningStep``); otherwise say that the server-side tokens stay valid.
     case openForReset = "open-for-reset"
+    /// Remove the device's registration (and what hangs on it, a push token) on the backend
+    /// (``RegistrationDeletingStep``); the mode then resets.
+    case deleteRegistration = "delete-registration"
 
     /// The operation each node of a file's mode runs.
     public init(_ mode: FlowMode) {

@@ -121,6 +121,14 @@ public protocol StoreOpeningStep: Step {
     func openForReset(_ context: StepContext) async -> StepOutcome
 }
 
+/// A built-in step that registers something of the device on the backend (the device itself, a push token), and
+/// can remove that registration there (`flowrun run FILE --mode delete-registration`, which then resets).
+public protocol RegistrationDeletingStep: Step {
+    /// Removes on the backend what the step registered at onboarding (``StepContext/kept``); succeeds with
+    /// ``StepEffect/forgetKept``. A registration the backend no longer has (404) counts as removed.
+    func deleteRegistration(_ context: StepContext) async -> StepOutcome
+}
+
 /// A built-in step that logs in, and can log out of what it kept (`flowrun run FILE --mode logout`): end the
 /// backend's session, revoke the tokens where the server offers it, forget the credentials.
 public protocol LoggingOutStep: Step {

@@ -41,6 +41,12 @@ extension Step {
             }
         case .openForReset:
             if let step = self as? any StoreOpeningStep { await step.openForReset(context) } else { .success }
+        case .deleteRegistration:
+            if let step = self as? any RegistrationDeletingStep {
+                await step.deleteRegistration(context)
+            } else {
+                .unsupported(operation)
+            }
         }
     }
 }

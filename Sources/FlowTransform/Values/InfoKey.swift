@@ -118,6 +118,11 @@ extension InfoKey where Value == StoreRecord {
     public static var store: Self { Self("store") }
 }
 
+extension InfoKey where Value == Bool {
+    /// Whether the person allowed usage data to be collected and uploaded (the data-collection consent).
+    public static var dataCollectionConsent: Self { Self("dataCollectionConsent") }
+}
+
 extension AnyInfoKey {
     /// Every built-in key constant, in the catalog's order.
     public static let builtins: [AnyInfoKey] = [
@@ -131,6 +136,7 @@ extension AnyInfoKey {
         InfoKey<UserIdentityParameters>.userIdentityParameters.erased,
         InfoKey<PasscodePolicyRecord>.passcodePolicy.erased, InfoKey<LogSettings>.logSettings.erased,
         InfoKey<FeatureVectorPolicies>.featureVectorPolicies.erased, InfoKey<StoreRecord>.store.erased,
+        InfoKey<Bool>.dataCollectionConsent.erased,
     ]
 }
 
@@ -170,6 +176,17 @@ extension URL: InfoConvertible {
     }
 
     public var infoValue: InfoValue { .url(absoluteString) }
+}
+
+extension Bool: InfoConvertible {
+    public static var valueType: ValueType { .bool }
+
+    public init?(infoValue value: InfoValue) {
+        guard case .bool(let flag) = value else { return nil }
+        self = flag
+    }
+
+    public var infoValue: InfoValue { .bool(self) }
 }
 
 extension InfoValue: InfoConvertible {
