@@ -228,6 +228,8 @@ let package = Package(
             name: "FlowEmulatorTests",
             dependencies: [
                 "FlowEmulator",
+                // The session's SAP passport, read back by the emulator.
+                "FlowHTTP",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -147,7 +147,8 @@ extension Catalog {
         BuiltinKey(name: "store", type: .record("store"), summary: "The open encrypted store."),
         BuiltinKey(
             name: "dataCollectionConsent", type: .bool,
-            summary: "Whether the person allowed usage data to be collected and uploaded (the data-collection consent)."),
+            summary:
+                "Whether the person allowed usage data to be collected and uploaded (the data-collection consent)."),
     ]
 
     /// The built-in record types (`oauth2-parameters`, `passcode-policy`, ...).

@@ -56,6 +56,9 @@ public final class HTTPSession: Sendable {
         var headers: [(name: String, value: String)] = []
         /// The header that carries a new correlation ID per request (see ``HTTPSession/setCorrelationHeader(_:)``).
         var correlationHeader: String?
+        /// The passport sent with every request (see ``HTTPSession/setPassport(_:)``), and how many it was sent with.
+        var passport: SAPPassport?
+        var passportsSent: UInt32 = 0
         /// Where CSRF tokens are fetched (its origin is the one they are echoed to), and the token fetched last.
         var csrf: (fetchURL: URL, token: String?)?
         var observers: [any HTTPObserver] = []
@@ -153,6 +156,16 @@ public final class HTTPSession: Sendable {
     /// ties them to one request of the app. A login's own requests are requests of their own, each with its own ID.
     public func setCorrelationHeader(_ name: String?) {
         state.withLock { $0.correlationHeader = name }
+    }
+
+    /// Sends `SAP-PASSPORT` with every request from now on (`nil`: none): one passport per call of
+    /// ``send(_:redirects:)``, whose transaction is the request's correlation ID when the session sends one, the
+    /// same on its redirects and resends; the counter numbers the calls.
+    public func setPassport(_ passport: SAPPassport?) {
+        state.withLock {
+            $0.passport = passport
+            $0.passportsSent = 0
+        }
     }
 
     /// Protects the modifying requests (POST, PUT, PATCH, DELETE) to `fetchURL`'s origin with a CSRF token from now
@@ -286,7 +299,15 @@ public final class HTTPSession: Sendable {
         // Identities obtained for this request, counted apart from logins: a login before a demand is no identity.
         var identities = 0
         let originalOrigin = request.url.origin
-        let correlation = state.withLock { $0.correlationHeader }.map { (name: $0, value: UUID().uuidString) }
+        let requestID = UUID()
+        let (correlation, passport) = state.withLock { state in
+            let passport = state.passport.map { passport in
+                state.passportsSent &+= 1
+                return (name: SAPPassport.headerName,
+                        value: passport.header(transactionID: requestID, counter: state.passportsSent))
+            }
+            return (state.correlationHeader.map { (name: $0, value: requestID.uuidString) }, passport)
+        }
         var csrfRefetched = false
         while true {
             var decorated = current
@@ -295,6 +316,9 @@ public final class HTTPSession: Sendable {
             }
             if let correlation, decorated.header(correlation.name) == nil {
                 decorated.headers.append(correlation)
+            }
+            if let passport, decorated.header(passport.name) == nil {
+                decorated.headers.append(passport)
             }
             let csrfToken = csrf ?? authenticated ? try await csrfToken(for: decorated) : nil
             if let csrfToken { decorated.setHeader(Self.csrfHeader, csrfToken) }

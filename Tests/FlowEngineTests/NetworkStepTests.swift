@@ -130,6 +130,38 @@ struct NetworkStepTests {
         #expect(settings.header("x-smp-sdk-version") == nil)
     }
 
+    /// With `passport: true` every request from the session step on carries an `SAP-PASSPORT` the emulator can
+    /// read: its transaction is the request's correlation ID, its root context is the run's, its counter counts.
+    @Test func aPassportNamesEachRequestsTransactionAndTheRunsRootContext() async throws {
+        let yaml = policyFlow.replacingOccurrences(
+            of: "session: {uses: session-configuration}",
+            with: "session: {uses: session-configuration, with: {passport: true}}")
+        let fixture = try await EmulatorFixture.start(yaml)
+        let report = await fixture.run(.onboard)
+        let second = await fixture.run(.restore)
+        await fixture.stop()
+        #expect(report.result == .succeeded, "\(report.result)")
+        #expect(second.result == .succeeded, "\(second.result)")
+        let settings = fixture.emulator.requests().filter { $0.path.contains("/settingsExchange") }
+        #expect(settings.count == 2 && settings.allSatisfy { $0.status == 200 })
+        let passports = settings.compactMap { $0.header("SAP-PASSPORT") }
+        #expect(passports.count == 2)
+        for (request, passport) in zip(settings, passports) {
+            #expect(PassportCheck.problem(passport) == nil)
+            let correlation = try #require(request.header("X-CorrelationID"))
+            #expect(PassportCheck.transactionID(passport) == correlation.replacingOccurrences(of: "-", with: ""))
+        }
+        // Hex offsets: the root context is bytes 186..<202, the counter 218..<222.
+        func field(_ passport: String, _ range: Range<Int>) -> Substring {
+            let start = passport.index(passport.startIndex, offsetBy: range.lowerBound * 2)
+            return passport[start..<passport.index(start, offsetBy: range.count * 2)]
+        }
+        #expect(field(passports[0], 186..<202) != field(passports[1], 186..<202), "one root context per run")
+        #expect(field(passports[0], 218..<222) == "00000001", "the session's first request")
+        let discovery = try #require(fixture.emulator.requests().first)
+        #expect(discovery.header("SAP-PASSPORT") == nil)
+    }
+
     /// With `csrf: true` the logout fetches a token from the backend's base first and is answered; an emulator
     /// application with `csrf: true` refuses a logout without one.
     @Test(arguments: [true, false])

@@ -56,6 +56,15 @@ struct EmulatorResponder: HTTPResponder {
             return response(answer, method: method)
         }
 
+        if let passport = request.headers[HTTPField.Name(PassportCheck.headerName)!],
+            let problem = PassportCheck.problem(passport)
+        {
+            let answer = Answer.error(400, code: "badPassport", problem)
+            recorded.status = answer.status
+            emulator.record(recorded)
+            return response(answer, method: method)
+        }
+
         if let endpoint = route.endpoint { emulator.noteArrival(at: endpoint) }
         let fault = route.endpoint.flatMap { endpoint in emulator.withState { $0.takeFault(for: endpoint) } }
         if let fault {

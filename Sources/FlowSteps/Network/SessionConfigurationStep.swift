@@ -8,8 +8,9 @@ import Foundation
 
 /// The `session-configuration` step: sets the backend's headers on the run's HTTP session: the application
 /// ID (`X-SMP-APPID`), the device ID (`X-SMP-DEVICEID`, generated once and kept for restore), the application
-/// version, a correlation ID per request, the language, the SDK version, and the flow's extra headers; and pins
-/// the certificate service's origin to the configuration document's `publicKeyPinSet`.
+/// version, a correlation ID per request, the language, the SDK version, SAP's trace passport where asked for, and
+/// the flow's extra headers; and pins the certificate service's origin to the configuration document's
+/// `publicKeyPinSet`.
 struct SessionConfigurationStep: BuiltinStep {
     /// The application-version header name is not confirmed for the real backend (see docs/emulator.md).
     static let versionHeader = "X-SMP-APPVERSION"
@@ -38,6 +39,10 @@ struct SessionConfigurationStep: BuiltinStep {
                 "The `Accept-Language` header."),
             ParameterSpec("sdk-version", .bool, default: "true", "Send `x-smp-sdk-version: flowrun/<version>`."),
             ParameterSpec(
+                "passport", .bool, default: "false",
+                "Send `SAP-PASSPORT` (SAP's end-to-end trace passport) with every request: the application as "
+                    + "component, one root context per run, the request's correlation ID as its transaction."),
+            ParameterSpec(
                 "csrf", .bool, default: "false",
                 "Fetch a CSRF token (`X-CSRF-Token: Fetch`) before the first modifying request to the backend, echo "
                     + "it on modifying requests, and fetch it again once when the backend says it is required."),
@@ -52,6 +57,7 @@ struct SessionConfigurationStep: BuiltinStep {
     let sendsCorrelationID: Bool
     let language: ParameterText?
     let sendsSDKVersion: Bool
+    let sendsPassport: Bool
     /// Where the CSRF token is fetched, relative to the backend URL; `nil`: no CSRF protection.
     let csrfPath: String?
 
@@ -65,6 +71,7 @@ struct SessionConfigurationStep: BuiltinStep {
         sendsCorrelationID = try parameters.flag("correlation-id") ?? true
         language = try parameters.runtimeText("language")
         sendsSDKVersion = try parameters.flag("sdk-version") ?? true
+        sendsPassport = try parameters.flag("passport") ?? false
         csrfPath = try parameters.flag("csrf") == true ? try parameters.text("csrf-path") ?? "/" : nil
     }
 
@@ -172,6 +179,8 @@ struct SessionConfigurationStep: BuiltinStep {
                 try self.language.map(context.resolve) ?? Self.languageTag(environment: context.input.environment)
             context.http.setDefaultHeader("Accept-Language", language)
             if sendsSDKVersion { context.http.setDefaultHeader(Self.sdkVersionHeader, Self.sdkVersion) }
+            context.http.setPassport(
+                sendsPassport ? SAPPassport(component: applicationID, action: "flowrun \(context.mode)") : nil)
             try protectWithCSRFToken(context, backend: parameters.backendURL)
             for header in headers {
                 context.http.setDefaultHeader(header.name, try context.resolve(header.value))
@@ -186,6 +195,7 @@ struct SessionConfigurationStep: BuiltinStep {
                     + ", Accept-Language (\(language))"
                     + (sendsCorrelationID ? ", \(Self.correlationHeader)" : "")
                     + (sendsSDKVersion ? ", \(Self.sdkVersionHeader)" : "")
+                    + (sendsPassport ? ", \(SAPPassport.headerName)" : "")
                     + (csrfPath == nil ? "" : "; CSRF token fetched at \(csrfPath ?? "/")"))
             return .success
         } catch {
