@@ -344,7 +344,8 @@ struct Backend {
     }
 
     /// The answer of a protected resource: 404 for an unknown application, then the authentication challenge, then
-    /// the OTP challenge, then 403 for a locked or wiped registration, else `body` with who is asking.
+    /// the OTP challenge, then 403 for a locked or wiped registration, then 403 for a blocked or deactivated user,
+    /// else `body` with who is asking.
     mutating func withProtectedApplication(
         _ id: String, _ request: RequestFacts, _ body: (EmulatorApplication, Principal, Backend) -> Answer
     ) -> Answer {
