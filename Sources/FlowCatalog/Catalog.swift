@@ -149,6 +149,15 @@ extension Catalog {
             name: "dataCollectionConsent", type: .bool,
             summary:
                 "Whether the person allowed usage data to be collected and uploaded (the data-collection consent)."),
+        BuiltinKey(
+            name: "destinations", type: .list(.record("destination")),
+            summary: "The destinations the application may use, each a name and its URL on the backend."),
+        BuiltinKey(
+            name: "logPolicy", type: .record("log-policy"),
+            summary: "What the log settings allow: the run's log level and whether its log may be uploaded."),
+        BuiltinKey(
+            name: "usagePolicy", type: .record("usage-policy"),
+            summary: "Whether usage may be collected and uploaded (feature vectors and consent allow it), and why."),
     ]
 
     /// The built-in record types (`oauth2-parameters`, `passcode-policy`, ...).
@@ -216,6 +225,15 @@ extension Catalog {
                 .init(name: "retireEndpoint", type: .url), .init(name: "publicKeyPinSet", type: .list(.string)),
             ]),
         RecordSpec(name: "store", aliases: [], summary: "An open encrypted store.", fields: []),
+        RecordSpec(
+            name: "destination", aliases: [], summary: "A destination: its name and URL on the backend.",
+            fields: [.init(name: "name", type: .string), .init(name: "url", type: .url)]),
+        RecordSpec(
+            name: "log-policy", aliases: [], summary: "The log level the run uses and whether its log may be uploaded.",
+            fields: [.init(name: "level", type: .string), .init(name: "upload", type: .bool)]),
+        RecordSpec(
+            name: "usage-policy", aliases: [], summary: "Whether usage may be uploaded, and why (or why not).",
+            fields: [.init(name: "upload", type: .bool), .init(name: "reason", type: .string)]),
     ]
 
     /// A catalog of the info model alone: no steps, transformers or providers. The built-ins add theirs through

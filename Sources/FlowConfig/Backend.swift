@@ -20,7 +20,7 @@ public enum Backend {
 
     /// Sends `request`, mapping transport errors and error answers to step failures that name the endpoint:
     /// timeouts, connection problems and 5xx answers are transient (a retry policy retries them); lock, wipe,
-    /// 401/403/404 and malformed answers are not.
+    /// a blocked user (`USER_BLOCKED`, `USER_DEACTIVATED`: `user-blocked`), 401/403/404 and malformed answers are not.
     public static func fetch(
         _ request: HTTPRequest, context: StepContext, what: String
     ) async throws(StepFailure) -> HTTPResponse {
@@ -51,6 +51,14 @@ public enum Backend {
                 "\(what): the backend asks to wipe this device (\(endpoint) answered 403 TRAFFIC_REG_WIPED); "
                     + "this onboarding's state and store were removed",
                 wipes: true)
+        case 403 where ["USER_BLOCKED", "USER_DEACTIVATED"].contains(response.header("x-message-code") ?? ""):
+            let state = response.header("x-message-code") == "USER_DEACTIVATED" ? "deactivated" : "blocked"
+            throw StepFailure(
+                .userBlocked,
+                "\(what): the backend has \(state) the user (\(endpoint) answered 403 "
+                    + "\(response.header("x-message-code") ?? "")\(backendMessage(response).map { ": \($0)" } ?? ""))"
+                    + "; ask the backend's administrator to reactivate the user, or reset (`--mode reset`) and "
+                    + "onboard another user")
         case 500..<600:
             throw StepFailure(
                 .serverError, "\(what): \(endpoint) answered \(response.status)\(detail(response))", transient: true)
@@ -69,6 +77,13 @@ public enum Backend {
                 .badResponse, "\(what): the answer from \(response.url.absoluteString) is not valid JSON: \(problem)")
         }
         return root
+    }
+
+    /// The message of an error answer `{"error": {"message": …}}`, which names the user the backend refused.
+    private static func backendMessage(_ response: HTTPResponse) -> String? {
+        let read = DocumentReader.read(bytes: response.body, file: "answer", format: .json)
+        guard let text = read.root?["error"]?["message"]?.scalar?.text, !text.isEmpty else { return nil }
+        return String(text.prefix(300))
     }
 
     /// A short excerpt of an error answer's body, for the message.

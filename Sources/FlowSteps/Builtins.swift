@@ -22,6 +22,10 @@ public enum Builtins {
         OTPSessionConfigurationStep.self,
         CertificateAuthenticationStep.self,
         SLSAuthenticationStep.self,
+        DestinationsDownloadStep.self,
+        ApplySettingsStep.self,
+        LogUploadStep.self,
+        UsageUploadStep.self,
     ]
 
     /// The registry of every built-in step: those of ``steps``, and those the format describes that this build

@@ -177,6 +177,18 @@ enum Paths {
         "/mobileservices/Storage/v1/runtime/application/\(app)/global/mobileservices/settingsExchange"
     }
 
+    static func destinations(_ app: String) -> String {
+        "/mobileservices/application/\(app)/destinations/v1/runtime/application/\(app)"
+    }
+
+    static func clientLogs(_ app: String) -> String {
+        "/mobileservices/application/\(app)/clientlogs/v1/runtime/log/application/\(app)"
+    }
+
+    static func usage(_ app: String) -> String {
+        "/mobileservices/application/\(app)/usage/v1/runtime/application/\(app)"
+    }
+
     static func me(_ app: String) -> String {
         "/mobileservices/application/\(app)/roleservice/application/\(app)/v2/Me"
     }
@@ -201,6 +213,9 @@ enum Paths {
         case .otp: otpForm
         case .logout: logout
         case .certificateService: "/SecureLoginServer/slc3/doLogin"
+        case .destinations: destinations(app)
+        case .clientLogs: clientLogs(app)
+        case .usage: usage(app)
         }
     }
 }

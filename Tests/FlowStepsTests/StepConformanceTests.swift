@@ -192,6 +192,32 @@ let conformanceCases: [ConformanceCase] = [
         // The passcode is the harness's secret, which follows the default passcode policy.
         flow: { _ in conformanceFlow(#"{uses: store-manager, with: {passcode: "${env.CONFORMANCE_SECRET}"}}"#) },
         secretFlow: { _ in conformanceFlow(#"{uses: store-manager, with: {passcode: "${env.CONFORMANCE_SECRET}"}}"#) }),
+    ConformanceCase(
+        name: "destinations-download",
+        flow: { _ in conformanceFlow("{uses: destinations-download}") },
+        seed: backendSeed,
+        waiting: ({ _ in conformanceFlow("{uses: destinations-download}") }, .server(.destinations))),
+    ConformanceCase(
+        name: "apply-settings",
+        flow: { _ in conformanceFlow("{uses: apply-settings}") },
+        seed: { url in backendSeed(url).merging(downloadedSettings()) { $1 } },
+        waiting: ({ _ in conformanceFlow("{uses: apply-settings}") }, .server(.me))),
+    ConformanceCase(
+        name: "log-upload",
+        flow: { _ in conformanceFlow("{uses: log-upload}") },
+        seed: { url in
+            backendSeed(url).merging(["logPolicy": .record(["level": .string("WARN"), "upload": .bool(true)])]) { $1 }
+        },
+        waiting: ({ _ in conformanceFlow("{uses: log-upload}") }, .server(.clientLogs))),
+    ConformanceCase(
+        name: "usage-upload",
+        flow: { _ in conformanceFlow("{uses: usage-upload}") },
+        seed: { url in
+            backendSeed(url).merging(["usagePolicy": .record(["upload": .bool(true), "reason": .string("allowed")])]) {
+                $1
+            }
+        },
+        waiting: ({ _ in conformanceFlow("{uses: usage-upload}") }, .server(.usage))),
 ]
 
 /// A step made from a flow through the pipeline, and the services it runs with, observed.

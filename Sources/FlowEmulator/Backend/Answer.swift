@@ -57,6 +57,8 @@ struct Backend {
     /// `https` while the emulator serves HTTPS.
     var ownScheme = "http"
     var auth = AuthState()
+    /// The client logs and usage reports this answer accepted; the caller keeps them.
+    var uploads: [Upload] = []
     /// The CA, the trusted client CAs, the TLS faults and the listener's pins.
     var certificates: EmulatorCertificates
     /// The emulator clock's time for this request.
@@ -203,6 +205,18 @@ struct Backend {
                         "path": .string(request.path), "status": "ok",
                     ])
             }
+        case .destinations(let id):
+            return withProtectedApplication(id, request) { app, _, backend in
+                let base = backend.backendURL(of: app)
+                let list = app.destinations.map { name -> JSONValue in
+                    ["name": .string(name), "url": .string("\(base)/\(name)")]
+                }
+                return Answer(status: 200, json: ["destinations": .array(list)])
+            }
+        case .clientLogs(let id):
+            return receive(.clientLog, application: id, request)
+        case .usage(let id):
+            return receive(.usage, application: id, request)
         case .authorize:
             return request.method == "POST" ? authorizeLogin(request) : authorize(request)
         case .token:
@@ -330,8 +344,9 @@ struct Backend {
     }
 
     /// The answer of a protected resource: 404 for an unknown application, then the authentication challenge, then
-    /// the OTP challenge, then 403 for a locked or wiped registration, else `body` with who is asking.
-    private mutating func withProtectedApplication(
+    /// the OTP challenge, then 403 for a locked or wiped registration, then 403 for a blocked or deactivated user,
+    /// else `body` with who is asking.
+    mutating func withProtectedApplication(
         _ id: String, _ request: RequestFacts, _ body: (EmulatorApplication, Principal, Backend) -> Answer
     ) -> Answer {
         guard let app = data.application(id) else { return unknownApplication(id) }
@@ -339,6 +354,7 @@ struct Backend {
         case .failure(let challenge): return challenge.answer
         case .success(let principal):
             if let blocked = blocked(id, request) { return blocked }
+            if case .user(let user) = principal, let refused = refused(user) { return refused }
             return body(app, principal, self)
         }
     }
@@ -349,6 +365,15 @@ struct Backend {
         guard let code = state.messageCode else { return nil }
         let subject = request.deviceHeader.map { "device `\($0)` of application `\(id)`" } ?? "application `\(id)`"
         let message = "The registration of \(subject) is \(state.rawValue)."
+        return .error(403, code: code, message, headers: [("x-message-code", code)])
+    }
+
+    /// The 403 of a blocked or deactivated user (I); `nil` when the user is active. The user's state is read from
+    /// the data as it is now: the admin API may have changed it since the login.
+    func refused(_ user: EmulatorUser) -> Answer? {
+        let state = data.user(email: user.email)?.state ?? user.state
+        guard let code = state.messageCode else { return nil }
+        let message = "User `\(user.email)` is \(state.rawValue) on the backend: an administrator must reactivate them."
         return .error(403, code: code, message, headers: [("x-message-code", code)])
     }
 

@@ -14,6 +14,12 @@ enum Route: Sendable, Equatable {
     case settings(application: String, level: String)
     case me(application: String)
     case destination(name: String)
+    /// `/mobileservices/application/<app>/destinations/v1/runtime/application/<app>` (I): the destinations listed.
+    case destinations(application: String)
+    /// `/mobileservices/application/<app>/clientlogs/v1/runtime/log/application/<app>`: a client log upload.
+    case clientLogs(application: String)
+    /// `/mobileservices/application/<app>/usage/v1/runtime/application/<app>` (I): a usage report upload.
+    case usage(application: String)
     /// `/oauth2/api/v1/authorize`: the login form (GET) and its answer (POST).
     case authorize
     case token
@@ -43,6 +49,9 @@ enum Route: Sendable, Equatable {
         case .settings: .settings
         case .me: .me
         case .destination: .destination
+        case .destinations: .destinations
+        case .clientLogs: .clientLogs
+        case .usage: .usage
         case .authorize: .authorize
         case .token: .token
         case .revoke: .revoke
@@ -58,7 +67,9 @@ enum Route: Sendable, Equatable {
     func readsBody(method: String) -> Bool {
         guard method == "POST" else { return false }
         switch self {
-        case .authorize, .token, .revoke, .samlLauncher, .samlLogin, .otpForm, .slsLogin, .slsCertificate: return true
+        case .authorize, .token, .revoke, .samlLauncher, .samlLogin, .otpForm, .slsLogin, .slsCertificate, .clientLogs,
+            .usage:
+            return true
         case .certificateService(_, let action): return action != .attributes
         default: return false
         }
@@ -70,11 +81,17 @@ enum Route: Sendable, Equatable {
         case .destination, .notFound: nil
         case .admin(let admin): admin.methods
         case .authorize, .samlLauncher, .samlLogin, .otpForm: ["GET", "HEAD", "POST"]
-        case .token, .revoke, .logout, .slsCertificate: ["POST"]
+        case .token, .revoke, .logout, .slsCertificate, .clientLogs, .usage: ["POST"]
         case .slsLogin: ["GET", "POST"]
         case .certificateService(_, let action): action == .attributes ? ["GET", "HEAD"] : ["POST"]
         default: ["GET", "HEAD"]
         }
+    }
+
+    /// The most bytes of a body the route reads: a client log may be larger than a form.
+    var bodyLimit: Int {
+        if case .clientLogs = self { return Upload.clientLogLimit }
+        return 64 * 1024
     }
 
     /// The route of a raw (percent-encoded) path; `destinations` are the destination names the data declares.
@@ -123,6 +140,15 @@ enum Route: Sendable, Equatable {
             return CertificateServiceAction(rawValue: segments[4]).map {
                 .certificateService(application: segments[1], action: $0)
             } ?? .notFound
+        case 7
+        where segments[0] == "application" && ["destinations", "usage"].contains(segments[2]) && segments[3] == "v1"
+            && segments[4] == "runtime" && segments[5] == "application" && segments[1] == segments[6]:
+            return segments[2] == "usage" ? .usage(application: segments[1]) : .destinations(application: segments[1])
+        case 8
+        where segments[0] == "application" && segments[2] == "clientlogs" && segments[3] == "v1"
+            && segments[4] == "runtime" && segments[5] == "log" && segments[6] == "application"
+            && segments[1] == segments[7]:
+            return .clientLogs(application: segments[1])
         case 7
         where segments[0] == "application" && segments[2] == "roleservice" && segments[3] == "application"
             && segments[5] == "v2" && segments[6] == "Me" && segments[1] == segments[4]:
@@ -221,6 +247,14 @@ enum AdminRoute: Sendable, Equatable {
     case tlsFaults
     /// One TLS fault, by name (`nil` when the name is none).
     case tlsFault(TLSFault?, name: String)
+    /// The users and their states.
+    case users
+    /// One user's state, by email address.
+    case user(email: String)
+    /// The client logs received.
+    case clientLogs
+    /// The usage reports received.
+    case usage
 
     init?(_ segments: [String]) {
         switch segments.count {
@@ -231,6 +265,10 @@ enum AdminRoute: Sendable, Equatable {
         case 1 where segments[0] == "faults": self = .faults
         case 2 where segments[0] == "faults": self = .fault(EmulatorEndpoint(rawValue: segments[1]), name: segments[1])
         case 1 where segments[0] == "registrations": self = .registrations
+        case 1 where segments[0] == "users": self = .users
+        case 2 where segments[0] == "users": self = .user(email: segments[1])
+        case 1 where segments[0] == "client-logs": self = .clientLogs
+        case 1 where segments[0] == "usage": self = .usage
         default: return nil
         }
     }
@@ -244,6 +282,9 @@ enum AdminRoute: Sendable, Equatable {
         case .clock: ["GET", "PUT", "DELETE"]
         case .tlsFaults: ["GET", "DELETE"]
         case .tlsFault: ["GET", "PUT", "DELETE"]
+        case .users: ["GET"]
+        case .user: ["GET", "PUT", "DELETE"]
+        case .clientLogs, .usage: ["GET", "DELETE"]
         }
     }
 }

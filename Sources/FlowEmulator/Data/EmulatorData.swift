@@ -302,6 +302,8 @@ public struct EmulatorUser: Sendable, Hashable {
     public var applications: [String]?
     /// The base32 secret the user's one-time passcodes (TOTP, RFC 6238) are made from; never logged, never printed.
     public var otpSecret: String?
+    /// Whether the backend lets the user in: a blocked or deactivated user's requests are refused (`state`).
+    public var state: UserState
 
     public init(
         email: String,
@@ -312,8 +314,10 @@ public struct EmulatorUser: Sendable, Hashable {
         roles: [String] = [],
         password: String? = nil,
         applications: [String]? = nil,
-        otpSecret: String? = nil
+        otpSecret: String? = nil,
+        state: UserState = .active
     ) {
+        self.state = state
         self.email = email
         self.id = id ?? email
         self.userName = userName ?? email
@@ -353,6 +357,25 @@ public struct OnboardingCode: Sendable, Hashable {
         self.code = code
         self.application = application
         self.user = user
+    }
+}
+
+/// Whether the backend lets a user in (I: the backend's user administration, not a documented client signal).
+public enum UserState: String, Sendable, Hashable, CaseIterable {
+    /// Requests are answered.
+    case active
+    /// The user's requests are refused with 403 and `x-message-code: USER_BLOCKED`.
+    case blocked
+    /// The user's requests are refused with 403 and `x-message-code: USER_DEACTIVATED`.
+    case deactivated
+
+    /// The `x-message-code` header value the user's requests are refused with.
+    public var messageCode: String? {
+        switch self {
+        case .active: nil
+        case .blocked: "USER_BLOCKED"
+        case .deactivated: "USER_DEACTIVATED"
+        }
     }
 }
 

@@ -368,6 +368,7 @@ struct DataReader {
     mutating func user(_ node: Node, path: String) -> EmulatorUser? {
         let keys = [
             "email", "id", "user-name", "given-name", "family-name", "roles", "password", "applications", "otp-secret",
+            "state",
         ]
         guard let fields = mapping(node, path: path, keys: keys) else { return nil }
         let email = required(fields, "email", in: node, path: path).flatMap { string($0, path: "\(path).email") }
@@ -394,10 +395,28 @@ struct DataReader {
                     at: node)
             }
         }
+        let state = fields["state"].flatMap { userState($0, path: "\(path).state") } ?? .active
         guard let email else { return nil }
         return EmulatorUser(
             email: email, id: id, userName: userName, givenName: given, familyName: family, roles: roles,
-            password: password, applications: applications, otpSecret: otpSecret)
+            password: password, applications: applications, otpSecret: otpSecret, state: state)
+    }
+
+    /// The admin API's `{"state": …}` for one user.
+    mutating func userStateChange(_ node: Node, path: String) -> UserState? {
+        guard let fields = mapping(node, path: path, keys: ["state"]) else { return nil }
+        return required(fields, "state", in: node, path: path).flatMap { userState($0, path: "\(path).state") }
+    }
+
+    /// A user's `state`: `active`, `blocked` or `deactivated`.
+    mutating func userState(_ node: Node, path: String) -> UserState? {
+        guard let text = string(node, path: path) else { return nil }
+        guard let state = UserState(rawValue: text) else {
+            fail(
+                "`\(path)` is `\(text)`; expected one of \(Self.quoted(UserState.allCases.map(\.rawValue))).", at: node)
+            return nil
+        }
+        return state
     }
 
     mutating func onboardingCode(_ node: Node, path: String) -> OnboardingCode? {

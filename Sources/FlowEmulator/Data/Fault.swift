@@ -10,6 +10,8 @@ public enum EmulatorEndpoint: String, Sendable, Hashable, CaseIterable, CustomSt
     case me
     /// A destination, the validating request.
     case destination
+    /// The list of the application's destinations (I).
+    case destinations
     /// The OAuth 2.0 authorization endpoint (the login form and its answer).
     case authorize
     /// The OAuth 2.0 token endpoint.
@@ -24,6 +26,10 @@ public enum EmulatorEndpoint: String, Sendable, Hashable, CaseIterable, CustomSt
     case logout
     /// The certificate service (attributes, request, retire) and the Secure Login Server (login, certificate).
     case certificateService = "certificate-service"
+    /// The client log upload.
+    case clientLogs = "client-logs"
+    /// The usage report upload (I).
+    case usage
 
     public var description: String { rawValue }
 }

@@ -3,8 +3,8 @@ internal import Foundation
 internal import Hummingbird
 internal import NIOCore
 
-/// The emulator's control API under `/_emulator`: the request log, faults and registration states. Its own
-/// requests are not recorded.
+/// The emulator's control API under `/_emulator`: the request log, faults, registration and user states, and the
+/// client logs and usage reports received. Its own requests are not recorded.
 struct Admin {
     let emulator: BackendEmulator
 
@@ -113,7 +113,54 @@ struct Admin {
         case (.tlsFault(let fault?, _), _):
             emulator.setTLSFault(fault, on: false)
             return .noContent
+        case (.users, _):
+            return Answer(status: 200, json: .array(emulator.data.users.map(Self.json)))
+        case (.user(let email), _):
+            return await user(email, method: method, request: &request)
+        case (.clientLogs, "GET"):
+            return Answer(status: 200, json: .array(emulator.uploads(.clientLog).map(\.json)))
+        case (.usage, "GET"):
+            return Answer(status: 200, json: .array(emulator.uploads(.usage).map(\.json)))
+        case (.clientLogs, _):
+            emulator.clearUploads(.clientLog)
+            return .noContent
+        case (.usage, _):
+            emulator.clearUploads(.usage)
+            return .noContent
         }
+    }
+
+    /// One user's state: GET it, PUT `{"state": "blocked"}`, DELETE to make the user active again.
+    private func user(_ email: String, method: String, request: inout Request) async -> Answer {
+        guard let user = emulator.data.user(email: email) else {
+            let suggestion =
+                Suggestion.closest(to: email, in: emulator.data.users.map(\.email)).map { " Did you mean `\($0)`?" }
+                ?? ""
+            return .error(404, code: "userNotFound", "There is no user `\(email)`.\(suggestion)")
+        }
+        switch method {
+        case "GET":
+            return Answer(status: 200, json: Self.json(user))
+        case "PUT":
+            switch await body(of: &request) {
+            case .failure(let error): return error.answer
+            case .success(let node):
+                do {
+                    let state = try DataReader.readOne { $0.userStateChange(node, path: "user") }
+                    emulator.setUserState(state, email: user.email)
+                    return Answer(status: 200, json: Self.json(emulator.data.user(email: user.email) ?? user))
+                } catch {
+                    return .error(400, code: "badUser", error.description)
+                }
+            }
+        default:
+            emulator.setUserState(.active, email: user.email)
+            return .noContent
+        }
+    }
+
+    static func json(_ user: EmulatorUser) -> JSONValue {
+        ["email": .string(user.email), "state": .string(user.state.rawValue)]
     }
 
     /// The names of the TLS faults switched on, in a fixed order.

@@ -286,6 +286,34 @@ public final class BackendEmulator: Sendable {
         state.withLock { $0.registrations = [:] }
     }
 
+    // MARK: Users
+
+    /// Sets the state of the user with the email address `email`: a blocked or deactivated user's requests are
+    /// refused with 403. Returns `false` when there is no such user.
+    @discardableResult
+    public func setUserState(_ userState: UserState, email: String) -> Bool {
+        state.withLock { state in
+            let lowered = email.lowercased()
+            guard let index = state.data.users.firstIndex(where: { $0.email.lowercased() == lowered }) else {
+                return false
+            }
+            state.data.users[index].state = userState
+            return true
+        }
+    }
+
+    // MARK: Uploads
+
+    /// The client logs or usage reports received so far, oldest first.
+    public func uploads(_ kind: Upload.Kind) -> [Upload] {
+        state.withLock { $0.uploads.filter { $0.kind == kind } }
+    }
+
+    /// Forgets the uploads of `kind`.
+    public func clearUploads(_ kind: Upload.Kind) {
+        state.withLock { $0.uploads.removeAll { $0.kind == kind } }
+    }
+
     // MARK: Request log
 
     /// Every request received so far (admin requests excepted), oldest first, with secrets masked.
@@ -322,8 +350,10 @@ public final class BackendEmulator: Sendable {
 
     // MARK: For the responder
 
-    /// The answer of a backend route, computed under the lock: what it issues (codes, tokens, sessions) is kept.
-    func answer(_ route: Route, _ facts: Backend.RequestFacts) -> Answer {
+    /// The answer of a backend route, computed under the lock: what it issues (codes, tokens, sessions) is kept, and
+    /// what it receives (client logs, usage reports) unless `keepsUploads` is false (a status fault replaces the
+    /// answer: the client is told the upload failed, so the emulator does not keep it).
+    func answer(_ route: Route, _ facts: Backend.RequestFacts, keepsUploads: Bool = true) -> Answer {
         state.withLock { state in
             var ownPort = 0
             var ownScheme = "http"
@@ -338,6 +368,7 @@ public final class BackendEmulator: Sendable {
             state.auth = AuthState()
             let answer = backend.answer(route, facts)
             state.auth = backend.auth
+            if keepsUploads { for upload in backend.uploads { state.keep(upload) } }
             return answer
         }
     }

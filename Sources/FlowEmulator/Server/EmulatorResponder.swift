@@ -104,20 +104,21 @@ struct EmulatorResponder: HTTPResponder {
         facts.clientCertificate = await Self.peerCertificate(on: context.channel)
         var answer: Answer
         if route.readsBody(method: method) {
-            // Bodies are read for the login forms, the CSRs and the SLS rounds only, and never recorded.
+            // Bodies are read for the login forms, the CSRs, the SLS rounds and the uploads only, and never recorded.
             var request = request
-            if let bytes = try? await request.collectBody(upTo: 64 * 1024) {
+            if let bytes = try? await request.collectBody(upTo: route.bodyLimit) {
                 if facts.isForm {
                     facts.form = FormFields(encoded: String(buffer: bytes))
                 } else {
                     facts.body = String(buffer: bytes)
                 }
-                answer = emulator.answer(route, facts)
+                answer = emulator.answer(route, facts, keepsUploads: fault?.status == nil)
             } else {
-                answer = .error(413, code: "bodyTooLarge", "The request body is larger than 64 KiB.")
+                answer = .error(
+                    413, code: "bodyTooLarge", "The request body is larger than \(route.bodyLimit / 1024) KiB.")
             }
         } else {
-            answer = emulator.answer(route, facts)
+            answer = emulator.answer(route, facts, keepsUploads: fault?.status == nil)
         }
         if let fault {
             if let status = fault.status {

@@ -19,6 +19,8 @@ struct EmulatorState: Sendable {
     var clock = EmulatorClock()
     /// The CA, the trusted client CAs, the TLS faults and, while serving HTTPS, the listener's pins.
     var certificates: EmulatorCertificates
+    /// The client logs and usage reports received, oldest first, at most ``Upload/keptLimit`` of each kind.
+    var uploads: [Upload] = []
 
     struct ArrivalWaiter: Sendable {
         var endpoint: EmulatorEndpoint
@@ -77,6 +79,16 @@ struct EmulatorState: Sendable {
     static func weight(of request: RecordedRequest) -> Int {
         128 + request.path.utf8.count + (request.query?.utf8.count ?? 0)
             + request.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 16 }
+    }
+
+    /// Keeps `upload`, dropping the oldest of its kind beyond the limit.
+    mutating func keep(_ upload: Upload) {
+        uploads.append(upload)
+        if uploads.count(where: { $0.kind == upload.kind }) > Upload.keptLimit,
+            let oldest = uploads.firstIndex(where: { $0.kind == upload.kind })
+        {
+            uploads.remove(at: oldest)
+        }
     }
 
     mutating func setRegistration(_ state: RegistrationState, application: String, device: String?) {

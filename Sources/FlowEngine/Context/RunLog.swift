@@ -1,3 +1,4 @@
+public import Foundation
 import Synchronization
 
 /// The run's log: lines a person may want beside the progress (requests sent, providers skipped), filtered
@@ -18,7 +19,20 @@ public final class RunLog: Sendable {
         public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
+    /// One line the log wrote: when, at which level, and the message with the secrets known then masked.
+    public struct Entry: Sendable, Hashable {
+        public var time: Date
+        public var level: Level
+        public var message: String
+    }
+
+    /// The most lines the log keeps for an upload (the `log-upload` step); older ones are dropped first.
+    public static let keptLineLimit = 2_000
+    /// The most bytes of messages the log keeps.
+    public static let keptByteLimit = 256 * 1024
+
     private let threshold: Mutex<Level>
+    private let kept = Mutex<(entries: [Entry], bytes: Int)>(([], 0))
     private let sink: @Sendable (Level, String) -> Void
     private let redactor: Redactor
 
@@ -42,6 +56,23 @@ public final class RunLog: Sendable {
     /// Writes `message` when `level` is within the current level; secrets are masked.
     public func write(_ level: Level, _ message: @autoclosure () -> String) {
         guard level != .none, level <= self.level else { return }
-        sink(level, redactor.redact(message()))
+        let text = redactor.redact(message())
+        sink(level, text)
+        kept.withLock { kept in
+            kept.entries.append(Entry(time: Date(), level: level, message: text))
+            kept.bytes += text.utf8.count
+            var dropped = 0
+            while kept.entries.count - dropped > Self.keptLineLimit
+                || (kept.bytes > Self.keptByteLimit && kept.entries.count - dropped > 1)
+            {
+                kept.bytes -= kept.entries[dropped].message.utf8.count
+                dropped += 1
+            }
+            if dropped > 0 { kept.entries.removeFirst(dropped) }
+        }
     }
+
+    /// The lines written so far, oldest first, at most ``keptLineLimit`` and ``keptByteLimit`` of them: what the
+    /// `log-upload` step sends. Each was masked when written; a secret learnt later is masked by the reader.
+    public var entries: [Entry] { kept.withLock { $0.entries } }
 }

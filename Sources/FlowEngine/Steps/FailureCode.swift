@@ -67,6 +67,7 @@ public struct FailureCode: RawRepresentable, Hashable, Sendable, CustomStringCon
         case noConfiguration = "no-configuration"
         case serverError = "server-error"
         case locked, wiped
+        case userBlocked = "user-blocked"
         // The `command` step.
         case commandNotStarted = "command-not-started"
         case commandFailed = "command-failed"
@@ -195,6 +196,8 @@ extension FailureCode {
     public static let locked = FailureCode(.locked)
     /// `wiped`: The backend says the registration was wiped.
     public static let wiped = FailureCode(.wiped)
+    /// `user-blocked`: The backend says the user is blocked or deactivated.
+    public static let userBlocked = FailureCode(.userBlocked)
     /// `command-not-started`: The `command` step's program could not be started.
     public static let commandNotStarted = FailureCode(.commandNotStarted)
     /// `command-failed`: The program exited with a status other than 0.

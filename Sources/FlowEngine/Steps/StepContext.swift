@@ -12,6 +12,8 @@ public final class RunContext: Sendable {
     /// What a person supplies: `--input`, the environment, prompts, `--config`, `--link`.
     public let input: InputSource
     public let trace: any TraceSink
+    /// The steps finished so far in this run: what the trace records of them, kept whatever `--trace` asks.
+    public let history: StepHistory
     public let log: RunLog
     public let redactor: Redactor
     /// Where what a step shows a person goes (the progress on standard error).
@@ -26,12 +28,14 @@ public final class RunContext: Sendable {
     public init(
         info: InfoStore, http: HTTPSession, input: InputSource = InputSource(), trace: any TraceSink = MemoryTrace(),
         log: RunLog = RunLog(), redactor: Redactor = Redactor(), progress: (any ProgressSink)? = nil,
-        stateFolder: String = "", book: KeptBook = KeptBook(), presenter: PresenterKind? = nil
+        stateFolder: String = "", book: KeptBook = KeptBook(), presenter: PresenterKind? = nil,
+        history: StepHistory = StepHistory()
     ) {
         self.info = info
         self.http = http
         self.input = input
-        self.trace = trace
+        self.history = history
+        self.trace = TraceFanout([trace, history])
         self.log = log
         self.redactor = redactor
         self.progress = progress
@@ -68,6 +72,7 @@ public struct StepContext: Sendable {
     public var http: HTTPSession { run.http }
     public var input: InputSource { run.input }
     public var trace: any TraceSink { run.trace }
+    public var history: StepHistory { run.history }
     public var log: RunLog { run.log }
     public var redactor: Redactor { run.redactor }
     public var progress: (any ProgressSink)? { run.progress }

@@ -13,7 +13,8 @@ import Foundation
 /// reads the user level too, and `level: device` the user and device levels. A setting at a lower level wins
 /// over the same setting above it (device over user over application), one setting at a time, so a level sets
 /// only what it changes; a lower level that has nothing (a 404) changes nothing.
-/// The log settings' level is noted in the trace and set as the run's log level.
+/// The log settings' level is noted in the trace and set as the run's log level (``RunLogPolicy``, which
+/// `apply-settings` applies again and provides).
 struct SettingsDownloadStep: BuiltinStep {
     enum Level: String, CaseIterable {
         case application, user, device
@@ -111,13 +112,8 @@ struct SettingsDownloadStep: BuiltinStep {
             }
             try context.provide(values)
             context.keep(.object([("settings", .object(values.keys.sorted().map { ($0, values[$0]!.json()) }))]))
-            if let settings = InfoEntries(values)[.logSettings], let name = settings.text("level"),
-                let level = RunLog.Level(backendName: name)
-            {
-                let effective = settings["enabled"] == .bool(false) ? RunLog.Level.none : level
-                context.log.setLevel(effective)
-                context.note("log-level", "log level set to \(effective.name) by the downloaded log settings")
-                context.log.write(.info, "settings: log level \(effective.name)")
+            if let settings = InfoEntries(values)[.logSettings], let policy = RunLogPolicy(settings) {
+                policy.apply(context)
             }
             return .success
         } catch {

@@ -123,6 +123,21 @@ extension InfoKey where Value == Bool {
     public static var dataCollectionConsent: Self { Self("dataCollectionConsent") }
 }
 
+extension InfoKey where Value == Destinations {
+    /// The destinations the application may use, each a name and its URL.
+    public static var destinations: Self { Self("destinations") }
+}
+
+extension InfoKey where Value == LogPolicy {
+    /// What the log settings allow: the run's log level and whether its log may be uploaded.
+    public static var logPolicy: Self { Self("logPolicy") }
+}
+
+extension InfoKey where Value == UsagePolicy {
+    /// Whether usage may be collected and uploaded, and why.
+    public static var usagePolicy: Self { Self("usagePolicy") }
+}
+
 extension AnyInfoKey {
     /// Every built-in key constant, in the catalog's order.
     public static let builtins: [AnyInfoKey] = [
@@ -136,7 +151,8 @@ extension AnyInfoKey {
         InfoKey<UserIdentityParameters>.userIdentityParameters.erased,
         InfoKey<PasscodePolicyRecord>.passcodePolicy.erased, InfoKey<LogSettings>.logSettings.erased,
         InfoKey<FeatureVectorPolicies>.featureVectorPolicies.erased, InfoKey<StoreRecord>.store.erased,
-        InfoKey<Bool>.dataCollectionConsent.erased,
+        InfoKey<Bool>.dataCollectionConsent.erased, InfoKey<Destinations>.destinations.erased,
+        InfoKey<LogPolicy>.logPolicy.erased, InfoKey<UsagePolicy>.usagePolicy.erased,
     ]
 }
 
@@ -252,6 +268,9 @@ public enum RecordKinds {
         public static var recordName: String { "feature-vector-policies" }
     }
     public enum Store: InfoRecordKind { public static var recordName: String { "store" } }
+    public enum Destination: InfoRecordKind { public static var recordName: String { "destination" } }
+    public enum LogPolicy: InfoRecordKind { public static var recordName: String { "log-policy" } }
+    public enum UsagePolicy: InfoRecordKind { public static var recordName: String { "usage-policy" } }
 }
 
 public typealias SettingsParameters = InfoRecord<RecordKinds.SettingsParameters>
@@ -264,6 +283,51 @@ public typealias PasscodePolicyRecord = InfoRecord<RecordKinds.PasscodePolicy>
 public typealias LogSettings = InfoRecord<RecordKinds.LogSettings>
 public typealias FeatureVectorPolicies = InfoRecord<RecordKinds.FeatureVectorPolicies>
 public typealias StoreRecord = InfoRecord<RecordKinds.Store>
+public typealias DestinationRecord = InfoRecord<RecordKinds.Destination>
+public typealias LogPolicy = InfoRecord<RecordKinds.LogPolicy>
+public typealias UsagePolicy = InfoRecord<RecordKinds.UsagePolicy>
+
+/// The `destinations` key's value: a list of `destination` records, in the order the backend lists them.
+public struct Destinations: InfoConvertible, Hashable {
+    public var entries: [DestinationRecord]
+
+    public init(_ entries: [DestinationRecord]) {
+        self.entries = entries
+    }
+
+    public static var valueType: ValueType { .list(.record(RecordKinds.Destination.recordName)) }
+
+    public init?(infoValue value: InfoValue) {
+        guard case .list(let values) = value else { return nil }
+        var entries: [DestinationRecord] = []
+        for value in values {
+            guard let entry = DestinationRecord(infoValue: value) else { return nil }
+            entries.append(entry)
+        }
+        self.entries = entries
+    }
+
+    public var infoValue: InfoValue { .list(entries.map(\.infoValue)) }
+
+    /// The URL of the destination `name`, if it is listed.
+    public func url(of name: String) -> URL? {
+        entries.first { $0.text("name") == name }?.url("url")
+    }
+}
+
+extension InfoRecord where Kind == RecordKinds.LogPolicy {
+    /// The log level's backend name (`WARN`, `NONE`, ...).
+    public var level: String? { text("level") }
+    /// Whether the run's log may be uploaded.
+    public var upload: Bool { fields["upload"] == .bool(true) }
+}
+
+extension InfoRecord where Kind == RecordKinds.UsagePolicy {
+    /// Whether usage may be collected and uploaded.
+    public var upload: Bool { fields["upload"] == .bool(true) }
+    /// Why it may or may not be.
+    public var reason: String? { text("reason") }
+}
 
 extension InfoRecord where Kind == RecordKinds.SettingsParameters {
     public var backendURL: URL? { url("backendURL") }

@@ -1,0 +1,113 @@
+import FlowCatalog
+import FlowConfig
+import FlowDescriptor
+import FlowEngine
+import FlowHTTP
+import FlowTransform
+import Foundation
+
+/// The `apply-settings` step: turns the downloaded settings into what the run may do, as the SDK's generated apps
+/// apply settings after downloading them.
+///
+/// - the log policy (`logPolicy`): the level the run logs at, set on the run, and whether its log may be uploaded
+///   (logging on and a level other than NONE);
+/// - the usage policy (`usagePolicy`): whether usage may be collected and uploaded: the feature vector policy
+///   allows it and the data-collection consent, when a step asked for it, was not declined;
+/// - the passcode policy's lock timeout, noted in the trace for the steps that lock the store;
+/// - the user's state: with `check-user` (the default) the role service's `Me` is read once, so that a blocked or
+///   deactivated user (`user-blocked`), a locked registration (`locked`) or a wiped one (`wiped`) stops the run
+///   here rather than in the middle of the app's work.
+struct ApplySettingsStep: BuiltinStep {
+    static let spec = StepSpec(
+        name: "apply-settings",
+        summary:
+            "Applies the downloaded settings: sets the log level, provides the log and usage policies, notes the "
+            + "lock timeout and checks that the backend still lets the user in.",
+        parameters: [
+            ParameterSpec(
+                "check-user", .bool, default: "true",
+                "Read the user from the role service (`Me`): a blocked or deactivated user fails with "
+                    + "`user-blocked`, a locked or wiped registration with `locked` or `wiped`.")
+        ],
+        requires: [
+            KeySpec(.logSettings),
+            KeySpec(.featureVectorPolicies),
+            KeySpec(.passcodePolicy),
+            KeySpec(.dataCollectionConsent, optional: true),
+            KeySpec(.settingsParameters, when: "check-user", is: ["true"]),
+        ],
+        provides: [KeySpec(.logPolicy), KeySpec(.usagePolicy)],
+        waits: .server)
+
+    let checkUser: Bool
+
+    init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
+        checkUser = try parameters.flag("check-user") ?? true
+    }
+
+    func onboard(_ context: StepContext) async -> StepOutcome {
+        do throws(StepFailure) {
+            let logSettings = try required(.logSettings, context)
+            let features = try required(.featureVectorPolicies, context)
+            let passcodePolicy = try required(.passcodePolicy, context)
+            guard let logPolicy = RunLogPolicy(logSettings) else {
+                throw StepFailure(
+                    .badSettings,
+                    "the log settings name the level `\(logSettings.text("level") ?? "")`, which is not one of "
+                        + RunLog.Level.allCases.map(\.name).joined(separator: ", "))
+            }
+            logPolicy.apply(context)
+            let usage = Self.usagePolicy(features: features, consent: context.info[.dataCollectionConsent])
+            context.note("usage-policy", usage.reason ?? "")
+            if case .int(let seconds)? = passcodePolicy["lockTimeout"] {
+                context.note(
+                    "lock-timeout",
+                    seconds > 0
+                        ? "the passcode policy locks the store after \(seconds) s in the background"
+                        : "the passcode policy's lock timeout is 0: the store locks as soon as the app leaves")
+            }
+            if checkUser { try await self.checkUser(context) }
+            try context.provide(.logPolicy, logPolicy.record)
+            try context.provide(.usagePolicy, usage)
+            return .success
+        } catch {
+            return Task.isCancelled ? .cancelled : .failure(error)
+        }
+    }
+
+    /// Whether usage may be uploaded: the feature vector policy allows it, and the consent, if asked, was given.
+    static func usagePolicy(features: FeatureVectorPolicies, consent: Bool?) -> UsagePolicy {
+        let (upload, reason): (Bool, String) =
+            if features["allEnabled"] == .bool(false) {
+                (false, "usage is not collected: the feature vector policy turns usage off")
+            } else if consent == false {
+                (false, "usage is not collected: the data-collection consent was declined")
+            } else if consent == true {
+                (true, "usage may be collected and uploaded: the feature vector policy and the consent allow it")
+            } else {
+                (true, "usage may be collected and uploaded: the feature vector policy allows it (no consent asked)")
+            }
+        return UsagePolicy(["upload": .bool(upload), "reason": .string(reason)])
+    }
+
+    /// Reads `Me`: the backend refuses a blocked user, a locked or a wiped registration (``Backend/fetch``); a 404
+    /// is an application without users (client credentials), noted and passed.
+    private func checkUser(_ context: StepContext) async throws(StepFailure) {
+        let url = try Authentication.validatingURL(Authentication.mePath, context: context)
+        do throws(StepFailure) {
+            _ = try await Backend.fetch(
+                HTTPRequest(url: url, headers: [("Accept", "application/json")]), context: context,
+                what: "checking the user's state")
+            context.note("user-state", "the backend lets the user in")
+        } catch  where error.code == .http(404) {
+            context.note("user-state", "the role service knows no user here (a client's own login): nothing checked")
+        }
+    }
+
+    private func required<Value>(_ key: InfoKey<Value>, _ context: StepContext) throws(StepFailure) -> Value {
+        guard let value = context.info[key] else {
+            throw StepFailure(.missingInfo, "step `\(context.name)` needs `\(key.name)`, which no step provided")
+        }
+        return value
+    }
+}

@@ -1,0 +1,173 @@
+import FlowDescriptor
+import FlowEmulator
+import Foundation
+import Testing
+
+/// The endpoints of the settings group: destinations, client logs, usage, and a blocked user's answers.
+@Suite("Settings group endpoints")
+struct SettingsGroupEndpointTests {
+    /// Ada's Basic credentials for the warehouse application.
+    static let ada = [
+        ("X-SMP-APPID", "com.example.warehouse"),
+        ("Authorization", "Basic " + Data("ada@example.com:analytical-engine".utf8).base64EncodedString()),
+    ]
+
+    @Test func theDestinationsAreListedWithTheirURLsOnTheBackend() async throws {
+        try await withEmulator { (_, client) async throws in
+            let answer = try await client.get(Paths.destinations(Paths.app), headers: Paths.appHeader)
+            #expect(answer.status == 200)
+            let list = try #require(answer.object?["destinations"] as? [[String: Any]])
+            #expect(list.count == 1)
+            #expect(list.first?["name"] as? String == "timetable")
+            #expect(list.first?["url"] as? String == client.base.absoluteString + "/timetable")
+        }
+    }
+
+    @Test func theDestinationsNeedCredentialsLikeTheSettings() async throws {
+        try await withEmulator { (_, client) async throws in
+            let path = Paths.destinations("com.example.warehouse")
+            let anonymous = try await client.get(path, headers: [("X-SMP-APPID", "com.example.warehouse")])
+            #expect(anonymous.status == 401)
+            #expect(try await client.get(path, headers: Self.ada).status == 200)
+            let other = try await client.get(
+                "/mobileservices/application/com.example.warehouse/destinations/v1/runtime/application/x")
+            #expect(other.status == 404)
+        }
+    }
+
+    @Test func aClientLogIsKeptAndListedWithWhoSentIt() async throws {
+        try await withEmulator { (emulator, client) async throws in
+            let path = Paths.clientLogs("com.example.warehouse")
+            let sent = try await client.send(
+                "POST", path, headers: Self.ada + [("X-SMP-DEVICEID", "d-1"), ("Content-Type", "text/plain")],
+                body: "line one\nline two\n")
+            #expect(sent.status == 201)
+            let logs = emulator.uploads(.clientLog)
+            #expect(logs.count == 1)
+            #expect(logs.first?.body == "line one\nline two\n")
+            #expect(logs.first?.user == "ada@example.com")
+            #expect(logs.first?.device == "d-1")
+            let listed = try await client.get("/_emulator/client-logs")
+            let first = try #require(listed.array?.first as? [String: Any])
+            #expect(first["text"] as? String == "line one\nline two\n")
+            #expect(first["application"] as? String == "com.example.warehouse")
+            #expect(first["bytes"] as? Int == 18)
+            #expect(try await client.send("DELETE", "/_emulator/client-logs").status == 204)
+            #expect(emulator.uploads(.clientLog).isEmpty)
+        }
+    }
+
+    @Test func aClientLogOverTheLimitOrEmptyIsRefusedAndNotKept() async throws {
+        try await withEmulator { (emulator, client) async throws in
+            let path = Paths.clientLogs(Paths.app)
+            let large = String(repeating: "x", count: Upload.clientLogLimit + 1)
+            let tooLarge = try await client.send("POST", path, headers: Paths.appHeader, body: large)
+            #expect(tooLarge.status == 413)
+            let empty = try await client.send("POST", path, headers: Paths.appHeader, body: "")
+            #expect(empty.status == 400)
+            #expect(try await client.get(path, headers: Paths.appHeader).status == 405)
+            #expect(emulator.uploads(.clientLog).isEmpty)
+        }
+    }
+
+    @Test func aUsageReportMustBeAJSONObjectAndIsListedAsOne() async throws {
+        try await withEmulator { (emulator, client) async throws in
+            let path = Paths.usage(Paths.app)
+            let bad = try await client.send("POST", path, headers: Paths.appHeader, body: "steps: 3")
+            #expect(bad.status == 400)
+            let sent = try await client.send(
+                "POST", path, headers: Paths.appHeader + [("Content-Type", "application/json")],
+                body: #"{"application": "com.example.timetable", "steps": []}"#)
+            #expect(sent.status == 201)
+            #expect(emulator.uploads(.usage).count == 1)
+            let listed = try await client.get("/_emulator/usage")
+            let report = try #require((listed.array?.first as? [String: Any])?["report"] as? [String: Any])
+            #expect(report["application"] as? String == "com.example.timetable")
+            #expect(emulator.uploads(.clientLog).isEmpty)
+        }
+    }
+
+    @Test(arguments: [EmulatorEndpoint.clientLogs, .usage])
+    func anUploadFaultAnswersItsStatusAndKeepsNothing(_ endpoint: EmulatorEndpoint) async throws {
+        try await withEmulator { (emulator, client) async throws in
+            emulator.setFault(.status(503, count: 1), for: endpoint)
+            let path = Paths.path(for: endpoint)
+            let body = #"{"steps": []}"#
+            #expect(try await client.send("POST", path, headers: Paths.appHeader, body: body).status == 503)
+            #expect(try await client.send("POST", path, headers: Paths.appHeader, body: body).status == 201)
+            let kind: Upload.Kind = endpoint == .usage ? .usage : .clientLog
+            #expect(emulator.uploads(kind).count == 1)
+        }
+    }
+
+    @Test func aBlockedUsersRequestsAreRefusedWithUserBlocked() async throws {
+        try await withEmulator { (emulator, client) async throws in
+            #expect(emulator.setUserState(.blocked, email: "ada@example.com"))
+            for path in [Paths.settings("com.example.warehouse"), Paths.me("com.example.warehouse")] {
+                let answer = try await client.get(path, headers: Self.ada)
+                #expect(answer.status == 403)
+                #expect(answer.header("x-message-code") == "USER_BLOCKED")
+                let message = (answer.object?["error"] as? [String: Any])?["message"] as? String
+                #expect(message?.contains("ada@example.com") == true)
+            }
+            let upload = try await client.send(
+                "POST", Paths.clientLogs("com.example.warehouse"), headers: Self.ada, body: "x")
+            #expect(upload.status == 403)
+            #expect(emulator.uploads(.clientLog).isEmpty)
+            // Grace is not blocked.
+            let grace = [
+                ("X-SMP-APPID", "com.example.warehouse"),
+                ("Authorization", "Basic " + Data("grace@example.com:compiler-1952".utf8).base64EncodedString()),
+            ]
+            #expect(try await client.get(Paths.me("com.example.warehouse"), headers: grace).status == 200)
+            emulator.setUserState(.deactivated, email: "ada@example.com")
+            let deactivated = try await client.get(Paths.me("com.example.warehouse"), headers: Self.ada)
+            #expect(deactivated.header("x-message-code") == "USER_DEACTIVATED")
+        }
+    }
+
+    @Test func theAdminAPISwitchesAUsersStateAndListsThem() async throws {
+        try await withEmulator { (_, client) async throws in
+            let set = try await client.send("PUT", "/_emulator/users/ada@example.com", body: #"{"state": "blocked"}"#)
+            #expect(set.status == 200)
+            #expect(set.object?["state"] as? String == "blocked")
+            let refused = try await client.get(Paths.me("com.example.warehouse"), headers: Self.ada)
+            #expect(refused.header("x-message-code") == "USER_BLOCKED")
+            let list = try await client.get("/_emulator/users")
+            let ada = (list.array as? [[String: Any]])?.first { $0["email"] as? String == "ada@example.com" }
+            #expect(ada?["state"] as? String == "blocked")
+
+            let bad = try await client.send("PUT", "/_emulator/users/ada@example.com", body: #"{"state": "frozen"}"#)
+            #expect(bad.status == 400)
+            #expect(bad.body.contains("frozen"))
+            let unknown = try await client.send(
+                "PUT", "/_emulator/users/ado@example.com", body: #"{"state": "blocked"}"#)
+            #expect(unknown.status == 404)
+            #expect(unknown.body.contains("ada@example.com"))
+
+            #expect(try await client.send("DELETE", "/_emulator/users/ada@example.com").status == 204)
+            #expect(try await client.get(Paths.me("com.example.warehouse"), headers: Self.ada).status == 200)
+        }
+    }
+
+    @Test func theDataFileMarksAUserBlockedAndRefusesAnUnknownState() throws {
+        let good = try EmulatorData.read(
+            bytes: Array(
+                """
+                applications: [{id: com.example.a, auth: [{type: basic.default}]}]
+                users: [{email: ada@example.com, password: pw-12345, state: blocked}]
+                """.utf8), file: "data.yaml", format: .yaml)
+        #expect(good.users.first?.state == .blocked)
+        let error = try #require(throws: EmulatorDataError.self) {
+            try EmulatorData.read(
+                bytes: Array(
+                    """
+                    applications: [{id: com.example.a, auth: [{type: basic.default}]}]
+                    users: [{email: ada@example.com, state: gone}]
+                    """.utf8), file: "data.yaml", format: .yaml)
+        }
+        let problem = try #require(error.problems.first)
+        #expect(problem.location?.line == 2, "\(problem)")
+        #expect(problem.message.contains("`users[0].state` is `gone`"), "\(problem.message)")
+    }
+}

@@ -1,0 +1,300 @@
+import FlowDescriptor
+import FlowEmulator
+import FlowEngine
+import FlowHTTP
+import FlowTransform
+import Foundation
+import Testing
+
+@testable import FlowSteps
+
+/// The settings as `settings-download` provides them, with the log level, logging and feature vectors given.
+func downloadedSettings(
+    level: String = "WARN", logging: Bool = true, features: Bool = true, lockTimeout: Int = 300
+) -> [String: InfoValue] {
+    [
+        "logSettings": .record(["enabled": .bool(logging), "level": .string(level), "entryExpiry": .int(7)]),
+        "featureVectorPolicies": .record(["allEnabled": .bool(features)]),
+        "passcodePolicy": .record([
+            "enabled": .bool(true), "minLength": .int(8), "digitRequired": .bool(false),
+            "lowerRequired": .bool(false), "upperRequired": .bool(false), "specialRequired": .bool(false),
+            "minUniqueChars": .int(0), "retryLimit": .int(10), "lockTimeout": .int(lockTimeout),
+            "expiresInDays": .int(0), "defaultPasswordAllowed": .bool(false), "fingerprintEnabled": .bool(true),
+            "digitsOnly": .bool(false),
+        ]),
+    ]
+}
+
+/// A harness for one step of the settings group against the emulator at `url`, seeded with `info`.
+private func harness(_ step: String, _ url: URL, _ info: [String: InfoValue]) throws -> StepHarness {
+    let harness = try StepHarness(conformanceFlow(step), emulator: url)
+    try harness.info.set(info, by: "harness")
+    return harness
+}
+
+/// Ada's Basic credentials on every request of `harness`: the warehouse application knows who asks.
+private func signInAda(_ harness: StepHarness) {
+    harness.http.setDefaultHeader(
+        "Authorization", "Basic " + Data("ada@example.com:analytical-engine".utf8).base64EncodedString())
+}
+
+@Suite("apply-settings", .timeLimit(.minutes(2)))
+struct ApplySettingsTests {
+    @Test func itProvidesTheLogAndUsagePoliciesAndSetsTheLogLevel() async throws {
+        try await withEmulator { _, url in
+            let harness = try harness(
+                "{uses: apply-settings}", url, backendSeed(url).merging(downloadedSettings(level: "DEBUG")) { $1 })
+            let context = harness.context(.onboard)
+            let outcome = await harness.step.onboard(context)
+            await harness.close()
+            #expect(outcome.succeeded, "\(outcome)")
+            #expect(harness.info["logPolicy"] == .record(["level": .string("DEBUG"), "upload": .bool(true)]))
+            #expect(harness.info["usagePolicy"]?["upload"] == .bool(true))
+            #expect(context.log.level == .debug)
+            let notes = harness.trace.events.map { "\($0.outcome): \($0.message ?? "")" }
+            #expect(notes.contains("lock-timeout: the passcode policy locks the store after 300 s in the background"))
+            #expect(notes.contains("user-state: the backend lets the user in"), "\(notes)")
+        }
+    }
+
+    @Test(arguments: [
+        (true, "WARN", "WARN", true), (false, "DEBUG", "NONE", false), (true, "NONE", "NONE", false),
+    ])
+    func theLogPolicyUploadsOnlyWhenLoggingIsOnAndHasALevel(
+        logging: Bool, level: String, applied: String, upload: Bool
+    ) throws {
+        let settings = LogSettings(["enabled": .bool(logging), "level": .string(level)])
+        let policy = try #require(RunLogPolicy(settings))
+        #expect(policy.level.name == applied)
+        #expect(policy.upload == upload)
+    }
+
+    @Test(
+        arguments: [
+            (true, nil, true, "no consent asked"), (true, true, true, "the consent allow"),
+            (false, true, false, "feature vector policy turns usage off"), (true, false, false, "consent was declined"),
+            (false, false, false, "feature vector policy turns usage off"),
+        ] as [(Bool, Bool?, Bool, String)])
+    func usageIsAllowedWhenFeatureVectorsAllowItAndConsentIsNotDeclined(
+        features: Bool, consent: Bool?, upload: Bool, reason: String
+    ) {
+        let policy = ApplySettingsStep.usagePolicy(
+            features: FeatureVectorPolicies(["allEnabled": .bool(features)]), consent: consent)
+        #expect(policy.upload == upload)
+        #expect(policy.reason?.contains(reason) == true, "\(policy.reason ?? "")")
+    }
+
+    @Test func aDeclinedConsentInTheInfoForbidsUsage() async throws {
+        try await withEmulator { _, url in
+            var info = backendSeed(url).merging(downloadedSettings()) { $1 }
+            info["dataCollectionConsent"] = .bool(false)
+            let harness = try harness("{uses: apply-settings}", url, info)
+            let outcome = await harness.step.onboard(harness.context(.onboard))
+            await harness.close()
+            #expect(outcome.succeeded, "\(outcome)")
+            #expect(harness.info["usagePolicy"]?["upload"] == .bool(false))
+            #expect(harness.info["usagePolicy"]?["reason"]?.text?.contains("declined") == true)
+        }
+    }
+
+    @Test func aBlockedUserStopsTheStepWithUserBlockedNamingTheUser() async throws {
+        try await withEmulator { emulator, url in
+            emulator.setUserState(.blocked, email: "ada@example.com")
+            let harness = try harness(
+                "{uses: apply-settings}", url,
+                seed(url, application: "com.example.warehouse").merging(downloadedSettings()) { $1 })
+            signInAda(harness)
+            let outcome = await harness.step.onboard(harness.context(.onboard))
+            await harness.close()
+            let failure = try #require(outcome.failure)
+            #expect(failure.code == .userBlocked)
+            #expect(failure.message.contains("ada@example.com"), "\(failure.message)")
+            #expect(failure.message.contains("USER_BLOCKED"))
+            #expect(failure.message.contains("administrator"))
+            #expect(harness.info["logPolicy"] == nil)
+        }
+    }
+
+    @Test func aBlockedUserStopsTheSettingsDownloadTooWithUserBlocked() async throws {
+        try await withEmulator { emulator, url in
+            emulator.setUserState(.deactivated, email: "ada@example.com")
+            let harness = try harness("{uses: settings-download}", url, seed(url, application: "com.example.warehouse"))
+            signInAda(harness)
+            let outcome = await harness.step.onboard(harness.context(.onboard))
+            await harness.close()
+            let failure = try #require(outcome.failure)
+            #expect(failure.code == .userBlocked)
+            #expect(failure.message.contains("deactivated"), "\(failure.message)")
+            #expect(!failure.isTransient)
+        }
+    }
+
+    @Test func withoutTheUserCheckNoRequestIsSent() async throws {
+        try await withEmulator { emulator, url in
+            let harness = try harness(
+                "{uses: apply-settings, with: {check-user: false}}", url, downloadedSettings())
+            let outcome = await harness.step.onboard(harness.context(.onboard))
+            await harness.close()
+            #expect(outcome.succeeded, "\(outcome)")
+            #expect(emulator.requests().isEmpty)
+        }
+    }
+}
+
+@Suite("log-upload", .timeLimit(.minutes(2)))
+struct LogUploadTests {
+    @Test func theRunsLogIsUploadedWhenThePolicyAllowsIt() async throws {
+        try await withEmulator { emulator, url in
+            var info = backendSeed(url)
+            info["logPolicy"] = .record(["level": .string("DEBUG"), "upload": .bool(true)])
+            let harness = try harness("{uses: log-upload}", url, info)
+            let context = harness.context(.onboard)
+            context.log.write(.warn, "welcome: a line worth sending")
+            let outcome = await harness.step.onboard(context)
+            await harness.close()
+            #expect(outcome.succeeded, "\(outcome)")
+            let logs = emulator.uploads(.clientLog)
+            #expect(logs.count == 1)
+            let text = try #require(logs.first?.body)
+            #expect(text.hasPrefix("flowrun "))
+            #expect(text.contains(" WARN welcome: a line worth sending\n"))
+            #expect(logs.first?.application == "com.example.timetable")
+        }
+    }
+
+    @Test func nothingIsSentWhenThePolicyForbidsIt() async throws {
+        try await withEmulator { emulator, url in
+            var info = backendSeed(url)
+            info["logPolicy"] = .record(["level": .string("NONE"), "upload": .bool(false)])
+            let harness = try harness("{uses: log-upload}", url, info)
+            let outcome = await harness.step.onboard(harness.context(.onboard))
+            await harness.close()
+            #expect(outcome.succeeded, "\(outcome)")
+            #expect(emulator.requests().allSatisfy { $0.endpoint != .clientLogs })
+            #expect(emulator.uploads(.clientLog).isEmpty)
+            #expect(
+                harness.trace.events.contains { $0.outcome == "log-upload" && $0.message?.contains("NONE") == true })
+        }
+    }
+
+    @Test func aSecretLearntAfterALineWasWrittenIsMaskedInTheUpload() async throws {
+        try await withEmulator { emulator, url in
+            var info = backendSeed(url)
+            info["logPolicy"] = .record(["level": .string("WARN"), "upload": .bool(true)])
+            let harness = try harness("{uses: log-upload}", url, info)
+            let context = harness.context(.onboard)
+            let token = "tok-\(UUID().uuidString)"
+            context.log.write(.error, "login: the server echoed \(token)")
+            // The run learns that it is a secret only afterwards (a token a later step receives).
+            context.redactor.add(token)
+            _ = await harness.step.onboard(context)
+            await harness.close()
+            let text = try #require(emulator.uploads(.clientLog).first?.body)
+            #expect(!text.contains(token))
+            #expect(text.contains("the server echoed <redacted>"))
+        }
+    }
+
+    @Test func aFaultOnTheLogServiceFailsTheStepNamingTheEndpoint() async throws {
+        try await withEmulator { emulator, url in
+            emulator.setFault(.status(503), for: .clientLogs)
+            var info = backendSeed(url)
+            info["logPolicy"] = .record(["level": .string("WARN"), "upload": .bool(true)])
+            let harness = try harness("{uses: log-upload}", url, info)
+            let outcome = await harness.step.onboard(harness.context(.onboard))
+            await harness.close()
+            let failure = try #require(outcome.failure)
+            #expect(failure.code == .serverError)
+            #expect(failure.isTransient)
+            #expect(failure.message.contains("clientlogs/v1/runtime/log/application/com.example.timetable"))
+        }
+    }
+}
+
+@Suite("destinations-download", .timeLimit(.minutes(2)))
+struct DestinationsDownloadTests {
+    @Test func theDestinationsAreProvidedByNameWithTheirURLs() async throws {
+        try await withEmulator { _, url in
+            // The open timetable application answers without a login.
+            let harness = try harness("{uses: destinations-download}", url, backendSeed(url))
+            let outcome = await harness.step.onboard(harness.context(.onboard))
+            await harness.close()
+            #expect(outcome.succeeded, "\(outcome)")
+            let destinations = try #require(harness.info.snapshot["destinations"].flatMap(Destinations.init))
+            let backend = url.absoluteString.hasSuffix("/") ? String(url.absoluteString.dropLast()) : url.absoluteString
+            #expect(destinations.url(of: "timetable")?.absoluteString == backend + "/timetable")
+            #expect(destinations.entries.count == 1)
+            #expect(harness.trace.events.contains { $0.message == "destinations: timetable" })
+        }
+    }
+
+    @Test(arguments: [
+        (#"{"destinations": "travel"}"#, "expected a list under `destinations`"),
+        (#"{"destinations": [{"url": "/x"}]}"#, "`destinations[0]` has no `name`"),
+        (#"{"destinations": [{"name": "a", "url": "http://[::1"}]}"#, "`destinations[0].url` (destination `a`)"),
+        (#"{"destinations": [{"name": "a", "url": "/a"}, {"name": "a", "url": "/b"}]}"#, "`a` is listed twice"),
+    ])
+    func anAnswerThatCannotBeReadIsABadResponseSayingWhy(json: String, problem: String) throws {
+        let node = try #require(DocumentReader.read(bytes: Array(json.utf8), file: "a.json", format: .json).root)
+        let base = URL(string: "http://127.0.0.1:1")!
+        #expect {
+            _ = try DestinationsDownloadStep.read(node, base: base, from: base)
+        } throws: { error in
+            let failure = error as? StepFailure
+            return failure?.code == .badResponse && failure?.message.contains(problem) == true
+        }
+    }
+
+    @Test func aRelativeURLIsMadeAbsoluteAgainstTheBackend() throws {
+        let json = #"{"destinations": [{"name": "hr", "url": "/hr/api"}]}"#
+        let node = try #require(DocumentReader.read(bytes: Array(json.utf8), file: "a.json", format: .json).root)
+        let base = URL(string: "https://mobile.example.com")!
+        let read = try DestinationsDownloadStep.read(node, base: base, from: base)
+        #expect(read.url(of: "hr")?.absoluteString == "https://mobile.example.com/hr/api")
+    }
+}
+
+@Suite("usage-upload", .timeLimit(.minutes(2)))
+struct UsageUploadTests {
+    @Test func aReportOfTheStepsRunIsSentWhenThePolicyAllowsIt() async throws {
+        try await withEmulator { emulator, url in
+            var info = backendSeed(url)
+            info["usagePolicy"] = .record(["upload": .bool(true), "reason": .string("allowed")])
+            let harness = try harness("{uses: usage-upload}", url, info)
+            let context = harness.context(.onboard)
+            context.trace.record(
+                TraceEvent(
+                    mode: .onboard, step: "login", from: "running login", to: "running settings",
+                    outcome: "succeeded", attempt: 1, duration: .milliseconds(12), message: "password hunter2-xyz"))
+            let outcome = await harness.step.onboard(context)
+            await harness.close()
+            #expect(outcome.succeeded, "\(outcome)")
+            let report = try #require(emulator.uploads(.usage).first?.body)
+            #expect(report.contains(#""step":"login""#), "\(report)")
+            #expect(report.contains(#""outcome":"succeeded""#))
+            #expect(report.contains(#""duration_ms":12"#))
+            #expect(report.contains(#""application":"com.example.timetable""#))
+            // Messages never go into the report.
+            #expect(!report.contains("hunter2"))
+        }
+    }
+
+    @Test func nothingIsSentWhenTheConsentWasDeclinedAndItSaysWhy() async throws {
+        try await withEmulator { emulator, url in
+            var info = backendSeed(url)
+            info["usagePolicy"] = .record([
+                "upload": .bool(false),
+                "reason": .string("usage is not collected: the data-collection consent was declined"),
+            ])
+            let harness = try harness("{uses: usage-upload}", url, info)
+            let outcome = await harness.step.onboard(harness.context(.onboard))
+            await harness.close()
+            #expect(outcome.succeeded, "\(outcome)")
+            #expect(emulator.requests().allSatisfy { $0.endpoint != .usage })
+            #expect(
+                harness.trace.events.contains {
+                    $0.outcome == "usage-upload" && $0.message?.contains("consent was declined") == true
+                })
+        }
+    }
+}
