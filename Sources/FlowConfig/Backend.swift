@@ -36,35 +36,48 @@ public enum Backend {
         context.log.write(
             .debug, "\(context.name): \(request.method) \(request.url.absoluteString) → \(response.status)")
         let endpoint = "\(request.method) \(request.url.absoluteString)"
+        if let refusal = refusal(response, endpoint: endpoint, what: what) { throw refusal }
         switch response.status {
         case 200..<300:
             return response
-        case 403 where response.header("x-message-code") == "TRAFFIC_REG_LOCKED":
-            throw StepFailure(
-                .locked,
-                "\(what): the backend has locked this device or user (\(endpoint) answered 403 TRAFFIC_REG_LOCKED)")
-        case 403 where response.header("x-message-code") == "TRAFFIC_REG_WIPED":
-            // The SDK wipes: the failure carries the wipe, and the engine removes the onboarding's state and store
-            // once the step ends.
-            throw StepFailure(
-                .wiped,
-                "\(what): the backend asks to wipe this device (\(endpoint) answered 403 TRAFFIC_REG_WIPED); "
-                    + "this onboarding's state and store were removed",
-                wipes: true)
-        case 403 where ["USER_BLOCKED", "USER_DEACTIVATED"].contains(response.header("x-message-code") ?? ""):
-            let state = response.header("x-message-code") == "USER_DEACTIVATED" ? "deactivated" : "blocked"
-            throw StepFailure(
-                .userBlocked,
-                "\(what): the backend has \(state) the user (\(endpoint) answered 403 "
-                    + "\(response.header("x-message-code") ?? "")\(backendMessage(response).map { ": \($0)" } ?? ""))"
-                    + "; ask the backend's administrator to reactivate the user, or reset (`--mode reset`) and "
-                    + "onboard another user")
         case 500..<600:
             throw StepFailure(
                 .serverError, "\(what): \(endpoint) answered \(response.status)\(detail(response))", transient: true)
         default:
             throw StepFailure(
                 .http(response.status), "\(what): \(endpoint) answered \(response.status)\(detail(response))")
+        }
+    }
+
+    /// The failure of an answer by which the backend refuses this device or user, whatever was asked: 403 with
+    /// `x-message-code` `TRAFFIC_REG_LOCKED` (`locked`), `TRAFFIC_REG_WIPED` (`wiped`, which wipes), or
+    /// `USER_BLOCKED` / `USER_DEACTIVATED` (`user-blocked`, with the backend's message, which names the user, and
+    /// what to do); `nil` for any other answer. Every request a step sends to the backend is read through it.
+    public static func refusal(_ response: HTTPResponse, endpoint: String, what: String) -> StepFailure? {
+        guard response.status == 403, let code = response.header("x-message-code") else { return nil }
+        switch code {
+        case "TRAFFIC_REG_LOCKED":
+            return StepFailure(
+                .locked,
+                "\(what): the backend has locked this device or user (\(endpoint) answered 403 TRAFFIC_REG_LOCKED)")
+        case "TRAFFIC_REG_WIPED":
+            // The SDK wipes: the failure carries the wipe, and the engine removes the onboarding's state and store
+            // once the step ends.
+            return StepFailure(
+                .wiped,
+                "\(what): the backend asks to wipe this device (\(endpoint) answered 403 TRAFFIC_REG_WIPED); "
+                    + "this onboarding's state and store were removed",
+                wipes: true)
+        case "USER_BLOCKED", "USER_DEACTIVATED":
+            let state = code == "USER_DEACTIVATED" ? "deactivated" : "blocked"
+            let said = backendMessage(response).map { ": \($0)" } ?? ""
+            return StepFailure(
+                .userBlocked,
+                "\(what): the backend has \(state) the user (\(endpoint) answered 403 \(code)\(said)); ask the "
+                    + "backend's administrator to reactivate the user, or reset (`--mode reset`) and onboard another "
+                    + "user")
+        default:
+            return nil
         }
     }
 

@@ -114,6 +114,10 @@ struct SettingsGroupEndpointTests {
                 "POST", Paths.clientLogs("com.example.warehouse"), headers: Self.ada, body: "x")
             #expect(upload.status == 403)
             #expect(emulator.uploads(.clientLog).isEmpty)
+            let certificates = try await client.get(
+                "/mobileservices/application/com.example.fieldservice/certificateservice/v1/attributes",
+                headers: [("X-SMP-APPID", "com.example.fieldservice"), Self.ada[1]])
+            #expect(certificates.header("x-message-code") == "USER_BLOCKED")
             // Grace is not blocked.
             let grace = [
                 ("X-SMP-APPID", "com.example.warehouse"),

@@ -1,3 +1,4 @@
+import FlowConfig
 import FlowDescriptor
 import FlowEmulator
 import FlowEngine
@@ -127,6 +128,24 @@ struct ApplySettingsTests {
             #expect(failure.message.contains("deactivated"), "\(failure.message)")
             #expect(!failure.isTransient)
         }
+    }
+
+    @Test(arguments: [
+        ("USER_BLOCKED", FailureCode.userBlocked, "blocked"), ("USER_DEACTIVATED", .userBlocked, "deactivated"),
+        ("TRAFFIC_REG_LOCKED", .locked, "locked"), ("TRAFFIC_REG_WIPED", .wiped, "wipe"),
+    ])
+    func theBackendsRefusalsAreReadFromAnyAnswer(header: String, code: FailureCode, word: String) throws {
+        let body = #"{"error": {"code": "x", "message": "User `ada@example.com` is refused."}}"#
+        let response = HTTPResponse(
+            status: 403, headers: [("x-message-code", header)], body: Array(body.utf8),
+            url: URL(string: "http://127.0.0.1:1/x")!)
+        let failure = try #require(Backend.refusal(response, endpoint: "GET /x", what: "reading"))
+        #expect(failure.code == code)
+        #expect(failure.message.contains(word), "\(failure.message)")
+        #expect(failure.wipes == (code == .wiped))
+        if code == .userBlocked { #expect(failure.message.contains("User `ada@example.com` is refused.")) }
+        let other = HTTPResponse(status: 403, headers: [], body: [], url: URL(string: "http://127.0.0.1:1/x")!)
+        #expect(Backend.refusal(other, endpoint: "GET /x", what: "reading") == nil)
     }
 
     @Test func withoutTheUserCheckNoRequestIsSent() async throws {

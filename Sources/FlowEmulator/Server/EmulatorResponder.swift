@@ -105,8 +105,7 @@ struct EmulatorResponder: HTTPResponder {
         var answer: Answer
         if route.readsBody(method: method) {
             // Bodies are read for the login forms, the CSRs, the SLS rounds and the uploads only, and never recorded.
-            var request = request
-            if let bytes = try? await request.collectBody(upTo: route.bodyLimit) {
+            if let bytes = await Self.body(of: request, limit: route.bodyLimit) {
                 if facts.isForm {
                     facts.form = FormFields(encoded: String(buffer: bytes))
                 } else {
@@ -134,6 +133,27 @@ struct EmulatorResponder: HTTPResponder {
         recorded.status = answer.status
         emulator.record(recorded)
         return response(answer, method: method)
+    }
+
+    /// The request's body, or `nil` when it is larger than `limit` bytes (or cannot be read). A body a little too
+    /// large is read to its end and dropped, so that its client gets the 413 rather than a connection reset while
+    /// it still sends; one over four times the limit is not read further.
+    private static func body(of request: Request, limit: Int) async -> ByteBuffer? {
+        var collected = ByteBuffer()
+        var total = 0
+        do {
+            for try await chunk in request.body {
+                total += chunk.readableBytes
+                if total <= limit {
+                    collected.writeImmutableBuffer(chunk)
+                } else if total > limit * 4 {
+                    break
+                }
+            }
+        } catch {
+            return nil
+        }
+        return total <= limit ? collected : nil
     }
 
     /// The leaf certificate the client presented in the TLS handshake; `nil` without one or over plain http.

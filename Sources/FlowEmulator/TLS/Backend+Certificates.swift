@@ -114,6 +114,7 @@ extension Backend {
                 403, code: "userRequired", "The certificate service issues certificates to users; log in as one.")
         }
         if let blocked = blocked(id, request) { return blocked }
+        if let refused = refused(user) { return refused }
         switch action {
         case .attributes:
             return Answer(

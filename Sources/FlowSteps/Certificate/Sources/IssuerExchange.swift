@@ -1,3 +1,4 @@
+import FlowConfig
 import FlowDescriptor
 import FlowEngine
 import FlowHTTP
@@ -46,15 +47,18 @@ enum IssuerExchange {
     static func send(
         _ request: HTTPRequest, context: StepContext, what: String
     ) async throws(StepFailure) -> HTTPResponse {
+        let response: HTTPResponse
         do {
-            let response = try await context.http.send(request)
-            context.log.write(.debug, "\(context.name): \(endpoint(request)) → \(response.status)")
-            return response
+            response = try await context.http.send(request)
         } catch {
             context.log.write(.error, "\(context.name): \(endpoint(request)) failed: \(error.code)")
             throw StepFailure(
                 FailureCode(rawValue: error.code), "\(what): \(error.message)", transient: error.isTransient)
         }
+        context.log.write(.debug, "\(context.name): \(endpoint(request)) → \(response.status)")
+        // Lock, wipe and a blocked user are the backend's word on this device or user, not the issuer's failure.
+        if let refusal = Backend.refusal(response, endpoint: endpoint(request), what: what) { throw refusal }
+        return response
     }
 
     /// A short excerpt of an answer's body for a message, with the run's secrets masked.
