@@ -111,6 +111,18 @@ struct StepGroupCheckTests {
         #expect(findings.with(.invalidValue).count == 1)
     }
 
+    @Test func groupsNestedPastTheLimitAreOneFindingAndNoCrash() throws {
+        var groups = "  n0: [auth]\n"
+        for level in 1...40 { groups += "  n\(level): [{group: n\(level - 1)}]\n" }
+        let text = Self.flow.replacing("    - auth\n", with: "    - {group: n40}\n" + groups)
+        let findings = lint(text)
+        let deep = findings.with(.invalidValue)
+        #expect(deep.count == 1, "\(findings.map(\.message))")
+        #expect(deep.first?.message.contains("used more than 32 groups deep") == true)
+        #expect(findings.with(.groupCycle).isEmpty)
+        #expect(findings.with(.unusedGroup).isEmpty, "the groups past the limit are too deep, not unused")
+    }
+
     @Test func aJumpToAStepFromAGroupIsLookedUpInTheExpandedMode() throws {
         let text = Self.flow.replacing(
             "onboard: [welcome, {group: sign-in}, settings, store]",

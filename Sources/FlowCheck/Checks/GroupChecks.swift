@@ -165,13 +165,26 @@ enum StepGroups {
                 return result
             }
             if let use = state.tooDeep {
+                // The same words for every mode that reaches the use: the checker says them once.
                 findings.append(
                     Diagnostic(
                         .invalidValue,
-                        "Groups nest more than \(StepGroups.maximumNesting) deep in the \(flow.mode.rawValue) flow.",
+                        "Group `\(use.group.value)` is used more than \(StepGroups.maximumNesting) groups deep; "
+                            + "the expansion stops here.",
                         at: use.group.location, path: use.path, hint: "Use fewer levels of groups."))
+                markUsed(from: use)
             }
             return result
+        }
+
+        /// Marks the groups that `use` reaches as used, without expanding them: past the nesting limit they are
+        /// not unused, only too deep (one finding says so).
+        private mutating func markUsed(from use: GroupUse) {
+            var pending = [use.group.value]
+            while let name = pending.popLast() {
+                guard let group = groups[name], used.insert(name).inserted else { continue }
+                pending += group.items.compactMap(\.use?.group.value)
+            }
         }
 
         /// Where an expansion stopped at a limit.
