@@ -3,8 +3,9 @@ public import FlowDescriptor
 
 /// Checks a decoded flow against the catalog and collects every finding; it never stops at the first.
 ///
-/// The checks run in a fixed order over one shared ``CheckContext``: names and parameters first, then the
-/// transform tree, the flows' shape, the data flow through each mode, and security.
+/// The checks run in a fixed order over one shared ``CheckContext``: step groups are expanded first (the checks
+/// see each mode's steps in order), then names and parameters, the transform tree, the flows' shape, the data
+/// flow through each mode, and security.
 public struct Checker: Sendable {
     public var catalog: Catalog
 
@@ -21,9 +22,11 @@ public struct Checker: Sendable {
     /// decoded (``StepDeclaration/declaredKeys``): the stages after the check read those, not the raw nodes.
     public func checked(_ descriptor: FlowDescriptor) -> (descriptor: FlowDescriptor, findings: [Diagnostic]) {
         var descriptor = descriptor
+        // Groups first: every check below reads the modes' entries with the group uses expanded.
+        let groupFindings = StepGroups.expand(&descriptor)
         let decodeFindings = ParameterKeys.decode(&descriptor, catalog: catalog)
         var context = CheckContext(descriptor: descriptor, catalog: catalog)
-        context.diagnostics = decodeFindings
+        context.diagnostics = groupFindings + decodeFindings
         context.checkKeyDeclarations()
         context.checkSteps()
         context.checkProviders()
@@ -34,7 +37,12 @@ public struct Checker: Sendable {
         context.checkDataFlow()
         context.checkScalarValues()
         context.checkSecurity()
-        return (descriptor, context.diagnostics)
+        // A group's entry is checked in every mode that uses it; what does not depend on the mode (an unknown key
+        // in its `when`) is then found once per use, in the same words at the same place: said once.
+        var seen: Set<Diagnostic> = []
+        let findings =
+            descriptor.groups.isEmpty ? context.diagnostics : context.diagnostics.filter { seen.insert($0).inserted }
+        return (descriptor, findings)
     }
 }
 

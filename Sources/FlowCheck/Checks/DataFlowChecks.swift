@@ -44,7 +44,8 @@ extension CheckContext {
                             .missingKey,
                             "Step `\(step.name.value)` reads `${info.\(reference.key)}` in "
                                 + "`with.\(reference.parameter)`, "
-                                + "which nothing before it provides in the \(flow.mode.rawValue) flow.",
+                                + "which nothing before it provides in the \(flow.mode.rawValue) flow"
+                                + "\(entry.reachedPhrase).",
                             at: entry.step.location, path: entry.path,
                             hint: "It is read when the step starts (line \(reference.location.line)); "
                                 + origins(
@@ -73,7 +74,8 @@ extension CheckContext {
                                 .missingKey,
                                 "Step `\(step.name.value)` (\(spec.name)) requires `\(requirement.name)` "
                                     + "(\(normalized(requirement.type))), "
-                                    + "which nothing before it provides in the \(flow.mode.rawValue) flow.",
+                                    + "which nothing before it provides in the \(flow.mode.rawValue) flow"
+                                    + "\(entry.reachedPhrase).",
                                 at: entry.step.location, path: entry.path,
                                 hint: origins(of: requirement, after: index, in: flow)))
                     }

@@ -40,7 +40,8 @@ extension CheckContext {
             for entry in flow.entries {
                 let name = entry.step.value
                 used.insert(name)
-                if declaredStep(name) == nil {
+                // A group's entries are checked once, below; a group named as a step is FR414 (StepGroups).
+                if declaredStep(name) == nil, entry.reachedThrough.isEmpty, descriptor.group(named: name) == nil {
                     let suggestion = suggestion(for: name)
                     let builtin = catalog.step(named: name)
                     report(
@@ -56,7 +57,8 @@ extension CheckContext {
                     report(
                         Diagnostic(
                             .duplicateStepInFlow,
-                            "The \(flow.mode.rawValue) flow runs step `\(name)` a second time; "
+                            "The \(flow.mode.rawValue) flow runs step `\(name)` a second "
+                                + "time\(entry.reachedPhrase); "
                                 + "the first is at line \(first.line).",
                             at: entry.step.location, path: entry.path))
                 } else {
@@ -66,6 +68,21 @@ extension CheckContext {
             checkRoutes(in: flow)
             checkOneAuthenticatorPerMethod(in: flow)
             checkOTPBeforeLogin(in: flow)
+        }
+        for group in descriptor.groups {
+            for entry in group.items.compactMap(\.entry) where declaredStep(entry.step.value) == nil {
+                let name = entry.step.value
+                guard descriptor.group(named: name) == nil else { continue }
+                let suggestion = suggestion(for: name)
+                report(
+                    Diagnostic(
+                        .undeclaredStep,
+                        "Group `\(group.name.value)` runs step `\(name)`, which `steps` does not declare"
+                            + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
+                        at: entry.step.location, path: entry.path,
+                        hint: catalog.step(named: name).map { "Declare it: `steps: {\(name): {uses: \($0.name)}}`." },
+                        replacement: suggestion))
+            }
         }
         for step in descriptor.steps where !used.contains(step.name.value) {
             report(
@@ -128,7 +145,7 @@ extension CheckContext {
                         Diagnostic(
                             .authenticatorRegisteredTwice,
                             "Step `\(entry.step.value)` would register a second \(method.rawValue) authenticator in "
-                                + "the \(flow.mode.rawValue) flow; "
+                                + "the \(flow.mode.rawValue) flow\(entry.reachedPhrase); "
                                 + "`\(earlier.step)` (line \(earlier.line)) registers one already, "
                                 + "and both would answer the same challenge.",
                             at: entry.step.location, path: entry.path,
@@ -159,8 +176,8 @@ extension CheckContext {
                     Diagnostic(
                         .otpAfterAuthentication,
                         "Step `\(entry.step.value)` (\(spec.name)) runs after `\(login.step)` (line \(login.line)) in "
-                            + "the \(flow.mode.rawValue) flow: the login's validating request meets the one-time "
-                            + "passcode challenge before anything answers it.",
+                            + "the \(flow.mode.rawValue) flow\(entry.reachedPhrase): the login's validating request "
+                            + "meets the one-time passcode challenge before anything answers it.",
                         at: entry.step.location, path: entry.path,
                         hint: "Run `\(entry.step.value)` before `\(login.step)`."))
                 return
@@ -184,7 +201,7 @@ extension CheckContext {
                         Diagnostic(
                             .unknownRouteTarget,
                             "`on-failure` goes to step `\(target.value)`, "
-                                + "which the \(flow.mode.rawValue) flow does not run"
+                                + "which the \(flow.mode.rawValue) flow\(entry.reachedPhrase) does not run"
                                 + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
                             at: target.location, path: entry.path.appending("on-failure"),
                             hint: "Targets: a step of this flow, `fail`, `continue`, or `{modes: [...]}`.",
@@ -195,7 +212,8 @@ extension CheckContext {
                     report(
                         Diagnostic(
                             .endlessCycle,
-                            "`on-failure` goes back to `\(target.value)`, so a step that keeps failing loops forever.",
+                            "`on-failure` goes back to `\(target.value)` in the \(flow.mode.rawValue) "
+                                + "flow\(entry.reachedPhrase), so a step that keeps failing loops forever.",
                             at: target.location, path: entry.path.appending("on-failure"),
                             hint: "Bound it: `on-failure: {goto: \(target.value), limit: 3}`."))
                 }

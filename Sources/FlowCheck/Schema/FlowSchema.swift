@@ -144,6 +144,24 @@ public enum FlowSchema {
                         ])
                     ),
                     (
+                        "groups",
+                        .object([
+                            (
+                                "description",
+                                .string(
+                                    "Step groups: named lists of flow entries that modes (and other groups) use with "
+                                        + "`{group: NAME}`."
+                                )
+                            ),
+                            ("type", "object"),
+                            ("propertyNames", .object([("pattern", "^[A-Za-z][A-Za-z0-9._-]*$")])),
+                            (
+                                "additionalProperties",
+                                .object([("type", "array"), ("items", .object([("$ref", "#/definitions/entry")]))])
+                            ),
+                        ])
+                    ),
+                    (
                         "flows",
                         .object([
                             ("description", "The ordered steps of each mode."),
@@ -459,11 +477,34 @@ public enum FlowSchema {
     }
 
     private static let entry: JSONValue = .object([
-        ("description", "A step of the flow: its name, or the name with how to run it."),
+        (
+            "description",
+            "A step of the flow: its name, or the name with how to run it; or `{group: NAME}`, the entries of a group."
+        ),
         (
             "anyOf",
             [
                 .object([("type", "string")]),
+                .object([
+                    (
+                        "description",
+                        .string(
+                            "A use of a step group: its entries, in order. `when` applies to each of them, joined to "
+                                + "the entry's own condition by \"and\"."
+                        )
+                    ),
+                    ("type", "object"), ("required", ["group"]), ("additionalProperties", false),
+                    (
+                        "properties",
+                        .object([
+                            (
+                                "group",
+                                .object([("description", "A group declared under `groups`."), ("type", "string")])
+                            ),
+                            ("when", .object([("$ref", "#/definitions/condition")])),
+                        ])
+                    ),
+                ]),
                 .object([
                     ("type", "object"), ("required", ["step"]), ("additionalProperties", false),
                     (

@@ -12,7 +12,7 @@ public struct FlowDecoder {
     static let topLevelFields = [
         "$schema", "flowrun", "name", "description", "application", "keys", "configuration", "authentication",
         "security",
-        "steps", "flows",
+        "steps", "groups", "flows",
     ]
 
     private init(file: String) {
@@ -71,6 +71,7 @@ public struct FlowDecoder {
         }
         if let node = fields["security"]?.value { decodeSecurity(node) }
         if let node = fields["steps"]?.value { decodeSteps(node) }
+        if let node = fields["groups"]?.value { decodeGroups(node) }
         if let node = fields["flows"]?.value { decodeFlows(node) }
     }
 
@@ -444,14 +445,80 @@ public struct FlowDecoder {
             guard let elements = decoding.sequence(pair.value, at: flowPath, what: "the \(mode.rawValue) flow") else {
                 continue
             }
-            var entries: [FlowEntry] = []
-            for (index, element) in elements.enumerated() {
-                if let entry = decodeEntry(element, at: flowPath.appending(index: index)) {
-                    entries.append(entry)
-                }
+            let items = elements.enumerated().compactMap {
+                decodeItem($0.element, at: flowPath.appending(index: $0.offset))
             }
-            descriptor.flows.append(Flow(mode: mode, entries: entries, location: pair.value.location, path: flowPath))
+            descriptor.flows.append(Flow(mode: mode, items: items, location: pair.value.location, path: flowPath))
         }
+    }
+
+    // MARK: groups
+
+    private mutating func decodeGroups(_ node: Node) {
+        let path = DescriptorPath.root.appending("groups")
+        guard let pairs = node.pairs else {
+            decoding.report(
+                Diagnostic(
+                    .wrongType,
+                    "Expected `groups` to map group names to lists of flow entries, found \(node.kindDescription).",
+                    at: node.location, path: path))
+            return
+        }
+        for pair in pairs {
+            let groupPath = path.appending(pair.key.scalar?.text ?? "")
+            guard let name = decoding.identifier(pair.key, at: groupPath, what: "a group name"),
+                let elements = decoding.sequence(pair.value, at: groupPath, what: "group `\(name.value)`")
+            else { continue }
+            let items = elements.enumerated().compactMap {
+                decodeItem($0.element, at: groupPath.appending(index: $0.offset))
+            }
+            descriptor.groups.append(
+                StepGroup(name: name, items: items, location: pair.value.location, path: groupPath))
+        }
+    }
+
+    /// The one field a group use may carry besides `group`.
+    private static let groupUseFields = ["group", "when"]
+    /// The fields that belong to a single step's entry, refused on a group use with a reason.
+    private static let stepOnlyFields = ["retry", "timeout", "on-failure"]
+
+    /// An entry of a mode or a group: a step (a bare name or `{step: ...}`) or a group use (`{group: ...}`).
+    private mutating func decodeItem(_ node: Node, at path: DescriptorPath) -> FlowItem? {
+        guard let pairs = node.pairs, let groupKey = pairs.first(where: { $0.key.scalar?.text == "group" }) else {
+            return decodeEntry(node, at: path).map { .step($0) }
+        }
+        if let stepKey = pairs.first(where: { $0.key.scalar?.text == "step" }) {
+            decoding.report(
+                Diagnostic(
+                    .invalidValue, "Expected either `step` or `group` in a flow entry, found both.",
+                    at: stepKey.key.location, path: path,
+                    hint: "An entry runs one step, or stands for every entry of one group."))
+            return nil
+        }
+        var known: [Pair] = []
+        for pair in pairs {
+            let name = pair.key.scalar?.text ?? ""
+            guard Self.stepOnlyFields.contains(name) else {
+                known.append(pair)
+                continue
+            }
+            decoding.report(
+                Diagnostic(
+                    .unknownField,
+                    "Unknown field `\(name)` in a group use; a use of a group carries only `when`.",
+                    at: pair.key.location, path: path.appending(name),
+                    hint: "`\(name)` belongs to one step: write it on the entries of group "
+                        + "`\(groupKey.value.scalar?.text ?? "")` that need it."))
+        }
+        guard
+            let fields = decoding.fields(
+                of: Node(.mapping(known), at: node.location), at: path, known: Self.groupUseFields,
+                what: "a group use"),
+            let group = decoding.identifier(groupKey.value, at: path.appending("group"), what: "`group`")
+        else { return nil }
+        let condition = fields["when"].flatMap { decodeCondition($0.value, at: path.appending("when")) }
+        if fields["when"] != nil, condition == nil { return nil }
+        return .group(GroupUse(group: group, condition: condition, location: node.location, path: path))
     }
 
     private mutating func decodeEntry(_ node: Node, at path: DescriptorPath) -> FlowEntry? {

@@ -11,6 +11,8 @@ public struct FlowDescriptor: Sendable {
     public var authentication: Located<AuthenticationMethod>?
     public var security = Security()
     public var steps: [StepDeclaration] = []
+    /// The step groups under `groups`, as written: entries shared by several modes.
+    public var groups: [StepGroup] = []
     public var flows: [Flow] = []
     /// The document tree, for checks that look at raw values.
     public var root: Node?
@@ -22,6 +24,11 @@ public struct FlowDescriptor: Sendable {
     /// The step declared under `name`, if any.
     public func step(named name: String) -> StepDeclaration? {
         steps.first { $0.name.value == name }
+    }
+
+    /// The group declared under `name`, if any (the first, when a name is declared twice).
+    public func group(named name: String) -> StepGroup? {
+        groups.first { $0.name.value == name }
     }
 
     /// The flow for `mode`, if the file has one.
@@ -175,13 +182,77 @@ public enum FlowMode: String, Sendable, CaseIterable, Hashable, Comparable {
 /// The ordered steps of one mode.
 public struct Flow: Sendable {
     public var mode: FlowMode
+    /// The steps the mode runs, in order, every group use expanded into its group's entries.
+    ///
+    /// The decoder lists the entries written in the mode; the check expands the group uses of ``items`` into
+    /// their entries (`Checker.checked(_:)`), so the compiler and everything after it see plain steps.
     public var entries: [FlowEntry]
+    /// The mode's entries as written: steps and `{group: NAME}` uses.
+    public var items: [FlowItem]
     public var location: SourceLocation
     public var path: DescriptorPath
 
     public init(mode: FlowMode, entries: [FlowEntry], location: SourceLocation, path: DescriptorPath) {
+        self.init(mode: mode, items: entries.map { .step($0) }, location: location, path: path)
+    }
+
+    /// A mode as written; ``entries`` holds its step entries until the check expands the group uses.
+    public init(mode: FlowMode, items: [FlowItem], location: SourceLocation, path: DescriptorPath) {
         self.mode = mode
-        self.entries = entries
+        self.items = items
+        self.entries = items.compactMap(\.entry)
+        self.location = location
+        self.path = path
+    }
+}
+
+/// One entry of a mode or a group as written: a step, or a use of a group that stands for its entries.
+public enum FlowItem: Sendable {
+    case step(FlowEntry)
+    case group(GroupUse)
+
+    /// The step entry, when the item is one.
+    public var entry: FlowEntry? {
+        if case .step(let entry) = self { entry } else { nil }
+    }
+
+    /// The group use, when the item is one.
+    public var use: GroupUse? {
+        if case .group(let use) = self { use } else { nil }
+    }
+}
+
+/// A named list of flow entries under `groups`, written once and used by several modes (`{group: NAME}`).
+public struct StepGroup: Sendable {
+    public var name: Located<String>
+    /// The entries, as a mode's are written; a use of another group among them.
+    public var items: [FlowItem]
+    /// Where the list is written.
+    public var location: SourceLocation
+    public var path: DescriptorPath
+
+    public init(name: Located<String>, items: [FlowItem], location: SourceLocation, path: DescriptorPath) {
+        self.name = name
+        self.items = items
+        self.location = location
+        self.path = path
+    }
+}
+
+/// `{group: NAME, when: CONDITION}` in a mode or a group: the group's entries, in order, each run only when
+/// `when` (if given) holds as well as its own condition.
+///
+/// A use carries nothing else: `retry`, `timeout` and `on-failure` belong to a single step, and a group's entries
+/// say their own.
+public struct GroupUse: Sendable {
+    public var group: Located<String>
+    public var condition: Condition?
+    public var location: SourceLocation
+    public var path: DescriptorPath
+
+    public init(group: Located<String>, condition: Condition? = nil, location: SourceLocation, path: DescriptorPath) {
+        self.group = group
+        self.condition = condition
         self.location = location
         self.path = path
     }
@@ -194,8 +265,12 @@ public struct FlowEntry: Sendable {
     public var timeout: Located<Duration>?
     public var condition: Condition?
     public var onFailure: FailureRoute?
+    /// Where the entry is written: in the mode, or in a group.
     public var location: SourceLocation
     public var path: DescriptorPath
+    /// The group uses through which the mode reached this entry, outermost first; empty for an entry written in
+    /// the mode. The uses' conditions are already part of ``condition``.
+    public var reachedThrough: [GroupUse] = []
 
     public init(
         step: Located<String>, retry: RetryPolicy? = nil, timeout: Located<Duration>? = nil,

@@ -119,6 +119,18 @@ public struct DiagnosticCode: Sendable, Hashable, Comparable, CustomStringConver
         "FR405", "otp-after-authentication", .error,
         "An OTP session configuration step runs after the authentication step it protects.")
 
+    // Step groups (FR41x): `groups:` and `{group: NAME}` uses.
+    public static let unknownGroup = DiagnosticCode(
+        "FR410", "unknown-group", .error, "A `{group: NAME}` use names no group that `groups` declares.")
+    public static let unusedGroup = DiagnosticCode(
+        "FR411", "unused-group", .warning, "A declared group is used by no flow.")
+    public static let groupCycle = DiagnosticCode(
+        "FR412", "group-cycle", .error, "A group uses itself, directly or through other groups.")
+    public static let emptyGroup = DiagnosticCode("FR413", "empty-group", .warning, "A group has no entries.")
+    public static let groupStepConfusion = DiagnosticCode(
+        "FR414", "group-step-confusion", .error,
+        "A flow entry names a group as a step, or a step with `group:`.")
+
     // MARK: Data flow (FR5xx)
     public static let missingKey = DiagnosticCode(
         "FR500", "required-key-not-provided", .error, "A step requires an info key that nothing before it provides.")
@@ -171,6 +183,7 @@ public struct DiagnosticCode: Sendable, Hashable, Comparable, CustomStringConver
         unknownStep, unknownTransformer, unknownProvider, undeclaredStep, unusedStep, unknownKey, unknownParameter,
         unknownType, authenticationMismatch, duplicateStepInFlow, builtinKeyRedeclared,
         restoreWithoutStore, unknownRouteTarget, endlessCycle, missingOnboardFlow, emptyFlow, otpAfterAuthentication,
+        unknownGroup, unusedGroup, groupCycle, emptyGroup, groupStepConfusion,
         missingKey, keyTypeMismatch, keyProvidedTwice,
         insecureEndpoint, literalSecret, urlProviderWithoutAllowlist, secretWithoutStore, authenticatorRegisteredTwice,
         identitySourceNeedsInput,

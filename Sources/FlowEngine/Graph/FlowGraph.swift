@@ -42,6 +42,9 @@ public struct StepNode: Sendable {
     public var location: SourceLocation
     /// Which of the step's methods this invocation calls (the mode's own, or a planned one such as logout).
     public var operation: StepOperation
+    /// The group uses the flow file reached this invocation through, outermost first (empty for a step written
+    /// in the mode). Only the graph reads them, to draw a box per use; the run knows the step by its own name.
+    public var groups: [GroupUse] = []
 
     public typealias Route = FailureRoute
 

@@ -81,15 +81,17 @@ public enum GraphCompiler {
                         attempts: $0.attempts.value, backoff: $0.backoff, multiplier: $0.multiplier,
                         maxBackoff: $0.maxBackoff, jitter: $0.jitter)
                 } ?? .once
-            nodes.append(
-                StepNode(
-                    name: StepName(entry.step.value), spec: made.spec, step: made.step, retry: retry,
-                    timeout: entry.timeout?.value,
-                    condition: entry.condition, onFailure: .fail, location: entry.location,
-                    operation: StepOperation(flow.mode)))
+            var node = StepNode(
+                name: StepName(entry.step.value), spec: made.spec, step: made.step, retry: retry,
+                timeout: entry.timeout?.value,
+                condition: entry.condition, onFailure: .fail, location: entry.location,
+                operation: StepOperation(flow.mode))
+            node.groups = entry.reachedThrough
+            nodes.append(node)
             entries.append(entry)
         }
-        // Routes refer to positions, so they are resolved once every node is placed.
+        // Routes refer to positions, so they are resolved once every node is placed. A target is looked up in the
+        // mode as expanded: a step that came from a group is a node like any other, found by its own name.
         var positions: [StepName: Int] = [:]
         for (index, node) in nodes.enumerated() where positions[node.name] == nil { positions[node.name] = index }
         for (index, entry) in entries.enumerated() {

@@ -13,13 +13,22 @@ public enum GraphFormat: String, Sendable, CaseIterable {
 ///
 /// A step with a `when` condition is entered through a decision that names the condition, with a `no` edge to
 /// what runs instead; a failure that hands over to other modes is followed through each of them to its end;
-/// a step whose name is its built-in's is labelled once.
+/// a step whose name is its built-in's is labelled once; the steps that came from a step group are drawn inside a
+/// box labelled with the group, one box per use.
 public enum GraphRenderer {
     private struct Edge {
         var from: String
         var to: String
         var label: String
         var failure: Bool
+    }
+
+    private struct Box {
+        var id: String
+        var label: String
+        var decision = false
+        /// The group uses the box's step came through, outermost first: a labelled box is drawn around each.
+        var groups: [GroupUse] = []
     }
 
     /// The graphs, every mode in the order of ``FlowMode``, as one Mermaid flowchart or Graphviz digraph.
@@ -39,16 +48,17 @@ public enum GraphRenderer {
                 guard index < graph.nodes.count else { return done }
                 return graph.nodes[index].condition == nil ? id(index) : gate(index)
             }
-            var boxes: [(id: String, label: String, decision: Bool)] = []
+            var boxes: [Box] = []
             for (index, node) in graph.nodes.enumerated() {
                 if let condition = node.condition {
-                    boxes.append((gate(index), "when " + condition.summary, true))
+                    boxes.append(
+                        Box(id: gate(index), label: "when " + condition.summary, decision: true, groups: node.groups))
                     edges.append(Edge(from: gate(index), to: id(index), label: "yes", failure: false))
                     edges.append(Edge(from: gate(index), to: entry(index + 1), label: "no", failure: false))
                 }
                 let label =
                     node.name.rawValue == node.spec.name ? node.name.rawValue : "\(node.name)\n\(node.spec.name)"
-                boxes.append((id(index), label, false))
+                boxes.append(Box(id: id(index), label: label, groups: node.groups))
                 edges.append(Edge(from: id(index), to: entry(index + 1), label: "success", failure: false))
                 if node.retry.attempts > 1 {
                     let retries = "retry ×\(node.retry.attempts - 1)"
@@ -76,8 +86,8 @@ public enum GraphRenderer {
                     }
                 }
             }
-            boxes.append((done, "\(mode.rawValue) done", false))
-            boxes.append((failed, "\(mode.rawValue) failed", false))
+            boxes.append(Box(id: done, label: "\(mode.rawValue) done"))
+            boxes.append(Box(id: failed, label: "\(mode.rawValue) failed"))
             lines += cluster(mode.rawValue, boxes: boxes, ends: [done, failed], format: format)
         }
         // A hand-over runs its modes in order: each one's end leads to the next one's start.
@@ -110,32 +120,57 @@ public enum GraphRenderer {
         return first.condition == nil ? "\(mode.rawValue)_0" : "\(mode.rawValue)_when_0"
     }
 
-    private static func cluster(
-        _ name: String, boxes: [(id: String, label: String, decision: Bool)], ends: [String], format: GraphFormat
-    ) -> [String] {
+    private static func cluster(_ name: String, boxes: [Box], ends: [String], format: GraphFormat) -> [String] {
         var lines: [String] = []
         if format == .mermaid {
             lines.append("  subgraph \(name)")
-            for box in boxes {
-                let label = escaped(box.label, format)
-                if ends.contains(box.id) {
-                    lines.append("    \(box.id)([\"\(label)\"])")
-                } else if box.decision {
-                    lines.append("    \(box.id){\"\(label)\"}")
-                } else {
-                    lines.append("    \(box.id)[\"\(label)\"]")
-                }
-            }
-            lines.append("  end")
         } else {
             lines.append("  subgraph cluster_\(name) {")
             lines.append("    label=\"\(name)\";")
-            for box in boxes {
-                let shape = ends.contains(box.id) ? ", shape=oval" : box.decision ? ", shape=diamond" : ""
-                lines.append("    \(box.id) [label=\"\(escaped(box.label, format))\"\(shape)];")
-            }
-            lines.append("  }")
         }
+        // The group boxes open around the steps of one use, which follow each other; nested uses nest.
+        var open: [GroupUse] = []
+        var groupCount = 0
+        func close(to depth: Int) {
+            while open.count > depth {
+                open.removeLast()
+                lines.append(String(repeating: "  ", count: open.count + 2) + (format == .mermaid ? "end" : "}"))
+            }
+        }
+        for box in boxes {
+            let shared = zip(open, box.groups).prefix { $0.location == $1.location && $0.path == $1.path }.count
+            close(to: shared)
+            for use in box.groups.dropFirst(shared) {
+                let indent = String(repeating: "  ", count: open.count + 2)
+                let id = "\(name)_group_\(groupCount)"
+                let label = escaped("group " + use.group.value, format)
+                groupCount += 1
+                if format == .mermaid {
+                    lines.append("\(indent)subgraph \(id) [\"\(label)\"]")
+                } else {
+                    lines.append("\(indent)subgraph cluster_\(id) {")
+                    lines.append("\(indent)  label=\"\(label)\";")
+                    lines.append("\(indent)  style=rounded;")
+                }
+                open.append(use)
+            }
+            let indent = String(repeating: "  ", count: open.count + 2)
+            let label = escaped(box.label, format)
+            if format == .mermaid {
+                if ends.contains(box.id) {
+                    lines.append("\(indent)\(box.id)([\"\(label)\"])")
+                } else if box.decision {
+                    lines.append("\(indent)\(box.id){\"\(label)\"}")
+                } else {
+                    lines.append("\(indent)\(box.id)[\"\(label)\"]")
+                }
+            } else {
+                let shape = ends.contains(box.id) ? ", shape=oval" : box.decision ? ", shape=diamond" : ""
+                lines.append("\(indent)\(box.id) [label=\"\(label)\"\(shape)];")
+            }
+        }
+        close(to: 0)
+        lines.append(format == .mermaid ? "  end" : "  }")
         return lines
     }
 
