@@ -118,6 +118,10 @@ public struct DiagnosticCode: Sendable, Hashable, Comparable, CustomStringConver
     public static let otpAfterAuthentication = DiagnosticCode(
         "FR405", "otp-after-authentication", .error,
         "An OTP session configuration step runs after the authentication step it protects.")
+    public static let operationNotOffered = DiagnosticCode(
+        "FR406", "operation-not-offered", .error,
+        "An operation mode (unlock, verify-passcode, delete-registration, forgot-passcode) lists a step that "
+            + "cannot perform it.")
 
     // MARK: Data flow (FR5xx)
     public static let missingKey = DiagnosticCode(
@@ -171,6 +175,7 @@ public struct DiagnosticCode: Sendable, Hashable, Comparable, CustomStringConver
         unknownStep, unknownTransformer, unknownProvider, undeclaredStep, unusedStep, unknownKey, unknownParameter,
         unknownType, authenticationMismatch, duplicateStepInFlow, builtinKeyRedeclared,
         restoreWithoutStore, unknownRouteTarget, endlessCycle, missingOnboardFlow, emptyFlow, otpAfterAuthentication,
+        operationNotOffered,
         missingKey, keyTypeMismatch, keyProvidedTwice,
         insecureEndpoint, literalSecret, urlProviderWithoutAllowlist, secretWithoutStore, authenticatorRegisteredTwice,
         identitySourceNeedsInput,
