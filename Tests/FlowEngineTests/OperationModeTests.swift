@@ -58,6 +58,26 @@ struct RegistrationProbeStep: BuiltinStep, RegistrationDeletingStep {
     }
 }
 
+/// A step that logs in as a person (Basic), for the forgot-passcode plan.
+struct LoginProbeStep: BuiltinStep {
+    static let spec = StepSpec(
+        name: "login-probe", summary: "A test step that logs a person in.", waits: .person, authenticates: [.basic])
+
+    init(_ parameters: BuiltinParameters) throws(ParameterProblem) {}
+
+    func onboard(_ context: StepContext) async -> StepOutcome { .success }
+}
+
+/// A step that recovers a forgotten passcode, for the forgot-passcode plan.
+struct RecoveryProbeStep: BuiltinStep, PasscodeRecoveringStep {
+    static let spec = StepSpec(name: "recovery-probe", summary: "A test step that recovers.", waits: .local)
+
+    init(_ parameters: BuiltinParameters) throws(ParameterProblem) {}
+
+    func onboard(_ context: StepContext) async -> StepOutcome { .success }
+    func forgotPasscode(_ context: StepContext) async -> StepOutcome { .success }
+}
+
 /// What steps said to the person, in order.
 final class SaidRecorder: ProgressSink {
     private let said = Mutex<[String]>([])
@@ -175,6 +195,28 @@ struct OperationModeTests {
             #expect(failedMode.rawValue == mode.rawValue)
             #expect(report.modes.isEmpty, "no step ran")
         }
+    }
+
+    @Test func forgotPasscodeLogsInAgainThenRecoversOrSaysOnlyAResetCan() throws {
+        var registry = Self.registry
+        registry.register(LoginProbeStep.self)
+        registry.register(RecoveryProbeStep.self)
+        let fixture = try EngineFixture(
+            commandFlow(
+                steps: "  login: {uses: login-probe}\n  keeper: {uses: recovery-probe}\n  store: {uses: store-manager}",
+                flows: "  onboard: [login, keeper, store]\n  restore: [store, login, keeper]"),
+            registry: registry)
+        defer { fixture.remove() }
+        let plan = try #require(fixture.engine.plans[.forgotPasscode])
+        // No store opened (its passcode is forgotten): a new login as onboarding does it, then the recovery.
+        #expect(plan.graph.nodes.map(\.name) == ["login", "keeper"])
+        #expect(plan.graph.nodes.map(\.operation) == [.onboard, .forgotPasscode])
+        #expect(plan.rules.afterSuccess == .nothing)
+
+        // The probe flow logs in as no one (its login step authenticates no person): only a reset can start again.
+        let anonymous = try EngineFixture(Self.flow(), registry: Self.registry)
+        defer { anonymous.remove() }
+        #expect(anonymous.engine.plans[.forgotPasscode] == nil)
     }
 
     // MARK: - Runs

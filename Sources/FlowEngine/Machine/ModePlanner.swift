@@ -110,16 +110,11 @@ public enum ModePlanner {
     /// kept used), then the store step's recovery. Only a method where a person logs in can prove who recovers.
     private static func recoveringPasscode(_ flow: CompiledFlow) -> Result<ModePlan, StepFailure> {
         let only = "only `--mode reset` can start again"
-        guard
-            let recovering = flow.graphs[.forgotPasscode]?.nodes
-                ?? node(in: flow, from: [.restore, .onboard, .reset], where: { $0 is any PasscodeRecoveringStep })
-                .map({ [planned($0, StepOperation.forgotPasscode)] })
-        else {
+        guard flow.usesStore else {
             return .failure(
                 StepFailure(.noStore, "flow `\(flow.name)` has no store-manager step, so no passcode protects its state"))
         }
-        let source = flow.graphs[.restore] ?? flow.graphs[.onboard]
-        let nodes = source?.nodes ?? []
+        let nodes = (flow.graphs[.restore] ?? flow.graphs[.onboard])?.nodes ?? []
         let personal: Set<AuthenticationMethod> = [.basic, .oauth2, .saml, .otp]
         let declared = flow.descriptor.authentication?.value
         // A step that offers several methods (OAuth 2.0's grants) logs in with the flow's declared one.
@@ -136,6 +131,15 @@ public enum ModePlanner {
                     + "the store"
             return .failure(StepFailure(.noRecovery, "flow `\(flow.name)` \(reason): \(only)"))
         }
+        guard
+            let recovering = flow.graphs[.forgotPasscode]?.nodes
+                ?? node(in: flow, from: [.restore, .onboard, .reset], where: { $0 is any PasscodeRecoveringStep })
+                .map({ [planned($0, StepOperation.forgotPasscode)] })
+        else {
+            return .failure(
+                StepFailure(
+                    .noRecovery, "the store step of this build cannot recover a forgotten passcode: \(only)"))
+        }
         let session = nodes.prefix(login + 1).filter { !$0.spec.opensStore }.map { node in
             var node = node
             node.operation = .onboard
@@ -144,9 +148,7 @@ public enum ModePlanner {
         var all = within(Array(session), offset: 0)
         all += within(recovering, offset: all.count)
         return .success(
-            ModePlan(
-                graph: FlowGraph(mode: Mode.forgotPasscode, nodes: all),
-                rules: rules(of: .forgotPasscode)))
+            ModePlan(graph: FlowGraph(mode: Mode.forgotPasscode, nodes: all), rules: rules(of: .forgotPasscode)))
     }
 
     /// `nodes` placed at `offset` in a planned graph: their jumps moved with them; a route that leaves them
