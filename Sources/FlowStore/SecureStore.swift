@@ -103,7 +103,9 @@ public struct SecureStore: Sendable {
             let bound = Bound(format: format, derivation: derivation, salt: randomBytes(32))
             let boundBytes = try encode(bound)
             let wrapped = try wrap(keys.data, passcode: passcode ?? Secret(""), bound: bound, boundBytes: boundBytes)
-            let recovery = try recoveryKey.map { key throws(StoreError) in try wrapForRecovery(keys.data, with: key.key) }
+            let recovery = try recoveryKey.map { key throws(StoreError) in
+                try wrapForRecovery(keys.data, with: key.key)
+            }
             let record = PolicyRecord(
                 policy: policy, passcodeSetAt: Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded()))
             let database = try openDatabase(path)
@@ -208,7 +210,8 @@ public struct SecureStore: Sendable {
             let data: SymmetricKey
             do {
                 let box = try AES.GCM.SealedBox(combined: recovery)
-                data = SymmetricKey(data: try AES.GCM.open(box, using: recoveryKey.key, authenticating: recoveryContext))
+                let opened = try AES.GCM.open(box, using: recoveryKey.key, authenticating: recoveryContext)
+                data = SymmetricKey(data: opened)
             } catch {
                 throw StoreError(
                     .noRecovery,

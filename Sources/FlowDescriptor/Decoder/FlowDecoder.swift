@@ -625,8 +625,8 @@ public struct FlowDecoder {
                 decoding.report(
                     Diagnostic(
                         .invalidValue,
-                        "Expected `onboard`, `restore` or `reset` in `on-failure.modes`, found `\(mode.value.rawValue)`: "
-                            + "a failure hands over only to those.",
+                        "Expected `onboard`, `restore` or `reset` in `on-failure.modes`, found "
+                            + "`\(mode.value.rawValue)`: a failure hands over only to those.",
                         at: mode.location, path: path.appending("modes").appending(index: index)))
             }
             guard !parsed.contains(where: \.value.isOperation) else { return nil }

@@ -87,7 +87,8 @@ public enum ModePlanner {
             }.map { planned($0, StepOperation.deleteRegistration) }
         guard !deleting.isEmpty else {
             return .failure(
-                StepFailure(.noRegistration, "flow `\(flow.name)` has no step that registers the device on the backend"))
+                StepFailure(
+                    .noRegistration, "flow `\(flow.name)` has no step that registers the device on the backend"))
         }
         guard let restore = flow.graphs[.restore], let reset else {
             return .failure(
@@ -96,7 +97,8 @@ public enum ModePlanner {
                     "flow `\(flow.name)` has no restore flow to log in with before its registrations are deleted"))
         }
         let deletes = Set(deleting.map(\.name))
-        let session = Array(restore.nodes.prefix { !($0.step is any RegistrationDeletingStep) && !deletes.contains($0.name) })
+        let session = Array(
+            restore.nodes.prefix { !($0.step is any RegistrationDeletingStep) && !deletes.contains($0.name) })
         var nodes = within(session, offset: 0)
         nodes += within(deleting, offset: nodes.count)
         nodes += within(reset.graph.nodes, offset: nodes.count)
@@ -112,7 +114,8 @@ public enum ModePlanner {
         let only = "only `--mode reset` can start again"
         guard flow.usesStore else {
             return .failure(
-                StepFailure(.noStore, "flow `\(flow.name)` has no store-manager step, so no passcode protects its state"))
+                StepFailure(
+                    .noStore, "flow `\(flow.name)` has no store-manager step, so no passcode protects its state"))
         }
         let nodes = (flow.graphs[.restore] ?? flow.graphs[.onboard])?.nodes ?? []
         let personal: Set<AuthenticationMethod> = [.basic, .oauth2, .saml, .otp]
