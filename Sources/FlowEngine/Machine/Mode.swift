@@ -1,8 +1,9 @@
 public import FlowDescriptor
 
 /// A mode the machines run: one of the flow file's modes (onboard, restore, reset), or an operation on an earlier
-/// onboarding that the engine plans from the flow's steps (logout, change-passcode, and later unlock, verify
-/// passcode, delete registration). Traces, progress and reports name it by its text.
+/// onboarding that the engine plans from the flow's steps (logout, change-passcode) or from the list the file
+/// gives (verify-passcode, unlock, delete-registration, forgot-passcode). Traces, progress and reports name it by
+/// its text.
 public struct Mode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: String
 

@@ -2,8 +2,9 @@ import FlowCatalog
 public import FlowDescriptor
 
 /// Plans every mode a run may reach: the file's modes as they are compiled, and the operations on an earlier
-/// onboarding (logout, change-passcode) made from the steps that offer them. The engine names no mode beyond
-/// this table.
+/// onboarding (logout, change-passcode, verify-passcode, unlock, delete-registration, forgot-passcode) made from
+/// the steps that offer them, or from the steps the file lists for them with what each needs around them. The
+/// engine names no mode beyond this table.
 public enum ModePlanner {
     /// The plans of `flow`, and for each planned mode the flow cannot offer, why.
     public static func plans(for flow: CompiledFlow) -> (plans: [Mode: ModePlan], unavailable: [Mode: StepFailure]) {
