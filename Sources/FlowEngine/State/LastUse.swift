@@ -42,10 +42,12 @@ public struct LastUse: Sendable, Equatable {
         try? LastUse(at: now, lockTimeout: timeout).write(to: folder)
     }
 
-    /// Writes the record into `folder`, whole or not at all.
+    /// Writes the record into `folder`, whole or not at all; 0600 like the rest of the folder.
     public func write(to folder: String) throws {
         let text = "{\"at\": \(Int(at.timeIntervalSince1970)), \"lockTimeout\": \(lockTimeout)}\n"
-        try Data(text.utf8).write(to: URL(fileURLWithPath: folder + "/" + Self.fileName), options: .atomic)
+        let path = folder + "/" + Self.fileName
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
     }
 
     /// Whether the onboarding is still unlocked at `now`: the lock timeout is not 0 and has not passed. A time
