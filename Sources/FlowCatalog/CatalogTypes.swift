@@ -156,6 +156,9 @@ public struct StepSpec: Sendable, Hashable {
     public var providesFromParameter: String?
     /// The authentication methods the step implements.
     public var authenticates: [AuthenticationMethod] = []
+    /// The operations on an earlier onboarding (``FlowMode/isOperation``) the step performs when a flow lists it
+    /// in that mode. For a built-in step the registry derives them from the protocols its type conforms to.
+    public var operations: [FlowMode] = []
 
     /// A step's description: what it takes, requires and provides. Custom steps registered through
     /// `StepRegistry.register` describe themselves with one.

@@ -11,6 +11,8 @@ import Glibc
 /// - Key names are stored as HMAC-SHA-256 identifiers, never in clear.
 /// - The data key is wrapped by a key derived from the passcode (``KeyDerivation``). The derivation and its
 ///   parameters are in the header, which is the wrapping's additional data: changing them breaks the wrap.
+/// - Optionally it is wrapped a second time by a random recovery key that the backend keeps and the file never
+///   holds (``recover(at:recoveryKey:newPasscode:policy:now:)``), so that a new login can set a new passcode.
 /// - A manifest (an HMAC over the policy and every record) detects a record removed, added or rolled back.
 /// - Every write is one SQLite transaction: a crash leaves the previous state.
 ///
@@ -40,6 +42,8 @@ public struct SecureStore: Sendable {
         public var passcodeSetAt: Date
         /// Failed opens in a row, across runs.
         public var failedOpens: Int
+        /// Whether the data key is also wrapped by a recovery key (a forgotten passcode can be replaced).
+        public var hasRecovery = false
         /// Whether a passcode protects the store.
         public var isProtected: Bool { derivation != .unprotected }
     }
@@ -80,9 +84,11 @@ public struct SecureStore: Sendable {
     /// Makes a new store at `path`, which must not exist; its folder is made 0700 if missing, the file 0600.
     /// `passcode` `nil` makes a store without one (``KeyDerivation/unprotected``): the caller checks that the
     /// policy allows it.
+    ///
+    /// With `recoveryKey` the data key is also wrapped by it; the key itself is never written.
     public static func create(
         at path: String, passcode: Secret?, policy: PasscodePolicy, derivation: KeyDerivation = .recommended,
-        now: Date = Date()
+        now: Date = Date(), recoveryKey: RecoveryKey? = nil
     ) throws(StoreError) -> SecureStore {
         let derivation = passcode == nil ? .unprotected : derivation
         try checkCeiling(derivation)
@@ -97,6 +103,9 @@ public struct SecureStore: Sendable {
             let bound = Bound(format: format, derivation: derivation, salt: randomBytes(32))
             let boundBytes = try encode(bound)
             let wrapped = try wrap(keys.data, passcode: passcode ?? Secret(""), bound: bound, boundBytes: boundBytes)
+            let recovery = try recoveryKey.map { key throws(StoreError) in
+                try wrapForRecovery(keys.data, with: key.key)
+            }
             let record = PolicyRecord(
                 policy: policy, passcodeSetAt: Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded()))
             let database = try openDatabase(path)
@@ -104,7 +113,7 @@ public struct SecureStore: Sendable {
                 path: path,
                 header: Header(
                     format: format, derivation: derivation, policy: policy, passcodeSetAt: record.passcodeSetAt,
-                    failedOpens: 0),
+                    failedOpens: 0, hasRecovery: recovery != nil),
                 database: database, keys: keys)
             try store.transaction { db in
                 try db.execute(
@@ -116,6 +125,7 @@ public struct SecureStore: Sendable {
                 try setHeader(db, "check", checkDigest(boundBytes, wrapped))
                 try setHeader(db, "policy", try encode(record))
                 try setHeader(db, "failed-opens", Data("0".utf8))
+                if let recovery { try setHeader(db, "recovery-wrapped-key", recovery) }
                 try store.updateManifest(db)
             }
             return store
@@ -173,6 +183,44 @@ public struct SecureStore: Sendable {
                     passcode: passcode, derivation: minimum, policy: store.header.policy,
                     setAt: store.header.passcodeSetAt)
             }
+            return store
+        } catch {
+            try? database.close()
+            throw error
+        }
+    }
+
+    /// Opens the store at `path` with its recovery key instead of the passcode, and protects it with
+    /// `newPasscode` (checked against `policy` by the caller): the passcode's wrap, the policy and its date and
+    /// the failed-open count are replaced in one transaction; the data key, the records and the recovery wrap stay.
+    /// - Throws: ``StoreError/Kind/noRecovery`` when the store has no recovery wrap or `recoveryKey` does not
+    ///   unwrap it (nothing is counted or changed); ``StoreError/Kind/damaged`` when the records do not verify.
+    public static func recover(
+        at path: String, recoveryKey: RecoveryKey, newPasscode: Secret, policy: PasscodePolicy,
+        derivation: KeyDerivation = .recommended, now: Date = Date()
+    ) throws(StoreError) -> SecureStore {
+        let database = try openExisting(path)
+        do throws(StoreError) {
+            let read = try readHeader(database, path: path)
+            guard let recovery = read.recovery else {
+                throw StoreError(
+                    .noRecovery,
+                    "the store \(path) was made without a recovery key, so only its passcode opens it")
+            }
+            let data: SymmetricKey
+            do {
+                let box = try AES.GCM.SealedBox(combined: recovery)
+                let opened = try AES.GCM.open(box, using: recoveryKey.key, authenticating: recoveryContext)
+                data = SymmetricKey(data: opened)
+            } catch {
+                throw StoreError(
+                    .noRecovery,
+                    "the recovery key the backend holds does not open the store \(path) (a later onboarding of this "
+                        + "device replaced it)")
+            }
+            var store = SecureStore(path: path, header: read.header, database: database, keys: Keys(data: data))
+            try store.verify()
+            try store.changePasscode(to: newPasscode, policy: policy, derivation: derivation, now: now)
             return store
         } catch {
             try? database.close()
@@ -306,8 +354,11 @@ public struct SecureStore: Sendable {
             try Self.setHeader(db, "wrapped-key", wrapped)
             try Self.setHeader(db, "check", Self.checkDigest(boundBytes, wrapped))
             try Self.setHeader(db, "policy", try Self.encode(record))
+            // A new passcode starts a new count (a recovery replaces one that was wrong).
+            try Self.setHeader(db, "failed-opens", Data("0".utf8))
             try updateManifest(db)
         }
+        header.failedOpens = 0
         header.derivation = derivation
         header.policy = policy
         header.passcodeSetAt = setAt
@@ -462,6 +513,7 @@ public struct SecureStore: Sendable {
         var bound: Bound
         var boundBytes: Data
         var wrapped: Data
+        var recovery: Data?
     }
 
     private static func readHeader(_ database: DatabaseQueue, path: String) throws(StoreError) -> ReadHeader {
@@ -511,8 +563,9 @@ public struct SecureStore: Sendable {
         return ReadHeader(
             header: Header(
                 format: bound.format, derivation: bound.derivation, policy: record.policy,
-                passcodeSetAt: record.passcodeSetAt, failedOpens: failed),
-            bound: bound, boundBytes: boundBytes, wrapped: wrapped)
+                passcodeSetAt: record.passcodeSetAt, failedOpens: failed,
+                hasRecovery: fields["recovery-wrapped-key"] != nil),
+            bound: bound, boundBytes: boundBytes, wrapped: wrapped, recovery: fields["recovery-wrapped-key"])
     }
 
     /// Refuses to write a derivation this flowrun would refuse to read back.
@@ -560,6 +613,22 @@ public struct SecureStore: Sendable {
             return combined
         } catch {
             throw StoreError(.io, "cannot wrap the data key: \(error)")
+        }
+    }
+
+    /// The recovery wrap's additional data: it does not change when the passcode does.
+    private static let recoveryContext = Data("flowrun store recovery 1".utf8)
+
+    /// The data key sealed under a recovery key.
+    private static func wrapForRecovery(_ data: SymmetricKey, with key: SymmetricKey) throws(StoreError) -> Data {
+        do {
+            let sealed = try data.withUnsafeBytes { bytes in
+                try AES.GCM.seal(Data(bytes), using: key, authenticating: recoveryContext)
+            }
+            guard let combined = sealed.combined else { throw StoreError(.io, "cannot wrap the data key") }
+            return combined
+        } catch {
+            throw StoreError(.io, "cannot wrap the data key for recovery: \(error)")
         }
     }
 

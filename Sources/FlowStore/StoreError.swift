@@ -15,6 +15,9 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case io = "store-io"
         /// A new passcode breaks the passcode policy.
         case policy = "passcode-policy"
+        /// The store cannot be recovered without its passcode: it was made without a recovery key, or the key
+        /// given does not unwrap it.
+        case noRecovery = "no-recovery"
     }
 
     public var kind: Kind

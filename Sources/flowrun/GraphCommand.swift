@@ -6,7 +6,8 @@ import FlowSteps
 
 extension GraphFormat: ExpressibleByArgument {}
 
-/// `flowrun graph FILE`: every mode drawn with its success and failure edges.
+/// `flowrun graph FILE`: every mode drawn with its success and failure edges, the planned ones (logout, unlock, …)
+/// as the engine will run them.
 struct GraphCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "graph",
@@ -21,6 +22,6 @@ struct GraphCommand: ParsableCommand {
 
     func run() throws {
         let flow = try RunCommand.load(file, pipeline: FlowPipeline(registry: Builtins.registry))
-        Console.print(GraphRenderer.render(flow.graphs, format: format))
+        Console.print(GraphRenderer.render(FlowEngine(flow).plans, format: format))
     }
 }

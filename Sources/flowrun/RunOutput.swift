@@ -109,15 +109,16 @@ enum Summary {
 }
 
 /// `--dry-run`: every mode's plan, with each step's policy: the file's modes, then the ones planned from its steps
-/// (logout, change-passcode), as the driver will run them.
+/// (logout, change-passcode, verify-passcode, unlock, delete-registration, forgot-passcode), as the driver will run
+/// them.
 enum Plan {
     static func render(_ flow: CompiledFlow) -> String {
         let plans = ModePlanner.plans(for: flow).plans
         var lines: [String] = []
-        for mode in [Mode.onboard, .restore, .reset, .logout, .changePasscode] {
+        for mode in Mode.all {
             guard let plan = plans[mode] else { continue }
             let byDefault =
-                mode.flowMode.map { flow.descriptor.flow(for: $0) == nil } == true
+                mode == .reset && flow.descriptor.flow(for: .reset) == nil
                 ? " (default: each onboard step's reset, in reverse)" : ""
             lines.append("\(mode)\(byDefault):")
             for (index, node) in plan.graph.nodes.enumerated() {

@@ -336,7 +336,7 @@ struct StepConformanceTests {
         let names = Builtins.steps.map { $0.spec.name }
         #expect(Set(names) == Set(conformanceCases.map(\.name)), "a built-in step without a conformance case")
         for type in Builtins.steps {
-            #expect(Builtins.catalog.step(named: type.spec.name) == type.spec)
+            #expect(Builtins.catalog.step(named: type.spec.name) == type.catalogSpec)
             for alias in type.spec.aliases { #expect(Builtins.catalog.step(named: alias)?.name == type.spec.name) }
             #expect(Builtins.registry.isRunnable(type.spec.name))
         }

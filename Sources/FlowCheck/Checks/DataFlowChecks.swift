@@ -7,8 +7,10 @@ extension CheckContext {
     mutating func checkDataFlow() {
         // What each declared step requires and provides does not depend on the mode: worked out once per step.
         var stepKeys: [String: StepKeys] = [:]
-        // A reset flow runs each step's reset, which reads what it needs from the state folder, not the info.
-        for flow in descriptor.flows where flow.mode != .reset {
+        // A reset flow runs each step's reset, which reads what it needs from the state folder, not the info. An
+        // operation's list (unlock, delete-registration, …) runs after the restore steps the engine plans before
+        // it, which provide what it needs.
+        for flow in descriptor.flows where flow.mode == .onboard || flow.mode == .restore {
             // Keys by name, each the first provider's, as positions in `provided`.
             var available: [String: Int] = [:]
             var provided: [ProvidedKey] = []

@@ -68,6 +68,7 @@ extension CheckContext {
             checkRoutes(in: flow)
             checkOneAuthenticatorPerMethod(in: flow)
             checkOTPBeforeLogin(in: flow)
+            checkOperationOffered(in: flow)
         }
         for group in descriptor.groups {
             for entry in group.items.compactMap(\.entry) where declaredStep(entry.step.value) == nil {
@@ -93,6 +94,36 @@ extension CheckContext {
         checkRestoreOpensStore()
         checkSecretsHaveStore()
         checkModeCycles()
+    }
+
+    /// Each step an operation mode lists performs that operation: its type conforms to the mode's role protocol
+    /// (its spec's `operations`), or the engine would have nothing to call.
+    private mutating func checkOperationOffered(in flow: Flow) {
+        guard flow.mode.isOperation else { return }
+        for entry in flow.entries {
+            guard let spec = resolvedSteps[entry.step.value], !spec.operations.contains(flow.mode) else { continue }
+            let offering = catalog.steps.filter { $0.operations.contains(flow.mode) }.map { "`\($0.name)`" }
+            report(
+                Diagnostic(
+                    .operationNotOffered,
+                    "The \(flow.mode.rawValue) flow runs step `\(entry.step.value)`, but `\(spec.name)` cannot "
+                        + "\(Self.doing(flow.mode)).",
+                    at: entry.step.location, path: entry.path,
+                    hint: offering.isEmpty
+                        ? "No built-in step offers \(flow.mode.rawValue) in this build."
+                        : "Steps that offer it: \(offering.joined(separator: ", "))."))
+        }
+    }
+
+    /// What an operation mode's steps do, as the end of a sentence.
+    private static func doing(_ mode: FlowMode) -> String {
+        switch mode {
+        case .verifyPasscode: "verify a passcode"
+        case .unlock: "unlock"
+        case .deleteRegistration: "delete a registration"
+        case .forgotPasscode: "recover a forgotten passcode"
+        case .onboard, .restore, .reset: mode.rawValue
+        }
     }
 
     /// A flow with a store keeps what onboarding made in it, so its restore flow opens the store first. A flow

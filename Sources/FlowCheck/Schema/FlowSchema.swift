@@ -210,6 +210,10 @@ public enum FlowSchema {
         case .onboard: "First start: gather configuration, authenticate, download settings, create the store."
         case .restore: "Later starts: open the store first, then restore what onboarding made."
         case .reset: "Forget the onboarding: by default each step's reset in reverse order."
+        case .verifyPasscode: "The steps that check a passcode against the store (by default the store step)."
+        case .unlock: "The steps that unlock after a pause (by default the store step)."
+        case .deleteRegistration: "The steps that remove the device's registrations on the backend, before a reset."
+        case .forgotPasscode: "The steps that recover the store with a new login (by default the store step)."
         }
     }
 
@@ -586,7 +590,7 @@ public enum FlowSchema {
                                                                         (
                                                                             "enum",
                                                                             .array(
-                                                                                FlowMode.allCases.map {
+                                                                                FlowMode.lifecycle.map {
                                                                                     .string($0.rawValue)
                                                                                 })
                                                                         )

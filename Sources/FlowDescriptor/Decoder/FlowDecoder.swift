@@ -688,6 +688,15 @@ public struct FlowDecoder {
                         .invalidValue, "Expected either `goto` or `modes` in `on-failure`, found both.",
                         at: node.location, path: path))
             }
+            for (index, mode) in parsed.enumerated() where mode.value.isOperation {
+                decoding.report(
+                    Diagnostic(
+                        .invalidValue,
+                        "Expected `onboard`, `restore` or `reset` in `on-failure.modes`, found "
+                            + "`\(mode.value.rawValue)`: a failure hands over only to those.",
+                        at: mode.location, path: path.appending("modes").appending(index: index)))
+            }
+            guard !parsed.contains(where: \.value.isOperation) else { return nil }
             return parsed.count == nodes.count ? .modes(parsed) : nil
         }
         guard let target = fields["goto"] else {

@@ -168,11 +168,26 @@ public struct StepDeclaration: Sendable {
     public var declaredInputs: [Located<String>] = []
 }
 
-/// The modes a flow file can define.
+/// The modes a flow file can define: the three that onboard, restore and reset, and the operations on an earlier
+/// onboarding whose steps a file may list (when it does not, the engine plans them from the steps that offer them).
 public enum FlowMode: String, Sendable, CaseIterable, Hashable, Comparable {
     case onboard
     case restore
     case reset
+    /// Say whether a passcode opens the store, changing nothing else.
+    case verifyPasscode = "verify-passcode"
+    /// Open the onboarding again after a pause: without the passcode before the policy's lock timeout.
+    case unlock
+    /// Remove the device's registrations on the backend, then reset.
+    case deleteRegistration = "delete-registration"
+    /// Log in again and protect the store with a new passcode, keeping what it holds.
+    case forgotPasscode = "forgot-passcode"
+
+    /// The modes that onboard, restore and reset: the ones a failure route may hand over to.
+    public static let lifecycle: [FlowMode] = [.onboard, .restore, .reset]
+
+    /// Whether this is an operation on an earlier onboarding (its list names the steps that perform it).
+    public var isOperation: Bool { !Self.lifecycle.contains(self) }
 
     public static func < (lhs: FlowMode, rhs: FlowMode) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!

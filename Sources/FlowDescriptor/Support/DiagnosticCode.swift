@@ -118,6 +118,10 @@ public struct DiagnosticCode: Sendable, Hashable, Comparable, CustomStringConver
     public static let otpAfterAuthentication = DiagnosticCode(
         "FR405", "otp-after-authentication", .error,
         "An OTP session configuration step runs after the authentication step it protects.")
+    public static let operationNotOffered = DiagnosticCode(
+        "FR406", "operation-not-offered", .error,
+        "An operation mode (unlock, verify-passcode, delete-registration, forgot-passcode) lists a step that "
+            + "cannot perform it.")
 
     // Step groups (FR41x): `groups:` and `{group: NAME}` uses.
     public static let unknownGroup = DiagnosticCode(
@@ -184,6 +188,7 @@ public struct DiagnosticCode: Sendable, Hashable, Comparable, CustomStringConver
         unknownType, authenticationMismatch, duplicateStepInFlow, builtinKeyRedeclared,
         restoreWithoutStore, unknownRouteTarget, endlessCycle, missingOnboardFlow, emptyFlow, otpAfterAuthentication,
         unknownGroup, unusedGroup, groupCycle, emptyGroup, groupStepConfusion,
+        operationNotOffered,
         missingKey, keyTypeMismatch, keyProvidedTwice,
         insecureEndpoint, literalSecret, urlProviderWithoutAllowlist, secretWithoutStore, authenticatorRegisteredTwice,
         identitySourceNeedsInput,

@@ -31,18 +31,28 @@ public enum GraphRenderer {
         var groups: [GroupUse] = []
     }
 
-    /// The graphs, every mode in the order of ``FlowMode``, as one Mermaid flowchart or Graphviz digraph.
+    /// The file's graphs, every mode in the order of ``FlowMode``, as one Mermaid flowchart or Graphviz digraph.
     public static func render(_ graphs: [FlowMode: FlowGraph], format: GraphFormat) -> String {
+        render(modes: Dictionary(uniqueKeysWithValues: graphs.map { (Mode($0.key), $0.value) }), format: format)
+    }
+
+    /// Every mode a run may reach, the planned ones too (``FlowEngine/plans``), in the order of ``Mode/all``.
+    public static func render(_ plans: [Mode: ModePlan], format: GraphFormat) -> String {
+        render(modes: plans.mapValues(\.graph), format: format)
+    }
+
+    private static func render(modes graphs: [Mode: FlowGraph], format: GraphFormat) -> String {
         var lines: [String] =
             format == .mermaid ? ["flowchart TD"] : ["digraph flow {", "  rankdir=TB;", "  node [shape=box];"]
         var edges: [Edge] = []
-        var handOvers: Set<[FlowMode]> = []
-        for mode in FlowMode.allCases {
+        var handOvers: Set<[Mode]> = []
+        for mode in Mode.all {
             guard let graph = graphs[mode] else { continue }
-            let id = { (index: Int) in "\(mode.rawValue)_\(index)" }
-            let gate = { (index: Int) in "\(mode.rawValue)_when_\(index)" }
-            let done = "\(mode.rawValue)_done"
-            let failed = "\(mode.rawValue)_failed"
+            let name = identifier(mode)
+            let id = { (index: Int) in "\(name)_\(index)" }
+            let gate = { (index: Int) in "\(name)_when_\(index)" }
+            let done = "\(name)_done"
+            let failed = "\(name)_failed"
             // Where control goes to reach node `index`: its decision when it has a condition.
             let entry = { (index: Int) -> String in
                 guard index < graph.nodes.count else { return done }
@@ -73,7 +83,7 @@ public enum GraphRenderer {
                     edges.append(Edge(from: id(index), to: entry(target), label: bounded, failure: true))
                     edges.append(Edge(from: id(index), to: failed, label: "failure", failure: true))
                 case .modes(let modes):
-                    let reachable = modes.filter { $0 != mode && graphs[$0] != nil }
+                    let reachable = modes.map(Mode.init).filter { $0 != mode && graphs[$0] != nil }
                     if let first = reachable.first {
                         edges.append(
                             Edge(
@@ -88,7 +98,7 @@ public enum GraphRenderer {
             }
             boxes.append(Box(id: done, label: "\(mode.rawValue) done"))
             boxes.append(Box(id: failed, label: "\(mode.rawValue) failed"))
-            lines += cluster(mode.rawValue, boxes: boxes, ends: [done, failed], format: format)
+            lines += cluster(name, boxes: boxes, ends: [done, failed], format: format)
         }
         // A hand-over runs its modes in order: each one's end leads to the next one's start.
         var followed: Set<String> = []
@@ -97,7 +107,7 @@ public enum GraphRenderer {
             where followed.insert("\(from.rawValue)>\(to.rawValue)").inserted {
                 edges.append(
                     Edge(
-                        from: "\(from.rawValue)_done", to: firstEntry(of: to, in: graphs),
+                        from: "\(identifier(from))_done", to: firstEntry(of: to, in: graphs),
                         label: "hand-over: then \(to.rawValue)", failure: true))
             }
         }
@@ -115,9 +125,15 @@ public enum GraphRenderer {
     }
 
     /// Where a mode starts: its first node's decision or node, or its end when it has no step.
-    private static func firstEntry(of mode: FlowMode, in graphs: [FlowMode: FlowGraph]) -> String {
-        guard let first = graphs[mode]?.nodes.first else { return "\(mode.rawValue)_done" }
-        return first.condition == nil ? "\(mode.rawValue)_0" : "\(mode.rawValue)_when_0"
+    private static func firstEntry(of mode: Mode, in graphs: [Mode: FlowGraph]) -> String {
+        let name = identifier(mode)
+        guard let first = graphs[mode]?.nodes.first else { return "\(name)_done" }
+        return first.condition == nil ? "\(name)_0" : "\(name)_when_0"
+    }
+
+    /// The mode's name as both languages take it in a node identifier: `change-passcode` as `change_passcode`.
+    private static func identifier(_ mode: Mode) -> String {
+        mode.rawValue.replacing("-", with: "_")
     }
 
     private static func cluster(_ name: String, boxes: [Box], ends: [String], format: GraphFormat) -> [String] {

@@ -97,7 +97,7 @@ public struct FlowEngine: Sendable {
             info: InfoStore(keys: table), http: http, input: options.input, trace: options.trace, log: options.log,
             redactor: options.redactor, progress: options.progress, stateFolder: options.state.location,
             book: KeptBook(kept: kept?.steps ?? [:], keepsInStore: usesStore),
-            presenter: options.presenter)
+            presenter: options.presenter, now: options.now)
         let watchdog = Watchdog(clock: clock)
         defer { watchdog.stop() }
         let driver = ModeDriver(run: run, state: options.state, clock: clock, watchdog: watchdog)
@@ -108,6 +108,7 @@ public struct FlowEngine: Sendable {
                 first: first, hasKeptState: kept != nil, modes: plans.mapValues(\.rules),
                 stateLocation: options.state.location))
         var result: SessionMachine.Result = .succeeded
+        var usedInMode = false
         while !pending.isEmpty {
             switch pending.removeFirst() {
             case .runMode(let mode):
@@ -116,11 +117,20 @@ public struct FlowEngine: Sendable {
                 run.book.beginMode()
                 try? run.info.set(.onboardingID, onboardingID.uuidString, by: "engine")
                 let end = await driver.drive(plans[mode]!, onboardingID: onboardingID)
+                // A use of the onboarding starts its lock timeout again; a mode that keeps state records it
+                // once that is written (a restore may have stored a new policy).
+                usedInMode = end == .succeeded && (run.book.storeIsOpen || plans[mode]!.rules.countsAsUse)
+                if usedInMode, plans[mode]!.rules.afterSuccess != .keepState {
+                    LastUse.record(run.now(), lockTimeout: run.book.lockTimeout, in: options.state.location)
+                }
                 pending += machine.handle(.modeEnded(end))
             case .keepState:
                 do throws(StepFailure) {
                     try keep(run, onboardingID: onboardingID, in: options.state)
                     kept = KeptState(onboardingID: onboardingID, steps: [:])
+                    if usedInMode {
+                        LastUse.record(run.now(), lockTimeout: run.book.lockTimeout, in: options.state.location)
+                    }
                     pending += machine.handle(.stateDone)
                 } catch {
                     let failure = StepFailure(error.code, options.redactor.redact(error.message))

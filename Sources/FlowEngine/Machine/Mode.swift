@@ -1,8 +1,9 @@
 public import FlowDescriptor
 
 /// A mode the machines run: one of the flow file's modes (onboard, restore, reset), or an operation on an earlier
-/// onboarding that the engine plans from the flow's steps (logout, change-passcode, and later unlock, verify
-/// passcode, delete registration). Traces, progress and reports name it by its text.
+/// onboarding that the engine plans from the flow's steps (logout, change-passcode) or from the list the file
+/// gives (verify-passcode, unlock, delete-registration, forgot-passcode). Traces, progress and reports name it by
+/// its text.
 public struct Mode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: String
 
@@ -20,6 +21,16 @@ public struct Mode: RawRepresentable, Hashable, Sendable, CustomStringConvertibl
     public static let reset = Mode(.reset)
     public static let logout = Mode(rawValue: "logout")
     public static let changePasscode = Mode(rawValue: "change-passcode")
+    public static let verifyPasscode = Mode(.verifyPasscode)
+    public static let unlock = Mode(.unlock)
+    public static let deleteRegistration = Mode(.deleteRegistration)
+    public static let forgotPasscode = Mode(.forgotPasscode)
+
+    /// Every mode a run may reach, in the order `--dry-run` and `flowrun graph` show them.
+    public static let all: [Mode] = [
+        .onboard, .restore, .reset, .logout, .changePasscode, .verifyPasscode, .unlock, .deleteRegistration,
+        .forgotPasscode,
+    ]
 
     /// The file's mode this is, if it is one.
     public var flowMode: FlowMode? { FlowMode(rawValue: rawValue) }
@@ -42,6 +53,12 @@ public enum StepOperation: String, Sendable, Hashable {
     /// Remove the device's registration (and what hangs on it, a push token) on the backend
     /// (``RegistrationDeletingStep``); the mode then resets.
     case deleteRegistration = "delete-registration"
+    /// Say whether the given passcode opens the store, counting a wrong one (``PasscodeVerifyingStep``).
+    case verifyPasscode = "verify-passcode"
+    /// Open the onboarding again: without the passcode before the lock timeout (``UnlockingStep``).
+    case unlock
+    /// With a new login, recover the store's key and protect it with a new passcode (``PasscodeRecoveringStep``).
+    case forgotPasscode = "forgot-passcode"
 
     /// The operation each node of a file's mode runs.
     public init(_ mode: FlowMode) {
@@ -49,7 +66,22 @@ public enum StepOperation: String, Sendable, Hashable {
         case .onboard: self = .onboard
         case .restore: self = .restore
         case .reset: self = .reset
+        case .verifyPasscode: self = .verifyPasscode
+        case .unlock: self = .unlock
+        case .deleteRegistration: self = .deleteRegistration
+        case .forgotPasscode: self = .forgotPasscode
         }
+    }
+
+    /// The operations of a file's modes that `type` offers, from the role protocols it conforms to: what its
+    /// spec says (``StepSpec/operations``), so that spec and code cannot disagree.
+    public static func offered(by type: any Step.Type) -> [FlowMode] {
+        var modes: [FlowMode] = []
+        if type is any PasscodeVerifyingStep.Type { modes.append(.verifyPasscode) }
+        if type is any UnlockingStep.Type { modes.append(.unlock) }
+        if type is any RegistrationDeletingStep.Type { modes.append(.deleteRegistration) }
+        if type is any PasscodeRecoveringStep.Type { modes.append(.forgotPasscode) }
+        return modes
     }
 }
 
@@ -64,10 +96,14 @@ public struct ModePlan: Sendable {
         /// The mode works on an earlier onboarding, and fails before its first step without one.
         public var needsOnboarding: Bool
         public var afterSuccess: AfterSuccess
+        /// Its success is a use of the onboarding that starts the lock timeout again (``LastUse``), even when
+        /// it did not open the store (an unlock before the timeout). Any mode that opened the store counts anyway.
+        public var countsAsUse: Bool
 
-        public init(needsOnboarding: Bool, afterSuccess: AfterSuccess) {
+        public init(needsOnboarding: Bool, afterSuccess: AfterSuccess, countsAsUse: Bool = false) {
             self.needsOnboarding = needsOnboarding
             self.afterSuccess = afterSuccess
+            self.countsAsUse = countsAsUse
         }
     }
 
@@ -101,6 +137,15 @@ public enum RunMode: String, Sendable, CaseIterable {
     /// Open the store, end the backend session, revoke the tokens the authentication steps kept, and forget
     /// them: the next start logs in again.
     case logout
+    /// Say whether the passcode opens the store (exit 0) or not (exit 1, `wrong-passcode`), changing nothing.
+    case verifyPasscode = "verify-passcode"
+    /// Before the passcode policy's lock timeout has passed since the last run, succeed without the passcode;
+    /// after it, open the store with the passcode.
+    case unlock
+    /// Remove the device's registrations on the backend (after the restore's login), then reset.
+    case deleteRegistration = "delete-registration"
+    /// Log in again and protect the store with a new passcode, keeping what it holds.
+    case forgotPasscode = "forgot-passcode"
 
     /// The mode to start with, given whether an earlier onboarding kept state and the modes the flow has.
     public func firstMode(hasKeptState: Bool, modes: Set<Mode>) -> Mode {
@@ -111,6 +156,10 @@ public enum RunMode: String, Sendable, CaseIterable {
         case .reset: .reset
         case .changePasscode: .changePasscode
         case .logout: .logout
+        case .verifyPasscode: .verifyPasscode
+        case .unlock: .unlock
+        case .deleteRegistration: .deleteRegistration
+        case .forgotPasscode: .forgotPasscode
         }
     }
 }

@@ -15,6 +15,8 @@ public protocol KeptStateVault: Sendable {
     /// Writes what one step keeps at once, in its own transaction: a rotated refresh token must outlive a run
     /// that fails later, because the server has revoked the one before it.
     func saveStep(_ step: String, _ value: JSONValue) throws(StepFailure)
+    /// Seconds the onboarding stays unlocked after a use: the passcode policy's `lockTimeout` the store holds.
+    var lockTimeout: Int { get }
 }
 
 /// The run's book of kept state: what earlier runs kept (from the plain state, or from the store once it is
@@ -50,6 +52,9 @@ public final class KeptBook: Sendable {
 
     /// Whether a store-manager step has opened the store in this run.
     public var storeIsOpen: Bool { contents.withLock { $0.store != nil } }
+
+    /// The open store's lock timeout, in seconds; `nil` when no store is open.
+    public var lockTimeout: Int? { contents.withLock { $0.store?.lockTimeout } }
 
     func stage(_ step: String, _ value: JSONValue) {
         contents.withLock { $0.staged[step] = value }
@@ -147,4 +152,25 @@ extension LoggingOutStep {
         }
         return .success
     }
+}
+
+/// A built-in step that can say whether a passcode opens what it protects (`flowrun run FILE --mode
+/// verify-passcode`), counting a wrong one as an open does and changing nothing else.
+public protocol PasscodeVerifyingStep: Step {
+    /// Opens the store with the given passcode and closes it again; fails with `wrong-passcode` when it does not
+    /// open it (at the policy's retry limit, with the wipe an open does).
+    func verifyPasscode(_ context: StepContext) async -> StepOutcome
+}
+
+/// A built-in step that unlocks an onboarding after a pause (`flowrun run FILE --mode unlock`): before the
+/// passcode policy's lock timeout has passed since the last use (``LastUse``) without the passcode, after it by
+/// opening the store with the passcode.
+public protocol UnlockingStep: Step {
+    func unlock(_ context: StepContext) async -> StepOutcome
+}
+
+/// A built-in step that can protect the store with a new passcode when the old one is forgotten (`flowrun run
+/// FILE --mode forgot-passcode`), with a key the backend keeps for the user who logged in again.
+public protocol PasscodeRecoveringStep: Step {
+    func forgotPasscode(_ context: StepContext) async -> StepOutcome
 }

@@ -47,6 +47,8 @@ public struct FailureCode: RawRepresentable, Hashable, Sendable, CustomStringCon
         case noOnboarding = "no-onboarding"
         case notSupported = "not-supported"
         case nothingToLogOut = "nothing-to-log-out"
+        case noRegistration = "no-registration"
+        case noRecovery = "no-recovery"
         case stateUnreadable = "state-unreadable"
         case stateUnwritable = "state-unwritable"
         case storeNotOpen = "store-not-open"
@@ -156,6 +158,10 @@ extension FailureCode {
     public static let notSupported = FailureCode(.notSupported)
     /// `nothing-to-log-out`: The flow has no step that logs in, so nothing to log out.
     public static let nothingToLogOut = FailureCode(.nothingToLogOut)
+    /// `no-registration`: The flow has no step that registers the device, so no registration to delete.
+    public static let noRegistration = FailureCode(.noRegistration)
+    /// `no-recovery`: No new login can recover the store's passcode; only `--mode reset` starts again.
+    public static let noRecovery = FailureCode(.noRecovery)
     /// `state-unreadable`: A file in the state folder cannot be read or decoded.
     public static let stateUnreadable = FailureCode(.stateUnreadable)
     /// `state-unwritable`: A file in the state folder cannot be written.

@@ -47,6 +47,20 @@ extension Step {
             } else {
                 .unsupported(operation)
             }
+        case .verifyPasscode:
+            if let step = self as? any PasscodeVerifyingStep {
+                await step.verifyPasscode(context)
+            } else {
+                .unsupported(operation)
+            }
+        case .unlock:
+            if let step = self as? any UnlockingStep { await step.unlock(context) } else { .unsupported(operation) }
+        case .forgotPasscode:
+            if let step = self as? any PasscodeRecoveringStep {
+                await step.forgotPasscode(context)
+            } else {
+                .unsupported(operation)
+            }
         }
     }
 }
@@ -61,6 +75,15 @@ public protocol BuiltinStep: Step {
     /// Makes the step from the flow's parameters (already checked against ``spec`` by the checker).
     /// - Throws: ``ParameterProblem`` at the value that cannot be used; it becomes finding FR700.
     init(_ parameters: BuiltinParameters) throws(ParameterProblem)
+}
+
+extension BuiltinStep {
+    /// ``spec`` with the operations the type offers (``StepSpec/operations``) derived from its role protocols.
+    public static var catalogSpec: StepSpec {
+        var spec = spec
+        spec.operations = StepOperation.offered(by: self)
+        return spec
+    }
 }
 
 /// A parameter value resolved when the step runs: `${env.NAME}`, `${input.NAME}`, `${info.KEY}` or `prompt`

@@ -24,13 +24,17 @@ public final class RunContext: Sendable {
     public let book: KeptBook
     /// The presenter of every web login in this run (`flowrun run --presenter`), over the steps' own choice.
     public let presenter: PresenterKind?
+    /// The wall-clock time (``RunOptions/now``): when the run was last used, for an unlock's lock timeout.
+    public let now: @Sendable () -> Date
 
     public init(
         info: InfoStore, http: HTTPSession, input: InputSource = InputSource(), trace: any TraceSink = MemoryTrace(),
         log: RunLog = RunLog(), redactor: Redactor = Redactor(), progress: (any ProgressSink)? = nil,
         stateFolder: String = "", book: KeptBook = KeptBook(), presenter: PresenterKind? = nil,
-        history: StepHistory = StepHistory()
+        history: StepHistory = StepHistory(),
+        now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.now = now
         self.info = info
         self.http = http
         self.input = input
@@ -77,6 +81,8 @@ public struct StepContext: Sendable {
     public var redactor: Redactor { run.redactor }
     public var progress: (any ProgressSink)? { run.progress }
     public var stateFolder: String { run.stateFolder }
+    /// The run's wall-clock date now (``RunOptions/now``).
+    public var now: Date { run.now() }
     public var presenter: PresenterKind? { run.presenter }
     /// Whether the store was opened earlier in this run.
     public var storeIsOpen: Bool { run.book.storeIsOpen }

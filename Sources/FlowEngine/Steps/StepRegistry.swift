@@ -22,7 +22,7 @@ public struct StepRegistry: Sendable {
     /// A registry of `steps` (runnable) and `described` (catalogued, not runnable in this build) over `base`.
     public init(catalog base: Catalog, steps: [any BuiltinStep.Type], described: [StepSpec] = []) {
         var catalog = base
-        catalog.steps = steps.map { $0.spec } + described
+        catalog.steps = steps.map { $0.catalogSpec } + described
         self.catalog = catalog
         for type in steps {
             factories[type.spec.name] = type.factory
@@ -31,7 +31,7 @@ public struct StepRegistry: Sendable {
 
     /// Adds a built-in step type.
     public mutating func register(_ type: any BuiltinStep.Type) {
-        register(type.spec, make: type.factory)
+        register(type.catalogSpec, make: type.factory)
     }
 
     /// Registers a custom step: its spec joins the catalog, its factory makes instances when the flow compiles.

@@ -11,8 +11,9 @@ import Synchronization
 /// passcode that follows the downloaded passcode policy), opens it first when restoring, and removes it on reset.
 ///
 /// Once the store is open, the engine keeps every step's state in it instead of the plain state folder
-/// (``StoreVault``). `flowrun run FILE --mode change-passcode` goes through ``changePasscode(_:)``.
-struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep {
+/// (``StoreVault``). `flowrun run FILE --mode change-passcode` goes through ``changePasscode(_:)``,
+/// `--mode verify-passcode` through ``verifyPasscode(_:)`` and `--mode unlock` through ``unlock(_:)``.
+struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, PasscodeVerifyingStep, UnlockingStep {
     static let spec = StepSpec(
         name: "store-manager", aliases: ["StoreManagerStep"],
         summary:
@@ -157,6 +158,40 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep {
         } catch {
             return .failure(error)
         }
+    }
+
+    /// Opens the store with the given passcode and closes it: a wrong one counts as an open's does (at the retry
+    /// limit the onboarding is removed); nothing else changes.
+    func verifyPasscode(_ context: StepContext) async -> StepOutcome {
+        do throws(StepFailure) {
+            let (store, code) = try open(context)
+            store.close()
+            context.say(code == nil ? "The store has no passcode." : "The passcode opens the store.")
+            return .success
+        } catch {
+            return .failure(Self.unroutable(error))
+        }
+    }
+
+    /// Before the lock timeout has passed since the onboarding was last used, succeeds without the passcode;
+    /// after it (or with a timeout of 0, or no record of a use), opens the store as a restore does.
+    func unlock(_ context: StepContext) async -> StepOutcome {
+        let last = LastUse.load(from: context.stateFolder)
+        let now = context.now
+        if FileManager.default.fileExists(atPath: path(context)), let last,
+            let seconds = last.unlockedSeconds(at: now)
+        {
+            context.say("unlocked: \(seconds) s since the last run, lock timeout \(last.lockTimeout) s")
+            return .success
+        }
+        if let last {
+            let since = Int(now.timeIntervalSince(last.at))
+            context.say(
+                last.lockTimeout == 0
+                    ? "locked: the passcode policy's lock timeout is 0, so every unlock asks for the passcode"
+                    : "locked: \(since) s since the last run, lock timeout \(last.lockTimeout) s")
+        }
+        return await restore(context)
     }
 
     // MARK: - Opening
@@ -419,6 +454,8 @@ final class StoreVault: KeptStateVault {
             }
         }
     }
+
+    var lockTimeout: Int { store.withLock { $0.header.policy.lockTimeout } }
 
     func saveStep(_ step: String, _ value: JSONValue) throws(StepFailure) {
         let record = Data((value.rendered() + "\n").utf8)
