@@ -20,6 +20,7 @@ public enum CatalogDocument {
                     ("providesTransformKeys", .bool(step.providesTransformKeys)),
                     ("opensStore", .bool(step.opensStore)),
                     ("authenticates", .array(step.authenticates.map { .string($0.rawValue) })),
+                    ("needsStore", .bool(step.needsStore)),
                 ])
             })
     }

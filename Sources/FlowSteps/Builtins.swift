@@ -22,6 +22,7 @@ public enum Builtins {
         OTPSessionConfigurationStep.self,
         CertificateAuthenticationStep.self,
         SLSAuthenticationStep.self,
+        EULAStep.self, UserConsentStep.self, DataCollectionConsentStep.self,
     ]
 
     /// The registry of every built-in step: those of ``steps``, and those the format describes that this build
