@@ -155,6 +155,32 @@ public struct BuiltinParameters: Sendable {
         return result
     }
 
+    /// `name` as a list of mappings (a ``ParameterType/mappingList(_:)`` parameter), each element read as
+    /// parameters of its own through the fields the spec describes; empty when absent. `describe` names an
+    /// element for messages, by its index (`page 2`).
+    /// - Throws: ``ParameterProblem`` when it is not a list, or an element is not a mapping.
+    public func mappingList(
+        _ name: String, describe: (Int) -> String
+    ) throws(ParameterProblem) -> [BuiltinParameters] {
+        guard let entry = node(name) else { return [] }
+        guard let elements = entry.value.elements else { throw problem(entry, expected: "a list of mappings") }
+        guard case .mappingList(let fields)? = spec(name)?.type else { return [] }
+        var result: [BuiltinParameters] = []
+        for (index, element) in elements.enumerated() {
+            let path = entry.path.appending(index: index)
+            guard let entries = Parameter.fields(of: element, at: path) else {
+                throw ParameterProblem(
+                    "Expected \(describe(index)) in \(owner) to be a mapping, found \(element.kindDescription).",
+                    at: element.location, path: path)
+            }
+            result.append(
+                BuiltinParameters(
+                    owner: "\(describe(index)) in \(owner)", specs: fields, entries: entries,
+                    location: element.location, path: path, flow: flow, catalog: catalog))
+        }
+        return result
+    }
+
     /// The spec of parameter `name`.
     public func spec(_ name: String) -> ParameterSpec? {
         specs.first { $0.name == name }

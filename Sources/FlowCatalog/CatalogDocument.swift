@@ -21,6 +21,7 @@ public enum CatalogDocument {
                     ("opensStore", .bool(step.opensStore)),
                     ("authenticates", .array(step.authenticates.map { .string($0.rawValue) })),
                     ("operations", .array(step.operations.map { .string($0.rawValue) })),
+                    ("needsStore", .bool(step.needsStore)),
                 ])
             })
     }

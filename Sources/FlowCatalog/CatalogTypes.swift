@@ -20,6 +20,8 @@ public enum ParameterType: Sendable, Hashable, CustomStringConvertible {
     case keyTypes
     /// A program and its arguments: a string or a list of strings.
     case command
+    /// A list of mappings, each with the fields these specs describe (a consent step's `pages`).
+    case mappingList([ParameterSpec])
 
     public var description: String {
         switch self {
@@ -36,6 +38,7 @@ public enum ParameterType: Sendable, Hashable, CustomStringConvertible {
         case .keyList: "list of info keys"
         case .keyTypes: "map of info keys to types"
         case .command: "string or list of strings"
+        case .mappingList(let fields): "list of mappings (" + fields.map(\.name).joined(separator: ", ") + ")"
         }
     }
 }
@@ -159,6 +162,9 @@ public struct StepSpec: Sendable, Hashable {
     /// The operations on an earlier onboarding (``FlowMode/isOperation``) the step performs when a flow lists it
     /// in that mode. For a built-in step the registry derives them from the protocols its type conforms to.
     public var operations: [FlowMode] = []
+    /// The step keeps what only the encrypted store may hold (a consent step's answers), so its flow needs a
+    /// store-manager step.
+    public var needsStore = false
 
     /// A step's description: what it takes, requires and provides. Custom steps registered through
     /// `StepRegistry.register` describe themselves with one.
@@ -167,7 +173,7 @@ public struct StepSpec: Sendable, Hashable {
         requires: [KeySpec] = [],
         provides: [KeySpec] = [], waits: WaitKind, providesTransformKeys: Bool = false, opensStore: Bool = false,
         requiresFromParameter: String? = nil, providesFromParameter: String? = nil,
-        authenticates: [AuthenticationMethod] = []
+        authenticates: [AuthenticationMethod] = [], needsStore: Bool = false
     ) {
         self.name = name
         self.aliases = aliases
@@ -181,6 +187,7 @@ public struct StepSpec: Sendable, Hashable {
         self.requiresFromParameter = requiresFromParameter
         self.providesFromParameter = providesFromParameter
         self.authenticates = authenticates
+        self.needsStore = needsStore
     }
 
     /// The parameter spec named `name`.

@@ -26,6 +26,7 @@ public enum Builtins {
         ApplySettingsStep.self,
         LogUploadStep.self,
         UsageUploadStep.self,
+        EULAStep.self, UserConsentStep.self, DataCollectionConsentStep.self,
     ]
 
     /// The registry of every built-in step: those of ``steps``, and those the format describes that this build

@@ -34,9 +34,10 @@ struct ConformanceCase: Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 }
 
-/// A flow file around one declared step; a step that logs in comes with a store to keep what it kept.
+/// A flow file around one declared step; a step that logs in or asks for consent comes with a store to keep what it
+/// kept.
 func conformanceFlow(_ subject: String, configuration: String = "") -> String {
-    let store = subject.contains("-authentication") || subject.contains("otp-session-configuration")
+    let store = ["-authentication", "otp-session-configuration", "eula", "consent"].contains { subject.contains($0) }
     return """
         flowrun: 1
         name: conformance
@@ -218,6 +219,20 @@ let conformanceCases: [ConformanceCase] = [
             }
         },
         waiting: ({ _ in conformanceFlow("{uses: usage-upload}") }, .server(.usage))),
+    // The consent steps are answered by the harness's inputs `consent.eula`, `consent.privacy` and
+    // `consent.data-collection`.
+    ConformanceCase(
+        name: "eula",
+        flow: { _ in conformanceFlow(#"{uses: eula, with: {version: "1", text: "Use it kindly."}}"#) }),
+    ConformanceCase(
+        name: "user-consent",
+        flow: { _ in
+            conformanceFlow(
+                #"{uses: user-consent, with: {pages: [{id: privacy, version: "1", title: Privacy, text: "Little."}]}}"#)
+        }),
+    ConformanceCase(
+        name: "data-collection-consent",
+        flow: { _ in conformanceFlow(#"{uses: data-collection-consent, with: {version: "1", text: "Usage data."}}"#) }),
 ]
 
 /// A step made from a flow through the pipeline, and the services it runs with, observed.
@@ -281,7 +296,10 @@ final class StepHarness: Sendable {
         let run = RunContext(
             info: info, http: http,
             input: InputSource(
-                flags: ["email-address": "ada@example.com", "username": "ada@example.com"],
+                flags: [
+                    "email-address": "ada@example.com", "username": "ada@example.com", "consent.eula": "accept",
+                    "consent.privacy": "accept", "consent.data-collection": "accept",
+                ],
                 environment: environment, interactive: false),
             trace: trace, log: log, redactor: redactor, stateFolder: folder.path, book: staging)
         return run.step("subject", mode: Mode(mode), onboardingID: onboardingID)

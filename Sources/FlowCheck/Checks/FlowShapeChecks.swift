@@ -146,7 +146,7 @@ extension CheckContext {
     }
 
     /// Credentials and tokens are kept for a restore, and only the encrypted store may hold them: never the
-    /// plain state folder.
+    /// plain state folder. Other steps that keep only in the store (consents, `needsStore`) are FR606.
     private mutating func checkSecretsHaveStore() {
         guard !descriptor.steps.contains(where: { resolvedSteps[$0.name.value]?.opensStore == true }) else { return }
         for step in descriptor.steps {
@@ -156,6 +156,18 @@ extension CheckContext {
                     .secretWithoutStore,
                     "Step `\(step.name.value)` (\(spec.name)) keeps credentials or tokens for a restore, "
                         + "but no step opens an encrypted store to keep them in.",
+                    at: step.uses.location, path: step.path,
+                    hint: "Declare a `store-manager` step; run it last when onboarding and first when restoring."))
+        }
+        for step in descriptor.steps {
+            guard let spec = resolvedSteps[step.name.value], spec.needsStore, spec.authenticates.isEmpty else {
+                continue
+            }
+            report(
+                Diagnostic(
+                    .stepNeedsStore,
+                    "Step `\(step.name.value)` (\(spec.name)) keeps what only the encrypted store may hold, "
+                        + "but no step opens an encrypted store; it would fail when it runs.",
                     at: step.uses.location, path: step.path,
                     hint: "Declare a `store-manager` step; run it last when onboarding and first when restoring."))
         }

@@ -119,6 +119,18 @@ extension CheckContext {
             } else if text == nil || text!.isEmpty {
                 wrongType(node, "a program: a string or a list of strings", spec, path)
             }
+        case .mappingList(let fields):
+            guard let elements = node.elements else { return wrongType(node, "a list of mappings", spec, path) }
+            for (index, element) in elements.enumerated() {
+                let elementPath = path.appending(index: index)
+                guard let parameters = Parameter.fields(of: element, at: elementPath) else {
+                    wrongType(element, "a mapping", spec, elementPath)
+                    continue
+                }
+                checkParameters(
+                    parameters, against: fields, owner: "element \(index + 1) of `\(spec.name)`",
+                    at: element.location, path: elementPath)
+            }
         }
     }
 

@@ -476,6 +476,11 @@ public enum FlowSchema {
                         .object([("type", "array"), ("items", .object([("type", "string")]))]),
                     ]
                 ))
+        case .mappingList(let fields):
+            members += [
+                ("type", "array"),
+                ("items", parametersSchema(fields, description: "One element of `\(spec.name)`.")),
+            ]
         }
         return .object(members)
     }

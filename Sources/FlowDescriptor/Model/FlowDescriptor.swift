@@ -89,6 +89,22 @@ public struct Parameter: Sendable {
     public var name: Located<String>
     public var value: Node
     public var path: DescriptorPath
+
+    public init(name: Located<String>, value: Node, path: DescriptorPath) {
+        self.name = name
+        self.value = value
+        self.path = path
+    }
+
+    /// The fields of a mapping `node` at `path` as parameters (a list element's, such as a consent page's);
+    /// `nil` when it is not a mapping. Keys that are not text are left out.
+    public static func fields(of node: Node, at path: DescriptorPath) -> [Parameter]? {
+        guard let pairs = node.pairs else { return nil }
+        return pairs.compactMap { pair in
+            guard let name = pair.key.scalar?.text else { return nil }
+            return Parameter(name: Located(name, at: pair.key.location), value: pair.value, path: path.appending(name))
+        }
+    }
 }
 
 /// A node of the configuration transform tree.

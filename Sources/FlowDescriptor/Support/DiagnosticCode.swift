@@ -159,6 +159,9 @@ public struct DiagnosticCode: Sendable, Hashable, Comparable, CustomStringConver
     public static let identitySourceNeedsInput = DiagnosticCode(
         "FR605", "identity-source-needs-input", .warning,
         "A certificate step's source takes a file, password or login value that a run without a terminal lacks.")
+    public static let stepNeedsStore = DiagnosticCode(
+        "FR606", "step-needs-store", .error,
+        "A step keeps what only the encrypted store may hold (consents), but no step opens an encrypted store.")
 
     // MARK: Compiling and running (FR7xx)
     public static let invalidParameter = DiagnosticCode(
@@ -191,7 +194,7 @@ public struct DiagnosticCode: Sendable, Hashable, Comparable, CustomStringConver
         operationNotOffered,
         missingKey, keyTypeMismatch, keyProvidedTwice,
         insecureEndpoint, literalSecret, urlProviderWithoutAllowlist, secretWithoutStore, authenticatorRegisteredTwice,
-        identitySourceNeedsInput,
+        identitySourceNeedsInput, stepNeedsStore,
         invalidParameter, stepNotRunnable, stateUnwritable,
         unknownSuppressedCode, unusedSuppression, malformedSuppression,
     ]

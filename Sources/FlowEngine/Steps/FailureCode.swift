@@ -138,6 +138,8 @@ public struct FailureCode: RawRepresentable, Hashable, Sendable, CustomStringCon
         case certificateServiceFailed = "certificate-service-failed"
         case slsLoginFailed = "sls-login-failed"
         case identityNeedsStore = "identity-needs-store"
+        // Consents.
+        case consentDeclined = "consent-declined"
     }
 }
 
@@ -332,4 +334,7 @@ extension FailureCode {
     public static let slsLoginFailed = FailureCode(.slsLoginFailed)
     /// `identity-needs-store`: A certificate step ran in a flow with no encrypted store to keep the identity in.
     public static let identityNeedsStore = FailureCode(.identityNeedsStore)
+    /// `consent-declined`: The person declined a mandatory consent page (an EULA); the message names the page and
+    /// its version.
+    public static let consentDeclined = FailureCode(.consentDeclined)
 }
