@@ -24,6 +24,10 @@ public enum EmulatorEndpoint: String, Sendable, Hashable, CaseIterable, CustomSt
     case logout
     /// The certificate service (attributes, request, retire) and the Secure Login Server (login, certificate).
     case certificateService = "certificate-service"
+    /// The device registrations (OData `Connections`: create, read, delete).
+    case connections
+    /// The push registration of a device (register, read, unregister).
+    case push
 
     public var description: String { rawValue }
 }
