@@ -148,6 +148,9 @@ extension Catalog {
         BuiltinKey(
             name: "dataCollectionConsent", type: .bool,
             summary: "Whether the person allowed usage data to be collected and uploaded (the data-collection consent)."),
+        BuiltinKey(
+            name: "registrationID", type: .string,
+            summary: "The device registration's ID on the backend (its `Connections` entity's connection ID)."),
     ]
 
     /// The built-in record types (`oauth2-parameters`, `passcode-policy`, ...).

@@ -51,6 +51,11 @@ public enum Backend {
                 "\(what): the backend asks to wipe this device (\(endpoint) answered 403 TRAFFIC_REG_WIPED); "
                     + "this onboarding's state and store were removed",
                 wipes: true)
+        case 403 where response.header("x-message-code") == "REGISTRATION_REQUIRED":
+            throw StepFailure(
+                .registrationRequired,
+                "\(what): the backend wants this device registered first (\(endpoint) answered 403 "
+                    + "REGISTRATION_REQUIRED): put a `device-registration` step before `\(context.name)`")
         case 500..<600:
             throw StepFailure(
                 .serverError, "\(what): \(endpoint) answered \(response.status)\(detail(response))", transient: true)

@@ -22,6 +22,8 @@ public enum Builtins {
         OTPSessionConfigurationStep.self,
         CertificateAuthenticationStep.self,
         SLSAuthenticationStep.self,
+        DeviceRegistrationStep.self,
+        PushRegistrationStep.self,
     ]
 
     /// The registry of every built-in step: those of ``steps``, and those the format describes that this build

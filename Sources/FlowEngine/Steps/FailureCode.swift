@@ -67,6 +67,8 @@ public struct FailureCode: RawRepresentable, Hashable, Sendable, CustomStringCon
         case noConfiguration = "no-configuration"
         case serverError = "server-error"
         case locked, wiped
+        case registrationRequired = "registration-required"
+        case registrationMissing = "registration-missing"
         // The `command` step.
         case commandNotStarted = "command-not-started"
         case commandFailed = "command-failed"
@@ -195,6 +197,12 @@ extension FailureCode {
     public static let locked = FailureCode(.locked)
     /// `wiped`: The backend says the registration was wiped.
     public static let wiped = FailureCode(.wiped)
+    /// `registration-required`: The backend wants the device registered explicitly first (a `device-registration`
+    /// step before the one that failed).
+    public static let registrationRequired = FailureCode(.registrationRequired)
+    /// `registration-missing`: The backend no longer has the device registration onboarding kept (reset and onboard
+    /// again).
+    public static let registrationMissing = FailureCode(.registrationMissing)
     /// `command-not-started`: The `command` step's program could not be started.
     public static let commandNotStarted = FailureCode(.commandNotStarted)
     /// `command-failed`: The program exited with a status other than 0.

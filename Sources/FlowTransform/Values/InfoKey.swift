@@ -123,6 +123,11 @@ extension InfoKey where Value == Bool {
     public static var dataCollectionConsent: Self { Self("dataCollectionConsent") }
 }
 
+extension InfoKey where Value == String {
+    /// The device registration's ID on the backend (the connection ID its `Connections` entity answered).
+    public static var registrationID: Self { Self("registrationID") }
+}
+
 extension AnyInfoKey {
     /// Every built-in key constant, in the catalog's order.
     public static let builtins: [AnyInfoKey] = [
@@ -136,7 +141,7 @@ extension AnyInfoKey {
         InfoKey<UserIdentityParameters>.userIdentityParameters.erased,
         InfoKey<PasscodePolicyRecord>.passcodePolicy.erased, InfoKey<LogSettings>.logSettings.erased,
         InfoKey<FeatureVectorPolicies>.featureVectorPolicies.erased, InfoKey<StoreRecord>.store.erased,
-        InfoKey<Bool>.dataCollectionConsent.erased,
+        InfoKey<Bool>.dataCollectionConsent.erased, InfoKey<String>.registrationID.erased,
     ]
 }
 
