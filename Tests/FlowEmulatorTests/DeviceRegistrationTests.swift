@@ -91,7 +91,8 @@ struct DeviceRegistrationTests {
             let other = try await client.get(Paths.connection(warehouse, id: id), headers: [grace])
             #expect(other.status == 403)
             #expect(other.errorCode == "notYourRegistration")
-            #expect(try await client.send("DELETE", Paths.connection(warehouse, id: id), headers: [grace]).status == 403)
+            let deleted = try await client.send("DELETE", Paths.connection(warehouse, id: id), headers: [grace])
+            #expect(deleted.status == 403)
             #expect(emulator.connections.count == 1)
             #expect(try await client.get(Paths.connection(warehouse, id: id), headers: [ada]).status == 200)
             #expect(try await client.send("DELETE", Paths.connection(warehouse, id: id), headers: [ada]).status == 204)
@@ -147,7 +148,8 @@ struct DeviceRegistrationTests {
 
     @Test func faultsSwitchOnForTheConnectionsEndpoint() async throws {
         try await withEmulator { emulator, client in
-            let set = try await client.send("PUT", "/_emulator/faults/connections", body: #"{"status": 503, "count": 1}"#)
+            let set = try await client.send(
+                "PUT", "/_emulator/faults/connections", body: #"{"status": 503, "count": 1}"#)
             #expect(set.status == 200)
             let failed = try await client.send(
                 "POST", Paths.connections(Paths.app), headers: deviceHeaders(Paths.app), body: registrationBody)
@@ -240,7 +242,8 @@ struct PushRegistrationTests {
     @Test func theRequestLogNeverHoldsAPushToken() async throws {
         try await withEmulator { emulator, client in
             let path = Paths.push(Paths.app, device: "device-1")
-            _ = try await client.send("PUT", path, headers: deviceHeaders(Paths.app), body: #"{"pushToken": "\#(Self.token)"}"#)
+            _ = try await client.send(
+                "PUT", path, headers: deviceHeaders(Paths.app), body: #"{"pushToken": "\#(Self.token)"}"#)
             // A client that sends the token in the query or a header has it masked too.
             _ = try await client.send(
                 "PUT", path + "?pushToken=\(Self.token)",
@@ -258,7 +261,8 @@ struct PushRegistrationTests {
         try await withEmulator { _, client in
             let path = Paths.push(warehouse, device: "device-1")
             let headers = deviceHeaders(warehouse)
-            #expect(try await client.send("PUT", path, headers: headers + [ada], body: #"{"pushToken": "t1"}"#).status == 201)
+            let made = try await client.send("PUT", path, headers: headers + [ada], body: #"{"pushToken": "t1"}"#)
+            #expect(made.status == 201)
             let other = try await client.send("PUT", path, headers: headers + [grace], body: #"{"pushToken": "t2"}"#)
             #expect(other.status == 403)
             #expect(try await client.send("DELETE", path, headers: headers + [grace]).status == 403)
@@ -275,7 +279,8 @@ struct PushRegistrationTests {
             _ = try await client.send(
                 "PUT", Paths.push(Paths.app, device: "device-1"), headers: headers, body: #"{"pushToken": "t1"}"#)
             #expect(emulator.pushRegistrations.count == 1)
-            #expect(try await client.send("DELETE", Paths.connection(Paths.app, id: id), headers: headers).status == 204)
+            let deleted = try await client.send("DELETE", Paths.connection(Paths.app, id: id), headers: headers)
+            #expect(deleted.status == 204)
             #expect(emulator.pushRegistrations.isEmpty)
         }
     }

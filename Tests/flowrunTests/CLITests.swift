@@ -378,7 +378,7 @@ extension ProcessSuites {
                     "basic-authentication",
                     "oauth2-authentication", "logout", "saml-authentication", "otp-session-configuration",
                     "certificate-authentication",
-                    "sls-authentication",
+                    "sls-authentication", "device-registration", "push-registration",
                 ])
             let runnable = steps.filter { $0["runnable"] as? Bool == true }.compactMap { $0["name"] as? String }
             #expect(runnable == names, "every built-in runs in this build")

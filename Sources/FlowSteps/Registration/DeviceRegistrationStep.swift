@@ -92,8 +92,8 @@ struct DeviceRegistrationStep: BuiltinStep, RegistrationDeletingStep {
 
         var json: JSONValue {
             .object([
-                ("id", .string(id)), ("application", .string(application)), ("backend", .string(backend.absoluteString)),
-                ("device", .string(device)),
+                ("id", .string(id)), ("application", .string(application)),
+                ("backend", .string(backend.absoluteString)), ("device", .string(device)),
             ])
         }
 

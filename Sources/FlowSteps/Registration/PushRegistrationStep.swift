@@ -125,7 +125,8 @@ struct PushRegistrationStep: BuiltinStep, RegistrationDeletingStep {
     func reset(_ context: StepContext) async -> StepOutcome {
         guard context.kept != nil else { return .success }
         if let failure = await deleteRegistration(context).failure {
-            context.note("unregister-failed", "the push token was not unregistered before the reset: \(failure.message)")
+            context.note(
+                "unregister-failed", "the push token was not unregistered before the reset: \(failure.message)")
         }
         return .success
     }
