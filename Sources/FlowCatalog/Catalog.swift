@@ -158,6 +158,9 @@ extension Catalog {
         BuiltinKey(
             name: "usagePolicy", type: .record("usage-policy"),
             summary: "Whether usage may be collected and uploaded (feature vectors and consent allow it), and why."),
+        BuiltinKey(
+            name: "registrationID", type: .string,
+            summary: "The device registration's ID on the backend (its `Connections` entity's connection ID)."),
     ]
 
     /// The built-in record types (`oauth2-parameters`, `passcode-policy`, ...).

@@ -68,6 +68,11 @@ public enum Backend {
                 "\(what): the backend asks to wipe this device (\(endpoint) answered 403 TRAFFIC_REG_WIPED); "
                     + "this onboarding's state and store were removed",
                 wipes: true)
+        case "REGISTRATION_REQUIRED":
+            return StepFailure(
+                .registrationRequired,
+                "\(what): the backend wants this device registered first (\(endpoint) answered 403 "
+                    + "REGISTRATION_REQUIRED): put a `device-registration` step before this one")
         case "USER_BLOCKED", "USER_DEACTIVATED":
             let state = code == "USER_DEACTIVATED" ? "deactivated" : "blocked"
             let said = backendMessage(response).map { ": \($0)" } ?? ""

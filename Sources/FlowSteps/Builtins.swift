@@ -27,6 +27,8 @@ public enum Builtins {
         LogUploadStep.self,
         UsageUploadStep.self,
         EULAStep.self, UserConsentStep.self, DataCollectionConsentStep.self,
+        DeviceRegistrationStep.self,
+        PushRegistrationStep.self,
     ]
 
     /// The registry of every built-in step: those of ``steps``, and those the format describes that this build

@@ -193,6 +193,18 @@ enum Paths {
         "/mobileservices/application/\(app)/roleservice/application/\(app)/v2/Me"
     }
 
+    static func connections(_ app: String) -> String {
+        "/odata/applications/v4/\(app)/Connections"
+    }
+
+    static func connection(_ app: String, id: String) -> String {
+        "/odata/applications/v4/\(app)/Connections('\(id)')"
+    }
+
+    static func push(_ app: String, os: String = "ios", device: String) -> String {
+        "/mobileservices/push/v1/runtime/applications/\(app)/os/\(os)/devices/\(device)"
+    }
+
     static func discovery(_ app: String, email: String = "ada@example.com") -> String {
         "/config-api.svc/ApplicationConfigurations/"
             + "getApplicationConfiguration(AppConfigID='\(app):1.0',EmailAddress='\(email)')"
@@ -216,6 +228,8 @@ enum Paths {
         case .destinations: destinations(app)
         case .clientLogs: clientLogs(app)
         case .usage: usage(app)
+        case .connections: connection(app, id: "none")
+        case .push: push(app, device: "device-1")
         }
     }
 }

@@ -35,6 +35,15 @@ struct InfoKeyTests {
         #expect(info[.samlParameters] == nil)
     }
 
+    @Test func theRegistrationIDIsAStringKeyOfTheCatalog() throws {
+        #expect(InfoKey<String>.registrationID.name == "registrationID")
+        #expect(Catalog.infoModel.key(named: "registrationID")?.type == .string)
+        let info = InfoStore(keys: KeyTable(descriptor: FlowDescriptor(file: "t.yaml"), catalog: .infoModel))
+        try info.set(.registrationID, "3f1c-connection", by: "test")
+        #expect(info[.registrationID] == "3f1c-connection")
+        #expect(throws: StepFailure.self) { try info.set(["registrationID": .int(7)], by: "test") }
+    }
+
     @Test func aRecordWithoutItsRequiredFieldsIsRefused() {
         let info = InfoStore(keys: KeyTable(descriptor: FlowDescriptor(file: "t.yaml"), catalog: .infoModel))
         #expect(throws: StepFailure.self) {

@@ -233,7 +233,30 @@ let conformanceCases: [ConformanceCase] = [
     ConformanceCase(
         name: "data-collection-consent",
         flow: { _ in conformanceFlow(#"{uses: data-collection-consent, with: {version: "1", text: "Usage data."}}"#) }),
+        name: "device-registration",
+        flow: { _ in conformanceFlow("{uses: device-registration}") },
+        seed: registrationSeed,
+        waiting: ({ _ in conformanceFlow("{uses: device-registration}") }, .server(.connections))),
+    ConformanceCase(
+        name: "push-registration",
+        flow: { _ in conformanceFlow(#"{uses: push-registration, with: {token: "${env.CONFORMANCE_SECRET}"}}"#) },
+        seed: registrationSeed,
+        waiting: (
+            { _ in conformanceFlow(#"{uses: push-registration, with: {token: "${env.CONFORMANCE_SECRET}"}}"#) },
+            .server(.push)
+        ),
+        secretFlow: { _ in
+            conformanceFlow(#"{uses: push-registration, with: {token: "${env.CONFORMANCE_SECRET}"}}"#)
+        }),
 ]
+
+/// What the welcome and session-configuration steps provide for the open timetable application: the backend and
+/// the device ID.
+let registrationSeed: @Sendable (URL) -> [String: InfoValue] = { url in
+    var values = seed(url, application: "com.example.timetable")
+    values["deviceID"] = .string("conformance-device")
+    return values
+}
 
 /// A step made from a flow through the pipeline, and the services it runs with, observed.
 final class StepHarness: Sendable {

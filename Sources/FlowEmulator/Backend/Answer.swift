@@ -59,6 +59,8 @@ struct Backend {
     var auth = AuthState()
     /// The client logs and usage reports this answer accepted; the caller keeps them.
     var uploads: [Upload] = []
+    /// The device and push registrations; the caller keeps what the answer changed.
+    var devices = DeviceRegistry()
     /// The CA, the trusted client CAs, the TLS faults and the listener's pins.
     var certificates: EmulatorCertificates
     /// The emulator clock's time for this request.
@@ -176,7 +178,8 @@ struct Backend {
                     "The X-SMP-APPID header \(found); requests for application `\(id)` must carry `X-SMP-APPID: \(id)`."
                 )
             }
-            return withProtectedApplication(id, request) { app, principal, backend in
+            // The login steps validate with `Me`: it answers a device that has not registered yet.
+            return withProtectedApplication(id, request, requiringRegistration: false) { app, principal, backend in
                 switch principal {
                 case .user(let user):
                     return Answer(status: 200, json: backend.me(user))
@@ -237,6 +240,18 @@ struct Backend {
             return slsLogin(request)
         case .slsCertificate:
             return slsCertificate(request)
+        case .connections(let id):
+            return withProtectedApplication(id, request, requiringRegistration: false) { app, principal, backend in
+                backend.createConnection(app, principal, request)
+            }
+        case .connection(let id, let connection):
+            return withProtectedApplication(id, request, requiringRegistration: false) { app, principal, backend in
+                backend.connection(connection, of: app, principal, request)
+            }
+        case .push(let id, let os, let device):
+            return withProtectedApplication(id, request) { app, principal, backend in
+                backend.pushRegistration(of: app, os: os, device: device, principal, request)
+            }
         case .admin, .notFound:
             return .error(404, code: "notFound", "The emulated backend has no resource at `\(request.path)`.")
         }
@@ -345,9 +360,12 @@ struct Backend {
 
     /// The answer of a protected resource: 404 for an unknown application, then the authentication challenge, then
     /// the OTP challenge, then 403 for a locked or wiped registration, then 403 for a blocked or deactivated user,
-    /// else `body` with who is asking.
+    /// then (`registration: explicit`, unless
+    /// `requiringRegistration` is `false`) 403 for a device that has not registered, else `body` with who is asking.
+    /// `body` works on the backend itself, so that what it changes (the registrations) is kept.
     mutating func withProtectedApplication(
-        _ id: String, _ request: RequestFacts, _ body: (EmulatorApplication, Principal, Backend) -> Answer
+        _ id: String, _ request: RequestFacts, requiringRegistration: Bool = true,
+        _ body: (EmulatorApplication, Principal, inout Backend) -> Answer
     ) -> Answer {
         guard let app = data.application(id) else { return unknownApplication(id) }
         switch authenticate(app, request) {
@@ -355,7 +373,8 @@ struct Backend {
         case .success(let principal):
             if let blocked = blocked(id, request) { return blocked }
             if case .user(let user) = principal, let refused = refused(user) { return refused }
-            return body(app, principal, self)
+            if requiringRegistration, let unregistered = unregistered(app, request) { return unregistered }
+            return body(app, principal, &self)
         }
     }
 

@@ -38,6 +38,13 @@ enum Route: Sendable, Equatable {
     case slsLogin
     /// `/SecureLoginServer/slc3/getCertificate`: a certificate for a finished login.
     case slsCertificate
+    /// `/odata/applications/v4/<app>/Connections`: registers a device (POST).
+    case connections(application: String)
+    /// `/odata/applications/v4/<app>/Connections('<id>')`: one registration (GET, DELETE).
+    case connection(application: String, id: String)
+    /// `/mobileservices/push/v1/runtime/applications/<app>/os/<os>/devices/<device>` (I): the device's push
+    /// registration (PUT registers a token, GET reads, DELETE unregisters).
+    case push(application: String, os: String, device: String)
     case admin(AdminRoute)
     case notFound
 
@@ -59,18 +66,22 @@ enum Route: Sendable, Equatable {
         case .otpForm: .otp
         case .logout: .logout
         case .certificateService, .slsLogin, .slsCertificate: .certificateService
+        case .connections, .connection: .connections
+        case .push: .push
         case .admin, .notFound: nil
         }
     }
 
     /// Whether a request to the route with `method` has a body to read (a form).
     func readsBody(method: String) -> Bool {
+        if case .push = self { return method == "PUT" }
         guard method == "POST" else { return false }
         switch self {
         case .authorize, .token, .revoke, .samlLauncher, .samlLogin, .otpForm, .slsLogin, .slsCertificate, .clientLogs,
             .usage:
             return true
         case .certificateService(_, let action): return action != .attributes
+        case .connections: return true
         default: return false
         }
     }
@@ -84,6 +95,9 @@ enum Route: Sendable, Equatable {
         case .token, .revoke, .logout, .slsCertificate, .clientLogs, .usage: ["POST"]
         case .slsLogin: ["GET", "POST"]
         case .certificateService(_, let action): action == .attributes ? ["GET", "HEAD"] : ["POST"]
+        case .connections: ["POST"]
+        case .connection: ["GET", "HEAD", "DELETE"]
+        case .push: ["GET", "HEAD", "PUT", "DELETE"]
         default: ["GET", "HEAD"]
         }
     }
@@ -105,6 +119,8 @@ enum Route: Sendable, Equatable {
             return discovery(segments[2])
         case "mobileservices":
             return mobileServices(Array(segments.dropFirst()))
+        case "odata":
+            return odata(Array(segments.dropFirst()))
         case "_emulator":
             return AdminRoute(Array(segments.dropFirst())).map(Route.admin) ?? .notFound
         case "oauth2":
@@ -128,6 +144,10 @@ enum Route: Sendable, Equatable {
         if segments == ["OTPForm"] { return .otpForm }
         if segments == ["sessions", "logout"] { return .logout }
         switch segments.count {
+        case 9
+        where segments[0] == "push" && segments[1] == "v1" && segments[2] == "runtime"
+            && segments[3] == "applications" && segments[5] == "os" && segments[7] == "devices":
+            return .push(application: segments[4], os: segments[6], device: segments[8])
         case 4 where segments[0] == "application" && segments[2] == "onboarding" && segments[3] == "configuration":
             return .configuration(application: segments[1])
         case 8
@@ -156,6 +176,18 @@ enum Route: Sendable, Equatable {
         default:
             return .notFound
         }
+    }
+
+    /// `applications/v4/<app>/Connections` and `…/Connections('<id>')` (a quote inside the ID doubled).
+    private static func odata(_ segments: [String]) -> Route {
+        guard segments.count == 4, segments[0] == "applications", segments[1] == "v4" else { return .notFound }
+        let entity = segments[3]
+        if entity == "Connections" { return .connections(application: segments[2]) }
+        guard entity.hasPrefix("Connections('"), entity.hasSuffix("')"), entity.count > "Connections('')".count
+        else { return .notFound }
+        let quoted = entity.dropFirst("Connections('".count).dropLast(2)
+        guard !quoted.replacingOccurrences(of: "''", with: "").contains("'") else { return .notFound }
+        return .connection(application: segments[2], id: quoted.replacingOccurrences(of: "''", with: "'"))
     }
 
     /// Reads an OData function call such as `getApplicationConfiguration(AppConfigID='a:1.0',EmailAddress='b')`.
@@ -255,6 +287,12 @@ enum AdminRoute: Sendable, Equatable {
     case clientLogs
     /// The usage reports received.
     case usage
+    /// The device registrations (`Connections`) the backend keeps.
+    case connections
+    /// One device registration, by connection ID.
+    case connection(id: String)
+    /// The push registrations the backend keeps.
+    case push
 
     init?(_ segments: [String]) {
         switch segments.count {
@@ -269,6 +307,9 @@ enum AdminRoute: Sendable, Equatable {
         case 2 where segments[0] == "users": self = .user(email: segments[1])
         case 1 where segments[0] == "client-logs": self = .clientLogs
         case 1 where segments[0] == "usage": self = .usage
+        case 1 where segments[0] == "connections": self = .connections
+        case 2 where segments[0] == "connections": self = .connection(id: segments[1])
+        case 1 where segments[0] == "push": self = .push
         default: return nil
         }
     }
@@ -285,6 +326,8 @@ enum AdminRoute: Sendable, Equatable {
         case .users: ["GET"]
         case .user: ["GET", "PUT", "DELETE"]
         case .clientLogs, .usage: ["GET", "DELETE"]
+        case .connections, .push: ["GET", "DELETE"]
+        case .connection: ["GET", "DELETE"]
         }
     }
 }

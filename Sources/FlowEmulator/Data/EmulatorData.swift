@@ -106,6 +106,9 @@ public struct EmulatorApplication: Sendable, Hashable {
     /// Whether the application's modifying endpoints (the logout) want a CSRF token fetched with
     /// `X-CSRF-Token: Fetch` (`csrf`).
     public var csrf: Bool
+    /// Whether devices must register with the `Connections` endpoint before the protected resources answer them
+    /// (`registration`).
+    public var registration: RegistrationPolicy
 
     public init(
         id: String,
@@ -125,9 +128,11 @@ public struct EmulatorApplication: Sendable, Hashable {
         clientCertificate: ClientCertificatePolicy = .optional,
         certificateService: Bool = false,
         certificateValidity: Duration = .seconds(30 * 86_400),
-        csrf: Bool = false
+        csrf: Bool = false,
+        registration: RegistrationPolicy = .implicit
     ) {
         self.csrf = csrf
+        self.registration = registration
         self.clientCertificate = clientCertificate
         self.certificateService = certificateService
         self.certificateValidity = certificateValidity

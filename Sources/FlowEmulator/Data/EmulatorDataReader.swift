@@ -204,7 +204,7 @@ struct DataReader {
         let keys = [
             "id", "version", "host", "port", "protocol", "auth", "settings", "user-settings", "device-settings",
             "destinations", "protected", "challenge", "otp-challenge", "token-lifetime", "client-certificate",
-            "certificate-service", "certificate-validity", "csrf",
+            "certificate-service", "certificate-validity", "csrf", "registration",
         ]
         guard let fields = mapping(node, path: path, keys: keys) else { return nil }
         let id = required(fields, "id", in: node, path: path).flatMap { string($0, path: "\(path).id") }
@@ -299,6 +299,18 @@ struct DataReader {
             fields["certificate-validity"].map { validity($0, path: "\(path).certificate-validity") }
             ?? .seconds(30 * 86_400)
         let csrf = fields["csrf"].map { boolean($0, path: "\(path).csrf") } ?? false
+        var registration = RegistrationPolicy.implicit
+        if let node = fields["registration"], let text = string(node, path: "\(path).registration") {
+            if let policy = RegistrationPolicy(rawValue: text) {
+                registration = policy
+            } else {
+                let names = RegistrationPolicy.allCases.map(\.rawValue)
+                let suggestion = Suggestion.closest(to: text, in: names).map { " Did you mean `\($0)`?" } ?? ""
+                fail(
+                    "`\(path).registration` is `\(text)`; expected one of \(Self.quoted(names)).\(suggestion)",
+                    at: node)
+            }
+        }
         guard let id, let version, let auth, let protected, let certificateService, let certificateValidity, let csrf
         else {
             return nil
@@ -308,7 +320,7 @@ struct DataReader {
             userSettings: userSettings, deviceSettings: deviceSettings, destinations: destinations,
             protected: protected, challenge: challenge, otpChallenge: otpChallenge, tokenLifetime: tokenLifetime,
             clientCertificate: clientCertificate, certificateService: certificateService,
-            certificateValidity: certificateValidity, csrf: csrf)
+            certificateValidity: certificateValidity, csrf: csrf, registration: registration)
     }
 
     mutating func authEntry(_ node: Node, path: String) -> AuthEntry? {

@@ -30,6 +30,10 @@ public enum EmulatorEndpoint: String, Sendable, Hashable, CaseIterable, CustomSt
     case clientLogs = "client-logs"
     /// The usage report upload (I).
     case usage
+    /// The device registrations (OData `Connections`: create, read, delete).
+    case connections
+    /// The push registration of a device (register, read, unregister).
+    case push
 
     public var description: String { rawValue }
 }

@@ -3,8 +3,8 @@ internal import Foundation
 internal import Hummingbird
 internal import NIOCore
 
-/// The emulator's control API under `/_emulator`: the request log, faults, registration and user states, and the
-/// client logs and usage reports received. Its own requests are not recorded.
+/// The emulator's control API under `/_emulator`: the request log, faults, registration and user states, the
+/// client logs and usage reports received, and the device and push registrations. Its own requests are not recorded.
 struct Admin {
     let emulator: BackendEmulator
 
@@ -77,6 +77,26 @@ struct Admin {
             }
         case (.registrations, _):
             emulator.clearRegistrationStates()
+            return .noContent
+        case (.connections, "GET"):
+            return Answer(status: 200, json: .array(emulator.connections.map(\.adminJSON)))
+        case (.connections, _):
+            emulator.clearConnections()
+            return .noContent
+        case (.connection(let id), "GET"):
+            guard let connection = emulator.connections.first(where: { $0.id == id }) else {
+                return .error(404, code: "registrationNotFound", "There is no device registration `\(id)`.")
+            }
+            return Answer(status: 200, json: connection.adminJSON)
+        case (.connection(let id), _):
+            guard emulator.removeConnection(id) else {
+                return .error(404, code: "registrationNotFound", "There is no device registration `\(id)`.")
+            }
+            return .noContent
+        case (.push, "GET"):
+            return Answer(status: 200, json: .array(emulator.pushRegistrations.map(\.json)))
+        case (.push, _):
+            emulator.clearPushRegistrations()
             return .noContent
         case (.clock, "GET"):
             return Answer(status: 200, json: clockJSON())

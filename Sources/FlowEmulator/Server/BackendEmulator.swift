@@ -302,6 +302,29 @@ public final class BackendEmulator: Sendable {
         }
     }
 
+    // MARK: Device and push registrations
+
+    /// The device registrations (`Connections`) the backend keeps, by application, device and ID.
+    public var connections: [DeviceConnection] {
+        state.withLock { $0.devices.connectionList }
+    }
+
+    /// The push registrations the backend keeps (token digests only), by application and device.
+    public var pushRegistrations: [PushRegistration] {
+        state.withLock { $0.devices.pushList }
+    }
+
+    /// Removes the device registration `id` (and its device's push registration), as an administrator would;
+    /// returns whether there was one.
+    @discardableResult
+    public func removeConnection(_ id: String) -> Bool {
+        state.withLock { state in
+            guard state.devices.connections[id] != nil else { return false }
+            state.devices.removeConnection(id)
+            return true
+        }
+    }
+
     // MARK: Uploads
 
     /// The client logs or usage reports received so far, oldest first.
@@ -312,6 +335,16 @@ public final class BackendEmulator: Sendable {
     /// Forgets the uploads of `kind`.
     public func clearUploads(_ kind: Upload.Kind) {
         state.withLock { $0.uploads.removeAll { $0.kind == kind } }
+    }
+
+    /// Removes every device registration and every push registration.
+    public func clearConnections() {
+        state.withLock { $0.devices = DeviceRegistry() }
+    }
+
+    /// Removes every push registration.
+    public func clearPushRegistrations() {
+        state.withLock { $0.devices.push = [:] }
     }
 
     // MARK: Request log
@@ -366,9 +399,12 @@ public final class BackendEmulator: Sendable {
                 ownScheme: ownScheme, auth: state.auth, certificates: state.certificates, now: state.clock.now)
             // The copy would make every change copy the tables: hand them over and take them back.
             state.auth = AuthState()
+            backend.devices = state.devices
+            state.devices = DeviceRegistry()
             let answer = backend.answer(route, facts)
             state.auth = backend.auth
             if keepsUploads { for upload in backend.uploads { state.keep(upload) } }
+            state.devices = backend.devices
             return answer
         }
     }

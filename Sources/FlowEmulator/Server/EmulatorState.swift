@@ -5,6 +5,8 @@ struct EmulatorState: Sendable {
     var data: EmulatorData
     var faults: [EmulatorEndpoint: Fault]
     var registrations: [RegistrationKey: RegistrationState]
+    /// The device (`Connections`) and push registrations the backend keeps.
+    var devices = DeviceRegistry()
     var log: [RecordedRequest] = []
     var server: ServerState = .stopped
     /// Requests that have arrived, by endpoint, and the tests waiting for a number of them.

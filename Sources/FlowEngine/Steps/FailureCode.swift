@@ -70,6 +70,8 @@ public struct FailureCode: RawRepresentable, Hashable, Sendable, CustomStringCon
         case serverError = "server-error"
         case locked, wiped
         case userBlocked = "user-blocked"
+        case registrationRequired = "registration-required"
+        case registrationMissing = "registration-missing"
         // The `command` step.
         case commandNotStarted = "command-not-started"
         case commandFailed = "command-failed"
@@ -206,6 +208,12 @@ extension FailureCode {
     public static let wiped = FailureCode(.wiped)
     /// `user-blocked`: The backend says the user is blocked or deactivated.
     public static let userBlocked = FailureCode(.userBlocked)
+    /// `registration-required`: The backend wants the device registered explicitly first (a `device-registration`
+    /// step before the one that failed).
+    public static let registrationRequired = FailureCode(.registrationRequired)
+    /// `registration-missing`: The backend no longer has the device registration onboarding kept (reset and onboard
+    /// again).
+    public static let registrationMissing = FailureCode(.registrationMissing)
     /// `command-not-started`: The `command` step's program could not be started.
     public static let commandNotStarted = FailureCode(.commandNotStarted)
     /// `command-failed`: The program exited with a status other than 0.

@@ -138,6 +138,11 @@ extension InfoKey where Value == UsagePolicy {
     public static var usagePolicy: Self { Self("usagePolicy") }
 }
 
+extension InfoKey where Value == String {
+    /// The device registration's ID on the backend (the connection ID its `Connections` entity answered).
+    public static var registrationID: Self { Self("registrationID") }
+}
+
 extension AnyInfoKey {
     /// Every built-in key constant, in the catalog's order.
     public static let builtins: [AnyInfoKey] = [
@@ -153,6 +158,7 @@ extension AnyInfoKey {
         InfoKey<FeatureVectorPolicies>.featureVectorPolicies.erased, InfoKey<StoreRecord>.store.erased,
         InfoKey<Bool>.dataCollectionConsent.erased, InfoKey<Destinations>.destinations.erased,
         InfoKey<LogPolicy>.logPolicy.erased, InfoKey<UsagePolicy>.usagePolicy.erased,
+        InfoKey<String>.registrationID.erased,
     ]
 }
 

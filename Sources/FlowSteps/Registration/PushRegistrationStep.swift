@@ -1,0 +1,199 @@
+import Crypto
+import FlowCatalog
+import FlowConfig
+import FlowDescriptor
+import FlowEngine
+import FlowHTTP
+import FlowTransform
+import Foundation
+
+/// The `push-registration` step: registers the device's push token (from the push service of the device's
+/// platform, given as input `push-token`) with the backend's push registration for this application and device,
+/// `PUT /mobileservices/push/v1/runtime/applications/<appId>/os/<os>/devices/<deviceId>` with `{"pushToken": …}`
+/// (I: the emulator's shape, see docs/emulator.md).
+///
+/// The token is a secret: it is masked in every output, and what the step keeps is its SHA-256 digest only, enough
+/// to tell on restore whether the token changed (then it registers the new one; otherwise it sends nothing). A
+/// reset and `--mode delete-registration` unregister the device (`DELETE` on the same path).
+struct PushRegistrationStep: BuiltinStep, RegistrationDeletingStep {
+    enum System: String, CaseIterable {
+        case ios, android
+    }
+
+    static let spec = StepSpec(
+        name: "push-registration", aliases: [],
+        summary:
+            "Registers the device's push token with the backend's push registration; a reset unregisters it.",
+        parameters: [
+            ParameterSpec(
+                "token", .secret, default: "${input.push-token}",
+                "The push token the platform's push service gave the device: `${env.NAME}`, `${input.NAME}` or "
+                    + "`prompt`."),
+            ParameterSpec(
+                "os", .oneOf(System.allCases.map(\.rawValue)), default: "ios",
+                "The push service's platform, in the registration's path."),
+        ],
+        requires: [KeySpec(.settingsParameters), KeySpec(.deviceID)],
+        provides: [],
+        waits: .server)
+
+    let token: ParameterText
+    let system: System
+
+    init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
+        token =
+            try parameters.runtimeText("token")
+            ?? ParameterText(parameter: "token", text: "${input.push-token}", isSecret: true)
+        system = try parameters.choice("os", as: System.self) ?? .ios
+    }
+
+    /// What the step keeps: where the registration lives and the token's digest, never the token.
+    struct Kept {
+        var application: String
+        var backend: URL
+        var device: String
+        var system: String
+        var tokenDigest: String
+
+        init(application: String, backend: URL, device: String, system: String, tokenDigest: String) {
+            self.application = application
+            self.backend = backend
+            self.device = device
+            self.system = system
+            self.tokenDigest = tokenDigest
+        }
+
+        init?(_ value: JSONValue?) {
+            guard let application = value?["application"]?.string,
+                let backend = value?["backend"]?.string.flatMap(URL.init(string:)),
+                let device = value?["device"]?.string, let system = value?["os"]?.string
+            else { return nil }
+            self.init(
+                application: application, backend: backend, device: device, system: system,
+                tokenDigest: value?["token-sha256"]?.string ?? "")
+        }
+
+        var json: JSONValue {
+            .object([
+                ("application", .string(application)), ("backend", .string(backend.absoluteString)),
+                ("device", .string(device)), ("os", .string(system)), ("token-sha256", .string(tokenDigest)),
+            ])
+        }
+
+        /// The registration's URL on `base`.
+        func url(on base: URL) -> URL? {
+            let segments = [application, system, device].map {
+                $0.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? $0
+            }
+            let path =
+                "/mobileservices/push/v1/runtime/applications/\(segments[0])/os/\(segments[1])/devices/\(segments[2])"
+            return URL(string: path, relativeTo: base)?.absoluteURL
+        }
+    }
+
+    func onboard(_ context: StepContext) async -> StepOutcome {
+        do throws(StepFailure) {
+            try await register(try context.resolve(token), context: context)
+            return .success
+        } catch {
+            return Task.isCancelled ? .cancelled : .failure(error)
+        }
+    }
+
+    /// Registers the token again only when it changed since onboarding. A restore that is given no token keeps the
+    /// registration it has: asking a person for a token the device has not replaced is no use.
+    func restore(_ context: StepContext) async -> StepOutcome {
+        guard let kept = Kept(context.kept) else { return await onboard(context) }
+        do throws(StepFailure) {
+            guard let token = try given(context) else {
+                context.note("push-kept", "no push token given: the device's push registration stays as it is")
+                return .success
+            }
+            guard Self.digest(of: token) != kept.tokenDigest else {
+                context.note("push-unchanged", "the push token has not changed: nothing to register")
+                return .success
+            }
+            try await register(token, context: context)
+            return .success
+        } catch {
+            return Task.isCancelled ? .cancelled : .failure(error)
+        }
+    }
+
+    /// Unregisters the device's push token where onboarding registered it; a failure is noted and does not stop
+    /// the reset, which removes everything here anyway.
+    func reset(_ context: StepContext) async -> StepOutcome {
+        guard context.kept != nil else { return .success }
+        if let failure = await deleteRegistration(context).failure {
+            context.note(
+                "unregister-failed", "the push token was not unregistered before the reset: \(failure.message)")
+        }
+        return .success
+    }
+
+    /// Removes the device's push registration on the backend; one the backend no longer has counts as removed.
+    func deleteRegistration(_ context: StepContext) async -> StepOutcome {
+        guard let kept = Kept(context.kept) else { return .success(.forgetKept) }
+        do throws(StepFailure) {
+            let url = try Self.url(kept, context: context)
+            let what = "unregistering the push token"
+            do throws(StepFailure) {
+                _ = try await Backend.fetch(HTTPRequest(method: "DELETE", url: url), context: context, what: what)
+            } catch where error.code == .http(404) {
+                context.note("already-removed", "\(what): the backend has no push registration for the device (404)")
+            }
+            return .success(.forgetKept)
+        } catch {
+            return Task.isCancelled ? .cancelled : .failure(error)
+        }
+    }
+
+    /// The token when it is given without asking anyone: a lone `${input.NAME}` is looked up, not prompted for;
+    /// any other value is resolved as written.
+    private func given(_ context: StepContext) throws(StepFailure) -> String? {
+        let references = ValueReference.all(in: token.text)
+        guard references.count == 1, let reference = references.first, reference.closed,
+            ValueReference.Namespace(rawValue: reference.namespace) == .input,
+            reference.range == token.text.startIndex..<token.text.endIndex
+        else { return try context.resolve(token) }
+        guard let value = try context.input.given(reference.name, secret: true), !value.isEmpty else { return nil }
+        context.redactor.add(value)
+        return value
+    }
+
+    private func register(_ token: String, context: StepContext) async throws(StepFailure) {
+        guard !token.isEmpty else {
+            throw StepFailure(.badInput, "the push token (`\(self.token.text)`) is empty")
+        }
+        context.redactor.add(token)
+        let (base, applicationID) = try Backend.base(context)
+        guard let device = context.info[.deviceID] else {
+            throw StepFailure(.missingInfo, "step `\(context.name)` needs `deviceID`")
+        }
+        let kept = Kept(
+            application: applicationID, backend: base, device: device, system: system.rawValue,
+            tokenDigest: Self.digest(of: token))
+        let url = try Self.url(kept, context: context)
+        let body = JSONValue.object([("pushToken", .string(token))])
+        _ = try await Backend.fetch(
+            HTTPRequest(
+                method: "PUT", url: url,
+                headers: [("Content-Type", "application/json"), ("Accept", "application/json")],
+                body: Array(body.rendered(pretty: false).utf8)),
+            context: context, what: "registering the push token")
+        context.keep(kept.json)
+        context.note("push-registered", "the push token is registered for device `\(device)` (\(system.rawValue))")
+    }
+
+    private static func url(_ kept: Kept, context: StepContext) throws(StepFailure) -> URL {
+        guard let url = kept.url(on: context.info[.settingsParameters]?.backendURL ?? kept.backend) else {
+            throw StepFailure(.badParameter, "cannot form the push registration URL for device `\(kept.device)`")
+        }
+        return url
+    }
+
+    /// The lowercase hex SHA-256 of `token`.
+    static func digest(of token: String) -> String {
+        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}
