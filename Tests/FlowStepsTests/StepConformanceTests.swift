@@ -233,6 +233,7 @@ let conformanceCases: [ConformanceCase] = [
     ConformanceCase(
         name: "data-collection-consent",
         flow: { _ in conformanceFlow(#"{uses: data-collection-consent, with: {version: "1", text: "Usage data."}}"#) }),
+    ConformanceCase(
         name: "device-registration",
         flow: { _ in conformanceFlow("{uses: device-registration}") },
         seed: registrationSeed,
