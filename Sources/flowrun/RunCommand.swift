@@ -1,4 +1,5 @@
 public import ArgumentParser
+import FlowCatalog
 import FlowCheck
 public import FlowDescriptor
 import FlowEmulator
@@ -184,6 +185,7 @@ struct RunCommand: AsyncParsableCommand {
         let flow = try Self.load(file, pipeline: FlowPipeline(registry: Builtins.registry))
         // Read before a dry run returns, so that it checks the document (and its size limit) too.
         let configuration = try config.map(Self.configurationDocument)
+        if config != nil { try Self.checkConfigurationIsRead(by: flow.descriptor) }
         if dryRun {
             Console.print(Plan.render(flow))
             return
@@ -368,6 +370,24 @@ struct RunCommand: AsyncParsableCommand {
         FileHandle.standardError.write(Data(run.rendered(as: .text, color: Console.wants(color: STDERR_FILENO)).utf8))
     }
 
+    /// Whether `bytes` read as YAML is a mapping with the emulator data's top-level `applications` or `users`.
+    static func looksLikeEmulatorData(_ bytes: [UInt8], file: String) -> Bool {
+        guard let root = DocumentReader.read(bytes: bytes, file: file, format: .yaml).root else { return false }
+        return root["applications"] != nil || root["users"] != nil
+    }
+
+    /// `--config` is read only by the `json` provider: on a flow without one it would be ignored, so it is an error
+    /// naming the flow's providers and what to add.
+    static func checkConfigurationIsRead(by descriptor: FlowDescriptor) throws {
+        let catalog = Builtins.registry.catalog
+        let providers = descriptor.configuration?.providers ?? []
+        guard !providers.contains(where: { catalog.provider(named: $0.name.value)?.name == "json" }) else { return }
+        let names = providers.isEmpty ? "none" : providers.map { "`\($0.name.value)`" }.joined(separator: ", ")
+        throw ValidationError(
+            "--config is read only by the `json` provider, and this flow has none (its providers: \(names)); "
+                + "add `json` to `configuration.providers` to read the document, or leave --config out.")
+    }
+
     /// The `--config` document: a JSON file, or standard input for `-`.
     static func configurationDocument(_ path: String) throws -> Node {
         let bytes: [UInt8]
@@ -400,6 +420,11 @@ struct RunCommand: AsyncParsableCommand {
         guard let root = result.root, result.diagnostics.isEmpty else {
             let problem =
                 result.diagnostics.first.map { "\($0.location.map { "\($0): " } ?? "")\($0.message)" } ?? "unreadable"
+            if looksLikeEmulatorData(bytes, file: name) {
+                throw ValidationError(
+                    "--config: \(name) looks like emulator data (it has a top-level `applications:` or `users:`), "
+                        + "not a configuration document: use --emulator-data FILE (with --emulator).")
+            }
             throw ValidationError("--config: \(problem)")
         }
         guard root.pairs != nil else { throw ValidationError("--config: \(name) is not a JSON object.") }
