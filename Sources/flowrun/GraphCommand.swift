@@ -20,7 +20,8 @@ struct GraphCommand: ParsableCommand {
     var format: GraphFormat = .mermaid
 
     func run() throws {
-        let flow = try RunCommand.load(file, pipeline: FlowPipeline(registry: Builtins.registry))
+        let flow = try RunCommand.load(
+            file, pipeline: FlowPipeline(registry: Builtins.registry), cannot: "be drawn")
         Console.print(GraphRenderer.render(flow.graphs, format: format))
     }
 }

@@ -344,8 +344,9 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     /// The flow file through the pipeline. Its findings are printed on standard error exactly as `flowrun lint`
-    /// prints them; an error among them exits 2, warnings alone do not stop the command.
-    static func load(_ file: String, pipeline: FlowPipeline) throws -> CompiledFlow {
+    /// prints them; an error among them exits 2 with "`file` cannot `cannot`" (`run`, `be drawn`), warnings alone do
+    /// not stop the command.
+    static func load(_ file: String, pipeline: FlowPipeline, cannot: String = "run") throws -> CompiledFlow {
         let loaded = pipeline.load(path: file)!
         if !loaded.report.diagnostics.isEmpty {
             let run = LintRun(reports: [loaded.report], strict: false, toolVersion: Flowrun.version)
@@ -353,7 +354,7 @@ struct RunCommand: AsyncParsableCommand {
                 Data(run.rendered(as: .text, color: Console.wants(color: STDERR_FILENO)).utf8))
         }
         guard let flow = loaded.flow else {
-            Console.error("flowrun: \(file) cannot run until these are fixed.")
+            Console.error("flowrun: \(file) cannot \(cannot) until these are fixed.")
             throw ExitCode.usage
         }
         return flow
