@@ -381,6 +381,32 @@ extension ProcessSuites {
             #expect(schema["$schema"] as? String == "http://json-schema.org/draft-07/schema#")
         }
 
+        @Test func stepsFormatIsTheSpellingOfJSONAndMarkdownAndTheOldFlagsRemainAliases() async throws {
+            let json = try await CommandRunner.run(["steps", "--json"])
+            let formatJSON = try await CommandRunner.run(["steps", "--format", "json"])
+            #expect(formatJSON.status == 0)
+            #expect(formatJSON.standardOutput == json.standardOutput)
+            let markdown = try await CommandRunner.run(["steps", "--markdown"])
+            let formatMarkdown = try await CommandRunner.run(["steps", "--format", "markdown"])
+            #expect(formatMarkdown.standardOutput == markdown.standardOutput)
+            #expect(formatMarkdown.standardOutput.contains("| "))
+            let text = try await CommandRunner.run(["steps", "--format", "text"])
+            #expect(text.standardOutput.hasPrefix("welcome"))
+            let both = try await CommandRunner.run(["steps", "--format", "json", "--markdown"])
+            #expect(both.status == 2)
+            #expect(both.standardError.contains("Choose one of --format, --json and --markdown"))
+        }
+
+        @Test(arguments: ["--data", "--emulator-data", "--config"])
+        func emulatorTakesItsDataFileUnderEverySpelling(_ flag: String) async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try scratch.write("data.yaml", "applications:\n  - id: a\n    auth: []\n    port: 70000\n")
+            let result = try await CommandRunner.run(["emulator", flag, "data.yaml"], in: scratch.url)
+            #expect(result.status == 2)
+            #expect(result.standardError.contains("data.yaml:4:11: error: `applications[0].port` is 70000"))
+        }
+
         @Test func stepsJSONListsEveryBuiltInWithKeys() async throws {
             let result = try await CommandRunner.run(["steps", "--json"])
             #expect(result.status == 0)
