@@ -237,14 +237,9 @@ struct RunCommand: AsyncParsableCommand {
         options.tls = try trust(engine.descriptor.security)
         options.proxy = try proxies()
         options.presenter = presenter
-        // The planner's word on whether the flow offers the mode, said as a usage error before anything runs.
-        if mode == .changePasscode, engine.plans[.changePasscode] == nil {
-            Console.error(
-                "flowrun: \(file) has no store-manager step: no passcode protects its state, so there is none to "
-                    + "change."
-            )
-            throw ExitCode.usage
-        }
+        // A mode the flow does not offer (change-passcode without a store, logout without a login) is the
+        // planner's failure, said by the engine before any step runs: exit status 1 with its failure code, the same
+        // for both (docs/engine.md, "A mode the flow does not offer").
         // What would stop the run is found before anything starts: steps this build cannot run, state that
         // cannot be kept.
         let blockers = engine.readiness(options)
