@@ -27,7 +27,15 @@ struct StepsCommand: ParsableCommand {
         abstract: "List the built-in steps with their parameters and the info keys they require and provide."
     )
 
-    @Flag(help: "Print JSON instead of text.")
+    /// How `flowrun steps` prints the catalog.
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, json, markdown
+    }
+
+    @Option(help: "text, json, or markdown (the reference tables of steps, providers and transformers).")
+    var format: Format?
+
+    @Flag(help: "Print JSON instead of text (the same as --format json).")
     var json = false
 
     @Flag(
@@ -38,17 +46,19 @@ struct StepsCommand: ParsableCommand {
     var markdown = false
 
     func validate() throws {
-        if json && markdown { throw ValidationError("Choose one of --json and --markdown.") }
+        let chosen = [format != nil, json, markdown].filter { $0 }.count
+        if chosen > 1 { throw ValidationError("Choose one of --format, --json and --markdown.") }
     }
 
     func run() throws {
         let registry = Builtins.registry
         let catalog = registry.catalog
-        if markdown {
+        let format = format ?? (json ? .json : markdown ? .markdown : .text)
+        if format == .markdown {
             Console.print(CatalogTables.all(catalog, runnable: registry.isRunnable))
             return
         }
-        if json {
+        if format == .json {
             Console.print(CatalogDocument.steps(catalog, runnable: registry.isRunnable).rendered())
             return
         }

@@ -18,9 +18,12 @@ struct EmulatorCommand: AsyncParsableCommand {
     @Option(help: "The port to listen on; 0 picks a free one.")
     var port: Int = 0
 
+    /// `--data`, also spelt `--emulator-data` as `run` spells it, and `--config` as before.
     @Option(
+        name: [.customLong("data"), .customLong("emulator-data"), .customLong("config")],
         help: ArgumentHelp(
-            "A YAML or JSON file with the applications, users, onboarding codes and faults to serve.", valueName: "file"
+            "A YAML or JSON file with the applications, users, onboarding codes and faults to serve "
+                + "(also --emulator-data, as `run` spells it, and --config).", valueName: "file"
         ))
     var config: String?
 

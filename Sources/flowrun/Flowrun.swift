@@ -2,6 +2,7 @@ import ArgumentParser
 import FlowCatalog
 import FlowCheck
 import FlowDescriptor
+import Foundation
 
 /// The `flowrun` command: a thin layer over the library targets.
 @main
@@ -33,10 +34,13 @@ struct Flowrun: AsyncParsableCommand {
             Console.print(version)
             Console.exit(0)
         }
+        // The command that was parsed: a usage error it finds while running is shown with its own usage.
+        var parsed: (any ParsableCommand.Type)?
         do {
             var command = parseFast()
             if command == nil { command = try parseAsRoot() }
             guard var command else { return }
+            parsed = type(of: command)
             if var asynchronous = command as? any AsyncParsableCommand {
                 try await asynchronous.run()
             } else {
@@ -48,6 +52,14 @@ struct Flowrun: AsyncParsableCommand {
         } catch {
             let code = exitCode(for: error)
             if code == .validationFailure {
+                if let parsed, parsed != Flowrun.self, let name = parsed.configuration.commandName {
+                    // Parsed on its own, the subcommand words its usage without `flowrun `: put it back.
+                    Console.error(
+                        parsed.fullMessage(for: error)
+                            .replacingOccurrences(of: "Usage: \(name) ", with: "Usage: flowrun \(name) ")
+                            .replacingOccurrences(of: "'\(name) --help'", with: "'flowrun \(name) --help'"))
+                    exit(withError: ExitCode.usage)
+                }
                 Console.error(fullMessage(for: error))
                 Console.error("See 'flowrun help' for the commands and options.")
                 exit(withError: ExitCode.usage)

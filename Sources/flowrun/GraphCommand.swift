@@ -21,7 +21,8 @@ struct GraphCommand: ParsableCommand {
     var format: GraphFormat = .mermaid
 
     func run() throws {
-        let flow = try RunCommand.load(file, pipeline: FlowPipeline(registry: Builtins.registry))
+        let flow = try RunCommand.load(
+            file, pipeline: FlowPipeline(registry: Builtins.registry), cannot: "be drawn")
         Console.print(GraphRenderer.render(FlowEngine(flow).plans, format: format))
     }
 }

@@ -138,8 +138,15 @@ struct LintCommand: ParsableCommand {
             )
             throw ExitCode.usage
         }
+        // Only paths that do not exist: their errors above are the whole answer, not "no findings in 0 files".
+        if run.reports.isEmpty { throw ExitCode.usage }
         let text = run.rendered(as: format, color: format == .text && (color ?? Console.wants(color: STDOUT_FILENO)))
-        Console.print(text, terminator: "")
+        // With -o the report goes to the file, and standard output gets only the one-line summary.
+        if output == nil {
+            Console.print(text, terminator: "")
+        } else {
+            Console.print(run.summary + " (report written to \(output!))")
+        }
         if let output {
             let plain = color == true ? run.rendered(as: format) : text
             do {

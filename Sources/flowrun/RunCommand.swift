@@ -1,4 +1,5 @@
 public import ArgumentParser
+import FlowCatalog
 import FlowCheck
 public import FlowDescriptor
 import FlowEmulator
@@ -184,6 +185,7 @@ struct RunCommand: AsyncParsableCommand {
         let flow = try Self.load(file, pipeline: FlowPipeline(registry: Builtins.registry))
         // Read before a dry run returns, so that it checks the document (and its size limit) too.
         let configuration = try config.map(Self.configurationDocument)
+        if config != nil { try Self.checkConfigurationIsRead(by: flow.descriptor) }
         if dryRun {
             Console.print(Plan.render(flow))
             return
@@ -235,14 +237,9 @@ struct RunCommand: AsyncParsableCommand {
         options.tls = try trust(engine.descriptor.security)
         options.proxy = try proxies()
         options.presenter = presenter
-        // The planner's word on whether the flow offers the mode, said as a usage error before anything runs.
-        if mode == .changePasscode, engine.plans[.changePasscode] == nil {
-            Console.error(
-                "flowrun: \(file) has no store-manager step: no passcode protects its state, so there is none to "
-                    + "change."
-            )
-            throw ExitCode.usage
-        }
+        // A mode the flow does not offer (change-passcode without a store, logout without a login) is the
+        // planner's failure, said by the engine before any step runs: exit status 1 with its failure code, the same
+        // for both (docs/engine.md, "A mode the flow does not offer").
         // What would stop the run is found before anything starts: steps this build cannot run, state that
         // cannot be kept.
         let blockers = engine.readiness(options)
@@ -342,8 +339,9 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     /// The flow file through the pipeline. Its findings are printed on standard error exactly as `flowrun lint`
-    /// prints them; an error among them exits 2, warnings alone do not stop the command.
-    static func load(_ file: String, pipeline: FlowPipeline) throws -> CompiledFlow {
+    /// prints them; an error among them exits 2 with "`file` cannot `cannot`" (`run`, `be drawn`), warnings alone do
+    /// not stop the command.
+    static func load(_ file: String, pipeline: FlowPipeline, cannot: String = "run") throws -> CompiledFlow {
         let loaded = pipeline.load(path: file)!
         if !loaded.report.diagnostics.isEmpty {
             let run = LintRun(reports: [loaded.report], strict: false, toolVersion: Flowrun.version)
@@ -351,7 +349,7 @@ struct RunCommand: AsyncParsableCommand {
                 Data(run.rendered(as: .text, color: Console.wants(color: STDERR_FILENO)).utf8))
         }
         guard let flow = loaded.flow else {
-            Console.error("flowrun: \(file) cannot run until these are fixed.")
+            Console.error("flowrun: \(file) cannot \(cannot) until these are fixed.")
             throw ExitCode.usage
         }
         return flow
@@ -366,6 +364,24 @@ struct RunCommand: AsyncParsableCommand {
             reports: [FileReport(file: file, diagnostics: diagnostics, text: text)],
             strict: false, toolVersion: Flowrun.version)
         FileHandle.standardError.write(Data(run.rendered(as: .text, color: Console.wants(color: STDERR_FILENO)).utf8))
+    }
+
+    /// Whether `bytes` read as YAML is a mapping with the emulator data's top-level `applications` or `users`.
+    static func looksLikeEmulatorData(_ bytes: [UInt8], file: String) -> Bool {
+        guard let root = DocumentReader.read(bytes: bytes, file: file, format: .yaml).root else { return false }
+        return root["applications"] != nil || root["users"] != nil
+    }
+
+    /// `--config` is read only by the `json` provider: on a flow without one it would be ignored, so it is an error
+    /// naming the flow's providers and what to add.
+    static func checkConfigurationIsRead(by descriptor: FlowDescriptor) throws {
+        let catalog = Builtins.registry.catalog
+        let providers = descriptor.configuration?.providers ?? []
+        guard !providers.contains(where: { catalog.provider(named: $0.name.value)?.name == "json" }) else { return }
+        let names = providers.isEmpty ? "none" : providers.map { "`\($0.name.value)`" }.joined(separator: ", ")
+        throw ValidationError(
+            "--config is read only by the `json` provider, and this flow has none (its providers: \(names)); "
+                + "add `json` to `configuration.providers` to read the document, or leave --config out.")
     }
 
     /// The `--config` document: a JSON file, or standard input for `-`.
@@ -400,6 +416,11 @@ struct RunCommand: AsyncParsableCommand {
         guard let root = result.root, result.diagnostics.isEmpty else {
             let problem =
                 result.diagnostics.first.map { "\($0.location.map { "\($0): " } ?? "")\($0.message)" } ?? "unreadable"
+            if looksLikeEmulatorData(bytes, file: name) {
+                throw ValidationError(
+                    "--config: \(name) looks like emulator data (it has a top-level `applications:` or `users:`), "
+                        + "not a configuration document: use --emulator-data FILE (with --emulator).")
+            }
             throw ValidationError("--config: \(problem)")
         }
         guard root.pairs != nil else { throw ValidationError("--config: \(name) is not a JSON object.") }

@@ -556,6 +556,23 @@ struct TagTests {
 
 @Suite("YAML syntax errors")
 struct YAMLSyntaxTests {
+    @Test("An unquoted reference in a flow mapping is named as the likely cause, with the fix: quote it")
+    func unquotedReferenceInFlowMapping() throws {
+        let diagnostic = try expectRefused(
+            readYAML("steps:\n  login: {uses: basic-authentication, with: {username: ${input.username}}}\n"), .syntax,
+            at: "2:57")
+        #expect(diagnostic.message.contains("the likely cause is the unquoted `${…}` at line 2, column 56"))
+        #expect(diagnostic.hint?.contains("Quote the value") == true)
+    }
+
+    @Test("A quoted reference is not named when a flow mapping breaks for another reason")
+    func quotedReferenceIsNotBlamed() throws {
+        let diagnostic = try expectRefused(
+            readYAML("login: {username: \"${input.username}\", password: x y: z}\n"), .syntax, at: "1:53")
+        #expect(!diagnostic.message.contains("likely cause"))
+        #expect(diagnostic.hint == nil)
+    }
+
     @Test("An unclosed flow sequence is FR100 at the end of input, naming where the sequence starts")
     func unclosedFlowSequence() throws {
         // libyaml reports the end of the stream, which it places on the line after the last one.

@@ -218,6 +218,28 @@ struct DataFileTests {
                 5, 3,
                 "`identity-provider` has no `certificate`"
             ),
+            (
+                "applications:\n  - id: a\n    auth: []\n    settings:\n      passwordPolicy:\n"
+                    + "        passwordPolicyMinLenght: 12\n",
+                6, 9, "Unknown setting `passwordPolicyMinLenght` in `applications[0].settings.passwordPolicy`"
+            ),
+            (
+                "applications:\n  - id: a\n    auth: []\n    settings:\n      passwordPolicy:\n"
+                    + "        passwordPolicyMinLenght: 12\n",
+                6, 9, "Did you mean `passwordPolicyMinLength`?"
+            ),
+            (
+                "applications:\n  - id: a\n    auth: []\n    user-settings:\n      logSettings: {logLevl: DEBUG}\n",
+                5, 21, "Unknown setting `logLevl` in `applications[0].user-settings.logSettings`"
+            ),
+            (
+                "applications:\n  - id: a\n    auth: []\n    device-settings:\n      pwdPolicy: {}\n",
+                5, 7, "Unknown settings group `pwdPolicy` in `applications[0].device-settings`"
+            ),
+            (
+                "applications:\n  - id: a\n    auth: []\n    settings:\n      passwordPolicies: {}\n",
+                5, 7, "Did you mean `passwordPolicy`?"
+            ),
         ] as [(String, Int, Int, String)]
     )
     func badData(text: String, line: Int, column: Int, message: String) throws {
@@ -230,6 +252,22 @@ struct DataFileTests {
         #expect(problem.location?.column == column)
         #expect(problem.message.contains(message), "\(problem.message)")
         #expect(error.description.hasPrefix("\(file.path):\(line):\(column): error: "))
+    }
+
+    @Test("Every setting the built-in groups carry is accepted in settings, user-settings and device-settings")
+    func everyKnownSettingIsAccepted() throws {
+        var text = "applications:\n  - id: a\n    auth: []\n"
+        for level in ["settings", "user-settings", "device-settings"] {
+            text += "    \(level):\n"
+            for group in SettingsGroup.defaults {
+                text += "      \(group.name):\n"
+                for (key, value) in group.values { text += "        \(key): \"\(value)\"\n" }
+            }
+        }
+        let data = try EmulatorData.read(bytes: Array(text.utf8), file: "all.yaml", format: .yaml)
+        #expect(data.applications[0].settings == SettingsGroup.defaults)
+        #expect(data.applications[0].deviceSettings == SettingsGroup.defaults)
+        #expect(SettingsGroup.settingNames["passwordPolicy"]?.contains("passwordPolicyRetryLimit") == true)
     }
 
     @Test("An external identity provider is read with its certificate, and the service provider's default name")

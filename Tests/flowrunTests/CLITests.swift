@@ -302,6 +302,18 @@ extension ProcessSuites {
             #expect(missing.status == 2)
             #expect(missing.standardError.contains("cannot read `nowhere.yaml`: no such file or folder"))
             #expect(missing.standardOutput.contains("no findings in 1 file"))
+            // Only paths that do not exist: the error naming them is the whole answer.
+            let nothing = try await CommandRunner.run(["lint", "nosuch/"], in: scratch.url)
+            #expect(nothing.status == 2)
+            #expect(nothing.standardError.contains("cannot read `nosuch/`: no such file or folder"))
+            #expect(nothing.standardOutput.isEmpty, "\(nothing.standardOutput)")
+            // A run option's mistake found while running is shown with the run command's usage.
+            let runMistake = try await CommandRunner.run(
+                ["run", "clean.yaml", "--emulator-data", "data.yaml"], in: scratch.url)
+            #expect(runMistake.status == 2)
+            #expect(runMistake.standardError.contains("--emulator-data goes with --emulator"))
+            #expect(runMistake.standardError.contains("Usage: flowrun run [<options>] <file>"), "\(runMistake)")
+            #expect(!runMistake.standardError.contains("Usage: flowrun <subcommand>"))
             let noPaths = try await CommandRunner.run(["lint"], in: scratch.url)
             #expect(noPaths.status == 2)
             #expect(noPaths.standardError.contains("Name at least one flow file or folder"))
@@ -319,7 +331,10 @@ extension ProcessSuites {
                 ["lint", "broken.yaml", "--format", "sarif", "--output", "out.sarif"], in: scratch.url)
             #expect(result.status == 1)
             let written = try String(contentsOf: scratch.url.appendingPathComponent("out.sarif"), encoding: .utf8)
-            #expect(written == result.standardOutput)
+            #expect(written.contains("\"runs\""))
+            // Standard output gets only the one-line summary.
+            #expect(result.standardOutput.hasSuffix(" in 1 file (report written to out.sarif)\n"), "\(result)")
+            #expect(result.standardOutput.split(separator: "\n").count == 1)
         }
 
         @Test func inlineCommentSilencesOneFinding() async throws {
@@ -364,6 +379,32 @@ extension ProcessSuites {
                 "docs/flow.schema.json is stale: run `swift run flowrun schema > docs/flow.schema.json`")
             let schema = try #require(try JSONSerialization.jsonObject(with: Data(committed.utf8)) as? [String: Any])
             #expect(schema["$schema"] as? String == "http://json-schema.org/draft-07/schema#")
+        }
+
+        @Test func stepsFormatIsTheSpellingOfJSONAndMarkdownAndTheOldFlagsRemainAliases() async throws {
+            let json = try await CommandRunner.run(["steps", "--json"])
+            let formatJSON = try await CommandRunner.run(["steps", "--format", "json"])
+            #expect(formatJSON.status == 0)
+            #expect(formatJSON.standardOutput == json.standardOutput)
+            let markdown = try await CommandRunner.run(["steps", "--markdown"])
+            let formatMarkdown = try await CommandRunner.run(["steps", "--format", "markdown"])
+            #expect(formatMarkdown.standardOutput == markdown.standardOutput)
+            #expect(formatMarkdown.standardOutput.contains("| "))
+            let text = try await CommandRunner.run(["steps", "--format", "text"])
+            #expect(text.standardOutput.hasPrefix("welcome"))
+            let both = try await CommandRunner.run(["steps", "--format", "json", "--markdown"])
+            #expect(both.status == 2)
+            #expect(both.standardError.contains("Choose one of --format, --json and --markdown"))
+        }
+
+        @Test(arguments: ["--data", "--emulator-data", "--config"])
+        func emulatorTakesItsDataFileUnderEverySpelling(_ flag: String) async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try scratch.write("data.yaml", "applications:\n  - id: a\n    auth: []\n    port: 70000\n")
+            let result = try await CommandRunner.run(["emulator", flag, "data.yaml"], in: scratch.url)
+            #expect(result.status == 2)
+            #expect(result.standardError.contains("data.yaml:4:11: error: `applications[0].port` is 70000"))
         }
 
         @Test func stepsJSONListsEveryBuiltInWithKeys() async throws {

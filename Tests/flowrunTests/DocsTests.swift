@@ -20,6 +20,16 @@ extension ProcessSuites {
             let documented = lines.filter { $0.hasPrefix("### FR") }.map { String($0.dropFirst(4)) }
             #expect(Set(documented) == Set(DiagnosticCode.all.map(\.rawValue)))
         }
+
+        @Test func flowFormatListsExactlyThePresentersLintAccepts() async throws {
+            let text = try String(
+                contentsOf: CommandRunner.root.appendingPathComponent("docs/flow-format.md"), encoding: .utf8)
+            let paragraphs = text.components(separatedBy: "\n\n")
+            let paragraph = try #require(paragraphs.first { $0.hasPrefix("`presenter` is ") })
+            // Each value is written as `name` followed by its explanation in parentheses.
+            let values = paragraph.matches(of: /`([a-z-]+)` \(/).map { String($0.output.1) }
+            #expect(values == PresenterKind.names, "\(paragraph)")
+        }
     }
 }
 

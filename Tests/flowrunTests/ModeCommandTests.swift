@@ -57,8 +57,8 @@ extension ProcessSuites {
             #expect(restore.standardOutput.contains("then restore → reset → onboard"))
         }
 
-        /// A mode the flow does not offer is said before anything runs: change-passcode without a store is a usage
-        /// error, logout without a step that logs in a failure that names the flow.
+        /// A mode the flow does not offer is said before anything runs, the same way for both: change-passcode
+        /// without a store and logout without a step that logs in are failures (exit 1) with their failure codes.
         @Test func aModeTheFlowDoesNotOfferIsSaidBeforeAnyStep() async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }
@@ -66,8 +66,12 @@ extension ProcessSuites {
             let state = scratch.url.appendingPathComponent("state").path
             let change = try await CommandRunner.run(
                 ["run", "gate.yaml", "--state-dir", state, "--mode", "change-passcode"], in: scratch.url)
-            #expect(change.status == 2, "\(change.standardError)")
-            #expect(change.standardError.contains("has no store-manager step: no passcode protects its state"))
+            #expect(change.status == 1, "\(change.standardOutput)\(change.standardError)")
+            #expect(
+                change.standardOutput.hasPrefix(
+                    "failed in change-passcode at step `(flow)`: no-store: flow `gate` has no store-manager step"),
+                "\(change.standardOutput)")
+            #expect(!FileManager.default.fileExists(atPath: state), "a mode the flow does not offer touches no state")
             let logout = try await CommandRunner.run(
                 ["run", "gate.yaml", "--state-dir", state, "--mode", "logout"], in: scratch.url)
             #expect(logout.status == 1, "\(logout.standardOutput)")

@@ -134,6 +134,56 @@ extension ProcessSuites {
                     "no provider yielded a configuration (json: no document was given with --config)"))
         }
 
+        @Test func configOnAFlowWithoutAJSONProviderIsAUsageErrorNamingItsProviders() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try scratch.write(
+                "flow.yaml",
+                """
+                flowrun: 1
+                name: no-json
+                configuration: {providers: [managed], persist: none}
+                steps: {welcome: {uses: welcome}}
+                flows: {onboard: [welcome]}
+
+                """)
+            try scratch.write("config.json", #"{"site": "https://mobile.example.com"}"#)
+            let state = scratch.url.appendingPathComponent("state").path
+            let result = try await CommandRunner.run(
+                ["run", "flow.yaml", "--state-dir", state, "--config", "config.json"], in: scratch.url)
+            #expect(result.status == 2, "\(result.standardOutput)\(result.standardError)")
+            #expect(result.standardError.contains("this flow has none (its providers: `managed`)"))
+            #expect(result.standardError.contains("add `json` to `configuration.providers`"))
+            #expect(!FileManager.default.fileExists(atPath: state), "nothing ran, so no state was made")
+        }
+
+        @Test func emulatorDataGivenAsConfigIsNamedWithTheRightFlag() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try scratch.write(
+                "flow.yaml",
+                """
+                flowrun: 1
+                name: json-config
+                configuration: {providers: [json], persist: none}
+                steps: {welcome: {uses: welcome}}
+                flows: {onboard: [welcome]}
+
+                """)
+            try scratch.write("emulator.yaml", "applications:\n  - id: com.example.app\n    auth: []\n")
+            try scratch.write("other.yaml", "site: https://mobile.example.com\n")
+            let data = try await CommandRunner.run(
+                ["run", "--emulator", "flow.yaml", "--config", "emulator.yaml"], in: scratch.url)
+            #expect(data.status == 2)
+            #expect(data.standardError.contains("emulator.yaml looks like emulator data"), "\(data.standardError)")
+            #expect(data.standardError.contains("use --emulator-data FILE"))
+            // Other YAML keeps the plain JSON error.
+            let other = try await CommandRunner.run(["run", "flow.yaml", "--config", "other.yaml"], in: scratch.url)
+            #expect(other.status == 2)
+            #expect(other.standardError.contains("--config: "), "\(other.standardError)")
+            #expect(!other.standardError.contains("emulator data"))
+        }
+
         @Test func aFlowWithErrorsDoesNotRun() async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }

@@ -149,6 +149,8 @@ extension CheckContext {
     /// plain state folder. Other steps that keep only in the store (consents, `needsStore`) are FR606.
     private mutating func checkSecretsHaveStore() {
         guard !descriptor.steps.contains(where: { resolvedSteps[$0.name.value]?.opensStore == true }) else { return }
+        // A step that names no built-in (already reported) may be the store: its file is not blamed again.
+        guard descriptor.steps.allSatisfy({ resolvedSteps[$0.name.value] != nil }) else { return }
         for step in descriptor.steps {
             guard let spec = resolvedSteps[step.name.value], !spec.authenticates.isEmpty else { continue }
             report(

@@ -47,7 +47,7 @@ extension CheckContext {
 
     /// Every declared step names a built-in, and its parameters fit the built-in.
     mutating func checkSteps() {
-        for step in descriptor.steps {
+        for step in descriptor.steps where step.namesBuiltin {
             guard let spec = catalog.step(named: step.uses.value) else {
                 let suggestion = Suggestion.closest(to: step.uses.value, in: catalog.stepNames)
                 report(

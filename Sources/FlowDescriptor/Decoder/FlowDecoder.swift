@@ -412,11 +412,12 @@ public struct FlowDecoder {
             guard
                 let fields = decoding.fields(
                     of: pair.value, at: stepPath, known: ["uses", "with", "description"], required: ["uses"],
-                    what: "step `\(name.value)`"),
-                let uses = fields["uses"].flatMap({
-                    decoding.string($0.value, at: stepPath.appending("uses"), what: "`uses`")
-                })
+                    what: "step `\(name.value)`")
             else { continue }
+            // A missing or unreadable `uses` is reported once, here; the step stays declared (see `namesBuiltin`).
+            let uses = fields["uses"].flatMap({
+                decoding.string($0.value, at: stepPath.appending("uses"), what: "`uses`")
+            })
             let parameters =
                 fields["with"].map {
                     self.parameters(of: $0.value, at: stepPath.appending("with"), what: "step `\(name.value)`")
@@ -426,9 +427,9 @@ public struct FlowDecoder {
             }?.value
             descriptor.steps.append(
                 StepDeclaration(
-                    name: name, uses: uses, parameters: parameters, description: description,
-                    location: pair.key.location,
-                    path: stepPath))
+                    name: name, uses: uses ?? Located("", at: pair.value.location), parameters: parameters,
+                    description: description, location: pair.key.location, path: stepPath,
+                    namesBuiltin: uses != nil))
         }
     }
 

@@ -182,6 +182,10 @@ public struct StepDeclaration: Sendable {
     public var declaredKeys: [KeyDeclaration] = []
     /// The keys the step requires through a parameter (a `command` step's `inputs`), read with the same pass.
     public var declaredInputs: [Located<String>] = []
+    /// Whether the step names its built-in. A step whose `uses` is missing or unreadable was reported where it is
+    /// declared (`uses` is then empty): it still counts as declared, so that the flows running it and the checks
+    /// of its parameters do not report it again.
+    public var namesBuiltin = true
 }
 
 /// The modes a flow file can define: the three that onboard, restore and reset, and the operations on an earlier

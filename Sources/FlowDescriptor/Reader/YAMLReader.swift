@@ -128,11 +128,47 @@ final class YAMLReader {
                 at: location, hint: "Indent with spaces.")
         }
         var message = "Invalid YAML: \(problem)"
+        var hint: String?
         if let context = parser.pointee.context.map({ String(cString: $0) }) {
             let start = mark(parser.pointee.context_mark)
             message += " \(context) that starts at line \(start.line), column \(start.column)"
+            if context.contains("flow mapping") || context.contains("flow sequence"),
+                let reference = Self.unquotedReference(in: bytes, lines: start.line...max(start.line, location.line))
+            {
+                message +=
+                    "; the likely cause is the unquoted `${…}` at line \(reference.line), column \(reference.column), "
+                    + "whose braces end the `{…}` or `[…]` around it"
+                hint = "Quote the value: `\"${…}\"` (inside `{…}` and `[…]`, `${` cannot start a plain value)."
+            }
         }
-        return Diagnostic(.syntax, message + ".", at: location)
+        return Diagnostic(.syntax, message + ".", at: location, hint: hint)
+    }
+
+    /// The first `${` on `lines` that starts an unquoted value (after `:`, `,`, `[`, `{` or at a line's start):
+    /// inside a flow mapping or sequence, the reference's braces are read as the collection's own.
+    static func unquotedReference(in bytes: [UInt8], lines: ClosedRange<Int>) -> (line: Int, column: Int)? {
+        let startsValue: Set<UInt8> = [UInt8(ascii: ":"), UInt8(ascii: ","), UInt8(ascii: "["), UInt8(ascii: "{")]
+        var line = 1
+        var column = 1
+        var previous: UInt8?
+        for index in bytes.indices {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\n") {
+                line += 1
+                column = 1
+                previous = nil
+                continue
+            }
+            if line > lines.upperBound { break }
+            if lines.contains(line), byte == UInt8(ascii: "$"), index + 1 < bytes.count,
+                bytes[index + 1] == UInt8(ascii: "{"), previous.map(startsValue.contains) ?? true
+            {
+                return (line, column)
+            }
+            if byte != UInt8(ascii: " ") { previous = byte }
+            if byte & 0xC0 != 0x80 { column += 1 }
+        }
+        return nil
     }
 
     /// The first byte of the `index`-th character of `bytes`.

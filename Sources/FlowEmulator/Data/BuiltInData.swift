@@ -217,4 +217,9 @@ extension SettingsGroup {
                 ("featureVectorPolicyAllEnabled", "true")
             ]),
     ]
+
+    /// The setting names each group the backend knows may carry, by group name: those of ``defaults``. The data
+    /// file's `settings`, `user-settings` and `device-settings` are checked against them.
+    public static let settingNames: [String: [String]] = Dictionary(
+        uniqueKeysWithValues: defaults.map { ($0.name, $0.values.map(\.0)) })
 }

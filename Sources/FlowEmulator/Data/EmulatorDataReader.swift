@@ -352,6 +352,15 @@ struct DataReader {
         var groups: [SettingsGroup] = []
         for pair in pairs {
             let name = pair.key.scalar?.text ?? ""
+            guard let known = SettingsGroup.settingNames[name] else {
+                let names = SettingsGroup.defaults.map(\.name)
+                let suggestion = Suggestion.closest(to: name, in: names).map { " Did you mean `\($0)`?" } ?? ""
+                fail(
+                    "Unknown settings group `\(name)` in `\(path)`; expected one of \(Self.quoted(names))."
+                        + suggestion,
+                    at: pair.key)
+                continue
+            }
             guard let values = pair.value.pairs else {
                 fail(
                     "`\(path).\(name)` is \(pair.value.kindDescription); "
@@ -362,6 +371,15 @@ struct DataReader {
             var group = SettingsGroup(name: name, values: [])
             for value in values {
                 let key = value.key.scalar?.text ?? ""
+                guard known.contains(key) else {
+                    // A misspelt setting would be sent and ignored by the client, which then applies its default.
+                    let suggestion = Suggestion.closest(to: key, in: known).map { " Did you mean `\($0)`?" } ?? ""
+                    fail(
+                        "Unknown setting `\(key)` in `\(path).\(name)`; expected one of \(Self.quoted(known))."
+                            + suggestion,
+                        at: value.key)
+                    continue
+                }
                 // The backend sends every value as a string: `8` and `true` are kept as the text written.
                 guard let scalar = value.value.scalar else {
                     fail(
