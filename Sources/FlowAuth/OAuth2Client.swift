@@ -14,10 +14,13 @@ public struct OAuth2Endpoints: Sendable, Hashable, Codable {
     public var issuer: String?
     /// The provider's signing keys (OpenID Connect).
     public var jwks: URL?
+    /// The client authentication methods the token endpoint takes (`token_endpoint_auth_methods_supported`), when
+    /// the provider's metadata names them.
+    public var clientAuthenticationMethods: [String]?
 
     public init(
         authorization: URL?, token: URL, revocation: URL? = nil, endSession: URL? = nil, issuer: String? = nil,
-        jwks: URL? = nil
+        jwks: URL? = nil, clientAuthenticationMethods: [String]? = nil
     ) {
         self.authorization = authorization
         self.token = token
@@ -25,6 +28,25 @@ public struct OAuth2Endpoints: Sendable, Hashable, Codable {
         self.endSession = endSession
         self.issuer = issuer
         self.jwks = jwks
+        self.clientAuthenticationMethods = clientAuthenticationMethods
+    }
+}
+
+/// How a confidential client proves itself to the token and revocation endpoints (RFC 6749 §2.3.1), by the names
+/// of RFC 7591 §2.
+public enum ClientAuthentication: String, Sendable, Hashable, Codable, CaseIterable {
+    /// HTTP Basic with the form-encoded client ID and secret.
+    case basic = "client_secret_basic"
+    /// `client_id` and `client_secret` in the form body.
+    case post = "client_secret_post"
+
+    /// The method for a provider that takes `supported` (its `token_endpoint_auth_methods_supported`): Basic when it
+    /// names Basic or names nothing (RFC 8414 §2's default), the form body when it names only that.
+    public static func preferred(amongst supported: [String]?) -> ClientAuthentication {
+        guard let supported, !supported.contains(basic.rawValue), supported.contains(post.rawValue) else {
+            return .basic
+        }
+        return .post
     }
 }
 
@@ -96,17 +118,29 @@ public struct OAuth2Client: Sendable {
     public var clientSecret: Secret?
     public var endpoints: OAuth2Endpoints
     public var scopes: [String]
+    /// How the secret is sent; `nil` leaves it to the provider's metadata
+    /// (``ClientAuthentication/preferred(amongst:)``).
+    public var clientAuthentication: ClientAuthentication?
     public var now: @Sendable () -> Date
+    /// Where the client tells of each exchange with the authorization server (the run's debug log): method, URL,
+    /// parameters and status, with codes, tokens, secrets, verifiers and the like masked (``ExchangeLine``).
+    public var exchangeLog: (@Sendable (String) -> Void)?
 
     public init(
         clientID: String, clientSecret: Secret? = nil, endpoints: OAuth2Endpoints, scopes: [String] = [],
-        now: @escaping @Sendable () -> Date = { Date() }
+        clientAuthentication: ClientAuthentication? = nil, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.endpoints = endpoints
         self.scopes = scopes
+        self.clientAuthentication = clientAuthentication
         self.now = now
+    }
+
+    /// How the secret is sent: as the client was told, else as the provider's metadata prefers.
+    public var chosenClientAuthentication: ClientAuthentication {
+        clientAuthentication ?? .preferred(amongst: endpoints.clientAuthenticationMethods)
     }
 
     /// Whether the scopes ask for OpenID Connect (then a `nonce` is sent and the ID token checked).
@@ -143,6 +177,7 @@ public struct OAuth2Client: Sendable {
                 "oauth2-bad-endpoint", "cannot form the authorization URL from \(authorization.absoluteString)",
                 transient: false)
         }
+        exchangeLog?("authorization: GET \(ExchangeLine.url(url))")
         return AuthorizationRequest(url: url, redirect: redirect, state: state, verifier: verifier, nonce: nonce)
     }
 
@@ -152,6 +187,7 @@ public struct OAuth2Client: Sendable {
     public func code(from redirect: URL, for request: AuthorizationRequest) throws(HTTPError) -> String {
         let items = URLComponents(url: redirect, resolvingAgainstBaseURL: true)?.queryItems ?? []
         func item(_ name: String) -> String? { items.first { $0.name == name }?.value }
+        exchangeLog?("authorization answered: \(ExchangeLine.url(redirect))")
         guard item("state") == request.state else {
             throw HTTPError(
                 "oauth2-state-mismatch",
@@ -247,6 +283,9 @@ public struct OAuth2Client: Sendable {
         guard let revocation = endpoints.revocation else { return false }
         let pairs = [("token", token.revealed), ("token_type_hint", hint)]
         let response = try await transport.send(form(revocation, pairs))
+        exchangeLog?(
+            "revocation: POST \(ExchangeLine.url(revocation)) "
+                + "\(ExchangeLine.form(pairs, sentAs: clientAuthenticationText)) → \(response.status)")
         guard response.status == 200 else {
             throw HTTPError(
                 "oauth2-revocation-failed", "POST \(revocation.absoluteString) answered \(response.status)",
@@ -256,7 +295,10 @@ public struct OAuth2Client: Sendable {
     }
 
     /// The endpoints an OpenID provider publishes at `issuer` + `/.well-known/openid-configuration`.
-    public static func discover(issuer: URL, transport: HTTPTransport) async throws(HTTPError) -> OAuth2Endpoints {
+    /// - Parameter log: where the exchange is told (the run's debug log).
+    public static func discover(
+        issuer: URL, transport: HTTPTransport, log: (@Sendable (String) -> Void)? = nil
+    ) async throws(HTTPError) -> OAuth2Endpoints {
         let base =
             issuer.absoluteString.hasSuffix("/") ? String(issuer.absoluteString.dropLast()) : issuer.absoluteString
         guard let url = URL(string: base + "/.well-known/openid-configuration") else {
@@ -265,6 +307,7 @@ public struct OAuth2Client: Sendable {
                 transient: false)
         }
         let response = try await transport.send(HTTPRequest(url: url, headers: [("Accept", "application/json")]))
+        log?("discovery: GET \(ExchangeLine.url(url)) → \(response.status)")
         guard response.status == 200,
             let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
         else {
@@ -289,7 +332,8 @@ public struct OAuth2Client: Sendable {
         return OAuth2Endpoints(
             authorization: endpoint("authorization_endpoint"), token: token,
             revocation: endpoint("revocation_endpoint"),
-            endSession: endpoint("end_session_endpoint"), issuer: published ?? base, jwks: endpoint("jwks_uri"))
+            endSession: endpoint("end_session_endpoint"), issuer: published ?? base, jwks: endpoint("jwks_uri"),
+            clientAuthenticationMethods: object["token_endpoint_auth_methods_supported"] as? [String])
     }
 
     // MARK: - The token endpoint
@@ -299,6 +343,10 @@ public struct OAuth2Client: Sendable {
     ) async throws(HTTPError) -> OAuth2Tokens {
         let response = try await transport.send(form(endpoints.token, pairs)) { _, _ in .stop }
         let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
+        exchangeLog?(
+            "token: POST \(ExchangeLine.url(endpoints.token)) "
+                + "\(ExchangeLine.form(pairs, sentAs: clientAuthenticationText)) → \(response.status) "
+                + ExchangeLine.answer(object))
         guard response.status == 200 else {
             let error = object?["error"] as? String
             let description = (object?["error_description"] as? String).map { " (\($0))" } ?? ""
@@ -329,17 +377,72 @@ public struct OAuth2Client: Sendable {
             expiresAt: lifetime.map { now().addingTimeInterval($0) }, scope: object["scope"] as? String)
     }
 
-    /// A form POST authenticated as the client: HTTP Basic with the secret (RFC 6749 §2.3.1), or `client_id` in
-    /// the form for a public client.
+    /// How the client authenticates, for the exchange log.
+    private var clientAuthenticationText: String {
+        clientSecret == nil ? "public client" : chosenClientAuthentication.rawValue
+    }
+
+    /// A form POST authenticated as the client (RFC 6749 §2.3.1): the secret as HTTP Basic or in the form, as
+    /// ``chosenClientAuthentication`` says, or `client_id` in the form for a public client.
     private func form(_ url: URL, _ pairs: [(String, String)]) -> HTTPRequest {
         var pairs = pairs
         var headers = [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")]
-        if let clientSecret {
-            let credentials = HTMLForm.formEscape(clientID) + ":" + HTMLForm.formEscape(clientSecret.revealed)
+        switch (clientSecret, chosenClientAuthentication) {
+        case (let secret?, .basic):
+            let credentials = HTMLForm.formEscape(clientID) + ":" + HTMLForm.formEscape(secret.revealed)
             headers.append(("Authorization", "Basic " + Data(credentials.utf8).base64EncodedString()))
-        } else {
+        case (let secret?, .post):
+            pairs += [("client_id", clientID), ("client_secret", secret.revealed)]
+        case (nil, _):
             pairs.append(("client_id", clientID))
         }
         return HTTPRequest(method: "POST", url: url, headers: headers, body: Array(HTMLForm.encode(pairs).utf8))
+    }
+}
+
+
+/// One exchange with an authorization server as the debug log shows it: the URL, the form and the answer's fields,
+/// with the value of every parameter or field that could open an account (codes, tokens, secrets, verifiers,
+/// assertions, `state` and `nonce`) masked. Only names are compared, so a value never decides what is shown.
+public enum ExchangeLine {
+    /// What a masked value reads as.
+    public static let masked = "<masked>"
+
+    /// Parameter and field names whose values are never shown.
+    public static let secretNames: Set<String> = [
+        "code", "code_verifier", "client_secret", "token", "access_token", "refresh_token", "id_token", "assertion",
+        "client_assertion", "password", "state", "nonce", "device_code", "user_code", "samlresponse", "samlrequest",
+        "session_state", "id_token_hint", "logout_token",
+    ]
+
+    static func isSecret(_ name: String) -> Bool { secretNames.contains(name.lowercased()) }
+
+    /// `url` with the values of secret query parameters masked.
+    public static func url(_ url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true),
+            let items = components.queryItems, !items.isEmpty
+        else { return url.absoluteString }
+        components.queryItems = items.map { isSecret($0.name) ? URLQueryItem(name: $0.name, value: masked) : $0 }
+        return components.string ?? url.absoluteString
+    }
+
+    /// The form's pairs (`[grant_type=authorization_code code=<masked> …]`) and how the client authenticated.
+    public static func form(_ pairs: [(String, String)], sentAs authentication: String) -> String {
+        let shown = pairs.map { name, value in "\(name)=\(isSecret(name) ? masked : value)" }
+        return "[" + (shown + ["client: \(authentication)"]).joined(separator: " ") + "]"
+    }
+
+    /// The answer's JSON fields, sorted by name, secret ones masked; `(no JSON)` for any other body.
+    public static func answer(_ object: [String: Any]?) -> String {
+        guard let object else { return "(no JSON)" }
+        let fields = object.keys.sorted().map { name -> String in
+            guard !isSecret(name) else { return "\(name): \(masked)" }
+            switch object[name] {
+            case let text as String: return "\(name): \(text)"
+            case let number as NSNumber: return "\(name): \(number)"
+            default: return "\(name): …"
+            }
+        }
+        return "{" + fields.joined(separator: ", ") + "}"
     }
 }

@@ -167,17 +167,18 @@ extension Catalog {
     public static let builtinRecords: [RecordSpec] = [
         RecordSpec(
             name: "oauth2-parameters", aliases: ["OAuth2AuthenticationParameters"],
-            summary: "OAuth 2.0 authorization code parameters.",
+            summary: "OAuth 2.0 authorization code parameters (the endpoints may come from the step's `issuer`).",
             fields: [
-                .init(name: "authorizationEndpointURL", type: .url), .init(name: "tokenEndpointURL", type: .url),
+                .init(name: "authorizationEndpointURL", type: .url, optional: true),
+                .init(name: "tokenEndpointURL", type: .url, optional: true),
                 .init(name: "clientID", type: .string), .init(name: "redirectURL", type: .url),
                 .init(name: "scopes", type: .list(.string), optional: true),
             ]),
         RecordSpec(
             name: "oauth2-client-credentials-parameters", aliases: ["OAuth2ClientCredentialsAuthenticationParameters"],
-            summary: "OAuth 2.0 client credentials parameters.",
+            summary: "OAuth 2.0 client credentials parameters (the endpoint may come from the step's `issuer`).",
             fields: [
-                .init(name: "tokenEndpointURL", type: .url), .init(name: "clientID", type: .string),
+                .init(name: "tokenEndpointURL", type: .url, optional: true), .init(name: "clientID", type: .string),
                 .init(name: "scopes", type: .list(.string), optional: true),
             ]),
         RecordSpec(

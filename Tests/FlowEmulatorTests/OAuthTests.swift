@@ -1,3 +1,4 @@
+import FlowDescriptor
 import FlowEmulator
 import Foundation
 import Testing
@@ -358,6 +359,48 @@ struct OAuthTests {
                     ("grant_type", "client_credentials"), ("client_secret", Apps.fieldscanSecret),
                 ], headers: [basic("3f0c9d52-8a1e-4b7c-9e55-2d6f1a4b8c07", Apps.fieldscanSecret)])
             #expect(twice.oauthError == "invalid_request")
+        }
+    }
+
+    @Test("A client's tokenEndpointAuthMethod makes the token endpoint take its secret only that way")
+    func clientAuthenticationMethodPerClient() async throws {
+        let text = """
+            applications:
+              - id: com.example.fieldscan
+                auth:
+                  - type: oauth2
+                    config:
+                      oauth2.tokenEndpoint: ${backend}/oauth2/api/v1/token
+                      oauth2.clients:
+                        - {clientID: by-basic, grantType: client_credentials, clientSecret: s1, \
+            tokenEndpointAuthMethod: client_secret_basic}
+                        - {clientID: by-post, grantType: client_credentials, clientSecret: s2, \
+            tokenEndpointAuthMethod: client_secret_post}
+                        - {clientID: either, grantType: client_credentials, clientSecret: s3}
+                destinations: [fieldscan]
+            """
+        let data = try EmulatorData.read(bytes: Array(text.utf8), file: "methods.yaml", format: .yaml)
+        try await withEmulator(data) { (_, client) async throws in
+            func inForm(_ id: String, _ secret: String) async throws -> Exchange {
+                try await client.post(
+                    Paths.token,
+                    form: [("grant_type", "client_credentials"), ("client_id", id), ("client_secret", secret)])
+            }
+            func asBasic(_ id: String, _ secret: String) async throws -> Exchange {
+                try await client.post(
+                    Paths.token, form: [("grant_type", "client_credentials")], headers: [basic(id, secret)])
+            }
+            #expect(try await asBasic("by-basic", "s1").status == 200)
+            let basicInForm = try await inForm("by-basic", "s1")
+            #expect(basicInForm.status == 401)
+            #expect(basicInForm.oauthError == "invalid_client")
+            #expect(basicInForm.body.contains("client_secret_basic"))
+            #expect(try await inForm("by-post", "s2").status == 200)
+            let postAsBasic = try await asBasic("by-post", "s2")
+            #expect(postAsBasic.status == 401)
+            #expect(postAsBasic.body.contains("client_secret_post"))
+            #expect(try await inForm("either", "s3").status == 200)
+            #expect(try await asBasic("either", "s3").status == 200)
         }
     }
 

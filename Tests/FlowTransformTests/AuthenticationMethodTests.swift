@@ -59,6 +59,33 @@ struct AuthenticationMethodTests {
         #expect(Set(written) == Set(AuthenticationMethod.configured))
     }
 
+    /// An `oauth2` entry with clients and no endpoints leaves them to the step's `issuer`: the method is still
+    /// OAuth 2.0, and the parameters carry the client alone.
+    @Test func anOAuth2EntryWithoutEndpointsLeavesThemToTheIssuer() throws {
+        let flow = try descriptor(transform: "    discovery-service")
+        for (client, method, key) in [
+            (Self.codeClient, AuthenticationMethod.oauth2, "oauth2Parameters"),
+            (Self.credentialsClient, .oauth2ClientCredentials, "oauth2ClientCredentialsParameters"),
+        ] {
+            let json =
+                #"{"host": "idp.example.com", "auth": [{"type": "oauth2", "config": "#
+                + #"{"oauth2.clients": [\#(client)]}}]}"#
+            let info = try transform(flow, json).info
+            #expect(info["authenticationMethod"]?.authenticationMethod == method)
+            guard case .record(let fields)? = info[key] else {
+                Issue.record("no \(key) record in \(info)")
+                continue
+            }
+            #expect(fields["tokenEndpointURL"] == nil && fields["authorizationEndpointURL"] == nil)
+            #expect(fields["clientID"]?.text != nil)
+        }
+        // One endpoint named means all are expected, as before: the missing one is reported.
+        let partial =
+            #"{"host": "h.example.com", "auth": [{"type": "oauth2", "config": {"#
+            + #""oauth2.tokenEndpoint": "https://h.example.com/t", "oauth2.clients": [\#(Self.codeClient)]}}]}"#
+        #expect(throws: TransformError.self) { try transform(flow, partial) }
+    }
+
     @Test func everyConfigurationTypeNamesAMethod() {
         for type in AuthenticationMethod.configurationTypes {
             #expect(AuthenticationMethod(configurationType: type) != nil, "\(type)")

@@ -195,13 +195,18 @@ extension ProcessSuites {
                 let bytes = (try? Data(contentsOf: URL(fileURLWithPath: state).appendingPathComponent(name))) ?? Data()
                 everything += String(decoding: bytes, as: UTF8.self)
             }
-            for secret in [
-                "analytical-engine", "Sec-ret-passc0de", "Bearer ", "code_verifier", "accessToken", "refreshToken",
-                "code=",
-            ] {
+            for secret in ["analytical-engine", "Sec-ret-passc0de", "Bearer ", "accessToken", "refreshToken"] {
                 #expect(
                     !everything.contains(secret), "`\(secret)` appears in the output, the trace or the state folder")
             }
+            // The debug log tells of the authorization and token exchanges, every secret value in them masked.
+            #expect(everything.contains("authorization: GET "), "\(onboard.standardError)")
+            #expect(everything.contains("[grant_type=authorization_code code=<masked> "), "\(onboard.standardError)")
+            let named = try Regex(
+                #"\b(?:(?:code|code_verifier|state|nonce|refresh_token|client_secret|token)=|"#
+                    + #"(?:access_token|refresh_token|id_token): )(?!<|%3C)[^\s,}\]&]"#)
+            let unmasked = everything.matches(of: named).map { String(everything[$0.range]) }
+            #expect(unmasked.isEmpty, "values not masked: \(unmasked)")
             #expect(everything.contains("tokens-reused"), "the restore did not use the kept tokens")
         }
 

@@ -11,6 +11,9 @@ struct OAuthClient: Equatable {
     var redirectURL: String?
     /// The client's secret; a client without one is public.
     var secret: String?
+    /// How the client must send its secret (`tokenEndpointAuthMethod`: `client_secret_basic` or
+    /// `client_secret_post`); either way when the data names none.
+    var authenticationMethod: String?
 }
 
 /// An OAuth 2.0 error of the token and revocation endpoints (RFC 6749 §5.2).
@@ -56,7 +59,8 @@ extension Backend {
                     guard let id = client["clientID"]?.text else { return nil }
                     return OAuthClient(
                         id: id, application: app.id, grantType: client["grantType"]?.text ?? "authorization_code",
-                        redirectURL: client["redirectURL"]?.text, secret: client["clientSecret"]?.text)
+                        redirectURL: client["redirectURL"]?.text, secret: client["clientSecret"]?.text,
+                        authenticationMethod: client["tokenEndpointAuthMethod"]?.text)
                 }
             }
         }
@@ -242,6 +246,7 @@ extension Backend {
         var id = request.form.nonEmpty("client_id")
         // An empty secret is none: public clients often send `client_id:` as Basic credentials.
         var secret = request.form.nonEmpty("client_secret")
+        var sentAs = secret == nil ? nil : "client_secret_post"
         if case .basic(let user, let password)? = AuthorizationHeader(request.authorization) {
             // RFC 6749 §2.3.1: both parts are form-encoded before they are joined.
             let basicID = FormFields.decode(user)
@@ -253,12 +258,18 @@ extension Backend {
             }
             id = basicID
             secret = password.isEmpty ? nil : FormFields.decode(password)
+            sentAs = secret == nil ? nil : "client_secret_basic"
         }
         guard let id else {
             throw OAuthError("invalid_client", "The request names no client (client_id or Authorization: Basic).")
         }
         guard let client = oauthClient(id) else {
             throw OAuthError("invalid_client", "No OAuth 2.0 client \(id) is registered on the backend.")
+        }
+        if let required = client.authenticationMethod, let sentAs, sentAs != required {
+            throw OAuthError(
+                "invalid_client",
+                "Client \(id) authenticates with \(required), not \(sentAs) (RFC 6749 §2.3.1).")
         }
         switch (client.secret, secret) {
         case (nil, nil): return client

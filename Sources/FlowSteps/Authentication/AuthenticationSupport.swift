@@ -86,8 +86,21 @@ enum Authentication {
     ) async throws(StepFailure) -> String? {
         let url = try validatingURL(path, context: context)
         let what = "validating the \(method) login with \(redact(url))"
-        let response = try await Backend.fetch(
-            HTTPRequest(url: url, headers: [("Accept", "application/json")]), context: context, what: what)
+        let response: HTTPResponse
+        do {
+            response = try await Backend.fetch(
+                HTTPRequest(url: url, headers: [("Accept", "application/json")]), context: context, what: what)
+        } catch where error.code == .http(404) {
+            // Another resource server than the backend's has no role service: say which request it was, and the fix.
+            let which =
+                path == nil
+                ? "the default validating request (`authenticationURL`, the backend's role service with the "
+                    + "`discovery-service` transform)" : "the step's `validating-path`"
+            throw StepFailure(
+                error.code,
+                "\(error.message); it is \(which): set the step's `validating-path` to a resource this server serves "
+                    + "and protects (it must answer the challenge without credentials and 2xx with them)")
+        }
         // The role service needs the application ID; without the settings parameters there is no user to read.
         guard readUser, let me = try? validatingURL(mePath, context: context) else { return nil }
         let document =

@@ -33,6 +33,11 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
                 "client-secret", .secret,
                 "The client secret for the client credentials grant: `${env.NAME}` or `${input.NAME}`."),
             ParameterSpec(
+                "client-authentication", .oneOf(ClientAuthentication.allCases.map(\.rawValue)),
+                "How a confidential client sends its secret (RFC 6749 §2.3.1): `client_secret_basic` (HTTP Basic) or "
+                    + "`client_secret_post` (in the form); by default as the provider's metadata says "
+                    + "(`token_endpoint_auth_methods_supported`), Basic when it names both or none."),
+            ParameterSpec(
                 "scope", .string,
                 "The scopes to ask for, separated by spaces (default: those of the OAuth 2.0 parameters)."),
             ParameterSpec(
@@ -60,6 +65,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
     let presenter: PresenterKind
     let fields: HeadlessFormPresenter.FieldNames
     let clientSecret: ParameterText?
+    let clientAuthentication: ClientAuthentication?
     let scope: String?
     let issuer: URL?
     let clientID: String?
@@ -72,6 +78,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
         presenter = try parameters.choice("presenter", as: PresenterKind.self) ?? .systemBrowser
         fields = Authentication.fieldNames(try parameters.textMapping("form-fields"))
         clientSecret = try parameters.runtimeText("client-secret")
+        clientAuthentication = try parameters.choice("client-authentication", as: ClientAuthentication.self)
         scope = try parameters.text("scope")
         issuer = try parameters.text("issuer").flatMap(URL.init(string:))
         clientID = try parameters.text("client-id")
@@ -111,7 +118,10 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
                         error.code, "the client secret is needed to revoke the tokens: \(error.message)",
                         transient: error.isTransient)
                 }
-                let client = OAuth2Client(clientID: kept.clientID ?? "", clientSecret: secret, endpoints: endpoints)
+                var client = OAuth2Client(
+                    clientID: kept.clientID ?? "", clientSecret: secret, endpoints: endpoints,
+                    clientAuthentication: clientAuthentication ?? kept.clientAuthentication)
+                client.exchangeLog = Self.exchangeLog(context)
                 do {
                     if let refresh = tokens.refreshToken {
                         _ = try await client.revoke(refresh, hint: "refresh_token", transport: transport)
@@ -132,7 +142,11 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
                         (components.queryItems ?? [])
                         + (tokens.idToken.map { [URLQueryItem(name: "id_token_hint", value: $0.revealed)] } ?? [])
                     if let url = components.url {
-                        _ = try? await transport.send(HTTPRequest(url: url)) { _, _ in .stop }
+                        let answer = try? await transport.send(HTTPRequest(url: url)) { _, _ in .stop }
+                        context.log.write(
+                            .debug,
+                            "\(context.name): end session: GET \(ExchangeLine.url(url)) → "
+                                + (answer.map { String($0.status) } ?? "no answer"))
                     }
                 }
             }
@@ -155,10 +169,13 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
         var endpoints: OAuth2Endpoints?
         var backend: String?
         var clientID: String?
+        /// How the client sent its secret at login, so that a logout revokes the same way.
+        var clientAuthentication: ClientAuthentication?
 
         init(_ json: JSONValue?) {
             backend = json?["backend"]?.string
             clientID = json?["clientID"]?.string
+            clientAuthentication = json?["clientAuthentication"]?.string.flatMap(ClientAuthentication.init(rawValue:))
             if let token = json?["tokenEndpoint"]?.string.flatMap(URL.init(string:)) {
                 endpoints = OAuth2Endpoints(
                     authorization: nil, token: token,
@@ -174,8 +191,12 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
             user = json["user"]?.string
         }
 
-        init(tokens: OAuth2Tokens?, user: String?, endpoints: OAuth2Endpoints?, backend: String?, clientID: String?) {
+        init(
+            tokens: OAuth2Tokens?, user: String?, endpoints: OAuth2Endpoints?, backend: String?, clientID: String?,
+            clientAuthentication: ClientAuthentication? = nil
+        ) {
             self.clientID = clientID
+            self.clientAuthentication = clientAuthentication
             self.tokens = tokens
             self.user = user
             self.endpoints = endpoints
@@ -197,6 +218,9 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
             if let user { members.append(("user", .string(user))) }
             if let backend { members.append(("backend", .string(backend))) }
             if let clientID { members.append(("clientID", .string(clientID))) }
+            if let clientAuthentication {
+                members.append(("clientAuthentication", .string(clientAuthentication.rawValue)))
+            }
             if let endpoints {
                 members.append(("tokenEndpoint", .string(endpoints.token.absoluteString)))
                 if let revocation = endpoints.revocation {
@@ -224,7 +248,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
             let latest = Mutex(
                 Kept(
                     tokens: kept.tokens, user: kept.user, endpoints: client.endpoints, backend: backend,
-                    clientID: client.clientID))
+                    clientID: client.clientID, clientAuthentication: client.chosenClientAuthentication))
             let expected = kept.user
             let known = Mutex(kept.user)
             let mode = context.mode
@@ -279,7 +303,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
             context.keep(
                 Kept(
                     tokens: tokens, user: user ?? kept.user, endpoints: client.endpoints, backend: backend,
-                    clientID: client.clientID
+                    clientID: client.clientID, clientAuthentication: client.chosenClientAuthentication
                 ).json)
             return .success
         } catch {
@@ -302,13 +326,16 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
         var endpoints: OAuth2Endpoints
         if let issuer {
             do {
-                endpoints = try await OAuth2Client.discover(issuer: issuer, transport: context.http.transport)
+                endpoints = try await OAuth2Client.discover(
+                    issuer: issuer, transport: context.http.transport, log: Self.exchangeLog(context))
             } catch {
                 throw Authentication.failure(error, what: "reading the OpenID provider's metadata")
             }
         } else {
             guard let token = url("tokenEndpointURL") else {
-                throw StepFailure(.missingInfo, "`\(key)` has no `tokenEndpointURL`")
+                throw StepFailure(
+                    .missingInfo,
+                    "`\(key)` has no `tokenEndpointURL` and the step names no `issuer` to read the endpoints from")
             }
             endpoints = OAuth2Endpoints(authorization: url("authorizationEndpointURL"), token: token)
             // The backend as authorization server offers revocation beside its token endpoint.
@@ -338,7 +365,17 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
             throw StepFailure(
                 .missingInfo, "no redirect URL: `\(key)` has no `redirectURL` and the step names no `redirect-url`")
         }
-        let client = OAuth2Client(clientID: id, clientSecret: secret, endpoints: endpoints, scopes: scopes)
+        var client = OAuth2Client(
+            clientID: id, clientSecret: secret, endpoints: endpoints, scopes: scopes,
+            clientAuthentication: clientAuthentication)
+        client.exchangeLog = Self.exchangeLog(context)
         return (client, redirect ?? endpoints.token)
+    }
+
+    /// The run's debug log, for the exchanges with the authorization server (their secrets masked by the client).
+    private static func exchangeLog(_ context: StepContext) -> @Sendable (String) -> Void {
+        let log = context.log
+        let name = context.name
+        return { line in log.write(.debug, "\(name): \(line)") }
     }
 }

@@ -211,7 +211,8 @@ enum DiscoveryService {
             let flat = config["oauth2.clientID"] != nil
             if codeClient != nil || flat {
                 info[.oauth2Parameters] = OAuth2Parameters(
-                    infoValue: try OAuthForms.authorizationCode(config, at: configPath, conversion: conversion))
+                    infoValue: try OAuthForms.authorizationCode(
+                        config, at: configPath, conversion: conversion, endpointsFromIssuer: true))
             }
             if credentialsClient != nil,
                 config["oauth2.clients"]?.elements?.contains(where: {
@@ -219,7 +220,8 @@ enum DiscoveryService {
                 }) == true
             {
                 info[.oauth2ClientCredentialsParameters] = OAuth2ClientCredentialsParameters(
-                    infoValue: try OAuthForms.clientCredentials(config, at: configPath, conversion: conversion))
+                    infoValue: try OAuthForms.clientCredentials(
+                        config, at: configPath, conversion: conversion, endpointsFromIssuer: true))
             }
             let onlyCredentials = !info.contains(.oauth2Parameters) && info.contains(.oauth2ClientCredentialsParameters)
             if let clients = config["oauth2.clients"].present, clients.elements == nil {

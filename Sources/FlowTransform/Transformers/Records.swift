@@ -62,8 +62,18 @@ enum OAuthForms {
     /// The current form (`oauth2.authorizationEndpoint`, `oauth2.tokenEndpoint`, `oauth2.clients[]`), the older
     /// flat one (`oauth2.clientID`), or the certificate service's (`authorizationEndpoint`, `client_id`).
     static func authorizationCode(
-        _ node: Node, at path: ConfigPath, conversion: Conversion
+        _ node: Node, at path: ConfigPath, conversion: Conversion, endpointsFromIssuer: Bool = false
     ) throws(TransformError) -> InfoValue {
+        if endpointsFromIssuer, !namesEndpoints(node) {
+            let client = try client(node, grant: "authorization_code", at: path)
+            let clientNode = client?.node ?? node
+            let clientPath = client?.path ?? path
+            let prefix = client == nil ? "oauth2." : ""
+            return .record([
+                "clientID": .string(try string(clientNode, prefix + "clientID", at: clientPath)),
+                "redirectURL": try url(clientNode, prefix + "redirectURL", at: clientPath, conversion),
+            ])
+        }
         if node["authorizationEndpoint"] != nil || node["client_id"] != nil {
             return .record([
                 "authorizationEndpointURL": try url(node, "authorizationEndpoint", at: path, conversion),
@@ -92,17 +102,27 @@ enum OAuthForms {
     }
 
     static func clientCredentials(
-        _ node: Node, at path: ConfigPath, conversion: Conversion
+        _ node: Node, at path: ConfigPath, conversion: Conversion, endpointsFromIssuer: Bool = false
     ) throws(TransformError) -> InfoValue {
-        var record: [String: InfoValue] = [
-            "tokenEndpointURL": try url(node, "oauth2.tokenEndpoint", at: path, conversion)
-        ]
+        var record: [String: InfoValue] = [:]
+        if !endpointsFromIssuer || namesEndpoints(node) {
+            record["tokenEndpointURL"] = try url(node, "oauth2.tokenEndpoint", at: path, conversion)
+        }
         if let client = try client(node, grant: "client_credentials", at: path) {
             record["clientID"] = .string(try string(client.node, "clientID", at: client.path))
         } else {
             record["clientID"] = .string(try string(node, "oauth2.clientID", at: path))
         }
         return .record(record)
+    }
+
+    /// Whether an `oauth2` entry names any endpoint; one that names none leaves them to the step's `issuer` (OpenID
+    /// Connect discovery).
+    static func namesEndpoints(_ node: Node) -> Bool {
+        [
+            "oauth2.authorizationEndpoint", "oauth2.tokenEndpoint", "oauth2.xsuaaAuthorizationEndpoint",
+            "oauth2.xsuaaAuthorizationURL", "authorizationEndpoint", "tokenEndpoint",
+        ].contains { node[$0] != nil }
     }
 
     /// The first client in `oauth2.clients` with `grant` (or no grant type), if the list is there.
