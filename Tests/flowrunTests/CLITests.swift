@@ -420,7 +420,7 @@ extension ProcessSuites {
                     "oauth2-authentication", "logout", "saml-authentication", "otp-session-configuration",
                     "certificate-authentication",
                     "sls-authentication", "destinations-download", "apply-settings", "log-upload", "usage-upload",
-                    "device-registration", "push-registration",
+                    "eula", "user-consent", "data-collection-consent", "device-registration", "push-registration",
                 ])
             let runnable = steps.filter { $0["runnable"] as? Bool == true }.compactMap { $0["name"] as? String }
             #expect(runnable == names, "every built-in runs in this build")
