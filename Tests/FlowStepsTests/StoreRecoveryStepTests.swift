@@ -87,3 +87,26 @@ struct StoreRecoveryStepTests {
         await harness.close()
     }
 }
+
+@Suite("The store step's reset and the recovery key", .timeLimit(.minutes(2)))
+struct StoreRecoveryResetTests {
+    @Test func resetDeletesTheKeySoThatForgotPasscodeNoLongerFindsIt() async throws {
+        let emulator = BackendEmulator(data: .builtIn)
+        let url = try await emulator.start(port: 0)
+        defer { Task { await emulator.stop() } }
+        let harness = try StoreRecoveryStepTests.harness(url, loggedIn: true)
+        let id = UUID()
+        let onboarded = try await StoreRecoveryStepTests.onboard(harness, id: id)
+        #expect(onboarded.succeeded, "\(onboarded)")
+        let reset = await harness.step.reset(harness.context(.reset, onboardingID: id))
+        #expect(reset.succeeded, "\(reset)")
+        #expect(harness.trace.events.contains { $0.outcome == "recovery-deleted" })
+        // The key is gone on the backend: Ada's session reading it gets 404.
+        let path =
+            "/mobileservices/Storage/v1/runtime/application/com.example.warehouse/device/\(id.uuidString)/storeRecovery"
+        let read = try await harness.http.send(
+            HTTPRequest(url: try #require(URL(string: path, relativeTo: url)?.absoluteURL)))
+        #expect(read.status == 404)
+        await harness.close()
+    }
+}

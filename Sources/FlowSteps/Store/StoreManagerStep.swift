@@ -118,8 +118,10 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
         return failure
     }
 
-    /// Removes every store of this step in the state folder (any onboarding ID) and unfinished ones.
+    /// Removes every store of this step in the state folder (any onboarding ID) and unfinished ones, after
+    /// deleting this onboarding's recovery key on the backend where it can.
     func reset(_ context: StepContext) async -> StepOutcome {
+        await deleteRecoveryKey(context)
         removeLeftovers(in: context.stateFolder)
         for name in (try? FileManager.default.contentsOfDirectory(atPath: context.stateFolder)) ?? []
         where isStore(name) {
@@ -269,6 +271,24 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
             return .success(.storeOpened(vault(opened: store, current: new, context: context)))
         } catch {
             return Task.isCancelled ? .cancelled : .failure(Self.unroutable(error))
+        }
+    }
+
+    /// Deletes the recovery key of a store that has one on the backend; a failure (no session yet, the backend
+    /// refuses) is noted and the reset goes on.
+    private func deleteRecoveryKey(_ context: StepContext) async {
+        guard let header = try? SecureStore.header(at: path(context)), header.hasRecovery else { return }
+        let what = "deleting the store's recovery key"
+        do throws(StepFailure) {
+            _ = try await Backend.fetch(
+                HTTPRequest(method: "DELETE", url: try recoveryURL(context)), context: context, what: what)
+            context.note("recovery-deleted", "the backend no longer keeps the store's recovery key")
+        } catch {
+            if error.code == .http(404) {
+                context.note("recovery-deleted", "\(what): the backend had none (404)")
+            } else {
+                context.note("recovery-not-deleted", "\(what) failed (\(error.message)); the reset goes on")
+            }
         }
     }
 
