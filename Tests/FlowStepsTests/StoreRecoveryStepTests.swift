@@ -65,6 +65,19 @@ struct StoreRecoveryStepTests {
         #expect(throws: StoreError.self) { try SecureStore.open(at: path, passcode: Secret(Self.passcode)) }
         let said = harness.everythingSaid(recovered) + harness.everythingSaid(onboarded)
         #expect(!said.contains(Self.passcode) && !said.contains(Self.newPasscode))
+        // The key the backend keeps (read here with Ada's session) is in nothing the run said nor in the request log.
+        let keyPath =
+            "/mobileservices/Storage/v1/runtime/application/com.example.warehouse/device/\(id.uuidString)/storeRecovery"
+        let read = try await harness.http.send(
+            HTTPRequest(url: try #require(URL(string: keyPath, relativeTo: url)?.absoluteURL)))
+        #expect(read.status == 200)
+        let answer = String(decoding: read.body, as: UTF8.self)
+        let key = try #require(answer.split(separator: "\"").dropFirst(3).first.map(String.init))
+        #expect(key.count == 43, "32 bytes of unpadded base64url")
+        #expect(!said.contains(key))
+        let log = emulator.requests()
+        #expect(log.contains { $0.method == "PUT" && $0.path.hasSuffix("/storeRecovery") })
+        #expect(!"\(log)".contains(key))
         await harness.close()
     }
 
