@@ -205,6 +205,10 @@ enum Paths {
         "/mobileservices/push/v1/runtime/applications/\(app)/os/\(os)/devices/\(device)"
     }
 
+    static func storeRecovery(_ app: String, device: String) -> String {
+        "/mobileservices/Storage/v1/runtime/application/\(app)/device/\(device)/storeRecovery"
+    }
+
     static func discovery(_ app: String, email: String = "ada@example.com") -> String {
         "/config-api.svc/ApplicationConfigurations/"
             + "getApplicationConfiguration(AppConfigID='\(app):1.0',EmailAddress='\(email)')"
@@ -230,6 +234,7 @@ enum Paths {
         case .usage: usage(app)
         case .connections: connection(app, id: "none")
         case .push: push(app, device: "device-1")
+        case .storeRecovery: storeRecovery(app, device: "device-1")
         }
     }
 }

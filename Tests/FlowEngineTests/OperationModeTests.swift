@@ -208,10 +208,12 @@ struct OperationModeTests {
             registry: registry)
         defer { fixture.remove() }
         let plan = try #require(fixture.engine.plans[.forgotPasscode])
-        // No store opened (its passcode is forgotten): a new login as onboarding does it, then the recovery.
-        #expect(plan.graph.nodes.map(\.name) == ["login", "keeper"])
+        // No store opened (its passcode is forgotten): a new login as onboarding does it, then the recovery by the
+        // first step that offers it (the store-manager step, before the probe in the restore list); the new
+        // login's state is kept in the recovered store as a restore keeps it.
+        #expect(plan.graph.nodes.map(\.name) == ["login", "store"])
         #expect(plan.graph.nodes.map(\.operation) == [.onboard, .forgotPasscode])
-        #expect(plan.rules.afterSuccess == .nothing)
+        #expect(plan.rules.afterSuccess == .keepState)
 
         // The probe flow logs in as no one (its login step authenticates no person): only a reset can start again.
         let anonymous = try EngineFixture(Self.flow(), registry: Self.registry)

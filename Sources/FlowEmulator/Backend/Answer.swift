@@ -252,6 +252,10 @@ struct Backend {
             return withProtectedApplication(id, request) { app, principal, backend in
                 backend.pushRegistration(of: app, os: os, device: device, principal, request)
             }
+        case .storeRecovery(let id, let device):
+            return withProtectedApplication(id, request, requiringRegistration: false) { app, principal, backend in
+                backend.storeRecovery(of: app, device: device, principal, request)
+            }
         case .admin, .notFound:
             return .error(404, code: "notFound", "The emulated backend has no resource at `\(request.path)`.")
         }

@@ -45,6 +45,9 @@ enum Route: Sendable, Equatable {
     /// `/mobileservices/push/v1/runtime/applications/<app>/os/<os>/devices/<device>` (I): the device's push
     /// registration (PUT registers a token, GET reads, DELETE unregisters).
     case push(application: String, os: String, device: String)
+    /// `/mobileservices/Storage/v1/runtime/application/<app>/device/<device>/storeRecovery` (I): a store's
+    /// recovery key for the user (PUT keeps, GET reads, DELETE removes).
+    case storeRecovery(application: String, device: String)
     case admin(AdminRoute)
     case notFound
 
@@ -68,6 +71,7 @@ enum Route: Sendable, Equatable {
         case .certificateService, .slsLogin, .slsCertificate: .certificateService
         case .connections, .connection: .connections
         case .push: .push
+        case .storeRecovery: .storeRecovery
         case .admin, .notFound: nil
         }
     }
@@ -75,6 +79,7 @@ enum Route: Sendable, Equatable {
     /// Whether a request to the route with `method` has a body to read (a form).
     func readsBody(method: String) -> Bool {
         if case .push = self { return method == "PUT" }
+        if case .storeRecovery = self { return method == "PUT" }
         guard method == "POST" else { return false }
         switch self {
         case .authorize, .token, .revoke, .samlLauncher, .samlLogin, .otpForm, .slsLogin, .slsCertificate, .clientLogs,
@@ -98,6 +103,7 @@ enum Route: Sendable, Equatable {
         case .connections: ["POST"]
         case .connection: ["GET", "HEAD", "DELETE"]
         case .push: ["GET", "HEAD", "PUT", "DELETE"]
+        case .storeRecovery: ["GET", "PUT", "DELETE"]
         default: ["GET", "HEAD"]
         }
     }
@@ -156,6 +162,10 @@ enum Route: Sendable, Equatable {
             && segments[6] == "mobileservices"
             && segments[7] == "settingsExchange":
             return .settings(application: segments[4], level: segments[5])
+        case 8
+        where segments[0] == "Storage" && segments[1] == "v1" && segments[2] == "runtime"
+            && segments[3] == "application" && segments[5] == "device" && segments[7] == "storeRecovery":
+            return .storeRecovery(application: segments[4], device: segments[6])
         case 5 where segments[0] == "application" && segments[2] == "certificateservice" && segments[3] == "v1":
             return CertificateServiceAction(rawValue: segments[4]).map {
                 .certificateService(application: segments[1], action: $0)

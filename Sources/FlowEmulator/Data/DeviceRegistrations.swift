@@ -74,6 +74,8 @@ struct DeviceRegistry: Sendable {
     /// By connection ID.
     var connections: [String: DeviceConnection] = [:]
     var push: [DeviceKey: PushRegistration] = [:]
+    /// The stores' recovery keys (I), by application and device.
+    var storeRecovery: [DeviceKey: StoreRecoveryEntry] = [:]
 
     /// One device of one application.
     struct DeviceKey: Sendable, Hashable {

@@ -34,6 +34,8 @@ public enum EmulatorEndpoint: String, Sendable, Hashable, CaseIterable, CustomSt
     case connections
     /// The push registration of a device (register, read, unregister).
     case push
+    /// A store's recovery key kept for a user of a device (keep, read, remove) (I).
+    case storeRecovery = "store-recovery"
 
     public var description: String { rawValue }
 }

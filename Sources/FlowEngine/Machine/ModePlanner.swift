@@ -173,15 +173,18 @@ public enum ModePlanner {
 
     /// What a file's mode needs and does: restore works on an earlier onboarding; onboard and restore keep state,
     /// reset removes it. The operations work on an earlier onboarding: delete-registration removes it as a reset
-    /// does; the others leave the kept state as it is (a new passcode is written by the store step itself), and
-    /// an unlock or a recovery that succeeds is a use of the onboarding (``LastUse``).
+    /// does; forgot-passcode keeps the new login's state in the recovered store as a restore does; the others leave
+    /// the kept state as it is (a new passcode is written by the store step itself), and an unlock or a recovery that
+    /// succeeds is a use of the onboarding (``LastUse``).
     static func rules(of mode: FlowMode) -> ModePlan.Rules {
         switch mode {
         case .onboard: ModePlan.Rules(needsOnboarding: false, afterSuccess: .keepState)
         case .restore: ModePlan.Rules(needsOnboarding: true, afterSuccess: .keepState)
         case .reset: ModePlan.Rules(needsOnboarding: false, afterSuccess: .clearState)
         case .verifyPasscode: ModePlan.Rules(needsOnboarding: true, afterSuccess: .nothing)
-        case .unlock, .forgotPasscode: ModePlan.Rules(needsOnboarding: true, afterSuccess: .nothing, countsAsUse: true)
+        case .unlock: ModePlan.Rules(needsOnboarding: true, afterSuccess: .nothing, countsAsUse: true)
+        // The new login's tokens are kept in the recovered store, over what it held, as a restore keeps them.
+        case .forgotPasscode: ModePlan.Rules(needsOnboarding: true, afterSuccess: .keepState, countsAsUse: true)
         case .deleteRegistration: ModePlan.Rules(needsOnboarding: true, afterSuccess: .clearState)
         }
     }

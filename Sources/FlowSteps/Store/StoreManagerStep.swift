@@ -1,6 +1,8 @@
 import FlowCatalog
+import FlowConfig
 import FlowDescriptor
 import FlowEngine
+import FlowHTTP
 import FlowStore
 import FlowTransform
 import Foundation
@@ -12,8 +14,12 @@ import Synchronization
 ///
 /// Once the store is open, the engine keeps every step's state in it instead of the plain state folder
 /// (``StoreVault``). `flowrun run FILE --mode change-passcode` goes through ``changePasscode(_:)``,
-/// `--mode verify-passcode` through ``verifyPasscode(_:)`` and `--mode unlock` through ``unlock(_:)``.
-struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, PasscodeVerifyingStep, UnlockingStep {
+/// `--mode verify-passcode` through ``verifyPasscode(_:)``, `--mode unlock` through ``unlock(_:)`` and
+/// `--mode forgot-passcode` through ``forgotPasscode(_:)``: at onboarding the store's data key is also wrapped by a
+/// random recovery key that the backend keeps for the logged-in user (decision 0020).
+struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, PasscodeVerifyingStep, UnlockingStep,
+    PasscodeRecoveringStep
+{
     static let spec = StepSpec(
         name: "store-manager", aliases: ["StoreManagerStep"],
         summary:
@@ -65,8 +71,9 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
             removeLeftovers(in: context.stateFolder)
             let temporary =
                 context.stateFolder + "/." + (final as NSString).lastPathComponent + ".creating-" + UUID().uuidString
+            let recovery = await sendRecoveryKey(context)
             let store = try Self.failure { () throws(StoreError) in
-                try SecureStore.create(at: temporary, passcode: chosen, policy: policy)
+                try SecureStore.create(at: temporary, passcode: chosen, policy: policy, recoveryKey: recovery)
             }
             let vault = StoreVault(
                 store: store, finalPath: final, stem: stem, passcode: chosen, isNew: true, input: context.input,
@@ -111,8 +118,10 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
         return failure
     }
 
-    /// Removes every store of this step in the state folder (any onboarding ID) and unfinished ones.
+    /// Removes every store of this step in the state folder (any onboarding ID) and unfinished ones, after
+    /// deleting this onboarding's recovery key on the backend where it can.
     func reset(_ context: StepContext) async -> StepOutcome {
+        await deleteRecoveryKey(context)
         removeLeftovers(in: context.stateFolder)
         for name in (try? FileManager.default.contentsOfDirectory(atPath: context.stateFolder)) ?? []
         where isStore(name) {
@@ -192,6 +201,109 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
                     : "locked: \(since) s since the last run, lock timeout \(last.lockTimeout) s")
         }
         return await restore(context)
+    }
+
+    // MARK: - Recovery
+
+    /// A new recovery key, sent to the backend for this application, onboarding and the logged-in user; `nil`
+    /// (said and noted) when the backend does not keep it, so that the store is made without the recovery wrap.
+    private func sendRecoveryKey(_ context: StepContext) async -> RecoveryKey? {
+        let key = RecoveryKey()
+        let text = key.revealedText
+        context.redactor.add(text)
+        do throws(StepFailure) {
+            let body = JSONValue.object([("recoveryKey", .string(text))])
+            _ = try await Backend.fetch(
+                HTTPRequest(
+                    method: "PUT", url: try recoveryURL(context), headers: [("Content-Type", "application/json")],
+                    body: Array(body.rendered(pretty: false).utf8)),
+                context: context, what: "sending the store's recovery key")
+            context.note("recovery-kept", "the backend keeps the store's recovery key for the logged-in user")
+            return key
+        } catch {
+            let message =
+                "The store is made without a recovery key (\(error.message)): a forgotten passcode can only be "
+                + "reset (`--mode reset`)."
+            context.say(message)
+            context.note("no-recovery", message)
+            return nil
+        }
+    }
+
+    /// After the plan's new login, fetches the recovery key the backend keeps for this user and protects the
+    /// store with the `new-passcode` input, keeping everything it holds; the store stays open so that the new
+    /// login's tokens are kept in it.
+    func forgotPasscode(_ context: StepContext) async -> StepOutcome {
+        let only = "only `--mode reset` can start again"
+        do throws(StepFailure) {
+            let path = path(context)
+            let header = try Self.failure { () throws(StoreError) in try SecureStore.header(at: path) }
+            guard header.hasRecovery else {
+                throw StepFailure(
+                    .noRecovery,
+                    "the store was made without a recovery key (the backend did not keep one at onboarding): \(only)")
+            }
+            let what = "fetching the store's recovery key"
+            let response: HTTPResponse
+            do throws(StepFailure) {
+                response = try await Backend.fetch(
+                    HTTPRequest(url: try recoveryURL(context), headers: [("Accept", "application/json")]),
+                    context: context, what: what)
+            } catch where error.code == .http(404) || error.code == .http(403) {
+                throw StepFailure(
+                    .noRecovery, "\(what): the backend keeps none for this user (\(error.message)): \(only)")
+            }
+            let answer = try Backend.json(response, what: what)
+            guard let text = answer["recoveryKey"]?.scalar?.text, let key = RecoveryKey(text: text) else {
+                throw StepFailure(.badResponse, "\(what): the answer has no `recoveryKey` of 32 bytes")
+            }
+            context.redactor.add(text)
+            guard
+                let new = try newPasscode(context, policy: header.policy, input: "new-passcode", allowNone: false)
+            else {
+                throw context.input.missing("new-passcode", secret: true)
+            }
+            let store = try Self.failure { () throws(StoreError) in
+                try SecureStore.recover(at: path, recoveryKey: key, newPasscode: new, policy: header.policy)
+            }
+            context.say("The store's passcode was replaced after a new login; the old one no longer opens it.")
+            try context.provide(["store": .record([:])])
+            return .success(.storeOpened(vault(opened: store, current: new, context: context)))
+        } catch {
+            return Task.isCancelled ? .cancelled : .failure(Self.unroutable(error))
+        }
+    }
+
+    /// Deletes the recovery key of a store that has one on the backend; a failure (no session yet, the backend
+    /// refuses) is noted and the reset goes on.
+    private func deleteRecoveryKey(_ context: StepContext) async {
+        guard let header = try? SecureStore.header(at: path(context)), header.hasRecovery else { return }
+        let what = "deleting the store's recovery key"
+        do throws(StepFailure) {
+            _ = try await Backend.fetch(
+                HTTPRequest(method: "DELETE", url: try recoveryURL(context)), context: context, what: what)
+            context.note("recovery-deleted", "the backend no longer keeps the store's recovery key")
+        } catch {
+            if error.code == .http(404) {
+                context.note("recovery-deleted", "\(what): the backend had none (404)")
+            } else {
+                context.note("recovery-not-deleted", "\(what) failed (\(error.message)); the reset goes on")
+            }
+        }
+    }
+
+    /// `…/Storage/v1/runtime/application/<appId>/device/<onboarding ID>/storeRecovery` (I) on the backend: the
+    /// onboarding's ID stands for the device, since it is known before the store opens (it names the store file).
+    private func recoveryURL(_ context: StepContext) throws(StepFailure) -> URL {
+        let (base, application) = try Backend.base(context)
+        let encoded = application.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? application
+        let path =
+            "/mobileservices/Storage/v1/runtime/application/\(encoded)/device/"
+            + "\(context.onboardingID.uuidString)/storeRecovery"
+        guard let url = URL(string: path, relativeTo: base)?.absoluteURL else {
+            throw StepFailure(.badParameter, "cannot form the recovery key's URL from \(base.absoluteString)")
+        }
+        return url
     }
 
     // MARK: - Opening
