@@ -14,7 +14,7 @@ extension EmulatorData {
     /// | `com.example.timetable` | none (open) | `timetable` |
     /// | `com.example.fieldservice` | a client certificate³ from the certificate service (Basic) | `fieldservice` |
     /// | `com.example.inspection` | a client certificate³: from the SLS, or the demo PKCS#12 file⁴ | `inspection` |
-    /// | `com.example.fieldapp` | OAuth 2.0 authorization code with PKCE, client `5e8a1f30-…`⁵, CSRF | `fieldapp`, `sap` |
+    /// | `com.example.fieldapp` | OAuth 2.0 code with PKCE, client `5e8a1f30-…`⁵, CSRF | `fieldapp`, `sap` |
     ///
     /// `ada@example.com` (password `analytical-engine`, OTP secret `JBSWY3DPEHPK3PXP`) may use every application;
     /// `grace@example.com` (password `compiler-1952`) every one but payroll. Onboarding code `TRAVEL-0001` stands
