@@ -14,6 +14,7 @@ extension EmulatorData {
     /// | `com.example.timetable` | none (open) | `timetable` |
     /// | `com.example.fieldservice` | a client certificate³ from the certificate service (Basic) | `fieldservice` |
     /// | `com.example.inspection` | a client certificate³: from the SLS, or the demo PKCS#12 file⁴ | `inspection` |
+    /// | `com.example.fieldapp` | OAuth 2.0 code with PKCE, client `5e8a1f30-…`⁵, CSRF | `fieldapp`, `sap` |
     ///
     /// `ada@example.com` (password `analytical-engine`, OTP secret `JBSWY3DPEHPK3PXP`) may use every application;
     /// `grace@example.com` (password `compiler-1952`) every one but payroll. Onboarding code `TRAVEL-0001` stands
@@ -24,6 +25,8 @@ extension EmulatorData {
     /// for user certificates.
     ///
     /// ¹ `9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30`; ² `3f0c9d52-8a1e-4b7c-9e55-2d6f1a4b8c07` (as in `flows/config`).
+    /// ⁵ `5e8a1f30-7b2c-4d9e-a6f1-0c3b8d2e4a71`: the SDK's generated app of `flows/generated-app.yaml`, whose
+    /// modifying requests want a CSRF token.
     public static let builtIn = EmulatorData(
         applications: [
             EmulatorApplication(
@@ -98,6 +101,27 @@ extension EmulatorData {
                 destinations: ["inspection"],
                 clientCertificate: .required
             ),
+            // The SDK's generated app (flows/generated-app.yaml): OAuth 2.0, CSRF on modifying requests.
+            EmulatorApplication(
+                id: "com.example.fieldapp",
+                auth: [
+                    AuthEntry(
+                        type: "oauth2",
+                        config: [
+                            "oauth2.authorizationEndpoint": "${backend}/oauth2/api/v1/authorize",
+                            "oauth2.tokenEndpoint": "${backend}/oauth2/api/v1/token",
+                            "oauth2.clients": [
+                                [
+                                    "clientID": "5e8a1f30-7b2c-4d9e-a6f1-0c3b8d2e4a71",
+                                    "grantType": "authorization_code",
+                                    "redirectURL": "${backend}",
+                                ]
+                            ],
+                        ])
+                ],
+                destinations: ["fieldapp", "sap"],
+                csrf: true
+            ),
         ],
         users: [
             EmulatorUser(
@@ -121,6 +145,7 @@ extension EmulatorData {
                 applications: [
                     "com.example.travel", "com.example.warehouse", "com.example.fieldscan", "com.example.hr",
                     "com.example.timetable", "com.example.fieldservice", "com.example.inspection",
+                    "com.example.fieldapp",
                 ]
             ),
         ],
