@@ -54,7 +54,8 @@ extension ProcessSuites {
             #expect(onboard.standardOutput.contains("workOrderDestination"), "the app's own step provided its key")
 
             // What the backend received: the passport and CSRF headers, both uploads, both registrations.
-            let requests = try #require(try await RegistrationProcessTests.fetch(base + "/_emulator/requests") as? [[String: Any]])
+            let requests = try #require(
+                try await RegistrationProcessTests.fetch(base + "/_emulator/requests") as? [[String: Any]])
             let names = Set(requests.flatMap { request in
                 ((request["headers"] as? [[String: Any]]) ?? []).compactMap { ($0["name"] as? String)?.lowercased() }
             })

@@ -72,8 +72,10 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
             let temporary =
                 context.stateFolder + "/." + (final as NSString).lastPathComponent + ".creating-" + UUID().uuidString
             let recovery = await sendRecoveryKey(context)
-            let store = try Self.failure { () throws(StoreError) in
-                try SecureStore.create(at: temporary, passcode: chosen, policy: policy, recoveryKey: recovery)
+            let store = try await Self.offThePool { () throws(StepFailure) in
+                try Self.failure { () throws(StoreError) in
+                    try SecureStore.create(at: temporary, passcode: chosen, policy: policy, recoveryKey: recovery)
+                }
             }
             let vault = StoreVault(
                 store: store, finalPath: final, stem: stem, passcode: chosen, isNew: true, input: context.input,
@@ -87,7 +89,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
 
     func restore(_ context: StepContext) async -> StepOutcome {
         do throws(StepFailure) {
-            var (store, current) = try open(context)
+            var (store, current) = try await opened(context)
             if store.header.policy.hasExpired(setAt: store.header.passcodeSetAt) {
                 let days = store.header.policy.expiresInDays
                 current = try replacePasscode(
@@ -142,7 +144,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
             return .success
         }
         do throws(StepFailure) {
-            let (store, _) = try open(context)
+            let (store, _) = try await opened(context)
             return .success(.storeOpened(vault(opened: store, current: nil, context: context)))
         } catch {
             context.say(
@@ -154,7 +156,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
 
     func changePasscode(_ context: StepContext) async -> StepOutcome {
         do throws(StepFailure) {
-            var (store, _) = try open(context)
+            var (store, _) = try await opened(context)
             defer { store.close() }
             guard
                 let new = try newPasscode(context, policy: store.header.policy, input: "new-passcode", allowNone: false)
@@ -173,7 +175,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
     /// limit the onboarding is removed); nothing else changes.
     func verifyPasscode(_ context: StepContext) async -> StepOutcome {
         do throws(StepFailure) {
-            let (store, code) = try open(context)
+            let (store, code) = try await opened(context)
             store.close()
             context.say(code == nil ? "The store has no passcode." : "The passcode opens the store.")
             return .success
@@ -307,6 +309,30 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
     }
 
     // MARK: - Opening
+
+    /// ``open(_:)`` on a thread of its own: see ``offThePool(_:)``.
+    private func opened(_ context: StepContext) async throws(StepFailure) -> (SecureStore, Secret?) {
+        try await Self.offThePool { () throws(StepFailure) in try open(context) }
+    }
+
+    /// Runs `work` on a thread of Dispatch's global pool instead of the concurrency pool, and waits for it. The
+    /// passcode's key derivation takes a core for a second or more; the concurrency pool has one thread a core, so
+    /// two derivations there stall every other task of the process (the other steps' timers, a test suite's
+    /// servers) until they end.
+    static func offThePool<Value: Sendable>(
+        _ work: @escaping @Sendable () throws(StepFailure) -> Value
+    ) async throws(StepFailure) -> Value {
+        let result: Result<Value, StepFailure> = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                do throws(StepFailure) {
+                    continuation.resume(returning: .success(try work()))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        return try result.get()
+    }
 
     /// Opens this onboarding's store with the current passcode, counting a wrong one; at the policy's retry
     /// limit the store is removed and the engine asked to reset the onboarding.
