@@ -324,11 +324,12 @@ struct DataFileTests {
             protections == [
                 "com.example.travel=bearer", "com.example.warehouse=basic", "com.example.fieldscan=bearer",
                 "com.example.hr=saml", "com.example.payroll=saml+otp", "com.example.timetable=open",
-                "com.example.fieldservice=basic", "com.example.inspection=open",
+                "com.example.fieldservice=basic", "com.example.inspection=open", "com.example.fieldapp=bearer",
             ])
         #expect(
             data.applications.flatMap(\.destinations) == [
                 "travel", "warehouse", "fieldscan", "hr", "payroll", "timetable", "fieldservice", "inspection",
+                "fieldapp", "sap",
             ])
         // The certificate applications: every backend request needs a certificate; fieldservice issues them.
         let certificates = data.applications.filter { $0.clientCertificate == .required }.map(\.id)

@@ -39,7 +39,7 @@ private func registrationHarness(_ step: String, url: URL) throws -> StepHarness
     return harness
 }
 
-@Suite("The device-registration step", .timeLimit(.minutes(2)))
+@Suite("The device-registration step", .timeLimit(.minutes(15)))
 struct DeviceRegistrationStepTests {
     @Test func onboardingRegistersTheDeviceProvidesTheIDAndKeepsIt() async throws {
         try await withEmulator { emulator, url in
@@ -164,7 +164,7 @@ struct DeviceRegistrationStepTests {
     }
 }
 
-@Suite("The push-registration step", .timeLimit(.minutes(2)))
+@Suite("The push-registration step", .timeLimit(.minutes(15)))
 struct PushRegistrationStepTests {
     static let flow = "{uses: push-registration}"
 

@@ -39,7 +39,7 @@ private func signInAda(_ harness: StepHarness) {
         "Authorization", "Basic " + Data("ada@example.com:analytical-engine".utf8).base64EncodedString())
 }
 
-@Suite("apply-settings", .timeLimit(.minutes(2)))
+@Suite("apply-settings", .timeLimit(.minutes(15)))
 struct ApplySettingsTests {
     @Test func itProvidesTheLogAndUsagePoliciesAndSetsTheLogLevel() async throws {
         try await withEmulator { _, url in
@@ -160,7 +160,7 @@ struct ApplySettingsTests {
     }
 }
 
-@Suite("log-upload", .timeLimit(.minutes(2)))
+@Suite("log-upload", .timeLimit(.minutes(15)))
 struct LogUploadTests {
     @Test func theRunsLogIsUploadedWhenThePolicyAllowsIt() async throws {
         try await withEmulator { emulator, url in
@@ -230,7 +230,7 @@ struct LogUploadTests {
     }
 }
 
-@Suite("destinations-download", .timeLimit(.minutes(2)))
+@Suite("destinations-download", .timeLimit(.minutes(15)))
 struct DestinationsDownloadTests {
     @Test func theDestinationsAreProvidedByNameWithTheirURLs() async throws {
         try await withEmulator { _, url in
@@ -273,7 +273,7 @@ struct DestinationsDownloadTests {
     }
 }
 
-@Suite("usage-upload", .timeLimit(.minutes(2)))
+@Suite("usage-upload", .timeLimit(.minutes(15)))
 struct UsageUploadTests {
     @Test func aReportOfTheStepsRunIsSentWhenThePolicyAllowsIt() async throws {
         try await withEmulator { emulator, url in

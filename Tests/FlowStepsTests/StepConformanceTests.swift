@@ -372,7 +372,7 @@ func withServer(for test: ConformanceCase, _ body: (URL) async throws -> Void) a
     try await withEmulator { _, url in try await body(url) }
 }
 
-@Suite("Every built-in step conforms", .timeLimit(.minutes(2)))
+@Suite("Every built-in step conforms", .timeLimit(.minutes(15)))
 struct StepConformanceTests {
     @Test func everyBuiltInStepHasACaseAndIsTheCatalogsEntry() {
         let names = Builtins.steps.map { $0.spec.name }

@@ -5,7 +5,7 @@ import FlowTransform
 import Foundation
 import Testing
 
-@Suite("The store-manager step", .timeLimit(.minutes(2)))
+@Suite("The store-manager step", .timeLimit(.minutes(15)))
 struct StoreManagerStepTests {
     private let flow = conformanceFlow(#"{uses: store-manager, with: {passcode: "${env.CONFORMANCE_SECRET}"}}"#)
 

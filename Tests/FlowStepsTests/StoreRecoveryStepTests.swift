@@ -125,7 +125,7 @@ struct StoreRecoveryStepTests {
     }
 }
 
-@Suite("The store step's reset and the recovery key", .timeLimit(.minutes(2)))
+@Suite("The store step's reset and the recovery key", .timeLimit(.minutes(15)))
 struct StoreRecoveryResetTests {
     @Test func resetDeletesTheKeySoThatForgotPasscodeNoLongerFindsIt() async throws {
         let emulator = BackendEmulator(data: .builtIn)
