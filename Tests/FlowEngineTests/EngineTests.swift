@@ -28,9 +28,11 @@ struct EngineFixture {
 
     var state: StateFolder { StateFolder(url: folder.appendingPathComponent("state")) }
 
+    /// Runs the flow. The clock is a test clock unless a test gives another: a step's timeout fires only when a
+    /// test moves it, never because a busy machine was slow (CI once saw a one-minute timeout end an `echo`).
     func run(
         _ mode: RunMode = .auto, inputs: [String: String] = [:], environment: [String: String] = [:],
-        trace: MemoryTrace = MemoryTrace(), configuration: Node? = nil, clock: any Clock<Duration> = ContinuousClock()
+        trace: MemoryTrace = MemoryTrace(), configuration: Node? = nil, clock: any Clock<Duration> = TestClock()
     ) async -> RunReport {
         var env = ProcessInfo.processInfo.environment
         env.merge(environment) { $1 }
@@ -226,7 +228,7 @@ struct EngineTests {
                 steps:
                     "  flaky: {uses: command, with: {run: [sh, -c, \"if [ -e tried ]; then echo '{}'; else touch "
                         + "tried; exit 75; fi\"]}}",
-                flows: "  onboard:\n    - step: flaky\n      retry: {attempts: 3, backoff: 10ms}"))
+                flows: "  onboard:\n    - step: flaky\n      retry: {attempts: 3, backoff: 0ms}"))
         defer { fixture.remove() }
         let trace = MemoryTrace()
         let report = await fixture.run(.onboard, trace: trace)

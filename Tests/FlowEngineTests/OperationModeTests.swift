@@ -1,3 +1,4 @@
+import Clocks
 import FlowCatalog
 import FlowDescriptor
 import FlowStore
@@ -125,7 +126,7 @@ struct OperationModeTests {
         var options = RunOptions(
             mode: mode,
             input: InputSource(flags: [:], environment: environment, interactive: false),
-            state: fixture.state, trace: trace, progress: said)
+            state: fixture.state, trace: trace, progress: said, clock: TestClock())
         options.now = { clock.now }
         return await fixture.engine.run(options)
     }

@@ -72,10 +72,17 @@ extension ProcessSuites {
             let push = try #require(try await RegistrationProcessTests.fetch(base + "/_emulator/push") as? [Any])
             #expect(push.count == 1)
 
-            // Inside the lock timeout the unlock asks nothing; an hour later it wants the passcode.
+            // Inside the lock timeout the unlock asks nothing; an hour later it wants the passcode. The onboarding
+            // recorded the fieldapp's lock timeout of 300 s; the record is then moved to now with a day's timeout,
+            // so that a machine busy for minutes between two runs cannot make the early unlock a late one.
+            let record = state + "/last-use.json"
+            let recorded = try Data(contentsOf: URL(fileURLWithPath: record))
+            let kept = try #require(try JSONSerialization.jsonObject(with: recorded) as? [String: Any])
+            #expect(kept["lockTimeout"] as? Int == 300, "\(kept)")
+            let now = Int(Date().timeIntervalSince1970)
+            try Data("{\"at\": \(now), \"lockTimeout\": 86400}\n".utf8).write(to: URL(fileURLWithPath: record))
             let early = try await CommandRunner.run(common + ["--mode", "unlock"])
             #expect(early.status == 0, "\(early.standardOutput)\(early.standardError)")
-            let record = state + "/last-use.json"
             let hourAgo = Int(Date().timeIntervalSince1970) - 3600
             try Data("{\"at\": \(hourAgo), \"lockTimeout\": 300}\n".utf8).write(to: URL(fileURLWithPath: record))
             let locked = try await CommandRunner.run(common + ["--mode", "unlock"])
