@@ -94,13 +94,10 @@ extension Backend {
         }
         switch request.method {
         case "PUT":
-            let members: [(String, JSONValue)]
-            switch Self.jsonObject(request.body) {
+            let token: String
+            switch Self.requiredString("pushToken", in: request.body, missing: "pushTokenMissing") {
             case .failure(let error): return error.answer
-            case .success(let found): members = found
-            }
-            guard case .string(let token)? = members.first(where: { $0.0 == "pushToken" })?.1, !token.isEmpty else {
-                return .error(400, code: "pushTokenMissing", "The body needs `pushToken`, a string that is not empty.")
+            case .success(let found): token = found
             }
             let registration = PushRegistration(
                 application: app.id, device: device, os: os, owner: Self.owner(principal),
@@ -131,5 +128,17 @@ extension Backend {
             return .failure(AnswerError(.error(400, code: "badJSON", "The request body is not a JSON object.")))
         }
         return .success(members)
+    }
+
+    /// The string member `name` of the request body's JSON object; a 400 coded `missing` when it is absent, not a
+    /// string or empty, and `badJSON` when the body is no JSON object.
+    static func requiredString(_ name: String, in body: String?, missing: String) -> Result<String, AnswerError> {
+        jsonObject(body).flatMap { members in
+            guard case .string(let text)? = members.first(where: { $0.0 == name })?.1, !text.isEmpty else {
+                return .failure(
+                    AnswerError(.error(400, code: missing, "The body needs `\(name)`, a string that is not empty.")))
+            }
+            return .success(text)
+        }
     }
 }

@@ -40,14 +40,10 @@ extension Backend {
         }
         switch request.method {
         case "PUT":
-            let members: [(String, JSONValue)]
-            switch Self.jsonObject(request.body) {
+            let text: String
+            switch Self.requiredString("recoveryKey", in: request.body, missing: "recoveryKeyMissing") {
             case .failure(let error): return error.answer
-            case .success(let found): members = found
-            }
-            guard case .string(let text)? = members.first(where: { $0.0 == "recoveryKey" })?.1, !text.isEmpty else {
-                return .error(
-                    400, code: "recoveryKeyMissing", "The body needs `recoveryKey`, a string that is not empty.")
+            case .success(let found): text = found
             }
             let entry = StoreRecoveryEntry(application: app.id, device: device, owner: owner, key: text, updated: now)
             devices.storeRecovery[key] = entry
