@@ -9,7 +9,7 @@ import Foundation
 import Testing
 
 /// The OAuth 2.0 step against the emulator as its authorization server: what a restore does with kept tokens.
-@Suite("Authentication steps against the emulator", .timeLimit(.minutes(5)))
+@Suite("Authentication steps against the emulator", .timeLimit(.minutes(15)))
 struct AuthenticationStepTests {
     static let flow = conformanceFlow("{uses: oauth2-authentication, with: {presenter: headless-form}}")
     static let seed = conformanceCases.first { $0.name == "oauth2-authentication" }!.seed

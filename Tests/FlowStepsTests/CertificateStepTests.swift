@@ -9,7 +9,7 @@ import Testing
 /// The `certificate-authentication` step with the `pkcs12` source, its files made by openssl at test time, against
 /// the emulator's plain parts (the timetable application's `Me` needs no login): what it keeps, what a restore
 /// reuses, renewal, logout, and its failures.
-@Suite("The certificate-authentication step", .timeLimit(.minutes(5)))
+@Suite("The certificate-authentication step", .timeLimit(.minutes(15)))
 struct CertificateStepTests {
     private static func flow(_ parameters: String) -> String {
         conformanceFlow("{uses: certificate-authentication, with: {\(parameters)}}")

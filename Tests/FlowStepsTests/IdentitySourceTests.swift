@@ -37,7 +37,7 @@ private func traceAndLog(_ harness: StepHarness, _ outcome: StepOutcome) -> Stri
         .joined(separator: "\n") + harness.lines.all.joined(separator: "\n")
 }
 
-@Suite("The mobile-services identity source against a certificate service", .timeLimit(.minutes(5)))
+@Suite("The mobile-services identity source against a certificate service", .timeLimit(.minutes(15)))
 struct MobileServicesIdentitySourceTests {
     @Test(arguments: ["P-256", "RSA-2048"])
     func itGetsACertificateForAKeyOfTheAlgorithmTheServiceAsksFor(_ algorithm: String) async throws {
@@ -138,7 +138,7 @@ private let graceStep =
 
 /// The `sls-authentication` step against the built-in emulator's Secure Login Server (plain http, in-process), the
 /// validating request the open timetable application's `Me`: the certificate step with `source: sls` fixed.
-@Suite("The sls identity source and the sls-authentication step", .timeLimit(.minutes(5)))
+@Suite("The sls identity source and the sls-authentication step", .timeLimit(.minutes(15)))
 struct SLSIdentitySourceTests {
     private func harness(_ subject: String, _ url: URL) throws -> StepHarness {
         let harness = try StepHarness(conformanceFlow(subject), emulator: url)

@@ -185,7 +185,7 @@ extension ProcessSuites {
                 flowrun: 1
                 name: slow
                 steps: {slow: {uses: command, with: {run: [sleep, "3600"]}}}
-                flows: {onboard: [slow]}
+                flows: {onboard: [{step: slow, timeout: 2h}]}
 
                 """)
             for round in 0..<20 {

@@ -159,7 +159,7 @@ extension ProcessSuites {
 
         /// Waits until `file` exists (the step has started); the limit only guards against a hang.
         static func waitFor(_ file: URL) async throws {
-            for _ in 0..<2400 where !FileManager.default.fileExists(atPath: file.path) {
+            for _ in 0..<12000 where !FileManager.default.fileExists(atPath: file.path) {
                 try await Task.sleep(for: .milliseconds(50))
             }
             try #require(FileManager.default.fileExists(atPath: file.path), "\(file.lastPathComponent) never appeared")

@@ -225,14 +225,14 @@ extension ProcessSuites {
                 name: slow
                 steps:
                   slow: {uses: command, with: {run: [sh, -c, "touch started; exec sleep 3600"]}}
-                flows: {onboard: [slow]}
+                flows: {onboard: [{step: slow, timeout: 2h}]}
 
                 """)
             let state = scratch.url.appendingPathComponent("state").path
             let run = try startFlowrun(["slow.yaml", "--state-dir", state], in: scratch.url)
             let started = scratch.url.appendingPathComponent("started").path
-            // The program creating the file is the event; the bound (60 s) only guards against a hang.
-            for _ in 0..<1200 where !FileManager.default.fileExists(atPath: started) {
+            // The program creating the file is the event; the bound (10 min) only guards against a hang.
+            for _ in 0..<12000 where !FileManager.default.fileExists(atPath: started) {
                 try await Task.sleep(for: .milliseconds(50))
             }
             #expect(FileManager.default.fileExists(atPath: started))

@@ -89,3 +89,22 @@ struct ConsentQuestion: Sendable {
                 + "\(InputSource.environmentName(for: page.input))")
     }
 }
+
+/// A step that asks consent questions: its onboarding asks them (or takes the kept answers), and its reset forgets
+/// the kept answers with the rest of the onboarding (the store they were kept in is removed anyway).
+protocol ConsentAskingStep: BuiltinStep {
+    var question: ConsentQuestion { get }
+}
+
+extension ConsentAskingStep {
+    func onboard(_ context: StepContext) async -> StepOutcome {
+        do throws(StepFailure) {
+            _ = try question.answer(context)
+            return .success
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    func reset(_ context: StepContext) async -> StepOutcome { .success(.forgetKept) }
+}

@@ -6,7 +6,7 @@ import FlowTransform
 /// The `data-collection-consent` step: whether the person allows usage data to be collected and uploaded. One
 /// page, optional by default; it provides `dataCollectionConsent` (`false` when declined), which the steps that
 /// upload usage read. The answer is kept in the store, once per version.
-struct DataCollectionConsentStep: BuiltinStep {
+struct DataCollectionConsentStep: ConsentAskingStep {
     static let spec = StepSpec(
         name: "data-collection-consent",
         summary:
@@ -33,7 +33,4 @@ struct DataCollectionConsentStep: BuiltinStep {
             return .failure(error)
         }
     }
-
-    /// The kept answer goes with the onboarding: forgotten (the store is removed anyway).
-    func reset(_ context: StepContext) async -> StepOutcome { .success(.forgetKept) }
 }

@@ -5,7 +5,7 @@ import FlowEngine
 /// The `eula` step: the end-user licence agreement, one mandatory page. Accepted once per version: a restore with
 /// the kept version asks nothing, a new version asks again, and declining stops the onboarding with
 /// `consent-declined`. The accepted version is kept in the encrypted store.
-struct EULAStep: BuiltinStep {
+struct EULAStep: ConsentAskingStep {
     static let spec = StepSpec(
         name: "eula",
         summary:
@@ -20,16 +20,4 @@ struct EULAStep: BuiltinStep {
     init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
         question = ConsentQuestion(pages: [try ConsentParameters.page(parameters, mandatory: true)])
     }
-
-    func onboard(_ context: StepContext) async -> StepOutcome {
-        do throws(StepFailure) {
-            _ = try question.answer(context)
-            return .success
-        } catch {
-            return .failure(error)
-        }
-    }
-
-    /// The kept answers go with the onboarding: forgotten (the store is removed anyway).
-    func reset(_ context: StepContext) async -> StepOutcome { .success(.forgetKept) }
 }

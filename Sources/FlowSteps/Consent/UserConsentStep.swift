@@ -5,7 +5,7 @@ import FlowEngine
 /// The `user-consent` step, the SDK's `UserConsentStep`: one or more versioned pages (privacy notice, terms), each
 /// mandatory or optional. Each page is answered once per version; a declined optional page is kept as declined, a
 /// declined mandatory one stops the onboarding with `consent-declined`.
-struct UserConsentStep: BuiltinStep {
+struct UserConsentStep: ConsentAskingStep {
     /// The fields of one page of `pages`.
     static let pageFields = ConsentParameters.specs(id: nil, title: nil, mandatory: true, subject: "page")
 
@@ -46,16 +46,4 @@ struct UserConsentStep: BuiltinStep {
         }
         question = ConsentQuestion(pages: pages)
     }
-
-    func onboard(_ context: StepContext) async -> StepOutcome {
-        do throws(StepFailure) {
-            _ = try question.answer(context)
-            return .success
-        } catch {
-            return .failure(error)
-        }
-    }
-
-    /// The kept answers go with the onboarding: forgotten (the store is removed anyway).
-    func reset(_ context: StepContext) async -> StepOutcome { .success(.forgetKept) }
 }

@@ -27,7 +27,6 @@ struct LogUploadStep: BuiltinStep {
 
     func onboard(_ context: StepContext) async -> StepOutcome {
         do throws(StepFailure) {
-            let (base, applicationID) = try Backend.base(context)
             guard let policy = context.info[.logPolicy] else {
                 throw StepFailure(.missingInfo, "step `\(context.name)` needs `logPolicy`, which no step provided")
             }
@@ -37,16 +36,10 @@ struct LogUploadStep: BuiltinStep {
                 context.say("The log was not uploaded: \(reason).")
                 return .success
             }
-            let path =
-                "/mobileservices/application/\(applicationID)/clientlogs/v1/runtime/log/application/\(applicationID)"
-            guard let url = URL(string: path, relativeTo: base)?.absoluteURL else {
-                throw StepFailure(.badParameter, "cannot form the client log URL from \(base.absoluteString)")
-            }
             let text = Self.text(context)
-            _ = try await Backend.fetch(
-                HTTPRequest(
-                    method: "POST", url: url, headers: [("Content-Type", "text/plain; charset=utf-8")],
-                    body: Array(text.utf8)),
+            let url = try await ServiceUpload.post(
+                Array(text.utf8), contentType: "text/plain; charset=utf-8",
+                to: { "/mobileservices/application/\($0)/clientlogs/v1/runtime/log/application/\($0)" },
                 context: context, what: "uploading the log")
             let lines = text.split(separator: "\n").count
             context.note("log-upload", "sent \(lines) lines (\(text.utf8.count) bytes) to \(url.absoluteString)")

@@ -29,7 +29,6 @@ struct UsageUploadStep: BuiltinStep {
 
     func onboard(_ context: StepContext) async -> StepOutcome {
         do throws(StepFailure) {
-            let (base, applicationID) = try Backend.base(context)
             guard let policy = context.info[.usagePolicy] else {
                 throw StepFailure(.missingInfo, "step `\(context.name)` needs `usagePolicy`, which no step provided")
             }
@@ -39,15 +38,11 @@ struct UsageUploadStep: BuiltinStep {
                 context.say("No usage report was sent: \(reason).")
                 return .success
             }
-            let path = "/mobileservices/application/\(applicationID)/usage/v1/runtime/application/\(applicationID)"
-            guard let url = URL(string: path, relativeTo: base)?.absoluteURL else {
-                throw StepFailure(.badParameter, "cannot form the usage URL from \(base.absoluteString)")
-            }
+            let (_, applicationID) = try Backend.base(context)
             let report = Self.report(context, applicationID: applicationID)
-            _ = try await Backend.fetch(
-                HTTPRequest(
-                    method: "POST", url: url, headers: [("Content-Type", "application/json")],
-                    body: Array(report.rendered(pretty: false).utf8)),
+            _ = try await ServiceUpload.post(
+                Array(report.rendered(pretty: false).utf8), contentType: "application/json",
+                to: { "/mobileservices/application/\($0)/usage/v1/runtime/application/\($0)" },
                 context: context, what: "uploading the usage report")
             context.note("usage-upload", "sent a usage report of \(context.history.entries.count) steps")
             return .success
