@@ -303,7 +303,8 @@ private struct Fields {
             if let pairs = node.pairs {
                 for pair in pairs {
                     let key = pair.key.scalar?.text ?? ""
-                    let value = pair.value.isNull ? nil : string(pair.value, path: path.appending("info").appending(key))
+                    let field = path.appending("info").appending(key)
+                    let value = pair.value.isNull ? nil : string(pair.value, path: field)
                     expect.info.append(Located(InfoExpectation(key: key, value: value?.value), at: pair.key.location))
                 }
             } else {
@@ -343,7 +344,8 @@ private struct Fields {
         let target: RequestExpectation.Target?
         switch (fields["endpoint"], fields["path"]) {
         case (let endpoint?, nil):
-            target = choice(endpoint, path: path.appending("endpoint"), among: EmulatorEndpoint.allCases.map(\.rawValue))
+            let endpoints = EmulatorEndpoint.allCases.map(\.rawValue)
+            target = choice(endpoint, path: path.appending("endpoint"), among: endpoints)
                 .map { .endpoint(EmulatorEndpoint(rawValue: $0.value)!) }
         case (nil, let prefix?):
             target = string(prefix, path: path.appending("path")).map { .path($0.value) }

@@ -30,8 +30,9 @@ public enum ScenarioFiles {
             }
             let found = (manager.enumerator(atPath: path)?.allObjects as? [String] ?? [])
                 .filter(isScenario).sorted()
+            // `flowrun test .` reports `a.scenario.yaml`, not `./a.scenario.yaml`.
             let folder = path.hasSuffix("/") ? String(path.dropLast()) : path
-            files += found.map { "\(folder)/\($0)" }
+            files += found.map { folder == "." ? $0 : "\(folder)/\($0)" }
         }
         return (files, missing)
     }

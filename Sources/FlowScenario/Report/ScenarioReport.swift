@@ -31,7 +31,8 @@ public struct ScenarioReport: Sendable {
     var text: String {
         var lines: [String] = []
         for result in results {
-            lines.append("\(result.passed ? "PASS" : "FAIL")  \(result.name)  (\(result.file), \(seconds(result.duration)))")
+            lines.append(
+                "\(result.passed ? "PASS" : "FAIL")  \(result.name)  (\(result.file), \(seconds(result.duration)))")
             for run in result.runs {
                 lines.append("  \(run.passed ? "ok  " : "FAIL")  \(run.name)")
                 for failure in run.failures { lines.append("        \(failure)") }
@@ -60,7 +61,7 @@ public struct ScenarioReport: Sendable {
                             ("name", .string(result.name)),
                             ("file", .string(result.file)),
                             ("passed", .bool(result.passed)),
-                            ("seconds", .string(seconds(result.duration).dropLast().description)),
+                            ("seconds", .double(Double(seconds(result.duration).dropLast()) ?? 0)),
                             ("failures", .array(result.failures.map(JSONValue.string))),
                             (
                                 "runs",
@@ -101,7 +102,8 @@ public struct ScenarioReport: Sendable {
             }
             if !result.failures.isEmpty || result.runs.isEmpty {
                 body.append(
-                    testCase(name: "state", className: result.name, duration: .zero, failures: result.failures, output: ""))
+                    testCase(
+                        name: "state", className: result.name, duration: .zero, failures: result.failures, output: ""))
                 if !result.failures.isEmpty { suiteFailures += 1 }
             }
             let count = result.runs.count + (!result.failures.isEmpty || result.runs.isEmpty ? 1 : 0)

@@ -95,13 +95,17 @@ public struct ScenarioRunner: Sendable {
             if let address { arguments += ["--emulator-url", address.absoluteString] }
             if let dataFile { arguments += ["--emulator-data", dataFile] }
             if let presenter = scenario.presenter { arguments += ["--presenter", presenter] }
-            for (name, value) in inputs.values.sorted(by: { $0.key < $1.key }) { arguments += ["--input", "\(name)=\(value)"] }
+            for (name, value) in inputs.values.sorted(by: { $0.key < $1.key }) {
+                arguments += ["--input", "\(name)=\(value)"]
+            }
             var environment = self.environment
             environment["NO_COLOR"] = "1"
             for (name, value) in inputs.secrets { environment[InputSource.environmentName(for: name)] = value }
 
             for (email, userState) in run.userStates { emulator?.setUserState(userState, email: email) }
-            for fault in run.faults where fault.afterRequests == 0 { emulator?.setFault(fault.fault, for: fault.endpoint) }
+            for fault in run.faults where fault.afterRequests == 0 {
+                emulator?.setFault(fault.fault, for: fault.endpoint)
+            }
             schedule.arm(run.faults.filter { $0.afterRequests > 0 })
             let requestsBefore = emulator?.requests().count ?? 0
             let runStarted = ContinuousClock.now
@@ -217,7 +221,8 @@ public struct ScenarioRunner: Sendable {
             case (nil, let shown?):
                 failures.append("\(info.location): expected no info `\(key)`, but the run shows `\(shown)`")
             case (let value?, nil):
-                failures.append("\(info.location): expected info `\(key)` to be `\(value)`, but the run shows no `\(key)`")
+                failures.append(
+                    "\(info.location): expected info `\(key)` to be `\(value)`, but the run shows no `\(key)`")
             case (let value?, let shown?):
                 if !summary.shows(value, for: key) {
                     failures.append("\(info.location): expected info `\(key)` to be `\(value)`, but it is `\(shown)`")
