@@ -161,6 +161,38 @@ extension ProcessSuites {
             #expect(names == ["a", "b", "c", "d"])
         }
 
+        @Test func aSecretInARunsOutputFailsTheRunAndIsNamedNeverShown() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            // The step prints a secret on standard error and fails; `flowrun run` shows the error: a leak.
+            try scratch.write(
+                "leak.yaml",
+                Self.commandFlow.replacingOccurrences(
+                    of: #"echo '{}'"#, with: #"printf 'token %s%s' Zq8-very- secret-token >&2; exit 3"#))
+            try scratch.write(
+                "leak.scenario.yaml",
+                """
+                flow: leak.yaml
+                emulator: none
+                secrets: {api-token: Zq8-very-secret-token}
+                runs:
+                  - mode: onboard
+                    expect: {outcome: succeeded}
+
+                """)
+            let result = try await CommandRunner.run(
+                ["test", "leak.scenario.yaml", "--format", "junit"], in: scratch.url)
+            #expect(result.status == 1, "\(result.standardOutput)\(result.standardError)")
+            #expect(
+                result.standardOutput.contains(
+                    "expected no secret in the run&apos;s output, but found secret input `api-token`")
+                    || result.standardOutput.contains(
+                        "expected no secret in the run's output, but found secret input `api-token`"),
+                "\(result.standardOutput)")
+            #expect(!result.standardOutput.contains("Zq8-very-secret-token"), "\(result.standardOutput)")
+            #expect(!result.standardError.contains("Zq8-very-secret-token"))
+        }
+
         @Test func aFaultSwitchedOnByRequestCountMeetsTheNextRequestToItsEndpoint() async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }
