@@ -100,6 +100,12 @@ struct TestCommand: AsyncParsableCommand {
                         .invalidValue, "`flow` names `\(scenario.flow.value)`, which does not exist.",
                         at: scenario.flow.location, path: .root.appending("flow")))
             }
+            if let config = scenario.config, !FileBytes.exists(config.value) {
+                diagnostics.append(
+                    Diagnostic(
+                        .invalidValue, "`config` names `\(config.value)`, which does not exist.",
+                        at: config.location, path: .root.appending("config")))
+            }
             if case .data(let data) = scenario.emulator, !FileBytes.exists(data.value) {
                 diagnostics.append(
                     Diagnostic(

@@ -10,8 +10,10 @@ struct ScenarioDecoderTests {
         flow: ../basic.yaml
         inputs: {username: ada@example.com}
         secrets: {password: analytical-engine, passcode: Wareh0use-passcode}
+        environment: {STATION: station-7}
         runs:
           - mode: onboard
+            secret-environment: {CLIENT_SECRET: s3cret-0451}
             faults:
               - {endpoint: settings, status: 503, count: 1, after-requests: 2}
             expect:
@@ -36,6 +38,10 @@ struct ScenarioDecoderTests {
         #expect(scenario.flow.value == "/tmp/flows/basic.yaml")
         #expect(scenario.inputs.secrets["passcode"] == "Wareh0use-passcode")
         #expect(scenario.runs.map(\.name) == ["1. onboard", "restore without a login"])
+        #expect(scenario.inputs.environment == ["STATION": "station-7"])
+        let first = scenario.inputs.overridden(by: scenario.runs[0].inputs)
+        #expect(first.secretEnvironment == ["CLIENT_SECRET": "s3cret-0451"])
+        #expect(first.environment == ["STATION": "station-7"])
         let fault = try #require(scenario.runs[0].faults.first)
         #expect(fault.endpoint == .settings)
         #expect(fault.fault.status == 503 && fault.fault.count == 1)

@@ -150,7 +150,10 @@ private struct Fields {
     // MARK: The document
 
     mutating func scenario(_ root: Node) -> Scenario? {
-        let keys = ["name", "flow", "emulator", "presenter", "inputs", "secrets", "check-secrets", "runs"]
+        let keys = [
+            "name", "flow", "emulator", "config", "presenter", "inputs", "secrets", "environment", "secret-environment",
+            "check-secrets", "runs",
+        ]
         guard let fields = mapping(root, path: .root, keys: keys, required: ["flow", "runs"]) else {
             return nil
         }
@@ -162,9 +165,7 @@ private struct Fields {
         let presenter = fields["presenter"].flatMap {
             choice($0, path: .root.appending("presenter"), among: ["headless-form", "manual", "system-browser"])
         }
-        let inputs = Inputs(
-            values: fields["inputs"].map { strings($0, path: .root.appending("inputs")) } ?? [:],
-            secrets: fields["secrets"].map { strings($0, path: .root.appending("secrets")) } ?? [:])
+        let inputs = self.inputs(fields, path: .root)
         let checksSecrets = fields["check-secrets"].flatMap { bool($0, path: .root.appending("check-secrets")) }
         var runs: [ScenarioRun] = []
         if let node = fields["runs"] {
@@ -178,14 +179,19 @@ private struct Fields {
                     path: .root.appending("runs"))
             }
         }
+        let config = fields["config"].flatMap { string($0, path: .root.appending("config")) }.map {
+            Located(resolve($0.value, in: folder), at: $0.location)
+        }
         guard let flow else { return nil }
         let fileName = URL(fileURLWithPath: file).lastPathComponent
         let stem = fileName.hasSuffix(ScenarioFiles.suffix) ? String(fileName.dropLast(ScenarioFiles.suffix.count))
             : fileName
-        return Scenario(
+        var scenario = Scenario(
             file: file, name: fields["name"].flatMap { string($0, path: .root.appending("name"))?.value } ?? stem,
             flow: flow, emulator: emulator ?? .builtIn, inputs: inputs, presenter: presenter?.value, runs: runs,
             checksSecrets: checksSecrets?.value ?? true)
+        scenario.config = config
+        return scenario
     }
 
     func resolve(_ path: String, in folder: URL) -> String {
@@ -207,16 +213,26 @@ private struct Fields {
         }
     }
 
+    /// The inputs, secrets and environment variables of a scenario or a run.
+    mutating func inputs(_ fields: [String: Node], path: DescriptorPath) -> Inputs {
+        func read(_ key: String) -> [String: String] {
+            fields[key].map { strings($0, path: path.appending(key)) } ?? [:]
+        }
+        return Inputs(
+            values: read("inputs"), secrets: read("secrets"), environment: read("environment"),
+            secretEnvironment: read("secret-environment"))
+    }
+
     // MARK: Runs
 
     mutating func run(_ node: Node, index: Int) -> ScenarioRun? {
         let path = DescriptorPath.root.appending("runs").appending(index: index)
-        let keys = ["name", "mode", "inputs", "secrets", "users", "faults", "expect"]
+        let keys = [
+            "name", "mode", "inputs", "secrets", "environment", "secret-environment", "users", "faults", "expect",
+        ]
         guard let fields = mapping(node, path: path, keys: keys, required: ["mode"]) else { return nil }
         let mode = fields["mode"].flatMap { choice($0, path: path.appending("mode"), among: ScenarioDecoder.modes) }
-        let inputs = Inputs(
-            values: fields["inputs"].map { strings($0, path: path.appending("inputs")) } ?? [:],
-            secrets: fields["secrets"].map { strings($0, path: path.appending("secrets")) } ?? [:])
+        let inputs = self.inputs(fields, path: path)
         var userStates: [String: UserState] = [:]
         if let users = fields["users"] {
             for (email, state) in strings(users, path: path.appending("users")) {

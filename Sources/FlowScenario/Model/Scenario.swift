@@ -12,6 +12,9 @@ public struct Scenario: Sendable {
     public var flow: Located<String>
     /// The backend the flow runs against.
     public var emulator: EmulatorChoice
+    /// A configuration document for the flow's `json` provider (`--config`), resolved against the scenario's
+    /// folder.
+    public var config: Located<String>?
     /// Inputs and secrets every run starts with.
     public var inputs: Inputs
     /// A presenter for web logins (`headless-form` in CI), when the flow's own would need a person.
@@ -29,6 +32,7 @@ public struct Scenario: Sendable {
         self.name = name
         self.flow = flow
         self.emulator = emulator
+        self.config = nil
         self.inputs = inputs
         self.presenter = presenter
         self.runs = runs
@@ -46,20 +50,30 @@ public enum EmulatorChoice: Sendable {
     case data(Located<String>)
 }
 
-/// Inputs (given as `--input NAME=VALUE`) and secrets (given in the environment, as a CI job's secrets are).
+/// Inputs (given as `--input NAME=VALUE`), secrets (given in the environment, as a CI job's secrets are), and
+/// environment variables a flow reads itself (`${env.NAME}`), plain or secret.
 public struct Inputs: Sendable, Hashable {
     public var values: [String: String]
     public var secrets: [String: String]
+    public var environment: [String: String]
+    public var secretEnvironment: [String: String]
 
-    public init(values: [String: String] = [:], secrets: [String: String] = [:]) {
+    public init(
+        values: [String: String] = [:], secrets: [String: String] = [:], environment: [String: String] = [:],
+        secretEnvironment: [String: String] = [:]
+    ) {
         self.values = values
         self.secrets = secrets
+        self.environment = environment
+        self.secretEnvironment = secretEnvironment
     }
 
     /// These inputs with `other`'s over them, name by name.
     public func overridden(by other: Inputs) -> Inputs {
         Inputs(
-            values: values.merging(other.values) { $1 }, secrets: secrets.merging(other.secrets) { $1 })
+            values: values.merging(other.values) { $1 }, secrets: secrets.merging(other.secrets) { $1 },
+            environment: environment.merging(other.environment) { $1 },
+            secretEnvironment: secretEnvironment.merging(other.secretEnvironment) { $1 })
     }
 }
 

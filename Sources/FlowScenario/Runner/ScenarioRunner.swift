@@ -91,15 +91,21 @@ public struct ScenarioRunner: Sendable {
         for run in scenario.runs {
             let inputs = scenario.inputs.overridden(by: run.inputs)
             for (name, value) in inputs.secrets { secrets.add(value, as: "secret input `\(name)`") }
+            for (name, value) in inputs.secretEnvironment {
+                secrets.add(value, as: "secret environment variable `\(name)`")
+            }
             var arguments = [executable, "run", scenario.flow.value, "--mode", run.mode, "--state-dir", state.path]
             if let address { arguments += ["--emulator-url", address.absoluteString] }
             if let dataFile { arguments += ["--emulator-data", dataFile] }
             if let presenter = scenario.presenter { arguments += ["--presenter", presenter] }
+            if let config = scenario.config { arguments += ["--config", config.value] }
             for (name, value) in inputs.values.sorted(by: { $0.key < $1.key }) {
                 arguments += ["--input", "\(name)=\(value)"]
             }
             var environment = self.environment
             environment["NO_COLOR"] = "1"
+            environment.merge(inputs.environment) { $1 }
+            environment.merge(inputs.secretEnvironment) { $1 }
             for (name, value) in inputs.secrets { environment[InputSource.environmentName(for: name)] = value }
 
             for (email, userState) in run.userStates { emulator?.setUserState(userState, email: email) }
