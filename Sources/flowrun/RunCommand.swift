@@ -93,6 +93,10 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp(visibility: .private))
     var emulatorURL: String?
 
+    /// Internal (`flowrun test`): the PEM CA of the emulator at `--emulator-url`, trusted for this run only.
+    @Option(help: ArgumentHelp(visibility: .private))
+    var emulatorCA: String?
+
     @Option(help: ArgumentHelp("An onboarding link for the `url` provider.", valueName: "URL"))
     var link: String?
 
@@ -311,6 +315,13 @@ struct RunCommand: AsyncParsableCommand {
             // The same hook as --emulator's: an emulator another process started (`flowrun test`).
             options.urlRewrite = URLRewrite(
                 target: runningEmulator, keeping: data.identityProvider.map { [$0.ssoURL] } ?? [])
+            if let emulatorCA {
+                guard let pem = FileBytes.read(emulatorCA, limit: 1 << 20) else {
+                    Console.error("flowrun: --emulator-ca: cannot read `\(emulatorCA)`.")
+                    throw ExitCode.usage
+                }
+                options.tls.additionalRootsPEM.append(String(decoding: pem, as: UTF8.self))
+            }
         }
         options.log = RunLog(level: level, redactor: redactor) { level, message in
             FileHandle.standardError.write(Data("[\(level.name)] \(message)\n".utf8))

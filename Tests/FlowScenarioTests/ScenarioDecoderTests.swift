@@ -107,6 +107,18 @@ struct ScenarioDecoderTests {
         #expect(read.diagnostics.first?.message.contains("switches nothing on") == true)
     }
 
+    @Test func theEmulatorMayServeHTTPSWithItsBuiltInDataOrADataFile() throws {
+        let builtIn = ScenarioDecoder.read(
+            text: "flow: f.yaml\nemulator: {tls: true}\nruns: [{mode: onboard}]\n", file: "/s/a.scenario.yaml")
+        let scenario = try #require(builtIn.scenario)
+        #expect(scenario.emulatorTLS)
+        guard case .builtIn = scenario.emulator else { Issue.record("expected the built-in data"); return }
+        let data = ScenarioDecoder.read(
+            text: "flow: f.yaml\nemulator: {data: d.yaml, tls: yes}\nruns: [{mode: onboard}]\n",
+            file: "/s/b.scenario.yaml")
+        #expect(data.diagnostics.map(\.code) == [.wrongType], "YAML 1.1 `yes` is not a boolean in flowrun files")
+    }
+
     @Test func aYAMLErrorIsReportedAsTheFlowReaderReportsIt() {
         let read = ScenarioDecoder.read(text: "flow: [a\nruns: 1\n", file: "y.scenario.yaml")
         #expect(read.scenario == nil)

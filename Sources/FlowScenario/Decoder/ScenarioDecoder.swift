@@ -162,6 +162,8 @@ private struct Fields {
             Located(resolve($0.value, in: folder), at: $0.location)
         }
         let emulator = fields["emulator"].map { self.emulator($0, folder: folder) } ?? .builtIn
+        let tls = fields["emulator"]?.pairs != nil ? fields["emulator"]?["tls"] : nil
+        let emulatorTLS = tls.flatMap { bool($0, path: .root.appending("emulator").appending("tls")) }
         let presenter = fields["presenter"].flatMap {
             choice($0, path: .root.appending("presenter"), among: ["headless-form", "manual", "system-browser"])
         }
@@ -191,6 +193,7 @@ private struct Fields {
             flow: flow, emulator: emulator ?? .builtIn, inputs: inputs, presenter: presenter?.value, runs: runs,
             checksSecrets: checksSecrets?.value ?? true)
         scenario.config = config
+        scenario.emulatorTLS = emulatorTLS?.value ?? false
         return scenario
     }
 
@@ -201,9 +204,9 @@ private struct Fields {
     mutating func emulator(_ node: Node, folder: URL) -> EmulatorChoice? {
         let path = DescriptorPath.root.appending("emulator")
         if node.pairs != nil {
-            guard let fields = mapping(node, path: path, keys: ["data"], required: ["data"]),
-                let data = fields["data"].flatMap({ string($0, path: path.appending("data")) })
-            else { return nil }
+            guard let fields = mapping(node, path: path, keys: ["data", "tls"]) else { return nil }
+            guard let node = fields["data"] else { return .builtIn }
+            guard let data = string(node, path: path.appending("data")) else { return nil }
             return .data(Located(resolve(data.value, in: folder), at: data.location))
         }
         switch choice(node, path: path, among: ["built-in", "none"])?.value {

@@ -15,6 +15,9 @@ public struct Scenario: Sendable {
     /// A configuration document for the flow's `json` provider (`--config`), resolved against the scenario's
     /// folder.
     public var config: Located<String>?
+    /// Whether the emulator speaks HTTPS (for flows that authenticate with a certificate); its CA is trusted by
+    /// each run.
+    public var emulatorTLS = false
     /// Inputs and secrets every run starts with.
     public var inputs: Inputs
     /// A presenter for web logins (`headless-form` in CI), when the flow's own would need a person.

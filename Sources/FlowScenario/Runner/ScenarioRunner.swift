@@ -72,13 +72,24 @@ public struct ScenarioRunner: Sendable {
         let schedule = FaultSchedule()
         var emulator: BackendEmulator?
         var address: URL?
+        var authorityFile: String?
         if let data {
             let server = BackendEmulator(data: data) { _ in schedule.requestRecorded() }
             schedule.attach(server)
             do {
-                address = try await server.start(port: 0)
+                address = try await server.start(port: 0, tls: scenario.emulatorTLS)
             } catch {
                 return result([], ["cannot start the emulator: \(error)"])
+            }
+            if scenario.emulatorTLS {
+                let file = folder.appendingPathComponent("emulator-ca.pem")
+                do {
+                    try Data(server.certificateAuthorityPEM.utf8).write(to: file)
+                } catch {
+                    await server.stop()
+                    return result([], ["cannot write the emulator's CA to \(file.path): \(error)"])
+                }
+                authorityFile = file.path
             }
             emulator = server
         }
@@ -97,6 +108,7 @@ public struct ScenarioRunner: Sendable {
             var arguments = [executable, "run", scenario.flow.value, "--mode", run.mode, "--state-dir", state.path]
             if let address { arguments += ["--emulator-url", address.absoluteString] }
             if let dataFile { arguments += ["--emulator-data", dataFile] }
+            if let authorityFile { arguments += ["--emulator-ca", authorityFile] }
             if let presenter = scenario.presenter { arguments += ["--presenter", presenter] }
             if let config = scenario.config { arguments += ["--config", config.value] }
             for (name, value) in inputs.values.sorted(by: { $0.key < $1.key }) {
