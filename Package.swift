@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "FlowAuth", targets: ["FlowAuth"]),
         .library(name: "FlowProcess", targets: ["FlowProcess"]),
         .library(name: "FlowEmulator", targets: ["FlowEmulator"]),
+        .library(name: "FlowScenario", targets: ["FlowScenario"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -158,11 +159,17 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Scenarios (`flowrun test`): their format, and a runner that makes each run a `flowrun run` process.
+        .target(
+            name: "FlowScenario",
+            dependencies: ["FlowDescriptor", "FlowEmulator", "FlowEngine", "FlowProcess"],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "flowrun",
             dependencies: [
                 "FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowTransform", "FlowEngine", "FlowSteps",
-                "FlowEmulator", "FlowHTTP",
+                "FlowEmulator", "FlowHTTP", "FlowScenario",
                 "FlowProcess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -212,6 +219,11 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "FlowScenarioTests",
+            dependencies: ["FlowScenario", "FlowDescriptor", "FlowEmulator"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -15,7 +15,7 @@ struct Flowrun: AsyncParsableCommand {
         version: version,
         subcommands: [
             RunCommand.self, LintCommand.self, GraphCommand.self, StepsCommand.self, SchemaCommand.self,
-            EmulatorCommand.self,
+            EmulatorCommand.self, TestCommand.self,
         ],
         defaultSubcommand: RunCommand.self
     )

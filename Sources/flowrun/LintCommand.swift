@@ -3,6 +3,7 @@ import FlowCatalog
 public import FlowCheck
 import FlowDescriptor
 import FlowEngine
+import FlowScenario
 import FlowSteps
 import Foundation
 import Glibc
@@ -174,6 +175,8 @@ extension LintCommand {
         let next = Atomic<Int>(0)
         @Sendable func lint(_ file: FlowFileDiscovery.File, with pipeline: FlowPipeline) -> FileReport? {
             if file.isStandardInput { return pipeline.loadStandardInput(as: file.path).report }
+            // A scenario file is checked as a scenario, not read as a flow (docs/testing.md).
+            if ScenarioFiles.isScenario(file.path) { return TestCommand.check(file.path).report }
             if let bytes = file.pathBytes { return pipeline.lint(pathBytes: bytes, onlyFlowFiles: file.foundInFolder) }
             return pipeline.lint(path: file.path, onlyFlowFiles: file.foundInFolder)
         }

@@ -88,6 +88,15 @@ struct RunCommand: AsyncParsableCommand {
                 + "authenticates with a certificate)."))
     var emulatorTLS = false
 
+    /// Internal (`flowrun test`): send every request to an emulator that already runs at this address, as
+    /// `--emulator` does with its own; `--emulator-data` names its data (for the identity provider it keeps).
+    @Option(help: ArgumentHelp(visibility: .private))
+    var emulatorURL: String?
+
+    /// Internal (`flowrun test`): the PEM CA of the emulator at `--emulator-url`, trusted for this run only.
+    @Option(help: ArgumentHelp(visibility: .private))
+    var emulatorCA: String?
+
     @Option(help: ArgumentHelp("An onboarding link for the `url` provider.", valueName: "URL"))
     var link: String?
 
@@ -212,7 +221,16 @@ struct RunCommand: AsyncParsableCommand {
             }
             linkURL = url
         }
-        if emulatorData != nil, !emulator { throw ValidationError("--emulator-data goes with --emulator.") }
+        if emulatorData != nil, !emulator, emulatorURL == nil {
+            throw ValidationError("--emulator-data goes with --emulator.")
+        }
+        if emulator, emulatorURL != nil { throw ValidationError("--emulator and --emulator-url exclude each other.") }
+        let runningEmulator = try emulatorURL.map { text in
+            guard let url = URL(string: text), url.scheme != nil, url.host != nil else {
+                throw ValidationError("--emulator-url takes an absolute URL, found `\(text)`.")
+            }
+            return url
+        }
         if emulatorTLS, !emulator { throw ValidationError("--emulator-tls goes with --emulator.") }
         guard let level = RunLog.Level(backendName: logLevel) else {
             throw ValidationError(
@@ -285,6 +303,25 @@ struct RunCommand: AsyncParsableCommand {
             // to an identity provider the emulator's data names outside it.
             options.urlRewrite = URLRewrite(target: address, keeping: data.identityProvider.map { [$0.ssoURL] } ?? [])
             FileHandle.standardError.write(Data("emulator: \(address.absoluteString)\n".utf8))
+        }
+        if let runningEmulator {
+            let data: EmulatorData
+            do {
+                data = try emulatorData.map { try EmulatorData.load(path: $0) } ?? .builtIn
+            } catch {
+                Console.error("flowrun: \(error)")
+                throw ExitCode.usage
+            }
+            // The same hook as --emulator's: an emulator another process started (`flowrun test`).
+            options.urlRewrite = URLRewrite(
+                target: runningEmulator, keeping: data.identityProvider.map { [$0.ssoURL] } ?? [])
+            if let emulatorCA {
+                guard let pem = FileBytes.read(emulatorCA, limit: 1 << 20) else {
+                    Console.error("flowrun: --emulator-ca: cannot read `\(emulatorCA)`.")
+                    throw ExitCode.usage
+                }
+                options.tls.additionalRootsPEM.append(String(decoding: pem, as: UTF8.self))
+            }
         }
         options.log = RunLog(level: level, redactor: redactor) { level, message in
             FileHandle.standardError.write(Data("[\(level.name)] \(message)\n".utf8))

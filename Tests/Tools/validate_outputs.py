@@ -8,6 +8,7 @@
 Exits 1 on the first invalid document, printing where and why.
 """
 import json
+import os
 import sys
 from importlib import resources
 
@@ -44,10 +45,14 @@ def main(argv):
     elif kind == "flows":
         with open(rest[0]) as handle:
             validator = jsonschema.Draft7Validator(json.load(handle))
+        # Scenario files (`flowrun test`) beside the flows have a schema of their own beside the flow schema.
+        with open(os.path.join(os.path.dirname(rest[0]), "scenario.schema.json")) as handle:
+            scenario_validator = jsonschema.Draft7Validator(json.load(handle))
         for path in rest[1:]:
             with open(path) as handle:
                 document = json.load(handle) if path.endswith(".json") else yaml.safe_load(handle)
-            failures += report(path, list(validator.iter_errors(document)))
+            chosen = scenario_validator if path.endswith((".scenario.yaml", ".scenario.yml")) else validator
+            failures += report(path, list(chosen.iter_errors(document)))
     elif kind == "schema":
         with open(rest[0]) as handle:
             jsonschema.Draft7Validator.check_schema(json.load(handle))

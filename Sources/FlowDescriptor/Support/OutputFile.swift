@@ -14,11 +14,14 @@ public struct OutputFile: Sendable {
         case trace
         /// A lint report in any format (`lint -o`).
         case lintReport
+        /// A scenario test report in any format (`test --output`).
+        case testReport
 
         var noun: String {
             switch self {
             case .trace: "a flowrun trace"
             case .lintReport: "a flowrun lint report"
+            case .testReport: "a flowrun test report"
             }
         }
     }
@@ -130,6 +133,12 @@ public struct OutputFile: Sendable {
             }
             let lastLine = String(decoding: tail, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
             return Self.isLintSummary(lastLine)
+        case .testReport:
+            // JUnit names the tool on its root element, JSON starts with the counts, text ends with them.
+            if start.contains("<testsuites name=\"flowrun test\"") { return true }
+            if start.filter({ !$0.isWhitespace }).hasPrefix(#"{"passed":"#) { return true }
+            let lastLine = String(decoding: tail, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
+            return lastLine.range(of: #"^[0-9]+ passed, [0-9]+ failed$"#, options: .regularExpression) != nil
         }
     }
 

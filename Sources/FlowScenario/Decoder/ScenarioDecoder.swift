@@ -1,0 +1,384 @@
+public import FlowDescriptor
+import FlowEmulator
+import Foundation
+
+/// Reads scenario files into ``Scenario`` values, collecting every problem as a located ``Diagnostic``.
+///
+/// The file goes through the flow files' reader (libyaml events, 1-based marks), so every finding names
+/// `file:line:column` and the field; a misspelt key gets a "did you mean" as it does in flow files.
+public enum ScenarioDecoder {
+    /// The outcome of reading one scenario file: the scenario when it has no error, and every finding.
+    public struct Result: Sendable {
+        public var scenario: Scenario?
+        public var diagnostics: [Diagnostic]
+    }
+
+    /// The modes a run may name (`auto` is left out: a scenario says which mode it means).
+    public static let modes = [
+        "onboard", "restore", "reset", "logout", "change-passcode", "verify-passcode", "unlock",
+        "delete-registration", "forgot-passcode",
+    ]
+
+    /// Reads the scenario file at `path`.
+    public static func read(path: String) -> Result {
+        decode(DocumentReader.read(path: path), file: path)
+    }
+
+    /// Reads scenario text as if it were the file `file`.
+    public static func read(text: String, file: String) -> Result {
+        decode(DocumentReader.read(bytes: Array(text.utf8), file: file, format: DocumentFormat(path: file)), file: file)
+    }
+
+    private static func decode(_ read: ReadResult, file: String) -> Result {
+        guard let root = read.root, !read.diagnostics.hasErrors else {
+            return Result(scenario: nil, diagnostics: read.diagnostics)
+        }
+        var decoder = Fields(file: file)
+        let scenario = decoder.scenario(root)
+        let diagnostics = (read.diagnostics + decoder.diagnostics).sorted(by: Diagnostic.inSourceOrder)
+        return Result(scenario: diagnostics.hasErrors ? nil : scenario, diagnostics: diagnostics)
+    }
+}
+
+/// The field-by-field reader behind ``ScenarioDecoder``.
+private struct Fields {
+    let file: String
+    var diagnostics: [Diagnostic] = []
+
+    init(file: String) {
+        self.file = file
+    }
+
+    mutating func fail(
+        _ code: DiagnosticCode, _ message: String, at node: Node, path: DescriptorPath, replacement: String? = nil
+    ) {
+        diagnostics.append(Diagnostic(code, message, at: node.location, path: path, replacement: replacement))
+    }
+
+    /// The mapping's values by key; unknown keys are findings with the closest known key as a suggestion,
+    /// and `required` keys that are missing are findings at the mapping.
+    mutating func mapping(
+        _ node: Node, path: DescriptorPath, keys: [String], required: [String] = []
+    ) -> [String: Node]? {
+        guard let pairs = node.pairs else {
+            fail(.wrongType, "`\(name(path))` is \(node.kindDescription); expected a mapping.", at: node, path: path)
+            return nil
+        }
+        var fields: [String: Node] = [:]
+        for pair in pairs {
+            let key = pair.key.scalar?.text ?? ""
+            guard keys.contains(key) else {
+                let suggestion = Suggestion.closest(to: key, in: keys)
+                let where_ = path.components.isEmpty ? "a scenario" : "`\(path)`"
+                fail(
+                    .unknownField,
+                    "Unknown field `\(key)` in \(where_)"
+                        + (suggestion.map { "; did you mean `\($0)`?" } ?? "; expected one of "
+                            + keys.map { "`\($0)`" }.joined(separator: ", ") + "."),
+                    at: pair.key, path: path.appending(key), replacement: suggestion)
+                continue
+            }
+            fields[key] = pair.value
+        }
+        for key in required where fields[key] == nil {
+            let where_ = path.components.isEmpty ? "The scenario" : "`\(path)`"
+            fail(.missingField, "\(where_) has no `\(key)`; it is required.", at: node, path: path.appending(key))
+        }
+        return fields
+    }
+
+    func name(_ path: DescriptorPath) -> String {
+        path.components.isEmpty ? "the scenario" : path.description
+    }
+
+    mutating func string(_ node: Node, path: DescriptorPath) -> Located<String>? {
+        guard let scalar = node.scalar, !node.isNull else {
+            fail(.wrongType, "`\(path)` is \(node.kindDescription); expected a string.", at: node, path: path)
+            return nil
+        }
+        return Located(scalar.text, at: node.location)
+    }
+
+    mutating func bool(_ node: Node, path: DescriptorPath) -> Located<Bool>? {
+        guard let value = node.booleanValue else {
+            fail(.wrongType, "`\(path)` is \(node.kindDescription); expected true or false.", at: node, path: path)
+            return nil
+        }
+        return Located(value, at: node.location)
+    }
+
+    mutating func count(_ node: Node, path: DescriptorPath) -> Int? {
+        guard let value = node.integerValue, value >= 0, value <= 1_000_000 else {
+            fail(
+                .invalidValue, "`\(path)` is \(node.kindDescription); expected a whole number from 0 to 1000000.",
+                at: node, path: path)
+            return nil
+        }
+        return value
+    }
+
+    mutating func choice(_ node: Node, path: DescriptorPath, among choices: [String]) -> Located<String>? {
+        guard let text = string(node, path: path) else { return nil }
+        guard choices.contains(text.value) else {
+            let suggestion = Suggestion.closest(to: text.value, in: choices)
+            fail(
+                .invalidValue,
+                "`\(path)` is `\(text.value)`; "
+                    + (suggestion.map { "did you mean `\($0)`?" }
+                        ?? "expected one of " + choices.map { "`\($0)`" }.joined(separator: ", ") + "."),
+                at: node, path: path, replacement: suggestion)
+            return nil
+        }
+        return text
+    }
+
+    mutating func strings(_ node: Node, path: DescriptorPath) -> [String: String] {
+        guard let pairs = node.pairs else {
+            fail(
+                .wrongType, "`\(path)` is \(node.kindDescription); expected a mapping of names to values.", at: node,
+                path: path)
+            return [:]
+        }
+        var values: [String: String] = [:]
+        for pair in pairs {
+            let key = pair.key.scalar?.text ?? ""
+            if let value = string(pair.value, path: path.appending(key)) { values[key] = value.value }
+        }
+        return values
+    }
+
+    // MARK: The document
+
+    mutating func scenario(_ root: Node) -> Scenario? {
+        let keys = [
+            "name", "flow", "emulator", "config", "presenter", "inputs", "secrets", "environment", "secret-environment",
+            "check-secrets", "runs",
+        ]
+        guard let fields = mapping(root, path: .root, keys: keys, required: ["flow", "runs"]) else {
+            return nil
+        }
+        let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
+        let flow = fields["flow"].flatMap { string($0, path: .root.appending("flow")) }.map {
+            Located(resolve($0.value, in: folder), at: $0.location)
+        }
+        let emulator = fields["emulator"].map { self.emulator($0, folder: folder) } ?? .builtIn
+        let tls = fields["emulator"]?.pairs != nil ? fields["emulator"]?["tls"] : nil
+        let emulatorTLS = tls.flatMap { bool($0, path: .root.appending("emulator").appending("tls")) }
+        let presenter = fields["presenter"].flatMap {
+            choice($0, path: .root.appending("presenter"), among: ["headless-form", "manual", "system-browser"])
+        }
+        let inputs = self.inputs(fields, path: .root)
+        let checksSecrets = fields["check-secrets"].flatMap { bool($0, path: .root.appending("check-secrets")) }
+        var runs: [ScenarioRun] = []
+        if let node = fields["runs"] {
+            if let elements = node.elements, !elements.isEmpty {
+                for (index, element) in elements.enumerated() {
+                    if let run = run(element, index: index) { runs.append(run) }
+                }
+            } else {
+                fail(
+                    .wrongType, "`runs` is \(node.kindDescription); expected a list of at least one run.", at: node,
+                    path: .root.appending("runs"))
+            }
+        }
+        let config = fields["config"].flatMap { string($0, path: .root.appending("config")) }.map {
+            Located(resolve($0.value, in: folder), at: $0.location)
+        }
+        guard let flow else { return nil }
+        let fileName = URL(fileURLWithPath: file).lastPathComponent
+        let stem = fileName.hasSuffix(ScenarioFiles.suffix) ? String(fileName.dropLast(ScenarioFiles.suffix.count))
+            : fileName
+        var scenario = Scenario(
+            file: file, name: fields["name"].flatMap { string($0, path: .root.appending("name"))?.value } ?? stem,
+            flow: flow, emulator: emulator ?? .builtIn, inputs: inputs, presenter: presenter?.value, runs: runs,
+            checksSecrets: checksSecrets?.value ?? true)
+        scenario.config = config
+        scenario.emulatorTLS = emulatorTLS?.value ?? false
+        return scenario
+    }
+
+    func resolve(_ path: String, in folder: URL) -> String {
+        path.hasPrefix("/") ? path : folder.appendingPathComponent(path).standardizedFileURL.path
+    }
+
+    mutating func emulator(_ node: Node, folder: URL) -> EmulatorChoice? {
+        let path = DescriptorPath.root.appending("emulator")
+        if node.pairs != nil {
+            guard let fields = mapping(node, path: path, keys: ["data", "tls"]) else { return nil }
+            guard let node = fields["data"] else { return .builtIn }
+            guard let data = string(node, path: path.appending("data")) else { return nil }
+            return .data(Located(resolve(data.value, in: folder), at: data.location))
+        }
+        switch choice(node, path: path, among: ["built-in", "none"])?.value {
+        case "built-in": return .builtIn
+        case "none": return EmulatorChoice.none
+        default: return nil
+        }
+    }
+
+    /// The inputs, secrets and environment variables of a scenario or a run.
+    mutating func inputs(_ fields: [String: Node], path: DescriptorPath) -> Inputs {
+        func read(_ key: String) -> [String: String] {
+            fields[key].map { strings($0, path: path.appending(key)) } ?? [:]
+        }
+        return Inputs(
+            values: read("inputs"), secrets: read("secrets"), environment: read("environment"),
+            secretEnvironment: read("secret-environment"))
+    }
+
+    // MARK: Runs
+
+    mutating func run(_ node: Node, index: Int) -> ScenarioRun? {
+        let path = DescriptorPath.root.appending("runs").appending(index: index)
+        let keys = [
+            "name", "mode", "inputs", "secrets", "environment", "secret-environment", "users", "faults", "expect",
+        ]
+        guard let fields = mapping(node, path: path, keys: keys, required: ["mode"]) else { return nil }
+        let mode = fields["mode"].flatMap { choice($0, path: path.appending("mode"), among: ScenarioDecoder.modes) }
+        let inputs = self.inputs(fields, path: path)
+        var userStates: [String: UserState] = [:]
+        if let users = fields["users"] {
+            for (email, state) in strings(users, path: path.appending("users")) {
+                if let userState = UserState(rawValue: state) {
+                    userStates[email] = userState
+                } else {
+                    let at = users.pairs?.first { $0.key.scalar?.text == email }?.value ?? users
+                    fail(
+                        .invalidValue,
+                        "`\(path.appending("users").appending(email))` is `\(state)`; expected "
+                            + UserState.allCases.map { "`\($0.rawValue)`" }.joined(separator: ", ") + ".",
+                        at: at, path: path.appending("users").appending(email))
+                }
+            }
+        }
+        var faults: [ScheduledFault] = []
+        if let node = fields["faults"] {
+            if let elements = node.elements {
+                for (number, element) in elements.enumerated() {
+                    if let fault = fault(element, path: path.appending("faults").appending(index: number)) {
+                        faults.append(fault)
+                    }
+                }
+            } else {
+                fail(
+                    .wrongType, "`\(path.appending("faults"))` is \(node.kindDescription); expected a list of faults.",
+                    at: node, path: path.appending("faults"))
+            }
+        }
+        let expect = fields["expect"].map { expectation($0, path: path.appending("expect")) } ?? Expectation()
+        guard let mode else { return nil }
+        let name = fields["name"].flatMap { string($0, path: path.appending("name"))?.value }
+        return ScenarioRun(
+            name: name ?? "\(index + 1). \(mode.value)", mode: mode.value, inputs: inputs, faults: faults,
+            userStates: userStates, expect: expect, location: node.location)
+    }
+
+    mutating func fault(_ node: Node, path: DescriptorPath) -> ScheduledFault? {
+        let own = ["endpoint", "after-requests"]
+        let faultKeys = ["status", "delay", "malformed-body", "drop-connection", "count"]
+        guard let fields = mapping(node, path: path, keys: own + faultKeys, required: ["endpoint"]) else {
+            return nil
+        }
+        let endpoint = fields["endpoint"].flatMap {
+            choice($0, path: path.appending("endpoint"), among: EmulatorEndpoint.allCases.map(\.rawValue))
+        }
+        let after = fields["after-requests"].map { count($0, path: path.appending("after-requests")) } ?? 0
+        // The fault itself is read by the emulator's own reader, as a data file's faults are.
+        let faultPairs = node.pairs?.filter { !own.contains($0.key.scalar?.text ?? "") } ?? []
+        var fault: Fault?
+        do {
+            fault = try Fault(node: Node(.mapping(faultPairs), at: node.location))
+        } catch {
+            for problem in error.problems {
+                diagnostics.append(
+                    Diagnostic(
+                        .invalidValue, problem.message.replacingOccurrences(of: "`fault.", with: "`\(path)."),
+                        at: problem.location ?? node.location, path: path))
+            }
+        }
+        if let fault, !fault.isEffective {
+            fail(
+                .missingField,
+                "`\(path)` switches nothing on; give it a `status`, `delay`, `malformed-body` or `drop-connection`.",
+                at: node, path: path)
+            return nil
+        }
+        guard let endpoint, let after, let fault else { return nil }
+        return ScheduledFault(endpoint: EmulatorEndpoint(rawValue: endpoint.value)!, fault: fault, afterRequests: after)
+    }
+
+    mutating func expectation(_ node: Node, path: DescriptorPath) -> Expectation {
+        let keys = ["outcome", "failure", "step", "info", "requests", "output-contains", "store-opens"]
+        guard let fields = mapping(node, path: path, keys: keys) else { return Expectation() }
+        var expect = Expectation()
+        if let node = fields["outcome"],
+            let text = choice(node, path: path.appending("outcome"), among: RunOutcome.allCases.map(\.rawValue))
+        {
+            expect.outcome = Located(RunOutcome(rawValue: text.value)!, at: text.location)
+        }
+        expect.failure = fields["failure"].flatMap { string($0, path: path.appending("failure")) }
+        expect.step = fields["step"].flatMap { string($0, path: path.appending("step")) }
+        if let node = fields["info"] {
+            if let pairs = node.pairs {
+                for pair in pairs {
+                    let key = pair.key.scalar?.text ?? ""
+                    let field = path.appending("info").appending(key)
+                    let value = pair.value.isNull ? nil : string(pair.value, path: field)
+                    expect.info.append(Located(InfoExpectation(key: key, value: value?.value), at: pair.key.location))
+                }
+            } else {
+                fail(
+                    .wrongType, "`\(path.appending("info"))` is \(node.kindDescription); expected a mapping of keys "
+                        + "to values (null: the key must be absent).", at: node, path: path.appending("info"))
+            }
+        }
+        if let node = fields["requests"] {
+            if let elements = node.elements {
+                for (index, element) in elements.enumerated() {
+                    if let request = request(element, path: path.appending("requests").appending(index: index)) {
+                        expect.requests.append(Located(request, at: element.location))
+                    }
+                }
+            } else {
+                fail(
+                    .wrongType, "`\(path.appending("requests"))` is \(node.kindDescription); expected a list.",
+                    at: node, path: path.appending("requests"))
+            }
+        }
+        if let node = fields["output-contains"] {
+            let texts = node.elements ?? [node]
+            for (index, element) in texts.enumerated() {
+                if let text = string(element, path: path.appending("output-contains").appending(index: index)) {
+                    expect.outputContains.append(text)
+                }
+            }
+        }
+        expect.storeOpens = fields["store-opens"].flatMap { bool($0, path: path.appending("store-opens")) }
+        return expect
+    }
+
+    mutating func request(_ node: Node, path: DescriptorPath) -> RequestExpectation? {
+        let keys = ["endpoint", "path", "count", "at-least", "at-most"]
+        guard let fields = mapping(node, path: path, keys: keys) else { return nil }
+        let target: RequestExpectation.Target?
+        switch (fields["endpoint"], fields["path"]) {
+        case (let endpoint?, nil):
+            let endpoints = EmulatorEndpoint.allCases.map(\.rawValue)
+            target = choice(endpoint, path: path.appending("endpoint"), among: endpoints)
+                .map { .endpoint(EmulatorEndpoint(rawValue: $0.value)!) }
+        case (nil, let prefix?):
+            target = string(prefix, path: path.appending("path")).map { .path($0.value) }
+        default:
+            fail(.missingField, "`\(path)` needs exactly one of `endpoint` and `path`.", at: node, path: path)
+            target = nil
+        }
+        let exact = fields["count"].flatMap { count($0, path: path.appending("count")) }
+        if exact != nil, fields["at-least"] != nil || fields["at-most"] != nil {
+            fail(.invalidValue, "`\(path)` has `count` and a bound; give one or the other.", at: node, path: path)
+        }
+        let atLeast = exact ?? fields["at-least"].flatMap { count($0, path: path.appending("at-least")) }
+        let atMost = exact ?? fields["at-most"].flatMap { count($0, path: path.appending("at-most")) }
+        guard let target else { return nil }
+        return RequestExpectation(target: target, atLeast: atLeast ?? (atMost == 0 ? 0 : 1), atMost: atMost)
+    }
+}

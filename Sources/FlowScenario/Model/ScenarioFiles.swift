@@ -1,0 +1,39 @@
+import Foundation
+
+/// Which files are scenarios: files named `*.scenario.yaml` (or `.scenario.yml`) in the folders given, and every
+/// file given by name.
+public enum ScenarioFiles {
+    /// The ending that marks a scenario file in a folder.
+    public static let suffix = ".scenario.yaml"
+    static let suffixes = [suffix, ".scenario.yml"]
+
+    /// Whether `path` is named like a scenario file.
+    public static func isScenario(_ path: String) -> Bool {
+        suffixes.contains { path.hasSuffix($0) }
+    }
+
+    /// The scenario files under `paths`, each folder's in name order (recursively); paths that are files are taken
+    /// as they are. Paths that do not exist come back in `missing`.
+    public static func find(_ paths: [String]) -> (files: [String], missing: [String]) {
+        var files: [String] = []
+        var missing: [String] = []
+        let manager = FileManager.default
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard manager.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                missing.append(path)
+                continue
+            }
+            guard isDirectory.boolValue else {
+                files.append(path)
+                continue
+            }
+            let found = (manager.enumerator(atPath: path)?.allObjects as? [String] ?? [])
+                .filter(isScenario).sorted()
+            // `flowrun test .` reports `a.scenario.yaml`, not `./a.scenario.yaml`.
+            let folder = path.hasSuffix("/") ? String(path.dropLast()) : path
+            files += found.map { folder == "." ? $0 : "\(folder)/\($0)" }
+        }
+        return (files, missing)
+    }
+}

@@ -1,0 +1,304 @@
+import FlowDescriptor
+import FlowEmulator
+import FlowEngine
+import FlowProcess
+public import Foundation
+
+/// Runs scenarios the way a user runs a flow: each run is a `flowrun run` process of its own, against an emulator
+/// this process starts for the scenario on a free loopback port, with a state folder of the scenario's own.
+public struct ScenarioRunner: Sendable {
+    /// The `flowrun` executable the runs are made with.
+    public var executable: String
+    /// The environment the runs start from (inputs in it are dropped: a scenario names its own).
+    public var environment: [String: String]
+
+    public init(executable: String, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.executable = executable
+        self.environment = environment.filter { !$0.key.hasPrefix("FLOWRUN_INPUT_") }
+    }
+
+    /// Runs `scenarios`, at most `jobs` at once, and returns their results in the order given.
+    public func run(_ scenarios: [Scenario], jobs: Int) async -> [ScenarioResult] {
+        await withTaskGroup(of: (Int, ScenarioResult).self) { group in
+            var results = [ScenarioResult?](repeating: nil, count: scenarios.count)
+            var next = 0
+            func startNext(_ group: inout TaskGroup<(Int, ScenarioResult)>) {
+                guard next < scenarios.count else { return }
+                let index = next
+                next += 1
+                group.addTask { (index, await self.run(scenarios[index])) }
+            }
+            for _ in 0..<max(1, jobs) { startNext(&group) }
+            while let (index, result) = await group.next() {
+                results[index] = result
+                startNext(&group)
+            }
+            return results.map { $0! }
+        }
+    }
+
+    /// Runs one scenario: its runs in order, then the secrets check of the state folder; the folder is removed.
+    public func run(_ scenario: Scenario) async -> ScenarioResult {
+        let started = ContinuousClock.now
+        func result(_ runs: [RunResult], _ failures: [String]) -> ScenarioResult {
+            ScenarioResult(
+                file: scenario.file, name: scenario.name, runs: runs, failures: failures,
+                duration: ContinuousClock.now - started)
+        }
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory())
+            .appendingPathComponent("flowrun-test-\(UUID().uuidString)")
+        do {
+            try FileManager.default.createDirectory(
+                at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            return result([], ["cannot make a state folder in \(NSTemporaryDirectory()): \(error)"])
+        }
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let state = folder.appendingPathComponent("state")
+
+        var data: EmulatorData?
+        var dataFile: String?
+        switch scenario.emulator {
+        case .none: break
+        case .builtIn: data = .builtIn
+        case .data(let path):
+            do {
+                data = try EmulatorData.load(path: path.value)
+                dataFile = path.value
+            } catch {
+                return result([], ["the emulator data \(path.value) cannot be used:\n\(error)"])
+            }
+        }
+        let schedule = FaultSchedule()
+        var emulator: BackendEmulator?
+        var address: URL?
+        var authorityFile: String?
+        if let data {
+            let server = BackendEmulator(data: data) { _ in schedule.requestRecorded() }
+            schedule.attach(server)
+            do {
+                address = try await server.start(port: 0, tls: scenario.emulatorTLS)
+            } catch {
+                return result([], ["cannot start the emulator: \(error)"])
+            }
+            if scenario.emulatorTLS {
+                let file = folder.appendingPathComponent("emulator-ca.pem")
+                do {
+                    try Data(server.certificateAuthorityPEM.utf8).write(to: file)
+                } catch {
+                    await server.stop()
+                    return result([], ["cannot write the emulator's CA to \(file.path): \(error)"])
+                }
+                authorityFile = file.path
+            }
+            emulator = server
+        }
+
+        var secrets = Secrets()
+        for user in data?.users ?? [] {
+            if let password = user.password { secrets.add(password, as: "the emulator's password of \(user.email)") }
+        }
+        var runs: [RunResult] = []
+        for run in scenario.runs {
+            let inputs = scenario.inputs.overridden(by: run.inputs)
+            for (name, value) in inputs.secrets { secrets.add(value, as: "secret input `\(name)`") }
+            for (name, value) in inputs.secretEnvironment {
+                secrets.add(value, as: "secret environment variable `\(name)`")
+            }
+            var arguments = [executable, "run", scenario.flow.value, "--mode", run.mode, "--state-dir", state.path]
+            if let address { arguments += ["--emulator-url", address.absoluteString] }
+            if let dataFile { arguments += ["--emulator-data", dataFile] }
+            if let authorityFile { arguments += ["--emulator-ca", authorityFile] }
+            if let presenter = scenario.presenter { arguments += ["--presenter", presenter] }
+            if let config = scenario.config { arguments += ["--config", config.value] }
+            for (name, value) in inputs.values.sorted(by: { $0.key < $1.key }) {
+                arguments += ["--input", "\(name)=\(value)"]
+            }
+            var environment = self.environment
+            environment["NO_COLOR"] = "1"
+            environment.merge(inputs.environment) { $1 }
+            environment.merge(inputs.secretEnvironment) { $1 }
+            for (name, value) in inputs.secrets { environment[InputSource.environmentName(for: name)] = value }
+
+            for (email, userState) in run.userStates { emulator?.setUserState(userState, email: email) }
+            for fault in run.faults where fault.afterRequests == 0 {
+                emulator?.setFault(fault.fault, for: fault.endpoint)
+            }
+            schedule.arm(run.faults.filter { $0.afterRequests > 0 })
+            let requestsBefore = emulator?.requests().count ?? 0
+            let runStarted = ContinuousClock.now
+            let done = await Self.spawn(arguments, environment: environment, directory: scenario.file)
+            schedule.arm([])
+            emulator?.clearFaults()
+            let requests = Array((emulator?.requests() ?? []).dropFirst(requestsBefore))
+
+            var failures: [String] = []
+            let output = (done.output + done.error)
+            switch done.status {
+            case nil:
+                failures.append("`flowrun run` could not start: \(done.error)")
+            case let status? where status != 0 && status != 1:
+                failures.append("`flowrun run` exited with \(status) (not a run's 0 or 1): \(Self.tail(done.error))")
+            default:
+                break
+            }
+            let summary = RunSummary(output: done.output)
+            failures += Self.check(run.expect, summary: summary, output: output, requests: requests)
+            if let storeOpens = run.expect.storeOpens {
+                if inputs.secrets["passcode"] == nil {
+                    failures.append("expected the store to be checked with the passcode, but the run has no secret "
+                        + "`passcode`")
+                } else {
+                    var verify = Array(arguments.prefix(3)) + ["--mode", "verify-passcode", "--state-dir", state.path]
+                    verify += Array(arguments.dropFirst(7))
+                    let check = await Self.spawn(verify, environment: environment, directory: scenario.file)
+                    let opened = check.status == 0
+                    if opened != storeOpens.value {
+                        failures.append(
+                            storeOpens.value
+                                ? "expected the store to open with the passcode; verify-passcode said: "
+                                    + Self.tail(check.output + check.error)
+                                : "expected the store not to open with the passcode, but it did")
+                    }
+                }
+            }
+            runs.append(
+                RunResult(
+                    name: run.name, mode: run.mode, exitStatus: done.status,
+                    failures: failures.map(secrets.masked), duration: ContinuousClock.now - runStarted,
+                    output: secrets.masked(output)))
+            if scenario.checksSecrets {
+                for name in secrets.found(in: Data(output.utf8)) {
+                    runs[runs.count - 1].failures.append("expected no secret in the run's output, but found \(name)")
+                }
+            }
+        }
+        await emulator?.stop()
+        var failures: [String] = []
+        if scenario.checksSecrets {
+            for (file, name) in secrets.found(under: state) {
+                failures.append("expected no secret in the state folder, but found \(name) in `\(file)`")
+            }
+        }
+        return result(runs, failures)
+    }
+
+    /// A program's status (`nil` when it could not start) and output.
+    struct Done {
+        var status: Int32?
+        var output: String
+        var error: String
+    }
+
+    static func spawn(_ arguments: [String], environment: [String: String], directory scenarioFile: String) async
+        -> Done
+    {
+        let directory = URL(fileURLWithPath: scenarioFile).deletingLastPathComponent().path
+        do {
+            let done = try await ChildProcess.run(
+                arguments, environment: environment, directory: directory, input: Data(), outputLimit: 16 << 20,
+                errorLimit: 16 << 20)
+            let status: Int32 =
+                switch done.termination {
+                case .exited(let status): status
+                case .signalled(let signal): 128 + signal
+                }
+            return Done(
+                status: status, output: String(decoding: done.output, as: UTF8.self),
+                error: String(decoding: done.error, as: UTF8.self))
+        } catch {
+            return Done(status: nil, output: "", error: "\(error)")
+        }
+    }
+
+    /// The last lines of `text`, for a message.
+    static func tail(_ text: String) -> String {
+        text.split(separator: "\n").suffix(3).joined(separator: " | ")
+    }
+
+    /// Every expectation `expect` sets that the run did not meet, as "expected …, but …".
+    static func check(
+        _ expect: Expectation, summary: RunSummary, output: String, requests: [RecordedRequest]
+    ) -> [String] {
+        var failures: [String] = []
+        let said = summary.outcome.map { "it \($0.rawValue)" + (summary.failure.map { " with `\($0)`" } ?? "")
+            + (summary.step.map { " at step `\($0)`" } ?? "") } ?? "it printed no result"
+        if let outcome = expect.outcome, summary.outcome != outcome.value {
+            failures.append("\(outcome.location): expected outcome `\(outcome.value.rawValue)`, but \(said)")
+        }
+        if let failure = expect.failure, summary.failure != failure.value {
+            failures.append("\(failure.location): expected failure `\(failure.value)`, but \(said)")
+        }
+        if let step = expect.step, summary.step != step.value {
+            failures.append("\(step.location): expected the run to stop at step `\(step.value)`, but \(said)")
+        }
+        for info in expect.info {
+            let key = info.value.key
+            switch (info.value.value, summary.info[key]) {
+            case (nil, nil): break
+            case (nil, let shown?):
+                failures.append("\(info.location): expected no info `\(key)`, but the run shows `\(shown)`")
+            case (let value?, nil):
+                failures.append(
+                    "\(info.location): expected info `\(key)` to be `\(value)`, but the run shows no `\(key)`")
+            case (let value?, let shown?):
+                if !summary.shows(value, for: key) {
+                    failures.append("\(info.location): expected info `\(key)` to be `\(value)`, but it is `\(shown)`")
+                }
+            }
+        }
+        for request in expect.requests {
+            let matching = requests.filter { recorded in
+                switch request.value.target {
+                case .endpoint(let endpoint): recorded.endpoint == endpoint
+                case .path(let path): recorded.path.hasPrefix(path)
+                }
+            }
+            let count = matching.count
+            if count < request.value.atLeast || request.value.atMost.map({ count > $0 }) == true {
+                let made = requests.isEmpty ? "none" : Set(requests.map { $0.endpoint?.rawValue ?? $0.path })
+                    .sorted().joined(separator: ", ")
+                failures.append(
+                    "\(request.location): expected \(request.value.countDescription) request(s) to "
+                        + "\(request.value.target), but the run made \(count) (requests made to: \(made))")
+            }
+        }
+        for text in expect.outputContains where !output.contains(text.value) {
+            failures.append("\(text.location): expected the output to contain `\(text.value)`, but it does not")
+        }
+        return failures
+    }
+}
+
+/// The secret values of a scenario, each with a name that may be shown in its place.
+struct Secrets {
+    private var values: [(value: String, name: String)] = []
+
+    mutating func add(_ value: String, as name: String) {
+        // Values of fewer than four characters would be found by chance in any output.
+        guard value.count >= 4, !values.contains(where: { $0.value == value }) else { return }
+        values.append((value, name))
+    }
+
+    /// `text` with every secret replaced by its name.
+    func masked(_ text: String) -> String {
+        values.reduce(text) { $0.replacingOccurrences(of: $1.value, with: "<\($1.name)>") }
+    }
+
+    /// The names of the secrets that `data` holds.
+    func found(in data: Data) -> [String] {
+        values.filter { data.range(of: Data($0.value.utf8)) != nil }.map(\.name)
+    }
+
+    /// The files under `folder` (relative paths) that hold a secret, with the secret's name.
+    func found(under folder: URL) -> [(String, String)] {
+        let manager = FileManager.default
+        var found: [(String, String)] = []
+        for case let relative as String in manager.enumerator(atPath: folder.path)?.allObjects ?? [] {
+            let url = folder.appendingPathComponent(relative)
+            guard let data = manager.contents(atPath: url.path) else { continue }
+            for name in self.found(in: data) { found.append((relative, name)) }
+        }
+        return found
+    }
+}

@@ -1,0 +1,129 @@
+public import ArgumentParser
+import FlowCheck
+import FlowDescriptor
+public import FlowScenario
+import Foundation
+
+extension ScenarioReport.Format: ExpressibleByArgument {}
+
+/// `flowrun test PATH...`: runs scenario files, each against an emulator and a state folder of its own.
+struct TestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "test",
+        abstract: "Run onboarding scenarios against the built-in emulator and check what each run shows.",
+        discussion: """
+            Folders are searched for *.scenario.yaml files; files named on the command line are always read as \
+            scenarios. Every scenario is checked first: any error is printed with file:line:column and nothing runs. \
+            Each scenario then gets an emulator on a free loopback port and a temporary state folder, and each of \
+            its runs is a `flowrun run` process (docs/testing.md).
+
+            Exit status: 0 every scenario passed, 1 a scenario failed, 2 a scenario file has errors or the options \
+            are wrong.
+            """
+    )
+
+    @Argument(help: "Scenario files or folders of *.scenario.yaml files.")
+    var paths: [String]
+
+    @Option(help: "How many scenarios run at once (default: the number of cores).")
+    var jobs: Int?
+
+    @Option(help: "Report format: text, json or junit.")
+    var format: ScenarioReport.Format = .text
+
+    @Option(
+        help: ArgumentHelp(
+            "Write the report to this file (whole or not at all); standard output gets the text summary.",
+            valueName: "FILE"))
+    var output: String?
+
+    func validate() throws {
+        if let jobs, jobs < 1 { throw ValidationError("--jobs takes a number of at least 1, found \(jobs).") }
+    }
+
+    func run() async throws {
+        let found = ScenarioFiles.find(paths)
+        for missing in found.missing { Console.error("flowrun: cannot read `\(missing)`: no such file or folder.") }
+        if found.files.isEmpty, found.missing.isEmpty {
+            Console.error(
+                "flowrun: no scenario files found in \(paths.map { "`\($0)`" }.joined(separator: ", ")); "
+                    + "scenario files are named *.scenario.yaml.")
+        }
+        var scenarios: [Scenario] = []
+        var reports: [FileReport] = []
+        for file in found.files {
+            let read = Self.check(file)
+            if !read.diagnostics.isEmpty { reports.append(read.report) }
+            if let scenario = read.scenario { scenarios.append(scenario) }
+        }
+        if !reports.isEmpty {
+            let run = LintRun(reports: reports, strict: false, toolVersion: Flowrun.version)
+            FileHandle.standardError.write(
+                Data(run.rendered(as: .text, color: Console.wants(color: STDERR_FILENO)).utf8))
+        }
+        guard found.missing.isEmpty, !found.files.isEmpty, !reports.contains(where: { $0.findings.hasErrors }) else {
+            if !reports.isEmpty { Console.error("flowrun: no scenario ran: fix the errors above first.") }
+            throw ExitCode.usage
+        }
+        if let output {
+            do { try OutputFile(path: output, kind: .testReport).checkReplaceable() } catch {
+                Console.error("flowrun: --output: \(error)")
+                throw ExitCode.usage
+            }
+        }
+        let runner = ScenarioRunner(executable: Self.executable)
+        let results = await runner.run(scenarios, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+        let report = ScenarioReport(results: results)
+        if let output {
+            do {
+                try OutputFile(path: output, kind: .testReport).writeWhole(Array(report.rendered(as: format).utf8))
+            } catch {
+                Console.error("flowrun: --output: \(error)")
+                throw ExitCode.usage
+            }
+            Console.print(report.rendered(as: .text), terminator: "")
+        } else {
+            Console.print(report.rendered(as: format), terminator: "")
+        }
+        if report.failed > 0 { throw ExitCode.findings }
+    }
+
+    /// A scenario file read and checked: the decoder's findings, and a finding for a flow or data file that is
+    /// not there.
+    static func check(_ file: String) -> (scenario: Scenario?, diagnostics: [Diagnostic], report: FileReport) {
+        let read = ScenarioDecoder.read(path: file)
+        var diagnostics = read.diagnostics
+        if let scenario = read.scenario {
+            if !FileBytes.exists(scenario.flow.value) {
+                diagnostics.append(
+                    Diagnostic(
+                        .invalidValue, "`flow` names `\(scenario.flow.value)`, which does not exist.",
+                        at: scenario.flow.location, path: .root.appending("flow")))
+            }
+            if let config = scenario.config, !FileBytes.exists(config.value) {
+                diagnostics.append(
+                    Diagnostic(
+                        .invalidValue, "`config` names `\(config.value)`, which does not exist.",
+                        at: config.location, path: .root.appending("config")))
+            }
+            if case .data(let data) = scenario.emulator, !FileBytes.exists(data.value) {
+                diagnostics.append(
+                    Diagnostic(
+                        .invalidValue, "`emulator.data` names `\(data.value)`, which does not exist.",
+                        at: data.location, path: .root.appending("emulator").appending("data")))
+            }
+        }
+        let text =
+            FileBytes.read(file, limit: ReaderLimits.default.maxFileBytes).map { String(decoding: $0, as: UTF8.self) }
+            ?? ""
+        let report = FileReport(file: file, diagnostics: diagnostics, text: text)
+        return (diagnostics.hasErrors ? nil : read.scenario, diagnostics, report)
+    }
+
+    /// This very executable, so that every run is made by the same build of flowrun.
+    static var executable: String {
+        let link = "/proc/self/exe"
+        if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: link) { return target }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
+    }
+}

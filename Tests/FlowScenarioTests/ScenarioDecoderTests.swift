@@ -1,0 +1,135 @@
+import FlowDescriptor
+import FlowEmulator
+import FlowScenario
+import Testing
+
+@Suite("Scenario files are read with located findings")
+struct ScenarioDecoderTests {
+    static let whole = """
+        name: basic onboarding
+        flow: ../basic.yaml
+        inputs: {username: ada@example.com}
+        secrets: {password: analytical-engine, passcode: Wareh0use-passcode}
+        environment: {STATION: station-7}
+        runs:
+          - mode: onboard
+            secret-environment: {CLIENT_SECRET: s3cret-0451}
+            faults:
+              - {endpoint: settings, status: 503, count: 1, after-requests: 2}
+            expect:
+              outcome: succeeded
+              info: {applicationID: com.example.warehouse, deviceID: null}
+              requests:
+                - {endpoint: settings, count: 2}
+                - {path: /mobileservices/, at-least: 3}
+              store-opens: true
+          - mode: restore
+            name: restore without a login
+            users: {ada@example.com: blocked}
+            expect: {outcome: failed, failure: user-blocked, step: login}
+
+        """
+
+    @Test func aWholeScenarioIsReadIntoItsRunsFaultsAndExpectations() throws {
+        let read = ScenarioDecoder.read(text: Self.whole, file: "/tmp/flows/scenarios/basic.scenario.yaml")
+        #expect(read.diagnostics.isEmpty, "\(read.diagnostics.map(\.message))")
+        let scenario = try #require(read.scenario)
+        #expect(scenario.name == "basic onboarding")
+        #expect(scenario.flow.value == "/tmp/flows/basic.yaml")
+        #expect(scenario.inputs.secrets["passcode"] == "Wareh0use-passcode")
+        #expect(scenario.runs.map(\.name) == ["1. onboard", "restore without a login"])
+        #expect(scenario.inputs.environment == ["STATION": "station-7"])
+        let first = scenario.inputs.overridden(by: scenario.runs[0].inputs)
+        #expect(first.secretEnvironment == ["CLIENT_SECRET": "s3cret-0451"])
+        #expect(first.environment == ["STATION": "station-7"])
+        let fault = try #require(scenario.runs[0].faults.first)
+        #expect(fault.endpoint == .settings)
+        #expect(fault.fault.status == 503 && fault.fault.count == 1)
+        #expect(fault.afterRequests == 2)
+        let expect = scenario.runs[0].expect
+        #expect(expect.outcome?.value == .succeeded)
+        #expect(expect.info.map(\.value) == [
+            InfoExpectation(key: "applicationID", value: "com.example.warehouse"),
+            InfoExpectation(key: "deviceID", value: nil),
+        ])
+        #expect(expect.requests.map(\.value.countDescription) == ["exactly 2", "at least 3"])
+        #expect(expect.storeOpens?.value == true)
+        #expect(scenario.runs[1].userStates == ["ada@example.com": .blocked])
+        #expect(scenario.runs[1].expect.failure?.value == "user-blocked")
+        #expect(scenario.checksSecrets)
+    }
+
+    @Test func aMisspeltKeyIsFoundAtItsLineAndColumnWithTheKeyItMeant() {
+        let text = """
+            flow: basic.yaml
+            runs:
+              - mode: onboard
+                expect: {outcom: succeeded}
+
+            """
+        let read = ScenarioDecoder.read(text: text, file: "s.scenario.yaml")
+        #expect(read.scenario == nil)
+        let finding = read.diagnostics.first
+        #expect(finding?.code == .unknownField)
+        #expect(finding?.location?.description == "s.scenario.yaml:4:14")
+        #expect(finding?.replacement == "outcome")
+        #expect(finding?.message.contains("did you mean `outcome`?") == true)
+    }
+
+    @Test func everyProblemIsReportedNotOnlyTheFirst() {
+        let text = """
+            runs:
+              - mode: onbaord
+                faults: [{endpoint: setings, status: 99}]
+                expect: {outcome: passed, requests: [{count: 1}]}
+
+            """
+        let read = ScenarioDecoder.read(text: text, file: "bad.scenario.yaml")
+        let found = read.diagnostics.map { "\($0.location!.line):\($0.location!.column) \($0.code.rawValue)" }
+        #expect(read.scenario == nil)
+        #expect(found.contains("1:1 FR201"), "missing flow: \(found)")
+        #expect(found.contains("2:11 FR203"), "mode: \(found)")
+        #expect(found.contains("3:25 FR203"), "endpoint: \(found)")
+        #expect(found.contains("3:42 FR203"), "status: \(found)")
+        #expect(found.contains("4:23 FR203"), "outcome: \(found)")
+        #expect(found.contains("4:42 FR201"), "request target: \(found)")
+        #expect(read.diagnostics.first { $0.location?.line == 2 }?.replacement == "onboard")
+    }
+
+    @Test func aFaultThatSwitchesNothingOnIsAFinding() {
+        let text = """
+            flow: f.yaml
+            runs: [{mode: onboard, faults: [{endpoint: settings, count: 1}]}]
+
+            """
+        let read = ScenarioDecoder.read(text: text, file: "f.scenario.yaml")
+        #expect(read.diagnostics.map(\.code) == [.missingField])
+        #expect(read.diagnostics.first?.message.contains("switches nothing on") == true)
+    }
+
+    @Test func theEmulatorMayServeHTTPSWithItsBuiltInDataOrADataFile() throws {
+        let builtIn = ScenarioDecoder.read(
+            text: "flow: f.yaml\nemulator: {tls: true}\nruns: [{mode: onboard}]\n", file: "/s/a.scenario.yaml")
+        let scenario = try #require(builtIn.scenario)
+        #expect(scenario.emulatorTLS)
+        guard case .builtIn = scenario.emulator else { Issue.record("expected the built-in data"); return }
+        let data = ScenarioDecoder.read(
+            text: "flow: f.yaml\nemulator: {data: d.yaml, tls: yes}\nruns: [{mode: onboard}]\n",
+            file: "/s/b.scenario.yaml")
+        #expect(data.diagnostics.map(\.code) == [.wrongType], "YAML 1.1 `yes` is not a boolean in flowrun files")
+    }
+
+    @Test func aYAMLErrorIsReportedAsTheFlowReaderReportsIt() {
+        let read = ScenarioDecoder.read(text: "flow: [a\nruns: 1\n", file: "y.scenario.yaml")
+        #expect(read.scenario == nil)
+        #expect(read.diagnostics.first?.code == .syntax)
+        #expect(read.diagnostics.first?.location?.file == "y.scenario.yaml")
+    }
+
+    @Test(arguments: [
+        ("a.scenario.yaml", true), ("flows/x.scenario.yml", true), ("basic.yaml", false), ("scenario.yaml", false),
+    ])
+    func scenarioFilesAreKnownByTheirName(path: String, isScenario: Bool) {
+        #expect(ScenarioFiles.isScenario(path) == isScenario)
+    }
+}

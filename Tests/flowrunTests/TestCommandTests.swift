@@ -1,0 +1,246 @@
+import Foundation
+import Testing
+
+extension ProcessSuites {
+    /// `flowrun test` as a CI job runs it: scenario files in, exit status and reports out.
+    @Suite("flowrun test: scenarios, reports and exit codes", .activeTimeLimit(.seconds(600)))
+    struct TestCommandTests {
+        /// A flow of command steps: no backend, no store, quick.
+        static let commandFlow = """
+            flowrun: 1
+            name: gate
+            steps:
+              ok: {uses: command, with: {run: [sh, -c, "echo '{}'"]}}
+            flows:
+              onboard: [ok]
+              restore: [ok]
+              reset: [ok]
+
+            """
+
+        /// Onboards, then restores from what the onboarding kept in this scenario's own state folder.
+        static let onboardAndRestore = """
+            flow: gate.yaml
+            emulator: none
+            runs:
+              - mode: onboard
+                expect: {outcome: succeeded}
+              - mode: restore
+                expect: {outcome: succeeded}
+
+            """
+
+        @Test func aPassingScenarioExitsZeroAndSaysSo() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try scratch.write("gate.yaml", Self.commandFlow)
+            try scratch.write("gate.scenario.yaml", Self.onboardAndRestore)
+            let result = try await CommandRunner.run(["test", "gate.scenario.yaml"], in: scratch.url)
+            #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+            #expect(result.standardOutput.contains("PASS  gate"), "\(result.standardOutput)")
+            #expect(result.standardOutput.hasSuffix("1 passed, 0 failed\n"), "\(result.standardOutput)")
+        }
+
+        @Test func aFailingExpectationExitsOneAndSaysWhatWasExpectedAndWhatHappened() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try scratch.write("gate.yaml", Self.commandFlow)
+            try scratch.write(
+                "restore.scenario.yaml",
+                """
+                flow: gate.yaml
+                emulator: none
+                runs:
+                  - mode: restore
+                    expect: {outcome: succeeded}
+
+                """)
+            let result = try await CommandRunner.run(["test", "restore.scenario.yaml"], in: scratch.url)
+            #expect(result.status == 1, "\(result.standardOutput)\(result.standardError)")
+            #expect(
+                result.standardOutput.contains(
+                    "restore.scenario.yaml:5:23: expected outcome `succeeded`, but it failed with `no-onboarding` at "
+                        + "step `(state)`"),
+                "\(result.standardOutput)")
+            #expect(result.standardOutput.hasSuffix("0 passed, 1 failed\n"))
+        }
+
+        @Test func aBadScenarioFileExitsTwoWithEveryLocatedErrorAndRunsNothing() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try scratch.write("gate.yaml", Self.commandFlow.replacingOccurrences(of: "echo", with: "touch ran; echo"))
+            try scratch.write("good.scenario.yaml", Self.onboardAndRestore)
+            try scratch.write(
+                "bad.scenario.yaml",
+                """
+                flow: gate.yaml
+                emulator: none
+                runs:
+                  - mode: onbord
+                    expect: {outcom: succeeded}
+
+                """)
+            let result = try await CommandRunner.run(["test", "."], in: scratch.url)
+            #expect(result.status == 2, "\(result.standardOutput)\(result.standardError)")
+            #expect(result.standardError.contains("bad.scenario.yaml:4:11: error[FR203]"), "\(result.standardError)")
+            #expect(result.standardError.contains("did you mean `onboard`?"), "\(result.standardError)")
+            #expect(result.standardError.contains("bad.scenario.yaml:5:14: error[FR200]"), "\(result.standardError)")
+            #expect(!FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent("ran").path))
+            #expect(result.standardOutput.isEmpty)
+        }
+
+        @Test func lintChecksAScenarioFileAsAScenario() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try scratch.write("gate.yaml", Self.commandFlow)
+            try scratch.write("x.scenario.yaml", "flow: gate.yaml\nrunz: []\n")
+            let result = try await CommandRunner.run(["lint", "x.scenario.yaml"], in: scratch.url)
+            #expect(result.status == 1, "\(result.standardOutput)\(result.standardError)")
+            #expect(result.standardOutput.contains("x.scenario.yaml:2:1: error[FR200]"), "\(result.standardOutput)")
+            #expect(result.standardOutput.contains("did you mean `runs`?"), "\(result.standardOutput)")
+        }
+
+        @Test func junitOutputParsesAsXMLWithOneCasePerRunAndTheFailureCounted() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try scratch.write("gate.yaml", Self.commandFlow)
+            try scratch.write("a.scenario.yaml", Self.onboardAndRestore)
+            try scratch.write(
+                "b.scenario.yaml",
+                """
+                flow: gate.yaml
+                emulator: none
+                runs:
+                  - mode: onboard
+                  - mode: reset
+                    expect: {outcome: failed}
+
+                """)
+            let result = try await CommandRunner.run(
+                ["test", ".", "--format", "junit", "--output", "report.xml"], in: scratch.url)
+            #expect(result.status == 1, "\(result.standardOutput)\(result.standardError)")
+            let script = """
+                import sys, xml.etree.ElementTree as ET
+                root = ET.parse(sys.argv[1]).getroot()
+                cases = root.findall('./testsuite/testcase')
+                failed = [c.get('classname') + '/' + c.get('name') for c in cases if c.find('failure') is not None]
+                print(root.tag, root.get('tests'), root.get('failures'), len(root.findall('testsuite')), len(cases),
+                      ','.join(failed))
+                """
+            let parsed = try await CommandRunner.runProgram(
+                ["python3", "-c", script, scratch.url.appendingPathComponent("report.xml").path])
+            #expect(parsed.status == 0, "\(parsed.standardError)")
+            #expect(parsed.standardOutput == "testsuites 4 1 2 4 b/2. reset\n", "\(parsed.standardOutput)")
+            #expect(result.standardOutput.hasSuffix("1 passed, 1 failed\n"), "\(result.standardOutput)")
+        }
+
+        @Test func scenariosRunInParallelEachWithAStateFolderOfItsOwn() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try scratch.write("gate.yaml", Self.commandFlow)
+            for name in ["a", "b", "c"] { try scratch.write("\(name).scenario.yaml", Self.onboardAndRestore) }
+            // Run beside the others: were the state shared, this restore would find their onboarding.
+            try scratch.write(
+                "d.scenario.yaml",
+                """
+                flow: gate.yaml
+                emulator: none
+                runs:
+                  - mode: restore
+                    expect: {outcome: failed, failure: no-onboarding}
+
+                """)
+            let result = try await CommandRunner.run(
+                ["test", ".", "--jobs", "4", "--format", "json"], in: scratch.url)
+            #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+            let json = try #require(
+                try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+            #expect(json["passed"] as? Int == 4)
+            #expect(json["failed"] as? Int == 0)
+            let names = (json["scenarios"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
+            #expect(names == ["a", "b", "c", "d"])
+        }
+
+        @Test func aSecretInARunsOutputFailsTheRunAndIsNamedNeverShown() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            // The step prints a secret on standard error and fails; `flowrun run` shows the error: a leak.
+            try scratch.write(
+                "leak.yaml",
+                Self.commandFlow.replacingOccurrences(
+                    of: #"echo '{}'"#, with: #"printf 'token %s%s' Zq8-very- secret-token >&2; exit 3"#))
+            try scratch.write(
+                "leak.scenario.yaml",
+                """
+                flow: leak.yaml
+                emulator: none
+                secrets: {api-token: Zq8-very-secret-token}
+                runs:
+                  - mode: onboard
+                    expect: {outcome: succeeded}
+
+                """)
+            let result = try await CommandRunner.run(
+                ["test", "leak.scenario.yaml", "--format", "junit"], in: scratch.url)
+            #expect(result.status == 1, "\(result.standardOutput)\(result.standardError)")
+            #expect(
+                result.standardOutput.contains(
+                    "expected no secret in the run&apos;s output, but found secret input `api-token`")
+                    || result.standardOutput.contains(
+                        "expected no secret in the run's output, but found secret input `api-token`"),
+                "\(result.standardOutput)")
+            #expect(!result.standardOutput.contains("Zq8-very-secret-token"), "\(result.standardOutput)")
+            #expect(!result.standardError.contains("Zq8-very-secret-token"))
+        }
+
+        @Test func aFaultSwitchedOnByRequestCountMeetsTheNextRequestToItsEndpoint() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let configuration = CommandRunner.root.appendingPathComponent("flows/config/warehouse-basic.json")
+            try scratch.write("warehouse-basic.json", try String(contentsOf: configuration, encoding: .utf8))
+            try scratch.write(
+                "login.yaml",
+                """
+                flowrun: 1
+                name: login
+                application: {id: com.example.warehouse, version: "3.1"}
+                configuration:
+                  providers: [{file: warehouse-basic.json}]
+                  transform: discovery-service
+                authentication: basic
+                steps:
+                  welcome: {uses: welcome}
+                  session: {uses: session-configuration}
+                  login: {uses: basic-authentication, with: {username: "${input.username}", password: prompt}}
+                  settings: {uses: settings-download}
+                  store: {uses: store-manager, with: {passcode: prompt, file: app.db}}
+                flows:
+                  onboard: [welcome, session, login, settings, store]
+
+                """)
+            // The login's first request (to `me`) switches the fault on as it is recorded, so settings meets it.
+            try scratch.write(
+                "fault.scenario.yaml",
+                """
+                flow: login.yaml
+                inputs: {username: ada@example.com}
+                secrets: {password: analytical-engine, passcode: Wareh0use-passcode}
+                runs:
+                  - mode: onboard
+                    faults: [{endpoint: settings, status: 503, after-requests: 1}]
+                    expect:
+                      outcome: failed
+                      failure: server-error
+                      step: settings
+                      requests:
+                        - {endpoint: settings, count: 1}
+                        - {endpoint: me, at-least: 1}
+                        - {endpoint: connections, count: 0}
+
+                """)
+            let result = try await CommandRunner.run(["test", "fault.scenario.yaml"], in: scratch.url)
+            #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+            #expect(!result.standardOutput.contains("analytical-engine"))
+        }
+    }
+}
