@@ -40,6 +40,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // The emulator's check of JSON Web Tokens from outside OAuth 2.0 issuers (signatures, JWKS, claims).
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
     ],
     targets: [
         .systemLibrary(
@@ -83,6 +85,10 @@ let package = Package(
                 // TLS: the HTTPS listener, the emulator's CA and the certificates it issues.
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // Outside OAuth 2.0 issuers: their tokens checked by jwt-kit, their JWKS fetched over HTTP(S).
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),
@@ -242,6 +248,12 @@ let package = Package(
                 "FlowEmulator",
                 // The session's SAP passport, read back by the emulator.
                 "FlowHTTP",
+                // Tokens of an outside OAuth 2.0 issuer, signed in the test with keys made there.
+                .product(name: "JWTKit", package: "jwt-kit"),
+                // ... served (discovery document, JWKS) by a loopback Hummingbird server.
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

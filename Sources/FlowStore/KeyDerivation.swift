@@ -59,14 +59,33 @@ public enum KeyDerivation: Sendable, Equatable, Codable, CustomStringConvertible
         }
     }
 
+    #if DEBUG
+        /// A test knob, read by debug builds only: `FLOWRUN_TEST_SCRYPT_REPEATS=N` (1 to 100000) runs each scrypt
+        /// derivation N times over, each giving the same key, so that a process test can interrupt a derivation
+        /// that would last minutes and see the difference between "stopped waiting" and "waited" as an outcome
+        /// rather than a timing. The key and the store's format are unchanged; release builds never read it.
+        static let testRepeats: Int =
+            ProcessInfo.processInfo.environment["FLOWRUN_TEST_SCRYPT_REPEATS"].flatMap(Int.init).map {
+                Swift.min(Swift.max($0, 1), 100_000)
+            } ?? 1
+    #else
+        static let testRepeats = 1
+    #endif
+
     /// The 256-bit key that wraps the data key, derived from the revealed passcode.
     func wrappingKey(passcode: Secret, salt: Data) throws(StoreError) -> SymmetricKey {
         do {
             switch self {
             case .scrypt(let logN, let r, let p):
-                return try KDF.Scrypt.deriveKey(
-                    from: Array(passcode.revealed.utf8), salt: salt, outputByteCount: 32, rounds: 1 << logN,
-                    blockSize: r, parallelism: p, maxMemory: 128 * r * (1 << logN) * 2)
+                var key: SymmetricKey
+                var round = 0
+                repeat {
+                    key = try KDF.Scrypt.deriveKey(
+                        from: Array(passcode.revealed.utf8), salt: salt, outputByteCount: 32, rounds: 1 << logN,
+                        blockSize: r, parallelism: p, maxMemory: 128 * r * (1 << logN) * 2)
+                    round += 1
+                } while round < Self.testRepeats
+                return key
             case .pbkdf2SHA256(let iterations):
                 return try KDF.Insecure.PBKDF2.deriveKey(
                     from: Array(passcode.revealed.utf8), salt: salt, using: .sha256, outputByteCount: 32,

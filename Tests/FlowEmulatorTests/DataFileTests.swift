@@ -219,6 +219,20 @@ struct DataFileTests {
                 "`identity-provider` has no `certificate`"
             ),
             (
+                "applications:\n  - id: a\n    auth: []\noauth2-issuers:\n  - issuer: idp.example.com\n",
+                5, 13, "`oauth2-issuers[0].issuer` is `idp.example.com`; expected an http or https URL"
+            ),
+            (
+                "applications:\n  - id: a\n    auth: []\noauth2-issuers:\n  - {issuer: 'https://idp.example.com', "
+                    + "user-claim: preferred-username}\n",
+                5, 53, "expected one of `sub`, `preferred_username`, `email`. Did you mean `preferred_username`?"
+            ),
+            (
+                "applications:\n  - id: a\n    auth: []\noauth2-issuers:\n"
+                    + "  - {jwks-url: 'https://idp.example.com/k'}\n",
+                5, 5, "`oauth2-issuers[0]` has no `issuer`"
+            ),
+            (
                 "applications:\n  - id: a\n    auth: []\n    settings:\n      passwordPolicy:\n"
                     + "        passwordPolicyMinLenght: 12\n",
                 6, 9, "Unknown setting `passwordPolicyMinLenght` in `applications[0].settings.passwordPolicy`"

@@ -156,10 +156,13 @@ struct RunningCommand: Sendable {
 }
 
 /// Starts `flowrun` without waiting for it (for signals).
-func startFlowrun(_ arguments: [String], in directory: URL) throws -> RunningCommand {
+func startFlowrun(
+    _ arguments: [String], in directory: URL, environment: [String: String] = [:]
+) throws -> RunningCommand {
     signal(SIGPIPE, SIG_IGN)
     let process = try SpawnedProcess.start(
-        [CommandRunner.binary.path] + arguments, environment: CommandRunner.testEnvironment(), directory: directory.path
+        [CommandRunner.binary.path] + arguments, environment: CommandRunner.testEnvironment(environment),
+        directory: directory.path
     )
     process.closeInput()
     return RunningCommand(

@@ -171,6 +171,96 @@ extension ProcessSuites {
             #expect(after.standardOutput.contains("missing-input"), "\(after.standardOutput)")
         }
 
+        /// nanoidp as an outside OAuth 2.0 issuer the emulator trusts (`oauth2-issuers`): `flowrun run` logs in at
+        /// nanoidp (the flow's `issuer:`), and a `flowrun emulator` process accepts nanoidp's access token (a JWT
+        /// signed with a key of nanoidp's JWKS, found through its discovery document) on its protected Me
+        /// resource, as the user the token's `sub` names.
+        @Test func theEmulatorAcceptsAnAccessTokenOfNanoidpAsItsUser() async throws {
+            let idp = try await NanoIDP()
+            defer { idp.stop() }
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let app = "com.example.nanoidp"
+            try scratch.write(
+                "trust.yaml",
+                """
+                applications:
+                  - id: \(app)
+                    auth: [{type: oauth2}]
+                users:
+                  - {email: ada@example.org, id: ada, user-name: ada}
+                oauth2-issuers:
+                  - {issuer: '\(idp.url.absoluteString)', audience: flowrun, user-claim: sub}
+
+                """)
+            let emulator = try startFlowrun(["emulator", "--config", "trust.yaml"], in: scratch.url)
+            let run: CommandRunner.Result
+            do {
+                run = try await runAgainst(emulator, trusting: idp, app: app, in: scratch)
+            } catch {
+                emulator.signal(SIGINT)
+                _ = await emulator.exit()
+                throw error
+            }
+            // The emulator logs every request before answering it: once it has ended, its log is whole.
+            emulator.signal(SIGINT)
+            #expect(await emulator.exit() == .exited(0))
+            let log = await emulator.errors.all()
+            #expect(run.status == 0, "\(run.standardOutput)\(run.standardError)\n\(log)")
+            let me = "/mobileservices/application/\(app)/roleservice/application/\(app)/v2/Me"
+            #expect(log.contains("GET \(me) 401"), "the first request, without a token, is challenged: \(log)")
+            #expect(log.contains("(token of \(idp.url.absoluteString) for ada@example.org)"), "\(log)")
+            #expect(log.contains("GET \(me) 200"), "\(log)")
+            #expect(!log.contains("token refused"), "\(log)")
+            #expect(!log.contains("analytical-engine") && !log.contains("eyJ"), "\(log)")
+        }
+
+        /// The flow run of the test above against the running `emulator`: a configuration naming the emulator as the
+        /// backend, the session headers (`X-SMP-APPID`), and a login at nanoidp validated with the emulator's Me.
+        private func runAgainst(
+            _ emulator: RunningCommand, trusting idp: NanoIDP, app: String, in scratch: Scratch
+        ) async throws -> CommandRunner.Result {
+            let line = await emulator.output.firstLine().trimmingCharacters(in: .newlines)
+            let base = try #require(URL(string: String(line.dropFirst("flowrun emulator listening on ".count))))
+            let me = "/mobileservices/application/\(app)/roleservice/application/\(app)/v2/Me"
+            try scratch.write(
+                "flow.yaml",
+                """
+                flowrun: 1
+                name: nanoidp-to-emulator
+                application: {id: \(app), version: "1.0"}
+                configuration:
+                  providers: [json]
+                  transform: {use: discovery-service, destination: \(me)}
+                authentication: oauth2
+                steps:
+                  welcome: {uses: welcome}
+                  session: {uses: session-configuration}
+                  login:
+                    uses: oauth2-authentication
+                    with:
+                      presenter: headless-form
+                      issuer: \(idp.url.absoluteString)
+                      client-id: flowrun-cli
+                      redirect-url: http://127.0.0.1:8765/callback
+                      scope: openid profile email
+                      challenge-status: 401
+                  store: {uses: store-manager, with: {passcode: prompt}}
+                flows:
+                  onboard: [welcome, session, login, store]
+                  restore: [store, welcome, session, login]
+
+                """)
+            // The backend is the emulator; the login endpoints are nanoidp's (the flow's `issuer:` reads them).
+            let configuration = nanoidpConfiguration(idp.url).replacingOccurrences(
+                of: "\"port\": \(idp.url.port ?? 80)", with: "\"port\": \(base.port ?? 80)")
+            try scratch.write("backend.json", configuration)
+            return try await CommandRunner.run(
+                ["run", "flow.yaml", "--config", "backend.json", "--state-dir", "state", "--input", "username=ada"],
+                in: scratch.url,
+                environment: ["FLOWRUN_INPUT_PASSWORD": "analytical-engine", "FLOWRUN_INPUT_PASSCODE": "Nano-passc0de"])
+        }
+
         /// SAML 2.0 with the emulator as the service provider and nanoidp as the identity provider: the shipped SAML
         /// flow as a process, the emulator's launcher posting an AuthnRequest to nanoidp's `/saml/sso`, the
         /// headless-form presenter filling nanoidp's form, nanoidp's signed response posted back (the POST binding)

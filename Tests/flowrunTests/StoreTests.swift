@@ -291,6 +291,37 @@ extension ProcessSuites {
             #expect(!restoring.contains("Typed-Passcode-7") && !restoring.contains("not-the-passcode"), "\(restoring)")
         }
 
+        /// Ctrl-C while the passcode's key is derived ends the run with 130 without waiting for the derivation, and
+        /// keeps nothing. The derivation is made to last hours (`FLOWRUN_TEST_SCRYPT_REPEATS`, read by debug builds
+        /// only): a run that waited for it would meet the suite's time guard instead of exiting.
+        @Test func ctrlCDuringTheKeyDerivationDoesNotWaitForIt() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let state = scratch.url.appendingPathComponent("state").path
+            let trace = scratch.url.appendingPathComponent("trace.jsonl").path
+            let flow = CommandRunner.root.appendingPathComponent("flows/settings-store.yaml").path
+            let run = try startFlowrun(
+                [
+                    "run", flow, "--emulator", "--state-dir", state, "--trace", trace, "--input",
+                    "email-address=ada@example.com",
+                ],
+                in: scratch.url,
+                environment: ["FLOWRUN_INPUT_PASSCODE": "a-good-passcode", "FLOWRUN_TEST_SCRYPT_REPEATS": "20000"])
+            // The step's trace note is the event; the bound (10 minutes) only guards against a hang.
+            var deriving = false
+            for _ in 0..<12_000 {
+                deriving = ((try? String(contentsOfFile: trace, encoding: .utf8)) ?? "").contains("deriving-key")
+                if deriving { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(deriving)
+            run.signal(SIGINT)
+            #expect(await run.exit() == .exited(130))
+            let text = await run.output.all()
+            #expect(text.contains("cancelled: no further step ran and no state was kept"), "\(text)")
+            #expect(!FileManager.default.fileExists(atPath: state))
+        }
+
         /// Ctrl-C at a passcode prompt ends the run with 130, echo back on, and nothing kept.
         @Test func ctrlCAtThePromptEndsTheRun() async throws {
             let scratch = try Scratch()

@@ -5,7 +5,8 @@ internal import Foundation
 enum Principal: Equatable {
     /// Nobody: the application is open.
     case anonymous
-    /// A user, by Basic credentials, an access token issued to them or a SAML session.
+    /// A user, by Basic credentials, an access token issued to them (by the emulator or a trusted outside issuer) or
+    /// a SAML session.
     case user(EmulatorUser)
     /// A client by itself: an access token from the client-credentials grant.
     case client(String)
@@ -100,6 +101,17 @@ extension Backend {
     ) -> Result<Principal, AnswerError> {
         guard case .bearer(let token)? = AuthorizationHeader(request.authorization) else {
             return .refused(bearerChallenge(app, error: nil))
+        }
+        switch request.outsideToken {
+        case .refused(let reason)?:
+            return .refused(bearerChallenge(app, error: reason))
+        case .accepted(_, let email)?:
+            guard let user = data.user(email: email) else {
+                return .refused(bearerChallenge(app, error: "The token's user is no longer known."))
+            }
+            return .success(.user(user))
+        case nil:
+            break
         }
         // A changed, made-up, revoked or another application's token: all are refused alike.
         guard let issued = auth.verified(token, as: .access), issued.application == app.id, !auth.isRevoked(issued),

@@ -84,6 +84,8 @@ struct Backend {
         var body: String?
         /// The certificate the client presented in the TLS handshake, if any.
         var clientCertificate: Certificate?
+        /// What the check of a bearer JWT from an outside issuer (`oauth2-issuers`) found; `nil` when none ran.
+        var outsideToken: OutsideTokenCheck?
 
         /// Whether the body was sent as a form.
         var isForm: Bool {

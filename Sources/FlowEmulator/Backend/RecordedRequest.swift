@@ -30,11 +30,15 @@ public struct RecordedRequest: Sendable, Hashable {
     public var status: Int?
     /// The fault that was applied (`status 503`, `delay 200ms`, `malformed body`, `dropped connection`), if any.
     public var fault: String?
+    /// What the emulator found about the request's credentials when worth telling (why an outside issuer's token
+    /// was refused, or whose it was); never a credential itself.
+    public var note: String?
 
     public init(
         time: Date, method: String, path: String, query: String?, headers: [Header], endpoint: EmulatorEndpoint?,
-        status: Int?, fault: String?
+        status: Int?, fault: String?, note: String? = nil
     ) {
+        self.note = note
         self.time = time
         self.method = method
         self.path = path
@@ -55,6 +59,7 @@ public struct RecordedRequest: Sendable, Hashable {
         var line = "\(method) \(path)\(query.map { "?\($0)" } ?? "") \(status.map(String.init) ?? "dropped")"
         if let endpoint { line += " \(endpoint)" }
         if let fault { line += " (fault: \(fault))" }
+        if let note { line += " (\(note))" }
         return line
     }
 
@@ -69,6 +74,7 @@ public struct RecordedRequest: Sendable, Hashable {
             ("endpoint", endpoint.map { .string($0.rawValue) } ?? .null),
             ("status", status.map(JSONValue.int) ?? .null),
             ("fault", fault.map(JSONValue.string) ?? .null),
+            ("note", note.map(JSONValue.string) ?? .null),
         ])
     }
 }

@@ -17,6 +17,8 @@ public struct EmulatorData: Sendable, Hashable {
     public var signingKey: EmulatorSigningKey
     /// An identity provider outside the emulator that SAML logins go to instead of the emulated one.
     public var identityProvider: ExternalIdentityProvider?
+    /// OAuth 2.0 issuers outside the emulator whose access tokens (JWTs) protected resources accept.
+    public var tokenIssuers: [TrustedTokenIssuer]
     /// The CA, the trusted client CAs and the TLS faults (`tls`).
     public var tls: EmulatorTLSData
 
@@ -28,8 +30,10 @@ public struct EmulatorData: Sendable, Hashable {
         registrations: [Registration] = [],
         signingKey: EmulatorSigningKey = .builtIn,
         identityProvider: ExternalIdentityProvider? = nil,
+        tokenIssuers: [TrustedTokenIssuer] = [],
         tls: EmulatorTLSData = EmulatorTLSData()
     ) {
+        self.tokenIssuers = tokenIssuers
         self.tls = tls
         self.applications = applications
         self.users = users
@@ -441,5 +445,38 @@ public struct ExternalIdentityProvider: Sendable, Hashable {
         self.issuer = issuer
         self.certificatePEM = certificatePEM
         self.serviceProvider = serviceProvider
+    }
+}
+
+/// An OAuth 2.0 issuer outside the emulator (one entry of `oauth2-issuers` in the data file). A protected resource
+/// that takes bearer tokens also accepts a JWT from it: signed with a key of its JWKS, naming it as `iss`, within its
+/// `exp` and `nbf` on the emulator's clock, for ``audience`` when one is set, naming a known user in ``userClaim``.
+public struct TrustedTokenIssuer: Sendable, Hashable {
+    /// The claim that names the user: matched against the users' email addresses and user names.
+    public enum UserClaim: String, Sendable, Hashable, CaseIterable {
+        case sub
+        case preferredUsername = "preferred_username"
+        case email
+    }
+
+    /// The issuer's identifier, compared as a string with a token's `iss`.
+    public var issuer: String
+    /// Where its JSON Web Key Set is; `nil`: the `jwks_uri` of its OpenID Connect discovery document.
+    public var jwksURL: URL?
+    /// The `aud` a token must name; any when `nil`.
+    public var audience: String?
+    public var userClaim: UserClaim
+
+    public init(issuer: String, jwksURL: URL? = nil, audience: String? = nil, userClaim: UserClaim = .sub) {
+        self.issuer = issuer
+        self.jwksURL = jwksURL
+        self.audience = audience
+        self.userClaim = userClaim
+    }
+
+    /// The issuer's OpenID Connect discovery document: `/.well-known/openid-configuration` after the issuer.
+    public var discoveryURL: URL? {
+        let base = issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
+        return URL(string: base + "/.well-known/openid-configuration")
     }
 }

@@ -87,7 +87,7 @@ struct DataReader {
     mutating func data(_ root: Node) -> EmulatorData? {
         let keys = [
             "applications", "users", "onboarding-codes", "faults", "registrations", "signing-key", "identity-provider",
-            "tls",
+            "oauth2-issuers", "tls",
         ]
         guard let fields = mapping(root, path: "the emulator data", keys: keys) else {
             return nil
@@ -118,10 +118,13 @@ struct DataReader {
         }
         let signingKey = fields["signing-key"].flatMap { self.signingKey($0) } ?? .builtIn
         let identityProvider = fields["identity-provider"].flatMap { self.identityProvider($0) }
+        let tokenIssuers =
+            fields["oauth2-issuers"].map { list($0, path: "oauth2-issuers") { $0.tokenIssuer($1, path: $2) } } ?? []
         let tls = fields["tls"].map { self.tls($0) } ?? EmulatorTLSData()
         let data = EmulatorData(
             applications: applications, users: users, onboardingCodes: codes, faults: faults,
-            registrations: registrations, signingKey: signingKey, identityProvider: identityProvider, tls: tls)
+            registrations: registrations, signingKey: signingKey, identityProvider: identityProvider,
+            tokenIssuers: tokenIssuers, tls: tls)
         crossCheck(data, root: root)
         return data
     }
@@ -595,6 +598,50 @@ struct DataReader {
         return ExternalIdentityProvider(
             ssoURL: ssoURL, issuer: issuer, certificatePEM: certificate,
             serviceProvider: serviceProvider ?? ExternalIdentityProvider.defaultServiceProvider)
+    }
+
+    /// One entry of `oauth2-issuers`: `issuer` (an http or https URL), optional `jwks-url` (http or https),
+    /// `audience` and `user-claim` (`sub`, `preferred_username` or `email`; `sub` when absent).
+    mutating func tokenIssuer(_ node: Node, path: String) -> TrustedTokenIssuer? {
+        guard let fields = mapping(node, path: path, keys: ["issuer", "jwks-url", "audience", "user-claim"]) else {
+            return nil
+        }
+        var issuer: String?
+        if let issuerNode = required(fields, "issuer", in: node, path: path),
+            let text = string(issuerNode, path: "\(path).issuer")
+        {
+            issuer = Self.webURL(text) == nil ? nil : text
+            if issuer == nil { fail("`\(path).issuer` is `\(text)`; expected an http or https URL.", at: issuerNode) }
+        }
+        var jwksURL: URL?
+        var jwksBroken = false
+        if let jwksNode = fields["jwks-url"], let text = string(jwksNode, path: "\(path).jwks-url") {
+            jwksURL = Self.webURL(text)
+            if jwksURL == nil {
+                jwksBroken = true
+                fail("`\(path).jwks-url` is `\(text)`; expected an http or https URL.", at: jwksNode)
+            }
+        }
+        let audience = fields["audience"].flatMap { string($0, path: "\(path).audience") }
+        var claim = TrustedTokenIssuer.UserClaim.sub
+        if let claimNode = fields["user-claim"], let text = string(claimNode, path: "\(path).user-claim") {
+            if let named = TrustedTokenIssuer.UserClaim(rawValue: text) {
+                claim = named
+            } else {
+                let names = TrustedTokenIssuer.UserClaim.allCases.map(\.rawValue)
+                let suggestion = Suggestion.closest(to: text, in: names).map { " Did you mean `\($0)`?" } ?? ""
+                fail(
+                    "`\(path).user-claim` is `\(text)`; expected one of \(Self.quoted(names)).\(suggestion)",
+                    at: claimNode)
+            }
+        }
+        guard let issuer, !jwksBroken else { return nil }
+        return TrustedTokenIssuer(issuer: issuer, jwksURL: jwksURL, audience: audience, userClaim: claim)
+    }
+
+    /// `text` as an http or https URL with a host, or `nil`.
+    private static func webURL(_ text: String) -> URL? {
+        URL(string: text).flatMap { ["http", "https"].contains($0.scheme) && $0.host != nil ? $0 : nil }
     }
 
     /// The admin clock body `{"advance": "2h"}`: how far to move the clock forward.

@@ -25,6 +25,8 @@ public final class BackendEmulator: Sendable {
     private let state: Mutex<EmulatorState>
     private let onRequest: (@Sendable (RecordedRequest) -> Void)?
     private let idleTimeout: Duration
+    /// Checks bearer JWTs from `oauth2-issuers`, keeping their keys between requests.
+    let outsideTokens = OutsideTokenVerifier()
 
     /// An emulator serving `data`; `onRequest` is called with every request recorded (secrets already masked).
     /// A connection that has no whole request for `idleTimeout` is closed: a client that stops in the middle of its

@@ -102,6 +102,19 @@ struct EmulatorResponder: HTTPResponder {
             cookies: Cookies.parse(request.headers[values: .cookie]))
         facts.csrfToken = request.headers[HTTPField.Name("X-CSRF-Token")!]
         facts.clientCertificate = await Self.peerCertificate(on: context.channel)
+        if case .bearer(let token)? = AuthorizationHeader(facts.authorization),
+            OutsideTokenVerifier.looksLikeJWT(token)
+        {
+            let (data, now) = emulator.withState { ($0.data, $0.clock.now) }
+            if !data.tokenIssuers.isEmpty {
+                let check = await emulator.outsideTokens.check(token, data: data, now: now)
+                facts.outsideToken = check
+                switch check {
+                case .accepted(let issuer, let user): recorded.note = "token of \(issuer) for \(user)"
+                case .refused(let reason): recorded.note = "token refused: \(reason)"
+                }
+            }
+        }
         var answer: Answer
         if route.readsBody(method: method) {
             // Bodies are read for the login forms, the CSRs, the SLS rounds and the uploads only, and never recorded.

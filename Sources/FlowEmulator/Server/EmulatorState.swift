@@ -79,7 +79,7 @@ struct EmulatorState: Sendable {
 
     /// Roughly what a recorded request takes in memory and in the listing.
     static func weight(of request: RecordedRequest) -> Int {
-        128 + request.path.utf8.count + (request.query?.utf8.count ?? 0)
+        128 + request.path.utf8.count + (request.query?.utf8.count ?? 0) + (request.note?.utf8.count ?? 0)
             + request.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 16 }
     }
 

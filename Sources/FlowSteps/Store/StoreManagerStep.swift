@@ -72,10 +72,23 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
             let temporary =
                 context.stateFolder + "/." + (final as NSString).lastPathComponent + ".creating-" + UUID().uuidString
             let recovery = await sendRecoveryKey(context)
-            let store = try await Self.offThePool { () throws(StepFailure) in
-                try Self.failure { () throws(StoreError) in
-                    try SecureStore.create(at: temporary, passcode: chosen, policy: policy, recoveryKey: recovery)
+            if chosen != nil {
+                // An event for whoever waits on the run: a Ctrl-C from here on interrupts the derivation's wait.
+                context.note(
+                    "deriving-key", "Deriving the store's key from the passcode (\(KeyDerivation.recommended)).")
+            }
+            let store: SecureStore
+            do throws(StepFailure) {
+                store = try await Self.offThePool { () throws(StepFailure) in
+                    try Self.failure { () throws(StoreError) in
+                        try SecureStore.create(at: temporary, passcode: chosen, policy: policy, recoveryKey: recovery)
+                    }
                 }
+            } catch {
+                // Cancelled while the key is derived: the derivation runs on with its half-made file, which is not
+                // kept (a late one is a leftover the next onboarding removes).
+                try? FileManager.default.removeItem(atPath: temporary)
+                throw error
             }
             let vault = StoreVault(
                 store: store, finalPath: final, stem: stem, passcode: chosen, isNew: true, input: context.input,
@@ -315,21 +328,32 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
         try await Self.offThePool { () throws(StepFailure) in try open(context) }
     }
 
-    /// Runs `work` on a thread of Dispatch's global pool instead of the concurrency pool, and waits for it. The
-    /// passcode's key derivation takes a core for a second or more; the concurrency pool has one thread a core, so
-    /// two derivations there stall every other task of the process (the other steps' timers, a test suite's
-    /// servers) until they end.
+    /// Runs `work` on a thread of Dispatch's global pool instead of the concurrency pool, and waits for it or for
+    /// the task's cancellation, whichever comes first. The passcode's key derivation takes a core for a second or
+    /// more; the concurrency pool has one thread a core, so two derivations there stall every other task of the
+    /// process (the other steps' timers, a test suite's servers) until they end.
+    ///
+    /// A derivation cannot be stopped halfway (scrypt is one call into BoringSSL), so on Ctrl-C the step stops
+    /// waiting: it fails as cancelled at once, the thread runs on until the process ends or the work does, and the
+    /// work's result is dropped (decision 0027).
+    /// - Throws: `work`'s failure, or ``FailureCode/cancelled`` when the task is cancelled first.
     static func offThePool<Value: Sendable>(
         _ work: @escaping @Sendable () throws(StepFailure) -> Value
     ) async throws(StepFailure) -> Value {
-        let result: Result<Value, StepFailure> = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                do throws(StepFailure) {
-                    continuation.resume(returning: .success(try work()))
-                } catch {
-                    continuation.resume(returning: .failure(error))
+        let answer = FirstAnswer<Result<Value, StepFailure>>()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                guard answer.wait(with: continuation) else { return }
+                DispatchQueue.global().async {
+                    do throws(StepFailure) {
+                        answer.give(.success(try work()))
+                    } catch {
+                        answer.give(.failure(error))
+                    }
                 }
             }
+        } onCancel: {
+            answer.give(.failure(StepFailure(.cancelled, "the run was cancelled while the store's key was derived")))
         }
         return try result.get()
     }
@@ -627,5 +651,44 @@ final class StoreVault: KeptStateVault {
         let new = Secret(typed)
         try StoreManagerStep.check(new, against: policy)
         try StoreManagerStep.failure { () throws(StoreError) in try store.changePasscode(to: new, policy: policy) }
+    }
+}
+
+/// The first of several possible answers to one waiter (the work's result or a cancellation); later ones are
+/// dropped. The waiter may be installed before or after the first answer arrives.
+final class FirstAnswer<Value: Sendable>: Sendable {
+    private struct State {
+        var waiter: CheckedContinuation<Value, Never>?
+        var early: Value?
+        var answered = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Makes `continuation` the waiter; returns `false` (having resumed it) when an answer came before.
+    func wait(with continuation: CheckedContinuation<Value, Never>) -> Bool {
+        let early: Value? = state.withLock { state in
+            if let early = state.early { return early }
+            state.waiter = continuation
+            return nil
+        }
+        guard let early else { return true }
+        continuation.resume(returning: early)
+        return false
+    }
+
+    /// Answers the waiter with `value` unless an answer was given already.
+    func give(_ value: Value) {
+        let waiter: CheckedContinuation<Value, Never>? = state.withLock { state in
+            guard !state.answered else { return nil }
+            state.answered = true
+            guard let waiter = state.waiter else {
+                state.early = value
+                return nil
+            }
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume(returning: value)
     }
 }
