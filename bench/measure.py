@@ -49,6 +49,20 @@ def best_of(n, cmd, ok_codes, **kw):
     return min(t for t, _ in results), [t for t, _ in results], results[-1][1]
 
 
+def require_clean(flowrun, folder):
+    """Raises Broken unless every file in `folder` lints clean with --strict.
+
+    A valid corpus makes lint do its whole work on each file (a file with an error stops before the compile
+    stage), and no time goes into printing findings.
+    """
+    strict = subprocess.run([flowrun, "lint", "--strict", folder], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if strict.returncode != 0:
+        shown = strict.stdout.decode(errors="replace").strip().splitlines()[:8]
+        raise Broken(f"the corpus does not lint clean with --strict (exit {strict.returncode}):"
+                     + "".join("\n  " + line for line in shown))
+
+
 def mark(ok):
     return "PASS" if ok else "MISS"
 
@@ -74,14 +88,7 @@ def main():
     total_bytes = sum(sizes.values())
     mb = total_bytes / 1e6
 
-    # The corpus must be valid: every file lints clean with --strict, so lint does its whole work on each
-    # file (a file with an error stops before the compile stage) and no time goes into printing findings.
-    strict = subprocess.run([args.flowrun, "lint", "--strict", args.dir], stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    if strict.returncode != 0:
-        shown = strict.stdout.decode(errors="replace").strip().splitlines()[:8]
-        raise Broken(f"the corpus does not lint clean with --strict (exit {strict.returncode}):"
-                     + "".join("\n  " + line for line in shown))
+    require_clean(args.flowrun, args.dir)
 
     # (a) the floor: paths on argv when they fit comfortably, else one per line on stdin.
     if sum(len(p) + 1 for p in files) < 100_000:
