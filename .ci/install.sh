@@ -21,7 +21,7 @@ command -v swift >/dev/null || {
     echo "install: swift is not on PATH; install a toolchain from swift.org (or swiftly) first" >&2
     exit 2
 }
-if ! pkg-config --exists yaml-0.1 2>/dev/null; then
+if ! pkg-config --exists yaml-0.1 2>/dev/null && [[ ! -f /usr/include/yaml.h ]]; then
     echo "install: libyaml-dev is missing (Debian/Ubuntu: sudo apt-get install libyaml-dev)" >&2
     exit 2
 fi

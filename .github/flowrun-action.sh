@@ -103,6 +103,12 @@ install() {
         git -C "$source" fetch --quiet --depth 1 "$(repository_url)" "$commit"
         git -C "$source" checkout --quiet FETCH_HEAD
     fi
+    # GitHub's Ubuntu runners (passwordless sudo) and the swift container images (root) lack only libyaml-dev.
+    if [[ ! -f /usr/include/yaml.h ]] && command -v apt-get >/dev/null; then
+        local sudo=()
+        [[ $(id -u) -eq 0 ]] || sudo=(sudo -n)
+        "${sudo[@]}" apt-get update -qq && "${sudo[@]}" apt-get install -y -qq libyaml-dev >/dev/null
+    fi
     bash "$action_path/.ci/install.sh" --source "$source" "$bin_dir"
 }
 
