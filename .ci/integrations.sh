@@ -141,6 +141,34 @@ else
     echo "  (this flowrun has no \`test\` command: only the pass-through of its status is checked)"
 fi
 
+# Where flowrun would come from without the `flowrun` input: the plan step alone (the install step would build a
+# release binary, which is .ci/install.sh's and the benchmarks' business).
+plan() {   # plan NAME VERSION: the plan step with INPUT_VERSION, against a copy of this repository with a tag
+    status=0
+    : > "$work/$1.outputs"
+    INPUT_VERSION=$2 INPUT_FLOWRUN="" FLOWRUN_REPOSITORY="$work/origin.git" FLOWRUN_CACHE_DIR="$work/cache" \
+        GITHUB_OUTPUT="$work/$1.outputs" GITHUB_ACTION_PATH="$root" \
+        bash "$root/.github/flowrun-action.sh" plan > "$work/$1.log" 2>&1 || status=$?
+    echo "  plan with version \`$2\` -> exit $status"
+}
+git clone --quiet --bare "$root" "$work/origin.git"
+head=$(git -C "$root" rev-parse HEAD)
+git -C "$work/origin.git" tag -a -m "a release" v0.0-test "$head"
+system="flowrun-$(uname -s)-$(uname -m)"
+plan source ""
+check "the action's own source: built, keyed by a digest of the source" grep -qE \
+    "^cache-key=$system-source-[0-9a-f]{16}$" "$work/source.outputs"
+check "installed into the cache folder" contains "$work/source.outputs" "flowrun=$work/cache/$system-source-"
+plan tag v0.0-test
+check "a tag: keyed by the commit it names" contains "$work/tag.outputs" "cache-key=$system-commit-$head"
+check "to be installed" contains "$work/tag.outputs" "install=true"
+plan hash "$head"
+check "a full hash: keyed by itself" contains "$work/hash.outputs" "cache-key=$system-commit-$head"
+plan nowhere no-such-ref
+check "a ref the repository does not have: exit 2" equals "$status" 2
+check "an annotation names it" contains "$work/nowhere.log" \
+    '::error title=flowrun action::input version: `no-such-ref` is neither a branch, a tag nor a full commit hash'
+
 # --- 2. the pre-commit hook -----------------------------------------------------------------------------------
 echo "== the pre-commit hook (.pre-commit-hooks.yaml), with pre-commit from PyPI"
 venv="$root/.build-ci/pre-commit"

@@ -39,29 +39,32 @@ summary() {
     [[ -z ${GITHUB_STEP_SUMMARY:-} ]] || printf '%s\n' "$@" >> "$GITHUB_STEP_SUMMARY"
 }
 
-# The git URL of the `version` input: the repository the action was used from (FLOWRUN_REPOSITORY overrides).
+# The git URL of the `version` input, into `url`: the repository the action was used from, or FLOWRUN_REPOSITORY.
+# (Results go into variables, not through $( ): a `fail` in a subshell would lose its annotation.)
 repository_url() {
     if [[ -n ${FLOWRUN_REPOSITORY:-} ]]; then
-        printf '%s' "$FLOWRUN_REPOSITORY"
+        url=$FLOWRUN_REPOSITORY
     elif [[ -n ${FLOWRUN_ACTION_REPOSITORY:-} ]]; then
-        printf '%s/%s' "${GITHUB_SERVER_URL:-https://github.com}" "$FLOWRUN_ACTION_REPOSITORY"
+        url="${GITHUB_SERVER_URL:-https://github.com}/$FLOWRUN_ACTION_REPOSITORY"
     else
         fail "input version: the action's repository is unknown (a local action); set FLOWRUN_REPOSITORY"
     fi
 }
 
-# The commit `version` names: a full hash as it is, a branch or tag resolved on the remote.
+# The commit `version` names, into `commit`: a full hash as it is; a tag (peeled) or branch resolved on the remote.
 resolve_version() {
-    local version=$1 url sha
+    local version=$1 refs
     if [[ $version =~ ^[0-9a-f]{40}$ ]]; then
-        printf '%s' "$version"
+        commit=$version
         return
     fi
-    url=$(repository_url)
-    sha=$(git ls-remote "$url" "refs/tags/$version^{}" "refs/tags/$version" "refs/heads/$version" | head -n 1 \
-        | cut -f 1) || true
-    [[ -n $sha ]] || fail "input version: \`$version\` is neither a branch, a tag nor a full commit hash of $url"
-    printf '%s' "$sha"
+    repository_url
+    refs=$(git ls-remote "$url" "$version" "$version^{}" 2>&1) \
+        || fail "input version: cannot list the refs of $url: $refs"
+    commit=$(awk -v tag="refs/tags/$version" -v branch="refs/heads/$version" '
+        $2 == tag "^{}" { peeled = $1 } $2 == tag { tagged = $1 } $2 == branch { head = $1 }
+        END { print peeled ? peeled : tagged ? tagged : head }' <<< "$refs")
+    [[ -n $commit ]] || fail "input version: \`$version\` is neither a branch, a tag nor a full commit hash of $url"
 }
 
 # A digest of what a build of the action's own source depends on.
@@ -79,9 +82,10 @@ plan() {
         output flowrun "$(cd "$(dirname "$given")" && pwd)/$(basename "$given")"
         return
     fi
-    local key
+    local key commit url
     if [[ -n ${INPUT_VERSION:-} ]]; then
-        key="commit-$(resolve_version "$INPUT_VERSION")"
+        resolve_version "$INPUT_VERSION"
+        key="commit-$commit"
     else
         key="source-$(source_digest)"
     fi
@@ -96,11 +100,12 @@ plan() {
 install() {
     local bin_dir=${FLOWRUN_BIN_DIR:?FLOWRUN_BIN_DIR is not set: the plan step gives it} source=$action_path
     if [[ -n ${INPUT_VERSION:-} ]]; then
-        local commit=${FLOWRUN_CACHE_KEY##*-commit-}
+        local commit=${FLOWRUN_CACHE_KEY##*-commit-} url
+        repository_url
         source="$temp/flowrun-source-$commit"
         rm -rf "$source"
         git init --quiet "$source"
-        git -C "$source" fetch --quiet --depth 1 "$(repository_url)" "$commit"
+        git -C "$source" fetch --quiet --depth 1 "$url" "$commit"
         git -C "$source" checkout --quiet FETCH_HEAD
     fi
     # GitHub's Ubuntu runners (passwordless sudo) and the swift container images (root) lack only libyaml-dev.
