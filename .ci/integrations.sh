@@ -95,6 +95,12 @@ check "a finding is one line" equals "$(grep -c '^::' "$work/findings.log")" 1
 check "the step summary lists the error, unescaped" contains "$work/findings.summary" \
     '| error | flows/bad,v1:50%.yaml:9:19 | FR300 unknown-step-type | Step `session` uses `session-configuraton`'
 
+action default "flowrun=$flowrun"
+check "paths . (the default): every flow of the workspace, exit 1" equals "$status" 1
+check "files named as on the pull request, without ./" contains "$work/default.log" \
+    '::error file=flows/bad%2Cv1%3A50%25.yaml,line=9,col=19,'
+check "and the warning of the other folder" contains "$work/default.log" '::warning file=more/warn.yaml,line=10,'
+
 action lenient paths=more/warn.yaml "flowrun=$flowrun"
 check "a warning alone passes: exit 0" equals "$status" 0
 check "a warning annotation" contains "$work/lenient.log" \
@@ -105,6 +111,17 @@ check "the step summary lists the warning" contains "$work/lenient.summary" \
 action strict paths="flows/good.yaml more/warn.yaml" args="--strict" "flowrun=$flowrun"
 check "paths split on white space and --strict passed on: the warning fails, exit 1" equals "$status" 1
 check "both files linted" equals "$(output_of strict summary)" "1 warning in 2 files"
+
+# Three files of 200 listed warnings each: more than the step summary's table holds.
+mkdir -p "$workspace/many"
+for n in 1 2 3; do
+    { printf '%s' "${good_flow%%flows:*}"; for i in $(seq 1 200); do printf '  spare%d: {uses: welcome}\n' "$i"; done
+        printf 'flows:%s' "${good_flow#*flows:}"; } > "$workspace/many/flow$n.yaml"
+done
+action many paths=many "flowrun=$flowrun"
+check "600 warnings, 600 annotations" equals "$(grep -c '^::warning ' "$work/many.log")" 600
+check "the step summary's table stops at 500 rows" equals "$(grep -c '^| warning |' "$work/many.summary")" 500
+check "and says so" contains "$work/many.summary" "The first 500 of 600 findings; the job's log has every one."
 
 action nothing paths=no-such-folder "flowrun=$flowrun"
 check "a path that does not exist: flowrun's exit 2" equals "$status" 2

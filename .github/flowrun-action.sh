@@ -149,15 +149,21 @@ run() {
     exit "$status"
 }
 
-# The step summary of a lint: the one-line summary and a table of every finding. The runner shows at most 10
-# error and 10 warning annotations of a step; the summary shows them all.
+# The step summary of a lint: the one-line summary and a table of the findings. The runner shows at most 10
+# error and 10 warning annotations of a step; the summary shows the first 500 (GitHub keeps 1 MiB of it).
 lint_summary() {
-    local log=$1 last=$2 line severity properties message file position title
+    local log=$1 last=$2 line severity properties message file position title rows=0 limit=500 total
     summary "### flowrun lint" "" "$last" ""
-    grep -q '^::' "$log" || return 0
+    total=$(grep -c '^::' "$log" || true)
+    [[ $total -gt 0 ]] || return 0
     summary "| | Where | Finding | Message |" "|---|---|---|---|"
     while IFS= read -r line; do
         [[ $line =~ ^::(error|warning|notice)\ ([^:]*)::(.*)$ ]] || continue
+        rows=$((rows + 1))
+        if [[ $rows -gt $limit ]]; then
+            summary "" "The first $limit of $total findings; the job's log has every one."
+            return
+        fi
         severity=${BASH_REMATCH[1]} properties=${BASH_REMATCH[2]} message=${BASH_REMATCH[3]}
         file=$(property file "$properties") title=$(property title "$properties")
         position=$(property line "$properties"):$(property col "$properties")

@@ -156,10 +156,10 @@ struct HostileInputTests {
         #expect(output.contains("b\u{241B}[31m\u{2407}"), "\(output.debugDescription)")
     }
 
-    @Test("GitHub annotations escape %, : and , in properties and % in the message, as the runner unescapes them")
+    @Test("GitHub annotations escape %, : and , in properties and % in the message, and name files without ./")
     func githubAnnotationsEscapeWorkflowCommandSyntax() {
         let text = "flowrun: 1\nname: x\nsteps: {a: {uses: welcome}}\nflows: {onboard: [a, \"b%0A::c,d\"]}\n"
-        let report = Linter().lint(bytes: Array(text.utf8), file: "flows/a,b:c%.yaml", format: .yaml)
+        let report = Linter().lint(bytes: Array(text.utf8), file: "./flows/a,b:c%.yaml", format: .yaml)
         let output = LintRun(reports: [report], strict: false, toolVersion: "test").rendered(as: .github)
         let commands = output.split(separator: "\n").filter { $0.hasPrefix("::") }
         #expect(commands.count == 1, "\(output)")
