@@ -170,7 +170,7 @@ plan() {   # plan NAME VERSION: the plan step with INPUT_VERSION, against a copy
 }
 git clone --quiet --bare "$root" "$work/origin.git"
 head=$(git -C "$root" rev-parse HEAD)
-git -C "$work/origin.git" tag -a -m "a release" v0.0-test "$head"
+git -C "$work/origin.git" -c user.name=ci -c user.email=ci@example.invalid tag -a -m "a release" v0.0-test "$head"
 system="flowrun-$(uname -s)-$(uname -m)"
 plan source ""
 check "the action's own source: built, keyed by a digest of the source" grep -qE \
