@@ -155,4 +155,17 @@ struct HostileInputTests {
             "\(output.debugDescription)")
         #expect(output.contains("b\u{241B}[31m\u{2407}"), "\(output.debugDescription)")
     }
+
+    @Test("GitHub annotations escape %, : and , in properties and % in the message, and name files without ./")
+    func githubAnnotationsEscapeWorkflowCommandSyntax() {
+        let text = "flowrun: 1\nname: x\nsteps: {a: {uses: welcome}}\nflows: {onboard: [a, \"b%0A::c,d\"]}\n"
+        let report = Linter().lint(bytes: Array(text.utf8), file: "./flows/a,b:c%.yaml", format: .yaml)
+        let output = LintRun(reports: [report], strict: false, toolVersion: "test").rendered(as: .github)
+        let commands = output.split(separator: "\n").filter { $0.hasPrefix("::") }
+        #expect(commands.count == 1, "\(output)")
+        let command = String(commands.first ?? "")
+        #expect(command.hasPrefix("::error file=flows/a%2Cb%3Ac%25.yaml,line=4,col=22,title=FR203 invalid-value::"))
+        // In the message only %, CR and LF are escaped: `%0A` from the file stays text, never a line break.
+        #expect(command.hasSuffix("found `b%250A::c,d`."), "\(command)")
+    }
 }

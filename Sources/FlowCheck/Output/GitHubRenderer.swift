@@ -15,8 +15,8 @@ enum GitHubRenderer {
             var properties: [String] = []
             if let location = diagnostic.location {
                 properties += [
-                    "file=\(escapeProperty(TerminalText.safe(location.file)))", "line=\(location.line)",
-                    "col=\(location.column)",
+                    "file=\(escapeProperty(TerminalText.safe(workspacePath(location.file))))",
+                    "line=\(location.line)", "col=\(location.column)",
                 ]
             }
             properties.append("title=\(escapeProperty("\(diagnostic.code.rawValue) \(diagnostic.code.name)"))")
@@ -29,6 +29,14 @@ enum GitHubRenderer {
         }
         output += run.summary + "\n"
         return output
+    }
+
+    /// `path` as GitHub names the file on a pull request: `./flows/a.yaml` (a walk of `.`, the action's default)
+    /// is `flows/a.yaml`, or the annotation is attached to no file. The runner relativises absolute paths itself.
+    static func workspacePath(_ path: String) -> String {
+        var path = Substring(path)
+        while path.hasPrefix("./") { path = path.dropFirst(2).drop { $0 == "/" } }
+        return String(path)
     }
 
     /// The escaping the runner undoes in a command's message.
