@@ -384,6 +384,15 @@ struct StepConformanceTests {
         }
     }
 
+    /// The modes a built-in declares it offers are those of the role protocols it conforms to, no more, no fewer.
+    @Test func everyBuiltInDeclaresTheModesOfItsRoleProtocols() {
+        for type in Builtins.steps {
+            #expect(type.offeredModes == StepOperation.offered(by: type), "\(type.spec.name)")
+        }
+        let store = Builtins.catalog.step(named: "store-manager")
+        #expect(store?.operations == [.verifyPasscode, .unlock, .forgotPasscode])
+    }
+
     /// It provides every key it says it provides (optional ones aside), and nothing it does not say.
     @Test(arguments: conformanceCases)
     func providesWhatItsDescriptionSays(_ test: ConformanceCase) async throws {

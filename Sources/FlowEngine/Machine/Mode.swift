@@ -73,8 +73,8 @@ public enum StepOperation: String, Sendable, Hashable {
         }
     }
 
-    /// The operations of a file's modes that `type` offers, from the role protocols it conforms to: what its
-    /// spec says (``StepSpec/operations``), so that spec and code cannot disagree.
+    /// The operations of a file's modes that `type` offers, from the role protocols it conforms to: what a
+    /// built-in's ``BuiltinStep/offeredModes`` must say (a test checks), so that spec and code cannot disagree.
     public static func offered(by type: any Step.Type) -> [FlowMode] {
         var modes: [FlowMode] = []
         if type is any PasscodeVerifyingStep.Type { modes.append(.verifyPasscode) }
