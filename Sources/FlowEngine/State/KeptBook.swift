@@ -134,6 +134,10 @@ public protocol RegistrationDeletingStep: Step {
     func deleteRegistration(_ context: StepContext) async -> StepOutcome
 }
 
+extension RegistrationDeletingStep {
+    public static var offeredModes: [FlowMode] { [.deleteRegistration] }
+}
+
 /// A built-in step that logs in, and can log out of what it kept (`flowrun run FILE --mode logout`): end the
 /// backend's session, revoke the tokens where the server offers it, forget the credentials.
 public protocol LoggingOutStep: Step {
@@ -162,6 +166,10 @@ public protocol PasscodeVerifyingStep: Step {
     func verifyPasscode(_ context: StepContext) async -> StepOutcome
 }
 
+extension PasscodeVerifyingStep {
+    public static var offeredModes: [FlowMode] { [.verifyPasscode] }
+}
+
 /// A built-in step that unlocks an onboarding after a pause (`flowrun run FILE --mode unlock`): before the
 /// passcode policy's lock timeout has passed since the last use (``LastUse``) without the passcode, after it by
 /// opening the store with the passcode.
@@ -169,8 +177,16 @@ public protocol UnlockingStep: Step {
     func unlock(_ context: StepContext) async -> StepOutcome
 }
 
+extension UnlockingStep {
+    public static var offeredModes: [FlowMode] { [.unlock] }
+}
+
 /// A built-in step that can protect the store with a new passcode when the old one is forgotten (`flowrun run
 /// FILE --mode forgot-passcode`), with a key the backend keeps for the user who logged in again.
 public protocol PasscodeRecoveringStep: Step {
     func forgotPasscode(_ context: StepContext) async -> StepOutcome
+}
+
+extension PasscodeRecoveringStep {
+    public static var offeredModes: [FlowMode] { [.forgotPasscode] }
 }

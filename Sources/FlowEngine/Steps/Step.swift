@@ -17,9 +17,18 @@ public protocol Step: Sendable {
     func restore(_ context: StepContext) async -> StepOutcome
     /// Forget what onboarding made. Running it twice is the same as running it once.
     func reset(_ context: StepContext) async -> StepOutcome
+    /// The modes beyond onboard, restore and reset whose operations the type offers. Each role protocol
+    /// (``UnlockingStep`` and the like) supplies its own; a type with two roles or more lists them (the compiler
+    /// asks it to), and a test holds every built-in to ``StepOperation/offered(by:)``.
+    static var offeredModes: [FlowMode] { get }
 }
 
 extension Step {
+    /// No role protocol: no mode beyond onboard, restore and reset. Declared through the role protocols rather
+    /// than found at start-up, because each failed `is` check of a type against a protocol scans every
+    /// conformance record of the binary: four checks of each built-in were 37 M of the 44 M instructions of
+    /// linting one file.
+    public static var offeredModes: [FlowMode] { [] }
     /// By default a step restores by onboarding again.
     public func restore(_ context: StepContext) async -> StepOutcome { await onboard(context) }
     /// By default a step has nothing to forget.
@@ -75,18 +84,9 @@ public protocol BuiltinStep: Step {
     /// Makes the step from the flow's parameters (already checked against ``spec`` by the checker).
     /// - Throws: ``ParameterProblem`` at the value that cannot be used; it becomes finding FR700.
     init(_ parameters: BuiltinParameters) throws(ParameterProblem)
-    /// The modes beyond onboard, restore and reset whose operations the type offers (default: none).
-    static var offeredModes: [FlowMode] { get }
 }
 
 extension BuiltinStep {
-    /// The modes of a file whose operations the type offers beyond onboard, restore and reset: none unless the
-    /// type says so. A type that conforms to a role protocol (``UnlockingStep`` and the like) lists its mode
-    /// here; a test checks every built-in against ``StepOperation/offered(by:)``. Declared rather than found
-    /// at start-up, because each failed `is` check of a type against a protocol scans every conformance record
-    /// of the binary: four checks of each built-in were 37 M of the 44 M instructions of linting one file.
-    public static var offeredModes: [FlowMode] { [] }
-
     /// ``spec`` with the operations the type offers (``StepSpec/operations``).
     public static var catalogSpec: StepSpec {
         var spec = spec

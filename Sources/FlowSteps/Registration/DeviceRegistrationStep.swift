@@ -16,7 +16,6 @@ import Foundation
 /// onboarding and fails with `registration-missing` when it does not, so that a flow's
 /// `on-failure: {modes: [reset, onboard]}` registers again; `--mode delete-registration` removes it.
 struct DeviceRegistrationStep: BuiltinStep, RegistrationDeletingStep {
-    static let offeredModes: [FlowMode] = [.deleteRegistration]
     static let spec = StepSpec(
         name: "device-registration", aliases: [],
         summary:

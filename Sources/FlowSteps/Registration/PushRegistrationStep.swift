@@ -16,7 +16,6 @@ import Foundation
 /// to tell on restore whether the token changed (then it registers the new one; otherwise it sends nothing). A
 /// reset and `--mode delete-registration` unregister the device (`DELETE` on the same path).
 struct PushRegistrationStep: BuiltinStep, RegistrationDeletingStep {
-    static let offeredModes: [FlowMode] = [.deleteRegistration]
     enum System: String, CaseIterable {
         case ios, android
     }
