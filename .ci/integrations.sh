@@ -148,6 +148,7 @@ check "report output: the default JUnit path" equals "$(output_of test-status re
     "$work/test-status.temp/flowrun-junit.xml"
 if "$flowrun" test --help >/dev/null 2>&1; then
     scenarios=${FLOWRUN_SCENARIOS:-$root/flows}
+    [[ $scenarios == /* ]] || scenarios="$root/$scenarios"   # the action runs in a workspace of its own
     action scenarios command=test "paths=$scenarios" "report=$work/junit.xml" "flowrun=$flowrun"
     check "the shipped scenarios pass (exit 0)" equals "$status" 0
     check "the JUnit report is XML with test cases" python3 -c '
