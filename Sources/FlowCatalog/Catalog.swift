@@ -161,6 +161,11 @@ extension Catalog {
         BuiltinKey(
             name: "registrationID", type: .string,
             summary: "The device registration's ID on the backend (its `Connections` entity's connection ID)."),
+        BuiltinKey(
+            name: "userID", type: .string,
+            summary:
+                "The user a login step found in the backend's role service (`Me`'s `id`, else its `userName`); "
+                + "absent when the backend has none."),
     ]
 
     /// The built-in record types (`oauth2-parameters`, `passcode-policy`, ...).

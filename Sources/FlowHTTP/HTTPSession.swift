@@ -30,12 +30,17 @@ public final class HTTPSession: Sendable {
         public var tls: TLSSettings
         /// The proxies requests go through (none: every request goes directly).
         public var proxy: ProxySettings
+        /// The origins (flowrun's own emulator) whose requests name the step that sends them in
+        /// ``HTTPSession/stepHeader``, so that its request log and faults can tell steps apart.
+        public var stepNamingOrigins: Set<String>
 
         public init(
             timeout: Duration = .seconds(30), connectTimeout: Duration = .seconds(10), maxRedirects: Int = 10,
             maxBodyBytes: Int = 8 << 20, allowInsecureHTTP: Bool = false, rewrite: URLRewrite? = nil,
-            tls: TLSSettings = TLSSettings(), proxy: ProxySettings = ProxySettings()
+            tls: TLSSettings = TLSSettings(), proxy: ProxySettings = ProxySettings(),
+            stepNamingOrigins: Set<String> = []
         ) {
+            self.stepNamingOrigins = stepNamingOrigins
             self.rewrite = rewrite
             self.tls = tls
             self.proxy = proxy
@@ -49,6 +54,11 @@ public final class HTTPSession: Sendable {
 
     public let configuration: Configuration
     public let cookies: CookieJar
+
+    /// The step whose requests the current task sends (set by the engine around each step).
+    @TaskLocal public static var currentStep: String?
+    /// The header that names the sending step to the origins of ``Configuration/stepNamingOrigins``.
+    public static let stepHeader = "X-Flowrun-Step"
     private let client: HTTPClient
     /// One client per proxy: AsyncHTTPClient sets its proxy per client, and `NO_PROXY` hosts use ``client``.
     private let proxiedClients: [ProxySettings.Server: HTTPClient]
@@ -319,6 +329,9 @@ public final class HTTPSession: Sendable {
             }
             if let passport, decorated.header(passport.name) == nil {
                 decorated.headers.append(passport)
+            }
+            if let step = Self.currentStep, configuration.stepNamingOrigins.contains(decorated.url.origin) {
+                decorated.setHeader(Self.stepHeader, step)
             }
             let csrfToken = csrf ?? authenticated ? try await csrfToken(for: decorated) : nil
             if let csrfToken { decorated.setHeader(Self.csrfHeader, csrfToken) }

@@ -302,6 +302,7 @@ struct RunCommand: AsyncParsableCommand {
             // The one place the emulator is known: the run's HTTP session sends every request there, except those
             // to an identity provider the emulator's data names outside it.
             options.urlRewrite = URLRewrite(target: address, keeping: data.identityProvider.map { [$0.ssoURL] } ?? [])
+            options.stepNamingOrigins = [address.origin]
             FileHandle.standardError.write(Data("emulator: \(address.absoluteString)\n".utf8))
         }
         if let runningEmulator {
@@ -315,6 +316,7 @@ struct RunCommand: AsyncParsableCommand {
             // The same hook as --emulator's: an emulator another process started (`flowrun test`).
             options.urlRewrite = URLRewrite(
                 target: runningEmulator, keeping: data.identityProvider.map { [$0.ssoURL] } ?? [])
+            options.stepNamingOrigins = [runningEmulator.origin]
             if let emulatorCA {
                 guard let pem = FileBytes.read(emulatorCA, limit: 1 << 20) else {
                     Console.error("flowrun: --emulator-ca: cannot read `\(emulatorCA)`.")

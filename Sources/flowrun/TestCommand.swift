@@ -106,6 +106,7 @@ struct TestCommand: AsyncParsableCommand {
                         .invalidValue, "`config` names `\(config.value)`, which does not exist.",
                         at: config.location, path: .root.appending("config")))
             }
+            diagnostics += unknownSteps(scenario)
             if case .data(let data) = scenario.emulator, !FileBytes.exists(data.value) {
                 diagnostics.append(
                     Diagnostic(
@@ -118,6 +119,25 @@ struct TestCommand: AsyncParsableCommand {
             ?? ""
         let report = FileReport(file: file, diagnostics: diagnostics, text: text)
         return (diagnostics.hasErrors ? nil : read.scenario, diagnostics, report)
+    }
+
+    /// A finding for each step name of the scenario's faults and request expectations that is not a step of its
+    /// flow: such a fault would never switch on, and such a count would always be zero.
+    static func unknownSteps(_ scenario: Scenario) -> [Diagnostic] {
+        guard !scenario.stepReferences.isEmpty, let root = DocumentReader.read(path: scenario.flow.value).root else {
+            return []
+        }
+        let steps = FlowDecoder.decode(root, file: scenario.flow.value).0.steps.map(\.name.value)
+        guard !steps.isEmpty else { return [] }
+        return scenario.stepReferences.filter { !steps.contains($0.name.value) }.map { reference in
+            let suggestion = Suggestion.closest(to: reference.name.value, in: steps)
+            return Diagnostic(
+                .invalidValue,
+                "`\(reference.path)` is `\(reference.name.value)`, which is not a step of the flow"
+                    + (suggestion.map { "; did you mean `\($0)`?" } ?? "; its steps are "
+                        + steps.map { "`\($0)`" }.joined(separator: ", ") + "."),
+                at: reference.name.location, path: reference.path, replacement: suggestion)
+        }
     }
 
     /// This very executable, so that every run is made by the same build of flowrun.

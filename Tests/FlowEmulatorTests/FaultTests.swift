@@ -174,6 +174,31 @@ struct FaultTests {
         }
     }
 
+    @Test("A fault for one step meets only the requests that name it, and only they use up its count")
+    func byStep() async throws {
+        try await withEmulator { (emulator, client) async throws in
+            let set = try await client.send(
+                "PUT", "/_emulator/faults/me", body: #"{"status": 503, "count": 1, "step": "login"}"#)
+            #expect(set.status == 200)
+            #expect(set.object?["step"] as? String == "login")
+            #expect(emulator.fault(for: .me) == Fault(status: 503, count: 1, step: "login"))
+            let user = Paths.appHeader + [("X-Flowrun-Step", "user-roles")]
+            let login = Paths.appHeader + [("X-Flowrun-Step", "login")]
+            // Another step's request and one naming no step get the normal answer, and leave the count alone.
+            #expect(try await client.get(Paths.me, headers: user).status == 200)
+            #expect(try await client.get(Paths.me, headers: Paths.appHeader).status == 200)
+            #expect(try await client.get(Paths.me, headers: login).status == 503)
+            #expect(try await client.get(Paths.me, headers: login).status == 200)
+            let log = emulator.requests().suffix(4)
+            #expect(log.map(\.step) == ["user-roles", nil, "login", "login"])
+            #expect(log.map(\.fault) == [nil, nil, "status 503, in step login", nil])
+
+            let bad = try await client.send("PUT", "/_emulator/faults/me", body: #"{"status": 503, "step": [1]}"#)
+            #expect(bad.status == 400)
+            #expect(bad.body.contains("fault.step"))
+        }
+    }
+
     @Test("Faults written in the data are on from the start")
     func fromData() async throws {
         var data = EmulatorData.builtIn

@@ -193,9 +193,8 @@ extension ProcessSuites {
             #expect(!result.standardError.contains("Zq8-very-secret-token"))
         }
 
-        @Test func aFaultSwitchedOnByRequestCountMeetsTheNextRequestToItsEndpoint() async throws {
-            let scratch = try Scratch()
-            defer { scratch.remove() }
+        /// A Basic login flow on the built-in emulator's warehouse application, as `login.yaml`.
+        static func writeLoginFlow(in scratch: Scratch) throws {
             let configuration = CommandRunner.root.appendingPathComponent("flows/config/warehouse-basic.json")
             try scratch.write("warehouse-basic.json", try String(contentsOf: configuration, encoding: .utf8))
             try scratch.write(
@@ -216,8 +215,16 @@ extension ProcessSuites {
                   store: {uses: store-manager, with: {passcode: prompt, file: app.db}}
                 flows:
                   onboard: [welcome, session, login, settings, store]
+                  restore: [store, welcome, session, login, settings]
+                  reset: [store]
 
                 """)
+        }
+
+        @Test func aFaultSwitchedOnByRequestCountMeetsTheNextRequestToItsEndpoint() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try Self.writeLoginFlow(in: scratch)
             // The login's first request (to `me`) switches the fault on as it is recorded, so settings meets it.
             try scratch.write(
                 "fault.scenario.yaml",
@@ -241,6 +248,74 @@ extension ProcessSuites {
             let result = try await CommandRunner.run(["test", "fault.scenario.yaml"], in: scratch.url)
             #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
             #expect(!result.standardOutput.contains("analytical-engine"))
+        }
+
+        /// The run names its steps to the emulator: a fault for one step leaves another's requests to the same
+        /// endpoint alone, request counts can be per step, and the user the login found is checked.
+        @Test func aFaultForOneStepMeetsOnlyThatStepsRequestsAndTheUserIsChecked() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try Self.writeLoginFlow(in: scratch)
+            try scratch.write(
+                "steps.scenario.yaml",
+                """
+                flow: login.yaml
+                inputs: {username: ada@example.com}
+                secrets: {password: analytical-engine, passcode: Wareh0use-passcode}
+                runs:
+                  - mode: onboard
+                    name: a fault of me for the settings step does not meet the login's requests
+                    faults: [{endpoint: me, step: settings, status: 503}]
+                    expect:
+                      outcome: succeeded
+                      user: ada
+                      requests:
+                        - {endpoint: me, step: login, at-least: 1}
+                        - {endpoint: settings, step: settings, count: 1}
+                        - {endpoint: settings, step: login, count: 0}
+                  - mode: restore
+                    name: the same fault for the login step fails the login
+                    advance-clock: 2h
+                    faults: [{endpoint: me, step: login, status: 503}]
+                    expect: {outcome: failed, step: login, requests: [{endpoint: settings, count: 0}]}
+                  - mode: restore
+                    expect: {outcome: succeeded, user: grace}
+
+                """)
+            let result = try await CommandRunner.run(["test", "steps.scenario.yaml"], in: scratch.url)
+            #expect(result.status == 1, "\(result.standardOutput)\(result.standardError)")
+            // Only the last run's expectation is wrong: the user is Ada, and the report says so.
+            #expect(
+                result.standardOutput.contains(
+                    "steps.scenario.yaml:23:38: expected the user `grace`, but the run's login found `ada`"),
+                "\(result.standardOutput)")
+            #expect(result.standardOutput.components(separatedBy: "expected").count == 2, "\(result.standardOutput)")
+        }
+
+        @Test func aStepNameThatIsNotAStepOfTheFlowIsAnErrorWithASuggestion() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try Self.writeLoginFlow(in: scratch)
+            try scratch.write(
+                "typo.scenario.yaml",
+                """
+                flow: login.yaml
+                runs:
+                  - mode: onboard
+                    faults: [{endpoint: me, step: logon, status: 503}]
+                    expect: {requests: [{endpoint: settings, step: setings, count: 1}]}
+
+                """)
+            let result = try await CommandRunner.run(["test", "typo.scenario.yaml"], in: scratch.url)
+            #expect(result.status == 2, "\(result.standardOutput)\(result.standardError)")
+            #expect(
+                result.standardError.contains(
+                    "typo.scenario.yaml:4:36: error[FR203]: `runs[0].faults[0].step` is `logon`, which is not a step "
+                        + "of the flow; did you mean `login`?"),
+                "\(result.standardError)")
+            #expect(result.standardError.contains("is `setings`"), "\(result.standardError)")
+            #expect(result.standardError.contains("did you mean `settings`?"), "\(result.standardError)")
+            #expect(result.standardOutput.isEmpty)
         }
     }
 }

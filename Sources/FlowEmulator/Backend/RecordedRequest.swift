@@ -49,6 +49,9 @@ public struct RecordedRequest: Sendable, Hashable {
         self.fault = fault
     }
 
+    /// The flow step that sent the request, as `flowrun run` names it to its emulator (`X-Flowrun-Step`), if any.
+    public var step: String? { header("X-Flowrun-Step") }
+
     /// The value of the header `name` (compared without case), if it was sent.
     public func header(_ name: String) -> String? {
         headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value

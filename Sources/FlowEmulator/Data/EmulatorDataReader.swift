@@ -488,7 +488,7 @@ struct DataReader {
     mutating func fault(_ node: Node, path: String) -> Fault? {
         guard
             let fields = mapping(
-                node, path: path, keys: ["status", "delay", "malformed-body", "drop-connection", "count"])
+                node, path: path, keys: ["status", "delay", "malformed-body", "drop-connection", "count", "step"])
         else {
             return nil
         }
@@ -544,6 +544,14 @@ struct DataReader {
             if let count = integer(node, path: "\(path).count", in: 1...Int.max) {
                 fault.count = count
             } else {
+                valid = false
+            }
+        }
+        if let node = fields["step"], !node.isNull {
+            if let step = node.scalar?.text, !step.isEmpty, node.pairs == nil, node.elements == nil {
+                fault.step = step
+            } else {
+                fail("`\(path).step` is \(node.kindDescription); expected a step's name.", at: node)
                 valid = false
             }
         }

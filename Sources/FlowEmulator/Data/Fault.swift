@@ -57,14 +57,19 @@ public struct Fault: Sendable, Hashable {
     public var dropConnection: Bool
     /// How many more requests the fault applies to; `nil` means every request until it is switched off.
     public var count: Int?
+    /// The flow step whose requests the fault applies to (as `flowrun run` names its steps to the emulator, in
+    /// `X-Flowrun-Step`); `nil` means every request. Requests of other steps neither meet it nor use up its count.
+    public var step: String?
 
     public init(
         status: Int? = nil,
         delay: Duration = .zero,
         malformedBody: Bool = false,
         dropConnection: Bool = false,
-        count: Int? = nil
+        count: Int? = nil,
+        step: String? = nil
     ) {
+        self.step = step
         self.status = status
         self.delay = delay
         self.malformedBody = malformedBody

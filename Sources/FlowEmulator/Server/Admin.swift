@@ -224,6 +224,7 @@ struct Admin {
             "malformed-body": .bool(fault.malformedBody),
             "drop-connection": .bool(fault.dropConnection),
             "count": fault.count.map(JSONValue.int) ?? .null,
+            "step": fault.step.map(JSONValue.string) ?? .null,
         ]
     }
 

@@ -66,7 +66,7 @@ struct EmulatorResponder: HTTPResponder {
         }
 
         if let endpoint = route.endpoint { emulator.noteArrival(at: endpoint) }
-        let fault = route.endpoint.flatMap { endpoint in emulator.withState { $0.takeFault(for: endpoint) } }
+        let fault = route.endpoint.flatMap { endpoint in emulator.withState { $0.takeFault(for: endpoint, step: recorded.step) } }
         if let fault {
             recorded.fault = Self.describe(fault)
             if fault.delay > .zero, let endpoint = route.endpoint {
@@ -200,6 +200,7 @@ struct EmulatorResponder: HTTPResponder {
             if let status = fault.status { parts.append("status \(status)") }
             if fault.malformedBody { parts.append("malformed body") }
         }
+        if let step = fault.step { parts.append("in step \(step)") }
         return parts.joined(separator: ", ")
     }
 }

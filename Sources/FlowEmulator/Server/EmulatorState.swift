@@ -52,9 +52,11 @@ struct EmulatorState: Sendable {
         }
     }
 
-    /// The fault to apply to one request to `endpoint`, counting it against the fault's `count`.
-    mutating func takeFault(for endpoint: EmulatorEndpoint) -> Fault? {
+    /// The fault to apply to one request to `endpoint` sent by `step` (if the request named one), counting it
+    /// against the fault's `count`.
+    mutating func takeFault(for endpoint: EmulatorEndpoint, step: String?) -> Fault? {
         guard var fault = faults[endpoint], fault.isEffective else { return nil }
+        if let only = fault.step, only != step { return nil }
         if let count = fault.count {
             fault.count = count - 1
             faults[endpoint] = count > 1 ? fault : nil

@@ -71,7 +71,7 @@ public struct FlowEngine: Sendable {
             configuration: .init(
                 timeout: options.requestTimeout,
                 allowInsecureHTTP: descriptor.security.allowInsecureHTTP?.value == true, rewrite: options.urlRewrite,
-                tls: options.tls, proxy: options.proxy))
+                tls: options.tls, proxy: options.proxy, stepNamingOrigins: options.stepNamingOrigins))
         let report = await drive(options, http: http, clock: options.clock)
         await http.shutdown()
         return report

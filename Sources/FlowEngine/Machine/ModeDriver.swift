@@ -1,5 +1,6 @@
 import FlowCatalog
 import FlowDescriptor
+import FlowHTTP
 import Foundation
 
 /// Runs one mode's plan: performs ``RunMachine``'s actions (conditions, steps under the watchdog, waits), traces
@@ -113,7 +114,11 @@ struct ModeDriver<C: Clock>: Sendable where C.Duration == Duration {
         // The deadline is read before the step's task exists: read after, on a busy machine the step could already
         // have run for a while (and a test clock moved on), and the timeout would count from too late.
         let deadline = clock.now.advanced(by: timeout)
-        let task = Task { await step.perform(operation, context: context) }
+        let task = Task {
+            await HTTPSession.$currentStep.withValue(context.name.rawValue) {
+                await step.perform(operation, context: context)
+            }
+        }
         let generation = watchdog.arm(task, deadline: deadline)
         let outcome = await withTaskCancellationHandler {
             await task.value

@@ -44,6 +44,8 @@ public enum ScenarioDecoder {
 private struct Fields {
     let file: String
     var diagnostics: [Diagnostic] = []
+    /// The step names faults and request expectations give, for the check against the flow.
+    var stepReferences: [(name: Located<String>, path: DescriptorPath)] = []
 
     init(file: String) {
         self.file = file
@@ -174,6 +176,9 @@ private struct Fields {
             if let elements = node.elements, !elements.isEmpty {
                 for (index, element) in elements.enumerated() {
                     if let run = run(element, index: index) { runs.append(run) }
+                    if case .some(EmulatorChoice.none) = emulator {
+                        needsNoEmulator(element, path: DescriptorPath.root.appending("runs").appending(index: index))
+                    }
                 }
             } else {
                 fail(
@@ -194,7 +199,20 @@ private struct Fields {
             checksSecrets: checksSecrets?.value ?? true)
         scenario.config = config
         scenario.emulatorTLS = emulatorTLS?.value ?? false
+        scenario.stepReferences = stepReferences
         return scenario
+    }
+
+    /// A finding for each field of a run that acts on the emulator, in a scenario that has none.
+    mutating func needsNoEmulator(_ run: Node, path: DescriptorPath) {
+        for pair in run.pairs ?? [] {
+            guard let key = pair.key.scalar?.text, ["users", "faults", "advance-clock"].contains(key) else { continue }
+            fail(
+                .invalidValue,
+                "`\(path.appending(key))` acts on the emulator, but the scenario has `emulator: none`; give it an "
+                    + "emulator (`built-in`, or `{data: FILE}`) or remove `\(key)`.", at: pair.key,
+                path: path.appending(key))
+        }
     }
 
     func resolve(_ path: String, in folder: URL) -> String {
@@ -231,7 +249,8 @@ private struct Fields {
     mutating func run(_ node: Node, index: Int) -> ScenarioRun? {
         let path = DescriptorPath.root.appending("runs").appending(index: index)
         let keys = [
-            "name", "mode", "inputs", "secrets", "environment", "secret-environment", "users", "faults", "expect",
+            "name", "mode", "inputs", "secrets", "environment", "secret-environment", "users", "faults",
+            "advance-clock", "expect",
         ]
         guard let fields = mapping(node, path: path, keys: keys, required: ["mode"]) else { return nil }
         let mode = fields["mode"].flatMap { choice($0, path: path.appending("mode"), among: ScenarioDecoder.modes) }
@@ -265,17 +284,36 @@ private struct Fields {
                     at: node, path: path.appending("faults"))
             }
         }
+        var clockAdvance = Duration.zero
+        if let node = fields["advance-clock"] {
+            let field = path.appending("advance-clock")
+            if let text = node.scalar?.text, node.pairs == nil, node.elements == nil,
+                let duration = Duration.parse(flowText: text, atMost: Self.longestClockAdvance)
+            {
+                clockAdvance = duration
+            } else {
+                fail(
+                    .invalidValue,
+                    "`\(field)` is \(node.kindDescription); expected a duration such as `2h` or `31d`, at most "
+                        + "\(Self.longestClockAdvance.flowText).", at: node, path: field)
+            }
+        }
         let expect = fields["expect"].map { expectation($0, path: path.appending("expect")) } ?? Expectation()
         guard let mode else { return nil }
         let name = fields["name"].flatMap { string($0, path: path.appending("name"))?.value }
-        return ScenarioRun(
+        var run = ScenarioRun(
             name: name ?? "\(index + 1). \(mode.value)", mode: mode.value, inputs: inputs, faults: faults,
             userStates: userStates, expect: expect, location: node.location)
+        run.clockAdvance = clockAdvance
+        return run
     }
+
+    /// The furthest a run may move the emulator's clock: past a refresh token's 30 days, and some.
+    static let longestClockAdvance = Duration.seconds(400 * 86_400)
 
     mutating func fault(_ node: Node, path: DescriptorPath) -> ScheduledFault? {
         let own = ["endpoint", "after-requests"]
-        let faultKeys = ["status", "delay", "malformed-body", "drop-connection", "count"]
+        let faultKeys = ["status", "delay", "malformed-body", "drop-connection", "count", "step"]
         guard let fields = mapping(node, path: path, keys: own + faultKeys, required: ["endpoint"]) else {
             return nil
         }
@@ -283,6 +321,9 @@ private struct Fields {
             choice($0, path: path.appending("endpoint"), among: EmulatorEndpoint.allCases.map(\.rawValue))
         }
         let after = fields["after-requests"].map { count($0, path: path.appending("after-requests")) } ?? 0
+        if let node = fields["step"], let step = string(node, path: path.appending("step")) {
+            stepReferences.append((step, path.appending("step")))
+        }
         // The fault itself is read by the emulator's own reader, as a data file's faults are.
         let faultPairs = node.pairs?.filter { !own.contains($0.key.scalar?.text ?? "") } ?? []
         var fault: Fault?
@@ -308,7 +349,7 @@ private struct Fields {
     }
 
     mutating func expectation(_ node: Node, path: DescriptorPath) -> Expectation {
-        let keys = ["outcome", "failure", "step", "info", "requests", "output-contains", "store-opens"]
+        let keys = ["outcome", "failure", "step", "user", "info", "requests", "output-contains", "store-opens"]
         guard let fields = mapping(node, path: path, keys: keys) else { return Expectation() }
         var expect = Expectation()
         if let node = fields["outcome"],
@@ -318,6 +359,7 @@ private struct Fields {
         }
         expect.failure = fields["failure"].flatMap { string($0, path: path.appending("failure")) }
         expect.step = fields["step"].flatMap { string($0, path: path.appending("step")) }
+        expect.user = fields["user"].flatMap { string($0, path: path.appending("user")) }
         if let node = fields["info"] {
             if let pairs = node.pairs {
                 for pair in pairs {
@@ -358,7 +400,7 @@ private struct Fields {
     }
 
     mutating func request(_ node: Node, path: DescriptorPath) -> RequestExpectation? {
-        let keys = ["endpoint", "path", "count", "at-least", "at-most"]
+        let keys = ["endpoint", "path", "step", "count", "at-least", "at-most"]
         guard let fields = mapping(node, path: path, keys: keys) else { return nil }
         let target: RequestExpectation.Target?
         switch (fields["endpoint"], fields["path"]) {
@@ -378,7 +420,12 @@ private struct Fields {
         }
         let atLeast = exact ?? fields["at-least"].flatMap { count($0, path: path.appending("at-least")) }
         let atMost = exact ?? fields["at-most"].flatMap { count($0, path: path.appending("at-most")) }
+        let step = fields["step"].flatMap { string($0, path: path.appending("step")) }
+        if let step { stepReferences.append((step, path.appending("step"))) }
         guard let target else { return nil }
-        return RequestExpectation(target: target, atLeast: atLeast ?? (atMost == 0 ? 0 : 1), atMost: atMost)
+        var expectation = RequestExpectation(
+            target: target, atLeast: atLeast ?? (atMost == 0 ? 0 : 1), atMost: atMost)
+        expectation.step = step?.value
+        return expectation
     }
 }

@@ -26,6 +26,9 @@ public struct Scenario: Sendable {
     public var runs: [ScenarioRun]
     /// Whether no secret may appear in any run's output or in any file of the state folder (default on).
     public var checksSecrets: Bool
+    /// Every step name the scenario's faults and request expectations give, where it is written: each must be a
+    /// step of the flow (checked with the flow, by `flowrun test` and `flowrun lint`).
+    public var stepReferences: [(name: Located<String>, path: DescriptorPath)] = []
 
     public init(
         file: String, name: String, flow: Located<String>, emulator: EmulatorChoice, inputs: Inputs,
@@ -91,6 +94,8 @@ public struct ScenarioRun: Sendable {
     public var faults: [ScheduledFault]
     /// Users blocked or deactivated on the emulator before the run (email → state).
     public var userStates: [String: UserState]
+    /// How far the emulator's clock moves forward before the run (tokens and sessions expire without waiting).
+    public var clockAdvance: Duration = .zero
     public var expect: Expectation
     public var location: SourceLocation
 
@@ -141,6 +146,8 @@ public struct Expectation: Sendable {
     public var failure: Located<String>?
     /// The step that failed.
     public var step: Located<String>?
+    /// The user the run's login found (its `userID` info value).
+    public var user: Located<String>?
     /// Info values as the summary shows them (secret values are never shown).
     public var info: [Located<InfoExpectation>]
     /// Requests to the emulator, by endpoint or path, and how many.
@@ -192,6 +199,8 @@ public struct RequestExpectation: Sendable, Hashable {
     }
 
     public var target: Target
+    /// Only the requests this flow step sent (as the run names its steps to the emulator); `nil`: any step's.
+    public var step: String?
     /// At least this many (default 1).
     public var atLeast: Int
     /// At most this many; `nil` for no bound.

@@ -121,6 +121,7 @@ public struct ScenarioRunner: Sendable {
             for (name, value) in inputs.secrets { environment[InputSource.environmentName(for: name)] = value }
 
             for (email, userState) in run.userStates { emulator?.setUserState(userState, email: email) }
+            if run.clockAdvance > .zero { emulator?.advanceClock(by: run.clockAdvance) }
             for fault in run.faults where fault.afterRequests == 0 {
                 emulator?.setFault(fault.fault, for: fault.endpoint)
             }
@@ -232,6 +233,14 @@ public struct ScenarioRunner: Sendable {
         if let step = expect.step, summary.step != step.value {
             failures.append("\(step.location): expected the run to stop at step `\(step.value)`, but \(said)")
         }
+        if let user = expect.user {
+            let found = summary.info["userID"]
+            if found.map({ !summary.shows(user.value, for: "userID") }) ?? true {
+                failures.append(
+                    "\(user.location): expected the user `\(user.value)`, but "
+                        + (found.map { "the run's login found `\($0)`" } ?? "the run shows no `userID`"))
+            }
+        }
         for info in expect.info {
             let key = info.value.key
             switch (info.value.value, summary.info[key]) {
@@ -249,7 +258,8 @@ public struct ScenarioRunner: Sendable {
         }
         for request in expect.requests {
             let matching = requests.filter { recorded in
-                switch request.value.target {
+                guard request.value.step.map({ recorded.step == $0 }) ?? true else { return false }
+                return switch request.value.target {
                 case .endpoint(let endpoint): recorded.endpoint == endpoint
                 case .path(let path): recorded.path.hasPrefix(path)
                 }
@@ -258,9 +268,10 @@ public struct ScenarioRunner: Sendable {
             if count < request.value.atLeast || request.value.atMost.map({ count > $0 }) == true {
                 let made = requests.isEmpty ? "none" : Set(requests.map { $0.endpoint?.rawValue ?? $0.path })
                     .sorted().joined(separator: ", ")
+                let by = request.value.step.map { " by step `\($0)`" } ?? ""
                 failures.append(
                     "\(request.location): expected \(request.value.countDescription) request(s) to "
-                        + "\(request.value.target), but the run made \(count) (requests made to: \(made))")
+                        + "\(request.value.target)\(by), but the run made \(count) (requests made to: \(made))")
             }
         }
         for text in expect.outputContains where !output.contains(text.value) {

@@ -155,6 +155,12 @@ enum Authentication {
         return userID(in: document)
     }
 
+    /// Provides `userID`, the user the login found (or the onboarded one), when there is one.
+    static func provide(user: String?, context: StepContext) throws(StepFailure) {
+        guard let user else { return }
+        try context.provide([InfoKey<String>.userID.name: .string(user)])
+    }
+
     /// The user a role service answer (`Me`) names: its `id`, else its `userName`.
     private static func userID(in document: Node?) -> String? {
         document?["id"]?.scalar?.text ?? document?["userName"]?.scalar?.text

@@ -22,7 +22,7 @@ struct BasicAuthenticationStep: BuiltinStep, LoggingOutStep {
             Authentication.validatingPath,
         ] + Authentication.challengeParameters,
         requires: [KeySpec(.authenticationURL)],
-        provides: [],
+        provides: [KeySpec(.userID, optional: true)],
         waits: .person, authenticates: [.basic])
 
     let username: ParameterText
@@ -114,6 +114,7 @@ struct BasicAuthenticationStep: BuiltinStep, LoggingOutStep {
             let user = try await Authentication.validate(
                 validatingPath, readUser: true, expected: kept?["user"]?.string, context: context, method: "Basic")
             if let user { known.withLock { $0 = user } }
+            try Authentication.provide(user: user ?? kept?["user"]?.string, context: context)
             guard let sent = authenticator.current else {
                 throw StepFailure(
                     .noChallenge,

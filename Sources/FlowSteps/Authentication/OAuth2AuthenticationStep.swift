@@ -58,7 +58,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
             KeySpec(.oauth2Parameters, when: "grant", is: ["authorization-code"]),
             KeySpec(.oauth2ClientCredentialsParameters, when: "grant", is: ["client-credentials"]),
         ],
-        provides: [],
+        provides: [KeySpec(.userID, optional: true)],
         waits: .person, authenticates: [.oauth2, .oauth2ClientCredentials])
 
     let grant: Grant
@@ -284,6 +284,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
                 validatingPath, readUser: grant == .authorizationCode, expected: expected, context: context,
                 method: "OAuth 2.0")
             if let user { known.withLock { $0 = user } }
+            try Authentication.provide(user: user ?? kept.user, context: context)
             guard let tokens = authenticator.tokens else {
                 throw StepFailure(
                     .noChallenge,

@@ -42,7 +42,7 @@ struct SAMLAuthenticationStep: BuiltinStep, LoggingOutStep {
         parameters: [Authentication.presenter, Authentication.formFields, Authentication.validatingPath]
             + Authentication.challengeParameters,
         requires: [KeySpec(.authenticationURL), KeySpec(.samlParameters)],
-        provides: [],
+        provides: [KeySpec(.userID, optional: true)],
         waits: .person, authenticates: [.saml])
 
     let presenter: PresenterKind
@@ -105,6 +105,7 @@ struct SAMLAuthenticationStep: BuiltinStep, LoggingOutStep {
             let user = try await Authentication.validate(
                 validatingPath, readUser: true, expected: kept?["user"]?.string, context: context, method: "SAML")
             if let user { known.withLock { $0 = user } }
+            try Authentication.provide(user: user ?? kept?["user"]?.string, context: context)
             if authenticator.logins == 0 {
                 context.note("tokens-reused", "the kept session cookies were used; no new login")
             } else {

@@ -141,6 +141,8 @@ extension InfoKey where Value == UsagePolicy {
 extension InfoKey where Value == String {
     /// The device registration's ID on the backend (the connection ID its `Connections` entity answered).
     public static var registrationID: Self { Self("registrationID") }
+    /// The user the backend's role service (`Me`) named after the login: its `id`, else its `userName`.
+    public static var userID: Self { Self("userID") }
 }
 
 extension AnyInfoKey {
@@ -158,7 +160,7 @@ extension AnyInfoKey {
         InfoKey<FeatureVectorPolicies>.featureVectorPolicies.erased, InfoKey<StoreRecord>.store.erased,
         InfoKey<Bool>.dataCollectionConsent.erased, InfoKey<Destinations>.destinations.erased,
         InfoKey<LogPolicy>.logPolicy.erased, InfoKey<UsagePolicy>.usagePolicy.erased,
-        InfoKey<String>.registrationID.erased,
+        InfoKey<String>.registrationID.erased, InfoKey<String>.userID.erased,
     ]
 }
 
