@@ -287,7 +287,7 @@ extension ProcessSuites {
             // Only the last run's expectation is wrong: the user is Ada, and the report says so.
             #expect(
                 result.standardOutput.contains(
-                    "steps.scenario.yaml:23:38: expected the user `grace`, but the run's login found `ada`"),
+                    "steps.scenario.yaml:21:40: expected the user `grace`, but the run's login found `ada`\n"),
                 "\(result.standardOutput)")
             #expect(result.standardOutput.components(separatedBy: "expected").count == 2, "\(result.standardOutput)")
         }
@@ -310,7 +310,7 @@ extension ProcessSuites {
             #expect(result.status == 2, "\(result.standardOutput)\(result.standardError)")
             #expect(
                 result.standardError.contains(
-                    "typo.scenario.yaml:4:36: error[FR203]: `runs[0].faults[0].step` is `logon`, which is not a step "
+                    "typo.scenario.yaml:4:35: error[FR203]: `runs[0].faults[0].step` is `logon`, which is not a step "
                         + "of the flow; did you mean `login`?"),
                 "\(result.standardError)")
             #expect(result.standardError.contains("is `setings`"), "\(result.standardError)")

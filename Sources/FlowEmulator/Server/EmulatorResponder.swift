@@ -66,7 +66,10 @@ struct EmulatorResponder: HTTPResponder {
         }
 
         if let endpoint = route.endpoint { emulator.noteArrival(at: endpoint) }
-        let fault = route.endpoint.flatMap { endpoint in emulator.withState { $0.takeFault(for: endpoint, step: recorded.step) } }
+        let step = recorded.step
+        let fault = route.endpoint.flatMap { endpoint in
+            emulator.withState { $0.takeFault(for: endpoint, step: step) }
+        }
         if let fault {
             recorded.fault = Self.describe(fault)
             if fault.delay > .zero, let endpoint = route.endpoint {

@@ -54,7 +54,7 @@ struct EmulatorState: Sendable {
 
     /// The fault to apply to one request to `endpoint` sent by `step` (if the request named one), counting it
     /// against the fault's `count`.
-    mutating func takeFault(for endpoint: EmulatorEndpoint, step: String?) -> Fault? {
+    mutating func takeFault(for endpoint: EmulatorEndpoint, step: String? = nil) -> Fault? {
         guard var fault = faults[endpoint], fault.isEffective else { return nil }
         if let only = fault.step, only != step { return nil }
         if let count = fault.count {

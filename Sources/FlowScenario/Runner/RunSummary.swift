@@ -51,6 +51,13 @@ struct RunSummary: Sendable, Hashable {
 
     static let outcomePrefixes = ["succeeded: ", "succeeded after a failure: ", "failed: ", "failed in ", "cancelled"]
 
+    /// The value shown for `key`, without the type after it.
+    func value(_ key: String) -> String? {
+        guard let shown = info[key] else { return nil }
+        guard shown.hasSuffix(")"), let open = shown.range(of: " (", options: .backwards) else { return shown }
+        return String(shown[..<open.lowerBound])
+    }
+
     /// Whether the value shown for `key` is `expected` (the shown type after it is not compared).
     func shows(_ expected: String, for key: String) -> Bool {
         guard let shown = info[key] else { return false }

@@ -234,8 +234,8 @@ public struct ScenarioRunner: Sendable {
             failures.append("\(step.location): expected the run to stop at step `\(step.value)`, but \(said)")
         }
         if let user = expect.user {
-            let found = summary.info["userID"]
-            if found.map({ !summary.shows(user.value, for: "userID") }) ?? true {
+            let found = summary.value("userID")
+            if found == nil || !summary.shows(user.value, for: "userID") {
                 failures.append(
                     "\(user.location): expected the user `\(user.value)`, but "
                         + (found.map { "the run's login found `\($0)`" } ?? "the run shows no `userID`"))
