@@ -120,7 +120,8 @@ let package = Package(
             dependencies: [
                 "FlowDescriptor", "FlowHTTP", "FlowProcess",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "CryptoExtras", package: "swift-crypto"),
+                // ID tokens: the JWS and the provider's JWKS parsed and the signature checked by jwt-kit.
+                .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
