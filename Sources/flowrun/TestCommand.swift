@@ -1,6 +1,7 @@
 public import ArgumentParser
 import FlowCheck
 import FlowDescriptor
+import FlowEmulator
 public import FlowScenario
 import Foundation
 
@@ -107,11 +108,26 @@ struct TestCommand: AsyncParsableCommand {
                         at: config.location, path: .root.appending("config")))
             }
             diagnostics += unknownSteps(scenario)
-            if case .data(let data) = scenario.emulator, !FileBytes.exists(data.value) {
-                diagnostics.append(
-                    Diagnostic(
-                        .invalidValue, "`emulator.data` names `\(data.value)`, which does not exist.",
-                        at: data.location, path: .root.appending("emulator").appending("data")))
+            if case .data(let data) = scenario.emulator {
+                let path = DescriptorPath.root.appending("emulator").appending("data")
+                if !FileBytes.exists(data.value) {
+                    diagnostics.append(
+                        Diagnostic(
+                            .invalidValue, "`emulator.data` names `\(data.value)`, which does not exist.",
+                            at: data.location, path: path))
+                } else {
+                    // The data file is checked with the scenario, by `flowrun test` before anything runs and by lint.
+                    do {
+                        _ = try EmulatorData.load(path: data.value)
+                    } catch {
+                        diagnostics.append(
+                            Diagnostic(
+                                .invalidValue,
+                                "`emulator.data` names `\(data.value)`, which the emulator cannot use: "
+                                    + error.problems.map(\.description).joined(separator: "; "),
+                                at: data.location, path: path))
+                    }
+                }
             }
         }
         let text =

@@ -49,6 +49,10 @@ def main(argv):
         with open(os.path.join(os.path.dirname(rest[0]), "scenario.schema.json")) as handle:
             scenario_validator = jsonschema.Draft7Validator(json.load(handle))
         for path in rest[1:]:
+            # Emulator data beside a scenario is read by the emulator's own reader: `flowrun lint` and `flowrun
+            # test` check it through the scenario that names it.
+            if path.endswith((".emulator.yaml", ".emulator.yml")):
+                continue
             with open(path) as handle:
                 document = json.load(handle) if path.endswith(".json") else yaml.safe_load(handle)
             chosen = scenario_validator if path.endswith((".scenario.yaml", ".scenario.yml")) else validator

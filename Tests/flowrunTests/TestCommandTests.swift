@@ -317,5 +317,94 @@ extension ProcessSuites {
             #expect(result.standardError.contains("did you mean `settings`?"), "\(result.standardError)")
             #expect(result.standardOutput.isEmpty)
         }
+
+        /// A real backend: `emulator: none`, the flow's configuration naming the backend, the password from the CI
+        /// job's environment. A separate `flowrun emulator` process plays the backend; it never sees the step
+        /// header, which goes to flowrun's own emulator only.
+        @Test func aScenarioAgainstARealBackendTakesItsSecretFromTheEnvironment() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try Self.writeLoginFlow(in: scratch)
+            let backend = try startFlowrun(["emulator"], in: scratch.url)
+            let line = await backend.output.firstLine().trimmingCharacters(in: .whitespacesAndNewlines)
+            let base = try #require(
+                line.hasPrefix("flowrun emulator listening on ")
+                    ? String(line.dropFirst("flowrun emulator listening on ".count)) : nil, "\(line)")
+            let port = try #require(base.split(separator: ":").last.flatMap { Int($0) })
+            // The flow's own configuration names the backend, as an app's bundled one names its real server.
+            try scratch.write(
+                "warehouse-basic.json",
+                #"{"host": "127.0.0.1", "port": \#(port), "protocol": "http", "auth": [{"type": "basic.default"}]}"#)
+            try scratch.write(
+                "real.scenario.yaml",
+                """
+                flow: login.yaml
+                emulator: none
+                inputs: {username: ada@example.com}
+                secrets: {password: "${env.WAREHOUSE_PASSWORD}", passcode: Wareh0use-passcode}
+                runs:
+                  - mode: onboard
+                    expect: {outcome: succeeded, user: ada, store-opens: true}
+                  - mode: restore
+                    expect: {outcome: succeeded, user: ada}
+
+                """)
+            let passed = try await CommandRunner.run(
+                ["test", "real.scenario.yaml"], in: scratch.url,
+                environment: ["WAREHOUSE_PASSWORD": "analytical-engine"])
+            let missing = try await CommandRunner.run(["test", "real.scenario.yaml"], in: scratch.url)
+            let requests = try #require(
+                try await RegistrationProcessTests.fetch(base + "/_emulator/requests") as? [[String: Any]])
+            backend.signal(SIGINT)
+            _ = await backend.exit()
+
+            #expect(passed.status == 0, "\(passed.standardOutput)\(passed.standardError)")
+            #expect(!passed.standardOutput.contains("analytical-engine"))
+            let headers = requests.flatMap { request in
+                ((request["headers"] as? [[String: Any]]) ?? []).compactMap { ($0["name"] as? String)?.lowercased() }
+            }
+            #expect(requests.count >= 3, "the backend saw \(requests.count) requests")
+            #expect(!headers.contains("x-flowrun-step"), "a real backend was sent the step header")
+
+            #expect(missing.status == 1, "\(missing.standardOutput)\(missing.standardError)")
+            #expect(
+                missing.standardOutput.contains(
+                    "real.scenario.yaml:6:5: the scenario takes a value from `${env.WAREHOUSE_PASSWORD}`, but "
+                        + "`flowrun test` was started without `WAREHOUSE_PASSWORD` in its environment"),
+                "\(missing.standardOutput)")
+        }
+
+        @Test func anEmulatorDataFileWithAnErrorStopsTheScenarioBeforeItRunsAndLintSaysWhere() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try Self.writeLoginFlow(in: scratch)
+            try scratch.write(
+                "backend.emulator.yaml",
+                """
+                applications:
+                  - id: com.example.warehouse
+                    auth: [{type: basic.default}]
+                    token-lifetime: forever
+
+                """)
+            try scratch.write(
+                "data.scenario.yaml",
+                """
+                flow: login.yaml
+                emulator: {data: backend.emulator.yaml}
+                runs:
+                  - mode: onboard
+
+                """)
+            let test = try await CommandRunner.run(["test", "data.scenario.yaml"], in: scratch.url)
+            #expect(test.status == 2, "\(test.standardOutput)\(test.standardError)")
+            #expect(
+                test.standardError.contains("data.scenario.yaml:2:18: error[FR203]: `emulator.data` names"),
+                "\(test.standardError)")
+            #expect(test.standardError.contains("backend.emulator.yaml:4:21"), "\(test.standardError)")
+            let lint = try await CommandRunner.run(["lint", "."], in: scratch.url)
+            #expect(lint.status == 1, "\(lint.standardOutput)\(lint.standardError)")
+            #expect(lint.standardOutput.contains("backend.emulator.yaml:4:21"), "\(lint.standardOutput)")
+        }
     }
 }

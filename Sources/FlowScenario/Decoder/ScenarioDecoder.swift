@@ -206,12 +206,22 @@ private struct Fields {
     /// A finding for each field of a run that acts on the emulator, in a scenario that has none.
     mutating func needsNoEmulator(_ run: Node, path: DescriptorPath) {
         for pair in run.pairs ?? [] {
-            guard let key = pair.key.scalar?.text, ["users", "faults", "advance-clock"].contains(key) else { continue }
-            fail(
-                .invalidValue,
-                "`\(path.appending(key))` acts on the emulator, but the scenario has `emulator: none`; give it an "
-                    + "emulator (`built-in`, or `{data: FILE}`) or remove `\(key)`.", at: pair.key,
-                path: path.appending(key))
+            guard let key = pair.key.scalar?.text else { continue }
+            if ["users", "faults", "advance-clock"].contains(key) {
+                fail(
+                    .invalidValue,
+                    "`\(path.appending(key))` acts on the emulator, but the scenario has `emulator: none`; give it an "
+                        + "emulator (`built-in`, or `{data: FILE}`) or remove `\(key)`.", at: pair.key,
+                    path: path.appending(key))
+            }
+            if key == "expect", let requests = pair.value.pairs?.first(where: { $0.key.scalar?.text == "requests" }) {
+                let field = path.appending("expect").appending("requests")
+                fail(
+                    .invalidValue,
+                    "`\(field)` counts requests the emulator saw, but the scenario has `emulator: none`: a real "
+                        + "backend's requests are not seen; remove it, or give the scenario an emulator.",
+                    at: requests.key, path: field)
+            }
         }
     }
 

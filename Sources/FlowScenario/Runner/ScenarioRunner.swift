@@ -11,10 +11,34 @@ public struct ScenarioRunner: Sendable {
     public var executable: String
     /// The environment the runs start from (inputs in it are dropped: a scenario names its own).
     public var environment: [String: String]
+    /// The environment `flowrun test` was given, whole: where a scenario's `${env.NAME}` values come from.
+    public var outside: [String: String]
 
     public init(executable: String, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.executable = executable
+        self.outside = environment
         self.environment = environment.filter { !$0.key.hasPrefix("FLOWRUN_INPUT_") }
+    }
+
+    /// `inputs` with each value written `${env.NAME}` taken from ``outside`` (a CI job's secret, for a real
+    /// backend), and the variables named that are not set.
+    func resolved(_ inputs: Inputs) -> (inputs: Inputs, missing: [String]) {
+        var missing: [String] = []
+        func resolve(_ values: [String: String]) -> [String: String] {
+            values.mapValues { value in
+                guard value.hasPrefix("${env."), value.hasSuffix("}") else { return value }
+                let name = String(value.dropFirst(6).dropLast())
+                guard let found = outside[name] else {
+                    missing.append(name)
+                    return ""
+                }
+                return found
+            }
+        }
+        let resolved = Inputs(
+            values: resolve(inputs.values), secrets: resolve(inputs.secrets), environment: resolve(inputs.environment),
+            secretEnvironment: resolve(inputs.secretEnvironment))
+        return (resolved, Array(Set(missing)).sorted())
     }
 
     /// Runs `scenarios`, at most `jobs` at once, and returns their results in the order given.
@@ -100,7 +124,17 @@ public struct ScenarioRunner: Sendable {
         }
         var runs: [RunResult] = []
         for run in scenario.runs {
-            let inputs = scenario.inputs.overridden(by: run.inputs)
+            let (inputs, missing) = resolved(scenario.inputs.overridden(by: run.inputs))
+            guard missing.isEmpty else {
+                runs.append(
+                    RunResult(
+                        name: run.name, mode: run.mode, exitStatus: nil,
+                        failures: missing.map {
+                            "\(run.location): the scenario takes a value from `${env.\($0)}`, but `flowrun test` was "
+                                + "started without `\($0)` in its environment"
+                        }, duration: .zero, output: ""))
+                continue
+            }
             for (name, value) in inputs.secrets { secrets.add(value, as: "secret input `\(name)`") }
             for (name, value) in inputs.secretEnvironment {
                 secrets.add(value, as: "secret environment variable `\(name)`")
