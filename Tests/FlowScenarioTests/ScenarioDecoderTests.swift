@@ -59,6 +59,60 @@ struct ScenarioDecoderTests {
         #expect(scenario.checksSecrets)
     }
 
+    @Test func stepsUsersRegistrationsAndTheClockAreReadWithTheirLocations() throws {
+        let text = """
+            flow: ../basic.yaml
+            runs:
+              - mode: restore
+                registrations: {com.example.warehouse: locked}
+                advance-clock: 31d
+                faults: [{endpoint: token, step: login, status: 503}]
+                expect:
+                  user: ada
+                  requests: [{endpoint: token, step: login, count: 1}]
+
+            """
+        let read = ScenarioDecoder.read(text: text, file: "/tmp/flows/scenarios/x.scenario.yaml")
+        #expect(read.diagnostics.isEmpty, "\(read.diagnostics.map(\.message))")
+        let scenario = try #require(read.scenario)
+        let run = try #require(scenario.runs.first)
+        #expect(run.registrationStates == ["com.example.warehouse": .locked])
+        #expect(run.clockAdvance == .seconds(31 * 86_400))
+        #expect(run.faults.first?.fault.step == "login")
+        #expect(run.expect.user?.value == "ada")
+        #expect(run.expect.requests.first?.value.step == "login")
+        #expect(scenario.stepReferences.map(\.name.value) == ["login", "login"])
+        let places = scenario.stepReferences.map { "\($0.name.location.line):\($0.name.location.column)" }
+        #expect(places == ["6:38", "9:42"])
+    }
+
+    @Test func whatActsOnTheEmulatorIsAnErrorWithoutOneAndABadStateOrDurationIsNamed() {
+        let text = """
+            flow: ../basic.yaml
+            emulator: none
+            runs:
+              - mode: restore
+                registrations: {com.example.warehouse: frozen}
+                advance-clock: forever
+                users: {ada@example.com: blocked}
+                expect: {requests: [{endpoint: me, count: 1}]}
+
+            """
+        let read = ScenarioDecoder.read(text: text, file: "x.scenario.yaml")
+        let messages = read.diagnostics.map(\.message)
+        #expect(read.scenario == nil)
+        let state =
+            #"`runs[0].registrations["com.example.warehouse"]` is `frozen`; expected `active`, `locked`, `wiped`."#
+        #expect(messages.contains { $0.contains(state) })
+        #expect(
+            messages.contains { $0.contains("`runs[0].advance-clock` is the string `forever`; expected a duration") })
+        for field in ["registrations", "advance-clock", "users"] {
+            #expect(
+                messages.contains { $0.hasPrefix("`runs[0].\(field)` acts on the emulator") }, "\(field): \(messages)")
+        }
+        #expect(messages.contains { $0.hasPrefix("`runs[0].expect.requests` counts requests the emulator saw") })
+    }
+
     @Test func aMisspeltKeyIsFoundAtItsLineAndColumnWithTheKeyItMeant() {
         let text = """
             flow: basic.yaml

@@ -207,7 +207,7 @@ private struct Fields {
     mutating func needsNoEmulator(_ run: Node, path: DescriptorPath) {
         for pair in run.pairs ?? [] {
             guard let key = pair.key.scalar?.text else { continue }
-            if ["users", "faults", "advance-clock"].contains(key) {
+            if ["users", "registrations", "faults", "advance-clock"].contains(key) {
                 fail(
                     .invalidValue,
                     "`\(path.appending(key))` acts on the emulator, but the scenario has `emulator: none`; give it an "
@@ -259,8 +259,8 @@ private struct Fields {
     mutating func run(_ node: Node, index: Int) -> ScenarioRun? {
         let path = DescriptorPath.root.appending("runs").appending(index: index)
         let keys = [
-            "name", "mode", "inputs", "secrets", "environment", "secret-environment", "users", "faults",
-            "advance-clock", "expect",
+            "name", "mode", "inputs", "secrets", "environment", "secret-environment", "users", "registrations",
+            "faults", "advance-clock", "expect",
         ]
         guard let fields = mapping(node, path: path, keys: keys, required: ["mode"]) else { return nil }
         let mode = fields["mode"].flatMap { choice($0, path: path.appending("mode"), among: ScenarioDecoder.modes) }
@@ -277,6 +277,22 @@ private struct Fields {
                         "`\(path.appending("users").appending(email))` is `\(state)`; expected "
                             + UserState.allCases.map { "`\($0.rawValue)`" }.joined(separator: ", ") + ".",
                         at: at, path: path.appending("users").appending(email))
+                }
+            }
+        }
+        var registrationStates: [String: RegistrationState] = [:]
+        if let registrations = fields["registrations"] {
+            let field = path.appending("registrations")
+            for (application, state) in strings(registrations, path: field) {
+                if let registrationState = RegistrationState(rawValue: state) {
+                    registrationStates[application] = registrationState
+                } else {
+                    let at = registrations.pairs?.first { $0.key.scalar?.text == application }?.value ?? registrations
+                    fail(
+                        .invalidValue,
+                        "`\(field.appending(application))` is `\(state)`; expected "
+                            + RegistrationState.allCases.map { "`\($0.rawValue)`" }.joined(separator: ", ") + ".",
+                        at: at, path: field.appending(application))
                 }
             }
         }
@@ -315,6 +331,7 @@ private struct Fields {
             name: name ?? "\(index + 1). \(mode.value)", mode: mode.value, inputs: inputs, faults: faults,
             userStates: userStates, expect: expect, location: node.location)
         run.clockAdvance = clockAdvance
+        run.registrationStates = registrationStates
         return run
     }
 

@@ -94,6 +94,9 @@ public struct ScenarioRun: Sendable {
     public var faults: [ScheduledFault]
     /// Users blocked or deactivated on the emulator before the run (email → state).
     public var userStates: [String: UserState]
+    /// Registration states set on the emulator before the run, for every device of an application (application
+    /// ID → state): `locked` and `wiped` answer the backend's 403 with `TRAFFIC_REG_LOCKED` or `_WIPED`.
+    public var registrationStates: [String: RegistrationState] = [:]
     /// How far the emulator's clock moves forward before the run (tokens and sessions expire without waiting).
     public var clockAdvance: Duration = .zero
     public var expect: Expectation

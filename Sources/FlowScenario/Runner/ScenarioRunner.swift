@@ -155,6 +155,9 @@ public struct ScenarioRunner: Sendable {
             for (name, value) in inputs.secrets { environment[InputSource.environmentName(for: name)] = value }
 
             for (email, userState) in run.userStates { emulator?.setUserState(userState, email: email) }
+            for (application, state) in run.registrationStates {
+                emulator?.setRegistrationState(state, application: application)
+            }
             if run.clockAdvance > .zero { emulator?.advanceClock(by: run.clockAdvance) }
             for fault in run.faults where fault.afterRequests == 0 {
                 emulator?.setFault(fault.fault, for: fault.endpoint)
