@@ -192,6 +192,7 @@ struct FaultTests {
             let log = emulator.requests().suffix(4)
             #expect(log.map(\.step) == ["user-roles", nil, "login", "login"])
             #expect(log.map(\.fault) == [nil, nil, "status 503, in step login", nil])
+            #expect(log.last?.summary == "GET \(Paths.me) 200 me [step login]")
 
             let bad = try await client.send("PUT", "/_emulator/faults/me", body: #"{"status": 503, "step": [1]}"#)
             #expect(bad.status == 400)

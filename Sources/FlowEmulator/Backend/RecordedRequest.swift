@@ -57,10 +57,11 @@ public struct RecordedRequest: Sendable, Hashable {
         headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 
-    /// One line for a log: `GET /path?query 200 settings (fault: status 503)`.
+    /// One line for a log: `GET /path?query 200 settings [step settings] (fault: status 503)`.
     public var summary: String {
         var line = "\(method) \(path)\(query.map { "?\($0)" } ?? "") \(status.map(String.init) ?? "dropped")"
         if let endpoint { line += " \(endpoint)" }
+        if let step { line += " [step \(step)]" }
         if let fault { line += " (fault: \(fault))" }
         if let note { line += " (\(note))" }
         return line
