@@ -1,6 +1,7 @@
 import FlowProcess
 import Foundation
 import Synchronization
+import Testing
 
 /// Runs the built `flowrun` binary as a process, the way a person or a CI job does.
 struct CommandRunner {
@@ -167,6 +168,19 @@ func startFlowrun(
     process.closeInput()
     return RunningCommand(
         process: process, output: OutputCollector(process.outputReader), errors: OutputCollector(process.errorReader!))
+}
+
+/// Starts `flowrun emulator` (with `arguments` after it) in `directory` and reads the address it prints first:
+/// the process, its base URL (`http://127.0.0.1:PORT`) and its port.
+func startEmulatorProcess(
+    _ arguments: [String] = [], in directory: URL
+) async throws -> (emulator: RunningCommand, base: String, port: Int) {
+    let emulator = try startFlowrun(["emulator"] + arguments, in: directory)
+    let line = await emulator.output.firstLine().trimmingCharacters(in: .whitespacesAndNewlines)
+    let prefix = "flowrun emulator listening on "
+    let base = try #require(line.hasPrefix(prefix) ? String(line.dropFirst(prefix.count)) : nil, "\(line)")
+    let port = try #require(base.split(separator: ":").last.flatMap { Int($0) })
+    return (emulator, base, port)
 }
 
 /// Starts the shell command line `command` under script(1), which gives it a terminal, in the repository's root;

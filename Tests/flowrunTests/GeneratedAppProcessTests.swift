@@ -30,12 +30,7 @@ extension ProcessSuites {
         @Test func itOnboardsThroughEveryGroupThenUnlocksVerifiesAndDeletesItsRegistration() async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }
-            let emulator = try startFlowrun(["emulator"], in: scratch.url)
-            let line = await emulator.output.firstLine().trimmingCharacters(in: .whitespacesAndNewlines)
-            let base = try #require(
-                line.hasPrefix("flowrun emulator listening on ")
-                    ? String(line.dropFirst("flowrun emulator listening on ".count)) : nil, "\(line)")
-            let port = try #require(base.split(separator: ":").last.flatMap { Int($0) })
+            let (emulator, base, port) = try await startEmulatorProcess(in: scratch.url)
             try scratch.write("backend.json", Self.configuration(port: port))
             let state = scratch.url.appendingPathComponent("state").path
             let common = [

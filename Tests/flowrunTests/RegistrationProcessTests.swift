@@ -81,12 +81,7 @@ extension ProcessSuites {
             defer { scratch.remove() }
             try scratch.write("data.yaml", Self.data)
             try scratch.write("flow.yaml", Self.flow)
-            let emulator = try startFlowrun(["emulator", "--config", "data.yaml"], in: scratch.url)
-            let line = await emulator.output.firstLine().trimmingCharacters(in: .whitespacesAndNewlines)
-            let base = try #require(
-                line.hasPrefix("flowrun emulator listening on ")
-                    ? String(line.dropFirst("flowrun emulator listening on ".count)) : nil, "\(line)")
-            let port = try #require(base.split(separator: ":").last.flatMap { Int($0) })
+            let (emulator, base, port) = try await startEmulatorProcess(["--config", "data.yaml"], in: scratch.url)
             try scratch.write(
                 "backend.json",
                 #"{"host": "127.0.0.1", "port": \#(port), "protocol": "http", "auth": [{"type": "basic.default"}]}"#)

@@ -325,12 +325,7 @@ extension ProcessSuites {
             let scratch = try Scratch()
             defer { scratch.remove() }
             try Self.writeLoginFlow(in: scratch)
-            let backend = try startFlowrun(["emulator"], in: scratch.url)
-            let line = await backend.output.firstLine().trimmingCharacters(in: .whitespacesAndNewlines)
-            let base = try #require(
-                line.hasPrefix("flowrun emulator listening on ")
-                    ? String(line.dropFirst("flowrun emulator listening on ".count)) : nil, "\(line)")
-            let port = try #require(base.split(separator: ":").last.flatMap { Int($0) })
+            let (backend, base, port) = try await startEmulatorProcess(in: scratch.url)
             // The flow's own configuration names the backend, as an app's bundled one names its real server.
             try scratch.write(
                 "warehouse-basic.json",

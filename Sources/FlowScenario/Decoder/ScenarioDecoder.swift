@@ -265,37 +265,9 @@ private struct Fields {
         guard let fields = mapping(node, path: path, keys: keys, required: ["mode"]) else { return nil }
         let mode = fields["mode"].flatMap { choice($0, path: path.appending("mode"), among: ScenarioDecoder.modes) }
         let inputs = self.inputs(fields, path: path)
-        var userStates: [String: UserState] = [:]
-        if let users = fields["users"] {
-            for (email, state) in strings(users, path: path.appending("users")) {
-                if let userState = UserState(rawValue: state) {
-                    userStates[email] = userState
-                } else {
-                    let at = users.pairs?.first { $0.key.scalar?.text == email }?.value ?? users
-                    fail(
-                        .invalidValue,
-                        "`\(path.appending("users").appending(email))` is `\(state)`; expected "
-                            + UserState.allCases.map { "`\($0.rawValue)`" }.joined(separator: ", ") + ".",
-                        at: at, path: path.appending("users").appending(email))
-                }
-            }
-        }
-        var registrationStates: [String: RegistrationState] = [:]
-        if let registrations = fields["registrations"] {
-            let field = path.appending("registrations")
-            for (application, state) in strings(registrations, path: field) {
-                if let registrationState = RegistrationState(rawValue: state) {
-                    registrationStates[application] = registrationState
-                } else {
-                    let at = registrations.pairs?.first { $0.key.scalar?.text == application }?.value ?? registrations
-                    fail(
-                        .invalidValue,
-                        "`\(field.appending(application))` is `\(state)`; expected "
-                            + RegistrationState.allCases.map { "`\($0.rawValue)`" }.joined(separator: ", ") + ".",
-                        at: at, path: field.appending(application))
-                }
-            }
-        }
+        let userStates: [String: UserState] = fields["users"].map { states($0, path: path.appending("users")) } ?? [:]
+        let registrationStates: [String: RegistrationState] =
+            fields["registrations"].map { states($0, path: path.appending("registrations")) } ?? [:]
         var faults: [ScheduledFault] = []
         if let node = fields["faults"] {
             if let elements = node.elements {
@@ -333,6 +305,27 @@ private struct Fields {
         run.clockAdvance = clockAdvance
         run.registrationStates = registrationStates
         return run
+    }
+
+    /// A mapping of names (users' email addresses, application IDs) to states; a state that is not one of
+    /// `State`'s is a finding at its value, naming the ones there are.
+    mutating func states<State: RawRepresentable & CaseIterable>(
+        _ node: Node, path: DescriptorPath
+    ) -> [String: State] where State.RawValue == String {
+        var states: [String: State] = [:]
+        for (name, text) in strings(node, path: path) {
+            if let state = State(rawValue: text) {
+                states[name] = state
+            } else {
+                let at = node.pairs?.first { $0.key.scalar?.text == name }?.value ?? node
+                fail(
+                    .invalidValue,
+                    "`\(path.appending(name))` is `\(text)`; expected "
+                        + State.allCases.map { "`\($0.rawValue)`" }.joined(separator: ", ") + ".",
+                    at: at, path: path.appending(name))
+            }
+        }
+        return states
     }
 
     /// The furthest a run may move the emulator's clock: past a refresh token's 30 days, and some.
