@@ -211,6 +211,10 @@ struct CertificateServiceTests {
     @Test("A CSR is answered with a chain: a leaf for the user signed by the emulator's CA, then the CA")
     func issuance() async throws {
         try await withTLSEmulator { (emulator, client) async throws in
+            // The emulator's time is held at a whole second: a certificate keeps its times in whole seconds, so a
+            // moving clock's fraction could put `notValidAfter` a fraction past seven days from the time read here.
+            let start = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+            emulator.setClock { start }
             let (identity, answer) = try await client.issueCertificate(
                 app: TLSData.secure, user: "ada@example.com", password: TLSData.adaPassword)
             #expect(answer.status == 201)
