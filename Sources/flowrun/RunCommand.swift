@@ -278,14 +278,23 @@ struct RunCommand: AsyncParsableCommand {
         }
         options.trace = TraceFanout(traceFile.map { [$0] } ?? [])
         var backend: BackendEmulator?
-        if emulator {
-            let data: EmulatorData
+        // The emulator's data, for the one this run starts or the one another process started (`flowrun test`).
+        var data = EmulatorData.builtIn
+        if let emulatorData {
             do {
-                data = try emulatorData.map { try EmulatorData.load(path: $0) } ?? .builtIn
+                data = try EmulatorData.load(path: emulatorData)
             } catch {
                 Console.error("flowrun: \(error)")
                 throw ExitCode.usage
             }
+        }
+        /// The one place the emulator is known: the run's HTTP session sends every request to `address`, except
+        /// those to an identity provider the emulator's data names outside it, and names its steps to it.
+        func pointAtEmulator(_ address: URL) {
+            options.urlRewrite = URLRewrite(target: address, keeping: data.identityProvider.map { [$0.ssoURL] } ?? [])
+            options.stepNamingOrigins = [address.origin]
+        }
+        if emulator {
             let server = BackendEmulator(data: data)
             // HTTPS when a step authenticates with a certificate (mutual TLS needs TLS); plain http otherwise.
             let tls = emulatorTLS || engine.authenticationMethods.contains(.certificate)
@@ -299,24 +308,12 @@ struct RunCommand: AsyncParsableCommand {
             backend = server
             // Its CA is trusted in memory, for this run only.
             if tls { options.tls.additionalRootsPEM.append(server.certificateAuthorityPEM) }
-            // The one place the emulator is known: the run's HTTP session sends every request there, except those
-            // to an identity provider the emulator's data names outside it.
-            options.urlRewrite = URLRewrite(target: address, keeping: data.identityProvider.map { [$0.ssoURL] } ?? [])
-            options.stepNamingOrigins = [address.origin]
+            pointAtEmulator(address)
             FileHandle.standardError.write(Data("emulator: \(address.absoluteString)\n".utf8))
         }
         if let runningEmulator {
-            let data: EmulatorData
-            do {
-                data = try emulatorData.map { try EmulatorData.load(path: $0) } ?? .builtIn
-            } catch {
-                Console.error("flowrun: \(error)")
-                throw ExitCode.usage
-            }
             // The same hook as --emulator's: an emulator another process started (`flowrun test`).
-            options.urlRewrite = URLRewrite(
-                target: runningEmulator, keeping: data.identityProvider.map { [$0.ssoURL] } ?? [])
-            options.stepNamingOrigins = [runningEmulator.origin]
+            pointAtEmulator(runningEmulator)
             if let emulatorCA {
                 guard let pem = FileBytes.read(emulatorCA, limit: 1 << 20) else {
                     Console.error("flowrun: --emulator-ca: cannot read `\(emulatorCA)`.")
