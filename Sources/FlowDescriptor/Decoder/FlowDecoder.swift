@@ -446,8 +446,10 @@ public struct FlowDecoder {
             guard let elements = decoding.sequence(pair.value, at: flowPath, what: "the \(mode.rawValue) flow") else {
                 continue
             }
-            let items = elements.enumerated().compactMap {
-                decodeItem($0.element, at: flowPath.appending(index: $0.offset))
+            var items: [FlowItem] = []
+            items.reserveCapacity(elements.count)
+            for (index, element) in elements.enumerated() {
+                if let item = decodeItem(element, at: flowPath.appending(index: index)) { items.append(item) }
             }
             descriptor.flows.append(Flow(mode: mode, items: items, location: pair.value.location, path: flowPath))
         }

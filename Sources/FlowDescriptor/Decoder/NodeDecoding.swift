@@ -1,10 +1,28 @@
-/// The known fields of a mapping, by name. Mappings in flow files are small, so a list searched in place
-/// beats hashing every key.
+/// The known fields of a mapping, by name. Mappings in flow files are small, so the mapping's own pairs,
+/// searched in place, beat hashing every key; nothing is copied, and unknown fields are skipped by position.
 struct Fields {
-    var pairs: [(name: String, pair: Pair)] = []
+    private let pairs: [Pair]
+    /// Positions in `pairs` of fields that are not known (already reported); usually none.
+    private var unknown: [Int] = []
+
+    init(_ pairs: [Pair]) {
+        self.pairs = pairs
+    }
+
+    mutating func skip(_ position: Int) {
+        unknown.append(position)
+    }
 
     subscript(name: String) -> Pair? {
-        pairs.first { $0.name == name }?.pair
+        let length = name.utf8.count
+        for position in pairs.indices {
+            // Lengths first: comparing two different strings is the slow path of `==`.
+            guard case .scalar(let key) = pairs[position].key.content, key.text.utf8.count == length,
+                key.text == name
+            else { continue }
+            return unknown.contains(position) ? nil : pairs[position]
+        }
+        return nil
     }
 }
 
@@ -29,13 +47,11 @@ struct NodeDecoding {
                     path: path()))
             return nil
         }
-        var result = Fields()
-        for pair in pairs {
+        var result = Fields(pairs)
+        for (position, pair) in pairs.enumerated() {
             let name = pair.key.scalar?.text ?? ""
-            if known.contains(name) {
-                result.pairs.append((name, pair))
-                continue
-            }
+            if known.contains(name) { continue }
+            result.skip(position)
             let suggestion = Suggestion.closest(to: name, in: known)
             report(
                 Diagnostic(
@@ -204,26 +220,20 @@ struct NodeDecoding {
     // MARK: Scalar grammar, shared with the checker through the public helpers below.
 
     static func isIdentifier(_ text: String) -> Bool {
-        // The common case, ASCII, without Unicode property look-ups.
-        var utf8 = text.utf8.makeIterator()
-        if let first = utf8.next(), first < 0x80 {
+        // The common case, ASCII, on the bytes, without Unicode property look-ups.
+        var text = text
+        let ascii: Bool? = text.withUTF8 { bytes in
             func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
-            var allASCII = true
-            if isLetter(first) {
-                while let byte = utf8.next() {
-                    if byte >= 0x80 {
-                        allASCII = false
-                        break
-                    }
-                    guard
-                        isLetter(byte) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D || byte == 0x5F || byte == 0x2E
-                    else { return false }
-                }
-                if allASCII { return true }
-            } else {
-                return false
+            guard let first = bytes.first, first < 0x80 else { return nil }
+            guard isLetter(first) else { return false }
+            for byte in bytes.dropFirst() {
+                if byte >= 0x80 { return nil }
+                guard isLetter(byte) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D || byte == 0x5F || byte == 0x2E
+                else { return false }
             }
+            return true
         }
+        if let ascii { return ascii }
         guard let first = text.unicodeScalars.first, first.properties.isAlphabetic else { return false }
         return text.unicodeScalars.allSatisfy {
             $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" || $0 == "."
@@ -231,10 +241,14 @@ struct NodeDecoding {
     }
 
     static func decimalInt(_ text: String) -> Int? {
-        var digits = Substring(text)
-        if digits.first == "-" || digits.first == "+" { digits = digits.dropFirst() }
-        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) else { return nil }
-        if digits.count > 1, digits.first == "0" { return nil }
+        // An optional sign, then ASCII digits without a leading zero (`0` itself is fine).
+        let bytes = text.utf8
+        var digits = bytes[...]
+        if let sign = digits.first, sign == UInt8(ascii: "-") || sign == UInt8(ascii: "+") {
+            digits = digits.dropFirst()
+        }
+        guard !digits.isEmpty, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        if digits.count > 1, digits.first == UInt8(ascii: "0") { return nil }
         return Int(text.hasPrefix("+") ? String(text.dropFirst()) : text)
     }
 

@@ -27,16 +27,23 @@ extension Duration {
     /// The milliseconds `text` writes (`500ms`, `2s`, `1m30s`, `7d`), whatever its size; `nil` when it is not a
     /// duration or not a finite number.
     static func flowMilliseconds(_ text: String) -> Double? {
-        var rest = Substring(text)
-        guard !rest.isEmpty else { return nil }
+        // Byte by byte: a number is ASCII digits and `.`, a unit ASCII letters; any other byte (a non-ASCII digit
+        // or letter among them) ends the part and fails it, as it must.
+        let bytes = text.utf8
+        guard !bytes.isEmpty else { return nil }
         var total = 0.0
-        while !rest.isEmpty {
-            let number = rest.prefix { $0.isNumber || $0 == "." }
-            guard !number.isEmpty, let value = Double(number) else { return nil }
-            rest = rest.dropFirst(number.count)
-            let unit = rest.prefix { $0.isLetter }
-            rest = rest.dropFirst(unit.count)
-            switch unit {
+        var index = bytes.startIndex
+        while index != bytes.endIndex {
+            let numberStart = index
+            while index != bytes.endIndex, bytes[index] == UInt8(ascii: ".") || (0x30...0x39).contains(bytes[index]) {
+                bytes.formIndex(after: &index)
+            }
+            guard index != numberStart, let value = Double(Substring(bytes[numberStart..<index])) else { return nil }
+            let unitStart = index
+            while index != bytes.endIndex, ((bytes[index] | 0x20) >= 0x61 && (bytes[index] | 0x20) <= 0x7A) {
+                bytes.formIndex(after: &index)
+            }
+            switch Substring(bytes[unitStart..<index]) {
             case "ms": total += value
             case "s": total += value * 1000
             case "m": total += value * 60_000
