@@ -28,15 +28,33 @@ extension CheckContext {
     mutating func checkScalarValues() {
         guard let root = descriptor.root else { return }
         let checkClearText = descriptor.security.allowInsecureHTTP?.value != true
-        visitScalars(
-            root, path: .root,
-            where: { text in
-                Self.mayHoldReferenceOrURL(text, clearText: checkClearText)
+        var trail: [Int] = []
+        trail.reserveCapacity(16)
+        checkScalarValues(below: root, trail: &trail, root: root, clearText: checkClearText)
+    }
+
+    /// Checks every scalar value (not keys) below `node` that may hold a reference or an `http://` URL. The walk
+    /// keeps only the positions it passed through (integers, no reference counting); a checked scalar's path is
+    /// rebuilt from them.
+    private mutating func checkScalarValues(below node: Node, trail: inout [Int], root: Node, clearText: Bool) {
+        switch node.content {
+        case .scalar(let scalar):
+            guard Self.mayHoldReferenceOrURL(scalar.text, clearText: clearText) else { return }
+            let path = Self.path(to: trail, in: root, from: .root)
+            if Reference.containsReference(scalar.text) { checkReferences(in: node, text: scalar.text, path: path) }
+            if clearText, CheckContext.mentionsClearText(scalar.text) { checkClearText(in: node, path: path) }
+        case .sequence(let elements):
+            for index in elements.indices {
+                trail.append(index)
+                checkScalarValues(below: elements[index], trail: &trail, root: root, clearText: clearText)
+                trail.removeLast()
             }
-        ) { context, node, path in
-            guard let text = node.scalar?.text else { return }
-            if Reference.containsReference(text) { context.checkReferences(in: node, text: text, path: path) }
-            if checkClearText, CheckContext.mentionsClearText(text) { context.checkClearText(in: node, path: path) }
+        case .mapping(let pairs):
+            for index in pairs.indices {
+                trail.append(index)
+                checkScalarValues(below: pairs[index].value, trail: &trail, root: root, clearText: clearText)
+                trail.removeLast()
+            }
         }
     }
 
@@ -103,40 +121,6 @@ extension CheckContext {
             }
             if namespace == .info, !declaredCommandOutputs.contains(reference.name) {
                 _ = requireKnownKey(Located(reference.name, at: location), path: path, context: "a reference")
-            }
-        }
-    }
-
-    /// Calls `body` for every scalar value (not keys) below `node` that `wanted` accepts; the path is built only
-    /// for those. The walk keeps only the positions it passed through (integers, no reference counting), and
-    /// a wanted scalar's path is rebuilt from them.
-    mutating func visitScalars(
-        _ node: Node, path: DescriptorPath, where wanted: (String) -> Bool,
-        _ body: (inout CheckContext, Node, DescriptorPath) -> Void
-    ) {
-        var trail: [Int] = []
-        Self.visit(node, trail: &trail, root: node, base: path, context: &self, wanted: wanted, body)
-    }
-
-    private static func visit(
-        _ node: Node, trail: inout [Int], root: Node, base: DescriptorPath, context: inout CheckContext,
-        wanted: (String) -> Bool, _ body: (inout CheckContext, Node, DescriptorPath) -> Void
-    ) {
-        switch node.content {
-        case .scalar(let scalar):
-            if wanted(scalar.text) { body(&context, node, path(to: trail, in: root, from: base)) }
-        case .sequence(let elements):
-            for index in elements.indices {
-                trail.append(index)
-                visit(elements[index], trail: &trail, root: root, base: base, context: &context, wanted: wanted, body)
-                trail.removeLast()
-            }
-        case .mapping(let pairs):
-            for index in pairs.indices {
-                trail.append(index)
-                visit(
-                    pairs[index].value, trail: &trail, root: root, base: base, context: &context, wanted: wanted, body)
-                trail.removeLast()
             }
         }
     }
