@@ -55,6 +55,8 @@ struct CheckContext {
     var resolvedSteps: [String: StepSpec] = [:]
     /// Keys the transform tree provides, in tree order.
     var transformKeys: [ProvidedKey] = []
+    /// The position in ``transformKeys`` of each name's first provider.
+    var transformKeyPositions: [String: Int] = [:]
 
     /// Declared steps by name (the first declaration of a name; duplicates are a reader finding).
     let declaredSteps: [String: StepDeclaration]

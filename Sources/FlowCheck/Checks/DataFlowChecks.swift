@@ -11,17 +11,14 @@ extension CheckContext {
         // operation's list (unlock, delete-registration, …) runs after the restore steps the engine plans before
         // it, which provide what it needs.
         for flow in descriptor.flows where flow.mode == .onboard || flow.mode == .restore {
-            // Keys by name, each the first provider's, as positions in `provided`.
-            var available: [String: Int] = [:]
-            var provided: [ProvidedKey] = []
-            available.reserveCapacity(transformKeys.count + 16)
-            provided.reserveCapacity(transformKeys.count + 16)
+            var available = AvailableKeys()
+            available.positions.reserveCapacity(16)
             if let builtin = catalog.key(named: "onboardingID") {
-                available[builtin.name] = provided.count
-                provided.append(
+                available.add(
                     ProvidedKey(
                         name: builtin.name, type: builtin.type, location: flow.location, path: flow.path,
-                        origin: .engine))
+                        origin: .engine),
+                    order: -1)
             }
             for (index, entry) in flow.entries.enumerated() {
                 guard let step = declaredStep(entry.step.value), let spec = resolvedSteps[entry.step.value] else {
@@ -36,11 +33,12 @@ extension CheckContext {
                 } else {
                     keys = StepKeys(
                         requires: requirements(of: step, spec: spec),
-                        provides: self.provided(by: step, spec: spec, at: step.location, path: step.path),
+                        provides: self.provided(
+                            by: step, spec: spec, at: step.location, path: step.path, withTransformKeys: false),
                         references: Self.infoReferences(in: step))
                     stepKeys[step.name.value] = keys
                 }
-                for reference in keys.references where available[reference.key] == nil {
+                for reference in keys.references where first(reference.key, in: available) == nil {
                     report(
                         Diagnostic(
                             .missingKey,
@@ -55,8 +53,7 @@ extension CheckContext {
                                 )))
                 }
                 for requirement in keys.requires {
-                    if let position = available[requirement.name] {
-                        let provider = provided[position]
+                    if let provider = first(requirement.name, in: available) {
                         let required = normalized(requirement.type)
                         if !required.accepts(provider.type) {
                             report(
@@ -82,18 +79,55 @@ extension CheckContext {
                                 hint: origins(of: requirement, after: index, in: flow)))
                     }
                 }
-                for (position, var key) in keys.provides.enumerated() where available[key.name] == nil {
-                    // The spec's own keys come first (see `provided(by:)`); they are provided where the flow
-                    // runs the step.
-                    if position < spec.provides.count {
+                // In the order `provided(by:)` gives: the spec's own keys, then the transform tree's (for a welcome
+                // step), then those a parameter declares.
+                let order = index * 3
+                for (position, var key) in keys.provides.enumerated() {
+                    let ownKey = position < spec.provides.count
+                    // The spec's own keys are provided where the flow runs the step.
+                    if ownKey {
                         key.location = entry.step.location
                         key.path = entry.path
                     }
-                    available[key.name] = provided.count
-                    provided.append(key)
+                    available.add(key, order: ownKey ? order : order + 2)
+                }
+                if spec.providesTransformKeys, available.transformThrough == nil {
+                    available.transformThrough = (step.name.value, order + 1)
                 }
             }
         }
+    }
+
+    /// The keys available at a point of a mode's flow, each name's first provider. The transform tree's keys are
+    /// not copied in (a flow file's tree provides dozens): they count from the first step that provides them.
+    private struct AvailableKeys {
+        /// Positions in `provided` by name: the keys of the engine and the steps, not the transform tree's.
+        var positions: [String: Int] = [:]
+        /// Each key with when it was provided: three steps to an entry of the flow (its own keys, the transform
+        /// tree's, declared ones).
+        var provided: [(key: ProvidedKey, order: Int)] = []
+        /// The step that provides the transform tree's keys first, and when.
+        var transformThrough: (step: String, order: Int)?
+
+        /// Adds `key`, unless a key of that name was added before.
+        mutating func add(_ key: ProvidedKey, order: Int) {
+            guard positions[key.name] == nil else { return }
+            positions[key.name] = provided.count
+            provided.append((key, order))
+        }
+    }
+
+    /// The first provider of key `name` among `available`: a step's, or the transform tree's where that came first.
+    private func first(_ name: String, in available: AvailableKeys) -> ProvidedKey? {
+        let own = available.positions[name].map { available.provided[$0] }
+        if let through = available.transformThrough, own.map({ through.order < $0.order }) ?? true,
+            let position = transformKeyPositions[name]
+        {
+            var key = transformKeys[position]
+            key.origin = .transformTreeThrough(through.step)
+            return key
+        }
+        return own?.key
     }
 
     /// What a declared step requires and provides, the same in every mode.
@@ -154,12 +188,13 @@ extension CheckContext {
     /// The keys a declared step provides at `entry`: the spec's own keys first, then the transform tree's (for a
     /// welcome step), then those a parameter declares.
     func provided(
-        by step: StepDeclaration, spec: StepSpec, at location: SourceLocation, path: DescriptorPath
+        by step: StepDeclaration, spec: StepSpec, at location: SourceLocation, path: DescriptorPath,
+        withTransformKeys: Bool = true
     ) -> [ProvidedKey] {
         var result = spec.provides.map {
             ProvidedKey(name: $0.name, type: $0.type, location: location, path: path, origin: .step(step.name.value))
         }
-        if spec.providesTransformKeys {
+        if spec.providesTransformKeys, withTransformKeys {
             result.reserveCapacity(result.count + transformKeys.count)
             for var key in transformKeys {
                 key.origin = .transformTreeThrough(step.name.value)

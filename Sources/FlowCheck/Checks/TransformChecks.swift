@@ -6,10 +6,9 @@ extension CheckContext {
     mutating func checkTransformTree() {
         guard let tree = descriptor.configuration?.transform else { return }
         walk(tree)
-        var firstProvider: [String: Int] = [:]
-        firstProvider.reserveCapacity(transformKeys.count)
+        transformKeyPositions.reserveCapacity(transformKeys.count)
         for (position, key) in transformKeys.enumerated() {
-            if let first = firstProvider[key.name].map({ transformKeys[$0] }) {
+            if let first = transformKeyPositions[key.name].map({ transformKeys[$0] }) {
                 report(
                     Diagnostic(
                         .keyProvidedTwice,
@@ -17,7 +16,7 @@ extension CheckContext {
                             + "the first is at line \(first.location.line), column \(first.location.column).",
                         at: key.location, path: key.path, hint: "Give one of them another key."))
             } else {
-                firstProvider[key.name] = position
+                transformKeyPositions[key.name] = position
             }
         }
     }
