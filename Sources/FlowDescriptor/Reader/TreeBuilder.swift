@@ -50,12 +50,12 @@ struct TreeBuilder {
                 elements.append(node)
                 return .added
             }
-            guard let key = pendingKey else {
+            // Moved out, not copied: the key leaves `pendingKey` for the pair.
+            guard let key = pendingKey.take() else {
                 guard case .scalar = node.content else { return .keyNotScalar }
                 pendingKey = node
                 return .added
             }
-            pendingKey = nil
             guard case .scalar(let scalar) = key.content else { return .keyNotScalar }
             if scalar.style == .plain, key.coreTag == nil, scalar.text == "<<" {
                 merges.append(node)
