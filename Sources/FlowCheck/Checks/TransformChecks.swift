@@ -42,14 +42,16 @@ extension CheckContext {
     private mutating func checkLeaf(
         conversion: Located<String>?, key: Located<String>, location: SourceLocation, path: DescriptorPath
     ) {
-        let keyKnown = requireKnownKey(key, path: path.appending("key"), context: "the transform tree")
+        let keyPath = path.appending("key")
         let declaredType = keyType(key.value)
-        var resultType: ValueType?
+        let keyKnown =
+            declaredType != nil || requireKnownKey(key, path: keyPath, context: "the transform tree")
+        var converted: ValueType?
         if let conversion {
             if let spec = catalog.transformer(named: conversion.value) {
                 switch spec.kind {
                 case .conversion(let type):
-                    resultType = type
+                    converted = type
                 case .structure:
                     report(
                         Diagnostic(
@@ -61,7 +63,7 @@ extension CheckContext {
                     return
                 }
             } else if let structType = declaredStruct(conversion.value) {
-                resultType = structType
+                converted = structType
             } else {
                 let candidates =
                     catalog.transformers.filter { if case .conversion = $0.kind { true } else { false } }.map(\.name)
@@ -79,9 +81,11 @@ extension CheckContext {
             }
         } else {
             guard keyKnown else { return }
-            resultType = declaredType
+            converted = declaredType
         }
-        guard let resultType = resultType.map(normalized) else { return }
+        // (Not `converted.map(normalized)`: a method reference captures the whole context, copied per leaf.)
+        guard let converted else { return }
+        let resultType = normalized(converted)
         if let declaredType, !declaredType.accepts(resultType) {
             report(
                 Diagnostic(
@@ -95,7 +99,7 @@ extension CheckContext {
         }
         transformKeys.append(
             ProvidedKey(
-                name: key.value, type: declaredType ?? resultType, location: key.location, path: path.appending("key"),
+                name: key.value, type: declaredType ?? resultType, location: key.location, path: keyPath,
                 origin: .transformTree))
     }
 
