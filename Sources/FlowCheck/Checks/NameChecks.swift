@@ -5,8 +5,9 @@ extension CheckContext {
     /// Record types in `keys` must exist; built-in keys may be redeclared only with their own type.
     mutating func checkKeyDeclarations() {
         for declaration in descriptor.keys {
-            let path = DescriptorPath.root.appending("keys").appending(declaration.name.value)
-            checkTypeNames(declaration.type, at: declaration.typeLocation, path: path)
+            // Made only for a finding: most declarations have none.
+            func path() -> DescriptorPath { DescriptorPath.root.appending("keys").appending(declaration.name.value) }
+            checkTypeNames(declaration.type, at: declaration.typeLocation, path: path())
             if let builtin = catalog.key(named: declaration.name.value),
                 normalized(declaration.type) != builtin.type
             {
@@ -15,14 +16,16 @@ extension CheckContext {
                         .builtinKeyRedeclared,
                         "Key `\(declaration.name.value)` is built in with type `\(builtin.type)`; "
                             + "`keys` declares it as `\(declaration.type)`.",
-                        at: declaration.typeLocation, path: path,
+                        at: declaration.typeLocation, path: path(),
                         hint: "Remove the declaration, or pick another name for your key."))
             }
         }
     }
 
     /// Reports record type names the catalog does not know.
-    mutating func checkTypeNames(_ type: ValueType, at location: SourceLocation, path: DescriptorPath) {
+    mutating func checkTypeNames(
+        _ type: ValueType, at location: SourceLocation, path: @autoclosure () -> DescriptorPath
+    ) {
         switch type {
         case .record(let name) where catalog.record(named: name) == nil:
             let suggestion = Suggestion.closest(to: name, in: catalog.typeNames)
@@ -30,16 +33,16 @@ extension CheckContext {
                 Diagnostic(
                     .unknownType,
                     "Unknown type `\(name)`" + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
-                    at: location, path: path,
+                    at: location, path: path(),
                     hint: "Types: "
                         + catalog.typeNames.filter { !$0.contains(where: \.isUppercase) }.map { "`\($0)`" }.joined(
                             separator: ", ")
                         + ", `{list: TYPE}`, `{struct: {FIELD: TYPE}}`.",
                     replacement: suggestion))
         case .list(let element?):
-            checkTypeNames(element, at: location, path: path)
+            checkTypeNames(element, at: location, path: path())
         case .struct(let fields):
-            for field in fields { checkTypeNames(field.type, at: location, path: path.appending(field.name)) }
+            for field in fields { checkTypeNames(field.type, at: location, path: path().appending(field.name)) }
         default:
             break
         }

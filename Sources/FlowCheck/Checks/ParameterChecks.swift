@@ -4,12 +4,16 @@ import Foundation
 
 extension CheckContext {
     /// Checks parameters against their specs: unknown names, missing required ones, and each value's type.
+    /// - Parameters:
+    ///   - owner: who takes them (`step \`auth\` (basic-authentication)`), worded only for a finding.
+    ///   - path: the parameters' path, made only for a finding.
     mutating func checkParameters(
-        _ parameters: [Parameter], against specs: [ParameterSpec], owner: String, at location: SourceLocation,
-        path: DescriptorPath
+        _ parameters: [Parameter], against specs: [ParameterSpec], owner: @autoclosure () -> String,
+        at location: SourceLocation, path: @autoclosure () -> DescriptorPath
     ) {
         for parameter in parameters {
             guard let spec = specs.first(where: { $0.name == parameter.name.value }) else {
+                let owner = owner()
                 let suggestion = Suggestion.closest(to: parameter.name.value, in: specs.map(\.name))
                 report(
                     Diagnostic(
@@ -28,8 +32,8 @@ extension CheckContext {
         for spec in specs where spec.required && !parameters.contains(where: { $0.name.value == spec.name }) {
             report(
                 Diagnostic(
-                    .missingField, "Expected to find parameter `\(spec.name)` in \(owner), but it is missing.",
-                    at: location, path: path.appending(spec.name), hint: spec.summary))
+                    .missingField, "Expected to find parameter `\(spec.name)` in \(owner()), but it is missing.",
+                    at: location, path: path().appending(spec.name), hint: spec.summary))
         }
     }
 
