@@ -271,9 +271,22 @@ public struct FlowDecoder {
                     at: node.location, path: path))
             return nil
         }
-        // A transform node has a handful of keys: look them up in place rather than hashing them.
-        func has(_ name: String) -> Bool { pairs.contains { $0.key.scalar?.text == name } }
-        if has("use") {
+        // A transform node has a handful of keys: one pass notes the ones that decide its kind.
+        var hasUse = false
+        var hasMap = false
+        var hasTo = false
+        var hasKey = false
+        for pair in pairs {
+            guard case .scalar(let key) = pair.key.content else { continue }
+            switch key.text {
+            case "use": hasUse = true
+            case "map": hasMap = true
+            case "to": hasTo = true
+            case "key": hasKey = true
+            default: break
+            }
+        }
+        if hasUse {
             let name = decoding.string(node["use"]!, at: path.appending("use"), what: "`use`")
             let rest = Node(.mapping(pairs.filter { $0.key.scalar?.text != "use" }), at: node.location)
             guard let name else { return nil }
@@ -281,13 +294,13 @@ public struct FlowDecoder {
                 name: name, parameters: parameters(of: rest, at: path, what: "transformer `\(name.value)`"),
                 location: node.location, path: path)
         }
-        if has("map") {
+        if hasMap {
             guard let fields = decoding.fields(of: node, at: path, known: ["map"], what: "a transform map") else {
                 return nil
             }
             return decodeMap(fields["map"]!.value, at: path.appending("map"))
         }
-        let isLeaf = has("to") || has("key")
+        let isLeaf = hasTo || hasKey
         if !topLevel || isLeaf {
             guard isLeaf else {
                 decoding.report(
@@ -320,6 +333,7 @@ public struct FlowDecoder {
             return nil
         }
         var entries: [TransformEntry] = []
+        entries.reserveCapacity(pairs.count)
         for pair in pairs {
             guard let key = pair.key.scalar?.text else { continue }
             if let child = decodeTransform(pair.value, at: path.appending(key), topLevel: false) {

@@ -186,6 +186,8 @@ public struct TransformTree: Sendable {
             switch node {
             case .map(let entries, let location, _):
                 var children = Entries()
+                children.order.reserveCapacity(entries.count)
+                children.byKey.reserveCapacity(entries.count)
                 for entry in entries where children.byKey[entry.sourceKey.value] == nil {
                     children.order.append(entry.sourceKey.value)
                     children.byKey[entry.sourceKey.value] = try build(entry.transformer)
@@ -214,9 +216,8 @@ public struct TransformTree: Sendable {
         }
 
         private func type(of conversion: Located<String>?, key: Located<String>) throws(TransformError) -> ValueType {
-            let declared = declaredTypes[key.value] ?? catalog.key(named: key.value)?.type
             guard let conversion else {
-                guard let declared else {
+                guard let declared = declaredTypes[key.value] ?? catalog.key(named: key.value)?.type else {
                     throw TransformError(
                         .invalidArgument, at: "", "key `\(key.value)` has no declared type and the leaf no `to:`",
                         location: key.location)
