@@ -100,24 +100,27 @@ public struct FlowDecoder {
                     at: node.location, path: path))
             return
         }
+        descriptor.keys.reserveCapacity(pairs.count)
         for pair in pairs {
-            let keyPath = path.appending(pair.key.scalar?.text ?? "")
-            guard let name = decoding.identifier(pair.key, at: keyPath, what: "a key name") else { continue }
+            // Made only for a finding: most declarations have none.
+            let keyText = pair.key.scalar?.text ?? ""
+            func keyPath() -> DescriptorPath { path.appending(keyText) }
+            guard let name = decoding.identifier(pair.key, at: keyPath(), what: "a key name") else { continue }
             var typeNode = pair.value
             var description: String?
             if let fields = pair.value.pairs, fields.contains(where: { $0.key.scalar?.text == "type" }) {
                 guard
                     let known = decoding.fields(
-                        of: pair.value, at: keyPath, known: ["type", "description"], required: ["type"],
+                        of: pair.value, at: keyPath(), known: ["type", "description"], required: ["type"],
                         what: "key `\(name.value)`")
                 else { continue }
                 typeNode = known["type"]!.value
                 description =
                     known["description"].flatMap {
-                        decoding.string($0.value, at: keyPath.appending("description"), what: "a description")
+                        decoding.string($0.value, at: keyPath().appending("description"), what: "a description")
                     }?.value
             }
-            guard let type = decodeType(typeNode, at: keyPath) else { continue }
+            guard let type = decodeType(typeNode, at: keyPath()) else { continue }
             descriptor.keys.append(
                 KeyDeclaration(name: name, type: type, description: description, typeLocation: typeNode.location))
         }
@@ -131,11 +134,12 @@ public struct FlowDecoder {
     }
 
     /// A type expression: a name (`url`, `oauth2-parameters`), `{list: TYPE}` or `{struct: {field: TYPE}}`.
-    private mutating func decodeType(_ node: Node, at path: DescriptorPath) -> ValueType? {
+    /// - Parameter path: where the type is written, made only for a finding.
+    private mutating func decodeType(_ node: Node, at path: @autoclosure () -> DescriptorPath) -> ValueType? {
         if let scalar = node.scalar, !node.isNull {
             return ValueType.baseTypes[scalar.text] ?? .record(scalar.text)
         }
-        guard let fields = decoding.fields(of: node, at: path, known: ["list", "struct"], what: "a type") else {
+        guard let fields = decoding.fields(of: node, at: path(), known: ["list", "struct"], what: "a type") else {
             return nil
         }
         if fields["list"] != nil, let structNode = fields["struct"] {
@@ -143,11 +147,11 @@ public struct FlowDecoder {
                 Diagnostic(
                     .invalidValue,
                     "Expected a type to be either `{list: TYPE}` or `{struct: {FIELD: TYPE}}`, not both.",
-                    at: structNode.key.location, path: path.appending("struct")))
+                    at: structNode.key.location, path: path().appending("struct")))
             return nil
         }
         if let list = fields["list"] {
-            return decodeType(list.value, at: path.appending("list")).map { .list($0) }
+            return decodeType(list.value, at: path().appending("list")).map { .list($0) }
         }
         guard let structNode = fields["struct"] else {
             // A mapping of other fields: each was reported, with its "did you mean"; one more finding for the same
@@ -156,7 +160,7 @@ public struct FlowDecoder {
             decoding.report(
                 Diagnostic(
                     .missingField, "Expected a type name, `{list: TYPE}` or `{struct: {FIELD: TYPE}}`.",
-                    at: node.location, path: path))
+                    at: node.location, path: path()))
             return nil
         }
         guard let pairs = structNode.value.pairs, !pairs.isEmpty else {
@@ -164,7 +168,7 @@ public struct FlowDecoder {
                 Diagnostic(
                     .wrongType,
                     "Expected `struct` to map field names to types, found \(structNode.value.kindDescription).",
-                    at: structNode.value.location, path: path.appending("struct")))
+                    at: structNode.value.location, path: path().appending("struct")))
             return nil
         }
         var result: [ValueType.Field] = []
@@ -172,7 +176,7 @@ public struct FlowDecoder {
             guard var name = pair.key.scalar?.text else { continue }
             let optional = name.hasSuffix("?")
             if optional { name.removeLast() }
-            guard let type = decodeType(pair.value, at: path.appending("struct").appending(name)) else { continue }
+            guard let type = decodeType(pair.value, at: path().appending("struct").appending(name)) else { continue }
             result.append(ValueType.Field(name: name, type: type, optional: optional))
         }
         return .struct(result)
