@@ -14,12 +14,18 @@ enum ParameterKeys {
         for index in descriptor.steps.indices {
             let step = descriptor.steps[index]
             guard let spec = catalog.step(named: step.uses.value) else { continue }
-            descriptor.steps[index].declaredKeys =
+            let declaredKeys =
                 spec.providesFromParameter.flatMap { entry(named: $0, in: step) }.map {
                     keys(of: $0, file: descriptor.file, findings: &findings)
                 } ?? []
-            descriptor.steps[index].declaredInputs =
-                spec.requiresFromParameter.flatMap { entry(named: $0, in: step) }.map(inputs) ?? []
+            let declaredInputs = spec.requiresFromParameter.flatMap { entry(named: $0, in: step) }.map(inputs) ?? []
+            // Written only when there is something to write: a write copies the steps the decoder made.
+            if !declaredKeys.isEmpty || !step.declaredKeys.isEmpty {
+                descriptor.steps[index].declaredKeys = declaredKeys
+            }
+            if !declaredInputs.isEmpty || !step.declaredInputs.isEmpty {
+                descriptor.steps[index].declaredInputs = declaredInputs
+            }
         }
         return findings
     }

@@ -23,7 +23,11 @@ public enum GraphCompiler {
             let prefix = path.components
             return errorPaths.contains { $0.starts(with: prefix) }
         }
-        let used = Set(descriptor.flows.flatMap { $0.entries.map(\.step.value) })
+        var used: Set<String> = []
+        used.reserveCapacity(descriptor.steps.count)
+        for flow in descriptor.flows {
+            for entry in flow.entries { used.insert(entry.step.value) }
+        }
         var steps: [String: MadeStep] = [:]
         for declaration in descriptor.steps
         where steps[declaration.name.value] == nil && used.contains(declaration.name.value) {
