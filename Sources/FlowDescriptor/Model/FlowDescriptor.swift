@@ -170,22 +170,91 @@ public struct Security: Sendable {
 
 /// A named step instance: a built-in bound by `uses`, with its parameters.
 public struct StepDeclaration: Sendable {
-    public var name: Located<String>
-    public var uses: Located<String>
-    public var parameters: [Parameter]
-    public var description: String?
-    public var location: SourceLocation
-    public var path: DescriptorPath
+    /// Every field, kept in one shared box: the checks and the compiler copy a declaration per look-up and per
+    /// mode, so a copy is one reference, and a change copies the box first.
+    private struct Fields: Sendable {
+        var name: Located<String>
+        var uses: Located<String>
+        var parameters: [Parameter]
+        var description: String?
+        var location: SourceLocation
+        var path: DescriptorPath
+        var declaredKeys: [KeyDeclaration]
+        var declaredInputs: [Located<String>]
+        var namesBuiltin: Bool
+    }
+
+    /// Changed only while no other declaration shares it (see `change`), which is what makes it safe to send.
+    private final class Box: @unchecked Sendable {
+        var fields: Fields
+
+        init(_ fields: Fields) {
+            self.fields = fields
+        }
+    }
+
+    private var box: Box
+
+    /// Changes the fields, after copying the box if another declaration shares it.
+    private mutating func change(_ body: (inout Fields) -> Void) {
+        if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
+        body(&box.fields)
+    }
+
+    init(
+        name: Located<String>, uses: Located<String>, parameters: [Parameter], description: String? = nil,
+        location: SourceLocation, path: DescriptorPath, declaredKeys: [KeyDeclaration] = [],
+        declaredInputs: [Located<String>] = [], namesBuiltin: Bool = true
+    ) {
+        box = Box(
+            Fields(
+                name: name, uses: uses, parameters: parameters, description: description, location: location,
+                path: path, declaredKeys: declaredKeys, declaredInputs: declaredInputs, namesBuiltin: namesBuiltin))
+    }
+
+    public var name: Located<String> {
+        get { box.fields.name }
+        set { change { $0.name = newValue } }
+    }
+    public var uses: Located<String> {
+        get { box.fields.uses }
+        set { change { $0.uses = newValue } }
+    }
+    public var parameters: [Parameter] {
+        get { box.fields.parameters }
+        set { change { $0.parameters = newValue } }
+    }
+    public var description: String? {
+        get { box.fields.description }
+        set { change { $0.description = newValue } }
+    }
+    public var location: SourceLocation {
+        get { box.fields.location }
+        set { change { $0.location = newValue } }
+    }
+    public var path: DescriptorPath {
+        get { box.fields.path }
+        set { change { $0.path = newValue } }
+    }
     /// The keys the step declares with their types through a parameter (a `command` step's `provides`), decoded
     /// once when the flow is checked (`Checker.checked(_:)`, which knows the step's parameters); the decoder
     /// leaves it empty. The checks, the compiled step and the run's key table all read this list.
-    public var declaredKeys: [KeyDeclaration] = []
+    public var declaredKeys: [KeyDeclaration] {
+        get { box.fields.declaredKeys }
+        set { change { $0.declaredKeys = newValue } }
+    }
     /// The keys the step requires through a parameter (a `command` step's `inputs`), read with the same pass.
-    public var declaredInputs: [Located<String>] = []
+    public var declaredInputs: [Located<String>] {
+        get { box.fields.declaredInputs }
+        set { change { $0.declaredInputs = newValue } }
+    }
     /// Whether the step names its built-in. A step whose `uses` is missing or unreadable was reported where it is
     /// declared (`uses` is then empty): it still counts as declared, so that the flows running it and the checks
     /// of its parameters do not report it again.
-    public var namesBuiltin = true
+    public var namesBuiltin: Bool {
+        get { box.fields.namesBuiltin }
+        set { change { $0.namesBuiltin = newValue } }
+    }
 }
 
 /// The modes a flow file can define: the three that onboard, restore and reset, and the operations on an earlier
@@ -295,30 +364,81 @@ public struct GroupUse: Sendable {
 
 /// One entry of a flow: a step and how to run it.
 public struct FlowEntry: Sendable {
-    public var step: Located<String>
-    public var retry: RetryPolicy?
-    public var timeout: Located<Duration>?
-    public var condition: Condition?
-    public var onFailure: FailureRoute?
+    /// Every field, kept in one shared box: the checks copy an entry per mode and per check, so a copy is one
+    /// reference, and a change copies the box first.
+    private struct Fields: Sendable {
+        var step: Located<String>
+        var retry: RetryPolicy?
+        var timeout: Located<Duration>?
+        var condition: Condition?
+        var onFailure: FailureRoute?
+        var location: SourceLocation
+        var path: DescriptorPath
+        var reachedThrough: [GroupUse] = []
+    }
+
+    /// Changed only while no other entry shares it (see `change`), which is what makes it safe to send.
+    private final class Box: @unchecked Sendable {
+        var fields: Fields
+
+        init(_ fields: Fields) {
+            self.fields = fields
+        }
+    }
+
+    private var box: Box
+
+    /// Changes the fields, after copying the box if another entry shares it.
+    private mutating func change(_ body: (inout Fields) -> Void) {
+        if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
+        body(&box.fields)
+    }
+
+    public var step: Located<String> {
+        get { box.fields.step }
+        set { change { $0.step = newValue } }
+    }
+    public var retry: RetryPolicy? {
+        get { box.fields.retry }
+        set { change { $0.retry = newValue } }
+    }
+    public var timeout: Located<Duration>? {
+        get { box.fields.timeout }
+        set { change { $0.timeout = newValue } }
+    }
+    public var condition: Condition? {
+        get { box.fields.condition }
+        set { change { $0.condition = newValue } }
+    }
+    public var onFailure: FailureRoute? {
+        get { box.fields.onFailure }
+        set { change { $0.onFailure = newValue } }
+    }
     /// Where the entry is written: in the mode, or in a group.
-    public var location: SourceLocation
-    public var path: DescriptorPath
+    public var location: SourceLocation {
+        get { box.fields.location }
+        set { change { $0.location = newValue } }
+    }
+    public var path: DescriptorPath {
+        get { box.fields.path }
+        set { change { $0.path = newValue } }
+    }
     /// The group uses through which the mode reached this entry, outermost first; empty for an entry written in
     /// the mode. The uses' conditions are already part of ``condition``.
-    public var reachedThrough: [GroupUse] = []
+    public var reachedThrough: [GroupUse] {
+        get { box.fields.reachedThrough }
+        set { change { $0.reachedThrough = newValue } }
+    }
 
     public init(
         step: Located<String>, retry: RetryPolicy? = nil, timeout: Located<Duration>? = nil,
         condition: Condition? = nil,
         onFailure: FailureRoute? = nil, location: SourceLocation, path: DescriptorPath
     ) {
-        self.step = step
-        self.retry = retry
-        self.timeout = timeout
-        self.condition = condition
-        self.onFailure = onFailure
-        self.location = location
-        self.path = path
+        box = Box(
+            Fields(
+                step: step, retry: retry, timeout: timeout, condition: condition, onFailure: onFailure,
+                location: location, path: path))
     }
 }
 
