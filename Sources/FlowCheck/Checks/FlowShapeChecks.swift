@@ -180,12 +180,14 @@ extension CheckContext {
     private mutating func checkOneAuthenticatorPerMethod(in flow: Flow) {
         // A reset logs out; it registers nothing.
         guard flow.mode != .reset else { return }
-        var first: [AuthenticationMethod: (step: String, line: Int)] = [:]
+        // The first step of each method; a flow has a few methods at most, so a list beats a table.
+        var first: [(method: AuthenticationMethod, step: String, line: Int)] = []
         // Steps under `when` conditions are alternatives (the configuration's method picks one), not a pair.
         for entry in flow.entries where entry.condition == nil {
             guard let spec = resolvedSteps[entry.step.value] else { continue }
             for method in spec.authenticates {
-                if let earlier = first[method], earlier.step != entry.step.value {
+                let earlier = first.first { $0.method == method }
+                if let earlier, earlier.step != entry.step.value {
                     report(
                         Diagnostic(
                             .authenticatorRegisteredTwice,
@@ -199,8 +201,8 @@ extension CheckContext {
                                 + "a second login belongs to another flow file."
                         ))
                     break
-                } else if first[method] == nil {
-                    first[method] = (entry.step.value, entry.step.location.line)
+                } else if earlier == nil {
+                    first.append((method, entry.step.value, entry.step.location.line))
                 }
             }
         }
