@@ -23,6 +23,8 @@ public enum ValueReference {
 
     /// Every `${...}` in `text`, in order.
     public static func all(in text: String) -> [Found] {
+        // In ASCII text every byte is a character: the bytes are searched, with the same results.
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return all(inASCII: text) }
         var found: [Found] = []
         var rest = Substring(text)
         while let start = rest.firstRange(of: "${") {
@@ -44,6 +46,47 @@ public enum ValueReference {
                     closed: true,
                     range: start.lowerBound..<after))
             rest = body[after...]
+        }
+        return found
+    }
+
+    /// ``all(in:)`` for text that is all ASCII, on its bytes.
+    private static func all(inASCII text: String) -> [Found] {
+        let bytes = text.utf8
+        var found: [Found] = []
+        var index = bytes.startIndex
+        while index != bytes.endIndex {
+            guard bytes[index] == UInt8(ascii: "$") else {
+                bytes.formIndex(after: &index)
+                continue
+            }
+            let brace = bytes.index(after: index)
+            guard brace != bytes.endIndex, bytes[brace] == UInt8(ascii: "{") else {
+                index = brace
+                continue
+            }
+            let offset = bytes.distance(from: bytes.startIndex, to: index)
+            let bodyStart = bytes.index(after: brace)
+            var end = bodyStart
+            var dot: String.Index?
+            while end != bytes.endIndex, bytes[end] != UInt8(ascii: "}") {
+                if dot == nil, bytes[end] == UInt8(ascii: ".") { dot = end }
+                bytes.formIndex(after: &end)
+            }
+            guard end != bytes.endIndex else {
+                found.append(
+                    Found(
+                        namespace: "", name: String(text[bodyStart...]), offset: offset, closed: false,
+                        range: index..<text.endIndex))
+                break
+            }
+            let after = bytes.index(after: end)
+            found.append(
+                Found(
+                    namespace: String(text[bodyStart..<(dot ?? end)]),
+                    name: dot.map { String(text[bytes.index(after: $0)..<end]) } ?? "", offset: offset, closed: true,
+                    range: index..<after))
+            index = after
         }
         return found
     }
