@@ -14,15 +14,8 @@ struct Fields {
     }
 
     subscript(name: String) -> Pair? {
-        let length = name.utf8.count
-        for position in pairs.indices {
-            // Lengths first: comparing two different strings is the slow path of `==`.
-            guard case .scalar(let key) = pairs[position].key.content, key.text.utf8.count == length,
-                key.text == name
-            else { continue }
-            return unknown.contains(position) ? nil : pairs[position]
-        }
-        return nil
+        guard let position = pairs.firstIndex(ofKey: name), !unknown.contains(position) else { return nil }
+        return pairs[position]
     }
 }
 

@@ -93,7 +93,8 @@ extension Node {
 
     /// The value under the scalar key `key`, if this node is a mapping that has it.
     public subscript(key: String) -> Node? {
-        pairs?.first { $0.key.scalar?.text == key }?.value
+        guard let pairs, let position = pairs.firstIndex(ofKey: key) else { return nil }
+        return pairs[position].value
     }
 
     /// The scalar, if it is plain and not tagged as a string (`!!str 1` is text): only such scalars may be
@@ -136,5 +137,19 @@ extension Node {
         case .sequence(let elements): return elements.reduce(1) { $0 + $1.nodeCount }
         case .mapping(let pairs): return pairs.reduce(1) { $0 + $1.key.nodeCount + $1.value.nodeCount }
         }
+    }
+}
+
+extension [Pair] {
+    /// The position of the first pair whose key is the scalar `key`. Mappings in flow files are small, so they are
+    /// searched in place: lengths first, since comparing two different strings is the slow path of `==`.
+    public func firstIndex(ofKey key: String) -> Int? {
+        let length = key.utf8.count
+        for position in indices {
+            if case .scalar(let text) = self[position].key.content, text.text.utf8.count == length, text.text == key {
+                return position
+            }
+        }
+        return nil
     }
 }

@@ -25,14 +25,7 @@ struct TreeBuilder {
         /// Where key `text` first appeared in this mapping, if it did.
         func firstLocation(of text: String) -> SourceLocation? {
             if pairs.count >= Self.indexThreshold { return firstSeen[text] }
-            let length = text.utf8.count
-            for pair in pairs {
-                // Lengths first: comparing two different strings is the slow path of `==`.
-                if case .scalar(let key) = pair.key.content, key.text.utf8.count == length, key.text == text {
-                    return pair.key.location
-                }
-            }
-            return nil
+            return pairs.firstIndex(ofKey: text).map { pairs[$0].key.location }
         }
 
         enum Outcome {
