@@ -9,7 +9,7 @@ struct TreeBuilder {
         var isMapping: Bool
         var elements: [Node] = []
         var pairs: [Pair] = []
-        var pendingKey: Node?
+        var pendingKey: PendingKey?
         var firstSeen: [String: SourceLocation] = [:]
         var merges: [Node] = []
         /// The tallest child so far: a scalar is 0, a collection 1 + its tallest child.
@@ -30,13 +30,14 @@ struct TreeBuilder {
 
         enum Outcome {
             case added
-            case keyNotScalar
+            /// The node (given back) where a mapping key was expected.
+            case keyNotScalar(Node)
             /// `key` repeats a key first written at `first`; the pair is dropped.
             case duplicate(key: Node, first: SourceLocation)
         }
 
         /// Adds a child: an element, a key waiting for its value, or the value that completes a pair.
-        mutating func add(_ node: Node, height: Int) -> Outcome {
+        mutating func add(_ node: consuming Node, height: Int) -> Outcome {
             if height > childHeight { childHeight = height }
             guard isMapping else {
                 if elements.isEmpty { elements.reserveCapacity(Self.initialCapacity) }
@@ -45,32 +46,47 @@ struct TreeBuilder {
             }
             // Moved out, not copied: the key leaves `pendingKey` for the pair.
             guard let key = pendingKey.take() else {
-                guard case .scalar = node.content else { return .keyNotScalar }
-                pendingKey = node
+                guard case .scalar(let scalar) = node.content else { return .keyNotScalar(node) }
+                pendingKey = PendingKey(scalar: scalar, tag: node.coreTag, location: node.location)
                 return .added
             }
-            guard case .scalar(let scalar) = key.content else { return .keyNotScalar }
-            if scalar.style == .plain, key.coreTag == nil, scalar.text == "<<" {
+            if key.scalar.style == .plain, key.tag == nil, key.scalar.text == "<<" {
                 merges.append(node)
                 return .added
             }
-            if let first = firstLocation(of: scalar.text) {
-                return .duplicate(key: key, first: first)
+            if let first = firstLocation(of: key.scalar.text) {
+                return .duplicate(key: key.node(), first: first)
             }
             if pairs.isEmpty { pairs.reserveCapacity(Self.initialCapacity) }
-            pairs.append(Pair(key: key, value: node))
-            noteKey(scalar.text, at: key.location)
+            if pairs.count >= Self.indexThreshold { firstSeen[key.scalar.text] = key.location }
+            pairs.append(Pair(key: key.node(), value: node))
+            if pairs.count == Self.indexThreshold { indexKeys() }
             return .added
         }
 
-        /// Records a key just appended to `pairs`.
+        /// Indexes the keys once the mapping has grown past the size searched in place.
+        mutating func indexKeys() {
+            for pair in pairs { firstSeen[pair.key.scalar?.text ?? ""] = pair.key.location }
+        }
+
+        /// Records a key just appended to `pairs` (by a merge).
         mutating func noteKey(_ text: String, at location: SourceLocation) {
             if pairs.count == Self.indexThreshold {
-                for pair in pairs { firstSeen[pair.key.scalar?.text ?? ""] = pair.key.location }
+                indexKeys()
             } else if pairs.count > Self.indexThreshold {
                 firstSeen[text] = location
             }
         }
+    }
+
+    /// A mapping key read, waiting for its value: kept in parts, so that reading its text copies nothing.
+    private struct PendingKey {
+        var scalar: Scalar
+        var tag: CoreTag?
+        var location: SourceLocation
+
+        /// The key as a node, for its pair.
+        consuming func node() -> Node { Node(.scalar(scalar), tag: tag, at: location) }
     }
 
     let limits: ReaderLimits
@@ -120,14 +136,14 @@ struct TreeBuilder {
     }
 
     mutating func scalar(
-        _ scalar: Scalar, tag: CoreTag?, anchor: String?, at location: SourceLocation
+        _ scalar: consuming Scalar, tag: CoreTag?, anchor: String?, at location: SourceLocation
     ) throws(ReadFailure) {
         try count(1, at: location)
         let node = Node(.scalar(scalar), tag: tag, at: location)
         if let anchor {
-            anchors[anchor] = (node, 1, 0)
+            anchors[anchor] = (copy node, 1, 0)
         }
-        try add(node, height: 0)
+        try add(consume node, height: 0)
     }
 
     mutating func alias(_ name: String, at location: SourceLocation) throws(ReadFailure) {
@@ -163,7 +179,7 @@ struct TreeBuilder {
         }
     }
 
-    private mutating func add(_ node: Node, height: Int) throws(ReadFailure) {
+    private mutating func add(_ node: consuming Node, height: Int) throws(ReadFailure) {
         guard !stack.isEmpty else {
             root = node
             return
@@ -172,7 +188,7 @@ struct TreeBuilder {
         switch stack[stack.count - 1].add(node, height: height) {
         case .added:
             return
-        case .keyNotScalar:
+        case .keyNotScalar(let node):
             throw ReadFailure(
                 Diagnostic(
                     .wrongType, "A mapping key must be a scalar, found \(node.kindDescription).", at: node.location))
