@@ -52,28 +52,27 @@ struct CheckContext {
     let catalog: Catalog
     var diagnostics: [Diagnostic] = []
     /// Declared steps resolved to their catalog entries.
-    var resolvedSteps: [String: StepSpec] = [:]
+    var resolvedSteps = NameTable<StepSpec>()
     /// Keys the transform tree provides, in tree order.
     var transformKeys: [ProvidedKey] = []
     /// The position in ``transformKeys`` of each name's first provider.
-    var transformKeyPositions: [String: Int] = [:]
+    var transformKeyPositions = NameTable<Int>()
 
     /// Declared steps by name (the first declaration of a name; duplicates are a reader finding).
-    let declaredSteps: [String: StepDeclaration]
+    let declaredSteps: NameTable<StepDeclaration>
     /// The types of the keys `keys:` declares, record aliases resolved.
-    private(set) var declaredKeyTypes: [String: ValueType] = [:]
+    private(set) var declaredKeyTypes = NameTable<ValueType>()
     /// Keys declared by `command` steps' `provides`, which count as declared.
-    let declaredCommandOutputs: Set<String>
+    let declaredCommandOutputs: NameSet
 
     init(descriptor: FlowDescriptor, catalog: Catalog) {
         self.descriptor = descriptor
         self.catalog = catalog
-        declaredSteps = Dictionary(
-            descriptor.steps.map { ($0.name.value, $0) }, uniquingKeysWith: { first, _ in first })
+        declaredSteps = NameTable(firstOf: descriptor.steps.lazy.map { ($0.name.value, $0) })
         declaredCommandOutputs = Self.commandOutputs(of: descriptor)
         declaredKeyTypes.reserveCapacity(descriptor.keys.count)
         resolvedSteps.reserveCapacity(descriptor.steps.count)
-        for declaration in descriptor.keys where declaredKeyTypes[declaration.name.value] == nil {
+        for declaration in descriptor.keys where !declaredKeyTypes.contains(declaration.name.value) {
             declaredKeyTypes[declaration.name.value] = normalized(declaration.type)
         }
     }
@@ -111,7 +110,7 @@ struct CheckContext {
     /// Reports an unknown key (with "did you mean") and returns whether `key` is known.
     mutating func requireKnownKey(_ key: Located<String>, path: DescriptorPath?, context what: String) -> Bool {
         if keyType(key.value) != nil || declaredCommandOutputs.contains(key.value) { return true }
-        let suggestion = Suggestion.closest(to: key.value, in: knownKeyNames + declaredCommandOutputs.sorted())
+        let suggestion = Suggestion.closest(to: key.value, in: knownKeyNames + declaredCommandOutputs.names.sorted())
         report(
             Diagnostic(
                 .unknownKey,

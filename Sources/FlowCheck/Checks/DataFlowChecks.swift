@@ -6,7 +6,7 @@ extension CheckContext {
     /// provided, with a compatible type, by the transform tree (through a welcome step) or a step before it.
     mutating func checkDataFlow() {
         // What each declared step requires and provides does not depend on the mode: worked out once per step.
-        var stepKeys: [String: StepKeys] = [:]
+        var stepKeys = NameTable<StepKeys>()
         // A reset flow runs each step's reset, which reads what it needs from the state folder, not the info. An
         // operation's list (unlock, delete-registration, …) runs after the restore steps the engine plans before
         // it, which provide what it needs.
@@ -102,7 +102,7 @@ extension CheckContext {
     /// not copied in (a flow file's tree provides dozens): they count from the first step that provides them.
     private struct AvailableKeys {
         /// Positions in `provided` by name: the keys of the engine and the steps, not the transform tree's.
-        var positions: [String: Int] = [:]
+        var positions = NameTable<Int>()
         /// Each key with when it was provided: three steps to an entry of the flow (its own keys, the transform
         /// tree's, declared ones).
         var provided: [(key: ProvidedKey, order: Int)] = []
@@ -111,8 +111,7 @@ extension CheckContext {
 
         /// Adds `key`, unless a key of that name was added before.
         mutating func add(_ key: ProvidedKey, order: Int) {
-            guard positions[key.name] == nil else { return }
-            positions[key.name] = provided.count
+            guard positions.addFirst(provided.count, for: key.name) else { return }
             provided.append((key, order))
         }
     }

@@ -15,7 +15,7 @@ extension CheckContext {
                     .missingOnboardFlow, "Expected to find an `onboard` flow in `flows`, but it is missing.",
                     at: descriptor.root?["flows"]?.location, path: .root.appending("flows").appending("onboard")))
         }
-        var used: Set<String> = []
+        var used = NameSet()
         used.reserveCapacity(descriptor.steps.count)
         // Each suggestion costs an edit distance against every declared step: made once per distinct name, and
         // for the first names only (a file naming thousands of undeclared steps lists a few hundred findings).
@@ -35,7 +35,7 @@ extension CheckContext {
                     Diagnostic(
                         .emptyFlow, "The \(flow.mode.rawValue) flow has no steps.", at: flow.location, path: flow.path))
             }
-            var seen: [String: SourceLocation] = [:]
+            var seen = NameTable<SourceLocation>()
             seen.reserveCapacity(flow.entries.count)
             for entry in flow.entries {
                 let name = entry.step.value

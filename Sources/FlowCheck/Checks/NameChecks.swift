@@ -97,8 +97,8 @@ extension CheckContext {
     }
 
     /// Keys declared by `command` steps' `provides`, which count as declared.
-    static func commandOutputs(of descriptor: FlowDescriptor) -> Set<String> {
-        Set(descriptor.steps.flatMap { $0.declaredKeys.map(\.name.value) })
+    static func commandOutputs(of descriptor: FlowDescriptor) -> NameSet {
+        NameSet(descriptor.steps.lazy.flatMap { $0.declaredKeys.map(\.name.value) })
     }
 
     /// Every provider is built in and its parameters fit.

@@ -15,7 +15,7 @@ public enum GraphCompiler {
     /// needs only the findings, and skips the graphs.)
     public static func makeSteps(
         _ descriptor: FlowDescriptor, registry: StepRegistry, after earlier: [Diagnostic]
-    ) -> (steps: [String: MadeStep], diagnostics: [Diagnostic]) {
+    ) -> (steps: NameTable<MadeStep>, diagnostics: [Diagnostic]) {
         var findings: [Diagnostic] = []
         let errorPaths = earlier.filter { $0.severity == .error }.compactMap(\.path).map(\.components)
         func hasErrors(under path: DescriptorPath) -> Bool {
@@ -23,14 +23,14 @@ public enum GraphCompiler {
             let prefix = path.components
             return errorPaths.contains { $0.starts(with: prefix) }
         }
-        var used: Set<String> = []
+        var used = NameSet()
         used.reserveCapacity(descriptor.steps.count)
         for flow in descriptor.flows {
             for entry in flow.entries { used.insert(entry.step.value) }
         }
-        var steps: [String: MadeStep] = [:]
+        var steps = NameTable<MadeStep>(minimumCapacity: descriptor.steps.count)
         for declaration in descriptor.steps
-        where steps[declaration.name.value] == nil && used.contains(declaration.name.value) {
+        where !steps.contains(declaration.name.value) && used.contains(declaration.name.value) {
             guard let spec = registry.catalog.step(named: declaration.uses.value) else { continue }
             var step: (any Step)?
             let blocked =
@@ -58,7 +58,7 @@ public enum GraphCompiler {
     }
 
     /// The graph of each mode from the made steps.
-    public static func graphs(_ descriptor: FlowDescriptor, steps: [String: MadeStep]) -> [FlowMode: FlowGraph] {
+    public static func graphs(_ descriptor: FlowDescriptor, steps: NameTable<MadeStep>) -> [FlowMode: FlowGraph] {
         var graphs: [FlowMode: FlowGraph] = [:]
         for flow in descriptor.flows {
             graphs[flow.mode] = graph(for: flow, steps: steps)
@@ -74,7 +74,7 @@ public enum GraphCompiler {
         return graphs
     }
 
-    private static func graph(for flow: Flow, steps: [String: MadeStep]) -> FlowGraph {
+    private static func graph(for flow: Flow, steps: NameTable<MadeStep>) -> FlowGraph {
         var nodes: [StepNode] = []
         var entries: [FlowEntry] = []
         for entry in flow.entries {

@@ -124,7 +124,7 @@ public struct FlowPipeline: Sendable {
     private func checkAndMakeSteps(
         _ descriptor: FlowDescriptor, after earlier: [Diagnostic],
         heeding heeded: ([Diagnostic]) -> [Diagnostic] = { $0 }
-    ) -> (descriptor: FlowDescriptor, steps: [String: GraphCompiler.MadeStep], findings: [Diagnostic]) {
+    ) -> (descriptor: FlowDescriptor, steps: NameTable<GraphCompiler.MadeStep>, findings: [Diagnostic]) {
         let (descriptor, checked) = checker.checked(descriptor)
         let (steps, made) = GraphCompiler.makeSteps(descriptor, registry: registry, after: heeded(earlier + checked))
         return (descriptor, steps, checked + made)

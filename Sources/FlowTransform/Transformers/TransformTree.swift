@@ -69,7 +69,7 @@ public struct TransformTree: Sendable {
     /// A map's entries: looked up by source key, listed in the order written.
     struct Entries: Sendable {
         var order: [String] = []
-        var byKey: [String: Transformer] = [:]
+        var byKey = NameTable<Transformer>()
 
         subscript(key: String) -> Transformer? { byKey[key] }
     }
@@ -172,14 +172,13 @@ public struct TransformTree: Sendable {
         let descriptor: FlowDescriptor
         let catalog: Catalog
         let transformers: TransformerRegistry
-        let declaredTypes: [String: ValueType]
+        let declaredTypes: NameTable<ValueType>
 
         init(descriptor: FlowDescriptor, catalog: Catalog, transformers: TransformerRegistry) {
             self.descriptor = descriptor
             self.catalog = catalog
             self.transformers = transformers
-            declaredTypes = Dictionary(
-                descriptor.keys.map { ($0.name.value, $0.type) }, uniquingKeysWith: { first, _ in first })
+            declaredTypes = NameTable(firstOf: descriptor.keys.lazy.map { ($0.name.value, $0.type) })
         }
 
         mutating func build(_ node: TransformNode) throws(TransformError) -> Transformer {
