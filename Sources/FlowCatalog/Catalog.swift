@@ -6,28 +6,77 @@ public import FlowDescriptor
 /// built-in steps, providers and transformers each describe themselves, and their registries assemble the
 /// catalog from those descriptions beside the info model's keys and records (``builtinKeys``, ``builtinRecords``).
 public struct Catalog: Sendable {
-    public var steps: [StepSpec] { didSet { index = Index(self) } }
-    public var transformers: [TransformerSpec] { didSet { index = Index(self) } }
-    public var providers: [ProviderSpec] { didSet { index = Index(self) } }
-    public var keys: [BuiltinKey] { didSet { index = Index(self) } }
-    public var records: [RecordSpec] { didSet { index = Index(self) } }
+    /// The tables and their index, kept in one shared, unchanging box: every step's, provider's and transformer's
+    /// parameters keep the catalog, so a copy is one reference. A change makes a new box.
+    private final class Tables: Sendable {
+        let steps: [StepSpec]
+        let transformers: [TransformerSpec]
+        let providers: [ProviderSpec]
+        let keys: [BuiltinKey]
+        let records: [RecordSpec]
+        /// Positions by name and alias, made with the tables: the checker looks names up for every step, key and
+        /// type of every file, and a search through the tables compared strings each time.
+        let index: Index
 
-    /// Positions by name and alias, rebuilt whenever a table changes: the checker looks names up for every
-    /// step, key and type of every file, and a search through the tables compared strings each time.
-    private var index: Index
+        init(
+            steps: [StepSpec], transformers: [TransformerSpec], providers: [ProviderSpec], keys: [BuiltinKey],
+            records: [RecordSpec]
+        ) {
+            self.steps = steps
+            self.transformers = transformers
+            self.providers = providers
+            self.keys = keys
+            self.records = records
+            index = Index(steps: steps, transformers: transformers, providers: providers, keys: keys, records: records)
+        }
+    }
+
+    private var tables: Tables
 
     /// A catalog of these tables; names and aliases are indexed once.
     public init(
         steps: [StepSpec], transformers: [TransformerSpec], providers: [ProviderSpec], keys: [BuiltinKey],
         records: [RecordSpec]
     ) {
-        self.steps = steps
-        self.transformers = transformers
-        self.providers = providers
-        self.keys = keys
-        self.records = records
-        index = Index(steps: steps, transformers: transformers, providers: providers, keys: keys, records: records)
+        tables = Tables(steps: steps, transformers: transformers, providers: providers, keys: keys, records: records)
     }
+
+    public var steps: [StepSpec] {
+        get { tables.steps }
+        set {
+            tables = Tables(
+                steps: newValue, transformers: transformers, providers: providers, keys: keys, records: records)
+        }
+    }
+    public var transformers: [TransformerSpec] {
+        get { tables.transformers }
+        set {
+            tables = Tables(
+                steps: steps, transformers: newValue, providers: providers, keys: keys, records: records)
+        }
+    }
+    public var providers: [ProviderSpec] {
+        get { tables.providers }
+        set {
+            tables = Tables(
+                steps: steps, transformers: transformers, providers: newValue, keys: keys, records: records)
+        }
+    }
+    public var keys: [BuiltinKey] {
+        get { tables.keys }
+        set {
+            tables = Tables(
+                steps: steps, transformers: transformers, providers: providers, keys: newValue, records: records)
+        }
+    }
+    public var records: [RecordSpec] {
+        get { tables.records }
+        set {
+            tables = Tables(
+                steps: steps, transformers: transformers, providers: providers, keys: keys, records: newValue)
+        }
+    }
+    private var index: Index { tables.index }
 
     /// The step named `name` or with that SDK alias.
     public func step(named name: String) -> StepSpec? {
@@ -64,18 +113,11 @@ public struct Catalog: Sendable {
     }
 
     private struct Index: Sendable {
-        var steps: [String: Int]
-        var transformers: [String: Int]
-        var providers: [String: Int]
-        var keys: [String: Int]
-        var records: [String: Int]
-
-        init(_ catalog: Catalog) {
-            self.init(
-                steps: catalog.steps, transformers: catalog.transformers, providers: catalog.providers,
-                keys: catalog.keys,
-                records: catalog.records)
-        }
+        var steps: FixedNameIndex
+        var transformers: FixedNameIndex
+        var providers: FixedNameIndex
+        var keys: FixedNameIndex
+        var records: FixedNameIndex
 
         init(
             steps: [StepSpec], transformers: [TransformerSpec], providers: [ProviderSpec], keys: [BuiltinKey],
@@ -89,12 +131,8 @@ public struct Catalog: Sendable {
         }
 
         /// Each name's first position: a name earlier in a table wins, as a search from the start would find it.
-        private static func positions(_ names: [[String]]) -> [String: Int] {
-            var result: [String: Int] = [:]
-            for (position, entry) in names.enumerated() {
-                for name in entry where result[name] == nil { result[name] = position }
-            }
-            return result
+        private static func positions(_ names: [[String]]) -> FixedNameIndex {
+            FixedNameIndex(names.enumerated().flatMap { position, entry in entry.map { ($0, position) } })
         }
     }
 

@@ -89,4 +89,28 @@ import Testing
         #expect(!set.contains("absent"))
         #expect(NameSet(["x", "y", "x"]).names == ["x", "y"])
     }
+
+    @Test("A fixed index finds each name's first position and nothing else, names sharing length and bytes too")
+    func fixedIndex() {
+        var entries: [(name: String, position: Int)] = []
+        for number in 0..<70 { entries.append((Self.name(number), number)) }
+        // Same length, same first, middle and last bytes: the sampled hash is equal, the names are not.
+        entries += [("aXbYc", 70), ("aYbXc", 71), ("k0", 72)]
+        let index = FixedNameIndex(entries)
+        for number in 0..<70 { #expect(index[Self.name(number)] == number) }
+        #expect(index["aXbYc"] == 70)
+        #expect(index["aYbXc"] == 71)
+        // A repeated name keeps its first position.
+        #expect(index["k0"] == 0)
+        for absent in ["", "a", "aXbXc", "k70", "key1 ", "clé"] { #expect(index[absent] == nil) }
+        #expect(FixedNameIndex([])["x"] == nil)
+    }
+
+    @Test("Base type names are found without the dictionary, and the same as in it")
+    func baseTypes() {
+        for (name, type) in ValueType.baseTypes {
+            #expect(ValueType.baseType(named: name) == type)
+        }
+        for other in ["URL", "strings", "", "list ", "record"] { #expect(ValueType.baseType(named: other) == nil) }
+    }
 }

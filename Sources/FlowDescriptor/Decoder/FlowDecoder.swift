@@ -137,7 +137,7 @@ public struct FlowDecoder {
     /// - Parameter path: where the type is written, made only for a finding.
     private mutating func decodeType(_ node: Node, at path: @autoclosure () -> DescriptorPath) -> ValueType? {
         if let scalar = node.scalar, !node.isNull {
-            return ValueType.baseTypes[scalar.text] ?? .record(scalar.text)
+            return ValueType.baseType(named: scalar.text) ?? .record(scalar.text)
         }
         guard let fields = decoding.fields(of: node, at: path(), known: ["list", "struct"], what: "a type") else {
             return nil

@@ -36,6 +36,22 @@ public indirect enum ValueType: Sendable, Hashable, CustomStringConvertible {
         "value": .value, "list": .list(nil),
     ]
 
+    /// The base type named `name`; the same as ``baseTypes``, without hashing the name (a decoder asks for every
+    /// key's type).
+    public static func baseType(named name: String) -> ValueType? {
+        switch name {
+        case "url": .url
+        case "string": .string
+        case "secret": .secret
+        case "int": .int
+        case "double": .double
+        case "bool": .bool
+        case "value": .value
+        case "list": .list(nil)
+        default: nil
+        }
+    }
+
     public var description: String {
         switch self {
         case .url: "url"

@@ -150,3 +150,49 @@ public struct NameSet: Sendable {
     public mutating func reserveCapacity(_ capacity: Int) { table.reserveCapacity(capacity) }
 }
 extension NameTable.Entry: Sendable where Value: Sendable {}
+
+/// Positions of a fixed set of names the program defines itself (the catalog's steps, keys and types), found
+/// with a hash of a name's length and three of its bytes instead of a `Dictionary`'s hash of every byte.
+///
+/// Only for names that are not read from a file: names chosen to share length and sampled bytes would all probe
+/// the same slots. A flow file's names go in a ``NameTable``.
+public struct FixedNameIndex: Sendable {
+    /// Open addressing: a name and its position per slot; an empty slot has position -1.
+    private var slots: [(name: String, position: Int)]
+    private let mask: Int
+
+    /// An index of `entries`; where a name repeats, its first position is kept.
+    public init(_ entries: some Sequence<(name: String, position: Int)>) {
+        let list = Array(entries)
+        var size = 8
+        while size < list.count * 4 { size *= 2 }
+        mask = size - 1
+        slots = Array(repeating: ("", -1), count: size)
+        for (name, position) in list where self[name] == nil {
+            var slot = Self.hash(name) & mask
+            while slots[slot].position >= 0 { slot = (slot + 1) & mask }
+            slots[slot] = (name, position)
+        }
+    }
+
+    /// The position given for `name`, if it is indexed.
+    public subscript(name: String) -> Int? {
+        var slot = Self.hash(name) & mask
+        while true {
+            let position = slots[slot].position
+            if position < 0 { return nil }
+            if slots[slot].name == name { return position }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    /// The length and the first, middle and last bytes, mixed.
+    private static func hash(_ name: String) -> Int {
+        name.utf8.withContiguousStorageIfAvailable { bytes in
+            let count = bytes.count
+            guard count > 0 else { return 0 }
+            let sample = Int(bytes[0]) &* 0x3B9 &+ Int(bytes[count / 2]) &* 0x65 &+ Int(bytes[count - 1])
+            return (count &* 0x9E37 &+ sample) ^ (count >> 3)
+        } ?? name.utf8.count
+    }
+}
