@@ -1,24 +1,105 @@
 /// A flow file, decoded: every value keeps the location it was written at.
 public struct FlowDescriptor: Sendable {
-    /// The file the descriptor was read from.
-    public var file: String
-    public var formatVersion: Located<Int>?
-    public var name: Located<String>?
-    public var description: String?
-    public var application: Application?
-    public var keys: [KeyDeclaration] = []
-    public var configuration: Configuration?
-    public var authentication: Located<AuthenticationMethod>?
-    public var security = Security()
-    public var steps: [StepDeclaration] = []
-    /// The step groups under `groups`, as written: entries shared by several modes.
-    public var groups: [StepGroup] = []
-    public var flows: [Flow] = []
-    /// The document tree, for checks that look at raw values.
-    public var root: Node?
+    /// Every field, kept in one shared box: the checker, the steps' parameters and the transformer tree each keep
+    /// the whole descriptor, so a copy is one reference, and a change copies the box first (decision 29).
+    private struct Fields: Sendable {
+        var file: String
+        var formatVersion: Located<Int>? = nil
+        var name: Located<String>? = nil
+        var description: String? = nil
+        var application: Application? = nil
+        var keys: [KeyDeclaration] = []
+        var configuration: Configuration? = nil
+        var authentication: Located<AuthenticationMethod>? = nil
+        var security: Security = Security()
+        var steps: [StepDeclaration] = []
+        var groups: [StepGroup] = []
+        var flows: [Flow] = []
+        var root: Node? = nil
+    }
+
+    /// Changed only while no other descriptor shares it, which is what makes it safe to send (and makes the
+    /// run-time exclusivity check of a class's stored property redundant).
+    private final class Box: @unchecked Sendable {
+        @exclusivity(unchecked) var fields: Fields
+
+        init(_ fields: Fields) {
+            self.fields = fields
+        }
+    }
+
+    private var box: Box
+
+    /// The box, copied first if another descriptor shares it.
+    private var uniqueBox: Box {
+        mutating get {
+            if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
+            return box
+        }
+    }
 
     public init(file: String) {
-        self.file = file
+        box = Box(Fields(file: file))
+    }
+
+    /// The file the descriptor was read from.
+    public var file: String {
+        get { box.fields.file }
+        _modify { yield &uniqueBox.fields.file }
+    }
+    public var formatVersion: Located<Int>? {
+        get { box.fields.formatVersion }
+        _modify { yield &uniqueBox.fields.formatVersion }
+    }
+    public var name: Located<String>? {
+        get { box.fields.name }
+        _modify { yield &uniqueBox.fields.name }
+    }
+    public var description: String? {
+        get { box.fields.description }
+        _modify { yield &uniqueBox.fields.description }
+    }
+    public var application: Application? {
+        get { box.fields.application }
+        _modify { yield &uniqueBox.fields.application }
+    }
+    public var keys: [KeyDeclaration] {
+        get { box.fields.keys }
+        // Yields the field in place: the decoder appends to the lists one entry at a time.
+        _modify { yield &uniqueBox.fields.keys }
+    }
+    public var configuration: Configuration? {
+        get { box.fields.configuration }
+        _modify { yield &uniqueBox.fields.configuration }
+    }
+    public var authentication: Located<AuthenticationMethod>? {
+        get { box.fields.authentication }
+        _modify { yield &uniqueBox.fields.authentication }
+    }
+    public var security: Security {
+        get { box.fields.security }
+        _modify { yield &uniqueBox.fields.security }
+    }
+    public var steps: [StepDeclaration] {
+        get { box.fields.steps }
+        // Yields the field in place: the decoder appends to the lists one entry at a time.
+        _modify { yield &uniqueBox.fields.steps }
+    }
+    /// The step groups under `groups`, as written: entries shared by several modes.
+    public var groups: [StepGroup] {
+        get { box.fields.groups }
+        // Yields the field in place: the decoder appends to the lists one entry at a time.
+        _modify { yield &uniqueBox.fields.groups }
+    }
+    public var flows: [Flow] {
+        get { box.fields.flows }
+        // Yields the field in place: the decoder appends to the lists one entry at a time.
+        _modify { yield &uniqueBox.fields.flows }
+    }
+    /// The document tree, for checks that look at raw values.
+    public var root: Node? {
+        get { box.fields.root }
+        _modify { yield &uniqueBox.fields.root }
     }
 
     /// The step declared under `name`, if any.
