@@ -23,8 +23,18 @@ public struct ParameterProblem: Error, Sendable {
 /// description a built-in carries is also the value it runs with. A value of the wrong shape is a
 /// ``ParameterProblem`` at the value's line and column.
 public struct BuiltinParameters: Sendable {
-    /// What the parameters belong to, for messages: "step `login`".
-    public var owner: String
+    /// What the parameters belong to, for messages: "step `login`". Worded only when a message needs it: every
+    /// step, provider and transformer of every linted file gets parameters, and few get a finding.
+    public var owner: String {
+        get { ownerName.map { "\(ownerKind) `\($0)`" } ?? ownerKind }
+        set {
+            ownerKind = newValue
+            ownerName = nil
+        }
+    }
+    /// The owner's kind ("step"), or its whole wording when `ownerName` is nil.
+    private var ownerKind: String
+    private var ownerName: String?
     public var specs: [ParameterSpec]
     public var entries: [Parameter]
     /// Where the owner is written, and its path (for a missing parameter).
@@ -46,12 +56,22 @@ public struct BuiltinParameters: Sendable {
         flow: FlowDescriptor, catalog: Catalog
     ) {
         self.catalog = catalog
-        self.owner = owner
+        self.ownerKind = owner
         self.specs = specs
         self.entries = entries
         self.location = location
         self.path = path
         self.flow = flow
+    }
+
+    /// Parameters of the `kind` named `name` ("step", "login"), worded "step `login`" when a message needs it.
+    public init(
+        kind: String, named name: String, specs: [ParameterSpec], entries: [Parameter], location: SourceLocation,
+        path: DescriptorPath, flow: FlowDescriptor, catalog: Catalog
+    ) {
+        self.init(
+            owner: kind, specs: specs, entries: entries, location: location, path: path, flow: flow, catalog: catalog)
+        ownerName = name
     }
 
     /// The node the flow wrote for `name`, if any (a YAML null counts as absent).

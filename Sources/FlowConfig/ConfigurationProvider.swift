@@ -71,9 +71,10 @@ public struct ProviderRegistry: Sendable {
                 throw ParameterProblem(
                     "`\(entry.name.value)` is not a configuration provider.", at: entry.name.location, path: entry.path)
             }
+            let spec = type.spec
             // A shorthand (`file: config.json`) is decoded as a parameter with no name: it sets the primary one.
             let parameters = entry.parameters.map { parameter -> Parameter in
-                guard parameter.name.value.isEmpty, let primary = type.spec.primaryParameter else { return parameter }
+                guard parameter.name.value.isEmpty, let primary = spec.primaryParameter else { return parameter }
                 var named = parameter
                 named.name = Located(primary, at: parameter.name.location)
                 return named
@@ -81,7 +82,7 @@ public struct ProviderRegistry: Sendable {
             made.append(
                 try type.init(
                     BuiltinParameters(
-                        owner: "provider `\(type.spec.name)`", specs: type.spec.parameters, entries: parameters,
+                        kind: "provider", named: spec.name, specs: spec.parameters, entries: parameters,
                         location: entry.name.location, path: entry.path, flow: flow, catalog: catalog)))
         }
         return made
@@ -93,7 +94,7 @@ public struct ProviderRegistry: Sendable {
         return defaultQueue.compactMap { type in
             try? type.init(
                 BuiltinParameters(
-                    owner: "provider `\(type.spec.name)`", specs: type.spec.parameters, entries: [],
+                    kind: "provider", named: type.spec.name, specs: type.spec.parameters, entries: [],
                     location: location, path: path, flow: flow, catalog: catalog))
         }
     }

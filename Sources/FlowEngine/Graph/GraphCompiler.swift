@@ -38,9 +38,9 @@ public enum GraphCompiler {
                 || (spec.providesTransformKeys && hasErrors(under: DescriptorPath([.key("configuration")])))
             if !blocked {
                 var parameters = BuiltinParameters(
-                    owner: "step `\(declaration.name.value)`", specs: spec.parameters, entries: declaration.parameters,
-                    location: declaration.location, path: declaration.path.appending("with"), flow: descriptor,
-                    catalog: registry.catalog)
+                    kind: "step", named: declaration.name.value, specs: spec.parameters,
+                    entries: declaration.parameters, location: declaration.location,
+                    path: declaration.path.appending("with"), flow: descriptor, catalog: registry.catalog)
                 parameters.declaredKeys = declaration.declaredKeys
                 parameters.declaredInputs = declaration.declaredInputs
                 do {

@@ -201,7 +201,7 @@ public struct TransformTree: Sendable {
                         location: name.location)
                 }
                 let given = BuiltinParameters(
-                    owner: "transformer `\(type.spec.name)`", specs: type.spec.parameters, entries: parameters,
+                    kind: "transformer", named: type.spec.name, specs: type.spec.parameters, entries: parameters,
                     location: location,
                     path: path, flow: descriptor, catalog: catalog)
                 do {
