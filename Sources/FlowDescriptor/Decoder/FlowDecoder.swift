@@ -41,7 +41,7 @@ public struct FlowDecoder {
                 what: "the flow file")
         else { return }
 
-        if let node = fields["flowrun"]?.value,
+        if let node = fields.value("flowrun"),
             let version = decoding.int(node, at: .root.appending("flowrun"), what: "`flowrun`")
         {
             if version.value != Self.formatVersion {
@@ -55,24 +55,24 @@ public struct FlowDecoder {
             }
             descriptor.formatVersion = version
         }
-        if let node = fields["name"]?.value {
+        if let node = fields.value("name") {
             descriptor.name = decoding.identifier(node, at: .root.appending("name"), what: "`name`")
         }
-        if let node = fields["description"]?.value {
+        if let node = fields.value("description") {
             descriptor.description =
                 decoding.string(node, at: .root.appending("description"), what: "`description`")?.value
         }
-        if let node = fields["application"]?.value { decodeApplication(node) }
-        if let node = fields["keys"]?.value { decodeKeys(node) }
-        if let node = fields["configuration"]?.value { decodeConfiguration(node) }
-        if let node = fields["authentication"]?.value {
+        if let node = fields.value("application") { decodeApplication(node) }
+        if let node = fields.value("keys") { decodeKeys(node) }
+        if let node = fields.value("configuration") { decodeConfiguration(node) }
+        if let node = fields.value("authentication") {
             descriptor.authentication = decoding.oneOf(
                 AuthenticationMethod.self, node, at: .root.appending("authentication"), what: "authentication method")
         }
-        if let node = fields["security"]?.value { decodeSecurity(node) }
-        if let node = fields["steps"]?.value { decodeSteps(node) }
-        if let node = fields["groups"]?.value { decodeGroups(node) }
-        if let node = fields["flows"]?.value { decodeFlows(node) }
+        if let node = fields.value("security") { decodeSecurity(node) }
+        if let node = fields.value("steps") { decodeSteps(node) }
+        if let node = fields.value("groups") { decodeGroups(node) }
+        if let node = fields.value("flows") { decodeFlows(node) }
     }
 
     private mutating func decodeApplication(_ node: Node) {
@@ -82,9 +82,9 @@ public struct FlowDecoder {
                 of: node, at: path, known: ["id", "version"], required: ["id"], what: "`application`")
         else { return }
         descriptor.application = Application(
-            id: fields["id"].flatMap { decoding.string($0.value, at: path.appending("id"), what: "`application.id`") },
-            version: fields["version"].flatMap {
-                decoding.string($0.value, at: path.appending("version"), what: "`application.version`")
+            id: fields.value("id").flatMap { decoding.string($0, at: path.appending("id"), what: "`application.id`") },
+            version: fields.value("version").flatMap {
+                decoding.string($0, at: path.appending("version"), what: "`application.version`")
             },
             location: node.location)
     }
@@ -114,10 +114,10 @@ public struct FlowDecoder {
                         of: pair.value, at: keyPath(), known: ["type", "description"], required: ["type"],
                         what: "key `\(name.value)`")
                 else { continue }
-                typeNode = known["type"]!.value
+                typeNode = known.value("type")!
                 description =
-                    known["description"].flatMap {
-                        decoding.string($0.value, at: keyPath().appending("description"), what: "a description")
+                    known.value("description").flatMap {
+                        decoding.string($0, at: keyPath().appending("description"), what: "a description")
                     }?.value
             }
             guard let type = decodeType(typeNode, at: keyPath()) else { continue }
@@ -142,7 +142,7 @@ public struct FlowDecoder {
         guard let fields = decoding.fields(of: node, at: path(), known: ["list", "struct"], what: "a type") else {
             return nil
         }
-        if fields["list"] != nil, let structNode = fields["struct"] {
+        if fields.contains("list"), let structNode = fields["struct"] {
             decoding.report(
                 Diagnostic(
                     .invalidValue,
@@ -191,7 +191,7 @@ public struct FlowDecoder {
                 of: node, at: path, known: ["providers", "transform", "persist"], what: "`configuration`")
         else { return }
         var configuration = Configuration(location: node.location)
-        if let providers = fields["providers"]?.value,
+        if let providers = fields.value("providers"),
             let elements = decoding.sequence(
                 providers, at: path.appending("providers"), what: "`configuration.providers`")
         {
@@ -201,10 +201,10 @@ public struct FlowDecoder {
                 }
             }
         }
-        if let transform = fields["transform"]?.value {
+        if let transform = fields.value("transform") {
             configuration.transform = decodeTransform(transform, at: path.appending("transform"), topLevel: true)
         }
-        if let persist = fields["persist"]?.value {
+        if let persist = fields.value("persist") {
             configuration.persist = decoding.oneOf(
                 PersistPolicy.self, persist, at: path.appending("persist"), what: "persist policy")
         }
@@ -302,7 +302,7 @@ public struct FlowDecoder {
             guard let fields = decoding.fields(of: node, at: path, known: ["map"], what: "a transform map") else {
                 return nil
             }
-            return decodeMap(fields["map"]!.value, at: path.appending("map"))
+            return decodeMap(fields.value("map")!, at: path.appending("map"))
         }
         let isLeaf = hasTo || hasKey
         if !topLevel || isLeaf {
@@ -318,11 +318,11 @@ public struct FlowDecoder {
             guard
                 let fields = decoding.fields(
                     of: node, at: path, known: Self.leafFields, required: ["key"], what: "a transform leaf"),
-                let key = fields["key"].flatMap({
-                    decoding.identifier($0.value, at: path.appending("key"), what: "`key`")
+                let key = fields.value("key").flatMap({
+                    decoding.identifier($0, at: path.appending("key"), what: "`key`")
                 })
             else { return nil }
-            let conversion = fields["to"].flatMap { decoding.string($0.value, at: path.appending("to"), what: "`to`") }
+            let conversion = fields.value("to").flatMap { decoding.string($0, at: path.appending("to"), what: "`to`") }
             return .leaf(conversion: conversion, key: key, location: node.location, path: path)
         }
         return decodeMap(node, at: path)
@@ -433,15 +433,15 @@ public struct FlowDecoder {
                     what: "step `\(name.value)`")
             else { continue }
             // A missing or unreadable `uses` is reported once, here; the step stays declared (see `namesBuiltin`).
-            let uses = fields["uses"].flatMap({
-                decoding.string($0.value, at: stepPath.appending("uses"), what: "`uses`")
+            let uses = fields.value("uses").flatMap({
+                decoding.string($0, at: stepPath.appending("uses"), what: "`uses`")
             })
             let parameters =
-                fields["with"].map {
-                    self.parameters(of: $0.value, at: stepPath.appending("with"), what: "step `\(name.value)`")
+                fields.value("with").map {
+                    self.parameters(of: $0, at: stepPath.appending("with"), what: "step `\(name.value)`")
                 } ?? []
-            let description = fields["description"].flatMap {
-                decoding.string($0.value, at: stepPath.appending("description"), what: "a description")
+            let description = fields.value("description").flatMap {
+                decoding.string($0, at: stepPath.appending("description"), what: "a description")
             }?.value
             descriptor.steps.append(
                 StepDeclaration(
@@ -537,8 +537,8 @@ public struct FlowDecoder {
                 what: "a group use"),
             let group = decoding.identifier(groupKey.value, at: path.appending("group"), what: "`group`")
         else { return nil }
-        let condition = fields["when"].flatMap { decodeCondition($0.value, at: path.appending("when")) }
-        if fields["when"] != nil, condition == nil { return nil }
+        let condition = fields.value("when").flatMap { decodeCondition($0, at: path.appending("when")) }
+        if fields.contains("when"), condition == nil { return nil }
         return .group(GroupUse(group: group, condition: condition, location: node.location, path: path))
     }
 
@@ -552,8 +552,8 @@ public struct FlowDecoder {
             let fields = decoding.fields(
                 of: node, at: path, known: ["step", "retry", "timeout", "when", "on-failure"], required: ["step"],
                 what: "a flow entry"),
-            let step = fields["step"].flatMap({
-                decoding.identifier($0.value, at: path.appending("step"), what: "`step`")
+            let step = fields.value("step").flatMap({
+                decoding.identifier($0, at: path.appending("step"), what: "`step`")
             })
         else { return nil }
         var entry = FlowEntry(step: step, location: node.location, path: path)
@@ -584,26 +584,26 @@ public struct FlowDecoder {
                 of: node, at: path, known: ["attempts", "backoff", "multiplier", "max-backoff", "jitter"],
                 required: ["attempts"],
                 what: "`retry`"),
-            let attempts = fields["attempts"].flatMap({
-                decoding.int($0.value, at: path.appending("attempts"), what: "`attempts`", range: 1...100)
+            let attempts = fields.value("attempts").flatMap({
+                decoding.int($0, at: path.appending("attempts"), what: "`attempts`", range: 1...100)
             })
         else { return nil }
         var policy = RetryPolicy(
             attempts: attempts, backoff: RetryPolicy.defaultBackoff, multiplier: 2,
             maxBackoff: RetryPolicy.defaultMaxBackoff,
             jitter: true, location: node.location)
-        if let value = fields["backoff"].flatMap({
-            decoding.duration($0.value, at: path.appending("backoff"), what: "`backoff`")
+        if let value = fields.value("backoff").flatMap({
+            decoding.duration($0, at: path.appending("backoff"), what: "`backoff`")
         }) {
             policy.backoff = value.value
         }
-        if let value = fields["max-backoff"].flatMap({
-            decoding.duration($0.value, at: path.appending("max-backoff"), what: "`max-backoff`")
+        if let value = fields.value("max-backoff").flatMap({
+            decoding.duration($0, at: path.appending("max-backoff"), what: "`max-backoff`")
         }) {
             policy.maxBackoff = value.value
         }
-        if let value = fields["multiplier"].flatMap({
-            decoding.double($0.value, at: path.appending("multiplier"), what: "`multiplier`")
+        if let value = fields.value("multiplier").flatMap({
+            decoding.double($0, at: path.appending("multiplier"), what: "`multiplier`")
         }) {
             if !(1...RetryPolicy.maximumMultiplier).contains(value.value) {
                 decoding.report(
@@ -616,8 +616,8 @@ public struct FlowDecoder {
                 policy.multiplier = value.value
             }
         }
-        if let value = fields["jitter"].flatMap({
-            decoding.bool($0.value, at: path.appending("jitter"), what: "`jitter`")
+        if let value = fields.value("jitter").flatMap({
+            decoding.bool($0, at: path.appending("jitter"), what: "`jitter`")
         }) {
             policy.jitter = value.value
         }
@@ -632,7 +632,7 @@ public struct FlowDecoder {
             return nil
         }
         if let all = fields["all"] ?? fields["any"] {
-            let isAll = fields["all"] != nil
+            let isAll = fields.contains("all")
             let name = isAll ? "all" : "any"
             guard let elements = decoding.sequence(all.value, at: path.appending(name), what: "`\(name)`") else {
                 return nil
@@ -671,14 +671,14 @@ public struct FlowDecoder {
             return nil
         }
         switch tests[0] {
-        case "equals": return .equals(key: key, value: fields["equals"]!.value)
-        case "not-equals": return .notEquals(key: key, value: fields["not-equals"]!.value)
+        case "equals": return .equals(key: key, value: fields.value("equals")!)
+        case "not-equals": return .notEquals(key: key, value: fields.value("not-equals")!)
         case "in":
-            return decoding.sequence(fields["in"]!.value, at: path.appending("in"), what: "`in`").map {
+            return decoding.sequence(fields.value("in")!, at: path.appending("in"), what: "`in`").map {
                 .oneOf(key: key, values: $0)
             }
         default:
-            return decoding.bool(fields["exists"]!.value, at: path.appending("exists"), what: "`exists`").map {
+            return decoding.bool(fields.value("exists")!, at: path.appending("exists"), what: "`exists`").map {
                 .exists(key: key, $0.value)
             }
         }
@@ -703,7 +703,7 @@ public struct FlowDecoder {
                 decoding.oneOf(
                     FlowMode.self, $0.element, at: path.appending("modes").appending(index: $0.offset), what: "mode")
             }
-            if fields["goto"] != nil {
+            if fields.contains("goto") {
                 decoding.report(
                     Diagnostic(
                         .invalidValue, "Expected either `goto` or `modes` in `on-failure`, found both.",
@@ -730,8 +730,8 @@ public struct FlowDecoder {
         guard let step = decoding.identifier(target.value, at: path.appending("goto"), what: "`goto`") else {
             return nil
         }
-        let limit = fields["limit"].flatMap {
-            decoding.int($0.value, at: path.appending("limit"), what: "`limit`", range: 1...100)
+        let limit = fields.value("limit").flatMap {
+            decoding.int($0, at: path.appending("limit"), what: "`limit`", range: 1...100)
         }
         return .step(step, limit: limit?.value)
     }

@@ -14,8 +14,22 @@ struct Fields {
     }
 
     subscript(name: String) -> Pair? {
+        position(of: name).map { pairs[$0] }
+    }
+
+    /// The value of the field `name`, if it is there (and known), without copying its key.
+    func value(_ name: String) -> Node? {
+        position(of: name).map { pairs[$0].value }
+    }
+
+    /// Whether the field `name` is there (and known), without copying its pair.
+    func contains(_ name: String) -> Bool {
+        position(of: name) != nil
+    }
+
+    private func position(of name: String) -> Int? {
         guard let position = pairs.firstIndex(ofKey: name), !unknown.contains(position) else { return nil }
-        return pairs[position]
+        return position
     }
 }
 
@@ -55,7 +69,7 @@ struct NodeDecoding {
                         ? "Known fields: " + known.map { "`\($0)`" }.joined(separator: ", ") + "." : nil,
                     replacement: suggestion))
         }
-        for name in required where result[name] == nil {
+        for name in required where !result.contains(name) {
             report(
                 Diagnostic(
                     .missingField, "Expected to find `\(name)` in \(what()), but it is missing.",
