@@ -2,8 +2,9 @@
 /// mode has provided so far, the declared key types.
 ///
 /// While it is small it is searched in place, lengths first: hashing a `String` for a `Dictionary` costs about
-/// 350 instructions a look-up, comparing a dozen lengths a tenth of that. Past ``searchLimit`` names it keeps a
-/// dictionary index, so that a hostile file with thousands of names costs no quadratic search.
+/// 350 instructions a look-up, comparing a dozen stored lengths a tenth of that. Past ``searchLimit`` names it keeps
+/// a dictionary index, so that a hostile file with thousands of names costs no quadratic search. (The limit was
+/// measured: 16 and 64 cost 4 M and 0.3 M instructions more than 32 over the bench's 200 files.)
 public struct NameTable<Value> {
     @usableFromInline
     struct Entry {
@@ -27,7 +28,7 @@ public struct NameTable<Value> {
 
     /// The most names searched in place.
     @inlinable
-    public static var searchLimit: Int { 16 }
+    public static var searchLimit: Int { 32 }
 
     @inlinable
     public init() {}
