@@ -48,20 +48,19 @@ extension CheckContext {
             declaredType != nil || requireKnownKey(key, path: keyPath, context: "the transform tree")
         var converted: ValueType?
         if let conversion {
-            if let spec = catalog.transformer(named: conversion.value) {
-                switch spec.kind {
-                case .conversion(let type):
-                    converted = type
-                case .structure:
-                    report(
-                        Diagnostic(
-                            .wrongType,
-                            "Transformer `\(spec.name)` reads a whole structure and provides its own keys; "
-                                + "it cannot be a `to:` conversion.",
-                            at: conversion.location, path: path.appending("to"),
-                            hint: "Write `{use: \(spec.name)}` in place of this leaf."))
-                    return
-                }
+            // The conversion's type alone, without copying its whole description; a structure transformer's only
+            // for the finding.
+            if let type = catalog.conversionType(named: conversion.value) {
+                converted = type
+            } else if let spec = catalog.transformer(named: conversion.value) {
+                report(
+                    Diagnostic(
+                        .wrongType,
+                        "Transformer `\(spec.name)` reads a whole structure and provides its own keys; "
+                            + "it cannot be a `to:` conversion.",
+                        at: conversion.location, path: path.appending("to"),
+                        hint: "Write `{use: \(spec.name)}` in place of this leaf."))
+                return
             } else if let structType = declaredStruct(conversion.value) {
                 converted = structType
             } else {

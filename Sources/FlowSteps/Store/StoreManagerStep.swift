@@ -48,7 +48,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
             try parameters.runtimeText("passcode")
             ?? ParameterText(parameter: "passcode", text: "prompt", isSecret: true)
         file = try parameters.text("file") ?? "store.db"
-        guard !file.isEmpty, !file.contains("/"), !file.hasPrefix("."), file != ".." else {
+        guard !file.isEmpty, !file.utf8.contains(UInt8(ascii: "/")), !file.hasPrefix("."), file != ".." else {
             throw ParameterProblem(
                 "`file` is a file name in the state folder (like `store.db`), without a folder and not hidden; found "
                     + "`\(file)`.",
