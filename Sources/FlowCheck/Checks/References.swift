@@ -61,9 +61,10 @@ extension CheckContext {
     /// Whether `text` holds `${` or (with `clearText`) `://`, in one pass over its bytes: the cheap filter
     /// in front of the exact checks, which most values never reach.
     static func mayHoldReferenceOrURL(_ text: String, clearText: Bool) -> Bool {
-        var text = text
-        return text.withUTF8 { bytes in
-            guard bytes.count >= 2 else { return false }
+        let utf8 = text.utf8
+        // Most values are too short to hold either, or are checked in place without a copy of the string.
+        guard utf8.count >= 2 else { return false }
+        return utf8.withContiguousStorageIfAvailable { bytes in
             for index in 1..<bytes.count {
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "{") {
@@ -75,14 +76,14 @@ extension CheckContext {
                 }
             }
             return false
-        }
+        } ?? true  // Not contiguous (never so for native strings): the exact checks decide.
     }
 
     private mutating func checkReferences(in node: Node, text: String, path: DescriptorPath) {
         // A description is prose for people: a `${...}` there is text, not a reference.
         if case .key("description")? = path.lastComponent { return }
         let style = node.scalar!.style
-        let singleLine = style != .literal && style != .folded && !text.contains(where: \.isNewline)
+        let singleLine = style != .literal && style != .folded && !Self.containsNewline(text)
         for reference in Reference.all(in: text) {
             // Within a one-line scalar the column is exact; in a block scalar, point at the scalar itself.
             let location =
@@ -108,9 +109,7 @@ extension CheckContext {
                         at: location, path: path, hint: "Use `${env.NAME}`, `${input.NAME}` or `${info.KEY}`."))
                 continue
             }
-            guard !reference.name.isEmpty,
-                reference.name.allSatisfy({ $0.isLetter || $0.isNumber || "_-.".contains($0) })
-            else {
+            guard Self.isReferenceName(reference.name) else {
                 report(
                     Diagnostic(
                         .invalidReference,
@@ -123,6 +122,28 @@ extension CheckContext {
                 _ = requireKnownKey(Located(reference.name, at: location), path: path, context: "a reference")
             }
         }
+    }
+
+    /// Whether `name` can name an environment variable, an input or an info key after `${namespace.`: letters,
+    /// digits, `_`, `-` and `.`. ASCII names are read on their bytes, without Unicode property look-ups.
+    static func isReferenceName(_ name: String) -> Bool {
+        guard !name.isEmpty else { return false }
+        if name.utf8.allSatisfy({ $0 < 0x80 }) {
+            return name.utf8.allSatisfy { byte in
+                (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z"))
+                    || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                    || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+            }
+        }
+        return name.allSatisfy { $0.isLetter || $0.isNumber || "_-.".contains($0) }
+    }
+
+    /// Whether `text` holds a line break; ASCII text is read on its bytes.
+    static func containsNewline(_ text: String) -> Bool {
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            return text.utf8.contains { $0 >= 0x0A && $0 <= 0x0D }
+        }
+        return text.contains(where: \.isNewline)
     }
 
     /// The path of the node reached from `root` through the positions in `trail`.

@@ -42,6 +42,7 @@ public struct NameTable<Value> {
     /// A table of `pairs`; where a name repeats, the first value is kept.
     @inlinable
     public init(firstOf pairs: some Sequence<(String, Value)>) {
+        entries.reserveCapacity(pairs.underestimatedCount)
         for (name, value) in pairs { addFirst(value, for: name) }
     }
 
