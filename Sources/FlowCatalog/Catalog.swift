@@ -6,28 +6,28 @@ public import FlowDescriptor
 /// built-in steps, providers and transformers each describe themselves, and their registries assemble the
 /// catalog from those descriptions beside the info model's keys and records (``builtinKeys``, ``builtinRecords``).
 public struct Catalog: Sendable {
+    /// The tables a catalog is made of.
+    private struct Parts: Sendable {
+        var steps: [StepSpec]
+        var transformers: [TransformerSpec]
+        var providers: [ProviderSpec]
+        var keys: [BuiltinKey]
+        var records: [RecordSpec]
+    }
+
     /// The tables and their index, kept in one shared, unchanging box: every step's, provider's and transformer's
     /// parameters keep the catalog, so a copy is one reference. A change makes a new box.
     private final class Tables: Sendable {
-        let steps: [StepSpec]
-        let transformers: [TransformerSpec]
-        let providers: [ProviderSpec]
-        let keys: [BuiltinKey]
-        let records: [RecordSpec]
+        let parts: Parts
         /// Positions by name and alias, made with the tables: the checker looks names up for every step, key and
         /// type of every file, and a search through the tables compared strings each time.
         let index: Index
 
-        init(
-            steps: [StepSpec], transformers: [TransformerSpec], providers: [ProviderSpec], keys: [BuiltinKey],
-            records: [RecordSpec]
-        ) {
-            self.steps = steps
-            self.transformers = transformers
-            self.providers = providers
-            self.keys = keys
-            self.records = records
-            index = Index(steps: steps, transformers: transformers, providers: providers, keys: keys, records: records)
+        init(_ parts: Parts) {
+            self.parts = parts
+            index = Index(
+                steps: parts.steps, transformers: parts.transformers, providers: parts.providers, keys: parts.keys,
+                records: parts.records)
         }
     }
 
@@ -38,43 +38,36 @@ public struct Catalog: Sendable {
         steps: [StepSpec], transformers: [TransformerSpec], providers: [ProviderSpec], keys: [BuiltinKey],
         records: [RecordSpec]
     ) {
-        tables = Tables(steps: steps, transformers: transformers, providers: providers, keys: keys, records: records)
+        tables = Tables(
+            Parts(steps: steps, transformers: transformers, providers: providers, keys: keys, records: records))
+    }
+
+    /// Replaces the tables with changed ones, indexed anew.
+    private mutating func change(_ body: (inout Parts) -> Void) {
+        var parts = tables.parts
+        body(&parts)
+        tables = Tables(parts)
     }
 
     public var steps: [StepSpec] {
-        get { tables.steps }
-        set {
-            tables = Tables(
-                steps: newValue, transformers: transformers, providers: providers, keys: keys, records: records)
-        }
+        get { tables.parts.steps }
+        set { change { $0.steps = newValue } }
     }
     public var transformers: [TransformerSpec] {
-        get { tables.transformers }
-        set {
-            tables = Tables(
-                steps: steps, transformers: newValue, providers: providers, keys: keys, records: records)
-        }
+        get { tables.parts.transformers }
+        set { change { $0.transformers = newValue } }
     }
     public var providers: [ProviderSpec] {
-        get { tables.providers }
-        set {
-            tables = Tables(
-                steps: steps, transformers: transformers, providers: newValue, keys: keys, records: records)
-        }
+        get { tables.parts.providers }
+        set { change { $0.providers = newValue } }
     }
     public var keys: [BuiltinKey] {
-        get { tables.keys }
-        set {
-            tables = Tables(
-                steps: steps, transformers: transformers, providers: providers, keys: newValue, records: records)
-        }
+        get { tables.parts.keys }
+        set { change { $0.keys = newValue } }
     }
     public var records: [RecordSpec] {
-        get { tables.records }
-        set {
-            tables = Tables(
-                steps: steps, transformers: transformers, providers: providers, keys: keys, records: newValue)
-        }
+        get { tables.parts.records }
+        set { change { $0.records = newValue } }
     }
     private var index: Index { tables.index }
 
