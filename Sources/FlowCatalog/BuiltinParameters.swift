@@ -76,7 +76,15 @@ public struct BuiltinParameters: Sendable {
 
     /// The node the flow wrote for `name`, if any (a YAML null counts as absent).
     public func node(_ name: String) -> Parameter? {
-        entries.first { $0.name.value == name && !$0.value.isNull }
+        // Searched by position, lengths first: iterating would copy every entry passed over.
+        let length = name.utf8.count
+        for position in entries.indices {
+            let entryName = entries[position].name.value
+            if entryName.utf8.count == length, entryName == name, !entries[position].value.isNull {
+                return entries[position]
+            }
+        }
+        return nil
     }
 
     /// The text of `name`, or its default value; `nil` when neither is there.
@@ -203,7 +211,12 @@ public struct BuiltinParameters: Sendable {
 
     /// The spec of parameter `name`.
     public func spec(_ name: String) -> ParameterSpec? {
-        specs.first { $0.name == name }
+        // Searched by position, lengths first: iterating would copy every spec passed over.
+        let length = name.utf8.count
+        for position in specs.indices where specs[position].name.utf8.count == length && specs[position].name == name {
+            return specs[position]
+        }
+        return nil
     }
 
     private func problem(_ entry: Parameter, expected: String) -> ParameterProblem {

@@ -65,6 +65,7 @@ extension CheckContext {
         // Most values are too short to hold either, or are checked in place without a copy of the string.
         guard utf8.count >= 2 else { return false }
         return utf8.withContiguousStorageIfAvailable { bytes in
+            guard containsBraceOrSlash(bytes) else { return false }
             for index in 1..<bytes.count {
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "{") {
@@ -77,6 +78,26 @@ extension CheckContext {
             }
             return false
         } ?? true  // Not contiguous (never so for native strings): the exact checks decide.
+    }
+
+    /// Whether `bytes` hold a `{` or a `/`, looked for eight bytes at a time: most values hold neither.
+    static func containsBraceOrSlash(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        // A word has a zero byte exactly when (word - ones) & ~word & highs is not zero.
+        func hasZeroByte(_ word: UInt64) -> Bool { (word &- ones) & ~word & highs != 0 }
+        let raw = UnsafeRawBufferPointer(bytes)
+        var index = 0
+        while index + 8 <= raw.count {
+            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            if hasZeroByte(word ^ (ones &* 0x7B)) || hasZeroByte(word ^ (ones &* 0x2F)) { return true }
+            index += 8
+        }
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "{") || bytes[index] == UInt8(ascii: "/") { return true }
+            index += 1
+        }
+        return false
     }
 
     private mutating func checkReferences(in node: Node, text: String, path: DescriptorPath) {

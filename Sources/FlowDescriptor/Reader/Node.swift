@@ -106,10 +106,12 @@ extension Node {
 
     /// Whether the node is a null: `~`, `null`, or nothing at all, written plain.
     public var isNull: Bool {
-        guard case .scalar(let scalar) = content, scalar.style == .plain, coreTag == nil, scalar.text.utf8.count <= 4
-        else { return false }
-        switch scalar.text {
-        case "", "~", "null", "Null", "NULL": return true
+        guard case .scalar(let scalar) = content, scalar.style == .plain, coreTag == nil else { return false }
+        // On the length first: most values are longer than four bytes, and comparing strings is not free.
+        switch scalar.text.utf8.count {
+        case 0: return true
+        case 1: return scalar.text.utf8.first == UInt8(ascii: "~")
+        case 4: return scalar.text == "null" || scalar.text == "Null" || scalar.text == "NULL"
         default: return false
         }
     }

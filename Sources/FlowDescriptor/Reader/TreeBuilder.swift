@@ -50,7 +50,7 @@ struct TreeBuilder {
                 pendingKey = PendingKey(scalar: scalar, tag: node.coreTag, location: node.location)
                 return .added
             }
-            if key.scalar.style == .plain, key.tag == nil, key.scalar.text == "<<" {
+            if key.scalar.style == .plain, key.tag == nil, key.scalar.text.utf8.count == 2, key.scalar.text == "<<" {
                 merges.append(node)
                 return .added
             }
