@@ -60,6 +60,26 @@ public enum FileBytes {
     /// Up to `wanted` bytes from `descriptor`. With `exact`, `wanted` is the size to expect (a regular file's);
     /// otherwise the buffer grows as bytes come (a pipe's size is not known ahead).
     private static func read(from descriptor: Int32, wanted: Int, exact: Bool) -> [UInt8]? {
+        if exact {
+            // Read straight into the array's storage: no zeroing first, no growing.
+            var failed = false
+            let bytes = [UInt8](unsafeUninitializedCapacity: wanted) { buffer, initialized in
+                var count = 0
+                while count < wanted {
+                    let got = Glibc.read(descriptor, buffer.baseAddress! + count, wanted - count)
+                    if got > 0 {
+                        count += got
+                    } else if got == 0 {
+                        break
+                    } else if errno != EINTR {
+                        failed = true
+                        break
+                    }
+                }
+                initialized = count
+            }
+            return failed ? nil : bytes
+        }
         var bytes = [UInt8](repeating: 0, count: exact ? wanted : min(wanted, 1 << 16))
         var count = 0
         while count < wanted {

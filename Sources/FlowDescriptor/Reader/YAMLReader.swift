@@ -5,7 +5,6 @@ internal import CYAML
 /// libyaml's 0-based marks become 1-based lines and columns here, once, at the C boundary.
 final class YAMLReader {
     private let parser: UnsafeMutablePointer<yaml_parser_t>
-    private let input: UnsafeMutableBufferPointer<UInt8>
     private let bytes: [UInt8]
     private let file: String
     private let fileID: UInt32
@@ -18,23 +17,32 @@ final class YAMLReader {
         parser = .allocate(capacity: 1)
         // A UTF-8 byte-order mark is not content; with the encoding set, libyaml would read it as a character.
         let body = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes[...]
-        // Kept for error locations; without a byte-order mark this shares the caller's storage.
+        // What libyaml reads, and what error locations count in; without a byte-order mark this shares the
+        // caller's storage.
         self.bytes = body.startIndex == 0 ? bytes : Array(body)
-        input = .allocate(capacity: max(body.count, 1))
-        _ = input.initialize(from: body)
         yaml_parser_initialize(parser)
         yaml_parser_set_encoding(parser, YAML_UTF8_ENCODING)
-        yaml_parser_set_input_string(parser, input.baseAddress, body.count)
     }
 
     deinit {
         yaml_parser_delete(parser)
         parser.deallocate()
-        input.deallocate()
     }
 
-    /// Reads the single document in the input.
+    /// Reads the single document in the input (once: a reader reads one file).
     func read() -> ReadResult {
+        bytes.withUnsafeBufferPointer { buffer in
+            // libyaml reads the array's storage in place, for the length of this call; it wants a pointer even
+            // when there are no bytes.
+            var nothing: UInt8 = 0
+            return withUnsafePointer(to: &nothing) { placeholder in
+                yaml_parser_set_input_string(parser, buffer.baseAddress ?? placeholder, buffer.count)
+                return readDocument()
+            }
+        }
+    }
+
+    private func readDocument() -> ReadResult {
         do throws(ReadFailure) {
             try readEvents()
             guard let root = builder.root else {
@@ -122,7 +130,7 @@ final class YAMLReader {
         }
         let location = mark(parser.pointee.problem_mark)
         // libyaml's mark index counts characters, not bytes.
-        if Self.character(at: parser.pointee.problem_mark.index, in: input) == UInt8(ascii: "\t") {
+        if Self.character(at: parser.pointee.problem_mark.index, in: bytes) == UInt8(ascii: "\t") {
             return Diagnostic(
                 .tabIndentation, "A tab character is used here, where YAML allows only spaces.",
                 at: location, hint: "Indent with spaces.")
@@ -172,7 +180,7 @@ final class YAMLReader {
     }
 
     /// The first byte of the `index`-th character of `bytes`.
-    private static func character(at index: Int, in bytes: UnsafeMutableBufferPointer<UInt8>) -> UInt8? {
+    private static func character(at index: Int, in bytes: [UInt8]) -> UInt8? {
         var characters = 0
         for byte in bytes where byte & 0xC0 != 0x80 {
             if characters == index { return byte }
