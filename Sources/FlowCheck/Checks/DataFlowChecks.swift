@@ -13,6 +13,7 @@ extension CheckContext {
         for flow in descriptor.flows where flow.mode == .onboard || flow.mode == .restore {
             var available = AvailableKeys()
             available.positions.reserveCapacity(16)
+            available.provided.reserveCapacity(16)
             if let builtin = catalog.key(named: "onboardingID") {
                 available.add(
                     ProvidedKey(
@@ -169,6 +170,7 @@ extension CheckContext {
     /// The keys a declared step requires, its parameters considered.
     func requirements(of step: StepDeclaration, spec: StepSpec) -> [KeySpec] {
         var result: [KeySpec] = []
+        result.reserveCapacity(spec.requires.count)
         for key in spec.requires {
             if let condition = key.onlyWhen {
                 let value =

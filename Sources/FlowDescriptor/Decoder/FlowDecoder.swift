@@ -453,11 +453,15 @@ public struct FlowDecoder {
 
     // MARK: flows
 
+    /// The modes' names, the fields of `flows`.
+    private static let modeNames = FlowMode.allCases.map(\.rawValue)
+
     private mutating func decodeFlows(_ node: Node) {
         let path = DescriptorPath.root.appending("flows")
         guard
-            let fields = decoding.fields(of: node, at: path, known: FlowMode.allCases.map(\.rawValue), what: "`flows`")
+            let fields = decoding.fields(of: node, at: path, known: Self.modeNames, what: "`flows`")
         else { return }
+        descriptor.flows.reserveCapacity(fields.count)
         for mode in FlowMode.allCases {
             guard let pair = fields[mode.rawValue] else { continue }
             let flowPath = path.appending(mode.rawValue)

@@ -9,6 +9,9 @@ struct Fields {
         self.pairs = pairs
     }
 
+    /// How many known fields there are.
+    var count: Int { pairs.count - unknown.count }
+
     mutating func skip(_ position: Int) {
         unknown.append(position)
     }
@@ -230,13 +233,11 @@ struct NodeDecoding {
         // The common case, ASCII, on the bytes, without Unicode property look-ups.
         var text = text
         let ascii: Bool? = text.withUTF8 { bytes in
-            func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
             guard let first = bytes.first, first < 0x80 else { return nil }
-            guard isLetter(first) else { return false }
+            guard NameBytes.isLetter(first) else { return false }
             for byte in bytes.dropFirst() {
                 if byte >= 0x80 { return nil }
-                guard isLetter(byte) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D || byte == 0x5F || byte == 0x2E
-                else { return false }
+                guard NameBytes.isNamePart(byte) else { return false }
             }
             return true
         }
@@ -274,6 +275,20 @@ struct NodeDecoding {
         case "false", "False", "FALSE": return false
         default: return nil
         }
+    }
+}
+
+/// The ASCII bytes of names, read on the bytes rather than through Unicode properties: shared by the decoder's
+/// identifiers and the checker's reference names.
+public enum NameBytes {
+    /// An ASCII letter.
+    @inlinable
+    public static func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
+
+    /// An ASCII letter or digit, `-`, `_` or `.`: what a name may hold after its first character.
+    @inlinable
+    public static func isNamePart(_ byte: UInt8) -> Bool {
+        isLetter(byte) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D || byte == 0x5F || byte == 0x2E
     }
 }
 

@@ -385,7 +385,14 @@ public struct Flow: Sendable {
     public init(mode: FlowMode, items: [FlowItem], location: SourceLocation, path: DescriptorPath) {
         self.mode = mode
         self.items = items
-        self.entries = items.compactMap(\.entry)
+        // Room for every item first: a mode lists a dozen or so, and growing one at a time reallocates at each
+        // doubling.
+        var entries: [FlowEntry] = []
+        entries.reserveCapacity(items.count)
+        for item in items {
+            if let entry = item.entry { entries.append(entry) }
+        }
+        self.entries = entries
         self.location = location
         self.path = path
     }
