@@ -25,9 +25,7 @@ public struct Catalog: Sendable {
 
         init(_ parts: Parts) {
             self.parts = parts
-            index = Index(
-                steps: parts.steps, transformers: parts.transformers, providers: parts.providers, keys: parts.keys,
-                records: parts.records)
+            index = Index(parts)
         }
     }
 
@@ -112,15 +110,12 @@ public struct Catalog: Sendable {
         var keys: FixedNameIndex
         var records: FixedNameIndex
 
-        init(
-            steps: [StepSpec], transformers: [TransformerSpec], providers: [ProviderSpec], keys: [BuiltinKey],
-            records: [RecordSpec]
-        ) {
-            self.steps = Self.positions(steps.map { [$0.name] + $0.aliases })
-            self.transformers = Self.positions(transformers.map { [$0.name] + $0.aliases })
-            self.providers = Self.positions(providers.map { [$0.name] + $0.aliases })
-            self.keys = Self.positions(keys.map { [$0.name] })
-            self.records = Self.positions(records.map { [$0.name] + $0.aliases })
+        init(_ parts: Parts) {
+            steps = Self.positions(parts.steps.map { [$0.name] + $0.aliases })
+            transformers = Self.positions(parts.transformers.map { [$0.name] + $0.aliases })
+            providers = Self.positions(parts.providers.map { [$0.name] + $0.aliases })
+            keys = Self.positions(parts.keys.map { [$0.name] })
+            records = Self.positions(parts.records.map { [$0.name] + $0.aliases })
         }
 
         /// Each name's first position: a name earlier in a table wins, as a search from the start would find it.

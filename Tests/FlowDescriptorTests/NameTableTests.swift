@@ -111,6 +111,9 @@ import Testing
         for (name, type) in ValueType.baseTypes {
             #expect(ValueType.baseType(named: name) == type)
         }
+        // Every base type is found by the name it is printed with.
+        for type in ValueType.allBaseTypes { #expect(ValueType.baseType(named: type.description) == type) }
+        #expect(ValueType.baseTypes.count == ValueType.allBaseTypes.count)
         for other in ["URL", "strings", "", "list ", "record"] { #expect(ValueType.baseType(named: other) == nil) }
     }
 }

@@ -150,11 +150,7 @@ extension CheckContext {
     static func isReferenceName(_ name: String) -> Bool {
         guard !name.isEmpty else { return false }
         if name.utf8.allSatisfy({ $0 < 0x80 }) {
-            return name.utf8.allSatisfy { byte in
-                (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z"))
-                    || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
-                    || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
-            }
+            return name.utf8.allSatisfy(NameBytes.isNamePart)
         }
         return name.allSatisfy { $0.isLetter || $0.isNumber || "_-.".contains($0) }
     }

@@ -30,14 +30,15 @@ public indirect enum ValueType: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Base type names as written in `keys` and `to:`.
-    public static let baseTypes: [String: ValueType] = [
-        "url": .url, "string": .string, "secret": .secret, "int": .int, "double": .double, "bool": .bool,
-        "value": .value, "list": .list(nil),
-    ]
+    /// The base types, each written in `keys` and `to:` as its ``description``.
+    public static let allBaseTypes: [ValueType] = [.url, .string, .secret, .int, .double, .bool, .value, .list(nil)]
 
-    /// The base type named `name`; the same as ``baseTypes``, without hashing the name (a decoder asks for every
-    /// key's type).
+    /// Base type names as written in `keys` and `to:`.
+    public static let baseTypes: [String: ValueType] = Dictionary(
+        uniqueKeysWithValues: allBaseTypes.map { ($0.description, $0) })
+
+    /// The base type named `name`: the inverse of ``description`` for ``allBaseTypes``, without hashing the name (a
+    /// decoder asks for every key's type). `NameTableTests` hold the two to each other.
     public static func baseType(named name: String) -> ValueType? {
         switch name {
         case "url": .url
