@@ -63,6 +63,24 @@ struct DuplicateKeyTests {
         #expect(result.diagnostics[1].message.contains("line 6, column 9"))
     }
 
+    @Test("Keys of one length, or of lengths 32 apart, are told apart; a repeat among them is still found")
+    func sharedLengths() throws {
+        let long = String(repeating: "k", count: 33)
+        let result = readYAML(
+            """
+            ab: 1
+            cd: 2
+            \(long): 3
+            a: 4
+            ef: 5
+            a: 6
+            cd: 7
+            """)
+        #expect(result.diagnostics.map(\.code) == [.duplicateKey, .duplicateKey])
+        #expect(result.diagnostics.map(\.at) == ["6:1", "7:1"])
+        #expect(result.root?.pairs?.map { $0.key.scalar?.text ?? "" } == ["ab", "cd", long, "a", "ef"])
+    }
+
     @Test("Every repetition is reported, each naming the first occurrence")
     func threeTimes() throws {
         let result = readYAML(

@@ -3,6 +3,10 @@
 struct TreeBuilder {
     private struct Open {
         var tag: CoreTag?
+        /// One bit for each key in `pairs`, picked by its length: a key whose bit is clear cannot be
+        /// there, so most keys of a small mapping skip the search for an earlier one. (Kept beside `tag`, where it
+        /// takes no room of its own.)
+        var keyBits: UInt32 = 0
         var anchor: String?
         var location: SourceLocation
         var nodeCountAtStart: Int
@@ -25,7 +29,13 @@ struct TreeBuilder {
         /// Where key `text` first appeared in this mapping, if it did.
         func firstLocation(of text: String) -> SourceLocation? {
             if pairs.count >= Self.indexThreshold { return firstSeen[text] }
+            guard keyBits & Self.bit(of: text) != 0 else { return nil }
             return pairs.firstIndex(ofKey: text).map { pairs[$0].key.location }
+        }
+
+        /// The bit of `keyBits` that stands for key `text`: its length (reading a byte costs more than it saves).
+        static func bit(of text: String) -> UInt32 {
+            1 &<< UInt32(truncatingIfNeeded: text.utf8.count & 31)
         }
 
         enum Outcome {
@@ -59,6 +69,7 @@ struct TreeBuilder {
             }
             if pairs.isEmpty { pairs.reserveCapacity(Self.initialCapacity) }
             if pairs.count >= Self.indexThreshold { firstSeen[key.scalar.text] = key.location }
+            keyBits |= Self.bit(of: key.scalar.text)
             pairs.append(Pair(key: key.node(), value: node))
             if pairs.count == Self.indexThreshold { indexKeys() }
             return .added
@@ -71,6 +82,7 @@ struct TreeBuilder {
 
         /// Records a key just appended to `pairs` (by a merge).
         mutating func noteKey(_ text: String, at location: SourceLocation) {
+            keyBits |= Self.bit(of: text)
             if pairs.count == Self.indexThreshold {
                 indexKeys()
             } else if pairs.count > Self.indexThreshold {
