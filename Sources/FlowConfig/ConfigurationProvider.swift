@@ -66,6 +66,7 @@ public struct ProviderRegistry: Sendable {
         let entries = flow.configuration?.providers ?? []
         guard !entries.isEmpty else { return Self.defaults(of: flow, catalog: catalog) }
         var made: [any ConfigurationProvider] = []
+        made.reserveCapacity(entries.count)
         for entry in entries {
             guard let type = provider(named: entry.name.value) else {
                 throw ParameterProblem(
@@ -73,11 +74,11 @@ public struct ProviderRegistry: Sendable {
             }
             let spec = type.spec
             // A shorthand (`file: config.json`) is decoded as a parameter with no name: it sets the primary one.
-            let parameters = entry.parameters.map { parameter -> Parameter in
-                guard parameter.name.value.isEmpty, let primary = spec.primaryParameter else { return parameter }
-                var named = parameter
-                named.name = Located(primary, at: parameter.name.location)
-                return named
+            var parameters = entry.parameters
+            if let primary = spec.primaryParameter {
+                for position in parameters.indices where parameters[position].name.value.isEmpty {
+                    parameters[position].name = Located(primary, at: parameters[position].name.location)
+                }
             }
             made.append(
                 try type.init(

@@ -97,42 +97,41 @@ extension CheckContext {
     /// Parameters whose names say "secret" but whose spec does not (a `command` step's `env`, say) still
     /// must not hold literals.
     private mutating func checkSecretLookingParameters() {
-        var candidates: [(name: String, node: Node, path: DescriptorPath)] = []
         for step in descriptor.steps {
+            let spec = resolvedSteps[step.name.value]
             for parameter in step.parameters {
-                let spec = resolvedSteps[step.name.value]?.parameter(parameter.name.value)
-                if spec?.type == .secret { continue }
-                if let pairs = parameter.value.pairs, spec?.type == .stringMap {
+                let type = spec?.parameter(parameter.name.value)?.type
+                if type == .secret { continue }
+                if let pairs = parameter.value.pairs, type == .stringMap {
                     for pair in pairs {
-                        candidates.append(
-                            (
-                                pair.key.scalar?.text ?? "", pair.value,
-                                parameter.path.appending(pair.key.scalar?.text ?? "")
-                            ))
+                        let name = pair.key.scalar?.text ?? ""
+                        checkLiteralSecret(named: name, in: pair.value, path: parameter.path.appending(name))
                     }
                 } else {
-                    candidates.append((parameter.name.value, parameter.value, parameter.path))
+                    checkLiteralSecret(named: parameter.name.value, in: parameter.value, path: parameter.path)
                 }
             }
         }
         for provider in descriptor.configuration?.providers ?? [] {
             for parameter in provider.parameters {
-                candidates.append((parameter.name.value, parameter.value, parameter.path))
+                checkLiteralSecret(named: parameter.name.value, in: parameter.value, path: parameter.path)
             }
         }
-        for candidate in candidates {
-            guard SecretNames.looksSecret(candidate.name),
-                let text = candidate.node.scalar?.text, !candidate.node.isNull, !text.isEmpty,
-                !Reference.isSecretSource(text), !text.contains("://")
-            else { continue }
-            report(
-                Diagnostic(
-                    .literalSecret,
-                    "`\(candidate.name)` looks like a secret and holds a literal value; "
-                        + "secrets never belong in a flow file.",
-                    at: candidate.node.location, path: candidate.path,
-                    hint: "Write `${env.NAME}` or `${input.NAME}` instead."))
-        }
+    }
+
+    /// Reports `node` when `name` looks like a secret's and the node holds a literal value (the path is made only
+    /// for a finding).
+    private mutating func checkLiteralSecret(
+        named name: String, in node: Node, path: @autoclosure () -> DescriptorPath
+    ) {
+        guard SecretNames.looksSecret(name), let text = node.scalar?.text, !node.isNull, !text.isEmpty,
+            !Reference.isSecretSource(text), !text.contains("://")
+        else { return }
+        report(
+            Diagnostic(
+                .literalSecret,
+                "`\(name)` looks like a secret and holds a literal value; secrets never belong in a flow file.",
+                at: node.location, path: path(), hint: "Write `${env.NAME}` or `${input.NAME}` instead."))
     }
 
     private mutating func checkURLProviders() {

@@ -282,11 +282,17 @@ public struct FlowDecoder {
         var hasKey = false
         for pair in pairs {
             guard case .scalar(let key) = pair.key.content else { continue }
-            switch key.text {
-            case "use": hasUse = true
-            case "map": hasMap = true
-            case "to": hasTo = true
-            case "key": hasKey = true
+            // By length first: most keys of a transform map are longer, and comparing strings is not free.
+            switch key.text.utf8.count {
+            case 2: if key.text == "to" { hasTo = true }
+            case 3:
+                if key.text == "use" {
+                    hasUse = true
+                } else if key.text == "map" {
+                    hasMap = true
+                } else if key.text == "key" {
+                    hasKey = true
+                }
             default: break
             }
         }
