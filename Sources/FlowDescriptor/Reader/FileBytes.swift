@@ -57,35 +57,41 @@ public enum FileBytes {
         return text
     }
 
-    /// Up to `wanted` bytes from `descriptor`. With `exact`, `wanted` is the size to expect (a regular file's);
-    /// otherwise the buffer grows as bytes come (a pipe's size is not known ahead).
+    /// Up to `wanted` bytes from `descriptor`. With `exact`, `wanted` is the size to expect (a regular file's), read
+    /// straight into the array's storage; otherwise the buffer grows as bytes come (a pipe's size is not known
+    /// ahead).
     private static func read(from descriptor: Int32, wanted: Int, exact: Bool) -> [UInt8]? {
         if exact {
-            // Read straight into the array's storage: no zeroing first, no growing.
             var failed = false
             let bytes = [UInt8](unsafeUninitializedCapacity: wanted) { buffer, initialized in
-                var count = 0
-                while count < wanted {
-                    let got = Glibc.read(descriptor, buffer.baseAddress! + count, wanted - count)
-                    if got > 0 {
-                        count += got
-                    } else if got == 0 {
-                        break
-                    } else if errno != EINTR {
-                        failed = true
-                        break
-                    }
-                }
-                initialized = count
+                let got = fill(UnsafeMutableRawBufferPointer(buffer), from: descriptor)
+                failed = got == nil
+                initialized = got ?? 0
             }
             return failed ? nil : bytes
         }
-        var bytes = [UInt8](repeating: 0, count: exact ? wanted : min(wanted, 1 << 16))
+        var bytes = [UInt8](repeating: 0, count: min(wanted, 1 << 16))
         var count = 0
-        while count < wanted {
-            if count == bytes.count { bytes += [UInt8](repeating: 0, count: min(bytes.count, wanted - bytes.count)) }
-            let room = bytes.count - count
-            let got = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, room) }
+        while true {
+            let got = bytes.withUnsafeMutableBytes { whole in
+                fill(UnsafeMutableRawBufferPointer(rebasing: whole[count...]), from: descriptor)
+            }
+            guard let got else { return nil }
+            count += got
+            // A buffer left short means the input ended.
+            guard count == bytes.count, count < wanted else { break }
+            bytes += [UInt8](repeating: 0, count: min(bytes.count, wanted - bytes.count))
+        }
+        bytes.removeLast(bytes.count - count)
+        return bytes
+    }
+
+    /// Reads into `buffer` until it is full or the input ends, again where a signal cut a read short: how many bytes
+    /// came, or `nil` on a read error.
+    private static func fill(_ buffer: UnsafeMutableRawBufferPointer, from descriptor: Int32) -> Int? {
+        var count = 0
+        while count < buffer.count {
+            let got = Glibc.read(descriptor, buffer.baseAddress! + count, buffer.count - count)
             if got > 0 {
                 count += got
             } else if got == 0 {
@@ -94,8 +100,7 @@ public enum FileBytes {
                 return nil
             }
         }
-        bytes.removeLast(bytes.count - count)
-        return bytes
+        return count
     }
 
     /// Standard input to its end, at most `limit + 1` bytes (so that input over the limit is noticed without
