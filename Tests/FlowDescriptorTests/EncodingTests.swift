@@ -88,9 +88,60 @@ struct EncodingTests {
             ("a: b\u{0}c", "1:5"),
             ("a: 1\nb: 2\nc: x\u{7}", "3:5"),
             ("名: b\u{1}", "1:5"),
+            ("a: b\u{80}c", "1:5"),
+            ("a: \u{9F}", "1:4"),
+            ("a: b\u{FFFE}", "1:5"),
+            ("a: 1\nb: ü\u{FFFF}", "2:5"),
+            ("a: bcdefghijkl\u{7F}", "1:15"),
         ])
     func controlCharacters(text: String, position: String) throws {
         let diagnostic = try expectRefused(readYAML(text), .encoding, at: position)
+        #expect(diagnostic.message.contains("control characters"))
+    }
+
+    @Test("Next line (U+0085), no-break space and U+FFFD are characters YAML allows")
+    func allowedNearControls() throws {
+        let result = readYAML("a: \"b\u{85}c\u{A0}d\u{FFFD}\"\nb: 2\n")
+        #expect(result.diagnostics.isEmpty)
+        #expect(result.root?["a"]?.scalar?.text == "b c\u{A0}d\u{FFFD}")
+        // YAML 1.1 breaks a line at U+0085, in a quoted scalar as well (where the break folds into a space).
+        #expect(result.root?.pairs?.last?.key.at == "3:1")
+    }
+
+    /// A file of `size` bytes: comment lines, then four keys of which the last repeats the first (FR101), the
+    /// second holding `value`.
+    static func paddedFile(size: Int, value: String = "é") -> (bytes: [UInt8], lines: Int) {
+        let tail = Array("a: 1\nb: \(value)\nc: 3\na: 4\n".utf8)
+        // Comment lines of 64 bytes, then one of 2 to 65 that makes up the size.
+        let room = size - tail.count
+        let full = (room - 2) / 64
+        func comment(_ length: Int) -> [UInt8] {
+            [UInt8(ascii: "#")] + Array(repeating: UInt8(ascii: " "), count: length - 2) + [UInt8(ascii: "\n")]
+        }
+        let padding = Array(repeating: comment(64), count: full).flatMap { $0 } + comment(room - full * 64)
+        return (padding + tail, full + 1)
+    }
+
+    @Test(
+        "Files around and past libyaml's 48 KiB working buffer read alike: keys, values and locations",
+        arguments: [3_000, 49_140, 49_143, 49_144, 49_145, 49_152, 120_000])
+    func aroundTheWorkingBuffer(size: Int) throws {
+        let (bytes, lines) = Self.paddedFile(size: size)
+        #expect(bytes.count == size)
+        let result = readBytes(bytes, format: .yaml)
+        let diagnostic = try onlyDiagnostic(result)
+        #expect(diagnostic.code == .duplicateKey)
+        #expect(diagnostic.at == "\(lines + 4):1")
+        #expect(result.root?["b"]?.scalar?.text == "é")
+        #expect(result.root?["c"]?.at == "\(lines + 3):4")
+    }
+
+    @Test(
+        "A control character at the end of a file around libyaml's working buffer is FR105 at the character",
+        arguments: [3_000, 49_143, 49_152, 120_000])
+    func controlCharacterAroundTheWorkingBuffer(size: Int) throws {
+        let (bytes, lines) = Self.paddedFile(size: size, value: "x\u{1}")
+        let diagnostic = try expectRefused(readBytes(bytes, format: .yaml), .encoding, at: "\(lines + 2):5")
         #expect(diagnostic.message.contains("control characters"))
     }
 

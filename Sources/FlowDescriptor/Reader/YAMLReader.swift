@@ -32,14 +32,49 @@ final class YAMLReader {
     /// Reads the single document in the input (once: a reader reads one file).
     func read() -> ReadResult {
         bytes.withUnsafeBufferPointer { buffer in
-            // libyaml reads the array's storage in place, for the length of this call; it wants a pointer even
-            // when there are no bytes.
+            // libyaml reads the input in place, for the length of this call; it wants a pointer even when there
+            // is nothing to read (as after a hand-over).
             var nothing: UInt8 = 0
             return withUnsafePointer(to: &nothing) { placeholder in
-                yaml_parser_set_input_string(parser, buffer.baseAddress ?? placeholder, buffer.count)
+                if handOverDecoded(buffer) {
+                    yaml_parser_set_input_string(parser, placeholder, 0)
+                } else {
+                    yaml_parser_set_input_string(parser, buffer.baseAddress ?? placeholder, buffer.count)
+                }
                 return readDocument()
             }
         }
+    }
+
+    /// Bytes of zeros after the input in libyaml's working buffer: its scanner looks a few characters past the end
+    /// (it stops at the first zero, but may test the next ones in the same expression).
+    private static let padding = 8
+
+    /// Puts `input` into libyaml's working buffer as its reader would leave it after decoding the whole input, so
+    /// that the reader has nothing left to do (decision 31); whether it did. The reader checks and copies every
+    /// character one at a time, which for UTF-8 without a character YAML refuses gives back the same bytes:
+    /// ``DocumentReader`` has checked the UTF-8 already, and ``AllowedCharacters`` counts the characters, eight
+    /// bytes at a time.
+    ///
+    /// Left to the reader (which then reports the error as before): no input, input with a character YAML refuses,
+    /// and input longer than the working buffer (libyaml's is 48 KiB).
+    private func handOverDecoded(_ input: UnsafeBufferPointer<UInt8>) -> Bool {
+        let working = parser.pointee.buffer
+        guard let source = input.baseAddress, let start = working.start, let end = working.end,
+            end - start >= input.count + Self.padding, parser.pointee.unread == 0,
+            let characters = AllowedCharacters.count(in: input)
+        else { return false }
+        UnsafeMutableRawPointer(start).copyMemory(from: source, byteCount: input.count)
+        (start + input.count).initialize(repeating: 0, count: Self.padding)
+        // What the reader leaves at the end of the input: every character unread, then one zero that ends the
+        // stream, the offset at the end, and the end of the input seen (which makes the reader return at once;
+        // the caller gives it nothing more to read in case it did not).
+        parser.pointee.buffer.pointer = start
+        parser.pointee.buffer.last = start + input.count + 1
+        parser.pointee.unread = characters + 1
+        parser.pointee.offset = input.count
+        parser.pointee.eof = 1
+        return true
     }
 
     private func readDocument() -> ReadResult {
