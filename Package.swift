@@ -1,11 +1,14 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-/// Strict settings shared by every target, set once (as swift-configuration does).
+/// Strict settings shared by every target, set once (as swift-configuration does). Release builds also optimize
+/// across the project's modules: small getters and generic helpers of one module inline into the next
+/// (lint costs 1.3 % fewer instructions; bench/README, "Sixth figures").
 let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
     .enableUpcomingFeature("MemberImportVisibility"),
+    .unsafeFlags(["-cross-module-optimization"], .when(configuration: .release)),
 ]
 
 let package = Package(

@@ -162,9 +162,10 @@ public struct StepSpec: Sendable, Hashable {
         var needsStore: Bool
     }
 
-    /// Changed only while no other spec shares it (see `change`), which is what makes it safe to send.
+    /// Changed only while no other spec shares it (see `change`), which is what makes it safe to send (and makes
+    /// the run-time exclusivity check of a class's stored property redundant).
     private final class Box: @unchecked Sendable {
-        var fields: Fields
+        @exclusivity(unchecked) var fields: Fields
 
         init(_ fields: Fields) {
             self.fields = fields

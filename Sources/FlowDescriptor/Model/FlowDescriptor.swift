@@ -265,9 +265,10 @@ public struct StepDeclaration: Sendable {
         var namesBuiltin: Bool
     }
 
-    /// Changed only while no other declaration shares it (see `change`), which is what makes it safe to send.
+    /// Changed only while no other declaration shares it (see `change`), which is what makes it safe to send (and makes
+    /// the run-time exclusivity check of a class's stored property redundant).
     private final class Box: @unchecked Sendable {
-        var fields: Fields
+        @exclusivity(unchecked) var fields: Fields
 
         init(_ fields: Fields) {
             self.fields = fields
@@ -465,9 +466,10 @@ public struct FlowEntry: Sendable {
         var reachedThrough: [GroupUse] = []
     }
 
-    /// Changed only while no other entry shares it (see `change`), which is what makes it safe to send.
+    /// Changed only while no other entry shares it (see `change`), which is what makes it safe to send (and makes
+    /// the run-time exclusivity check of a class's stored property redundant).
     private final class Box: @unchecked Sendable {
-        var fields: Fields
+        @exclusivity(unchecked) var fields: Fields
 
         init(_ fields: Fields) {
             self.fields = fields

@@ -21,9 +21,12 @@ enum AllowedCharacters {
                 let belowSpace = ~((word | high) &- ones &* 0x20) & high
                 let delete = (word &+ ones) & high
                 if belowSpace | delete != 0 {
-                    let allowed = zeroBytes(word ^ (ones &* 0x09)) | zeroBytes(word ^ (ones &* 0x0A))
-                        | zeroBytes(word ^ (ones &* 0x0D))
-                    guard belowSpace & ~allowed | delete == 0 else { return nil }
+                    // Most lines end in a line feed and hold no other control character: rule it out first.
+                    let otherThanLineFeed = belowSpace & ~zeroBytes(word ^ (ones &* 0x0A))
+                    if otherThanLineFeed | delete != 0 {
+                        let tabOrReturn = zeroBytes(word ^ (ones &* 0x09)) | zeroBytes(word ^ (ones &* 0x0D))
+                        guard otherThanLineFeed & ~tabOrReturn | delete == 0 else { return nil }
+                    }
                 }
                 characters += 8
             }
