@@ -274,3 +274,28 @@ struct RootNotMappingTests {
         #expect(diagnostic.message == "Expected the flow file to be a mapping, found \(found).")
     }
 }
+
+@Suite("Name bytes")
+struct NameBytesTests {
+    @Test("A name's bytes are ASCII letters, then letters, digits, `-`, `_` and `.`: every byte of 256 agrees")
+    func everyByte() {
+        for value in 0...255 {
+            let byte = UInt8(value)
+            let letter = (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+            let part = letter || (0x30...0x39).contains(byte) || byte == 0x2D || byte == 0x5F || byte == 0x2E
+            #expect(NameBytes.isLetter(byte) == letter, "0x\(String(byte, radix: 16))")
+            #expect(NameBytes.isNamePart(byte) == part, "0x\(String(byte, radix: 16))")
+        }
+    }
+
+    @Test(
+        "Identifiers: a letter first, name parts after; any other ASCII refuses, non-ASCII letters are read",
+        arguments: [
+            ("basic", true), ("a", true), ("login-2.step_x", true), ("2fa", false), ("-x", false), ("a b", false),
+            ("a/b", false), ("", false), ("anmeldung-prüfen", true), ("ä", true), ("a€", false), ("a\u{7F}", false),
+            ("abcdefghijklmnopqrstuvwxyz-0123456789", true), ("abcdefghijklmnopqrstuvwxyz-0123456789:", false),
+        ])
+    func identifiers(text: String, expected: Bool) {
+        #expect(NodeDecoding.isIdentifier(text) == expected)
+    }
+}

@@ -235,9 +235,11 @@ struct NodeDecoding {
         let ascii: Bool? = text.withUTF8 { bytes in
             guard let first = bytes.first, first < 0x80 else { return nil }
             guard NameBytes.isLetter(first) else { return false }
-            for byte in bytes.dropFirst() {
-                if byte >= 0x80 { return nil }
-                guard NameBytes.isNamePart(byte) else { return false }
+            var index = 1
+            while index < bytes.count {
+                let byte = bytes[index]
+                guard NameBytes.isNamePart(byte) else { return byte >= 0x80 ? nil : false }
+                index += 1
             }
             return true
         }
@@ -288,7 +290,10 @@ public enum NameBytes {
     /// An ASCII letter or digit, `-`, `_` or `.`: what a name may hold after its first character.
     @inlinable
     public static func isNamePart(_ byte: UInt8) -> Bool {
-        isLetter(byte) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D || byte == 0x5F || byte == 0x2E
+        // One bit for each byte a name may hold: `-`, `.` and the digits below 0x40, the letters and `_` above.
+        let below: UInt64 = 0x03FF_6000_0000_0000
+        let above: UInt64 = 0x07FF_FFFE_87FF_FFFE
+        return byte < 0x40 ? below &>> UInt64(byte) & 1 != 0 : byte < 0x80 && above &>> UInt64(byte &- 0x40) & 1 != 0
     }
 }
 

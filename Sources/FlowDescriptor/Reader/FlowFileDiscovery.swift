@@ -16,7 +16,18 @@ public struct FlowFileDiscovery: Sendable {
     }
 
     /// The extensions of flow-file candidates in a folder, compared without case.
-    public static let extensions: Set<String> = ["yaml", "yml", "json"]
+    public static let extensions = ["yaml", "yml", "json"]
+
+    /// Whether file name `name` ends in `.` and one of ``extensions``, in any case.
+    static func hasFlowExtension(_ name: [UInt8]) -> Bool {
+        guard let dot = name.lastIndex(of: UInt8(ascii: ".")) else { return false }
+        let suffix = name[(dot + 1)...]
+        // The extensions are lowercase ASCII letters: a byte matches one in either case when it equals it with
+        // the case bit (0x20) set.
+        return extensions.contains { candidate in
+            candidate.utf8.count == suffix.count && zip(candidate.utf8, suffix).allSatisfy { $0 == $1 | 0x20 }
+        }
+    }
 
     /// The files to check, in the order named, each folder's sorted.
     public var files: [File] = []
@@ -98,6 +109,16 @@ public struct FlowFileDiscovery: Sendable {
         return found
     }
 
+    /// Whether name `first` sorts before `second`, byte by byte (as `lexicographicallyPrecedes` does, one
+    /// `memcmp` instead of a generic loop).
+    static func precedes(_ first: [UInt8], _ second: [UInt8]) -> Bool {
+        let common = min(first.count, second.count)
+        let order = first.withUnsafeBytes { one in
+            second.withUnsafeBytes { other in common == 0 ? 0 : memcmp(one.baseAddress!, other.baseAddress!, common) }
+        }
+        return order != 0 ? order < 0 : first.count < second.count
+    }
+
     private static func walk(_ folder: [UInt8], folders: inout Set<Identity>, linkedFiles: inout Bool) -> [[UInt8]] {
         let base = folder.last == UInt8(ascii: "/") && folder.count > 1 ? Array(folder.dropLast()) : folder
         guard let identity = Identity(pathBytes: base), folders.insert(identity).inserted else { return [] }
@@ -128,14 +149,11 @@ public struct FlowFileDiscovery: Sendable {
         }
         closedir(directory)
         var found: [[UInt8]] = []
-        for entry in entries.sorted(by: { $0.name.lexicographicallyPrecedes($1.name) }) {
+        for entry in entries.sorted(by: { precedes($0.name, $1.name) }) {
             let path = base + [UInt8(ascii: "/")] + entry.name
             if entry.isDirectory {
                 found += walk(path, folders: &folders, linkedFiles: &linkedFiles)
-            } else if let dot = entry.name.lastIndex(of: UInt8(ascii: ".")),
-                let suffix = String(validating: entry.name[(dot + 1)...], as: UTF8.self),
-                extensions.contains(suffix.lowercased())
-            {
+            } else if hasFlowExtension(entry.name) {
                 found.append(path)
             }
         }
