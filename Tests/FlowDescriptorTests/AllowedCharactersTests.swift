@@ -58,6 +58,13 @@ import Testing
         }
     }
 
+    @Test("A sequence cut at the end, which valid UTF-8 never holds, is refused, not read past")
+    func cutAtTheEnd() {
+        for bytes: [UInt8] in [[0x61, 0xC2], [0xEF], [0xEF, 0xBF], [0x61, 0x62, 0xEF, 0xBF]] {
+            #expect(bytes.withUnsafeBufferPointer { AllowedCharacters.count(in: $0) } == nil, "\(bytes)")
+        }
+    }
+
     @Test("No bytes are no characters")
     func empty() {
         #expect(Self.count("") == 0)

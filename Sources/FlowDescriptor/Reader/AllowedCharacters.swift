@@ -2,8 +2,9 @@
 /// scalar from U+00A0 up except the surrogates, U+FFFE and U+FFFF): libyaml's reader refuses any other as a
 /// control character.
 enum AllowedCharacters {
-    /// The number of characters in `utf8`, or `nil` when one of them is not allowed.
-    /// - Precondition: `utf8` is valid UTF-8 (``DocumentReader`` checks that first).
+    /// The number of characters in `utf8`, or `nil` when one of them is not allowed. `utf8` is meant to be valid
+    /// UTF-8 (``DocumentReader`` checks that first); if it is not, the count may be wrong, but nothing past its end
+    /// is read.
     static func count(in utf8: UnsafeBufferPointer<UInt8>) -> Int? {
         let high: UInt64 = 0x8080_8080_8080_8080
         let ones: UInt64 = 0x0101_0101_0101_0101
@@ -53,13 +54,15 @@ enum AllowedCharacters {
             case 0x80...0xBF:
                 continue
             case 0xC2:
-                // U+0080 to U+009F are C1 controls; only U+0085 (next line) is allowed.
+                // U+0080 to U+009F are C1 controls; only U+0085 (next line) is allowed. (A cut sequence, which
+                // valid UTF-8 never ends in, is refused rather than read past the end.)
+                guard index + 1 < utf8.count else { return nil }
                 let next = utf8[index + 1]
                 guard next >= 0xA0 || next == 0x85 else { return nil }
                 characters += 1
             case 0xEF:
                 // U+FFFE and U+FFFF are not characters.
-                guard !(utf8[index + 1] == 0xBF && utf8[index + 2] >= 0xBE) else { return nil }
+                guard index + 2 < utf8.count, !(utf8[index + 1] == 0xBF && utf8[index + 2] >= 0xBE) else { return nil }
                 characters += 1
             case 0xC3...0xF4:
                 characters += 1
