@@ -9,7 +9,9 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
     .enableUpcomingFeature("MemberImportVisibility"),
-    .unsafeFlags(["-cross-module-optimization"], .when(configuration: .release)),
+    .unsafeFlags(
+        ["-cross-module-optimization", "-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"],
+        .when(configuration: .release)),
 ]
 
 let package = Package(

@@ -99,7 +99,9 @@ struct CheckContext {
     /// `type` with SDK record aliases replaced by catalog names.
     func normalized(_ type: ValueType) -> ValueType {
         switch type {
-        case .record(let name): .record(catalog.record(named: name)?.name ?? name)
+        // A type is boxed (`ValueType` is indirect): one already in its canonical form is given back, not rebuilt.
+        case .record(let name):
+            if let canonical = catalog.record(named: name)?.name, canonical != name { .record(canonical) } else { type }
         case .list(let element?): .list(normalized(element))
         case .struct(let fields):
             .struct(fields.map { .init(name: $0.name, type: normalized($0.type), optional: $0.optional) })

@@ -27,8 +27,13 @@ extension AuthenticationMethod {
 
     /// `basic`, `oauth2`, … as prose lists them: "`a`, `b` or `c`".
     public static func listed(_ methods: [AuthenticationMethod]) -> String {
-        let names = methods.map { "`\($0.rawValue)`" }
-        guard names.count > 1 else { return names.first ?? "" }
-        return names.dropLast().joined(separator: ", ") + " or " + names.last!
+        // Written out rather than joined: `joined` on a slice runs unspecialized, and resolving its types at run
+        // time searches every conformance in the executable, at every start of the program.
+        var text = ""
+        for (position, method) in methods.enumerated() {
+            if position > 0 { text += position == methods.count - 1 ? " or " : ", " }
+            text += "`\(method.rawValue)`"
+        }
+        return text
     }
 }

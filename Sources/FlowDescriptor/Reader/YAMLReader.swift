@@ -239,8 +239,13 @@ final class YAMLReader {
     }
 
     private func string(_ pointer: UnsafeMutablePointer<yaml_char_t>?, count: Int) -> String {
-        guard let pointer else { return "" }
-        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+        guard let pointer, count > 0 else { return "" }
+        // Copied in and then checked, which for a short ASCII text (most keys and values) is one test of its
+        // bytes instead of a decoding pass; invalid UTF-8 is repaired as `String(decoding:as:)` would.
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            buffer.baseAddress!.update(from: pointer, count: count)
+            return count
+        }
     }
 
     private func optionalString(_ pointer: UnsafeMutablePointer<yaml_char_t>?) -> String? {
