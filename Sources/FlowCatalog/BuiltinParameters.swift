@@ -90,7 +90,7 @@ public struct BuiltinParameters: Sendable {
     /// The text of `name`, or its default value; `nil` when neither is there.
     /// - Throws: ``ParameterProblem`` when the flow's value is not a scalar.
     public func text(_ name: String) throws(ParameterProblem) -> String? {
-        guard let entry = node(name) else { return spec(name)?.defaultValue?.value }
+        guard let entry = node(name) else { return specs.defaultValue(of: name) }
         guard let scalar = entry.value.scalar else { throw problem(entry, expected: "a string") }
         return scalar.text
     }
@@ -211,12 +211,7 @@ public struct BuiltinParameters: Sendable {
 
     /// The spec of parameter `name`.
     public func spec(_ name: String) -> ParameterSpec? {
-        // Searched by position, lengths first: iterating would copy every spec passed over.
-        let length = name.utf8.count
-        for position in specs.indices where specs[position].name.utf8.count == length && specs[position].name == name {
-            return specs[position]
-        }
-        return nil
+        specs.named(name)
     }
 
     private func problem(_ entry: Parameter, expected: String) -> ParameterProblem {

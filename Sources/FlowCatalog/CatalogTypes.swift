@@ -95,6 +95,25 @@ public struct ParameterSpec: Sendable, Hashable {
     }
 }
 
+extension [ParameterSpec] {
+    /// The position of the parameter `name`. Searched by position, lengths first: iterating would copy every spec
+    /// passed over (five counted references each).
+    public func position(named name: String) -> Int? {
+        let length = name.utf8.count
+        return indices.first { self[$0].name.utf8.count == length && self[$0].name == name }
+    }
+
+    /// The parameter `name`, if there is one.
+    public func named(_ name: String) -> ParameterSpec? {
+        position(named: name).map { self[$0] }
+    }
+
+    /// The default value of parameter `name`, when it has one that is a value.
+    public func defaultValue(of name: String) -> String? {
+        position(named: name).flatMap { self[$0].defaultValue?.value }
+    }
+}
+
 /// An info key a built-in requires or provides.
 public struct KeySpec: Sendable, Hashable {
     public var name: String
@@ -276,7 +295,7 @@ public struct StepSpec: Sendable, Hashable {
 
     /// The parameter spec named `name`.
     public func parameter(_ name: String) -> ParameterSpec? {
-        parameters.first { $0.name == name }
+        parameters.named(name)
     }
 }
 
@@ -305,7 +324,7 @@ public struct TransformerSpec: Sendable, Hashable {
 
     /// The parameter spec named `name`.
     public func parameter(_ name: String) -> ParameterSpec? {
-        parameters.first { $0.name == name }
+        parameters.named(name)
     }
 }
 
@@ -335,7 +354,7 @@ public struct ProviderSpec: Sendable, Hashable {
 
     /// The parameter spec named `name`.
     public func parameter(_ name: String) -> ParameterSpec? {
-        parameters.first { $0.name == name }
+        parameters.named(name)
     }
 }
 

@@ -5,8 +5,10 @@ extension CheckContext {
     /// For the onboard and restore modes, follows the info keys through the flow: every key a step requires must be
     /// provided, with a compatible type, by the transform tree (through a welcome step) or a step before it.
     mutating func checkDataFlow() {
-        // What each declared step requires and provides does not depend on the mode: worked out once per step.
-        var stepKeys = NameTable<StepKeys>()
+        // What each declared step requires and provides does not depend on the mode: worked out once per step, and
+        // the walk below refers to its keys by position rather than copying them.
+        var stepKeys: [StepKeys] = []
+        var stepKeyPositions = NameTable<Int>()
         // A reset flow runs each step's reset, which reads what it needs from the state folder, not the info. An
         // operation's list (unlock, delete-registration, …) runs after the restore steps the engine plans before
         // it, which provide what it needs.
@@ -14,12 +16,28 @@ extension CheckContext {
             var available = AvailableKeys()
             available.positions.reserveCapacity(16)
             available.provided.reserveCapacity(16)
-            if let builtin = catalog.key(named: "onboardingID") {
-                available.add(
-                    ProvidedKey(
-                        name: builtin.name, type: builtin.type, location: flow.location, path: flow.path,
-                        origin: .engine),
-                    order: -1)
+            let engineKey = catalog.key(named: "onboardingID").map {
+                ProvidedKey(name: $0.name, type: $0.type, location: flow.location, path: flow.path, origin: .engine)
+            }
+            if let engineKey { available.add(engineKey.name, .engine, order: -1) }
+            /// The key a provider stands for, as messages show it.
+            func key(of provider: Provider) -> ProvidedKey {
+                switch provider {
+                case .engine:
+                    return engineKey!
+                case .step(let step, let position, let entry, let ownKey):
+                    var key = stepKeys[step].provides[position]
+                    // The spec's own keys are provided where the flow runs the step.
+                    if ownKey {
+                        key.location = flow.entries[entry].step.location
+                        key.path = flow.entries[entry].path
+                    }
+                    return key
+                case .transformTree(let position, let through):
+                    var key = transformKeys[position]
+                    key.origin = .transformTreeThrough(through)
+                    return key
+                }
             }
             for (index, entry) in flow.entries.enumerated() {
                 guard let step = declaredStep(entry.step.value), let spec = resolvedSteps[entry.step.value] else {
@@ -28,18 +46,21 @@ extension CheckContext {
                 for key in entry.condition?.keys ?? [] {
                     _ = requireKnownKey(key, path: entry.path.appending("when"), context: "a `when` condition")
                 }
-                let keys: StepKeys
-                if let known = stepKeys[step.name.value] {
-                    keys = known
+                let stepPosition: Int
+                if let known = stepKeyPositions[step.name.value] {
+                    stepPosition = known
                 } else {
-                    keys = StepKeys(
-                        requires: requirements(of: step, spec: spec),
-                        provides: self.provided(
-                            by: step, spec: spec, at: step.location, path: step.path, withTransformKeys: false),
-                        references: Self.infoReferences(in: step))
-                    stepKeys[step.name.value] = keys
+                    stepPosition = stepKeys.count
+                    stepKeys.append(
+                        StepKeys(
+                            requires: requirements(of: step, spec: spec),
+                            provides: self.provided(
+                                by: step, spec: spec, at: step.location, path: step.path, withTransformKeys: false),
+                            references: Self.infoReferences(in: step)))
+                    stepKeyPositions[step.name.value] = stepPosition
                 }
-                for reference in keys.references where first(reference.key, in: available) == nil {
+                for reference in stepKeys[stepPosition].references
+                where first(reference.key, in: available) == nil {
                     report(
                         Diagnostic(
                             .missingKey,
@@ -53,10 +74,17 @@ extension CheckContext {
                                     of: KeySpec(reference.key, keyType(reference.key) ?? .value), after: index, in: flow
                                 )))
                 }
-                for requirement in keys.requires {
+                for requirement in stepKeys[stepPosition].requires {
                     if let provider = first(requirement.name, in: available) {
+                        let providedType: ValueType =
+                            switch provider {
+                            case .engine: engineKey!.type
+                            case .step(let step, let position, _, _): stepKeys[step].provides[position].type
+                            case .transformTree(let position, _): transformKeys[position].type
+                            }
                         let required = normalized(requirement.type)
-                        if !required.accepts(provider.type) {
+                        if !required.accepts(providedType) {
+                            let provider = key(of: provider)
                             report(
                                 Diagnostic(
                                     .keyTypeMismatch,
@@ -83,14 +111,11 @@ extension CheckContext {
                 // In the order `provided(by:)` gives: the spec's own keys, then the transform tree's (for a welcome
                 // step), then those a parameter declares.
                 let order = index * 3
-                for (position, var key) in keys.provides.enumerated() {
+                for (position, key) in stepKeys[stepPosition].provides.enumerated() {
                     let ownKey = position < spec.provides.count
-                    // The spec's own keys are provided where the flow runs the step.
-                    if ownKey {
-                        key.location = entry.step.location
-                        key.path = entry.path
-                    }
-                    available.add(key, order: ownKey ? order : order + 2)
+                    available.add(
+                        key.name, .step(stepPosition, position, entry: index, ownKey: ownKey),
+                        order: ownKey ? order : order + 2)
                 }
                 if spec.providesTransformKeys, available.transformThrough == nil {
                     available.transformThrough = (step.name.value, order + 1)
@@ -99,35 +124,43 @@ extension CheckContext {
         }
     }
 
+    /// Who provides a key at a point of the flow, by position: the walk copies no key until a message needs one.
+    private enum Provider {
+        case engine
+        /// Key `position` of the step whose keys are at `step` in the walk's list, run as flow entry `entry`.
+        /// `ownKey`: one of the spec's own keys, provided where the flow runs the step.
+        case step(Int, Int, entry: Int, ownKey: Bool)
+        /// Key `position` of the transform tree, provided through the `welcome` step named `through`.
+        case transformTree(Int, through: String)
+    }
+
     /// The keys available at a point of a mode's flow, each name's first provider. The transform tree's keys are
     /// not copied in (a flow file's tree provides dozens): they count from the first step that provides them.
     private struct AvailableKeys {
         /// Positions in `provided` by name: the keys of the engine and the steps, not the transform tree's.
         var positions = NameTable<Int>()
-        /// Each key with when it was provided: three steps to an entry of the flow (its own keys, the transform
-        /// tree's, declared ones).
-        var provided: [(key: ProvidedKey, order: Int)] = []
+        /// Each key's provider with when it was provided: three steps to an entry of the flow (its own keys, the
+        /// transform tree's, declared ones).
+        var provided: [(provider: Provider, order: Int)] = []
         /// The step that provides the transform tree's keys first, and when.
         var transformThrough: (step: String, order: Int)?
 
-        /// Adds `key`, unless a key of that name was added before.
-        mutating func add(_ key: ProvidedKey, order: Int) {
-            guard positions.addFirst(provided.count, for: key.name) else { return }
-            provided.append((key, order))
+        /// Adds the key `name`, unless a key of that name was added before.
+        mutating func add(_ name: String, _ provider: Provider, order: Int) {
+            guard positions.addFirst(provided.count, for: name) else { return }
+            provided.append((provider, order))
         }
     }
 
     /// The first provider of key `name` among `available`: a step's, or the transform tree's where that came first.
-    private func first(_ name: String, in available: AvailableKeys) -> ProvidedKey? {
+    private func first(_ name: String, in available: AvailableKeys) -> Provider? {
         let own = available.positions[name].map { available.provided[$0] }
         if let through = available.transformThrough, own.map({ through.order < $0.order }) ?? true,
             let position = transformKeyPositions[name]
         {
-            var key = transformKeys[position]
-            key.origin = .transformTreeThrough(through.step)
-            return key
+            return .transformTree(position, through: through.step)
         }
-        return own?.key
+        return own?.provider
     }
 
     /// What a declared step requires and provides, the same in every mode.
@@ -175,7 +208,7 @@ extension CheckContext {
             if let condition = key.onlyWhen {
                 let value =
                     step.parameters.first { $0.name.value == condition.parameter }?.value.scalar?.text
-                    ?? spec.parameter(condition.parameter)?.defaultValue?.value
+                    ?? spec.parameters.defaultValue(of: condition.parameter)
                 guard let value, condition.values.contains(value) else { continue }
             }
             result.append(key)
