@@ -72,8 +72,10 @@ struct CheckContext {
         declaredCommandOutputs = Self.commandOutputs(of: descriptor)
         declaredKeyTypes.reserveCapacity(descriptor.keys.count)
         resolvedSteps.reserveCapacity(descriptor.steps.count)
-        for declaration in descriptor.keys where !declaredKeyTypes.contains(declaration.name.value) {
-            declaredKeyTypes[declaration.name.value] = normalized(declaration.type)
+        // By position: iterating would copy every declaration, with its counted references.
+        let keys = descriptor.keys
+        for position in keys.indices where !declaredKeyTypes.contains(keys[position].name.value) {
+            declaredKeyTypes[keys[position].name.value] = normalized(keys[position].type)
         }
     }
 

@@ -11,8 +11,10 @@ extension CheckContext {
         _ parameters: [Parameter], against specs: [ParameterSpec], owner: @autoclosure () -> String,
         at location: SourceLocation, path: @autoclosure () -> DescriptorPath
     ) {
-        for parameter in parameters {
-            guard let spec = specs.first(where: { $0.name == parameter.name.value }) else {
+        // By position: iterating would copy every parameter and every spec passed over.
+        for index in parameters.indices {
+            guard let position = specs.position(named: parameters[index].name.value) else {
+                let parameter = parameters[index]
                 let owner = owner()
                 let suggestion = Suggestion.closest(to: parameter.name.value, in: specs.map(\.name))
                 report(
@@ -27,9 +29,12 @@ extension CheckContext {
                         replacement: suggestion))
                 continue
             }
-            checkValue(parameter.value, of: spec, path: parameter.path)
+            checkValue(parameters[index].value, of: specs[position], path: parameters[index].path)
         }
-        for spec in specs where spec.required && !parameters.contains(where: { $0.name.value == spec.name }) {
+        for position in specs.indices where specs[position].required {
+            let name = specs[position].name
+            guard !parameters.contains(where: { $0.name.value == name }) else { continue }
+            let spec = specs[position]
             report(
                 Diagnostic(
                     .missingField, "Expected to find parameter `\(spec.name)` in \(owner()), but it is missing.",

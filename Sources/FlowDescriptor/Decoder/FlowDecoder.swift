@@ -101,17 +101,17 @@ public struct FlowDecoder {
             return
         }
         descriptor.keys.reserveCapacity(pairs.count)
-        for pair in pairs {
+        // By position: iterating would copy every pair.
+        for index in pairs.indices {
             // Made only for a finding: most declarations have none.
-            let keyText = pair.key.scalar?.text ?? ""
-            func keyPath() -> DescriptorPath { path.appending(keyText) }
-            guard let name = decoding.identifier(pair.key, at: keyPath(), what: "a key name") else { continue }
-            var typeNode = pair.value
+            func keyPath() -> DescriptorPath { path.appending(pairs[index].key.scalar?.text ?? "") }
+            guard let name = decoding.identifier(pairs[index].key, at: keyPath(), what: "a key name") else { continue }
+            var typeNode = pairs[index].value
             var description: String?
-            if let fields = pair.value.pairs, fields.contains(where: { $0.key.scalar?.text == "type" }) {
+            if let fields = typeNode.pairs, fields.firstIndex(ofKey: "type") != nil {
                 guard
                     let known = decoding.fields(
-                        of: pair.value, at: keyPath(), known: ["type", "description"], required: ["type"],
+                        of: typeNode, at: keyPath(), known: ["type", "description"], required: ["type"],
                         what: "key `\(name.value)`")
                 else { continue }
                 typeNode = known.value("type")!

@@ -58,9 +58,11 @@ struct NodeDecoding {
             return nil
         }
         var result = Fields(pairs)
-        for (position, pair) in pairs.enumerated() {
-            let name = pair.key.scalar?.text ?? ""
+        // By position: iterating would copy every pair.
+        for position in pairs.indices {
+            let name = pairs[position].key.scalar?.text ?? ""
             if known.contains(name) { continue }
+            let pair = pairs[position]
             result.skip(position)
             let suggestion = Suggestion.closest(to: name, in: known)
             report(
