@@ -27,32 +27,38 @@ extension CheckContext {
     /// references, and `http://` endpoints.
     mutating func checkScalarValues() {
         guard let root = descriptor.root else { return }
-        let checkClearText = descriptor.security.allowInsecureHTTP?.value != true
+        let clearText = descriptor.security.allowInsecureHTTP?.value != true
         var trail: [Int] = []
         trail.reserveCapacity(16)
-        checkScalarValues(below: root, trail: &trail, root: root, clearText: checkClearText)
+        var candidates: [[Int]] = []
+        Self.collectScalarValues(below: root, trail: &trail, clearText: clearText, into: &candidates)
+        for candidate in candidates {
+            let (node, path) = Self.node(at: candidate, in: root, from: .root)
+            guard let text = node.scalar?.text else { continue }
+            if Reference.containsReference(text) { checkReferences(in: node, text: text, path: path) }
+            if clearText, CheckContext.mentionsClearText(text) { checkClearText(in: node, path: path) }
+        }
     }
 
-    /// Checks every scalar value (not keys) below `node` that may hold a reference or an `http://` URL. The walk
-    /// keeps only the positions it passed through (integers, no reference counting); a checked scalar's path is
-    /// rebuilt from them.
-    private mutating func checkScalarValues(below node: Node, trail: inout [Int], root: Node, clearText: Bool) {
+    /// Collects the trail (positions from the root) of every scalar value (not key) below `node` that may hold a
+    /// reference or an `http://` URL: a few of the file's values. The walk touches nothing but the tree and the
+    /// trail, so the nodes are read where they are, not copied.
+    private static func collectScalarValues(
+        below node: Node, trail: inout [Int], clearText: Bool, into candidates: inout [[Int]]
+    ) {
         switch node.content {
         case .scalar(let scalar):
-            guard Self.mayHoldReferenceOrURL(scalar.text, clearText: clearText) else { return }
-            let path = Self.path(to: trail, in: root, from: .root)
-            if Reference.containsReference(scalar.text) { checkReferences(in: node, text: scalar.text, path: path) }
-            if clearText, CheckContext.mentionsClearText(scalar.text) { checkClearText(in: node, path: path) }
+            if mayHoldReferenceOrURL(scalar.text, clearText: clearText) { candidates.append(trail) }
         case .sequence(let elements):
             for index in elements.indices {
                 trail.append(index)
-                checkScalarValues(below: elements[index], trail: &trail, root: root, clearText: clearText)
+                collectScalarValues(below: elements[index], trail: &trail, clearText: clearText, into: &candidates)
                 trail.removeLast()
             }
         case .mapping(let pairs):
             for index in pairs.indices {
                 trail.append(index)
-                checkScalarValues(below: pairs[index].value, trail: &trail, root: root, clearText: clearText)
+                collectScalarValues(below: pairs[index].value, trail: &trail, clearText: clearText, into: &candidates)
                 trail.removeLast()
             }
         }
@@ -163,8 +169,8 @@ extension CheckContext {
         return text.contains(where: \.isNewline)
     }
 
-    /// The path of the node reached from `root` through the positions in `trail`.
-    private static func path(to trail: [Int], in root: Node, from base: DescriptorPath) -> DescriptorPath {
+    /// The node at `trail` (positions from `root`), with its path from `base`.
+    private static func node(at trail: [Int], in root: Node, from base: DescriptorPath) -> (Node, path: DescriptorPath) {
         var path = base
         var node = root
         for index in trail {
@@ -176,9 +182,9 @@ extension CheckContext {
                 path = path.appending(pairs[index].key.scalar?.text ?? "")
                 node = pairs[index].value
             case .scalar:
-                return path
+                return (node, path)
             }
         }
-        return path
+        return (node, path)
     }
 }

@@ -7,8 +7,11 @@ extension CheckContext {
         guard let tree = descriptor.configuration?.transform else { return }
         walk(tree)
         transformKeyPositions.reserveCapacity(transformKeys.count)
-        for (position, key) in transformKeys.enumerated() {
-            if let first = transformKeyPositions[key.name].map({ transformKeys[$0] }) {
+        // By position: iterating would copy every key.
+        for position in transformKeys.indices {
+            if let firstPosition = transformKeyPositions[transformKeys[position].name] {
+                let first = transformKeys[firstPosition]
+                let key = transformKeys[position]
                 report(
                     Diagnostic(
                         .keyProvidedTwice,
@@ -16,7 +19,7 @@ extension CheckContext {
                             + "the first is at line \(first.location.line), column \(first.location.column).",
                         at: key.location, path: key.path, hint: "Give one of them another key."))
             } else {
-                transformKeyPositions[key.name] = position
+                transformKeyPositions[transformKeys[position].name] = position
             }
         }
     }

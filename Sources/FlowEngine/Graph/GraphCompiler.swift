@@ -37,14 +37,10 @@ public enum GraphCompiler {
                 hasErrors(under: declaration.path)
                 || (spec.providesTransformKeys && hasErrors(under: DescriptorPath([.key("configuration")])))
             if !blocked {
-                var parameters = BuiltinParameters(
-                    kind: "step", named: declaration.name.value, specs: spec.parameters,
-                    entries: declaration.parameters, location: declaration.location,
-                    path: declaration.path.appending("with"), flow: descriptor, catalog: registry.catalog)
-                parameters.declaredKeys = declaration.declaredKeys
-                parameters.declaredInputs = declaration.declaredInputs
                 do {
-                    step = try registry.make(spec, parameters: parameters)
+                    // Made in the call, so that the step takes them over without a copy.
+                    step = try registry.make(
+                        spec, parameters: parameters(of: declaration, spec: spec, in: descriptor, registry: registry))
                 } catch {
                     findings.append(
                         Diagnostic(
@@ -55,6 +51,19 @@ public enum GraphCompiler {
             steps[declaration.name.value] = (spec, step)
         }
         return (steps, findings)
+    }
+
+    /// The parameters of step `declaration`, read through `spec`.
+    private static func parameters(
+        of declaration: StepDeclaration, spec: StepSpec, in descriptor: FlowDescriptor, registry: StepRegistry
+    ) -> BuiltinParameters {
+        var parameters = BuiltinParameters(
+            kind: "step", named: declaration.name.value, specs: spec.parameters,
+            entries: declaration.parameters, location: declaration.location,
+            path: declaration.path.appending("with"), flow: descriptor, catalog: registry.catalog)
+        parameters.declaredKeys = declaration.declaredKeys
+        parameters.declaredInputs = declaration.declaredInputs
+        return parameters
     }
 
     /// The graph of each mode from the made steps.

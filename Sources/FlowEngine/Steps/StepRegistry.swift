@@ -7,8 +7,9 @@ public import FlowDescriptor
 /// described without an implementation; an app adds its own with ``register(_:make:)``. The catalog the
 /// checker, the schema and `flowrun steps` read is this registry's: a step added here is known everywhere.
 public struct StepRegistry: Sendable {
-    /// Makes a step from its parameters when the flow compiles.
-    public typealias Factory = @Sendable (BuiltinParameters) throws(ParameterProblem) -> any Step
+    /// Makes a step from its parameters when the flow compiles. The parameters are handed over, not lent: a step's
+    /// initialiser takes them as its own, and a lent value would be copied whole on the way (every field counted).
+    public typealias Factory = @Sendable (consuming BuiltinParameters) throws(ParameterProblem) -> any Step
 
     /// The catalog: `base`'s keys, records, transformers and providers, and the steps registered here.
     public private(set) var catalog: Catalog
@@ -49,7 +50,9 @@ public struct StepRegistry: Sendable {
 
     /// The step `spec` describes, made from `parameters`; `nil` when this build cannot run it.
     /// - Throws: ``ParameterProblem`` from the step's initialiser.
-    public func make(_ spec: StepSpec, parameters: BuiltinParameters) throws(ParameterProblem) -> (any Step)? {
+    public func make(
+        _ spec: StepSpec, parameters: consuming BuiltinParameters
+    ) throws(ParameterProblem) -> (any Step)? {
         guard let factory = factories[spec.name] else { return nil }
         return try factory(parameters)
     }
@@ -58,6 +61,6 @@ public struct StepRegistry: Sendable {
 extension BuiltinStep {
     /// Makes the step from `parameters`, as a registry's factory.
     static var factory: StepRegistry.Factory {
-        { parameters throws(ParameterProblem) in try Self(parameters) }
+        { (parameters: consuming BuiltinParameters) throws(ParameterProblem) in try Self(parameters) }
     }
 }
