@@ -229,12 +229,15 @@ extension CheckContext {
                         hint: "Run `\(entry.step.value)` before `\(login.step)`."))
                 return
             }
-            let logsIn = spec.authenticates.contains { [.basic, .oauth2, .saml].contains($0) }
+            // (Compared one by one: a list literal here would be allocated for every entry.)
+            let logsIn = spec.authenticates.contains { $0 == .basic || $0 == .oauth2 || $0 == .saml }
             if logsIn, login == nil { login = (entry.step.value, entry.step.location.line) }
         }
     }
 
     private mutating func checkRoutes(in flow: Flow) {
+        // The step names, listed only for a flow that routes somewhere.
+        guard flow.entries.contains(where: { $0.onFailure != nil }) else { return }
         let names = flow.entries.map(\.step.value)
         for (index, entry) in flow.entries.enumerated() {
             guard let route = entry.onFailure else { continue }

@@ -172,11 +172,14 @@ public struct FlowDecoder {
             return nil
         }
         var result: [ValueType.Field] = []
-        for pair in pairs {
-            guard var name = pair.key.scalar?.text else { continue }
+        // By position: iterating would copy every pair.
+        for index in pairs.indices {
+            guard var name = pairs[index].key.scalar?.text else { continue }
             let optional = name.hasSuffix("?")
             if optional { name.removeLast() }
-            guard let type = decodeType(pair.value, at: path().appending("struct").appending(name)) else { continue }
+            guard let type = decodeType(pairs[index].value, at: path().appending("struct").appending(name)) else {
+                continue
+            }
             result.append(ValueType.Field(name: name, type: type, optional: optional))
         }
         return .struct(result)
@@ -280,8 +283,9 @@ public struct FlowDecoder {
         var hasMap = false
         var hasTo = false
         var hasKey = false
-        for pair in pairs {
-            guard case .scalar(let key) = pair.key.content else { continue }
+        // By position: iterating would copy every pair.
+        for index in pairs.indices {
+            guard case .scalar(let key) = pairs[index].key.content else { continue }
             // By length first: most keys of a transform map are longer, and comparing strings is not free.
             switch key.text.utf8.count {
             case 2: if key.text == "to" { hasTo = true }
@@ -344,10 +348,12 @@ public struct FlowDecoder {
         }
         var entries: [TransformEntry] = []
         entries.reserveCapacity(pairs.count)
-        for pair in pairs {
-            guard let key = pair.key.scalar?.text else { continue }
-            if let child = decodeTransform(pair.value, at: path.appending(key), topLevel: false) {
-                entries.append(TransformEntry(sourceKey: Located(key, at: pair.key.location), transformer: child))
+        // By position: iterating would copy every pair.
+        for index in pairs.indices {
+            guard let key = pairs[index].key.scalar?.text else { continue }
+            if let child = decodeTransform(pairs[index].value, at: path.appending(key), topLevel: false) {
+                entries.append(
+                    TransformEntry(sourceKey: Located(key, at: pairs[index].key.location), transformer: child))
             }
         }
         return .map(entries, location: node.location, path: path)
@@ -422,20 +428,23 @@ public struct FlowDecoder {
                     at: node.location, path: path))
             return
         }
-        for pair in pairs {
-            let stepPath = path.appending(pair.key.scalar?.text ?? "")
-            guard let name = decoding.identifier(pair.key, at: stepPath, what: "a step name") else { continue }
-            if pair.value.scalar != nil {
-                if let uses = decoding.string(pair.value, at: stepPath, what: "step `\(name.value)`") {
+        // By position: iterating would copy every pair.
+        for index in pairs.indices {
+            let stepPath = path.appending(pairs[index].key.scalar?.text ?? "")
+            guard let name = decoding.identifier(pairs[index].key, at: stepPath, what: "a step name") else { continue }
+            if pairs[index].value.scalar != nil {
+                if let uses = decoding.string(pairs[index].value, at: stepPath, what: "step `\(name.value)`") {
                     descriptor.steps.append(
                         StepDeclaration(
-                            name: name, uses: uses, parameters: [], location: pair.key.location, path: stepPath))
+                            name: name, uses: uses, parameters: [], location: pairs[index].key.location,
+                            path: stepPath))
                 }
                 continue
             }
             guard
                 let fields = decoding.fields(
-                    of: pair.value, at: stepPath, known: ["uses", "with", "description"], required: ["uses"],
+                    of: pairs[index].value, at: stepPath, known: ["uses", "with", "description"],
+                    required: ["uses"],
                     what: "step `\(name.value)`")
             else { continue }
             // A missing or unreadable `uses` is reported once, here; the step stays declared (see `namesBuiltin`).
@@ -451,8 +460,8 @@ public struct FlowDecoder {
             }?.value
             descriptor.steps.append(
                 StepDeclaration(
-                    name: name, uses: uses ?? Located("", at: pair.value.location), parameters: parameters,
-                    description: description, location: pair.key.location, path: stepPath,
+                    name: name, uses: uses ?? Located("", at: pairs[index].value.location), parameters: parameters,
+                    description: description, location: pairs[index].key.location, path: stepPath,
                     namesBuiltin: uses != nil))
         }
     }
