@@ -170,7 +170,9 @@ extension CheckContext {
     }
 
     /// The node at `trail` (positions from `root`), with its path from `base`.
-    private static func node(at trail: [Int], in root: Node, from base: DescriptorPath) -> (Node, path: DescriptorPath) {
+    private static func node(
+        at trail: [Int], in root: Node, from base: DescriptorPath
+    ) -> (Node, path: DescriptorPath) {
         var path = base
         var node = root
         for index in trail {
