@@ -56,7 +56,7 @@ public struct SecureStore: Sendable {
     }
 
     /// The record of the policy and the passcode's date, authenticated by the manifest.
-    private struct PolicyRecord: Codable, Equatable {
+    fileprivate struct PolicyRecord: Codable, Equatable {
         var policy: PasscodePolicy
         var passcodeSetAt: Date
     }
@@ -199,6 +199,21 @@ public struct SecureStore: Sendable {
         at path: String, recoveryKey: RecoveryKey, newPasscode: Secret, policy: PasscodePolicy,
         derivation: KeyDerivation = .recommended, now: Date = Date()
     ) throws(StoreError) -> SecureStore {
+        var store = try openedForRecovery(at: path, recoveryKey: recoveryKey)
+        do throws(StoreError) {
+            try store.changePasscode(to: newPasscode, policy: policy, derivation: derivation, now: now)
+            return store
+        } catch {
+            store.close()
+            throw error
+        }
+    }
+
+    /// Opens the store at `path` with its recovery key instead of the passcode and changes nothing: the caller
+    /// protects it with a new passcode next (``passcodeChange(to:policy:derivation:now:)`` and ``apply(_:)``),
+    /// as ``recover(at:recoveryKey:newPasscode:policy:derivation:now:)`` does in one call.
+    /// - Throws: as ``recover(at:recoveryKey:newPasscode:policy:derivation:now:)`` does.
+    public static func openedForRecovery(at path: String, recoveryKey: RecoveryKey) throws(StoreError) -> SecureStore {
         let database = try openExisting(path)
         do throws(StoreError) {
             let read = try readHeader(database, path: path)
@@ -218,9 +233,8 @@ public struct SecureStore: Sendable {
                     "the recovery key the backend holds does not open the store \(path) (a later onboarding of this "
                         + "device replaced it)")
             }
-            var store = SecureStore(path: path, header: read.header, database: database, keys: Keys(data: data))
+            let store = SecureStore(path: path, header: read.header, database: database, keys: Keys(data: data))
             try store.verify()
-            try store.changePasscode(to: newPasscode, policy: policy, derivation: derivation, now: now)
             return store
         } catch {
             try? database.close()
@@ -324,10 +338,46 @@ public struct SecureStore: Sendable {
     public mutating func changePasscode(
         to newPasscode: Secret?, policy: PasscodePolicy, derivation: KeyDerivation = .recommended, now: Date = Date()
     ) throws(StoreError) {
-        try rewrap(
+        try apply(passcodeChange(to: newPasscode, policy: policy, derivation: derivation, now: now))
+    }
+
+    /// The data key wrapped under a new passcode, made but not yet written.
+    ///
+    /// Making one derives the passcode's key, which takes a core for a second or more; writing it is one short
+    /// transaction. A caller that may be interrupted makes it where waiting can be given up, and writes it only
+    /// if it was not: the store then holds the old passcode or the new one, never a change it was told to drop.
+    public struct PasscodeChange: Sendable {
+        fileprivate let derivation: KeyDerivation
+        fileprivate let boundBytes: Data
+        fileprivate let wrapped: Data
+        fileprivate let record: PolicyRecord
+    }
+
+    /// Derives `newPasscode`'s key (`nil`: no passcode) with fresh salt and wraps the data key under it, without
+    /// writing anything: ``apply(_:)`` writes it. The caller has checked `newPasscode` against `policy`.
+    public func passcodeChange(
+        to newPasscode: Secret?, policy: PasscodePolicy, derivation: KeyDerivation = .recommended, now: Date = Date()
+    ) throws(StoreError) -> PasscodeChange {
+        try makeChange(
             passcode: newPasscode ?? Secret(""), derivation: newPasscode == nil ? .unprotected : derivation,
-            policy: policy,
-            setAt: Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded()))
+            policy: policy, setAt: Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded()))
+    }
+
+    /// Writes `change` in one transaction: the passcode's wrap, the policy and its date, and a failed-open count
+    /// of 0 (a new passcode starts a new count; a recovery replaces one that was wrong).
+    public mutating func apply(_ change: PasscodeChange) throws(StoreError) {
+        try transaction { db in
+            try Self.setHeader(db, "bound", change.boundBytes)
+            try Self.setHeader(db, "wrapped-key", change.wrapped)
+            try Self.setHeader(db, "check", Self.checkDigest(change.boundBytes, change.wrapped))
+            try Self.setHeader(db, "policy", try Self.encode(change.record))
+            try Self.setHeader(db, "failed-opens", Data("0".utf8))
+            try updateManifest(db)
+        }
+        header.failedOpens = 0
+        header.derivation = change.derivation
+        header.policy = change.record.policy
+        header.passcodeSetAt = change.record.passcodeSetAt
     }
 
     /// Keeps `policy` as the one the passcode follows (a newly downloaded one).
@@ -344,24 +394,19 @@ public struct SecureStore: Sendable {
     private mutating func rewrap(
         passcode: Secret, derivation: KeyDerivation, policy: PasscodePolicy, setAt: Date
     ) throws(StoreError) {
+        try apply(makeChange(passcode: passcode, derivation: derivation, policy: policy, setAt: setAt))
+    }
+
+    private func makeChange(
+        passcode: Secret, derivation: KeyDerivation, policy: PasscodePolicy, setAt: Date
+    ) throws(StoreError) -> PasscodeChange {
         try Self.checkCeiling(derivation)
         let bound = Bound(format: Self.format, derivation: derivation, salt: Self.randomBytes(32))
         let boundBytes = try Self.encode(bound)
         let wrapped = try Self.wrap(keys.data, passcode: passcode, bound: bound, boundBytes: boundBytes)
-        let record = PolicyRecord(policy: policy, passcodeSetAt: setAt)
-        try transaction { db in
-            try Self.setHeader(db, "bound", boundBytes)
-            try Self.setHeader(db, "wrapped-key", wrapped)
-            try Self.setHeader(db, "check", Self.checkDigest(boundBytes, wrapped))
-            try Self.setHeader(db, "policy", try Self.encode(record))
-            // A new passcode starts a new count (a recovery replaces one that was wrong).
-            try Self.setHeader(db, "failed-opens", Data("0".utf8))
-            try updateManifest(db)
-        }
-        header.failedOpens = 0
-        header.derivation = derivation
-        header.policy = policy
-        header.passcodeSetAt = setAt
+        return PasscodeChange(
+            derivation: derivation, boundBytes: boundBytes, wrapped: wrapped,
+            record: PolicyRecord(policy: policy, passcodeSetAt: setAt))
     }
 
     // MARK: - Records

@@ -148,6 +148,11 @@ struct SessionMachineTests {
         #expect(machine.handle(.modeEnded(.cancelled)) == [.finish(.cancelled)])
         var (other, _) = Self.started(.onboard, kept: false)
         #expect(other.handle(.cancelRequested) == [.finish(.cancelled)])
+        // While the state is written (a new passcode's key derived before anything is written).
+        var (keeping, _) = Self.started(.restore, kept: true)
+        #expect(keeping.handle(.modeEnded(.succeeded)) == [.keepState(.restore)])
+        #expect(keeping.handle(.cancelRequested) == [.finish(.cancelled)])
+        #expect(keeping.handle(.stateDone).isEmpty)
     }
 
     @Test func eventsThatMakeNoSenseChangeNothing() {

@@ -52,7 +52,7 @@ struct StoreRecoveryStepTests {
             outcome.effects.compactMap { effect -> (any KeptStateVault)? in
                 if case .storeOpened(let vault) = effect { vault } else { nil }
             }.first)
-        try vault.saveSteps(["settings": .string("kept-at-onboarding")], info: harness.info)
+        try await vault.saveSteps(["settings": .string("kept-at-onboarding")], info: harness.info)
         return outcome
     }
 

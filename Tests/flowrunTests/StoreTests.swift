@@ -322,6 +322,48 @@ extension ProcessSuites {
             #expect(!FileManager.default.fileExists(atPath: state))
         }
 
+        /// Ctrl-C while a new passcode's key is derived ends the run with 130 at once and leaves the store as it was:
+        /// in `--mode change-passcode`, and in a restore whose newly downloaded policy asks for a passcode. The store
+        /// is made without one (the policy is off), so only the new key's derivation is slow
+        /// (`FLOWRUN_TEST_SCRYPT_REPEATS`); a run that waited for it would meet the suite's time guard.
+        @Test(arguments: ["change-passcode", "restore"])
+        func ctrlCDuringANewPasscodesDerivationChangesNothing(_ mode: String) async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let run = StoreRun(scratch: scratch)
+            let off = policyData(["Enabled": "false"])
+            let onboard = try await run(data: off)
+            #expect(onboard.status == 0, "\(onboard.standardOutput)\(onboard.standardError)")
+            let file = URL(fileURLWithPath: run.state).appendingPathComponent(try #require(run.storeFiles.first))
+            let before = try Data(contentsOf: file)
+            let trace = scratch.url.appendingPathComponent("trace.jsonl").path
+            let data = try scratch.write("data.yaml", mode == "restore" ? policyData(["Enabled": "true"]) : off)
+            let change = try startFlowrun(
+                [
+                    "run", run.flow, "--emulator", "--emulator-data", data.path, "--state-dir", run.state, "--trace",
+                    trace, "--mode", mode, "--input", "email-address=ada@example.com",
+                ],
+                in: scratch.url,
+                environment: ["FLOWRUN_INPUT_NEW_PASSCODE": "a-new-passcode", "FLOWRUN_TEST_SCRYPT_REPEATS": "20000"])
+            // The trace note is the event; the bound (10 minutes) only guards against a hang.
+            var deriving = false
+            for _ in 0..<12_000 {
+                deriving = ((try? String(contentsOfFile: trace, encoding: .utf8)) ?? "").contains("deriving-key")
+                if deriving { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(deriving)
+            change.signal(SIGINT)
+            #expect(await change.exit() == .exited(130))
+            let text = await change.output.all()
+            #expect(text.contains("cancelled: no further step ran and no state was kept"), "\(text)")
+            #expect(!text.contains("passcode was changed"), "\(text)")
+            #expect(try Data(contentsOf: file) == before)
+            // Still without a passcode: a restore under the old policy needs none.
+            let restore = try await run(data: off)
+            #expect(restore.standardOutput.hasPrefix("succeeded: restore"), "\(restore.standardOutput)")
+        }
+
         /// Ctrl-C at a passcode prompt ends the run with 130, echo back on, and nothing kept.
         @Test func ctrlCAtThePromptEndsTheRun() async throws {
             let scratch = try Scratch()

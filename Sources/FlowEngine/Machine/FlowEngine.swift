@@ -126,12 +126,15 @@ public struct FlowEngine: Sendable {
                 pending += machine.handle(.modeEnded(end))
             case .keepState:
                 do throws(StepFailure) {
-                    try keep(run, onboardingID: onboardingID, in: options.state)
+                    try await keep(run, onboardingID: onboardingID, in: options.state)
                     kept = KeptState(onboardingID: onboardingID, steps: [:])
                     if usedInMode {
                         LastUse.record(run.now(), lockTimeout: run.book.lockTimeout, in: options.state.location)
                     }
                     pending += machine.handle(.stateDone)
+                } catch where error.code == .cancelled && Task.isCancelled {
+                    // Cancelled before anything was written (a new passcode's key was being derived).
+                    pending += machine.handle(.cancelRequested)
                 } catch {
                     let failure = StepFailure(error.code, options.redactor.redact(error.message))
                     pending += machine.handle(.stateFailed(failure))
@@ -165,7 +168,7 @@ public struct FlowEngine: Sendable {
 
     /// Writes what the mode's steps kept (and forgot) over what was kept: into the store when the flow has one,
     /// else into the plain state.
-    private func keep(_ run: RunContext, onboardingID: UUID, in state: any StateStore) throws(StepFailure) {
+    private func keep(_ run: RunContext, onboardingID: UUID, in state: any StateStore) async throws(StepFailure) {
         let (steps, store) = run.book.settle()
         if usesStore {
             guard let store else {
@@ -173,7 +176,7 @@ public struct FlowEngine: Sendable {
                     .storeNotOpen,
                     "this flow keeps its state in the encrypted store, but its store-manager step did not run")
             }
-            try store.saveSteps(steps, info: run.info)
+            try await store.saveSteps(steps, info: run.info)
             try state.save(KeptState(onboardingID: onboardingID, steps: [:]), flow: name)
         } else {
             try state.save(KeptState(onboardingID: onboardingID, steps: steps), flow: name)

@@ -132,7 +132,7 @@ public struct SessionMachine: Sendable {
             return next()
         case (.keeping(let mode), .stateFailed(let failure)), (.clearing(let mode), .stateFailed(let failure)):
             return finish(.failed(failure, step: .state, mode: mode))
-        case (.running, .cancelRequested), (.ready, .cancelRequested):
+        case (.running, .cancelRequested), (.ready, .cancelRequested), (.keeping, .cancelRequested):
             return finish(.cancelled)
         default:
             return []

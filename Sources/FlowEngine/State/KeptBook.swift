@@ -11,7 +11,7 @@ public protocol KeptStateVault: Sendable {
     func loadSteps() throws(StepFailure) -> [String: JSONValue]
     /// Writes `steps` whole, or leaves the previous state as it was. `info` is the run's info when the mode
     /// ended (a newly downloaded passcode policy is in it).
-    func saveSteps(_ steps: [String: JSONValue], info: InfoStore) throws(StepFailure)
+    func saveSteps(_ steps: [String: JSONValue], info: InfoStore) async throws(StepFailure)
     /// Writes what one step keeps at once, in its own transaction: a rotated refresh token must outlive a run
     /// that fails later, because the server has revoked the one before it.
     func saveStep(_ step: String, _ value: JSONValue) throws(StepFailure)

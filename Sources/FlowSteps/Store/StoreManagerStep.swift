@@ -92,8 +92,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
                 throw error
             }
             let vault = StoreVault(
-                store: store, finalPath: final, stem: stem, passcode: chosen, isNew: true, input: context.input,
-                redactor: context.redactor)
+                store: store, finalPath: final, stem: stem, passcode: chosen, isNew: true, context: context)
             try context.provide(["store": .record([:])])
             return .success(.storeOpened(vault))
         } catch {
@@ -106,7 +105,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
             var (store, current) = try await opened(context)
             if store.header.policy.hasExpired(setAt: store.header.passcodeSetAt) {
                 let days = store.header.policy.expiresInDays
-                current = try replacePasscode(
+                current = try await replacePasscode(
                     of: &store, context: context, policy: store.header.policy,
                     reason: "the passcode has expired (the passcode policy sets \(days) day\(days == 1 ? "" : "s"))")
             }
@@ -121,8 +120,8 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
     /// which a newly downloaded passcode policy is checked against.
     private func vault(opened store: SecureStore, current: Secret?, context: StepContext) -> StoreVault {
         StoreVault(
-            store: store, finalPath: store.path, stem: stem, passcode: nil, isNew: false, input: context.input,
-            redactor: context.redactor, current: current)
+            store: store, finalPath: store.path, stem: stem, passcode: nil, isNew: false, context: context,
+            current: current)
     }
 
     /// A restore that fails because of the passcode ends the run as it is: the flow's route to a reset is for a
@@ -177,11 +176,11 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
             else {
                 throw context.input.missing("new-passcode", secret: true)
             }
-            try Self.failure { () throws(StoreError) in try store.changePasscode(to: new, policy: store.header.policy) }
+            store = try await Self.changed(store, to: new, policy: store.header.policy, context: context)
             context.say("The store's passcode was changed; the old one no longer opens it.")
             return .success
         } catch {
-            return .failure(error)
+            return Task.isCancelled ? .cancelled : .failure(error)
         }
     }
 
@@ -279,8 +278,15 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
             else {
                 throw context.input.missing("new-passcode", secret: true)
             }
-            let store = try Self.failure { () throws(StoreError) in
-                try SecureStore.recover(at: path, recoveryKey: key, newPasscode: new, policy: header.policy)
+            let opened = try Self.failure { () throws(StoreError) in
+                try SecureStore.openedForRecovery(at: path, recoveryKey: key)
+            }
+            let store: SecureStore
+            do throws(StepFailure) {
+                store = try await Self.changed(opened, to: new, policy: header.policy, context: context)
+            } catch {
+                opened.close()
+                throw error
             }
             context.say("The store's passcode was replaced after a new login; the old one no longer opens it.")
             try context.provide(["store": .record([:])])
@@ -329,6 +335,10 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
         try await Self.offThePool { () throws(StepFailure) in try open(context) }
     }
 
+    /// How a step fails when the run is cancelled while it waits for a key derivation.
+    static let cancelledDuringDerivation = StepFailure(
+        .cancelled, "the run was cancelled while the store's key was derived")
+
     /// Runs `work` on a thread of Dispatch's global pool instead of the concurrency pool, and waits for it or for
     /// the task's cancellation, whichever comes first. The passcode's key derivation takes a core for a second or
     /// more; the concurrency pool has one thread a core, so two derivations there stall every other task of the
@@ -354,7 +364,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
                 }
             }
         } onCancel: {
-            answer.give(.failure(StepFailure(.cancelled, "the run was cancelled while the store's key was derived")))
+            answer.give(.failure(cancelledDuringDerivation))
         }
         return try result.get()
     }
@@ -462,7 +472,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
     /// Returns the new passcode.
     private func replacePasscode(
         of store: inout SecureStore, context: StepContext, policy: PasscodePolicy, reason: String
-    ) throws(StepFailure) -> Secret {
+    ) async throws(StepFailure) -> Secret {
         let given = try context.input.given("new-passcode", secret: true)
         guard context.input.interactive || given != nil else {
             throw StepFailure(
@@ -475,10 +485,25 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
         guard let new = try newPasscode(context, policy: policy, input: "new-passcode", allowNone: false) else {
             throw context.input.missing("new-passcode", secret: true)
         }
-        var changed = store
-        try Self.failure { () throws(StoreError) in try changed.changePasscode(to: new, policy: policy) }
-        store = changed
+        store = try await Self.changed(store, to: new, policy: policy, context: context)
         return new
+    }
+
+    /// `store` protected by `new`: the new key is derived on a thread of its own (``offThePool(_:)``) and written
+    /// only once it is made, so a Ctrl-C during the derivation fails the step as cancelled at once and leaves the
+    /// store with the passcode it had. The trace hears of the derivation first (`deriving-key`).
+    static func changed(
+        _ store: SecureStore, to new: Secret, policy: PasscodePolicy, context: StepContext
+    ) async throws(StepFailure) -> SecureStore {
+        context.note(
+            "deriving-key", "Deriving the store's key from the new passcode (\(KeyDerivation.recommended)).")
+        let change = try await offThePool { () throws(StepFailure) in
+            try failure { () throws(StoreError) in try store.passcodeChange(to: new, policy: policy) }
+        }
+        guard !Task.isCancelled else { throw cancelledDuringDerivation }
+        var changed = store
+        try failure { () throws(StoreError) in try changed.apply(change) }
+        return changed
     }
 
     static func check(_ passcode: Secret, against policy: PasscodePolicy) throws(StepFailure) {
@@ -563,20 +588,20 @@ final class StoreVault: KeptStateVault {
     private let stem: (name: String, extension: String)
     private let isNew: Bool
     private let current: Secret?
-    private let input: InputSource
-    private let redactor: Redactor
+    /// The context of the step that opened the store: its input, redactor and trace serve a new passcode that a
+    /// newly downloaded policy asks for.
+    private let context: StepContext
 
     init(
         store: SecureStore, finalPath: String, stem: (name: String, extension: String), passcode: Secret?, isNew: Bool,
-        input: InputSource, redactor: Redactor, current: Secret? = nil
+        context: StepContext, current: Secret? = nil
     ) {
         self.store = Mutex(store)
         self.finalPath = finalPath
         self.stem = stem
         self.isNew = isNew
         self.current = current ?? passcode
-        self.input = input
-        self.redactor = redactor
+        self.context = context
     }
 
     func loadSteps() throws(StepFailure) -> [String: JSONValue] {
@@ -593,12 +618,12 @@ final class StoreVault: KeptStateVault {
         return steps
     }
 
-    func saveSteps(_ steps: [String: JSONValue], info: InfoStore) throws(StepFailure) {
+    func saveSteps(_ steps: [String: JSONValue], info: InfoStore) async throws(StepFailure) {
         let downloaded: PasscodePolicy? = info["passcodePolicy"] == nil ? nil : StoreManagerStep.policy(in: info)
+        if let downloaded, !isNew {
+            try await follow(downloaded)
+        }
         try store.withLock { store throws(StepFailure) in
-            if let downloaded, !isNew {
-                try follow(downloaded, store: &store)
-            }
             let records = steps.mapValues { Data(($0.rendered() + "\n").utf8) }
             try StoreManagerStep.failure { () throws(StoreError) in
                 if let downloaded { try store.updatePolicy(downloaded) }
@@ -629,7 +654,7 @@ final class StoreVault: KeptStateVault {
 
     /// A newly downloaded policy the passcode no longer follows must be met with a new passcode before the
     /// restore succeeds, as the SDK's restore applies the policy.
-    private func follow(_ policy: PasscodePolicy, store: inout SecureStore) throws(StepFailure) {
+    private func follow(_ policy: PasscodePolicy) async throws(StepFailure) {
         let broken: [String]
         if let current {
             broken = policy.violations(of: current)
@@ -639,19 +664,21 @@ final class StoreVault: KeptStateVault {
         guard !broken.isEmpty else { return }
         let reason =
             "the passcode no longer follows the downloaded passcode policy (" + broken.joined(separator: "; ") + ")"
-        let given = try input.given("new-passcode", secret: true)
-        guard input.interactive || given != nil else {
+        let given = try context.input.given("new-passcode", secret: true)
+        guard context.input.interactive || given != nil else {
             throw StepFailure(
                 .passcodeChangeRequired,
                 "\(reason): change it with `flowrun run FLOW --mode change-passcode` (or give "
                     + "FLOWRUN_INPUT_NEW_PASSCODE), then restore"
             )
         }
-        let typed = try input.newSecret("new-passcode", question: "New passcode: ")
-        redactor.add(typed)
+        let typed = try context.input.newSecret("new-passcode", question: "New passcode: ")
+        context.redactor.add(typed)
         let new = Secret(typed)
         try StoreManagerStep.check(new, against: policy)
-        try StoreManagerStep.failure { () throws(StoreError) in try store.changePasscode(to: new, policy: policy) }
+        let changed = try await StoreManagerStep.changed(
+            store.withLock { $0 }, to: new, policy: policy, context: context)
+        store.withLock { $0 = changed }
     }
 }
 
