@@ -9,7 +9,7 @@
 #    outputs, step summary and exit statuses. `command: test` runs the shipped scenarios once `flowrun test` is
 #    there (FLOWRUN_SCENARIOS, default flows), and is checked to pass flowrun's status on either way.
 # 2. The pre-commit hook: pre-commit from PyPI in a virtual environment under .build-ci, a sample git repository
-#    with a bad flow, a workflow file and a configuration file; `pre-commit try-repo` of this clone fails naming
+#    with a bad flow, a workflow file, a configuration file and emulator data; `pre-commit try-repo` of this clone fails naming
 #    the flow's file, line and column (and nothing else), then passes once the flow is fixed.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -141,6 +141,8 @@ check "nothing ran after the plan" equals "$(output_of missing exit-code)" ""
 action unknown-input colour=blue "flowrun=$flowrun"
 check "an input action.yml does not declare is refused" equals "$status" 1
 
+action report-folder command=test paths=no-such-folder "report=out/junit.xml" "flowrun=$flowrun"
+check "the report input's folder is made" equals "$(output_of report-folder report)" "$workspace/out/junit.xml"
 action test-status command=test paths=no-such-folder "flowrun=$flowrun"
 check "command test passes flowrun's status on (exit 2)" equals "$status" 2
 check "exit-code output 2" equals "$(output_of test-status exit-code)" 2
@@ -182,6 +184,17 @@ check "a tag: keyed by the commit it names" contains "$work/tag.outputs" "cache-
 check "to be installed" contains "$work/tag.outputs" "install=true"
 plan hash "$head"
 check "a full hash: keyed by itself" contains "$work/hash.outputs" "cache-key=$system-commit-$head"
+# Without FLOWRUN_REPOSITORY and with `github.action_repository` empty (as in a composite action), the repository
+# is read from the folder the runner checked the action out into.
+mkdir -p "$work/server/your-org"
+ln -s "$work/origin.git" "$work/server/your-org/flowrun"
+status=0
+INPUT_VERSION=v0.0-test INPUT_FLOWRUN="" FLOWRUN_ACTION_REPOSITORY="" GITHUB_SERVER_URL="file://$work/server" \
+    FLOWRUN_CACHE_DIR="$work/cache" GITHUB_OUTPUT="$work/from-path.outputs" \
+    GITHUB_ACTION_PATH="$work/runner/_actions/your-org/flowrun/v0.0-test" \
+    bash "$root/.github/flowrun-action.sh" plan > "$work/from-path.log" 2>&1 || status=$?
+check "the repository is the one the action's folder names" contains "$work/from-path.outputs" \
+    "cache-key=$system-commit-$head"
 plan nowhere no-such-ref
 check "a ref the repository does not have: exit 2" equals "$status" 2
 check "an annotation names it" contains "$work/nowhere.log" \
@@ -199,6 +212,9 @@ mkdir -p "$sample/flows/config" "$sample/.github/workflows"
 printf '%s' "$bad_flow" > "$sample/flows/app.yaml"
 printf '{"host": "mobile.example.com"}\n' > "$sample/flows/config/app.json"
 printf 'name: CI\non: [push]\njobs: {}\n' > "$sample/.github/workflows/ci.yaml"
+# Emulator data beside the flows, as flows/scenarios/ has it: checked as data, never read as a flow.
+mkdir -p "$sample/flows/scenarios"
+cp "$root/flows/scenarios/warehouse-three-tries.emulator.yaml" "$sample/flows/scenarios/backend.emulator.yaml"
 git -C "$sample" init --quiet
 git -C "$sample" add -A
 # The hook runs the flowrun on PATH (`language: system`); pre-commit's cache stays in the scratch folder.
@@ -214,6 +230,7 @@ check "a bad flow fails the hook" equals "$status" 1
 check "the error names the file, line and column" contains "$work/hook.log" "flows/app.yaml:9:19: error[FR300]"
 check "the workflow file is not linted" lacks "$work/hook.log" "ci.yaml"
 check "the configuration file is not linted" lacks "$work/hook.log" "app.json"
+check "the emulator data is not read as a flow" lacks "$work/hook.log" "backend.emulator.yaml"
 printf '%s' "$good_flow" > "$sample/flows/app.yaml"
 git -C "$sample" add -A
 hook

@@ -39,13 +39,21 @@ summary() {
     [[ -z ${GITHUB_STEP_SUMMARY:-} ]] || printf '%s\n' "$@" >> "$GITHUB_STEP_SUMMARY"
 }
 
-# The git URL of the `version` input, into `url`: the repository the action was used from, or FLOWRUN_REPOSITORY.
+# The git URL of the `version` input, into `url`: FLOWRUN_REPOSITORY, or the repository the action was used from.
+# That is `github.action_repository`, which the runner leaves empty inside a composite action (actions/runner#2525),
+# or else the OWNER/REPO of the folder the runner checked the action out into (`…/_actions/OWNER/REPO/REF`).
 # (Results go into variables, not through $( ): a `fail` in a subshell would lose its annotation.)
 repository_url() {
+    local from_path=""
+    if [[ ${GITHUB_ACTION_PATH:-} =~ /_actions/([^/]+)/([^/]+)/[^/]+(/|$) ]]; then
+        from_path="${BASH_REMATCH[1]}/${BASH_REMATCH[2]}"
+    fi
     if [[ -n ${FLOWRUN_REPOSITORY:-} ]]; then
         url=$FLOWRUN_REPOSITORY
     elif [[ -n ${FLOWRUN_ACTION_REPOSITORY:-} ]]; then
         url="${GITHUB_SERVER_URL:-https://github.com}/$FLOWRUN_ACTION_REPOSITORY"
+    elif [[ -n $from_path ]]; then
+        url="${GITHUB_SERVER_URL:-https://github.com}/$from_path"
     else
         fail "input version: the action's repository is unknown (a local action); set FLOWRUN_REPOSITORY"
     fi
@@ -135,6 +143,8 @@ run() {
         ;;
     test)
         local report=${INPUT_REPORT:-$temp/flowrun-junit.xml}
+        # The report's folder is made as the input names it (`report: out/junit.xml` in a fresh checkout).
+        mkdir -p "$(dirname "$report")" || fail "input report: cannot make the folder of \`$report\`"
         "$flowrun" test --format junit --output "$report" "${args[@]}" "${paths[@]}" 2>&1 | tee "$log" \
             || status=${PIPESTATUS[0]}
         output report "$(cd "$(dirname "$report")" 2>/dev/null && pwd)/$(basename "$report")"

@@ -46,12 +46,7 @@ struct EmulatorCommand: AsyncParsableCommand {
     func run() async throws {
         let data: EmulatorData
         if let config {
-            do {
-                data = try EmulatorData.load(path: config)
-            } catch {
-                Console.error(error.description)
-                throw ExitCode.usage
-            }
+            data = try RunCommand.loadEmulatorData(config)
         } else {
             data = .builtIn
         }

@@ -280,14 +280,7 @@ struct RunCommand: AsyncParsableCommand {
         var backend: BackendEmulator?
         // The emulator's data, for the one this run starts or the one another process started (`flowrun test`).
         var data = EmulatorData.builtIn
-        if let emulatorData {
-            do {
-                data = try EmulatorData.load(path: emulatorData)
-            } catch {
-                Console.error("flowrun: \(error)")
-                throw ExitCode.usage
-            }
-        }
+        if let emulatorData { data = try Self.loadEmulatorData(emulatorData) }
         /// The one place the emulator is known: the run's HTTP session sends every request to `address`, except
         /// those to an identity provider the emulator's data names outside it, and names its steps to it.
         func pointAtEmulator(_ address: URL) {
@@ -402,10 +395,36 @@ struct RunCommand: AsyncParsableCommand {
         FileHandle.standardError.write(Data(run.rendered(as: .text, color: Console.wants(color: STDERR_FILENO)).utf8))
     }
 
-    /// Whether `bytes` read as YAML is a mapping with the emulator data's top-level `applications` or `users`.
+    /// Whether `bytes` read as YAML (JSON is YAML) is a mapping with one of the emulator data's top-level keys.
     static func looksLikeEmulatorData(_ bytes: [UInt8], file: String) -> Bool {
         guard let root = DocumentReader.read(bytes: bytes, file: file, format: .yaml).root else { return false }
-        return root["applications"] != nil || root["users"] != nil
+        return ["applications", "users", "faults", "registrations"].contains { root[$0] != nil }
+    }
+
+    /// Whether the file at `path` is a mapping with a configuration document's keys and none of the emulator
+    /// data's: given to `--emulator-data`, it was meant for `--config`.
+    static func looksLikeConfiguration(_ path: String) -> Bool {
+        guard let bytes = FileBytes.read(path, limit: ReaderLimits.default.maxFileBytes),
+            !looksLikeEmulatorData(bytes, file: path),
+            let root = DocumentReader.read(bytes: bytes, file: path, format: .yaml).root
+        else { return false }
+        return ["host", "auth", "protocol", "appID", "appId"].contains { root[$0] != nil }
+    }
+
+    /// The emulator's data from `path` (`--emulator-data`, or `emulator --data`), its problems printed where they
+    /// were written, with a hint when the file is a configuration document instead.
+    static func loadEmulatorData(_ path: String) throws -> EmulatorData {
+        do {
+            return try EmulatorData.load(path: path)
+        } catch {
+            Console.error("flowrun: \(error)")
+            if looksLikeConfiguration(path) {
+                Console.error(
+                    "flowrun: hint: \(path) looks like a configuration document (it has `host` or `auth`), not "
+                        + "emulator data: give it with --config FILE (read by the flow's `json` provider).")
+            }
+            throw ExitCode.usage
+        }
     }
 
     /// `--config` is read only by the `json` provider: on a flow without one it would be ignored, so it is an error
@@ -448,14 +467,20 @@ struct RunCommand: AsyncParsableCommand {
             bytes = read
             name = path
         }
+        // Emulator data given as the configuration, in YAML or in JSON, is named as such before anything else.
+        if looksLikeEmulatorData(bytes, file: name) {
+            throw ValidationError(
+                "--config: \(name) looks like emulator data (it has a top-level `applications`, `users`, `faults` or "
+                    + "`registrations`), not a configuration document: use --emulator-data FILE (with --emulator).")
+        }
         let result = DocumentReader.read(bytes: bytes, file: name, format: .json)
         guard let root = result.root, result.diagnostics.isEmpty else {
             let problem =
                 result.diagnostics.first.map { "\($0.location.map { "\($0): " } ?? "")\($0.message)" } ?? "unreadable"
-            if looksLikeEmulatorData(bytes, file: name) {
+            if DocumentReader.read(bytes: bytes, file: name, format: .yaml).root?.pairs != nil {
                 throw ValidationError(
-                    "--config: \(name) looks like emulator data (it has a top-level `applications:` or `users:`), "
-                        + "not a configuration document: use --emulator-data FILE (with --emulator).")
+                    "--config: \(problem)\n--config takes a JSON document (the SDK's configuration file), and "
+                        + "\(name) reads as YAML: write it as JSON.")
             }
             throw ValidationError("--config: \(problem)")
         }

@@ -100,7 +100,14 @@ enum Summary {
             for key in keys {
                 let value = report.info[key]!
                 let type = report.types[key].map { " (\($0))" } ?? ""
-                let shown = report.types[key]?.isSecret == true ? "<redacted>" : redactor.redact(value.summary)
+                // Text in full (a scenario compares it), control characters shown as pictures; other values in
+                // short.
+                let text: String =
+                    switch value {
+                    case .string(let text), .url(let text): TerminalText.safe(text)
+                    default: value.summary
+                    }
+                let shown = report.types[key]?.isSecret == true ? "<redacted>" : redactor.redact(text)
                 lines.append("  \(key.padding(toLength: width, withPad: " ", startingAt: 0))  \(shown)\(type)")
             }
         }

@@ -108,6 +108,19 @@ struct TestCommand: AsyncParsableCommand {
                         at: config.location, path: .root.appending("config")))
             }
             diagnostics += unknownSteps(scenario)
+            for (index, run) in scenario.runs.enumerated() {
+                guard let storeOpens = run.expect.storeOpens,
+                    scenario.inputs.overridden(by: run.inputs).secrets["passcode"] == nil
+                else { continue }
+                diagnostics.append(
+                    Diagnostic(
+                        .missingField,
+                        "`runs[\(index)].expect.store-opens` checks the store with the run's passcode, but the run has "
+                            + "no secret `passcode`; give one in `secrets` (the scenario's or the run's).",
+                        at: storeOpens.location,
+                        path: DescriptorPath.root.appending("runs").appending(index: index).appending("expect")
+                            .appending("store-opens")))
+            }
             if case .data(let data) = scenario.emulator {
                 let path = DescriptorPath.root.appending("emulator").appending("data")
                 if !FileBytes.exists(data.value) {
@@ -135,6 +148,31 @@ struct TestCommand: AsyncParsableCommand {
             ?? ""
         let report = FileReport(file: file, diagnostics: diagnostics, text: text)
         return (diagnostics.hasErrors ? nil : read.scenario, diagnostics, report)
+    }
+
+    /// Whether `path` is named like an emulator data file (`*.emulator.yaml`, `.yml` or `.json`): lint checks it
+    /// as the emulator reads it, never as a flow.
+    static func isEmulatorData(_ path: String) -> Bool {
+        [".emulator.yaml", ".emulator.yml", ".emulator.json"].contains { path.hasSuffix($0) }
+    }
+
+    /// An emulator data file checked as `--emulator-data` and a scenario's `emulator.data` read it, each problem
+    /// where it was written.
+    static func checkData(_ file: String) -> FileReport {
+        let read = DocumentReader.read(path: file)
+        var diagnostics = read.diagnostics
+        if !diagnostics.hasErrors, let root = read.root {
+            do {
+                _ = try EmulatorData(node: root)
+            } catch {
+                let start = SourceLocation(file: file, line: 1, column: 1)
+                diagnostics += error.problems.map { Diagnostic(.invalidValue, $0.message, at: $0.location ?? start) }
+            }
+        }
+        let text =
+            FileBytes.read(file, limit: ReaderLimits.default.maxFileBytes).map { String(decoding: $0, as: UTF8.self) }
+            ?? ""
+        return FileReport(file: file, diagnostics: diagnostics, text: text)
     }
 
     /// A finding for each step name of the scenario's faults and request expectations that is not a step of its

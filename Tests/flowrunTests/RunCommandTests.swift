@@ -177,11 +177,30 @@ extension ProcessSuites {
             #expect(data.status == 2)
             #expect(data.standardError.contains("emulator.yaml looks like emulator data"), "\(data.standardError)")
             #expect(data.standardError.contains("use --emulator-data FILE"))
-            // Other YAML keeps the plain JSON error.
+            // The same in JSON (which parses), and data of faults only.
+            try scratch.write("emulator.json", #"{"applications": [{"id": "com.example.app", "auth": []}]}"#)
+            try scratch.write("faults.yaml", "faults:\n  settings: {status: 503}\n")
+            for file in ["emulator.json", "faults.yaml"] {
+                let given = try await CommandRunner.run(
+                    ["run", "--emulator", "flow.yaml", "--config", file], in: scratch.url)
+                #expect(given.status == 2)
+                #expect(given.standardError.contains("\(file) looks like emulator data"), "\(given.standardError)")
+            }
+            // Other YAML gets the JSON error and that --config takes JSON.
             let other = try await CommandRunner.run(["run", "flow.yaml", "--config", "other.yaml"], in: scratch.url)
             #expect(other.status == 2)
             #expect(other.standardError.contains("--config: "), "\(other.standardError)")
+            #expect(other.standardError.contains("other.yaml reads as YAML: write it as JSON"))
             #expect(!other.standardError.contains("emulator data"))
+            // The reverse: a configuration document given as the emulator's data.
+            try scratch.write("app.json", #"{"host": "mobile.example.com", "port": 443, "protocol": "https"}"#)
+            let reverse = try await CommandRunner.run(
+                ["run", "--emulator", "flow.yaml", "--emulator-data", "app.json"], in: scratch.url)
+            #expect(reverse.status == 2)
+            #expect(
+                reverse.standardError.contains("app.json looks like a configuration document"),
+                "\(reverse.standardError)")
+            #expect(reverse.standardError.contains("give it with --config FILE"))
         }
 
         @Test func aFlowWithErrorsDoesNotRun() async throws {

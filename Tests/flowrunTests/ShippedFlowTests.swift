@@ -201,6 +201,11 @@ extension ProcessSuites {
             }
             // The debug log tells of the authorization and token exchanges, every secret value in them masked.
             #expect(everything.contains("authorization: GET "), "\(onboard.standardError)")
+            // … and what is not secret as sent: the client ID and redirect URI are what a mismatch is found by.
+            for shown in ["response_type=code&client_id=", "&redirect_uri=http", "code_challenge_method=S256"] {
+                #expect(everything.contains(shown), "`\(shown)` is not in the log: \(onboard.standardError)")
+            }
+            #expect(!everything.contains("client_id=<redacted>"), "\(onboard.standardError)")
             #expect(everything.contains("[grant_type=authorization_code code=<masked> "), "\(onboard.standardError)")
             let named = try Regex(
                 #"\b(?:(?:code|code_verifier|state|nonce|refresh_token|client_secret|token)=|"#

@@ -53,10 +53,22 @@ public final class RunLog: Sendable {
         threshold.withLock { $0 = level }
     }
 
-    /// Writes `message` when `level` is within the current level; secrets are masked.
+    /// Writes `message` when `level` is within the current level; secrets are masked, and so are the values in
+    /// its URLs.
     public func write(_ level: Level, _ message: @autoclosure () -> String) {
         guard level != .none, level <= self.level else { return }
-        let text = redactor.redact(message())
+        keep(level, redactor.redact(message()))
+    }
+
+    /// Writes a line whose sender has masked the values it knows to be secret (an OAuth 2.0 exchange masks codes,
+    /// tokens, `state` and `nonce` by name): the run's known secrets are masked too, but the other values of its
+    /// URLs stay (a client ID, a redirect URI, a scope), as debugging a login against another server needs them.
+    public func writeMasked(_ level: Level, _ message: @autoclosure () -> String) {
+        guard level != .none, level <= self.level else { return }
+        keep(level, redactor.redactKnownSecrets(message()))
+    }
+
+    private func keep(_ level: Level, _ text: String) {
         sink(level, text)
         kept.withLock { kept in
             kept.entries.append(Entry(time: Date(), level: level, message: text))

@@ -73,12 +73,18 @@ public final class Redactor: Sendable {
     /// Each value is masked once, and masking masked text changes nothing: the known secrets go first, while
     /// the text is still whole, then the URL values, where a value already `<redacted>` is left as it is.
     public func redact(_ text: String) -> String {
+        URLValues.redact(redactKnownSecrets(text))
+    }
+
+    /// `text` with every known secret replaced by `<redacted>`; the values in its URLs stay. Only for text whose
+    /// maker masked the URL values that could be secret itself (``RunLog/writeMasked(_:_:)``).
+    public func redactKnownSecrets(_ text: String) -> String {
         let known = secrets.withLock { $0 }
         var result = text
         for secret in known.sorted(by: { $0.count > $1.count }) {
             result = result.replacingOccurrences(of: secret, with: Self.mask)
         }
-        return URLValues.redact(result)
+        return result
     }
 
     /// What stands for a masked value.

@@ -1,5 +1,6 @@
 public import FlowDescriptor
 import FlowEmulator
+import FlowEngine
 import Foundation
 
 /// Reads scenario files into ``Scenario`` values, collecting every problem as a located ``Diagnostic``.
@@ -377,8 +378,13 @@ private struct Fields {
         {
             expect.outcome = Located(RunOutcome(rawValue: text.value)!, at: text.location)
         }
-        expect.failure = fields["failure"].flatMap { string($0, path: path.appending("failure")) }
+        if let node = fields["failure"], let code = string(node, path: path.appending("failure")) {
+            expect.failure = code
+            checkFailureCode(code, node: node, path: path.appending("failure"))
+        }
         expect.step = fields["step"].flatMap { string($0, path: path.appending("step")) }
+        // The engine's own places (`(state)`, `(flow)`) are no steps of the flow.
+        if let step = expect.step, !step.value.hasPrefix("(") { stepReferences.append((step, path.appending("step"))) }
         expect.user = fields["user"].flatMap { string($0, path: path.appending("user")) }
         if let node = fields["info"] {
             if let pairs = node.pairs {
@@ -417,6 +423,23 @@ private struct Fields {
         }
         expect.storeOpens = fields["store-opens"].flatMap { bool($0, path: path.appending("store-opens")) }
         return expect
+    }
+
+    /// A failure code no run can give (a misspelt one) is an error: the expectation could never be met. The codes
+    /// are flowrun's constants and three families: `http-NNN`, `transform-KIND` and the OAuth 2.0 server's
+    /// `oauth2-ERROR`.
+    mutating func checkFailureCode(_ code: Located<String>, node: Node, path: DescriptorPath) {
+        let text = code.value
+        let known = FailureCode.known.map(\.rawValue)
+        if known.contains(text) || text.hasPrefix("transform-") || text.hasPrefix("oauth2-") { return }
+        if text.hasPrefix("http-"), let status = Int(text.dropFirst(5)), (100...599).contains(status) { return }
+        let suggestion = Suggestion.closest(to: text, in: known)
+        fail(
+            .invalidValue,
+            "`\(path)` is `\(text)`, which is not a failure code flowrun gives"
+                + (suggestion.map { "; did you mean `\($0)`?" }
+                    ?? "; the codes are in docs/engine.md (and `http-NNN` for a status)."),
+            at: node, path: path, replacement: suggestion)
     }
 
     mutating func request(_ node: Node, path: DescriptorPath) -> RequestExpectation? {

@@ -123,6 +123,7 @@ public struct ScenarioRunner: Sendable {
             if let password = user.password { secrets.add(password, as: "the emulator's password of \(user.email)") }
         }
         var runs: [RunResult] = []
+        var leaks: Set<String> = []
         for run in scenario.runs {
             let (inputs, missing) = resolved(scenario.inputs.overridden(by: run.inputs))
             guard missing.isEmpty else {
@@ -174,18 +175,21 @@ public struct ScenarioRunner: Sendable {
             let output = (done.output + done.error)
             switch done.status {
             case nil:
-                failures.append("`flowrun run` could not start: \(done.error)")
+                failures.append("\(run.location): `flowrun run` could not start: \(done.error)")
             case let status? where status != 0 && status != 1:
-                failures.append("`flowrun run` exited with \(status) (not a run's 0 or 1): \(Self.tail(done.error))")
+                failures.append(
+                    "\(run.location): `flowrun run` exited with \(status) (not a run's 0 or 1): "
+                        + Self.tail(done.error))
             default:
                 break
             }
             let summary = RunSummary(output: done.output)
-            failures += Self.check(run.expect, summary: summary, output: output, requests: requests)
+            failures += Self.check(run, summary: summary, output: output, requests: requests)
             if let storeOpens = run.expect.storeOpens {
                 if inputs.secrets["passcode"] == nil {
-                    failures.append("expected the store to be checked with the passcode, but the run has no secret "
-                        + "`passcode`")
+                    failures.append(
+                        "\(storeOpens.location): expected the store to be checked with the passcode, but the run has "
+                            + "no secret `passcode`")
                 } else {
                     var verify = Array(arguments.prefix(3)) + ["--mode", "verify-passcode", "--state-dir", state.path]
                     verify += Array(arguments.dropFirst(7))
@@ -193,10 +197,11 @@ public struct ScenarioRunner: Sendable {
                     let opened = check.status == 0
                     if opened != storeOpens.value {
                         failures.append(
-                            storeOpens.value
-                                ? "expected the store to open with the passcode; verify-passcode said: "
-                                    + Self.tail(check.output + check.error)
-                                : "expected the store not to open with the passcode, but it did")
+                            "\(storeOpens.location): "
+                                + (storeOpens.value
+                                    ? "expected the store to open with the passcode; verify-passcode said: "
+                                        + Self.tail(check.output + check.error)
+                                    : "expected the store not to open with the passcode, but it did"))
                     }
                 }
             }
@@ -207,18 +212,18 @@ public struct ScenarioRunner: Sendable {
                     output: secrets.masked(output)))
             if scenario.checksSecrets {
                 for name in secrets.found(in: Data(output.utf8)) {
-                    runs[runs.count - 1].failures.append("expected no secret in the run's output, but found \(name)")
+                    runs[runs.count - 1].failures.append(
+                        "\(run.location): expected no secret in the run's output, but found \(name)")
+                }
+                // The state folder after each run, so that the run that left a secret there is the one named.
+                for (file, name) in secrets.found(under: state) where leaks.insert("\(file)\u{0}\(name)").inserted {
+                    runs[runs.count - 1].failures.append(
+                        "\(run.location): expected no secret in the state folder, but found \(name) in `\(file)`")
                 }
             }
         }
         await emulator?.stop()
-        var failures: [String] = []
-        if scenario.checksSecrets {
-            for (file, name) in secrets.found(under: state) {
-                failures.append("expected no secret in the state folder, but found \(name) in `\(file)`")
-            }
-        }
-        return result(runs, failures)
+        return result(runs, [])
     }
 
     /// A program's status (`nil` when it could not start) and output.
@@ -254,13 +259,21 @@ public struct ScenarioRunner: Sendable {
         text.split(separator: "\n").suffix(3).joined(separator: " | ")
     }
 
-    /// Every expectation `expect` sets that the run did not meet, as "expected …, but …".
+    /// Every expectation of `run` that it did not meet, as "FILE:LINE:COLUMN: expected …, but …". A run whose
+    /// `expect` names no outcome, failure or step must succeed (succeeded, or recovered after a failure).
     static func check(
-        _ expect: Expectation, summary: RunSummary, output: String, requests: [RecordedRequest]
+        _ run: ScenarioRun, summary: RunSummary, output: String, requests: [RecordedRequest]
     ) -> [String] {
+        let expect = run.expect
         var failures: [String] = []
         let said = summary.outcome.map { "it \($0.rawValue)" + (summary.failure.map { " with `\($0)`" } ?? "")
             + (summary.step.map { " at step `\($0)`" } ?? "") } ?? "it printed no result"
+        if expect.outcome == nil, expect.failure == nil, expect.step == nil,
+            summary.outcome != .succeeded, summary.outcome != .recovered
+        {
+            failures.append(
+                "\(run.location): expected the run to succeed (its `expect` names no outcome), but \(said)")
+        }
         if let outcome = expect.outcome, summary.outcome != outcome.value {
             failures.append("\(outcome.location): expected outcome `\(outcome.value.rawValue)`, but \(said)")
         }

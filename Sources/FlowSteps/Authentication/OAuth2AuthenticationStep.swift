@@ -377,6 +377,6 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
     private static func exchangeLog(_ context: StepContext) -> @Sendable (String) -> Void {
         let log = context.log
         let name = context.name
-        return { line in log.write(.debug, "\(name): \(line)") }
+        return { line in log.writeMasked(.debug, "\(name): \(line)") }
     }
 }
