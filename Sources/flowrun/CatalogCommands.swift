@@ -32,7 +32,9 @@ struct StepsCommand: ParsableCommand {
         case text, json, markdown
     }
 
-    @Option(help: "text, json, or markdown (the reference tables of steps, providers and transformers).")
+    @Option(
+        name: .shortAndLong,
+        help: "text, json, or markdown (the reference tables of steps, providers and transformers).")
     var format: Format?
 
     @Flag(help: "Print JSON instead of text (the same as --format json).")

@@ -17,7 +17,7 @@ struct GraphCommand: ParsableCommand {
     @Argument(help: "The flow file.")
     var file: String
 
-    @Option(help: "mermaid or dot.")
+    @Option(name: .shortAndLong, help: "mermaid or dot.")
     var format: GraphFormat = .mermaid
 
     func run() throws {

@@ -46,7 +46,9 @@ struct LintCommand: ParsableCommand {
 
     @Option(
         name: .shortAndLong,
-        help: "Also write the report to this file (e.g. results.sarif), written whole or not at all.")
+        help: ArgumentHelp(
+            "Write the report to this file (e.g. results.sarif), whole or not at all; standard output then gets "
+                + "only the summary line."))
     var output: String?
 
     @Option(

@@ -36,7 +36,10 @@ struct RunCommand: AsyncParsableCommand {
     @Argument(help: "The flow file.")
     var file: String
 
-    @Option(help: "auto, onboard, restore, reset, change-passcode or logout.")
+    @Option(
+        help: ArgumentHelp(
+            "auto (restore when there is an onboarding, else onboard), onboard, restore, reset, change-passcode, "
+                + "logout, verify-passcode, unlock, delete-registration or forgot-passcode."))
     var mode: RunMode = .auto
 
     @Option(
@@ -371,6 +374,11 @@ struct RunCommand: AsyncParsableCommand {
     /// prints them; an error among them exits 2 with "`file` cannot `cannot`" (`run`, `be drawn`), warnings alone do
     /// not stop the command.
     static func load(_ file: String, pipeline: FlowPipeline, cannot: String = "run") throws -> CompiledFlow {
+        // A file that is not there is said as `flowrun lint` says it, not as a finding inside it.
+        guard file == "-" || FileManager.default.fileExists(atPath: file) else {
+            Console.error("flowrun: cannot read `\(file)`: no such file or folder.")
+            throw ExitCode.usage
+        }
         let loaded = pipeline.load(path: file)!
         if !loaded.report.diagnostics.isEmpty {
             let run = LintRun(reports: [loaded.report], strict: false, toolVersion: Flowrun.version)

@@ -29,10 +29,11 @@ struct TestCommand: AsyncParsableCommand {
     @Option(help: "How many scenarios run at once (default: the number of cores).")
     var jobs: Int?
 
-    @Option(help: "Report format: text, json or junit.")
+    @Option(name: .shortAndLong, help: "Report format: text, json or junit.")
     var format: ScenarioReport.Format = .text
 
     @Option(
+        name: .shortAndLong,
         help: ArgumentHelp(
             "Write the report to this file (whole or not at all); standard output gets the text summary.",
             valueName: "FILE"))

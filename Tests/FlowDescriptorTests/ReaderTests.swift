@@ -583,6 +583,14 @@ struct YAMLSyntaxTests {
         #expect(diagnostic.hint?.contains("Quote the value") == true)
     }
 
+    @Test("An unquoted reference in the middle of a value in a flow mapping is named too")
+    func unquotedReferenceInsideAValue() throws {
+        let diagnostic = try expectRefused(
+            readYAML("login: {with: {note: 'it''s ${x}', username: bob-${input.username}}}\n"), .syntax, at: "1:51")
+        #expect(diagnostic.message.contains("the likely cause is the unquoted `${…}` at line 1, column 50"))
+        #expect(diagnostic.hint?.contains("Quote the value") == true)
+    }
+
     @Test("A quoted reference is not named when a flow mapping breaks for another reason")
     func quotedReferenceIsNotBlamed() throws {
         let diagnostic = try expectRefused(

@@ -254,6 +254,22 @@ struct DataFileTests {
                 "applications:\n  - id: a\n    auth: []\n    settings:\n      passwordPolicies: {}\n",
                 5, 7, "Did you mean `passwordPolicy`?"
             ),
+            (
+                "applications:\n  - id: a\n    auth: []\n    settings:\n      passwordPolicy:\n"
+                    + "        passwordPolicyEnabled: yes-please\n",
+                6, 32,
+                "`applications[0].settings.passwordPolicy.passwordPolicyEnabled` is `yes-please`; expected true or "
+                    + "false"
+            ),
+            (
+                "applications:\n  - id: a\n    auth: []\n    settings:\n      passwordPolicy:\n"
+                    + "        passwordPolicyMinLength: -3\n",
+                6, 34, "expected a whole number of 0 or more"
+            ),
+            (
+                "applications:\n  - id: a\n    auth: []\n    user-settings:\n      logSettings: {logLevel: LOUD}\n",
+                5, 31, "is `LOUD`; expected a log level: NONE, FATAL"
+            ),
         ] as [(String, Int, Int, String)]
     )
     func badData(text: String, line: Int, column: Int, message: String) throws {

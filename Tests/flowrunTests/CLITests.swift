@@ -307,6 +307,13 @@ extension ProcessSuites {
             #expect(nothing.status == 2)
             #expect(nothing.standardError.contains("cannot read `nosuch/`: no such file or folder"))
             #expect(nothing.standardOutput.isEmpty, "\(nothing.standardOutput)")
+            // graph and run say it the same way, not as a finding inside a file that is not there.
+            for command in [["graph", "nosuch.yaml"], ["run", "nosuch.yaml"], ["graph", "-f", "dot", "nosuch.yaml"]] {
+                let absent = try await CommandRunner.run(command, in: scratch.url)
+                #expect(absent.status == 2)
+                #expect(absent.standardError.contains("cannot read `nosuch.yaml`: no such file or folder"), "\(absent)")
+                #expect(!absent.standardError.contains("FR110"), "\(absent.standardError)")
+            }
             // A run option's mistake found while running is shown with the run command's usage.
             let runMistake = try await CommandRunner.run(
                 ["run", "clean.yaml", "--emulator-data", "data.yaml"], in: scratch.url)

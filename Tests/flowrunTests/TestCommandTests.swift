@@ -65,6 +65,75 @@ extension ProcessSuites {
             #expect(result.standardOutput.hasSuffix("0 passed, 1 failed\n"))
         }
 
+        @Test func aRunThatExpectsNoOutcomeMustSucceed() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try scratch.write("gate.yaml", Self.commandFlow)
+            try scratch.write(
+                "bare.scenario.yaml",
+                """
+                flow: gate.yaml
+                emulator: none
+                runs:
+                  - mode: restore
+                  - mode: onboard
+
+                """)
+            let result = try await CommandRunner.run(["test", "bare.scenario.yaml"], in: scratch.url)
+            #expect(result.status == 1, "\(result.standardOutput)\(result.standardError)")
+            #expect(
+                result.standardOutput.contains(
+                    "bare.scenario.yaml:4:5: expected the run to succeed (its `expect` names no outcome), but it "
+                        + "failed with `no-onboarding` at step `(state)`"),
+                "\(result.standardOutput)")
+            // Only the restore fails: the onboarding that follows succeeds, and passes without an `expect`.
+            #expect(result.standardOutput.components(separatedBy: "expected").count == 2, "\(result.standardOutput)")
+        }
+
+        /// A failure code no run gives, a step that is not the flow's and a store check without a passcode are errors
+        /// before anything runs: such an expectation could never be met, whatever the flow did.
+        @Test func expectationsThatCouldNeverBeMetAreErrorsBeforeAnythingRuns() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try Self.writeLoginFlow(in: scratch)
+            try scratch.write(
+                "code.scenario.yaml",
+                """
+                flow: login.yaml
+                runs:
+                  - mode: verify-passcode
+                    expect: {outcome: failed, failure: wrong-pascode}
+
+                """)
+            try scratch.write(
+                "step.scenario.yaml",
+                """
+                flow: login.yaml
+                secrets: {password: analytical-engine}
+                runs:
+                  - mode: onboard
+                    expect: {outcome: failed, step: logon, store-opens: false}
+                  - mode: restore
+                    expect: {outcome: failed, step: (state), failure: http-503}
+
+                """)
+            let result = try await CommandRunner.run(["test", "."], in: scratch.url)
+            #expect(result.status == 2, "\(result.standardOutput)\(result.standardError)")
+            let said = result.standardError
+            #expect(
+                said.contains(
+                    "code.scenario.yaml:4:40: error[FR203]: `runs[0].expect.failure` is `wrong-pascode`, which is "
+                        + "not a failure code flowrun gives; did you mean `wrong-passcode`?"), "\(said)")
+            #expect(
+                said.contains(
+                    "step.scenario.yaml:5:37: error[FR203]: `runs[0].expect.step` is `logon`, which is not a step"),
+                "\(said)")
+            #expect(said.contains("step.scenario.yaml:5:57: error[FR201]: `runs[0].expect.store-opens` checks the"))
+            // `(state)` and `http-503` are a place and a code a run can give.
+            #expect(!said.contains("step.scenario.yaml:7:"), "\(said)")
+            #expect(result.standardOutput.isEmpty)
+        }
+
         @Test func aBadScenarioFileExitsTwoWithEveryLocatedErrorAndRunsNothing() async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }
@@ -221,6 +290,11 @@ extension ProcessSuites {
                 """)
         }
 
+        /// The login flow's validating request: a value longer than a summary line shortens others to.
+        static let authenticationURL =
+            "https://warehouse-mobile.example.com/mobileservices/application/com.example.warehouse/roleservice/"
+            + "application/com.example.warehouse/v2/Me"
+
         @Test func aFaultSwitchedOnByRequestCountMeetsTheNextRequestToItsEndpoint() async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }
@@ -243,6 +317,11 @@ extension ProcessSuites {
                         - {endpoint: settings, count: 1}
                         - {endpoint: me, at-least: 1}
                         - {endpoint: connections, count: 0}
+                  - mode: onboard
+                    name: a text value is compared in full, however long
+                    expect:
+                      info:
+                        authenticationURL: \(Self.authenticationURL)
 
                 """)
             let result = try await CommandRunner.run(["test", "fault.scenario.yaml"], in: scratch.url)
@@ -400,6 +479,16 @@ extension ProcessSuites {
             let lint = try await CommandRunner.run(["lint", "."], in: scratch.url)
             #expect(lint.status == 1, "\(lint.standardOutput)\(lint.standardError)")
             #expect(lint.standardOutput.contains("backend.emulator.yaml:4:21"), "\(lint.standardOutput)")
+            // Named, as a pre-commit hook names files: checked as emulator data in its own place, never as a flow.
+            let named = try await CommandRunner.run(["lint", "backend.emulator.yaml"], in: scratch.url)
+            #expect(named.status == 1, "\(named.standardOutput)\(named.standardError)")
+            #expect(named.standardOutput.hasPrefix("backend.emulator.yaml:4:21: error"), "\(named.standardOutput)")
+            #expect(named.standardOutput.contains("token-lifetime"), "\(named.standardOutput)")
+            #expect(!named.standardOutput.contains("flowrun:"), "read as a flow: \(named.standardOutput)")
+            let shipped = CommandRunner.root.appendingPathComponent(
+                "flows/scenarios/warehouse-three-tries.emulator.yaml")
+            let clean = try await CommandRunner.run(["lint", "--strict", shipped.path], in: scratch.url)
+            #expect(clean.status == 0, "\(clean.standardOutput)\(clean.standardError)")
         }
     }
 }

@@ -432,7 +432,7 @@ public struct FlowDecoder {
         for index in pairs.indices {
             let stepPath = path.appending(pairs[index].key.scalar?.text ?? "")
             guard let name = decoding.identifier(pairs[index].key, at: stepPath, what: "a step name") else { continue }
-            if pairs[index].value.scalar != nil {
+            if pairs[index].value.scalar != nil, !pairs[index].value.isNull {
                 if let uses = decoding.string(pairs[index].value, at: stepPath, what: "step `\(name.value)`") {
                     descriptor.steps.append(
                         StepDeclaration(
@@ -441,12 +441,33 @@ public struct FlowDecoder {
                 }
                 continue
             }
+            // A step with nothing after its name, or with a list, is reported once, here, and stays declared
+            // without a built-in (see `namesBuiltin`): the flows that run it and the store checks say nothing more.
+            guard !pairs[index].value.isNull else {
+                decoding.report(
+                    Diagnostic(
+                        .missingField,
+                        "Step `\(name.value)` is empty; expected the built-in step it uses, as `uses: NAME` "
+                            + "(e.g. `\(name.value): {uses: settings-download}`).",
+                        at: pairs[index].key.location, path: stepPath.appending("uses")))
+                descriptor.steps.append(
+                    StepDeclaration(
+                        name: name, uses: Located("", at: pairs[index].value.location), parameters: [],
+                        location: pairs[index].key.location, path: stepPath, namesBuiltin: false))
+                continue
+            }
             guard
                 let fields = decoding.fields(
                     of: pairs[index].value, at: stepPath, known: ["uses", "with", "description"],
                     required: ["uses"],
                     what: "step `\(name.value)`")
-            else { continue }
+            else {
+                descriptor.steps.append(
+                    StepDeclaration(
+                        name: name, uses: Located("", at: pairs[index].value.location), parameters: [],
+                        location: pairs[index].key.location, path: stepPath, namesBuiltin: false))
+                continue
+            }
             // A missing or unreadable `uses` is reported once, here; the step stays declared (see `namesBuiltin`).
             let uses = fields.value("uses").flatMap({
                 decoding.string($0, at: stepPath.appending("uses"), what: "`uses`")

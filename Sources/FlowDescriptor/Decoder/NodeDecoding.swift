@@ -75,6 +75,12 @@ struct NodeDecoding {
                     replacement: suggestion))
         }
         for name in required where !result.contains(name) {
+            // An unknown field taken for it (`use:` for `uses:`) was reported with "did you mean `uses`" above.
+            let misspelt = pairs.contains { pair in
+                let key = pair.key.scalar?.text ?? ""
+                return !known.contains(key) && Suggestion.closest(to: key, in: known) == name
+            }
+            if misspelt { continue }
             report(
                 Diagnostic(
                     .missingField, "Expected to find `\(name)` in \(what()), but it is missing.",

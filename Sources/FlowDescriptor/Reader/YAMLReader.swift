@@ -187,28 +187,48 @@ final class YAMLReader {
         return Diagnostic(.syntax, message + ".", at: location, hint: hint)
     }
 
-    /// The first `${` on `lines` that starts an unquoted value (after `:`, `,`, `[`, `{` or at a line's start):
-    /// inside a flow mapping or sequence, the reference's braces are read as the collection's own.
+    /// The first `${` on `lines` outside quotes: inside a flow mapping or sequence, a plain value cannot hold braces,
+    /// so the reference's braces are read as the collection's own, whether it starts the value (`{user: ${…}}`)
+    /// or not (`{user: bob-${…}}`).
     static func unquotedReference(in bytes: [UInt8], lines: ClosedRange<Int>) -> (line: Int, column: Int)? {
-        let startsValue: Set<UInt8> = [UInt8(ascii: ":"), UInt8(ascii: ","), UInt8(ascii: "["), UInt8(ascii: "{")]
         var line = 1
         var column = 1
-        var previous: UInt8?
+        var quote: UInt8?
+        var escaped = false
         for index in bytes.indices {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\n") {
                 line += 1
                 column = 1
-                previous = nil
+                quote = nil
+                escaped = false
                 continue
             }
             if line > lines.upperBound { break }
-            if lines.contains(line), byte == UInt8(ascii: "$"), index + 1 < bytes.count,
-                bytes[index + 1] == UInt8(ascii: "{"), previous.map(startsValue.contains) ?? true
+            if let open = quote {
+                // `\"` inside double quotes, `''` inside single quotes.
+                if escaped {
+                    escaped = false
+                } else if open == UInt8(ascii: "\""), byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if open == UInt8(ascii: "'"), byte == open, index + 1 < bytes.count, bytes[index + 1] == open {
+                    escaped = true
+                } else if byte == open {
+                    quote = nil
+                }
+            } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                // A quote opens a quoted value only where a value starts; `don't` is plain text.
+                let before = index > bytes.startIndex ? bytes[index - 1] : UInt8(ascii: " ")
+                if [UInt8(ascii: " "), UInt8(ascii: ":"), UInt8(ascii: ","), UInt8(ascii: "["), UInt8(ascii: "{")]
+                    .contains(before)
+                {
+                    quote = byte
+                }
+            } else if lines.contains(line), byte == UInt8(ascii: "$"), index + 1 < bytes.count,
+                bytes[index + 1] == UInt8(ascii: "{")
             {
                 return (line, column)
             }
-            if byte != UInt8(ascii: " ") { previous = byte }
             if byte & 0xC0 != 0x80 { column += 1 }
         }
         return nil

@@ -247,4 +247,15 @@ extension SettingsGroup {
     /// file's `settings`, `user-settings` and `device-settings` are checked against them.
     public static let settingNames: [String: [String]] = Dictionary(
         uniqueKeysWithValues: defaults.map { ($0.name, $0.values.map(\.0)) })
+
+    /// The backend's default value of the setting `name`, in any group.
+    static func defaultValue(of name: String) -> String? {
+        for group in defaults {
+            if let value = group.values.first(where: { $0.0 == name })?.1 { return value }
+        }
+        return nil
+    }
+
+    /// The log levels the backend's `logLevel` takes.
+    static let logLevels = ["NONE", "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "PATH"]
 }

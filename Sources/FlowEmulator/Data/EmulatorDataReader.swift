@@ -391,11 +391,33 @@ struct DataReader {
                         at: value.value)
                     continue
                 }
+                if let expected = Self.settingValueProblem(scalar.text, default: SettingsGroup.defaultValue(of: key)) {
+                    // A value the client cannot read would fail the run at its settings step, far from this file.
+                    fail("`\(path).\(name).\(key)` is `\(scalar.text)`; expected \(expected).", at: value.value)
+                    continue
+                }
                 group.values.append((key, scalar.text))
             }
             groups.append(group)
         }
         return groups
+    }
+
+    /// What a setting's value must be, when `text` is not that, judged by the kind of the backend's default:
+    /// `true` or `false`, a whole number, or a log level.
+    static func settingValueProblem(_ text: String, default value: String?) -> String? {
+        guard let value else { return nil }
+        if value == "true" || value == "false" {
+            return ["true", "false"].contains(text.lowercased()) ? nil : "true or false"
+        }
+        if Int(value) != nil {
+            return Int(text).map { $0 >= 0 } == true ? nil : "a whole number of 0 or more"
+        }
+        if SettingsGroup.logLevels.contains(value) {
+            return SettingsGroup.logLevels.contains(text.uppercased())
+                ? nil : "a log level: " + SettingsGroup.logLevels.joined(separator: ", ")
+        }
+        return nil
     }
 
     mutating func user(_ node: Node, path: String) -> EmulatorUser? {

@@ -153,7 +153,8 @@ public struct SessionMachine: Sendable {
         }
         if rules.needsOnboarding, !hasKeptState {
             let failure = StepFailure(
-                .noOnboarding, "there is no onboarding in \(stateLocation) to \(mode): run with --mode onboard first")
+                .noOnboarding,
+                "there is no onboarding in \(stateLocation) for --mode \(mode): run with --mode onboard first")
             return finish(.failed(failure, step: .state, mode: mode))
         }
         state = .running(mode)

@@ -345,8 +345,9 @@ private struct Fields {
         if let node = fields["step"], let step = string(node, path: path.appending("step")) {
             stepReferences.append((step, path.appending("step")))
         }
-        // The fault itself is read by the emulator's own reader, as a data file's faults are.
-        let faultPairs = node.pairs?.filter { !own.contains($0.key.scalar?.text ?? "") } ?? []
+        // The fault itself is read by the emulator's own reader, as a data file's faults are; an unknown key was
+        // reported above, once.
+        let faultPairs = node.pairs?.filter { faultKeys.contains($0.key.scalar?.text ?? "") } ?? []
         var fault: Fault?
         do {
             fault = try Fault(node: Node(.mapping(faultPairs), at: node.location))
