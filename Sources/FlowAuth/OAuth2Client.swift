@@ -423,7 +423,8 @@ public enum ExchangeLine {
             let items = components.queryItems, !items.isEmpty
         else { return url.absoluteString }
         components.queryItems = items.map { isSecret($0.name) ? URLQueryItem(name: $0.name, value: masked) : $0 }
-        return components.string ?? url.absoluteString
+        // The mark reads as it does in forms and answers, not percent-encoded.
+        return (components.string ?? url.absoluteString).replacingOccurrences(of: "%3Cmasked%3E", with: masked)
     }
 
     /// The form's pairs (`[grant_type=authorization_code code=<masked> …]`) and how the client authenticated.

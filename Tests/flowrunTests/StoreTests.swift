@@ -307,17 +307,7 @@ extension ProcessSuites {
                 ],
                 in: scratch.url,
                 environment: ["FLOWRUN_INPUT_PASSCODE": "a-good-passcode", "FLOWRUN_TEST_SCRYPT_REPEATS": "20000"])
-            // The step's trace note is the event; the bound (10 minutes) only guards against a hang.
-            var deriving = false
-            for _ in 0..<12_000 {
-                deriving = ((try? String(contentsOfFile: trace, encoding: .utf8)) ?? "").contains("deriving-key")
-                if deriving { break }
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            #expect(deriving)
-            run.signal(SIGINT)
-            #expect(await run.exit() == .exited(130))
-            let text = await run.output.all()
+            let text = try await interruptWhileDeriving(run, trace: trace)
             #expect(text.contains("cancelled: no further step ran and no state was kept"), "\(text)")
             #expect(!FileManager.default.fileExists(atPath: state))
         }
@@ -345,7 +335,18 @@ extension ProcessSuites {
                 ],
                 in: scratch.url,
                 environment: ["FLOWRUN_INPUT_NEW_PASSCODE": "a-new-passcode", "FLOWRUN_TEST_SCRYPT_REPEATS": "20000"])
-            // The trace note is the event; the bound (10 minutes) only guards against a hang.
+            let text = try await interruptWhileDeriving(change, trace: trace)
+            #expect(text.contains("cancelled: no further step ran and no state was kept"), "\(text)")
+            #expect(!text.contains("passcode was changed"), "\(text)")
+            #expect(try Data(contentsOf: file) == before)
+            // Still without a passcode: a restore under the old policy needs none.
+            let restore = try await run(data: off)
+            #expect(restore.standardOutput.hasPrefix("succeeded: restore"), "\(restore.standardOutput)")
+        }
+
+        /// Waits for the store step's trace note `deriving-key` (the event; the bound of 10 minutes only guards
+        /// against a hang), sends SIGINT, expects exit 130 and returns what the run printed.
+        func interruptWhileDeriving(_ run: RunningCommand, trace: String) async throws -> String {
             var deriving = false
             for _ in 0..<12_000 {
                 deriving = ((try? String(contentsOfFile: trace, encoding: .utf8)) ?? "").contains("deriving-key")
@@ -353,15 +354,9 @@ extension ProcessSuites {
                 try await Task.sleep(for: .milliseconds(50))
             }
             #expect(deriving)
-            change.signal(SIGINT)
-            #expect(await change.exit() == .exited(130))
-            let text = await change.output.all()
-            #expect(text.contains("cancelled: no further step ran and no state was kept"), "\(text)")
-            #expect(!text.contains("passcode was changed"), "\(text)")
-            #expect(try Data(contentsOf: file) == before)
-            // Still without a passcode: a restore under the old policy needs none.
-            let restore = try await run(data: off)
-            #expect(restore.standardOutput.hasPrefix("succeeded: restore"), "\(restore.standardOutput)")
+            run.signal(SIGINT)
+            #expect(await run.exit() == .exited(130))
+            return await run.output.all()
         }
 
         /// Ctrl-C at a passcode prompt ends the run with 130, echo back on, and nothing kept.
