@@ -154,7 +154,7 @@ struct TestCommand: AsyncParsableCommand {
     /// Whether `path` is named like an emulator data file (`*.emulator.yaml`, `.yml` or `.json`): lint checks it
     /// as the emulator reads it, never as a flow.
     static func isEmulatorData(_ path: String) -> Bool {
-        [".emulator.yaml", ".emulator.yml", ".emulator.json"].contains { path.hasSuffix($0) }
+        [".emulator.yaml", ".emulator.yml", ".emulator.json"].contains { ScenarioFiles.endsWith(path, $0) }
     }
 
     /// An emulator data file checked as `--emulator-data` and a scenario's `emulator.data` read it, each problem

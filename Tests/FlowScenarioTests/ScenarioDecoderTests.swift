@@ -130,6 +130,22 @@ struct ScenarioDecoderTests {
         #expect(finding?.message.contains("did you mean `outcome`?") == true)
     }
 
+    @Test func anEmptyFileIsToldWhatAScenarioIsAndAFaultsUnknownKeyIsReportedOnce() {
+        let empty = ScenarioDecoder.read(text: "", file: "e.scenario.yaml")
+        #expect(empty.diagnostics.first?.code == .emptyDocument)
+        #expect(empty.diagnostics.first?.hint?.contains("`flow` and `runs`") == true, "\(empty.diagnostics)")
+        let text = """
+            flow: basic.yaml
+            runs:
+              - mode: onboard
+                faults: [{endpoint: settings, statuss: 500}]
+
+            """
+        let read = ScenarioDecoder.read(text: text, file: "f.scenario.yaml")
+        let found = read.diagnostics.map { "\($0.location!.line):\($0.location!.column) \($0.code.rawValue)" }
+        #expect(found == ["4:35 FR200"], "one finding, not a cascade: \(found)")
+    }
+
     @Test func everyProblemIsReportedNotOnlyTheFirst() {
         let text = """
             runs:

@@ -32,7 +32,15 @@ public enum ScenarioDecoder {
 
     private static func decode(_ read: ReadResult, file: String) -> Result {
         guard let root = read.root, !read.diagnostics.hasErrors else {
-            return Result(scenario: nil, diagnostics: read.diagnostics)
+            // The reader's hints speak of flow files; an empty scenario file gets one about scenarios.
+            let diagnostics = read.diagnostics.map { diagnostic in
+                var diagnostic = diagnostic
+                if diagnostic.code == .emptyDocument {
+                    diagnostic.hint = "A scenario file is a mapping with `flow` and `runs` (docs/testing.md)."
+                }
+                return diagnostic
+            }
+            return Result(scenario: nil, diagnostics: diagnostics)
         }
         var decoder = Fields(file: file)
         let scenario = decoder.scenario(root)
@@ -335,6 +343,7 @@ private struct Fields {
     mutating func fault(_ node: Node, path: DescriptorPath) -> ScheduledFault? {
         let own = ["endpoint", "after-requests"]
         let faultKeys = ["status", "delay", "malformed-body", "drop-connection", "count", "step"]
+        let reported = diagnostics.count
         guard let fields = mapping(node, path: path, keys: own + faultKeys, required: ["endpoint"]) else {
             return nil
         }
@@ -359,7 +368,9 @@ private struct Fields {
                         at: problem.location ?? node.location, path: path))
             }
         }
-        if let fault, !fault.isEffective {
+        // A misspelt switch (`statuss:`) is its own finding; "switches nothing on" would only repeat it.
+        let misspelt = diagnostics[reported...].contains { $0.code == .unknownField }
+        if let fault, !fault.isEffective, !misspelt {
             fail(
                 .missingField,
                 "`\(path)` switches nothing on; give it a `status`, `delay`, `malformed-body` or `drop-connection`.",

@@ -9,7 +9,13 @@ public enum ScenarioFiles {
 
     /// Whether `path` is named like a scenario file.
     public static func isScenario(_ path: String) -> Bool {
-        suffixes.contains { path.hasSuffix($0) }
+        suffixes.contains { endsWith(path, $0) }
+    }
+
+    /// Whether `path` ends with `suffix`, compared byte by byte: lint asks for every file, and `hasSuffix`
+    /// compares characters.
+    public static func endsWith(_ path: String, _ suffix: String) -> Bool {
+        path.utf8.reversed().starts(with: suffix.utf8.reversed())
     }
 
     /// The scenario files under `paths`, each folder's in name order (recursively); paths that are files are taken
