@@ -26,7 +26,8 @@ struct TestCommand: AsyncParsableCommand {
     @Argument(help: "Scenario files or folders of *.scenario.yaml files.")
     var paths: [String]
 
-    @Option(help: "How many scenarios run at once (default: the number of cores).")
+    // `.unconditional`: `--jobs -1` is a value to refuse by name, not a missing one.
+    @Option(parsing: .unconditional, help: "How many scenarios run at once (default: the number of cores).")
     var jobs: Int?
 
     @Option(name: .shortAndLong, help: "Report format: text, json or junit.")

@@ -307,6 +307,12 @@ extension ProcessSuites {
             #expect(nothing.status == 2)
             #expect(nothing.standardError.contains("cannot read `nosuch/`: no such file or folder"))
             #expect(nothing.standardOutput.isEmpty, "\(nothing.standardOutput)")
+            // A number that is not a count of jobs is named, negative ones too.
+            for jobs in ["0", "-1"] {
+                let wrong = try await CommandRunner.run(["test", "--jobs", jobs, "."], in: scratch.url)
+                #expect(wrong.status == 2)
+                #expect(wrong.standardError.contains("--jobs takes a number of at least 1, found \(jobs)"), "\(wrong)")
+            }
             // graph and run say it the same way, not as a finding inside a file that is not there.
             for command in [["graph", "nosuch.yaml"], ["run", "nosuch.yaml"], ["graph", "-f", "dot", "nosuch.yaml"]] {
                 let absent = try await CommandRunner.run(command, in: scratch.url)

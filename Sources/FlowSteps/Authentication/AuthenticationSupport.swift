@@ -96,10 +96,12 @@ enum Authentication {
                 path == nil
                 ? "the default validating request (`authenticationURL`, the backend's role service with the "
                     + "`discovery-service` transform)" : "the step's `validating-path`"
+            // The status says it all; the server's page for it (often HTML) would only push the fix out of sight.
             throw StepFailure(
                 error.code,
-                "\(error.message); it is \(which): set the step's `validating-path` to a resource this server serves "
-                    + "and protects (it must answer the challenge without credentials and 2xx with them)")
+                "\(what): the server has no such resource (HTTP 404); it is \(which): set the step's `validating-path` "
+                    + "to a resource this server serves and protects (it must answer the challenge without credentials "
+                    + "and 2xx with them)")
         }
         // The role service needs the application ID; without the settings parameters there is no user to read.
         guard readUser, let me = try? validatingURL(mePath, context: context) else { return nil }
