@@ -180,7 +180,7 @@ extension LintCommand {
             // A scenario file is checked as a scenario, not read as a flow (docs/testing.md).
             if ScenarioFiles.isScenario(file.path) { return TestCommand.check(file.path).report }
             // So is an emulator data file (`*.emulator.yaml`), in a folder or named: as the emulator reads it.
-            if TestCommand.isEmulatorData(file.path) { return TestCommand.checkData(file.path) }
+            if ScenarioFiles.isEmulatorData(file.path) { return TestCommand.checkData(file.path) }
             if let bytes = file.pathBytes { return pipeline.lint(pathBytes: bytes, onlyFlowFiles: file.foundInFolder) }
             return pipeline.lint(path: file.path, onlyFlowFiles: file.foundInFolder)
         }

@@ -394,27 +394,28 @@ struct RunCommand: AsyncParsableCommand {
 
     /// Prints findings that stop a run on standard error, as `flowrun lint` prints them (excerpt and caret).
     static func printFindings(_ diagnostics: [Diagnostic], in file: String) {
-        let text =
-            FileBytes.read(file, limit: ReaderLimits.default.maxFileBytes).map { String(decoding: $0, as: UTF8.self) }
-            ?? ""
-        let run = LintRun(
-            reports: [FileReport(file: file, diagnostics: diagnostics, text: text)],
-            strict: false, toolVersion: Flowrun.version)
+        let run = LintRun(reports: [report(of: file, diagnostics)], strict: false, toolVersion: Flowrun.version)
         FileHandle.standardError.write(Data(run.rendered(as: .text, color: Console.wants(color: STDERR_FILENO)).utf8))
     }
 
-    /// Whether `bytes` read as YAML (JSON is YAML) is a mapping with one of the emulator data's top-level keys.
-    static func looksLikeEmulatorData(_ bytes: [UInt8], file: String) -> Bool {
-        guard let root = DocumentReader.read(bytes: bytes, file: file, format: .yaml).root else { return false }
-        return ["applications", "users", "faults", "registrations"].contains { root[$0] != nil }
+    /// `diagnostics` as the report of `file`, with the file's text for the excerpts under them.
+    static func report(of file: String, _ diagnostics: [Diagnostic]) -> FileReport {
+        let text =
+            FileBytes.read(file, limit: ReaderLimits.default.maxFileBytes).map { String(decoding: $0, as: UTF8.self) }
+            ?? ""
+        return FileReport(file: file, diagnostics: diagnostics, text: text)
+    }
+
+    /// Whether `root` (a document read as YAML, which JSON is too) has one of the emulator data's top-level keys.
+    static func looksLikeEmulatorData(_ root: Node?) -> Bool {
+        ["applications", "users", "faults", "registrations"].contains { root?[$0] != nil }
     }
 
     /// Whether the file at `path` is a mapping with a configuration document's keys and none of the emulator
     /// data's: given to `--emulator-data`, it was meant for `--config`.
     static func looksLikeConfiguration(_ path: String) -> Bool {
         guard let bytes = FileBytes.read(path, limit: ReaderLimits.default.maxFileBytes),
-            !looksLikeEmulatorData(bytes, file: path),
-            let root = DocumentReader.read(bytes: bytes, file: path, format: .yaml).root
+            let root = DocumentReader.read(bytes: bytes, file: path, format: .yaml).root, !looksLikeEmulatorData(root)
         else { return false }
         return ["host", "auth", "protocol", "appID", "appId"].contains { root[$0] != nil }
     }
@@ -476,7 +477,8 @@ struct RunCommand: AsyncParsableCommand {
             name = path
         }
         // Emulator data given as the configuration, in YAML or in JSON, is named as such before anything else.
-        if looksLikeEmulatorData(bytes, file: name) {
+        let asYAML = DocumentReader.read(bytes: bytes, file: name, format: .yaml).root
+        if looksLikeEmulatorData(asYAML) {
             throw ValidationError(
                 "--config: \(name) looks like emulator data (it has a top-level `applications`, `users`, `faults` or "
                     + "`registrations`), not a configuration document: use --emulator-data FILE (with --emulator).")
@@ -485,7 +487,7 @@ struct RunCommand: AsyncParsableCommand {
         guard let root = result.root, result.diagnostics.isEmpty else {
             let problem =
                 result.diagnostics.first.map { "\($0.location.map { "\($0): " } ?? "")\($0.message)" } ?? "unreadable"
-            if DocumentReader.read(bytes: bytes, file: name, format: .yaml).root?.pairs != nil {
+            if asYAML?.pairs != nil {
                 throw ValidationError(
                     "--config: \(problem)\n--config takes a JSON document (the SDK's configuration file), and "
                         + "\(name) reads as YAML: write it as JSON.")

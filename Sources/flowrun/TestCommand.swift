@@ -145,17 +145,8 @@ struct TestCommand: AsyncParsableCommand {
                 }
             }
         }
-        let text =
-            FileBytes.read(file, limit: ReaderLimits.default.maxFileBytes).map { String(decoding: $0, as: UTF8.self) }
-            ?? ""
-        let report = FileReport(file: file, diagnostics: diagnostics, text: text)
+        let report = RunCommand.report(of: file, diagnostics)
         return (diagnostics.hasErrors ? nil : read.scenario, diagnostics, report)
-    }
-
-    /// Whether `path` is named like an emulator data file (`*.emulator.yaml`, `.yml` or `.json`): lint checks it
-    /// as the emulator reads it, never as a flow.
-    static func isEmulatorData(_ path: String) -> Bool {
-        [".emulator.yaml", ".emulator.yml", ".emulator.json"].contains { ScenarioFiles.endsWith(path, $0) }
     }
 
     /// An emulator data file checked as `--emulator-data` and a scenario's `emulator.data` read it, each problem
@@ -171,10 +162,7 @@ struct TestCommand: AsyncParsableCommand {
                 diagnostics += error.problems.map { Diagnostic(.invalidValue, $0.message, at: $0.location ?? start) }
             }
         }
-        let text =
-            FileBytes.read(file, limit: ReaderLimits.default.maxFileBytes).map { String(decoding: $0, as: UTF8.self) }
-            ?? ""
-        return FileReport(file: file, diagnostics: diagnostics, text: text)
+        return RunCommand.report(of: file, diagnostics)
     }
 
     /// A finding for each step name of the scenario's faults and request expectations that is not a step of its

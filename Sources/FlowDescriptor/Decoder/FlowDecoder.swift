@@ -441,22 +441,18 @@ public struct FlowDecoder {
                 }
                 continue
             }
-            // A step with nothing after its name, or with a list, is reported once, here, and stays declared
-            // without a built-in (see `namesBuiltin`): the flows that run it and the store checks say nothing more.
-            guard !pairs[index].value.isNull else {
+            if pairs[index].value.isNull {
                 decoding.report(
                     Diagnostic(
                         .missingField,
                         "Step `\(name.value)` is empty; expected the built-in step it uses, as `uses: NAME` "
                             + "(e.g. `\(name.value): {uses: settings-download}`).",
                         at: pairs[index].key.location, path: stepPath.appending("uses")))
-                descriptor.steps.append(
-                    StepDeclaration(
-                        name: name, uses: Located("", at: pairs[index].value.location), parameters: [],
-                        location: pairs[index].key.location, path: stepPath, namesBuiltin: false))
-                continue
             }
-            guard
+            // A step with nothing after its name, or with a list, is reported once (above, or by `fields`) and
+            // stays declared without a built-in (see `namesBuiltin`): the flows that run it and the store checks
+            // say nothing more.
+            guard !pairs[index].value.isNull,
                 let fields = decoding.fields(
                     of: pairs[index].value, at: stepPath, known: ["uses", "with", "description"],
                     required: ["uses"],

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Which files are scenarios: files named `*.scenario.yaml` (or `.scenario.yml`) in the folders given, and every
-/// file given by name.
+/// file given by name; and which are the emulator data files that scenarios name.
 public enum ScenarioFiles {
     /// The ending that marks a scenario file in a folder.
     public static let suffix = ".scenario.yaml"
@@ -12,9 +12,15 @@ public enum ScenarioFiles {
         suffixes.contains { endsWith(path, $0) }
     }
 
+    /// Whether `path` is named like an emulator data file (`*.emulator.yaml`, `.yml` or `.json`): lint checks it
+    /// as the emulator reads it, never as a flow.
+    public static func isEmulatorData(_ path: String) -> Bool {
+        [".emulator.yaml", ".emulator.yml", ".emulator.json"].contains { endsWith(path, $0) }
+    }
+
     /// Whether `path` ends with `suffix`, compared byte by byte: lint asks for every file, and `hasSuffix`
     /// compares characters.
-    public static func endsWith(_ path: String, _ suffix: String) -> Bool {
+    private static func endsWith(_ path: String, _ suffix: String) -> Bool {
         path.utf8.reversed().starts(with: suffix.utf8.reversed())
     }
 
