@@ -9,8 +9,8 @@
 #    outputs, step summary and exit statuses. `command: test` runs the shipped scenarios once `flowrun test` is
 #    there (FLOWRUN_SCENARIOS, default flows), and is checked to pass flowrun's status on either way.
 # 2. The pre-commit hook: pre-commit from PyPI in a virtual environment under .build-ci, a sample git repository
-#    with a bad flow, a workflow file, a configuration file and emulator data; `pre-commit try-repo` of this clone fails naming
-#    the flow's file, line and column (and nothing else), then passes once the flow is fixed.
+#    with a bad flow, a workflow file, a configuration file and emulator data; `pre-commit try-repo` of this clone
+#    fails naming the flow's file, line and column (and nothing else), then passes once the flow is fixed.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 [[ -n ${1:-} ]] || { echo "usage: bash .ci/integrations.sh FLOWRUN" >&2; exit 2; }

@@ -44,16 +44,12 @@ summary() {
 # or else the OWNER/REPO of the folder the runner checked the action out into (`…/_actions/OWNER/REPO/REF`).
 # (Results go into variables, not through $( ): a `fail` in a subshell would lose its annotation.)
 repository_url() {
-    local from_path=""
-    if [[ ${GITHUB_ACTION_PATH:-} =~ /_actions/([^/]+)/([^/]+)/[^/]+(/|$) ]]; then
-        from_path="${BASH_REMATCH[1]}/${BASH_REMATCH[2]}"
-    fi
     if [[ -n ${FLOWRUN_REPOSITORY:-} ]]; then
         url=$FLOWRUN_REPOSITORY
     elif [[ -n ${FLOWRUN_ACTION_REPOSITORY:-} ]]; then
         url="${GITHUB_SERVER_URL:-https://github.com}/$FLOWRUN_ACTION_REPOSITORY"
-    elif [[ -n $from_path ]]; then
-        url="${GITHUB_SERVER_URL:-https://github.com}/$from_path"
+    elif [[ ${GITHUB_ACTION_PATH:-} =~ /_actions/([^/]+)/([^/]+)/[^/]+(/|$) ]]; then
+        url="${GITHUB_SERVER_URL:-https://github.com}/${BASH_REMATCH[1]}/${BASH_REMATCH[2]}"
     else
         fail "input version: the action's repository is unknown (a local action); set FLOWRUN_REPOSITORY"
     fi
