@@ -396,7 +396,9 @@ public struct OAuth2Client: Sendable {
         case (nil, _):
             pairs.append(("client_id", clientID))
         }
-        return HTTPRequest(method: "POST", url: url, headers: headers, body: Array(HTMLForm.encode(pairs).utf8))
+        // Every form holds a secret (a code and its verifier, a refresh token, a client secret, a token to revoke).
+        return HTTPRequest(
+            method: "POST", url: url, headers: headers, body: Array(HTMLForm.encode(pairs).utf8), bodyHoldsSecret: true)
     }
 }
 

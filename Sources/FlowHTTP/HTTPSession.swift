@@ -13,7 +13,8 @@ import Synchronization
 ///
 /// Built on AsyncHTTPClient with its own redirects turned off (see docs/decisions/0005-http-session.md): the
 /// session never sends `Authorization`, `Cookie` or observer-added credentials to an origin other than the
-/// request's, and refuses clear-text `http://` except on loopback.
+/// request's, sends a default header that carries a credential only to the origins it was given for (checked on
+/// every hop), never resends a secret body to another origin, and refuses clear-text `http://` except on loopback.
 public final class HTTPSession: Sendable {
     public struct Configuration: Sendable {
         /// The longest time to wait for an answer's head and body, per request.
@@ -63,7 +64,7 @@ public final class HTTPSession: Sendable {
     /// One client per proxy: AsyncHTTPClient sets its proxy per client, and `NO_PROXY` hosts use ``client``.
     private let proxiedClients: [ProxySettings.Server: HTTPClient]
     private struct Hooks {
-        var headers: [(name: String, value: String)] = []
+        var headers: [DefaultHeader] = []
         /// The header that carries a new correlation ID per request (see ``HTTPSession/setCorrelationHeader(_:)``).
         var correlationHeader: String?
         /// The passport sent with every request (see ``HTTPSession/setPassport(_:)``), and how many it was sent with.
@@ -153,11 +154,19 @@ public final class HTTPSession: Sendable {
         state.withLock { $0.tls = tls }
     }
 
-    /// Sets a header sent with every request to every origin (application and device IDs).
-    public func setDefaultHeader(_ name: String, _ value: String) {
+    /// Sets a header sent with every request (and every redirect hop) that `reach` allows: every origin for the
+    /// application and device IDs, only the origins given (`scheme://host:port`, or any URL on them; mapped through
+    /// the configuration's ``URLRewrite``) for a header that carries a credential. Setting a name again replaces it.
+    public func setDefaultHeader(_ name: String, _ value: String, reach: HeaderReach = .everyOrigin) {
+        let reach: HeaderReach =
+            switch reach {
+            case .everyOrigin: .everyOrigin
+            case .origins(let origins):
+                .origins(Set(origins.map { origin in URL(string: origin).map { rewritten($0).origin } ?? origin }))
+            }
         state.withLock { state in
             state.headers.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
-            state.headers.append((name, value))
+            state.headers.append(DefaultHeader(name: name, value: value, reach: reach))
         }
     }
 
@@ -216,8 +225,13 @@ public final class HTTPSession: Sendable {
         state.withLock { if $0.csrf?.token == token { $0.csrf?.token = nil } }
     }
 
-    /// The headers sent with every request.
-    public var defaultHeaders: [(name: String, value: String)] { state.withLock { $0.headers } }
+    /// The default headers, each with the origins it is sent to.
+    public var defaultHeaders: [DefaultHeader] { state.withLock { $0.headers } }
+
+    /// The default headers a request to `url` gets (unless it has its own of the same name).
+    public func defaultHeaders(for url: URL) -> [DefaultHeader] {
+        defaultHeaders.filter { $0.reach.reaches(url) }
+    }
 
     /// Adds an observer; observers see requests in the order they were added.
     public func addObserver(_ observer: any HTTPObserver) {
@@ -320,19 +334,7 @@ public final class HTTPSession: Sendable {
         }
         var csrfRefetched = false
         while true {
-            var decorated = current
-            for (name, value) in defaultHeaders where decorated.header(name) == nil {
-                decorated.headers.append((name, value))
-            }
-            if let correlation, decorated.header(correlation.name) == nil {
-                decorated.headers.append(correlation)
-            }
-            if let passport, decorated.header(passport.name) == nil {
-                decorated.headers.append(passport)
-            }
-            if let step = Self.currentStep, configuration.stepNamingOrigins.contains(decorated.url.origin) {
-                decorated.setHeader(Self.stepHeader, step)
-            }
+            var decorated = withSessionHeaders(current, correlation: correlation, passport: passport)
             let csrfToken = csrf ?? authenticated ? try await csrfToken(for: decorated) : nil
             if let csrfToken { decorated.setHeader(Self.csrfHeader, csrfToken) }
             let (observers, slots) = authenticated ? state.withLock { ($0.observers, $0.authenticators) } : ([], [])
@@ -440,19 +442,7 @@ public final class HTTPSession: Sendable {
                             + "\(configuration.maxRedirects) times",
                         transient: false)
                 }
-                var next = current
-                next.url = target
-                if response.status == 303
-                    || ((response.status == 301 || response.status == 302) && current.method == "POST")
-                {
-                    next.method = "GET"
-                    next.body = nil
-                }
-                if target.origin != current.url.origin {
-                    next.removeHeader("Authorization")
-                    next.removeHeader("Cookie")
-                }
-                current = next
+                current = try Self.nextHop(after: response, of: current, to: target)
                 continue
             }
             var decision = ObserverDecision.proceed
@@ -467,6 +457,52 @@ public final class HTTPSession: Sendable {
             }
             return response
         }
+    }
+
+    /// `request` with the session's headers it does not have itself: the default headers whose reach takes in the
+    /// request's origin (checked on every hop, so a redirect to another origin never gets a header meant for the
+    /// first one), the correlation ID and passport of the `send`, and the step's name for a step-naming origin.
+    private func withSessionHeaders(
+        _ request: HTTPRequest, correlation: (name: String, value: String)?, passport: (name: String, value: String)?
+    ) -> HTTPRequest {
+        var decorated = request
+        for header in defaultHeaders(for: decorated.url) where decorated.header(header.name) == nil {
+            decorated.headers.append((header.name, header.value))
+        }
+        for header in [correlation, passport].compactMap({ $0 }) where decorated.header(header.name) == nil {
+            decorated.headers.append(header)
+        }
+        if let step = Self.currentStep, configuration.stepNamingOrigins.contains(decorated.url.origin) {
+            decorated.setHeader(Self.stepHeader, step)
+        }
+        return decorated
+    }
+
+    /// The request a redirect hop sends: a 303 (and a 301 or 302 after a POST) becomes a GET without a body, a 307
+    /// or 308 keeps both; a hop to another origin drops the request's own credentials.
+    /// - Throws: ``HTTPError`` `secret-body-redirect` when the body, which holds a secret, would go to another
+    ///   origin: a recovery key, a password or a refresh token stays with the origin it was meant for.
+    private static func nextHop(
+        after response: HTTPResponse, of current: HTTPRequest, to target: URL
+    ) throws(HTTPError) -> HTTPRequest {
+        var next = current
+        next.url = target
+        if response.status == 303 || ((response.status == 301 || response.status == 302) && current.method == "POST")
+        {
+            next.method = "GET"
+            next.body = nil
+        }
+        guard target.origin != current.url.origin else { return next }
+        if next.body != nil, next.bodyHoldsSecret {
+            throw HTTPError(
+                "secret-body-redirect",
+                "\(current.method) \(current.url.absoluteString) answered \(response.status), redirecting to "
+                    + "\(target.origin), another origin: the request's body holds a secret, which flowrun sends to "
+                    + "no other origin than the one it was meant for",
+                transient: false)
+        }
+        for name in ["Authorization", "Proxy-Authorization", "Cookie"] { next.removeHeader(name) }
+        return next
     }
 
     /// Has a user-identity authenticator obtain an identity after `demand` answered `request`, at most once per
@@ -522,33 +558,11 @@ public final class HTTPSession: Sendable {
             return HTTPResponse(
                 status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: bytes,
                 url: request.url)
-        } catch let error as HTTPClientError {
-            if Task.isCancelled || error == .cancelled {
-                throw Self.cancelled(endpoint)
-            }
-            if error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
-                throw HTTPError("timeout", "\(endpoint) did not answer within \(timeout.flowText)", transient: true)
-            }
-            if let proxy,
-                error == .proxyAuthenticationRequired || error == .invalidProxyResponse
-                    || error == .httpProxyHandshakeTimeout
-            {
-                throw HTTPError("proxy-failed", "\(endpoint): the proxy \(proxy) refused: \(error)", transient: false)
-            }
-            if error == .remoteConnectionClosed {
-                throw HTTPError(
-                    "connection-closed", "\(endpoint): the server closed the connection without an answer",
-                    transient: true)
-            }
-            throw HTTPError("request-failed", "\(endpoint): \(error)", transient: true)
         } catch {
-            if Task.isCancelled || error is CancellationError { throw Self.cancelled(endpoint) }
-            if let failure = TLSFailure.classify(error, endpoint: endpoint) { throw failure }
-            if let proxy, error is NIOConnectionError || error is ChannelError {
-                throw HTTPError(
-                    "proxy-failed", "\(endpoint): the proxy \(proxy) cannot be reached: \(error)", transient: true)
-            }
-            throw HTTPError("connection-failed", "\(endpoint): \(error)", transient: true)
+            throw TransportFailure.classify(
+                error,
+                .init(
+                    endpoint: endpoint, proxy: proxy, timeout: timeout, maxBodyBytes: configuration.maxBodyBytes))
         }
     }
 
@@ -571,13 +585,6 @@ public final class HTTPSession: Sendable {
         } catch {
             throw HTTPError("tls-failed", "the TLS configuration is refused: \(error)", transient: false)
         }
-    }
-
-    /// A request its caller stopped (a step's timeout, Ctrl-C): not a connection problem.
-    private static func cancelled(_ endpoint: String) -> HTTPError {
-        HTTPError(
-            "cancelled", "\(endpoint) was stopped before it was answered (the step timed out or the run was cancelled)",
-            transient: true)
     }
 
     /// Closes the session's connections.

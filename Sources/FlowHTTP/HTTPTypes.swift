@@ -8,16 +8,20 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]?
     /// How long this request may take; `nil`: the session's timeout.
     public var timeout: Duration?
+    /// Whether the body holds a secret (a password, a token, a client secret, a key): a redirect that would send it
+    /// to another origin (a 307 or 308 keeps the body) fails with `secret-body-redirect` instead.
+    public var bodyHoldsSecret: Bool
 
     public init(
         method: String = "GET", url: URL, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
-        timeout: Duration? = nil
+        timeout: Duration? = nil, bodyHoldsSecret: Bool = false
     ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        self.bodyHoldsSecret = bodyHoldsSecret
     }
 
     /// The first value of header `name` (case-insensitive).
@@ -63,6 +67,36 @@ public struct HTTPResponse: Sendable {
 
     /// Whether the status is 3xx with a `Location`.
     public var isRedirect: Bool { [301, 302, 303, 307, 308].contains(status) && header("Location") != nil }
+}
+
+/// The origins a default header of the session is sent to.
+public enum HeaderReach: Sendable, Hashable {
+    /// Every request, whatever its origin (the application and device IDs, the language).
+    case everyOrigin
+    /// Only requests (and redirect hops) to these origins (`scheme://host:port`, as ``Foundation/URL/origin``
+    /// gives them): a header that carries a credential.
+    case origins(Set<String>)
+
+    /// Whether a request to `url` gets the header.
+    public func reaches(_ url: URL) -> Bool {
+        switch self {
+        case .everyOrigin: true
+        case .origins(let origins): origins.contains(url.origin)
+        }
+    }
+}
+
+/// A header the session adds to the requests `reach` allows, unless the request has its own.
+public struct DefaultHeader: Sendable {
+    public var name: String
+    public var value: String
+    public var reach: HeaderReach
+
+    public init(name: String, value: String, reach: HeaderReach = .everyOrigin) {
+        self.name = name
+        self.value = value
+        self.reach = reach
+    }
 }
 
 /// Why a request failed before an answer came: a stable code, a message naming the endpoint, and whether

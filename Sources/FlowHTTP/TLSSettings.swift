@@ -170,18 +170,23 @@ struct PinCheck: Sendable {
         } catch let error as HTTPError {
             throw error
         } catch let refusal as ProxyTunnelRefused {
+            let advice =
+                refusal.status == .proxyAuthenticationRequired
+                ? "; check the proxy's user and password (`http://USER:PASSWORD@host:port` in --proxy or HTTPS_PROXY)"
+                : ""
             throw HTTPError(
                 "proxy-failed",
-                "\(endpoint): the proxy \(proxy.map(\.description) ?? "") refused the tunnel: \(refusal)",
+                "\(endpoint): the proxy \(proxy.map(\.description) ?? "") refused the tunnel: \(refusal)\(advice)",
                 transient: false)
         } catch {
             if let failure = TLSFailure.classify(error, endpoint: endpoint) { throw failure }
             if let proxy {
                 throw HTTPError(
-                    "proxy-failed", "\(endpoint): through the proxy \(proxy), the connection failed: \(error)",
+                    "proxy-failed",
+                    "\(endpoint): through the proxy \(proxy), the connection failed: \(TransportFailure.words(error))",
                     transient: true)
             }
-            throw HTTPError("connection-failed", "\(endpoint): \(error)", transient: true)
+            throw HTTPError("connection-failed", "\(endpoint): \(TransportFailure.words(error))", transient: true)
         }
         for pins in pinSets where !pins.contains(seen) {
             throw HTTPError(
@@ -350,37 +355,6 @@ private final class HandshakeWaiter: ChannelInboundHandler {
         promise?.fail(ChannelError.eof)
         promise = nil
         context.fireChannelInactive()
-    }
-}
-
-/// Names a TLS failure from swift-nio-ssl's error, whose only detail is BoringSSL's reason text.
-enum TLSFailure {
-    /// The named ``HTTPError`` for a TLS failure, or `nil` when `error` is no TLS failure.
-    static func classify(_ error: any Error, endpoint: String) -> HTTPError? {
-        guard error is NIOSSLError || error is BoringSSLError else { return nil }
-        let reason = String(describing: error)
-        if reason.contains("CERTIFICATE_VERIFY_FAILED") {
-            return HTTPError(
-                "untrusted-server",
-                "\(endpoint): the server's certificate is not trusted (a CA bundle adds roots: security.caBundle "
-                    + "or --ca-bundle)",
-                transient: false)
-        }
-        if reason.contains("CERTIFICATE_REQUIRED") {
-            return HTTPError(
-                "certificate-required", "\(endpoint): the server requires a client certificate and none was given",
-                transient: false)
-        }
-        let rejected = [
-            "BAD_CERTIFICATE", "UNKNOWN_CA", "CERTIFICATE_UNKNOWN", "CERTIFICATE_REVOKED",
-            "CERTIFICATE_EXPIRED", "UNSUPPORTED_CERTIFICATE", "DECRYPT_ERROR",
-        ]
-        if rejected.contains(where: reason.contains) {
-            return HTTPError(
-                "certificate-rejected", "\(endpoint): the server refused the client certificate (\(reason))",
-                transient: false)
-        }
-        return HTTPError("tls-failed", "\(endpoint): the TLS handshake failed (\(reason))", transient: false)
     }
 }
 

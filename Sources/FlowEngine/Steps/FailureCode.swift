@@ -127,6 +127,8 @@ public struct FailureCode: RawRepresentable, Hashable, Sendable, CustomStringCon
         case connectionClosed = "connection-closed"
         case requestFailed = "request-failed"
         case tooManyRedirects = "too-many-redirects"
+        case secretBodyRedirect = "secret-body-redirect"
+        case responseTooLarge = "response-too-large"
         // TLS on the session.
         case untrustedServer = "untrusted-server"
         case pinMismatch = "pin-mismatch"
@@ -316,6 +318,11 @@ extension FailureCode {
     public static let requestFailed = FailureCode(.requestFailed)
     /// `too-many-redirects`: The answer redirected more times than followed.
     public static let tooManyRedirects = FailureCode(.tooManyRedirects)
+    /// `secret-body-redirect`: A 307 or 308 would resend a body that holds a secret (a password, a token, a key) to
+    /// another origin; it is sent nowhere.
+    public static let secretBodyRedirect = FailureCode(.secretBodyRedirect)
+    /// `response-too-large`: The answer is larger than the most flowrun reads of one (8 MiB); not tried again.
+    public static let responseTooLarge = FailureCode(.responseTooLarge)
     /// `untrusted-server`: The server's certificate chain leads to no trusted root (a CA bundle adds roots).
     public static let untrustedServer = FailureCode(.untrustedServer)
     /// `pin-mismatch`: The server's key matches none of the public-key pins; the message has both.

@@ -9,7 +9,8 @@ import Foundation
 /// The `session-configuration` step: sets the backend's headers on the run's HTTP session: the application
 /// ID (`X-SMP-APPID`), the device ID (`X-SMP-DEVICEID`, generated once and kept for restore), the application
 /// version, a correlation ID per request, the language, the SDK version, SAP's trace passport where asked for, and
-/// the flow's extra headers; and pins the certificate service's origin to the configuration document's
+/// the flow's extra headers (those that carry a credential to the backend's origin and the origins the flow names
+/// for them only); and pins the certificate service's origin to the configuration document's
 /// `publicKeyPinSet`.
 struct SessionConfigurationStep: BuiltinStep {
     /// The application-version header name is not confirmed for the real backend (see docs/emulator.md).
@@ -26,7 +27,15 @@ struct SessionConfigurationStep: BuiltinStep {
             + "SDK version) on the flow's HTTP session, and pins the certificate service to the configuration's "
             + "`publicKeyPinSet`.",
         parameters: [
-            ParameterSpec("headers", .stringMap, "Extra headers sent with every request."),
+            ParameterSpec(
+                "headers", .stringMap,
+                "Extra headers sent with every request; one whose name says it carries a credential (`Authorization`, "
+                    + "`Cookie`, `Proxy-Authorization`, names like `X-API-Key`) is a secret and goes only to the "
+                    + "backend's origin and the origins of `secret-header-origins`, checked on every redirect hop."),
+            ParameterSpec(
+                "secret-header-origins", .stringList,
+                "Origins (`https://host[:port]`) besides the backend's that get the credential headers of `headers` "
+                    + "(an API gateway in front of another service, say)."),
             ParameterSpec(
                 "device-id", .string, derived: "generated once and kept in the state folder",
                 "The device ID sent as `X-SMP-DEVICEID`."),
@@ -53,6 +62,8 @@ struct SessionConfigurationStep: BuiltinStep {
         waits: .local)
 
     let headers: [(name: String, value: ParameterText)]
+    /// The origins besides the backend's that get the headers that carry a credential.
+    let secretHeaderOrigins: [String]
     let deviceID: ParameterText?
     let sendsCorrelationID: Bool
     let language: ParameterText?
@@ -67,6 +78,7 @@ struct SessionConfigurationStep: BuiltinStep {
         headers = try parameters.textMapping("headers").map {
             ($0.key, ParameterText(parameter: $0.key, text: $0.value, isSecret: Self.carriesCredential($0.key)))
         }
+        secretHeaderOrigins = try Self.origins(parameters, "secret-header-origins")
         deviceID = try parameters.runtimeText("device-id")
         sendsCorrelationID = try parameters.flag("correlation-id") ?? true
         language = try parameters.runtimeText("language")
@@ -120,6 +132,40 @@ struct SessionConfigurationStep: BuiltinStep {
             for origin in origins { context.http.pin(pins, origin: origin) }
             context.note("pins", "the certificate service (\(origins.joined(separator: ", "))) is pinned by `\(key)`")
         }
+    }
+
+    /// The origins (`scheme://host:port`) of the URLs listed as `name`.
+    /// - Throws: ``ParameterProblem`` naming an entry that is no absolute http(s) URL.
+    private static func origins(_ parameters: BuiltinParameters, _ name: String) throws(ParameterProblem) -> [String] {
+        var origins: [String] = []
+        for text in try parameters.textList(name) {
+            guard let url = URL(string: text), ["https", "http"].contains(url.scheme?.lowercased()), url.host != nil
+            else {
+                throw ParameterProblem(
+                    "`\(name)` lists `\(text)`, which is no origin (`https://host[:port]`).",
+                    at: parameters.node(name)?.value.location ?? parameters.location,
+                    path: parameters.path.appending(name))
+            }
+            origins.append(url.origin)
+        }
+        return origins
+    }
+
+    /// Where a header of `headers` goes: a credential to the backend's origin and the flow's secret-header origins
+    /// only (none when the backend URL is unknown and the flow names none), any other header everywhere.
+    private func reach(of header: String, backend: URL?) -> HeaderReach {
+        guard Self.carriesCredential(header) else { return .everyOrigin }
+        return .origins(Set(secretHeaderOrigins + (backend.map { [$0.origin] } ?? [])))
+    }
+
+    /// `; NAMES only to ORIGINS` for the headers that carry a credential, for the trace; empty when there are none.
+    private func secretHeadersText(backend: URL?) -> String {
+        let names = headers.map(\.name).filter(Self.carriesCredential)
+        guard let first = names.first, case .origins(let origins) = reach(of: first, backend: backend) else {
+            return ""
+        }
+        let to = origins.isEmpty ? "no origin (no backend URL)" : origins.sorted().joined(separator: ", ")
+        return "; \(names.joined(separator: ", ")) only to \(to)"
     }
 
     /// Whether a header's name says its value is a credential.
@@ -183,7 +229,9 @@ struct SessionConfigurationStep: BuiltinStep {
                 sendsPassport ? SAPPassport(component: applicationID, action: "flowrun \(context.mode)") : nil)
             try protectWithCSRFToken(context, backend: parameters.backendURL)
             for header in headers {
-                context.http.setDefaultHeader(header.name, try context.resolve(header.value))
+                context.http.setDefaultHeader(
+                    header.name, try context.resolve(header.value),
+                    reach: reach(of: header.name, backend: parameters.backendURL))
             }
             try Self.pinCertificateService(context, backend: parameters.backendURL)
             try context.provide(.deviceID, deviceID)
@@ -196,7 +244,8 @@ struct SessionConfigurationStep: BuiltinStep {
                     + (sendsCorrelationID ? ", \(Self.correlationHeader)" : "")
                     + (sendsSDKVersion ? ", \(Self.sdkVersionHeader)" : "")
                     + (sendsPassport ? ", \(SAPPassport.headerName)" : "")
-                    + (csrfPath == nil ? "" : "; CSRF token fetched at \(csrfPath ?? "/")"))
+                    + (csrfPath == nil ? "" : "; CSRF token fetched at \(csrfPath ?? "/")")
+                    + secretHeadersText(backend: parameters.backendURL))
             return .success
         } catch {
             return .failure(error)

@@ -231,7 +231,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
             _ = try await Backend.fetch(
                 HTTPRequest(
                     method: "PUT", url: try recoveryURL(context), headers: [("Content-Type", "application/json")],
-                    body: Array(body.rendered(pretty: false).utf8)),
+                    body: Array(body.rendered(pretty: false).utf8), bodyHoldsSecret: true),
                 context: context, what: "sending the store's recovery key")
             context.note("recovery-kept", "the backend keeps the store's recovery key for the logged-in user")
             return key

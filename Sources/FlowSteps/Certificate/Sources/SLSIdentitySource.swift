@@ -80,7 +80,7 @@ struct SLSIdentitySource: UserIdentitySource {
                 HTTPRequest(
                     method: "POST", url: loginURL,
                     headers: [("Content-Type", "application/json"), ("Accept", "application/json")],
-                    body: IssuerExchange.body(body)),
+                    body: IssuerExchange.body(body), bodyHoldsSecret: true),
                 context)
         }
         context.note("sls-authenticated", "the Secure Login Server at \(loginURL.absoluteString) accepted the login")
