@@ -275,7 +275,8 @@ final class StepHarness: Sendable {
     let lines = Lines()
     let secret = "s3cr3t-\(UUID().uuidString)"
 
-    init(_ yaml: String, emulator: URL) throws {
+    /// `keeping`: origins the session reaches where they are, not at `emulator` (another origin of a test's own).
+    init(_ yaml: String, emulator: URL, keeping: [URL] = []) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "flowrun-conformance-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -297,7 +298,8 @@ final class StepHarness: Sendable {
         spec = node.spec
         info = InfoStore(keys: KeyTable(flow: flow))
         // Made last: a session must be shut down before it goes, and a harness that fails to start has no close.
-        http = HTTPSession(configuration: .init(timeout: .seconds(600), rewrite: URLRewrite(target: emulator)))
+        http = HTTPSession(
+            configuration: .init(timeout: .seconds(600), rewrite: URLRewrite(target: emulator, keeping: keeping)))
     }
 
     func context(

@@ -257,5 +257,41 @@ extension ProcessSuites {
                 }
             }
         }
+
+        /// Without pins the request's own connection meets the 407 (AsyncHTTPClient's proxy handshake): the status and
+        /// what to do, in words, never the library's error name or the password.
+        @Test func aProxyThatRefusesTheCredentialsIsNamedWith407AndWhatToCheck() async throws {
+            let address = try machineAddress()
+            let credentials = (user: "lab-user", password: "lab-proxy-s3cret")
+            try await TLSLab.with(reachableAt: [address], proxy: true, proxyCredentials: credentials) { lab in
+                let proxy = try #require(lab.proxyPort)
+                let backend = lab.backend(at: address)
+                let accepted = try await run(
+                    lab, against: backend,
+                    identityFlags(lab) + [
+                        "--proxy", "http://\(credentials.user):\(credentials.password)@127.0.0.1:\(proxy)",
+                    ])
+                #expect(accepted.status == 0, "\(accepted.standardOutput)\(accepted.standardError)")
+                let wrong = try await run(
+                    lab, against: backend,
+                    identityFlags(lab) + [
+                        "--proxy", "http://\(credentials.user):not-\(credentials.password)@127.0.0.1:\(proxy)",
+                    ])
+                let anonymous = try await run(
+                    lab, against: backend, identityFlags(lab) + ["--proxy", "http://127.0.0.1:\(proxy)"])
+                for (result, given) in [(wrong, "it refused the ones given"), (anonymous, "none were given")] {
+                    let output = result.standardOutput + result.standardError
+                    #expect(result.status == 1, "\(output)")
+                    #expect(output.contains("proxy-failed: "), "\(output)")
+                    #expect(
+                        output.contains(
+                            "the proxy http://127.0.0.1:\(proxy) answered 407 (proxy authentication required): it "
+                                + "wants a user and password and \(given); check them in the proxy URL"),
+                        "\(output)")
+                    #expect(!output.contains("HTTPClientError"), "\(output)")
+                    #expect(!output.contains(credentials.password), "\(output)")
+                }
+            }
+        }
     }
 }
