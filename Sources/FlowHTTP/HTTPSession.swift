@@ -158,7 +158,7 @@ public final class HTTPSession: Sendable {
     /// application and device IDs, only the origins given (`scheme://host:port`, or any URL on them; mapped through
     /// the configuration's ``URLRewrite``) for a header that carries a credential. Setting a name again replaces it.
     public func setDefaultHeader(_ name: String, _ value: String, reach: HeaderReach = .everyOrigin) {
-        let reach: HeaderReach =
+        let rewrittenReach: HeaderReach =
             switch reach {
             case .everyOrigin: .everyOrigin
             case .origins(let origins):
@@ -166,7 +166,7 @@ public final class HTTPSession: Sendable {
             }
         state.withLock { state in
             state.headers.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
-            state.headers.append(DefaultHeader(name: name, value: value, reach: reach))
+            state.headers.append(DefaultHeader(name: name, value: value, reach: rewrittenReach))
         }
     }
 

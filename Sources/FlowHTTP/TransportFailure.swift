@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import FlowDescriptor
 import Foundation
 import Glibc
 import NIOCore
@@ -35,6 +36,10 @@ enum TransportFailure {
             return HTTPError(
                 "proxy-failed", "\(endpoint): the proxy \(proxy) cannot be reached (\(words(error)))", transient: true)
         }
+        if error is NIOConnectionError || error is IOError || error is ChannelError {
+            return HTTPError(
+                "connection-failed", "\(endpoint): no connection could be made (\(words(error)))", transient: true)
+        }
         return HTTPError("connection-failed", "\(endpoint): \(words(error))", transient: true)
     }
 
@@ -69,7 +74,7 @@ enum TransportFailure {
         if let proxy = attempt.proxy, let failure = proxyFailure(error, endpoint: endpoint, proxy: proxy) {
             return failure
         }
-        return HTTPError("request-failed", "\(endpoint): \(words(error))", transient: false)
+        return HTTPError("request-failed", "\(endpoint): \(words(error))", transient: true)
     }
 
     /// What a proxy did, with what to do about it.
@@ -104,15 +109,12 @@ enum TransportFailure {
         count > 0 && count % (1 << 20) == 0 ? "\(count >> 20) MiB" : "\(count) bytes"
     }
 
-    /// An error in words: a connection that could not be made says so with the system's reason; AsyncHTTPClient's
+    /// An error in words: a connection that could not be made gives the system's reason; AsyncHTTPClient's
     /// codes are spelt out (`HTTPClientError.invalidHeaderFieldNames` → `invalid header field names`).
     static func words(_ error: any Error) -> String {
         if let error = error as? NIOConnectionError {
-            let reasons = error.connectionErrors.map { words($0.error) }
-            let reason = reasons.first.map { ": \($0)" } ?? (error.dnsAError ?? error.dnsAAAAError).map { _ in
-                ": the host name cannot be resolved"
-            } ?? ""
-            return "no connection could be made to \(error.host):\(error.port)\(reason)"
+            if let first = error.connectionErrors.first { return words(first.error) }
+            return (error.dnsAError ?? error.dnsAAAAError) == nil ? "no address" : "the host name cannot be resolved"
         }
         if let error = error as? IOError {
             return String(cString: strerror(error.errnoCode)).lowercased()

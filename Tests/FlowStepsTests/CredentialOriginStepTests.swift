@@ -1,3 +1,4 @@
+import FlowDescriptor
 import FlowEngine
 import FlowHTTP
 import FlowStore
