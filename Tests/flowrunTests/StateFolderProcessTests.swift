@@ -1,3 +1,4 @@
+import FlowProcess
 import Foundation
 import Testing
 
