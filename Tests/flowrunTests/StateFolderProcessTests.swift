@@ -176,7 +176,7 @@ extension ProcessSuites {
             defer { scratch.remove() }
             let state = scratch.url.appendingPathComponent("state").path
             var flow = try String(contentsOfFile: ModeCommandTests.authorizationCode, encoding: .utf8)
-            let restore = "  restore:\n    - step: store\n      on-failure: {modes: [reset, onboard]}\n"
+            let restore = "    - step: store\n      on-failure: {modes: [reset, onboard]}\n"
             #expect(flow.contains(restore))
             flow = flow.replacingOccurrences(of: restore, with: restore + "    - jam\n")
             flow = flow.replacingOccurrences(
