@@ -167,8 +167,14 @@ public struct SecureStore: Sendable {
                 data = SymmetricKey(data: try AES.GCM.open(box, using: key, authenticating: read.boundBytes))
             } catch {
                 let failed = min(read.header.failedOpens, maximumFailedOpens - 1) + 1
-                try? database.write { db in try setHeader(db, "failed-opens", Data(String(failed).utf8)) }
-                var problem = StoreError(.wrongPasscode, "the passcode does not open the store \(path)")
+                var counted = ""
+                do {
+                    try database.write { db in try setHeader(db, "failed-opens", Data(String(failed).utf8)) }
+                } catch {
+                    // Still a wrong passcode, but the count in the file stays where it was: said, not dropped.
+                    counted = " (the wrong try could not be counted in the file: \(error.localizedDescription))"
+                }
+                var problem = StoreError(.wrongPasscode, "the passcode does not open the store \(path)" + counted)
                 problem.failedOpens = failed
                 throw problem
             }
@@ -244,6 +250,8 @@ public struct SecureStore: Sendable {
 
     /// Closes the file. A store is also closed when its last copy goes away.
     public func close() {
+        // Every write is a committed transaction before this (`synchronous = FULL`): a close that fails loses
+        // nothing, and the handle is released when the store goes away.
         try? database.close()
     }
 
@@ -702,12 +710,15 @@ public struct SecureStore: Sendable {
     private static func makeFolder(of path: String) throws(StoreError) {
         let folder = (path as NSString).deletingLastPathComponent
         guard !folder.isEmpty else { return }
+        // A folder that is there keeps its mode: it may be one the user chose (the engine warns when it is open to
+        // others). Only a folder made here is 0700.
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue { return }
         do {
             try FileManager.default.createDirectory(
                 atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw StoreError(.io, "cannot create the folder \(folder): \(error.localizedDescription)")
         }
-        chmod(folder, 0o700)
     }
 }

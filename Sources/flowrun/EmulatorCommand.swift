@@ -1,4 +1,5 @@
 import ArgumentParser
+import FlowDescriptor
 import FlowEmulator
 import Foundation
 
@@ -59,10 +60,12 @@ struct EmulatorCommand: AsyncParsableCommand {
         }
         // The CA is written before the server listens: a script that waits for the line finds the file there.
         if let caOut {
-            do {
-                try Data(emulator.certificateAuthorityPEM.utf8).write(to: URL(fileURLWithPath: caOut), options: .atomic)
+            // Only a missing or empty file, or an earlier certificate, is replaced: never a file flowrun did not write.
+            do throws(OutputFileError) {
+                try OutputFile(path: caOut, kind: .certificateAuthority).writeWhole(
+                    Array(emulator.certificateAuthorityPEM.utf8))
             } catch {
-                Console.error("error: --ca-out: cannot write \(caOut): \((error as NSError).localizedDescription)")
+                Console.error("error: --ca-out: \(error)")
                 throw ExitCode.failure
             }
         }

@@ -56,8 +56,20 @@ extension ProcessSuites {
             let result = try await CommandRunner.run(
                 ["emulator", "--tls", "--ca-out", "missing/ca.pem"], in: scratch.url)
             #expect(result.status == 1)
-            #expect(result.standardError.contains("--ca-out: cannot write missing/ca.pem"), "\(result.standardError)")
+            #expect(result.standardError.contains("--ca-out: cannot write `missing/ca.pem`"), "\(result.standardError)")
             #expect(result.standardOutput.isEmpty)
+        }
+
+        /// `--ca-out` names a file of the user's: it is not replaced, and the run says what is there.
+        @Test func aCAFileThatHoldsSomethingElseIsNotReplaced() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try scratch.write("notes.txt", "my notes\n")
+            let result = try await CommandRunner.run(["emulator", "--tls", "--ca-out", "notes.txt"], in: scratch.url)
+            #expect(result.status == 1)
+            #expect(result.standardError.contains("is not a PEM certificate"), "\(result.standardError)")
+            let kept = try String(contentsOf: scratch.url.appendingPathComponent("notes.txt"), encoding: .utf8)
+            #expect(kept == "my notes\n")
         }
 
         @Test func caOutWithoutTLSIsAUsageError() async throws {

@@ -1,7 +1,8 @@
 import Foundation
 import Glibc
 
-/// A file that flowrun writes a report or a trace to, named by the user (`lint -o FILE`, `run --trace FILE`).
+/// A file that flowrun writes a report or a trace to, named by the user (`lint -o FILE`, `run --trace FILE`,
+/// `emulator --ca-out FILE`).
 ///
 /// Such a path may name something the user cares about. flowrun never removes or replaces a folder, a link, a
 /// device, or a file that it did not write for the same purpose: what is at the path is looked at first (without
@@ -16,12 +17,15 @@ public struct OutputFile: Sendable {
         case lintReport
         /// A scenario test report in any format (`test --output`).
         case testReport
+        /// The emulator's CA certificate in PEM (`emulator --ca-out`).
+        case certificateAuthority
 
         var noun: String {
             switch self {
             case .trace: "a flowrun trace"
             case .lintReport: "a flowrun lint report"
             case .testReport: "a flowrun test report"
+            case .certificateAuthority: "a PEM certificate"
             }
         }
     }
@@ -133,6 +137,9 @@ public struct OutputFile: Sendable {
             }
             let lastLine = String(decoding: tail, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
             return Self.isLintSummary(lastLine)
+        case .certificateAuthority:
+            // An earlier `--ca-out`: one PEM certificate, nothing before it.
+            return start.hasPrefix("-----BEGIN CERTIFICATE-----")
         case .testReport:
             // JUnit names the tool on its root element, JSON starts with the counts, text ends with them.
             if start.contains("<testsuites name=\"flowrun test\"") { return true }

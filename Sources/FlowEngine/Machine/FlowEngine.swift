@@ -35,6 +35,19 @@ public struct FlowEngine: Sendable {
     /// Whether the flow keeps its state in an encrypted store (it has a store-manager step).
     public var usesStore: Bool { flow.usesStore }
 
+    /// The files this flow writes in its state folder: what a reset or a wipe removes, and nothing else.
+    public var stateFiles: StateFiles {
+        var files = StateFiles()
+        for mode in FlowMode.allCases {
+            for node in graphs[mode]?.nodes ?? [] {
+                if let step = node.step as? any StoreOpeningStep, !files.stores.contains(step.storeFile) {
+                    files.stores.append(step.storeFile)
+                }
+            }
+        }
+        return files
+    }
+
     /// The authentication methods the flow's declared steps authenticate with (their specs' `authenticates`):
     /// `run --emulator` serves HTTPS when it holds ``AuthenticationMethod/certificate``.
     public var authenticationMethods: Set<AuthenticationMethod> {
@@ -72,14 +85,14 @@ public struct FlowEngine: Sendable {
                 timeout: options.requestTimeout,
                 allowInsecureHTTP: descriptor.security.allowInsecureHTTP?.value == true, rewrite: options.urlRewrite,
                 tls: options.tls, proxy: options.proxy, stepNamingOrigins: options.stepNamingOrigins))
-        let report = await drive(options, http: http, clock: options.clock)
+        let report = await drive(options, http: http, clock: options.clock, folderWarning: lock?.warning)
         await http.shutdown()
         return report
     }
 
     /// Performs the session machine's actions until it finishes.
     private func drive<C: Clock>(
-        _ options: RunOptions, http: HTTPSession, clock: C
+        _ options: RunOptions, http: HTTPSession, clock: C, folderWarning: String?
     ) async -> RunReport where C.Duration == Duration {
         let requested = Mode(rawValue: options.mode.rawValue)
         var kept: KeptState?
@@ -89,6 +102,10 @@ public struct FlowEngine: Sendable {
             return RunReport(result: .failed(error, step: .state, mode: requested))
         }
         let first = options.mode.firstMode(hasKeptState: kept != nil, modes: Set(plans.keys))
+        if let folderWarning {
+            StateNote(outcome: "state-open", text: folderWarning).report(
+                mode: first, trace: options.trace, progress: options.progress, redactor: options.redactor)
+        }
         if plans[first] == nil, let reason = unavailable[first] {
             return RunReport(result: .failed(reason, step: .flow, mode: first), onboardingID: kept?.onboardingID)
         }
@@ -100,7 +117,8 @@ public struct FlowEngine: Sendable {
             presenter: options.presenter, now: options.now)
         let watchdog = Watchdog(clock: clock)
         defer { watchdog.stop() }
-        let driver = ModeDriver(run: run, state: options.state, clock: clock, watchdog: watchdog)
+        let driver = ModeDriver(
+            run: run, state: options.state, files: stateFiles, clock: clock, watchdog: watchdog)
         var onboardingID = kept?.onboardingID ?? UUID()
         var machine = SessionMachine()
         var pending = machine.handle(
@@ -121,16 +139,14 @@ public struct FlowEngine: Sendable {
                 // once that is written (a restore may have stored a new policy).
                 usedInMode = end == .succeeded && (run.book.storeIsOpen || plans[mode]!.rules.countsAsUse)
                 if usedInMode, plans[mode]!.rules.afterSuccess != .keepState {
-                    LastUse.record(run.now(), lockTimeout: run.book.lockTimeout, in: options.state.location)
+                    recordUse(run, mode: mode, in: options.state)
                 }
                 pending += machine.handle(.modeEnded(end))
             case .keepState:
                 do throws(StepFailure) {
                     try await keep(run, onboardingID: onboardingID, in: options.state)
                     kept = KeptState(onboardingID: onboardingID, steps: [:])
-                    if usedInMode {
-                        LastUse.record(run.now(), lockTimeout: run.book.lockTimeout, in: options.state.location)
-                    }
+                    if usedInMode, let mode = machine.ran.last { recordUse(run, mode: mode, in: options.state) }
                     pending += machine.handle(.stateDone)
                 } catch where error.code == .cancelled && Task.isCancelled {
                     // Cancelled before anything was written (a new passcode's key was being derived).
@@ -141,7 +157,11 @@ public struct FlowEngine: Sendable {
                 }
             case .clearState:
                 do throws(StepFailure) {
-                    try options.state.clear()
+                    let left = try options.state.clear(stateFiles)
+                    if !left.isEmpty, let mode = machine.ran.last {
+                        StateNote.left(left, in: options.state.location).report(
+                            mode: mode, trace: run.trace, progress: run.progress, redactor: run.redactor)
+                    }
                     kept = nil
                     run.book.clear()
                     run.info.removeAll()
@@ -164,6 +184,20 @@ public struct FlowEngine: Sendable {
         for key in snapshot.keys { types[key] = table.type(of: key) }
         return RunReport(
             result: result, modes: machine.ran, info: snapshot, types: types, onboardingID: onboardingID)
+    }
+
+    /// Records a use of the onboarding for the unlock's lock timeout (``LastUse``); a record that cannot be
+    /// written is a warning, not a failure: the mode itself succeeded, and the next unlock asks for the passcode.
+    private func recordUse(_ run: RunContext, mode: Mode, in state: any StateStore) {
+        do throws(StepFailure) {
+            try LastUse.record(run.now(), lockTimeout: run.book.lockTimeout, in: state.location)
+        } catch {
+            StateNote(
+                outcome: "last-use-not-recorded",
+                text: "this use could not be recorded (\(error.message)): the next `--mode unlock` asks for the "
+                    + "passcode."
+            ).report(mode: mode, trace: run.trace, progress: run.progress, redactor: run.redactor)
+        }
     }
 
     /// Writes what the mode's steps kept (and forgot) over what was kept: into the store when the flow has one,

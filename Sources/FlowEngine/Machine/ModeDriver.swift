@@ -9,6 +9,8 @@ import Foundation
 struct ModeDriver<C: Clock>: Sendable where C.Duration == Duration {
     let run: RunContext
     let state: any StateStore
+    /// The files the flow writes in its state folder: all that a wipe removes.
+    let files: StateFiles
     let clock: C
     let watchdog: Watchdog<C>
 
@@ -84,14 +86,34 @@ struct ModeDriver<C: Clock>: Sendable where C.Duration == Duration {
                     return .failure(error)
                 }
             case .wipe:
-                try? state.clear()
                 run.book.clear()
                 run.info.removeAll()
+                if let failure = wipe(mode: mode, after: outcome) { return .failure(failure) }
             case .forgetKept:
                 run.book.forget(node.name.rawValue)
             }
         }
         return outcome
+    }
+
+    /// Removes the onboarding's files for a wipe and says what else the folder keeps.
+    /// - Returns: the step's failure, saying also that the onboarding could not be removed, when a file of it
+    ///   cannot be; `nil` when it was removed.
+    private func wipe(mode: Mode, after outcome: StepOutcome) -> StepFailure? {
+        do throws(StepFailure) {
+            let left = try state.clear(files)
+            if !left.isEmpty {
+                StateNote.left(left, in: state.location).report(
+                    mode: mode, trace: run.trace, progress: run.progress, redactor: run.redactor)
+            }
+            return nil
+        } catch {
+            let cause = outcome.failure.map { $0.message + "; " } ?? ""
+            var failure = StepFailure(
+                error.code, cause + "the onboarding was to be removed, but it is still there: \(error.message)")
+            failure.bypassesRoutes = true
+            return failure
+        }
     }
 
     /// `failure` with its message masked, as traces and progress get it.

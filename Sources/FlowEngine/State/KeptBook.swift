@@ -120,6 +120,8 @@ public protocol PasscodeChangingStep: Step {
 /// A built-in step that opens the encrypted store, and can do so before a reset so that what the store holds
 /// (the tokens) can be revoked.
 public protocol StoreOpeningStep: Step {
+    /// The names of the store's files in the state folder: a wipe removes them with the rest of the onboarding.
+    var storeFile: StoreFileName { get }
     /// Opens the store when its passcode can be had without asking a person who is not there
     /// (``StepEffect/storeOpened(_:)``); otherwise says that what the store holds stays valid on the server.
     /// Never fails: the reset goes on either way.

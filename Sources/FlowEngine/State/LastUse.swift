@@ -15,7 +15,7 @@ public struct LastUse: Sendable, Equatable {
     public var lockTimeout: Int
 
     /// The record's file name in the state folder.
-    public static let fileName = "last-use.json"
+    public static let fileName = StateFiles.lastUse
 
     public init(at: Date, lockTimeout: Int) {
         self.at = Date(timeIntervalSince1970: at.timeIntervalSince1970.rounded(.down))
@@ -33,21 +33,22 @@ public struct LastUse: Sendable, Equatable {
     }
 
     /// Writes a record of a use at `now` into `folder` (replacing the file whole). `lockTimeout` `nil` (no store
-    /// was opened: an unlock before the timeout) keeps the one recorded before. A folder that does not exist,
-    /// or a write that fails, leaves the record as it was: the next unlock then asks for the passcode.
-    public static func record(_ now: Date, lockTimeout: Int?, in folder: String) {
+    /// was opened: an unlock before the timeout) keeps the one recorded before. A folder that does not exist is
+    /// left alone.
+    /// - Throws: ``StepFailure`` `state-unwritable` when the record cannot be written; the one before stays, and
+    ///   the next unlock asks for the passcode. The engine reports it as a warning.
+    public static func record(_ now: Date, lockTimeout: Int?, in folder: String) throws(StepFailure) {
         guard !folder.isEmpty, FileManager.default.fileExists(atPath: folder),
             let timeout = lockTimeout ?? load(from: folder)?.lockTimeout
         else { return }
-        try? LastUse(at: now, lockTimeout: timeout).write(to: folder)
+        try LastUse(at: now, lockTimeout: timeout).write(to: folder)
     }
 
     /// Writes the record into `folder`, whole or not at all; 0600 like the rest of the folder.
-    public func write(to folder: String) throws {
+    /// - Throws: ``StepFailure`` `state-unwritable` saying why not.
+    public func write(to folder: String) throws(StepFailure) {
         let text = "{\"at\": \(Int(at.timeIntervalSince1970)), \"lockTimeout\": \(lockTimeout)}\n"
-        let path = folder + "/" + Self.fileName
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        try StateFolder.writeWhole(text, named: Self.fileName, in: folder)
     }
 
     /// Whether the onboarding is still unlocked at `now`: the lock timeout is not 0 and has not passed. A time

@@ -14,8 +14,11 @@ public protocol StateStore: Sendable {
     func load() throws(StepFailure) -> KeptState?
     /// Writes `state` whole, or leaves the previous state as it was.
     func save(_ state: KeptState, flow: String) throws(StepFailure)
-    /// Removes everything onboarding kept.
-    func clear() throws(StepFailure)
+    /// Removes what onboarding kept: the files `files` names, and nothing else.
+    /// - Returns: what is left beside them (the user's files, anything flowrun did not make), by name; the lock
+    ///   file is not counted.
+    /// - Throws: ``StepFailure`` `state-unwritable` when one of flowrun's files cannot be removed.
+    func clear(_ files: StateFiles) throws(StepFailure) -> [String]
     /// Proves, before the first step runs, that ``save(_:flow:)`` will be able to write; changes nothing.
     /// - Throws: ``StepFailure`` `state-unwritable` saying why not.
     func checkWritable() throws(StepFailure)
@@ -37,8 +40,9 @@ public struct KeptState: Sendable, Equatable {
 }
 
 /// The folder where a flow keeps what onboarding made: the onboarding ID, the configuration, and what steps
-/// persisted. Written whole and atomically (a temporary file renamed into place), files with mode 0600, the
-/// folder 0700.
+/// persisted. Written whole and atomically (a temporary file renamed into place), files with mode 0600; a folder
+/// flowrun makes is 0700, one that is already there keeps its mode. A reset removes only flowrun's own files
+/// (``StateFiles``).
 public struct StateFolder: StateStore {
     public let url: URL
     /// How long a run waits for another run on the same folder to finish before it fails with `busy`.
@@ -93,20 +97,34 @@ public struct StateFolder: StateStore {
         try write(document.rendered() + "\n", to: stateFile)
     }
 
-    /// Removes everything onboarding left. The lock file stays while its run holds it (removing it would let a
-    /// second run lock a new file meanwhile); the run removes it, and the folder, when it ends.
-    public func clear() throws(StepFailure) {
-        let manager = FileManager.default
-        guard let names = try? manager.contentsOfDirectory(atPath: url.path) else { return }
+    /// Removes flowrun's files from the folder, matched exactly by name (``StateFiles``): regular files only,
+    /// never a folder or a link, never recursively. In a folder that is a link, flowrun's files in its target are
+    /// removed, and nothing else there. The lock file stays while its run holds it (removing it would let a second
+    /// run lock a new file meanwhile); the run removes it, and the folder when it is then empty, when it ends.
+    public func clear(_ files: StateFiles) throws(StepFailure) -> [String] {
+        let names: [String]
         do {
-            for name in names where name != StateLock.fileName {
-                try manager.removeItem(at: url.appendingPathComponent(name))
-            }
+            names = try FileManager.default.contentsOfDirectory(atPath: url.path)
         } catch {
+            var status = stat()
+            if lstat(url.path, &status) != 0, errno == ENOENT { return [] }
             throw StepFailure(
-                .stateUnwritable, "cannot remove the state folder \(url.path): \(error.localizedDescription)")
+                .stateUnwritable, "cannot read the state folder \(url.path): \(error.localizedDescription)")
         }
-        if !names.contains(StateLock.fileName) { rmdir(url.path) }
+        var left: [String] = []
+        for name in names.sorted() where name != StateFiles.lock {
+            let path = url.path + "/" + name
+            var status = stat()
+            guard files.owns(name), lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+                left.append(name)
+                continue
+            }
+            if unlink(path) != 0, errno != ENOENT {
+                throw StepFailure(
+                    .stateUnwritable, "cannot remove \(path): \(String(cString: strerror(errno)))")
+            }
+        }
+        return left
     }
 
     public func lock(purpose: String) async throws(StepFailure) -> StateLock? {
@@ -129,7 +147,7 @@ public struct StateFolder: StateStore {
                 "the state folder \(url.path) cannot be made: \(candidate.path) is a file, not a folder")
         }
         if candidate.path == url.standardizedFileURL.path {
-            let probe = url.appendingPathComponent(".probe-\(UUID().uuidString)")
+            let probe = url.appendingPathComponent(StateFiles.probePrefix + UUID().uuidString)
             guard
                 FileManager.default.createFile(
                     atPath: probe.path, contents: Data(), attributes: [.posixPermissions: 0o600])
@@ -138,7 +156,12 @@ public struct StateFolder: StateStore {
                     .stateUnwritable,
                     "the state folder \(url.path) cannot be written: \(String(cString: strerror(errno)))")
             }
-            try? FileManager.default.removeItem(at: probe)
+            guard unlink(probe.path) == 0 else {
+                throw StepFailure(
+                    .stateUnwritable,
+                    "the state folder \(url.path) lets flowrun make files but not remove them "
+                        + "(\(probe.lastPathComponent) is left there): \(String(cString: strerror(errno)))")
+            }
         } else if access(candidate.path, W_OK | X_OK) != 0 {
             throw StepFailure(
                 .stateUnwritable,
@@ -147,19 +170,22 @@ public struct StateFolder: StateStore {
     }
 
     private func write(_ text: String, to file: URL) throws(StepFailure) {
-        do {
-            try FileManager.default.createDirectory(
-                at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw StepFailure(.stateUnwritable, "cannot create \(url.path): \(error.localizedDescription)")
-        }
-        // Written with POSIX calls, not Foundation's atomic write: that makes a temporary file of its own
-        // (`.dat.nosync…`, mode 0644) that a kill leaves behind. This one is 0600 from its creation, flushed to
-        // disk, then renamed over the old state; a leftover is removed by the next run.
-        let temporary = url.appendingPathComponent(Self.temporaryPrefix + UUID().uuidString + ".tmp").path
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        _ = try Self.makeFolder(url.path)
+        try Self.writeWhole(text, named: file.lastPathComponent, in: url.path)
+    }
+
+    /// Writes `text` as the file `name` in `folder`, whole or not at all, mode 0600.
+    ///
+    /// Written with POSIX calls, not Foundation's atomic write: that makes a temporary file of its own
+    /// (`.dat.nosync…`, mode 0644) that a kill leaves behind. This one (``StateFiles/temporaryName(for:)``) is 0600
+    /// from its creation, flushed to disk, then renamed over the old file; a leftover is removed by the next run.
+    /// - Throws: ``StepFailure`` `state-unwritable` saying why not.
+    static func writeWhole(_ text: String, named name: String, in folder: String) throws(StepFailure) {
+        let file = folder + "/" + name
+        let temporary = folder + "/" + StateFiles.temporaryName(for: name)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw StepFailure(.stateUnwritable, "cannot write \(file.path): \(String(cString: strerror(errno)))")
+            throw StepFailure(.stateUnwritable, "cannot write \(file): \(String(cString: strerror(errno)))")
         }
         let bytes = Array(text.utf8)
         var written = 0
@@ -175,23 +201,45 @@ public struct StateFolder: StateStore {
         }
         let flushed = fsync(descriptor) == 0
         close(descriptor)
-        guard written == bytes.count, flushed, rename(temporary, file.path) == 0 else {
+        guard written == bytes.count, flushed, rename(temporary, file) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
-            throw StepFailure(.stateUnwritable, "cannot write \(file.path): \(reason)")
+            throw StepFailure(.stateUnwritable, "cannot write \(file): \(reason)")
         }
     }
 
-    /// The start of the name of a state file being written.
-    static let temporaryPrefix = ".state.json."
+    /// Makes the folder `path` and its missing parents, each new one with mode 0700. A folder that is already
+    /// there is left as it is, its mode included: it may be one the user chose (``StateLock`` warns when it is
+    /// open to others).
+    /// - Returns: whether `path` itself was made.
+    /// - Throws: ``StepFailure`` `state-unwritable` when something else is in the way or a folder cannot be made.
+    static func makeFolder(_ path: String) throws(StepFailure) -> Bool {
+        var status = stat()
+        if stat(path, &status) == 0 {
+            guard status.st_mode & S_IFMT == S_IFDIR else {
+                throw StepFailure(.stateUnwritable, "cannot create the state folder \(path): a file is in the way")
+            }
+            return false
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty, parent != path { _ = try makeFolder(parent) }
+        guard mkdir(path, 0o700) == 0 || errno == EEXIST else {
+            throw StepFailure(
+                .stateUnwritable, "cannot create the state folder \(path): \(String(cString: strerror(errno)))")
+        }
+        return true
+    }
 
-    /// Removes what a run killed while writing left behind: its temporary files, and Foundation's.
+    /// Removes what a run killed while writing left behind: flowrun's temporary files (``StateFiles``), regular
+    /// files only. Reading the folder is best effort: a folder that cannot be read has nothing to tidy here, and
+    /// ``load()`` then says what is wrong.
     func removeLeftovers() {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: url.path) else { return }
-        for name in names
-        where (name.hasPrefix(Self.temporaryPrefix) && name.hasSuffix(".tmp")) || name.hasPrefix(".dat.nosync") {
-            unlink(url.appendingPathComponent(name).path)
+        for name in names where StateFiles.isTemporary(name) {
+            let path = url.path + "/" + name
+            var status = stat()
+            // A leftover that cannot be removed is tried again by the next run; it never stands for the state.
+            if lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG { unlink(path) }
         }
     }
-
 }

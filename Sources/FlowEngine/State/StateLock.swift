@@ -9,21 +9,25 @@ import Glibc
 /// writes who it is into the file, so that a run that finds the folder busy can name it.
 public final class StateLock: Sendable {
     /// The lock file's name in the state folder.
-    public static let fileName = ".lock"
+    public static let fileName = StateFiles.lock
 
     private let folder: String
     private let descriptor: Int32
     /// Whether the folder was there and empty before this run: then it is the user's, and stays.
     private let foundEmpty: Bool
+    /// What the run should say about the folder it found: one that others may read or write (flowrun leaves the
+    /// mode of a folder it did not make as it is).
+    public let warning: String?
 
-    private init(folder: String, descriptor: Int32, foundEmpty: Bool) {
+    private init(folder: String, descriptor: Int32, foundEmpty: Bool, warning: String?) {
         self.folder = folder
         self.descriptor = descriptor
         self.foundEmpty = foundEmpty
+        self.warning = warning
     }
 
-    /// Takes the lock of `folder` (made, mode 0700, when missing) for a run described by `purpose`, waiting up to
-    /// `patience` for another run to finish.
+    /// Takes the lock of `folder` (made, mode 0700, when missing; one already there keeps its mode) for a run
+    /// described by `purpose`, waiting up to `patience` for another run to finish.
     /// - Throws: ``StepFailure`` `busy` naming the holder when it is still held after `patience`;
     ///   `state-unwritable` when the folder or its lock file cannot be made.
     public static func acquire(
@@ -36,14 +40,9 @@ public final class StateLock: Sendable {
         let deadline = ContinuousClock.now + patience
         var holder = ""
         while true {
+            // A read of the folder, not a change: one that cannot be read counts as not empty, so it stays.
             let foundEmpty = (try? FileManager.default.contentsOfDirectory(atPath: folder))?.isEmpty == true
-            do {
-                try FileManager.default.createDirectory(
-                    atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            } catch {
-                throw StepFailure(
-                    .stateUnwritable, "cannot create the state folder \(folder): \(error.localizedDescription)")
-            }
+            let made = try StateFolder.makeFolder(folder)
             let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
             guard descriptor >= 0 else {
                 throw StepFailure(.stateUnwritable, "cannot open \(path): \(String(cString: strerror(errno)))")
@@ -52,7 +51,9 @@ public final class StateLock: Sendable {
                 // A holder that finished may have removed the file (and its folder) while this run waited: the lock
                 // counts only while the path still names the locked file.
                 if isStill(descriptor, at: path) {
-                    let lock = StateLock(folder: folder, descriptor: descriptor, foundEmpty: foundEmpty)
+                    let lock = StateLock(
+                        folder: folder, descriptor: descriptor, foundEmpty: foundEmpty,
+                        warning: made ? nil : openness(of: folder))
                     lock.describeHolder(purpose)
                     return lock
                 }
@@ -72,11 +73,23 @@ public final class StateLock: Sendable {
     /// it, and locks a new one). A folder left empty (the run kept nothing, or reset removed all) is removed too,
     /// unless the user had made it empty before the run.
     public func release() {
+        // Best effort at the end of a run: a lock file that stays behind is harmless (the next run locks it again).
         unlink(folder + "/" + Self.fileName)
+        // `rmdir` removes only an empty folder, and never a link to one (nor the link's target).
         if !foundEmpty, (try? FileManager.default.contentsOfDirectory(atPath: folder))?.isEmpty == true {
             rmdir(folder)
         }
         close(descriptor)
+    }
+
+    /// A warning when the folder that was there lets its group or others in (mode 0755, say): what onboarding keeps
+    /// there is meant for its user alone. flowrun does not change the mode of a folder it did not make.
+    private static func openness(of folder: String) -> String? {
+        var status = stat()
+        guard stat(folder, &status) == 0, status.st_mode & 0o077 != 0 else { return nil }
+        let mode = String(status.st_mode & 0o777, radix: 8)
+        return "the state folder \(folder) is open to its group or others (mode \(mode)); flowrun leaves the mode "
+            + "of a folder it did not make as it is: `chmod 700` it to keep the onboarding to yourself"
     }
 
     /// Writes who holds the lock into the file: process ID, purpose and since when.

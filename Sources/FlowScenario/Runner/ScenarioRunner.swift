@@ -61,23 +61,38 @@ public struct ScenarioRunner: Sendable {
         }
     }
 
-    /// Runs one scenario: its runs in order, then the secrets check of the state folder; the folder is removed.
+    /// Runs one scenario: its runs in order, then the secrets check of the state folder. The scenario's folder is
+    /// made new for it (never one that was there) and removed afterwards; a removal that fails is a failure of the
+    /// scenario, naming the folder, since the encrypted store may stay in it.
     public func run(_ scenario: Scenario) async -> ScenarioResult {
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory())
+            .appendingPathComponent("flowrun-test-\(UUID().uuidString)")
+        do {
+            try FileManager.default.createDirectory(
+                at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        } catch {
+            return ScenarioResult(
+                file: scenario.file, name: scenario.name, runs: [],
+                failures: ["cannot make a state folder in \(NSTemporaryDirectory()): \(error)"], duration: .zero)
+        }
+        var outcome = await run(scenario, in: folder)
+        do {
+            try FileManager.default.removeItem(at: folder)
+        } catch {
+            outcome.failures.append(
+                "the scenario's temporary folder \(folder.path) could not be removed: \(error.localizedDescription)")
+        }
+        return outcome
+    }
+
+    /// Runs `scenario` with its state in `folder`, which the caller made and removes.
+    private func run(_ scenario: Scenario, in folder: URL) async -> ScenarioResult {
         let started = ContinuousClock.now
         func result(_ runs: [RunResult], _ failures: [String]) -> ScenarioResult {
             ScenarioResult(
                 file: scenario.file, name: scenario.name, runs: runs, failures: failures,
                 duration: ContinuousClock.now - started)
         }
-        let folder = URL(fileURLWithPath: NSTemporaryDirectory())
-            .appendingPathComponent("flowrun-test-\(UUID().uuidString)")
-        do {
-            try FileManager.default.createDirectory(
-                at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            return result([], ["cannot make a state folder in \(NSTemporaryDirectory()): \(error)"])
-        }
-        defer { try? FileManager.default.removeItem(at: folder) }
         let state = folder.appendingPathComponent("state")
 
         var data: EmulatorData?

@@ -269,8 +269,9 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
                         $0.tokens = tokens
                         return $0.json
                     }
-                    // A restore writes rotated tokens into the open store at once.
-                    if mode == .restore { try? context.keepNow(value) }
+                    // A restore writes rotated tokens into the open store at once: the server may already have
+                    // retired the old refresh token. A write that fails is said, not dropped.
+                    if mode == .restore { Self.keepRotated(value, context: context) }
                 },
                 afterLogin: { tokens, transport throws(HTTPError) in
                     guard self.grant == .authorizationCode else { return }
@@ -374,6 +375,21 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
     }
 
     /// The run's debug log, for the exchanges with the authorization server (their secrets masked by the client).
+    /// Writes tokens the server rotated during a restore into the open store. A write that fails does not stop
+    /// the restore (the new tokens work for this run) but is said and traced (`tokens-not-kept`): the store still
+    /// holds the old refresh token, which the server may have retired, so the next restore may need a login.
+    private static func keepRotated(_ value: JSONValue, context: StepContext) {
+        do throws(StepFailure) {
+            try context.keepNow(value)
+        } catch {
+            let text =
+                "The server rotated the tokens, but they could not be written into the store (\(error.message)): the "
+                + "next restore may need a new login."
+            context.note("tokens-not-kept", text)
+            context.say(text)
+        }
+    }
+
     private static func exchangeLog(_ context: StepContext) -> @Sendable (String) -> Void {
         let log = context.log
         let name = context.name

@@ -71,7 +71,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
             let final = path(context)
             removeLeftovers(in: context.stateFolder)
             let temporary =
-                context.stateFolder + "/." + (final as NSString).lastPathComponent + ".creating-" + UUID().uuidString
+                context.stateFolder + "/" + storeFile.unfinishedName(onboardingID: context.onboardingID)
             let recovery = await sendRecoveryKey(context)
             if chosen != nil {
                 // An event for whoever waits on the run: a Ctrl-C from here on interrupts the derivation's wait.
@@ -88,11 +88,15 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
             } catch {
                 // Cancelled while the key is derived: the derivation runs on with its half-made file, which is not
                 // kept (a late one is a leftover the next onboarding removes).
-                try? FileManager.default.removeItem(atPath: temporary)
+                do throws(StoreError) {
+                    try SecureStore.remove(at: temporary)
+                } catch {
+                    context.note("store-left", "the unfinished store stays until the next onboarding: \(error)")
+                }
                 throw error
             }
             let vault = StoreVault(
-                store: store, finalPath: final, stem: stem, passcode: chosen, isNew: true, context: context)
+                store: store, finalPath: final, storeFile: storeFile, passcode: chosen, isNew: true, context: context)
             try context.provide(["store": .record([:])])
             return .success(.storeOpened(vault))
         } catch {
@@ -120,7 +124,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
     /// which a newly downloaded passcode policy is checked against.
     private func vault(opened store: SecureStore, current: Secret?, context: StepContext) -> StoreVault {
         StoreVault(
-            store: store, finalPath: store.path, stem: stem, passcode: nil, isNew: false, context: context,
+            store: store, finalPath: store.path, storeFile: storeFile, passcode: nil, isNew: false, context: context,
             current: current)
     }
 
@@ -133,16 +137,36 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
         return failure
     }
 
-    /// Removes every store of this step in the state folder (any onboarding ID) and unfinished ones, after
-    /// deleting this onboarding's recovery key on the backend where it can.
+    /// Removes every store of this step in the state folder (any onboarding ID, matched by its exact name) and
+    /// unfinished ones, after deleting this onboarding's recovery key on the backend where it can.
+    /// A store that cannot be removed fails the reset (`state-unwritable`), naming it.
     func reset(_ context: StepContext) async -> StepOutcome {
         await deleteRecoveryKey(context)
         removeLeftovers(in: context.stateFolder)
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: context.stateFolder)) ?? []
-        where isStore(name) {
-            try? SecureStore.remove(at: context.stateFolder + "/" + name)
+        do throws(StepFailure) {
+            for name in Self.names(in: context.stateFolder) where storeFile.isStore(name) {
+                try Self.removed(context.stateFolder + "/" + name)
+            }
+        } catch {
+            return .failure(error)
         }
         return .success
+    }
+
+    /// The names in `folder`. A read, and best effort: a folder that is missing or cannot be read has no store
+    /// to remove, and the engine's own clearing of the folder then says what is wrong.
+    static func names(in folder: String) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+    }
+
+    /// Removes the store at `path` with its journals.
+    /// - Throws: ``StepFailure`` `state-unwritable` naming the file that stays.
+    static func removed(_ path: String) throws(StepFailure) {
+        do throws(StoreError) {
+            try SecureStore.remove(at: path)
+        } catch {
+            throw StepFailure(.stateUnwritable, "the store is still there: \(error.message)")
+        }
     }
 
     /// Before a reset, opens the store when its passcode can be had (given, in the environment, or asked on a
@@ -408,7 +432,12 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
             let failed = error.failedOpens ?? header.failedOpens + 1
             let limit = header.policy.retryLimit
             if limit > 0, failed >= limit {
-                try? SecureStore.remove(at: path)
+                do throws(StepFailure) {
+                    try Self.removed(path)
+                } catch {
+                    // The failure's wipe tries again, and fails the run with the reason if it cannot either.
+                    context.note("store-not-removed", error.message)
+                }
                 context.say(
                     "The passcode was wrong \(failed) times in a row, the passcode policy's retry limit: the store and "
                         + "the onboarding are removed. Run the flow again to onboard."
@@ -517,25 +546,18 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
 
     // MARK: - Files
 
-    private var stem: (name: String, extension: String) {
-        let name = file as NSString
-        let ext = name.pathExtension
-        return (ext.isEmpty ? file : name.deletingPathExtension, ext.isEmpty ? "" : "." + ext)
-    }
+    /// The store's names in the state folder (``StateFiles``).
+    var storeFile: StoreFileName { StoreFileName(file: file) }
 
     /// `<state folder>/<name>-<onboarding ID>.<extension>`.
     private func path(_ context: StepContext) -> String {
-        context.stateFolder + "/" + stem.name + "-" + context.onboardingID.uuidString + stem.extension
+        context.stateFolder + "/" + storeFile.name(onboardingID: context.onboardingID)
     }
 
-    private func isStore(_ name: String) -> Bool {
-        name.hasPrefix(stem.name + "-") && name.hasSuffix(stem.extension) && !name.hasPrefix(".")
-    }
-
-    /// Stores a killed onboarding left half made.
+    /// Stores a killed onboarding left half made, matched by their exact pattern. Best effort: one that cannot be
+    /// removed is tried again by the next onboarding or reset, and is never taken for a store.
     private func removeLeftovers(in folder: String) {
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        where name.hasPrefix("." + stem.name + "-") && name.contains(".creating-") {
+        for name in Self.names(in: folder) where storeFile.isUnfinished(name) {
             unlink(folder + "/" + name)
         }
     }
@@ -585,7 +607,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
 final class StoreVault: KeptStateVault {
     private let store: Mutex<SecureStore>
     private let finalPath: String
-    private let stem: (name: String, extension: String)
+    private let storeFile: StoreFileName
     private let isNew: Bool
     private let current: Secret?
     /// The context of the step that opened the store: its input, redactor and trace serve a new passcode that a
@@ -593,12 +615,12 @@ final class StoreVault: KeptStateVault {
     private let context: StepContext
 
     init(
-        store: SecureStore, finalPath: String, stem: (name: String, extension: String), passcode: Secret?, isNew: Bool,
+        store: SecureStore, finalPath: String, storeFile: StoreFileName, passcode: Secret?, isNew: Bool,
         context: StepContext, current: Secret? = nil
     ) {
         self.store = Mutex(store)
         self.finalPath = finalPath
-        self.stem = stem
+        self.storeFile = storeFile
         self.isNew = isNew
         self.current = current ?? passcode
         self.context = context
@@ -635,10 +657,14 @@ final class StoreVault: KeptStateVault {
             store = moved
             // Stores of earlier onboardings in the same folder are replaced by this one.
             let folder = (finalPath as NSString).deletingLastPathComponent
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-            where name.hasPrefix(stem.name + "-") && name.hasSuffix(stem.extension) && folder + "/" + name != finalPath
-            {
-                try? SecureStore.remove(at: folder + "/" + name)
+            for name in StoreManagerStep.names(in: folder)
+            where storeFile.isStore(name) && folder + "/" + name != finalPath {
+                do throws(StepFailure) {
+                    try StoreManagerStep.removed(folder + "/" + name)
+                } catch {
+                    context.say("An earlier onboarding's store was not removed; remove it yourself: \(error.message)")
+                    context.note("store-not-removed", error.message)
+                }
             }
         }
     }
