@@ -452,6 +452,11 @@ public final class HTTPSession: Sendable {
                     next.removeHeader("Authorization")
                     next.removeHeader("Cookie")
                 }
+                // A page's full address in `Referer` never follows a redirect to another origin or to http.
+                if let referer = next.header("Referer") {
+                    next.removeHeader("Referer")
+                    if let kept = Referrer.onRedirect(referer, to: target) { next.setHeader("Referer", kept) }
+                }
                 current = next
                 continue
             }

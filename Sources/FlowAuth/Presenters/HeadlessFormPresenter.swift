@@ -63,7 +63,16 @@ public struct HeadlessFormPresenter: WebPresenter {
         for _ in 0..<maxPages {
             if let reached = Self.finishURL(of: response, finish) { return reached }
             let page = String(decoding: response.body, as: UTF8.self)
-            let forms = HTMLForm.forms(in: page, base: response.url)
+            let forms: [HTMLForm]
+            do {
+                forms = try HTMLForm.forms(in: page, base: response.url)
+            } catch {
+                throw HTTPError(
+                    "cancelled",
+                    "reading the login page at \(Self.plain(response.url)) was stopped (the step timed out or the run "
+                        + "was cancelled)",
+                    transient: true)
+            }
             let fillable = forms.first { form in form.fields.contains { fields.kind(of: $0) != nil } }
             guard let form = fillable ?? forms.first(where: \.postsItself) else {
                 throw .login(
@@ -102,11 +111,12 @@ public struct HeadlessFormPresenter: WebPresenter {
                 components?.percentEncodedQuery = HTMLForm.encode(pairs)
                 request = HTTPRequest(url: components?.url ?? form.action, headers: [("Accept", "text/html")])
             }
-            request.setHeader("Referer", response.url.absoluteString)
-            if let origin = URLComponents(url: response.url, resolvingAgainstBaseURL: true) {
-                request.setHeader(
-                    "Origin", "\(origin.scheme ?? "http")://\(origin.host ?? "")\(origin.port.map { ":\($0)" } ?? "")")
+            // What a browser sends: the page's full address to its own origin only (it carries `state`, `nonce`
+            // and the PKCE challenge), its origin to another, nothing from https to http.
+            if let referer = Referrer.header(from: response.url, to: request.url) {
+                request.setHeader("Referer", referer)
             }
+            request.setHeader("Origin", Referrer.origin(from: response.url, to: request.url))
             response = try await transport.send(request, redirects: stopAtFinish)
         }
         throw .login("login-too-long", "the login did not reach \(finish) within \(maxPages) pages")
