@@ -275,7 +275,8 @@ final class StepHarness: Sendable {
     let lines = Lines()
     let secret = "s3cr3t-\(UUID().uuidString)"
 
-    init(_ yaml: String, emulator: URL) throws {
+    /// `rewrite`: whether every request goes to `emulator` (as `--emulator` sends them), or where its URL says.
+    init(_ yaml: String, emulator: URL, rewrite: Bool = true) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "flowrun-conformance-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -297,11 +298,13 @@ final class StepHarness: Sendable {
         spec = node.spec
         info = InfoStore(keys: KeyTable(flow: flow))
         // Made last: a session must be shut down before it goes, and a harness that fails to start has no close.
-        http = HTTPSession(configuration: .init(timeout: .seconds(600), rewrite: URLRewrite(target: emulator)))
+        http = HTTPSession(
+            configuration: .init(timeout: .seconds(600), rewrite: rewrite ? URLRewrite(target: emulator) : nil))
     }
 
     func context(
-        _ mode: FlowMode, kept: JSONValue? = nil, onboardingID: UUID = UUID(), environment extra: [String: String] = [:]
+        _ mode: FlowMode, kept: JSONValue? = nil, onboardingID: UUID = UUID(),
+        environment extra: [String: String] = [:], link: URL? = nil
     ) -> StepContext {
         var environment = ProcessInfo.processInfo.environment
         environment["CONFORMANCE_SECRET"] = secret
@@ -324,7 +327,7 @@ final class StepHarness: Sendable {
                     "email-address": "ada@example.com", "username": "ada@example.com", "consent.eula": "accept",
                     "consent.privacy": "accept", "consent.data-collection": "accept",
                 ],
-                environment: environment, interactive: false),
+                environment: environment, interactive: false, link: link),
             trace: trace, log: log, redactor: redactor, stateFolder: folder.path, book: staging)
         return run.step("subject", mode: Mode(mode), onboardingID: onboardingID)
     }
