@@ -84,6 +84,27 @@ import Testing
     }
 }
 
+/// A login page of as many empty forms as fit under the 8 MiB body cap: read in one pass and refused by name, with
+/// no form to fill (the page's visible text, also read in one pass, is none).
+@Suite struct ManyFormsPageTests {
+    @Test func aPageOfManyEmptyFormsIsRefusedAsNotUnderstood() async throws {
+        let page = "<html><body>" + String(repeating: "<form></form>", count: 640_000) + "</body></html>"
+        try await withSite({ _ in SiteAnswer(body: page) }) { site in
+            let session = HTTPSession(configuration: .init(timeout: .seconds(600)))
+            let presenter = HeadlessFormPresenter { _ throws(HTTPError) in "ada" }
+            do {
+                _ = try await presenter.present(
+                    site.url("/authorize"), finish: LoginFinish(site.url("/finish")), transport: session.transport)
+                Issue.record("a page without a form to fill was taken")
+            } catch {
+                #expect(error.code == "login-page-not-understood", "\(error)")
+                #expect(!error.message.contains("the page says"), "\(error.message.prefix(300))")
+            }
+            await session.shutdown()
+        }
+    }
+}
+
 /// Where the other origin sends the login on, set once the login page's site is running.
 final class FinishBox: Sendable {
     private let value = Mutex<String>("")

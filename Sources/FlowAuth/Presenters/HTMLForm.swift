@@ -40,7 +40,7 @@ public struct HTMLForm: Sendable, Hashable {
             if forms.count % PageBytes.tagsBetweenChecks == 0, Task.isCancelled { throw CancellationError() }
             let afterName = open + 5
             guard let tagEnd = page.find(">", from: afterName) else { break }
-            let attributes = Self.attributes(page.text(afterName..<tagEnd)[...])
+            let attributes = afterName == tagEnd ? [:] : Self.attributes(page.text(afterName..<tagEnd)[...])
             let bodyStart = tagEnd + 1
             let close = page.find("</form", from: bodyStart)
             let body = bodyStart..<(close ?? page.count)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A page's UTF-8 bytes, searched for ASCII markup without regard to case: every search moves forward from where
 /// the last one ended, so reading a whole page is one pass (Foundation's `range(of:options:)` on a `Substring`
 /// copies the rest of the page on each call, which made reading many forms quadratic).
@@ -13,24 +15,28 @@ struct PageBytes {
 
     var count: Int { bytes.count }
 
-    /// Where `needle` (ASCII, lowercase) first starts at or after `start` and ends by `end`, letters compared
-    /// without case.
+    /// Where `needle` (ASCII, lowercase, starting with a character that is not a letter, such as `<`) first starts
+    /// at or after `start` and ends by `end`, letters compared without case.
     func find(_ needle: StaticString, from start: Int, before end: Int? = nil) -> Int? {
         let limit = min(end ?? bytes.count, bytes.count)
         let length = needle.utf8CodeUnitCount
         guard length > 0, start >= 0, limit - start >= length else { return nil }
         return needle.withUTF8Buffer { pattern -> Int? in
-            let first = pattern[0]
-            var position = start
-            while position <= limit - length {
-                if Self.lowered(bytes[position]) == first {
+            bytes.withUnsafeBufferPointer { page -> Int? in
+                guard let base = page.baseAddress else { return nil }
+                var position = start
+                while position <= limit - length {
+                    // The first character is found by memchr, the rest compared in place.
+                    guard let found = memchr(base + position, Int32(pattern[0]), limit - length + 1 - position)
+                    else { return nil }
+                    position = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
                     var offset = 1
-                    while offset < length, Self.lowered(bytes[position + offset]) == pattern[offset] { offset += 1 }
+                    while offset < length, Self.lowered(page[position + offset]) == pattern[offset] { offset += 1 }
                     if offset == length { return position }
+                    position += 1
                 }
-                position += 1
+                return nil
             }
-            return nil
         }
     }
 
