@@ -62,7 +62,7 @@ import Testing
         let page =
             String(repeating: "<form></form>", count: count)
             + #"<FORM method="post" action="/login"><input name="username"><textarea name="note">a&amp;b"#
-            + "</TEXTAREA><button name="go">Go</button></form>"
+            + #"</TEXTAREA><button name="go">Go</button></form>"#
         #expect(page.utf8.count < 8 << 20)
         let forms = try HTMLForm.forms(in: page, base: URL(string: "https://idp.example.com/page")!)
         #expect(forms.count == count + 1)

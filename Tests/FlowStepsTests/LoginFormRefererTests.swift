@@ -92,7 +92,7 @@ import Testing
         try await withSite({ _ in SiteAnswer(body: page) }) { site in
             let session = HTTPSession(configuration: .init(timeout: .seconds(600)))
             let presenter = HeadlessFormPresenter { _ throws(HTTPError) in "ada" }
-            do {
+            do throws(HTTPError) {
                 _ = try await presenter.present(
                     site.url("/authorize"), finish: LoginFinish(site.url("/finish")), transport: session.transport)
                 Issue.record("a page without a form to fill was taken")

@@ -1,4 +1,6 @@
+import FlowDescriptor
 import FlowEngine
+import FlowTransform
 import Foundation
 import Testing
 

@@ -197,7 +197,7 @@ enum Authentication {
 
     /// The user a role service answer (`Me`) names: its `id`, else its `userName`.
     private static func userID(in document: Node) -> String? {
-        document?["id"]?.scalar?.text ?? document?["userName"]?.scalar?.text
+        document["id"]?.scalar?.text ?? document["userName"]?.scalar?.text
     }
 
     /// Puts `authenticator` on the run's session in place of one of its method for its origin that an earlier try
