@@ -21,12 +21,14 @@ public enum Backend {
     /// Sends `request`, mapping transport errors and error answers to step failures that name the endpoint:
     /// timeouts, connection problems and 5xx answers are transient (a retry policy retries them); lock, wipe,
     /// a blocked user (`USER_BLOCKED`, `USER_DEACTIVATED`: `user-blocked`), 401/403/404 and malformed answers are not.
+    ///
+    /// `hops` decides and notes each redirect (all are followed by default); the debug line shows them.
     public static func fetch(
-        _ request: HTTPRequest, context: StepContext, what: String
+        _ request: HTTPRequest, context: StepContext, what: String, hops: RedirectHops = RedirectHops()
     ) async throws(StepFailure) -> HTTPResponse {
         let response: HTTPResponse
         do {
-            response = try await context.http.send(request)
+            response = try await context.http.send(request, redirects: { hops.decide(from: $0, to: $1) })
         } catch {
             context.log.write(
                 .error, "\(context.name): \(request.method) \(request.url.absoluteString) failed: \(error.code)")
@@ -34,7 +36,8 @@ public enum Backend {
                 FailureCode(rawValue: error.code), "\(what): \(error.message)", transient: error.isTransient)
         }
         context.log.write(
-            .debug, "\(context.name): \(request.method) \(request.url.absoluteString) → \(response.status)")
+            .debug,
+            "\(context.name): \(request.method) \(request.url.absoluteString) → \(response.status)\(hops.summary)")
         let endpoint = "\(request.method) \(request.url.absoluteString)"
         if let refusal = refusal(response, endpoint: endpoint, what: what) { throw refusal }
         switch response.status {

@@ -19,10 +19,13 @@ enum ConfigurationFile {
     }
 
     /// The JSON object at `url`; a 404 is a provider with nothing to offer, said as `notFound` when given.
-    static func fetch(_ url: URL, context: StepContext, what: String, notFound: String? = nil) async -> ProviderAnswer {
+    static func fetch(
+        _ url: URL, context: StepContext, what: String, notFound: String? = nil, hops: RedirectHops = RedirectHops()
+    ) async -> ProviderAnswer {
         do throws(StepFailure) {
             let response = try await Backend.fetch(
-                HTTPRequest(url: url, headers: [("Accept", "application/json")]), context: context, what: what)
+                HTTPRequest(url: url, headers: [("Accept", "application/json")]), context: context, what: what,
+                hops: hops)
             return .found(try Backend.json(response, what: what), source: url.absoluteString)
         } catch {
             if error.code == .http(404) { return .nothing(notFound ?? "\(what): not found") }

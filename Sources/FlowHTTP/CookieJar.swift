@@ -2,7 +2,8 @@ public import Foundation
 import Synchronization
 
 /// Cookies a session received, sent back only to the origin that set them (host and port; with a `Domain`,
-/// that domain and its subdomains), on matching paths, and `Secure` ones only over https. Host-only cookies are
+/// that domain and its subdomains, never a public suffix nor wider than an IP address: ``CookieDomain``), on
+/// matching paths, and `Secure` ones only over https. Host-only cookies are
 /// bound to the port too, stricter than RFC 6265, so that no cookie crosses to another origin on the same host.
 /// AsyncHTTPClient keeps none.
 public final class CookieJar: Sendable {
@@ -50,14 +51,18 @@ public final class CookieJar: Sendable {
                 let value = pieces.count > 1 ? pieces[1] : ""
                 switch key {
                 case "domain":
-                    let domain = value.hasPrefix(".") ? String(value.dropFirst()).lowercased() : value.lowercased()
-                    // A host may set cookies for itself or a parent domain, never for another site.
-                    guard host == domain || host.hasSuffix("." + domain) else {
+                    // A host may set cookies for itself or a parent domain, never for another site, a public
+                    // suffix or, from an IP address, anything wider than itself.
+                    switch CookieDomain(attribute: value, host: host) {
+                    case .hostOnly:
+                        cookie.domain = host
+                        cookie.hostOnly = true
+                    case .domain(let domain):
+                        cookie.domain = domain
+                        cookie.hostOnly = false
+                    case .refused:
                         cookie.domain = ""
-                        continue
                     }
-                    cookie.domain = domain
-                    cookie.hostOnly = false
                 case "path": if value.hasPrefix("/") { cookie.path = value }
                 case "secure": cookie.secure = true
                 case "max-age": if let seconds = Double(value) { cookie.expires = now.addingTimeInterval(seconds) }
@@ -85,7 +90,7 @@ public final class CookieJar: Sendable {
                 let domainMatches =
                     cookie.hostOnly
                     ? host == cookie.domain && port == cookie.port
-                    : (host == cookie.domain || host.hasSuffix("." + cookie.domain))
+                    : CookieDomain.host(host, isWithin: cookie.domain)
                 let pathMatches =
                     path == cookie.path || path.hasPrefix(cookie.path.hasSuffix("/") ? cookie.path : cookie.path + "/")
                 return domainMatches && pathMatches && (!cookie.secure || secure)

@@ -492,6 +492,11 @@ public final class HTTPSession: Sendable {
             next.method = "GET"
             next.body = nil
         }
+        // A page's full address in `Referer` never follows a redirect to another origin or to http.
+        if let referer = next.header("Referer") {
+            next.removeHeader("Referer")
+            if let kept = Referrer.onRedirect(referer, to: target) { next.setHeader("Referer", kept) }
+        }
         guard target.origin != current.url.origin else { return next }
         if next.body != nil, next.bodyHoldsSecret {
             throw HTTPError(

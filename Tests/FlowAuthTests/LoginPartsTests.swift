@@ -40,7 +40,7 @@ import Testing
               <button type="submit" name="action" value="go">Sign in</button><button name="other" value="no">x</button>
             </FORM><form><input type="hidden" name="SAMLResponse" value="PHNhbWw+"></form></body></html>
             """
-        let forms = HTMLForm.forms(in: page, base: URL(string: "https://idp.example.com/start/page")!)
+        let forms = try HTMLForm.forms(in: page, base: URL(string: "https://idp.example.com/start/page")!)
         #expect(forms.count == 2)
         let login = forms[0]
         #expect(login.action.absoluteString == "https://idp.example.com/login?x=1&y=2")
@@ -53,6 +53,40 @@ import Testing
         #expect(forms[1].postsItself)
         #expect(forms[1].action.absoluteString == "https://idp.example.com/start/page")
         #expect(forms[1].method == "GET")
+    }
+
+    /// The shape of the hostile page: as many empty forms as fit under the 8 MiB body cap, and the login form
+    /// last. Read in one pass (the timing is bench/hostile.sh's).
+    @Test func aPageOfManyEmptyFormsIsReadWhole() throws {
+        let count = 640_000
+        let page =
+            String(repeating: "<form></form>", count: count)
+            + #"<FORM method="post" action="/login"><input name="username"><textarea name="note">a&amp;b"#
+            + #"</TEXTAREA><button name="go">Go</button></form>"#
+        #expect(page.utf8.count < 8 << 20)
+        let forms = try HTMLForm.forms(in: page, base: URL(string: "https://idp.example.com/page")!)
+        #expect(forms.count == count + 1)
+        #expect(forms.dropLast().allSatisfy { $0.fields.isEmpty && $0.method == "GET" })
+        let login = try #require(forms.last)
+        #expect(login.method == "POST")
+        #expect(login.action.absoluteString == "https://idp.example.com/login")
+        #expect(login.fields.map(\.name) == ["username", "note", "go"])
+        #expect(login["note"] == "a&b")
+    }
+
+    /// A page is read in a task that was cancelled (as a step's timeout or SIGTERM cancels it): the reading stops
+    /// instead of running on. The cancellation happens before the reading starts, so no clock is involved.
+    @Test func readingAPageStopsWhenItsTaskIsCancelled() async throws {
+        let page = String(repeating: "<form></form>", count: 640_000)
+        let (started, start) = AsyncStream.makeStream(of: Void.self)
+        let reading = Task {
+            for await _ in started { break }
+            return try HTMLForm.forms(in: page, base: URL(string: "https://idp.example.com/")!).count
+        }
+        reading.cancel()
+        start.yield()
+        start.finish()
+        await #expect(throws: CancellationError.self) { try await reading.value }
     }
 
     @Test func formEncodingRoundTrips() {

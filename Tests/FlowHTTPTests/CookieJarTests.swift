@@ -107,6 +107,63 @@ import Testing
         #expect(jar.header(for: url("https://example.com/")) == nil)
     }
 
+    @Test(
+        arguments: zip(
+            ["com", ".com", "uk", "localhost", "co.uk", "CO.UK", "com.au", "github.io"],
+            [
+                "https://shop.example.com/", "https://shop.example.com/", "https://shop.example.co.uk/",
+                "http://app.localhost/", "https://shop.example.co.uk/", "https://shop.example.co.uk/",
+                "https://shop.example.com.au/", "https://someone.github.io/",
+            ]))
+    func domainThatIsAPublicSuffixIsRefused(domain: String, setter: String) {
+        let jar = CookieJar()
+        jar.store(["wide=1; Domain=\(domain); Path=/"], from: url(setter))
+        #expect(jar.header(for: url(setter)) == nil)
+        #expect(jar.header(for: url("https://other.example.com/")) == nil)
+        #expect(jar.header(for: url("https://other.example.co.uk/")) == nil)
+        #expect(jar.header(for: url("https://other.github.io/")) == nil)
+    }
+
+    @Test func domainUnderAMultiLabelSuffixIsAccepted() {
+        let jar = CookieJar()
+        jar.store(["shared=1; Domain=example.co.uk; Path=/"], from: url("https://login.example.co.uk/"))
+        #expect(jar.header(for: url("https://api.example.co.uk/")) == "shared=1")
+        #expect(jar.header(for: url("https://other.co.uk/")) == nil)
+    }
+
+    @Test func publicSuffixIdenticalToTheHostMakesAHostOnlyCookie() {
+        let jar = CookieJar()
+        jar.store(["s=1; Domain=localhost; Path=/"], from: url("http://localhost:8080/"))
+        #expect(jar.header(for: url("http://localhost:8080/")) == "s=1")
+        #expect(jar.header(for: url("http://localhost:9090/")) == nil)
+        #expect(jar.header(for: url("http://app.localhost:8080/")) == nil)
+    }
+
+    @Test(arguments: ["1", "0.0.1", ".0.1", "0.1", "127.0.0", "com"])
+    func domainWiderThanAnIPAddressIsRefused(domain: String) {
+        let jar = CookieJar()
+        jar.store(["ip=1; Domain=\(domain); Path=/"], from: url("http://127.0.0.1:8080/"))
+        #expect(jar.header(for: url("http://127.0.0.1:8080/")) == nil)
+        #expect(jar.header(for: url("http://1/")) == nil)
+        #expect(jar.header(for: url("http://0.0.1/")) == nil)
+        #expect(jar.header(for: url("http://10.0.0.1/")) == nil)
+    }
+
+    @Test func domainIdenticalToAnIPAddressMakesAHostOnlyCookie() {
+        let jar = CookieJar()
+        jar.store(["ip=1; Domain=127.0.0.1; Path=/"], from: url("http://127.0.0.1:8080/"))
+        #expect(jar.header(for: url("http://127.0.0.1:8080/")) == "ip=1")
+        #expect(jar.header(for: url("http://127.0.0.1:9090/")) == nil)
+        #expect(jar.header(for: url("http://10.127.0.0.1/")) == nil)
+    }
+
+    @Test func emptyDomainIsIgnoredAndTheCookieIsHostOnly() {
+        let jar = CookieJar()
+        jar.store(["h=1; Domain=; Path=/"], from: url("https://app.example.com/"))
+        #expect(jar.header(for: url("https://app.example.com/")) == "h=1")
+        #expect(jar.header(for: url("https://api.example.com/")) == nil)
+    }
+
     // MARK: Path
 
     @Test func explicitPathScopesTheCookie() {

@@ -165,6 +165,30 @@ import Testing
         }
     }
 
+    @Test func aLoopbackServerGetsOnlyHostOnlyCookies() async throws {
+        try await withServer({ request in
+            switch request.path {
+            case "/set":
+                Reply(headers: [
+                    ("Set-Cookie", "one=1; Domain=1; Path=/"), ("Set-Cookie", "short=2; Domain=0.0.1; Path=/"),
+                    ("Set-Cookie", "tld=3; Domain=com; Path=/"), ("Set-Cookie", "same=4; Domain=127.0.0.1; Path=/"),
+                ])
+            default: Reply(body: request.header("Cookie") ?? "")
+            }
+        }) { server in
+            try await withServer({ request in Reply(body: request.header("Cookie") ?? "") }) { other in
+                try await withSession { session throws in
+                    _ = try await session.get(server.url("/set"))
+                    #expect(try await session.get(server.url("/echo")).text == "same=4")
+                    // The same address on another port is another origin: a host-only cookie stays with its own.
+                    #expect(try await session.get(other.url("/echo")).text == "")
+                    #expect(session.cookies.header(for: URL(string: "http://0.0.1/")!) == nil)
+                    #expect(session.cookies.header(for: URL(string: "http://10.0.0.1/")!) == nil)
+                }
+            }
+        }
+    }
+
     @Test func cookiesSetOnAResponseThatStopsTheRedirectsAreKept() async throws {
         try await withServer({ request in
             switch request.path {

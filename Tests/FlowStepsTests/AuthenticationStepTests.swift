@@ -164,6 +164,25 @@ struct AuthenticationStepTests {
         }
     }
 
+    /// A role service answer that cannot be read leaves the user unchecked: the login stands, and the run says so
+    /// (a warning in its output and a note in the trace) instead of passing over it.
+    @Test func anUnreadableRoleServiceAnswerSaysTheUserIsNotChecked() async throws {
+        try await withEmulator { emulator, url in
+            emulator.setFault(.malformedBody(), for: .me)
+            let harness = try StepHarness(Self.flow, emulator: url)
+            try harness.info.set(Self.seed(url), by: "harness")
+            let outcome = await harness.step.onboard(harness.context(.onboard))
+            await harness.close()
+            #expect(outcome.succeeded, "\(outcome)")
+            #expect(harness.info["userID"] == nil)
+            let notes = harness.trace.events.filter { $0.outcome == "user-not-checked" }.compactMap(\.message)
+            #expect(notes.contains { $0.contains("the user is not checked: reading the user: ") }, "\(notes)")
+            #expect(notes.allSatisfy { $0.contains("is not valid JSON") }, "\(notes)")
+            let warnings = harness.lines.all.filter { $0.hasPrefix("WARN") && $0.contains("the user is not checked") }
+            #expect(!warnings.isEmpty, "\(harness.lines.all)")
+        }
+    }
+
     @Test func aLockedRegistrationStopsTheLoginWithAClearMessage() async throws {
         try await withEmulator { emulator, url in
             emulator.setRegistrationState(.locked, application: "com.example.travel")

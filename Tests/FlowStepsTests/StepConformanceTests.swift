@@ -276,7 +276,8 @@ final class StepHarness: Sendable {
     let secret = "s3cr3t-\(UUID().uuidString)"
 
     /// `keeping`: origins the session reaches where they are, not at `emulator` (another origin of a test's own).
-    init(_ yaml: String, emulator: URL, keeping: [URL] = []) throws {
+    /// `rewrite`: whether requests go to `emulator` (as `--emulator` sends them), or where their URLs say.
+    init(_ yaml: String, emulator: URL, keeping: [URL] = [], rewrite: Bool = true) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "flowrun-conformance-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -299,11 +300,13 @@ final class StepHarness: Sendable {
         info = InfoStore(keys: KeyTable(flow: flow))
         // Made last: a session must be shut down before it goes, and a harness that fails to start has no close.
         http = HTTPSession(
-            configuration: .init(timeout: .seconds(600), rewrite: URLRewrite(target: emulator, keeping: keeping)))
+            configuration: .init(
+                timeout: .seconds(600), rewrite: rewrite ? URLRewrite(target: emulator, keeping: keeping) : nil))
     }
 
     func context(
-        _ mode: FlowMode, kept: JSONValue? = nil, onboardingID: UUID = UUID(), environment extra: [String: String] = [:]
+        _ mode: FlowMode, kept: JSONValue? = nil, onboardingID: UUID = UUID(),
+        environment extra: [String: String] = [:], link: URL? = nil
     ) -> StepContext {
         var environment = ProcessInfo.processInfo.environment
         environment["CONFORMANCE_SECRET"] = secret
@@ -326,7 +329,7 @@ final class StepHarness: Sendable {
                     "email-address": "ada@example.com", "username": "ada@example.com", "consent.eula": "accept",
                     "consent.privacy": "accept", "consent.data-collection": "accept",
                 ],
-                environment: environment, interactive: false),
+                environment: environment, interactive: false, link: link),
             trace: trace, log: log, redactor: redactor, stateFolder: folder.path, book: staging)
         return run.step("subject", mode: Mode(mode), onboardingID: onboardingID)
     }

@@ -28,52 +28,65 @@ public struct HTMLForm: Sendable, Hashable {
         fields.first { $0.name == name }?.value
     }
 
-    /// The forms of `html`, a page that came from `base`.
-    public static func forms(in html: String, base: URL) -> [HTMLForm] {
+    /// The forms of `html`, a page that came from `base`, read in one pass over its bytes (a hostile page of
+    /// hundreds of thousands of forms costs time in proportion to its size, not its square).
+    /// - Throws: `CancellationError` when the task is cancelled while reading (a step's timeout, SIGTERM): the
+    ///   reading stops within a few hundred tags.
+    public static func forms(in html: String, base: URL) throws(CancellationError) -> [HTMLForm] {
+        let page = PageBytes(html)
         var forms: [HTMLForm] = []
-        var rest = html[...]
-        while let open = rest.range(of: "<form", options: .caseInsensitive) {
-            guard let tagEnd = rest[open.upperBound...].firstIndex(of: ">") else { break }
-            let attributes = Self.attributes(rest[open.upperBound..<tagEnd])
-            let bodyStart = rest.index(after: tagEnd)
-            let close = rest[bodyStart...].range(of: "</form", options: .caseInsensitive)
-            let body = rest[bodyStart..<(close?.lowerBound ?? rest.endIndex)]
+        var position = 0
+        while let open = page.find("<form", from: position) {
+            if forms.count % PageBytes.tagsBetweenChecks == 0, Task.isCancelled { throw CancellationError() }
+            let afterName = open + 5
+            guard let tagEnd = page.find(">", from: afterName) else { break }
+            let attributes = afterName == tagEnd ? [:] : Self.attributes(page.text(afterName..<tagEnd)[...])
+            let bodyStart = tagEnd + 1
+            let close = page.find("</form", from: bodyStart)
+            let body = bodyStart..<(close ?? page.count)
             let actionText = attributes["action"].flatMap { $0.isEmpty ? nil : $0 }
             let action = actionText.flatMap { URL(string: $0, relativeTo: base)?.absoluteURL } ?? base
             let method = (attributes["method"] ?? "get").uppercased() == "POST" ? "POST" : "GET"
-            forms.append(HTMLForm(action: action, method: method, fields: Self.fields(in: body), id: attributes["id"]))
-            rest = close.map { rest[$0.upperBound...] } ?? rest[rest.endIndex...]
+            let fields = try Self.fields(in: page, body)
+            forms.append(HTMLForm(action: action, method: method, fields: fields, id: attributes["id"]))
+            position = close.map { $0 + 6 } ?? page.count
         }
         return forms
     }
 
     /// The named `<input>`, `<button>` and `<textarea>` elements of a form's body, in order.
-    private static func fields(in body: Substring) -> [Field] {
+    private static func fields(in page: PageBytes, _ body: Range<Int>) throws(CancellationError) -> [Field] {
         var fields: [Field] = []
-        var rest = body
-        while let open = rest.firstIndex(of: "<") {
-            let afterOpen = rest.index(after: open)
-            guard let end = rest[afterOpen...].firstIndex(of: ">") else { break }
-            let tag = rest[afterOpen..<end]
+        var position = body.lowerBound
+        var tags = 0
+        // Whether a submit button is among the fields already (found once, not by looking again per button).
+        var pressed = false
+        while let open = page.find("<", from: position, before: body.upperBound) {
+            tags += 1
+            if tags % PageBytes.tagsBetweenChecks == 0, Task.isCancelled { throw CancellationError() }
+            guard let end = page.find(">", from: open + 1, before: body.upperBound) else { break }
+            let tag = page.text(open + 1..<end)[...]
             let name = tag.prefix { $0.isLetter }.lowercased()
             let attributes = Self.attributes(tag.dropFirst(name.count))
-            rest = rest[rest.index(after: end)...]
+            position = end + 1
             guard let fieldName = attributes["name"], !fieldName.isEmpty else { continue }
             switch name {
             case "input":
                 let type = (attributes["type"] ?? "text").lowercased()
                 if ["checkbox", "radio"].contains(type), attributes["checked"] == nil { continue }
+                pressed = pressed || type == "submit"
                 fields.append(
                     Field(name: fieldName, value: attributes["value"] ?? (type == "checkbox" ? "on" : ""), type: type))
             case "button":
                 // Only the button that is pressed is sent: the first one, when the page has several.
-                if !fields.contains(where: { $0.type == "submit" }) {
+                if !pressed {
                     fields.append(Field(name: fieldName, value: attributes["value"] ?? "", type: "submit"))
+                    pressed = true
                 }
             case "textarea":
-                let close = rest.range(of: "</textarea", options: .caseInsensitive)
-                let text = rest[..<(close?.lowerBound ?? rest.startIndex)]
-                fields.append(Field(name: fieldName, value: decodeEntities(String(text)), type: "textarea"))
+                let close = page.find("</textarea", from: position, before: body.upperBound) ?? position
+                let text = page.text(position..<close)
+                fields.append(Field(name: fieldName, value: decodeEntities(text), type: "textarea"))
             default:
                 continue
             }

@@ -63,7 +63,16 @@ public struct HeadlessFormPresenter: WebPresenter {
         for _ in 0..<maxPages {
             if let reached = Self.finishURL(of: response, finish) { return reached }
             let page = String(decoding: response.body, as: UTF8.self)
-            let forms = HTMLForm.forms(in: page, base: response.url)
+            let forms: [HTMLForm]
+            do {
+                forms = try HTMLForm.forms(in: page, base: response.url)
+            } catch {
+                throw HTTPError(
+                    "cancelled",
+                    "reading the login page at \(Self.plain(response.url)) was stopped (the step timed out or the run "
+                        + "was cancelled)",
+                    transient: true)
+            }
             let fillable = forms.first { form in form.fields.contains { fields.kind(of: $0) != nil } }
             guard let form = fillable ?? forms.first(where: \.postsItself) else {
                 throw .login(
@@ -102,11 +111,12 @@ public struct HeadlessFormPresenter: WebPresenter {
                 components?.percentEncodedQuery = HTMLForm.encode(pairs)
                 request = HTTPRequest(url: components?.url ?? form.action, headers: [("Accept", "text/html")])
             }
-            request.setHeader("Referer", response.url.absoluteString)
-            if let origin = URLComponents(url: response.url, resolvingAgainstBaseURL: true) {
-                request.setHeader(
-                    "Origin", "\(origin.scheme ?? "http")://\(origin.host ?? "")\(origin.port.map { ":\($0)" } ?? "")")
+            // What a browser sends: the page's full address to its own origin only (it carries `state`, `nonce`
+            // and the PKCE challenge), its origin to another, nothing from https to http.
+            if let referer = Referrer.header(from: response.url, to: request.url) {
+                request.setHeader("Referer", referer)
             }
+            request.setHeader("Origin", Referrer.origin(from: response.url, to: request.url))
             response = try await transport.send(request, redirects: stopAtFinish)
         }
         throw .login("login-too-long", "the login did not reach \(finish) within \(maxPages) pages")
@@ -129,26 +139,36 @@ public struct HeadlessFormPresenter: WebPresenter {
         return components?.string ?? url.absoluteString
     }
 
-    /// The page's visible text, shortened, for a message: what the identity provider said.
+    /// The page's visible text, shortened, for a message: what the identity provider said. One pass over the
+    /// page's bytes that ends once enough text is seen; a tag's name is read to 8 characters at most, so a page of
+    /// tags only costs its length.
     static func excerpt(_ page: String) -> String {
-        var text = ""
+        var kept: [UInt8] = []
         var inTag = false
         var skipping = false
-        var rest = page[...]
-        while let character = rest.first {
-            if character == "<" {
-                let tag = rest.dropFirst().prefix { $0.isLetter || $0 == "/" }.lowercased()
+        var visible = 0
+        let bytes = Array(page.utf8)
+        var index = 0
+        while index < bytes.count, visible < 2_000 {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "<") {
+                let name = bytes[(index + 1)..<min(index + 9, bytes.count)].prefix { byte in
+                    (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == UInt8(ascii: "/")
+                }
+                let tag = name.isEmpty ? "" : String(decoding: name, as: UTF8.self).lowercased()
                 if tag == "script" || tag == "style" || tag == "title" { skipping = true }
                 if tag == "/script" || tag == "/style" || tag == "/title" { skipping = false }
                 inTag = true
-            } else if character == ">" {
+            } else if byte == UInt8(ascii: ">") {
                 inTag = false
-                text.append(" ")
+                if kept.last != UInt8(ascii: " ") { kept.append(UInt8(ascii: " ")) }
             } else if !inTag && !skipping {
-                text.append(character)
+                kept.append(byte)
+                if byte > 0x20 { visible += 1 }
             }
-            rest = rest.dropFirst()
+            index += 1
         }
+        let text = String(decoding: kept, as: UTF8.self)
         let words = HTMLForm.decodeEntities(text).split(whereSeparator: \.isWhitespace).joined(separator: " ")
         guard !words.isEmpty else { return "" }
         return " (the page says: \(words.prefix(200)))"

@@ -1,10 +1,11 @@
 import FlowCatalog
 import FlowDescriptor
 import FlowEngine
+import FlowHTTP
 import Foundation
 
-/// `url`: the configuration an onboarding link (`--link`) points at, accepted only from the allowed hosts:
-/// links can be forged to send people to a hostile backend.
+/// `url`: the configuration an onboarding link (`--link`) points at, accepted only from the allowed hosts, the
+/// link's own and every redirect's: links can be forged to send people to a hostile backend.
 struct URLProvider: ConfigurationProvider {
     static let spec = ProviderSpec(
         name: "url", aliases: ["URLConfigurationProvider"],
@@ -30,6 +31,29 @@ struct URLProvider: ConfigurationProvider {
                     + allowedHosts.joined(separator: ", ") + ")",
                 transient: false)
         }
-        return await ConfigurationFile.fetch(link, context: context, what: "the onboarding link")
+        // Every hop is checked as the link is: a redirect must not carry the run off to a host nobody allowed.
+        // Hosts are compared as the session sends them (under `--emulator` every host is the emulator's).
+        let allowed = Set(allowedHosts + allowedHosts.compactMap { host in
+            URL(string: "https://\(host)/").flatMap { context.http.rewritten($0).host?.lowercased() }
+        })
+        let hops = RedirectHops { _, target in
+            target.host.map { allowed.contains($0.lowercased()) } == true ? .follow : .stop
+        }
+        let answer = await ConfigurationFile.fetch(link, context: context, what: "the onboarding link", hops: hops)
+        if let refused = hops.refused {
+            return .failed(
+                "the link redirected to \(Self.withoutQuery(refused)), whose host \(refused.host ?? "(none)") is "
+                    + "not in `allowed-hosts` (" + allowedHosts.joined(separator: ", ") + "); nothing from it was used",
+                transient: false)
+        }
+        return answer
+    }
+
+    /// `url` without its query and fragment, which may carry codes.
+    private static func withoutQuery(_ url: URL) -> String {
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
+        components?.query = nil
+        components?.fragment = nil
+        return components?.string ?? url.absoluteString
     }
 }

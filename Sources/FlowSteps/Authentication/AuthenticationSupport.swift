@@ -105,17 +105,35 @@ enum Authentication {
         }
         // The role service needs the application ID; without the settings parameters there is no user to read.
         guard readUser, let me = try? validatingURL(mePath, context: context) else { return nil }
-        let document =
-            me == url
-            ? try? Backend.json(response, what: what)
-            : try? Backend.json(
-                try await Backend.fetch(
-                    HTTPRequest(url: me, headers: [("Accept", "application/json")]), context: context,
-                    what: "reading the user"),
-                what: "reading the user")
-        let user = userID(in: document)
+        let document: Node
+        do throws(StepFailure) {
+            document =
+                me == url
+                ? try Backend.json(response, what: "reading the user")
+                : try Backend.json(
+                    try await Backend.fetch(
+                        HTTPRequest(url: me, headers: [("Accept", "application/json")]), context: context,
+                        what: "reading the user"),
+                    what: "reading the user")
+        } catch {
+            userNotChecked(error.message, absent: error.code == .http(404), context: context)
+            return nil
+        }
+        guard let user = userID(in: document) else {
+            userNotChecked("the role service's answer names no user (no `id`, no `userName`)", context: context)
+            return nil
+        }
         try check(user: user, expected: expected)
         return user
+    }
+
+    /// Says, in the trace and as a warning in the run's output, that the login's user is not checked against the
+    /// onboarded one because the role service's `Me` could not be read, and why. A backend without a role service
+    /// (`absent`, a 404) is only noted in the trace: it has no user to name.
+    static func userNotChecked(_ reason: String, absent: Bool = false, context: StepContext) {
+        let message = "the user is not checked: \(reason)"
+        context.note("user-not-checked", message)
+        context.log.write(absent ? .info : .warn, "\(context.name): \(message)")
     }
 
     /// After a login in the middle of a run, fails when `Me` names a user other than `expected` (the onboarded
@@ -151,10 +169,24 @@ enum Authentication {
         var headers = [("Accept", "application/json")]
         if let authorization { headers.append(("Authorization", authorization)) }
         let response = try await transport.send(HTTPRequest(url: me, headers: headers))
-        guard response.status == 200, let document = try? Backend.json(response, what: "reading the user") else {
+        guard response.status == 200 else {
+            userNotChecked(
+                "\(redact(me)) answered \(response.status) after the new login", absent: response.status == 404,
+                context: context)
             return nil
         }
-        return userID(in: document)
+        let document: Node
+        do throws(StepFailure) {
+            document = try Backend.json(response, what: "reading the user after the new login")
+        } catch {
+            userNotChecked(error.message, context: context)
+            return nil
+        }
+        guard let user = userID(in: document) else {
+            userNotChecked("the role service's answer names no user (no `id`, no `userName`)", context: context)
+            return nil
+        }
+        return user
     }
 
     /// Provides `userID`, the user the login found (or the onboarded one), when there is one.
@@ -164,8 +196,8 @@ enum Authentication {
     }
 
     /// The user a role service answer (`Me`) names: its `id`, else its `userName`.
-    private static func userID(in document: Node?) -> String? {
-        document?["id"]?.scalar?.text ?? document?["userName"]?.scalar?.text
+    private static func userID(in document: Node) -> String? {
+        document["id"]?.scalar?.text ?? document["userName"]?.scalar?.text
     }
 
     /// Puts `authenticator` on the run's session in place of one of its method for its origin that an earlier try
