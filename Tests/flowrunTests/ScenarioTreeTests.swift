@@ -101,7 +101,7 @@ extension ProcessSuites {
             try scratch.write("repo/x.scenario.yaml", Self.scenario(data: "notes.yaml"))
             try scratch.write(
                 "repo/y.scenario.yaml",
-                "flow: notes.yaml\nemulator: none\nruns:\n  - mode: onboard\n    faults: []\n    expect: {step: nope}\n")
+                "flow: notes.yaml\nemulator: none\nruns:\n  - mode: onboard\n    expect: {step: nope}\n")
             // `applications` with a key that is not the emulator's: what the file holds is still not shown.
             try scratch.write("repo/near.yaml", "applications: []\nuserz: \(Self.secret)\n")
             try scratch.write("repo/z.scenario.yaml", Self.scenario(data: "near.yaml"))
