@@ -74,7 +74,8 @@ extension ProcessSuites {
                 let result = try await CommandRunner.run(["test", "--format", "json", "x.scenario.yaml"], in: folder)
                 let output = result.standardOutput + result.standardError
                 #expect(result.status == 2, "\(data): \(output)")
-                #expect(output.contains("x.scenario.yaml:2:18: error[FR203]: `emulator.data` names `\(data)`, \(words)"))
+                let finding = "x.scenario.yaml:2:18: error[FR203]: `emulator.data` names `\(data)`, \(words)"
+                #expect(output.contains(finding), "\(output)")
                 #expect(output.contains("no scenario ran"), "\(output)")
                 #expect(!output.contains(Self.secret) && !output.contains(Self.secretKey), "\(output)")
             }
@@ -89,7 +90,8 @@ extension ProcessSuites {
             let folder = scratch.url.appendingPathComponent("repo")
             let lint = try await CommandRunner.run(["lint", "x.scenario.yaml"], in: folder)
             #expect(lint.status == 1)
-            #expect(lint.standardOutput.contains("x.scenario.yaml:1:7: error[FR203]: `flow` names"), "\(lint.standardOutput)")
+            let flowFinding = "x.scenario.yaml:1:7: error[FR203]: `flow` names"
+            #expect(lint.standardOutput.contains(flowFinding), "\(lint.standardOutput)")
             #expect(lint.standardOutput.contains("x.scenario.yaml:2:9: error[FR203]: `config` names `/etc/passwd`"))
             #expect(!lint.standardOutput.contains(Self.secret) && !lint.standardOutput.contains("root:"))
         }
