@@ -102,6 +102,8 @@ struct TestCommand: AsyncParsableCommand {
                     Diagnostic(
                         .invalidValue, "`flow` names `\(scenario.flow.value)`, which does not exist.",
                         at: scenario.flow.location, path: .root.appending("flow")))
+            } else if let problem = notAFlow(scenario.flow) {
+                diagnostics.append(problem)
             }
             if let config = scenario.config, !FileBytes.exists(config.value) {
                 diagnostics.append(
@@ -124,39 +126,73 @@ struct TestCommand: AsyncParsableCommand {
                             .appending("store-opens")))
             }
             if case .data(let data) = scenario.emulator {
-                let path = DescriptorPath.root.appending("emulator").appending("data")
-                if !FileBytes.exists(data.value) {
-                    diagnostics.append(
-                        Diagnostic(
-                            .invalidValue, "`emulator.data` names `\(data.value)`, which does not exist.",
-                            at: data.location, path: path))
-                } else {
-                    // The data file is checked with the scenario, by `flowrun test` before anything runs and by lint.
-                    do {
-                        _ = try EmulatorData.load(path: data.value)
-                    } catch {
-                        diagnostics.append(
-                            Diagnostic(
-                                .invalidValue,
-                                "`emulator.data` names `\(data.value)`, which the emulator cannot use: "
-                                    + error.problems.map(\.description).joined(separator: "; "),
-                                at: data.location, path: path))
-                    }
-                }
+                diagnostics += dataProblems(data, tree: TreePath(holding: file))
             }
         }
         let report = RunCommand.report(of: file, diagnostics)
         return (diagnostics.hasErrors ? nil : read.scenario, diagnostics, report)
     }
 
+    /// A finding when the flow a scenario names is not a flow file (no mapping with a top-level `flowrun` key):
+    /// nothing of it is quoted, and no run would read it as one.
+    static func notAFlow(_ flow: Located<String>) -> Diagnostic? {
+        let read = DocumentReader.read(path: flow.value)
+        guard read.diagnostics.hasErrors || read.root?["flowrun"] == nil else { return nil }
+        let why = read.diagnostics.hasErrors ? "cannot be read as YAML or JSON" : "has no top-level `flowrun` key"
+        return Diagnostic(
+            .invalidValue,
+            "`flow` names `\(flow.value)`, which is not a flow file: it \(why); its content is not shown here "
+                + "(`flowrun lint` it on its own).", at: flow.location, path: .root.appending("flow"))
+    }
+
+    /// The findings for the data file a scenario names: that it does not exist; that it is not emulator data (a
+    /// mapping of the emulator data's keys, with `applications`), said without quoting any of it; or, for emulator
+    /// data, each problem the emulator finds, the files it names resolved inside `tree`.
+    static func dataProblems(_ data: Located<String>, tree: TreePath) -> [Diagnostic] {
+        let path = DescriptorPath.root.appending("emulator").appending("data")
+        func problem(_ text: String) -> [Diagnostic] {
+            [Diagnostic(.invalidValue, "`emulator.data` names `\(data.value)`, \(text)", at: data.location, path: path)]
+        }
+        guard FileBytes.exists(data.value) else { return problem("which does not exist.") }
+        let read = DocumentReader.read(path: data.value)
+        guard !read.diagnostics.hasErrors, let root = read.root else {
+            return problem("which is not emulator data: it cannot be read as YAML or JSON; its content is not shown.")
+        }
+        let keys = root.pairs?.map { $0.key.scalar?.text ?? "" }
+        guard let keys, keys.contains("applications") else {
+            return problem(
+                "which is not emulator data (a mapping with `applications`, docs/emulator.md); its content is not "
+                    + "shown.")
+        }
+        let unknown = keys.filter { !EmulatorData.topLevelKeys.contains($0) }
+        guard unknown.isEmpty else {
+            // Only the emulator's own key names are shown: never a key of a file that is not emulator data.
+            let suggestions = Set(unknown.compactMap { Suggestion.closest(to: $0, in: EmulatorData.topLevelKeys) })
+            return problem(
+                "which is not emulator data: \(unknown.count) of its top-level keys "
+                    + "\(unknown.count == 1 ? "is" : "are") "
+                    + "not emulator data's (\(EmulatorData.topLevelKeys.map { "`\($0)`" }.joined(separator: ", ")))"
+                    + (suggestions.isEmpty ? "" : "; did you mean " + suggestions.sorted().map { "`\($0)`" }
+                        .joined(separator: " or ") + "?") + "; its content is not shown.")
+        }
+        // The data file is checked with the scenario, by `flowrun test` before anything runs and by lint.
+        do {
+            _ = try EmulatorData(node: root, within: tree)
+            return []
+        } catch {
+            return problem(
+                "which the emulator cannot use: " + error.problems.map(\.description).joined(separator: "; "))
+        }
+    }
+
     /// An emulator data file checked as `--emulator-data` and a scenario's `emulator.data` read it, each problem
-    /// where it was written.
+    /// where it was written; the files it names must be in its own folder or below.
     static func checkData(_ file: String) -> FileReport {
         let read = DocumentReader.read(path: file)
         var diagnostics = read.diagnostics
         if !diagnostics.hasErrors, let root = read.root {
             do {
-                _ = try EmulatorData(node: root)
+                _ = try EmulatorData(node: root, within: TreePath(holding: file))
             } catch {
                 let start = SourceLocation(file: file, line: 1, column: 1)
                 diagnostics += error.problems.map { Diagnostic(.invalidValue, $0.message, at: $0.location ?? start) }
@@ -168,9 +204,9 @@ struct TestCommand: AsyncParsableCommand {
     /// A finding for each step name of the scenario's faults and request expectations that is not a step of its
     /// flow: such a fault would never switch on, and such a count would always be zero.
     static func unknownSteps(_ scenario: Scenario) -> [Diagnostic] {
-        guard !scenario.stepReferences.isEmpty, let root = DocumentReader.read(path: scenario.flow.value).root else {
-            return []
-        }
+        guard !scenario.stepReferences.isEmpty, let root = DocumentReader.read(path: scenario.flow.value).root,
+            root["flowrun"] != nil
+        else { return [] }
         let steps = FlowDecoder.decode(root, file: scenario.flow.value).0.steps.map(\.name.value)
         guard !steps.isEmpty else { return [] }
         return scenario.stepReferences.filter { !steps.contains($0.name.value) }.map { reference in

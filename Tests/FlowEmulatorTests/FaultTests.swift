@@ -78,6 +78,35 @@ struct FaultTests {
         }
     }
 
+    @Test("Faults queued for one endpoint apply in order, each for its count, then the endpoint behaves")
+    func queued() async throws {
+        try await withEmulator { (emulator, client) async throws in
+            emulator.setFault(.status(500, count: 1), for: .settings)
+            emulator.queueFault(.status(502, count: 1), for: .settings)
+            emulator.queueFault(.status(503, count: 2), for: .settings)
+            var statuses: [Int] = []
+            for _ in 0..<5 { statuses.append(try await client.get(Paths.settings, headers: Paths.appHeader).status) }
+            #expect(statuses == [500, 502, 503, 503, 200])
+            #expect(emulator.fault(for: .settings) == nil)
+        }
+    }
+
+    @Test("A queued fault for one step is met by that step's request, past an earlier fault for another step")
+    func queuedForSteps() async throws {
+        try await withEmulator { (emulator, client) async throws in
+            var login = Fault.status(500, count: 1)
+            login.step = "login"
+            var settings = Fault.status(502, count: 1)
+            settings.step = "settings"
+            emulator.queueFault(login, for: .settings)
+            emulator.queueFault(settings, for: .settings)
+            let step = { (name: String) in Paths.appHeader + [("X-Flowrun-Step", name)] }
+            #expect(try await client.get(Paths.settings, headers: step("settings")).status == 502)
+            #expect(try await client.get(Paths.settings, headers: step("settings")).status == 200)
+            #expect(try await client.get(Paths.settings, headers: step("login")).status == 500)
+        }
+    }
+
     @Test("A counted dropped connection fails once, then a retry succeeds")
     func countedDrop() async throws {
         try await withEmulator { (emulator, client) async throws in

@@ -162,11 +162,11 @@ struct RouteTests {
     @Test("A fault's count runs down to nothing")
     func faultCount() {
         var state = EmulatorState(data: .builtIn)
-        state.faults[.me] = .status(500, count: 2)
+        state.faultQueues[.me] = [.status(500, count: 2)]
         #expect(state.takeFault(for: .me)?.status == 500)
         #expect(state.takeFault(for: .me)?.status == 500)
         #expect(state.takeFault(for: .me) == nil)
-        state.faults[.me] = .status(500)
+        state.faultQueues[.me] = [.status(500)]
         for _ in 0..<5 { #expect(state.takeFault(for: .me) != nil) }
     }
 }

@@ -1,10 +1,15 @@
 import FlowDescriptor
 import FlowEmulator
 import FlowScenario
+import Foundation
 import Testing
 
 @Suite("Scenario files are read with located findings")
 struct ScenarioDecoderTests {
+    /// This repository's top folder (a Git work tree).
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
     static let whole = """
         name: basic onboarding
         flow: ../basic.yaml
@@ -31,11 +36,13 @@ struct ScenarioDecoderTests {
         """
 
     @Test func aWholeScenarioIsReadIntoItsRunsFaultsAndExpectations() throws {
-        let read = ScenarioDecoder.read(text: Self.whole, file: "/tmp/flows/scenarios/basic.scenario.yaml")
+        // In the repository (a Git work tree), as shipped scenarios are: `../basic.yaml` stays inside it.
+        let file = Self.repository + "/flows/scenarios/basic.scenario.yaml"
+        let read = ScenarioDecoder.read(text: Self.whole, file: file)
         #expect(read.diagnostics.isEmpty, "\(read.diagnostics.map(\.message))")
         let scenario = try #require(read.scenario)
         #expect(scenario.name == "basic onboarding")
-        #expect(scenario.flow.value == "/tmp/flows/basic.yaml")
+        #expect(scenario.flow.value == Self.repository + "/flows/basic.yaml")
         #expect(scenario.inputs.secrets["passcode"] == "Wareh0use-passcode")
         #expect(scenario.runs.map(\.name) == ["1. onboard", "restore without a login"])
         #expect(scenario.inputs.environment == ["STATION": "station-7"])
@@ -72,7 +79,7 @@ struct ScenarioDecoderTests {
                   requests: [{endpoint: token, step: login, count: 1}]
 
             """
-        let read = ScenarioDecoder.read(text: text, file: "/tmp/flows/scenarios/x.scenario.yaml")
+        let read = ScenarioDecoder.read(text: text, file: Self.repository + "/flows/scenarios/x.scenario.yaml")
         #expect(read.diagnostics.isEmpty, "\(read.diagnostics.map(\.message))")
         let scenario = try #require(read.scenario)
         let run = try #require(scenario.runs.first)
@@ -201,5 +208,114 @@ struct ScenarioDecoderTests {
     ])
     func scenarioFilesAreKnownByTheirName(path: String, isScenario: Bool) {
         #expect(ScenarioFiles.isScenario(path) == isScenario)
+    }
+
+    // MARK: Paths stay in the scenario's tree
+
+    /// A folder outside any Git work tree, with a scenario folder `tree/` in it and a file beside `tree/`.
+    static func outsideRepository() throws -> (folder: URL, tree: URL) {
+        let folder = URL(fileURLWithPath: "/tmp").appendingPathComponent("flowrun-tree-\(UUID().uuidString)")
+        let tree = folder.appendingPathComponent("tree")
+        try FileManager.default.createDirectory(at: tree, withIntermediateDirectories: true)
+        try Data("password: outside-secret-4711\n".utf8).write(to: folder.appendingPathComponent("outside.yaml"))
+        try FileManager.default.createSymbolicLink(
+            atPath: tree.appendingPathComponent("link.yaml").path, withDestinationPath: "../outside.yaml")
+        try Data("flowrun: 1\n".utf8).write(to: tree.appendingPathComponent("inside.yaml"))
+        return (folder, tree)
+    }
+
+    @Test func aPathThatLeavesTheScenariosTreeIsAnErrorAtItsFieldNamingThePath() throws {
+        let (folder, tree) = try Self.outsideRepository()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let text = """
+            flow: /etc/passwd
+            emulator: {data: ../outside.yaml}
+            config: link.yaml
+            runs: [{mode: onboard}]
+
+            """
+        let file = tree.appendingPathComponent("x.scenario.yaml").path
+        let read = ScenarioDecoder.read(text: text, file: file)
+        #expect(read.scenario == nil)
+        let found = read.diagnostics.map { "\($0.location!.line):\($0.location!.column) \($0.message)" }
+        #expect(found.count == 3, "\(found)")
+        #expect(found.contains { $0.hasPrefix("1:7 `flow` names `/etc/passwd`, an absolute path;") }, "\(found)")
+        #expect(
+            found.contains { $0.hasPrefix("2:18 `emulator.data` names `../outside.yaml`, a path that climbs out of") },
+            "\(found)")
+        #expect(
+            found.contains { $0.hasPrefix("3:9 `config` names `link.yaml`, a path that leads out of") },
+            "\(found)")
+        #expect(!found.joined().contains("outside-secret-4711"))
+    }
+
+    @Test func aPathInsideTheTreeIsResolvedAndOneThroughALinkInsideItToo() throws {
+        let (folder, tree) = try Self.outsideRepository()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createSymbolicLink(
+            atPath: tree.appendingPathComponent("alias.yaml").path, withDestinationPath: "inside.yaml")
+        let text = "flow: ./sub/../alias.yaml\nruns: [{mode: onboard}]\n"
+        let read = ScenarioDecoder.read(text: text, file: tree.appendingPathComponent("x.scenario.yaml").path)
+        #expect(read.diagnostics.isEmpty, "\(read.diagnostics.map(\.message))")
+        #expect(read.scenario?.flow.value == tree.appendingPathComponent("alias.yaml").path)
+    }
+
+    @Test func aPathIntoGitIsRefusedEvenInsideTheRepository() {
+        let text = "flow: ../../.git/config\nruns: [{mode: onboard}]\n"
+        let read = ScenarioDecoder.read(text: text, file: Self.repository + "/flows/scenarios/x.scenario.yaml")
+        #expect(read.diagnostics.map(\.message).contains { $0.contains("a path into the repository's `.git` folder") })
+    }
+
+    // MARK: Faults queue
+
+    @Test func threeCountedFaultsForOneEndpointAreKeptInOrder() throws {
+        let text = """
+            flow: f.yaml
+            runs:
+              - mode: onboard
+                faults:
+                  - {endpoint: settings, status: 500, count: 1}
+                  - {endpoint: settings, status: 502, count: 1}
+                  - {endpoint: settings, status: 503, count: 1}
+
+            """
+        let read = ScenarioDecoder.read(text: text, file: "f.scenario.yaml")
+        #expect(read.diagnostics.isEmpty, "\(read.diagnostics.map(\.message))")
+        #expect(try #require(read.scenario).runs[0].faults.map(\.fault.status) == [500, 502, 503])
+    }
+
+    @Test func aFaultBehindAnEndlessOneForTheSameRequestsIsAnErrorBeforeAnythingRuns() {
+        let text = """
+            flow: f.yaml
+            runs:
+              - mode: onboard
+                faults:
+                  - {endpoint: settings, status: 500}
+                  - {endpoint: settings, status: 502, count: 1, after-requests: 3}
+                  - {endpoint: me, step: login, status: 503}
+                  - {endpoint: me, step: settings, status: 503, count: 1}
+
+            """
+        let read = ScenarioDecoder.read(text: text, file: "f.scenario.yaml")
+        #expect(read.scenario == nil)
+        let found = read.diagnostics.map { "\($0.location!.line):\($0.location!.column) \($0.message)" }
+        #expect(
+            found == [
+                "6:9 `runs[0].faults[1]` can never apply: `runs[0].faults[0]` is switched on before it for the same "
+                    + "`settings` requests and has no `count`, so it never ends (a run's faults for one endpoint "
+                    + "apply in order); give that fault a `count`."
+            ], "\(found)")
+    }
+
+    @Test func aRunWithMoreFaultsThanTheLimitIsOneErrorAndTheFaultsAreNotRead() {
+        let faults = String(repeating: "      - {endpoint: settings, status: 503, count: 1}\n", count: 1001)
+        let text = "flow: f.yaml\nruns:\n  - mode: onboard\n    faults:\n" + faults
+        let read = ScenarioDecoder.read(text: text, file: "f.scenario.yaml")
+        #expect(read.scenario == nil)
+        #expect(
+            read.diagnostics.map(\.message) == [
+                "`runs[0].faults` lists 1001 faults; a run may have at most 1000 (give a fault a `count` instead of "
+                    + "repeating it)."
+            ])
     }
 }

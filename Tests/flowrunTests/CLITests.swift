@@ -231,7 +231,8 @@ extension ProcessSuites {
             try scratch.write("flows/no-extension", brokenFlow)
             try scratch.write("flows/trailing-dot.", brokenFlow)
             let manager = FileManager.default
-            // A link to a file and a link to a folder are followed, as opening their paths would.
+            // A link to a file and a link to a folder are followed where they stay in the folder's tree (here, outside
+            // a Git work tree, the folder named): these lead out of it, so nothing of theirs is read.
             try manager.createSymbolicLink(
                 atPath: scratch.url.appendingPathComponent("flows/c-link.yaml").path,
                 withDestinationPath: scratch.url.appendingPathComponent("elsewhere/linked.yaml").path)
@@ -247,9 +248,20 @@ extension ProcessSuites {
             let document = try #require(
                 try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
             #expect(
-                document["files"] as? [String] == [
-                    "flows/a.yaml", "flows/b.YAML", "flows/c-link.yaml", "flows/d-folder/inner.yml",
-                ])
+                document["files"] as? [String] == ["flows/a.yaml", "flows/b.YAML"], "\(result.standardOutput)")
+            try manager.createSymbolicLink(
+                atPath: scratch.url.appendingPathComponent("flows/f-inside.yaml").path, withDestinationPath: "a.yaml")
+            try manager.createSymbolicLink(
+                atPath: scratch.url.appendingPathComponent("flows/g-folder").path,
+                withDestinationPath: scratch.url.appendingPathComponent("flows/inner").path)
+            try scratch.write("flows/inner/h.yaml", brokenFlow)
+            let inside = try await CommandRunner.run(["lint", "flows/", "--format", "json"], in: scratch.url)
+            let again = try #require(
+                try JSONSerialization.jsonObject(with: Data(inside.standardOutput.utf8)) as? [String: Any])
+            // Links inside the tree are followed (each file once, by its first path).
+            #expect(
+                again["files"] as? [String] == ["flows/a.yaml", "flows/b.YAML", "flows/g-folder/h.yaml"],
+                "\(inside.standardOutput)")
         }
 
         @Test func standardInputIsLintedUnderTheNameGiven() async throws {

@@ -31,8 +31,9 @@ struct Suppressions {
         var blockIndent: Int?
         for (index, line) in lines.enumerated() {
             let number = index + 1
-            let indent = line.prefix { $0 == " " }.count
-            let blank = line.allSatisfy(\.isWhitespace)
+            // Every walk over a line is on its bytes (see `LineColumns` for why never on `Character`s).
+            let indent = line.utf8.prefix { $0 == UInt8(ascii: " ") }.count
+            let blank = Self.isBlank(line)
             // Lines of a block scalar (`|`, `>`) are text, even when they start with `#`.
             if let parent = blockIndent {
                 if blank || indent > parent { continue }
@@ -40,14 +41,15 @@ struct Suppressions {
             }
             let comment = Self.comment(in: line)
             let code = line[..<(comment?.start ?? line.endIndex)]
-            let hasContent = !code.allSatisfy(\.isWhitespace)
+            let hasContent = !Self.isBlank(code)
             if hasContent {
                 for rule in pendingOwnLine { rules[rule].line = number }
                 pendingOwnLine = []
                 if Self.opensBlockScalar(code) { blockIndent = indent }
             }
             guard let comment, let marker = Self.firstRange(of: "flowrun-lint:", in: comment.text) else { continue }
-            let column = line.unicodeScalars.distance(from: line.startIndex, to: marker.lowerBound) + 1
+            let offset = line.utf8.distance(from: line.startIndex, to: marker.lowerBound)
+            let column = LineColumns(line).column(ofByte: offset)
             let location = SourceLocation(file: file, line: number, column: column)
             guard let rule = parse(comment.text[marker.upperBound...], at: location) else { continue }
             rules.append(rule)
@@ -59,13 +61,24 @@ struct Suppressions {
         }
     }
 
+    /// Whether `text` is only white space (as YAML and libyaml see it: spaces, tabs; and the other Unicode
+    /// white space a person may type), looked at scalar by scalar.
+    static func isBlank(_ text: Substring) -> Bool {
+        text.unicodeScalars.allSatisfy(\.properties.isWhitespace)
+    }
+
     /// Whether a line's code ends with a block scalar indicator: `|`, `>`, `|-`, `>+`, `|2`.
     static func opensBlockScalar(_ code: Substring) -> Bool {
-        let trimmed = code.reversed().drop { $0 == " " || $0 == "\t" }
-        let indicator = trimmed.prefix { $0 == "-" || $0 == "+" || $0.isNumber }
-        guard let mark = trimmed.dropFirst(indicator.count).first, mark == "|" || mark == ">" else { return false }
+        let ascii: (Character) -> UInt8 = { $0.asciiValue! }
+        let trimmed = code.utf8.reversed().drop { $0 == ascii(" ") || $0 == ascii("\t") }
+        let indicator = trimmed.prefix {
+            $0 == ascii("-") || $0 == ascii("+") || (ascii("0")...ascii("9")).contains($0)
+        }
+        guard let mark = trimmed.dropFirst(indicator.count).first, mark == ascii("|") || mark == ascii(">") else {
+            return false
+        }
         let before = trimmed.dropFirst(indicator.count + 1).first
-        return before == nil || before == " " || before == ":" || before == "-"
+        return before == nil || before == ascii(" ") || before == ascii(":") || before == ascii("-")
     }
 
     /// The most unknown names one comment gets a finding each for (with a "did you mean"); the rest are counted
@@ -218,43 +231,52 @@ struct Suppressions {
     /// The comment on a YAML line, if any: a `#` at the start or after white space, outside quoted scalars.
     ///
     /// A quote opens a quoted scalar only where a scalar starts (after `: `, `- `, `[`, `{`, `,` or the
-    /// indentation); inside, `''` (single) and `\"` (double) are escapes, not ends.
+    /// indentation); inside, `''` (single) and `\"` (double) are escapes, not ends. Read on bytes: every mark is
+    /// ASCII, and in UTF-8 an ASCII byte is never part of another scalar.
     static func comment(in line: Substring) -> (start: Substring.Index, text: Substring)? {
-        var quote: Character?
-        var previous: Character = " "
+        let (space, tab, hash) = (UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "#"))
+        let (single, double, backslash) = (UInt8(ascii: "'"), UInt8(ascii: "\""), UInt8(ascii: "\\"))
+        let bytes = line.utf8
+        var quote: UInt8?
+        var previous = space
         var atScalarStart = true
-        var index = line.startIndex
-        while index < line.endIndex {
-            let character = line[index]
-            let next = line.index(after: index)
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            let next = bytes.index(after: index)
             if let open = quote {
-                if open == "'", character == "'" {
-                    if next < line.endIndex, line[next] == "'" {
-                        index = line.index(after: next)
-                        previous = "'"
+                if open == single, byte == single {
+                    if next < bytes.endIndex, bytes[next] == single {
+                        index = bytes.index(after: next)
+                        previous = single
                         continue
                     }
                     quote = nil
-                } else if open == "\"", character == "\\" {
-                    index = next < line.endIndex ? line.index(after: next) : next
+                } else if open == double, byte == backslash {
+                    index = next < bytes.endIndex ? bytes.index(after: next) : next
                     continue
-                } else if open == "\"", character == "\"" {
+                } else if open == double, byte == double {
                     quote = nil
                 }
-            } else if character == "#", previous == " " || previous == "\t" {
+            } else if byte == hash, previous == space || previous == tab {
                 return (index, line[next...])
-            } else if character == "\"" || character == "'", atScalarStart {
-                quote = character
-            } else if character == " " || character == "\t" {
-                if previous == ":" || (previous == "-" && atScalarStart) || previous == "?" { atScalarStart = true }
-            } else if character == "[" || character == "{" || character == "," {
+            } else if byte == double || byte == single, atScalarStart {
+                quote = byte
+            } else if byte == space || byte == tab {
+                if previous == UInt8(ascii: ":") || (previous == UInt8(ascii: "-") && atScalarStart)
+                    || previous == UInt8(ascii: "?")
+                {
+                    atScalarStart = true
+                }
+            } else if byte == UInt8(ascii: "[") || byte == UInt8(ascii: "{") || byte == UInt8(ascii: ",") {
                 atScalarStart = true
-            } else if character == "-" || character == "?", atScalarStart {
+            } else if byte == UInt8(ascii: "-") || byte == UInt8(ascii: "?"), atScalarStart {
                 // A sequence entry or key indicator: the scalar starts after the space that follows.
-            } else {
+            } else if byte & 0xC0 != 0x80 {
+                // The first byte of any other scalar; a continuation byte changes nothing.
                 atScalarStart = false
             }
-            previous = character
+            if byte & 0xC0 != 0x80 { previous = byte }
             index = next
         }
         return nil

@@ -38,8 +38,9 @@ enum SARIFRenderer {
                             .array(
                                 run.reports.flatMap { report in
                                     let lines = report.lines
+                                    let columns = LineColumns.of(lines, at: report.diagnostics.compactMap(\.location))
                                     return report.diagnostics.map {
-                                        result($0, rules: rules, files: files, lines: lines)
+                                        result($0, rules: rules, files: files, lines: lines, columns: columns)
                                     }
                                 })
                         ),
@@ -66,7 +67,8 @@ enum SARIFRenderer {
     }
 
     private static func result(
-        _ diagnostic: Diagnostic, rules: [DiagnosticCode], files: [String], lines: [Substring]
+        _ diagnostic: Diagnostic, rules: [DiagnosticCode], files: [String], lines: [Substring],
+        columns: [Int: LineColumns]
     ) -> JSONValue {
         var message = diagnostic.message
         if let hint = diagnostic.hint { message += " " + hint }
@@ -82,7 +84,7 @@ enum SARIFRenderer {
                 fields.append(("index", .int(index)))
                 artifact = .object(fields)
             }
-            let region = self.region(location, lines: lines)
+            let region = self.region(location, lines: lines, columns: columns)
             var place: [(String, JSONValue)] = [
                 (
                     "physicalLocation",
@@ -145,18 +147,17 @@ enum SARIFRenderer {
 
     /// The finding's region: its line, and the columns of the token it points at (end exclusive, in code points,
     /// as `columnKind` says); only the start when the line is not at hand.
-    static func region(_ location: SourceLocation, lines: [Substring]) -> JSONValue {
+    static func region(_ location: SourceLocation, lines: [Substring], columns: [Int: LineColumns]) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("startLine", .int(location.line)), ("startColumn", .int(location.column)),
         ]
-        if lines.indices.contains(location.line - 1) {
+        if lines.indices.contains(location.line - 1), let index = columns[location.line - 1] {
             // Only the text from the column on is looked at (a line may be a whole minified file).
-            let rest = lines[location.line - 1].unicodeScalars.dropFirst(location.column - 1).prefix(
-                TextRenderer.excerptWidth)
+            let rest = index.text(
+                of: lines[location.line - 1],
+                columns: location.column..<(location.column + TextRenderer.excerptWidth))
             if !rest.isEmpty {
-                var view = String.UnicodeScalarView()
-                view.append(contentsOf: rest)
-                let width = TextRenderer.tokenWidth(in: String(view), from: 0)
+                let width = TextRenderer.tokenWidth(in: String(rest), from: 0)
                 members.append(("endColumn", .int(location.column + width)))
             }
         }

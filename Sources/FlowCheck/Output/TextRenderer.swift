@@ -88,8 +88,8 @@ struct TextRenderer {
 
     /// Windows of long lines, so that many findings on one long line cost each a window, not the line.
     struct LineWindows {
-        /// The code points of each long line met so far.
-        private var scalars: [Int: [Unicode.Scalar]] = [:]
+        /// The column index of each long line met so far.
+        private var columns: [Int: LineColumns] = [:]
         /// Lines at most this long (in bytes) are used whole.
         static let wholeLineLimit = 4 * TextRenderer.excerptWidth
 
@@ -99,17 +99,16 @@ struct TextRenderer {
         mutating func window(of lines: [Substring], at index: Int, column: Int) -> (Substring, Int) {
             let line = lines[index]
             guard line.utf8.count > Self.wholeLineLimit else { return (line, column) }
-            if scalars[index] == nil { scalars[index] = Array(line.unicodeScalars) }
-            let all = scalars[index]!
+            if columns[index] == nil { columns[index] = LineColumns(line) }
+            let all = columns[index]!
             let margin = TextRenderer.excerptWidth
             let start = max(0, min(column, all.count) - margin)
             let end = min(all.count, max(column, 0) + margin)
-            var view = String.UnicodeScalarView()
-            view.append(contentsOf: all[start..<end])
+            let text = all.text(of: line, columns: (start + 1)..<(end + 1))
             // One character stands for each end that was cut, so that the excerpt still shows `…` there.
             let head = start > 0 ? " " : ""
             let tail = end < all.count ? " " : ""
-            return (Substring(head + String(view) + tail), column - start + head.count)
+            return (Substring(head + String(text) + tail), column - start + head.count)
         }
     }
 

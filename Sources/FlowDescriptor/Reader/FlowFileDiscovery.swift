@@ -90,8 +90,8 @@ public struct FlowFileDiscovery: Sendable {
     }
 
     /// Flow-file candidates below `folder`, sorted, skipping hidden folders (`.git`, `.build`). Symbolic links are
-    /// followed, and each folder and each file is taken once, whatever links lead to it: a link back to an
-    /// ancestor (`self -> .`) is a cycle that is not walked again.
+    /// followed where they stay inside `folder`'s tree (others are skipped), and each folder and each file is taken
+    /// once, whatever links lead to it: a link back to an ancestor (`self -> .`) is a cycle that is not walked again.
     ///
     /// Read with `readdir`, whose entries say which are folders, so that a folder of thousands of flows costs
     /// no `stat` per file; only folders, entries of unknown type and symbolic links are looked at with `stat`.
@@ -100,7 +100,12 @@ public struct FlowFileDiscovery: Sendable {
     private static func walk(_ folder: String) -> [[UInt8]] {
         var folders: Set<Identity> = []
         var linkedFiles = false
-        var found = walk(Array(folder.utf8), folders: &folders, linkedFiles: &linkedFiles)
+        // A link is followed only when it stays in the named folder's tree (its Git work tree, or the folder
+        // itself outside one; see `TreePath`): lint reads what it was pointed at, never a file a pull request links
+        // to from outside (`x.emulator.yaml -> ~/.git-credentials`).
+        let absolute = URL(fileURLWithPath: folder).standardizedFileURL.path
+        guard let top = realPath(Array((TreePath.workTreeTop(above: absolute) ?? absolute).utf8)) else { return [] }
+        var found = walk(Array(folder.utf8), top: top, folders: &folders, linkedFiles: &linkedFiles)
         if linkedFiles {
             // A link to a file may name one found by another path: keep the first path of each file.
             var files: Set<Identity> = []
@@ -119,7 +124,28 @@ public struct FlowFileDiscovery: Sendable {
         return order != 0 ? order < 0 : first.count < second.count
     }
 
-    private static func walk(_ folder: [UInt8], folders: inout Set<Identity>, linkedFiles: inout Bool) -> [[UInt8]] {
+    /// The real path (every link followed) of the path whose bytes are `pathBytes`, or `nil` when it does not
+    /// resolve.
+    static func realPath(_ pathBytes: [UInt8]) -> [UInt8]? {
+        (pathBytes + [0]).withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { path -> [UInt8]? in
+                guard let resolved = realpath(path.baseAddress!, nil) else { return nil }
+                defer { free(resolved) }
+                let bytes = UnsafeBufferPointer(start: resolved, count: strlen(resolved))
+                return bytes.map { UInt8(bitPattern: $0) }
+            }
+        }
+    }
+
+    /// Whether the path whose bytes are `pathBytes` really is in the folder whose real path is `top`.
+    static func leadsInside(_ pathBytes: [UInt8], top: [UInt8]) -> Bool {
+        guard let real = realPath(pathBytes) else { return false }
+        return real == top || top == [UInt8(ascii: "/")] || real.starts(with: top + [UInt8(ascii: "/")])
+    }
+
+    private static func walk(
+        _ folder: [UInt8], top: [UInt8], folders: inout Set<Identity>, linkedFiles: inout Bool
+    ) -> [[UInt8]] {
         let base = folder.last == UInt8(ascii: "/") && folder.count > 1 ? Array(folder.dropLast()) : folder
         guard let identity = Identity(pathBytes: base), folders.insert(identity).inserted else { return [] }
         let opened = (base + [0]).withUnsafeBufferPointer { buffer in
@@ -137,7 +163,8 @@ public struct FlowFileDiscovery: Sendable {
             default:
                 // A link or a file system that does not say: follow it, as opening the path would.
                 var status = Glibc.stat()
-                guard Self.status(of: base + [UInt8(ascii: "/")] + name, into: &status) else { continue }
+                let path = base + [UInt8(ascii: "/")] + name
+                guard Self.status(of: path, into: &status), leadsInside(path, top: top) else { continue }
                 switch status.st_mode & S_IFMT {
                 case S_IFDIR: entries.append((name, true))
                 case S_IFREG:
@@ -152,7 +179,7 @@ public struct FlowFileDiscovery: Sendable {
         for entry in entries.sorted(by: { precedes($0.name, $1.name) }) {
             let path = base + [UInt8(ascii: "/")] + entry.name
             if entry.isDirectory {
-                found += walk(path, folders: &folders, linkedFiles: &linkedFiles)
+                found += walk(path, top: top, folders: &folders, linkedFiles: &linkedFiles)
             } else if hasFlowExtension(entry.name) {
                 found.append(path)
             }

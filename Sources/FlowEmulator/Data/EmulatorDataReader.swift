@@ -12,6 +12,27 @@ extension EmulatorData {
         try from(DocumentReader.read(path: path))
     }
 
+    /// Reads emulator data from a file as ``load(path:)`` does, with every file it names (`tls` certificates and
+    /// keys) resolved inside `tree`: one outside is a problem, and is not read (lint and `flowrun test` read data
+    /// files a pull request names).
+    ///
+    /// - Throws: ``EmulatorDataError`` as ``load(path:)`` does, and for each named file outside `tree`.
+    public static func load(path: String, within tree: TreePath) throws(EmulatorDataError) -> EmulatorData {
+        try from(DocumentReader.read(path: path), within: tree)
+    }
+
+    /// Reads emulator data from a document tree as ``init(node:)`` does, with the files it names resolved inside
+    /// `tree` (see ``load(path:within:)``).
+    ///
+    /// - Throws: ``EmulatorDataError`` when the tree is not valid emulator data.
+    public init(node: Node, within tree: TreePath) throws(EmulatorDataError) {
+        var reader = DataReader()
+        reader.tree = tree
+        let data = reader.data(node)
+        if !reader.problems.isEmpty { throw EmulatorDataError(reader.problems) }
+        self = data!
+    }
+
     /// Reads emulator data from `bytes`, naming `file` in every location.
     ///
     /// - Throws: ``EmulatorDataError`` when the text cannot be read or its data is not valid.
@@ -31,13 +52,24 @@ extension EmulatorData {
         self = data!
     }
 
-    private static func from(_ result: ReadResult) throws(EmulatorDataError) -> EmulatorData {
+    private static func from(
+        _ result: ReadResult, within tree: TreePath? = nil
+    ) throws(EmulatorDataError) -> EmulatorData {
         let errors = result.diagnostics.filter { $0.severity == .error }
         if !errors.isEmpty || result.root == nil {
             throw EmulatorDataError(errors.map { .init($0.message, at: $0.location) })
         }
-        return try EmulatorData(node: result.root!)
+        guard let tree else { return try EmulatorData(node: result.root!) }
+        return try EmulatorData(node: result.root!, within: tree)
     }
+}
+
+extension EmulatorData {
+    /// The keys of a data file's top level.
+    public static let topLevelKeys = [
+        "applications", "users", "onboarding-codes", "faults", "registrations", "signing-key", "identity-provider",
+        "oauth2-issuers", "tls",
+    ]
 }
 
 extension Fault {
@@ -72,6 +104,9 @@ extension DataReader {
 /// Reads the node tree into emulator data, collecting every problem instead of stopping at the first.
 struct DataReader {
     private(set) var problems: [EmulatorDataError.Problem] = []
+    /// The tree every file the data names must be in (lint, `flowrun test`); `nil`: any file (the data file was
+    /// named by the person running the emulator).
+    var tree: TreePath?
 
     /// Path segments the emulator answers itself; a destination may not take them.
     static let reservedDestinations: Set<String> = [
@@ -85,11 +120,7 @@ struct DataReader {
     // MARK: The document
 
     mutating func data(_ root: Node) -> EmulatorData? {
-        let keys = [
-            "applications", "users", "onboarding-codes", "faults", "registrations", "signing-key", "identity-provider",
-            "oauth2-issuers", "tls",
-        ]
-        guard let fields = mapping(root, path: "the emulator data", keys: keys) else {
+        guard let fields = mapping(root, path: "the emulator data", keys: EmulatorData.topLevelKeys) else {
             return nil
         }
         let applications: [EmulatorApplication]
@@ -860,7 +891,16 @@ extension DataReader {
     private mutating func file(_ node: Node, path: String) -> (name: String, text: String)? {
         guard let name = string(node, path: path) else { return nil }
         let folder = URL(fileURLWithPath: node.location.file).deletingLastPathComponent()
-        let url = name.hasPrefix("/") ? URL(fileURLWithPath: name) : folder.appendingPathComponent(name)
+        var url = name.hasPrefix("/") ? URL(fileURLWithPath: name) : folder.appendingPathComponent(name)
+        if let tree {
+            // Relative to the data file, as always; and inside the tree of the file that named the data.
+            switch tree.resolve(name, from: folder.standardizedFileURL.path) {
+            case .success(let resolved): url = URL(fileURLWithPath: resolved)
+            case .failure(let refusal):
+                fail(tree.message(refusal, field: "`\(path)`", written: name), at: node)
+                return nil
+            }
+        }
         guard let data = FileManager.default.contents(atPath: url.path), let text = String(data: data, encoding: .utf8)
         else {
             fail("`\(path)` names `\(name)`, which cannot be read (looked for at \(url.path)).", at: node)

@@ -224,26 +224,33 @@ public final class BackendEmulator: Sendable {
 
     // MARK: Faults
 
-    /// Switches `fault` on for `endpoint`, replacing the one it had; `nil` switches faults off for it.
+    /// Switches `fault` on for `endpoint`, replacing the ones it had; `nil` switches faults off for it.
     /// Requests waiting out the delay of a fault switched off are answered at once.
     public func setFault(_ fault: Fault?, for endpoint: EmulatorEndpoint) {
         let ended = state.withLock { state -> [DelayWait] in
-            state.faults[endpoint] = fault.flatMap { $0.isEffective ? $0 : nil }
-            guard state.faults[endpoint] == nil else { return [] }
+            state.faultQueues[endpoint] = fault.flatMap { $0.isEffective ? [$0] : nil }
+            guard state.faultQueues[endpoint] == nil else { return [] }
             return Array((state.delayWaits.removeValue(forKey: endpoint) ?? [:]).values)
         }
         for wait in ended { wait.finish(.faultRemoved) }
     }
 
-    /// The fault switched on for `endpoint` (with its remaining count), if any.
+    /// Switches `fault` on for `endpoint` behind the ones it has: it applies once those before it that apply to
+    /// the same requests are used up (a scenario's faults for one endpoint apply in order, each for its `count`).
+    public func queueFault(_ fault: Fault, for endpoint: EmulatorEndpoint) {
+        guard fault.isEffective else { return }
+        state.withLock { $0.faultQueues[endpoint, default: []].append(fault) }
+    }
+
+    /// The fault the next request to `endpoint` meets first (with its remaining count), if any.
     public func fault(for endpoint: EmulatorEndpoint) -> Fault? {
-        state.withLock { $0.faults[endpoint] }
+        state.withLock { $0.faultQueues[endpoint]?.first }
     }
 
     /// Switches every fault off; requests waiting out a delay are answered at once.
     public func clearFaults() {
         let ended = state.withLock { state -> [DelayWait] in
-            state.faults = [:]
+            state.faultQueues = [:]
             defer { state.delayWaits = [:] }
             return state.delayWaits.values.flatMap(\.values)
         }

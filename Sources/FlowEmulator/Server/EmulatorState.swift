@@ -3,7 +3,9 @@ internal import Foundation
 /// The emulator's shared, changing state, kept in one `Mutex`.
 struct EmulatorState: Sendable {
     var data: EmulatorData
-    var faults: [EmulatorEndpoint: Fault]
+    /// The faults switched on, in the order they apply, by endpoint: a request meets the first one that applies to
+    /// its step, and a fault whose `count` is used up leaves the queue for the next.
+    var faultQueues: [EmulatorEndpoint: [Fault]]
     var registrations: [RegistrationKey: RegistrationState]
     /// The device (`Connections`) and push registrations the backend keeps.
     var devices = DeviceRegistry()
@@ -42,7 +44,7 @@ struct EmulatorState: Sendable {
 
     init(data: EmulatorData) {
         self.data = data
-        faults = data.faults.filter { $0.value.isEffective }
+        faultQueues = data.faults.filter { $0.value.isEffective }.mapValues { [$0] }
         auth = AuthState(signer: TokenSigner(key: data.signingKey))
         certificates = EmulatorCertificates(tls: data.tls)
         registrations = [:]
@@ -52,14 +54,22 @@ struct EmulatorState: Sendable {
         }
     }
 
-    /// The fault to apply to one request to `endpoint` sent by `step` (if the request named one), counting it
-    /// against the fault's `count`.
+    /// The fault each endpoint's next request meets first (the head of its queue), for the admin API's listing.
+    var faults: [EmulatorEndpoint: Fault] {
+        faultQueues.compactMapValues(\.first)
+    }
+
+    /// The fault to apply to one request to `endpoint` sent by `step` (if the request named one): the first queued
+    /// fault that applies to the step, counting the request against its `count`.
     mutating func takeFault(for endpoint: EmulatorEndpoint, step: String? = nil) -> Fault? {
-        guard var fault = faults[endpoint], fault.isEffective else { return nil }
-        if let only = fault.step, only != step { return nil }
+        guard var queue = faultQueues[endpoint],
+            let index = queue.firstIndex(where: { $0.isEffective && ($0.step == nil || $0.step == step) })
+        else { return nil }
+        var fault = queue[index]
         if let count = fault.count {
             fault.count = count - 1
-            faults[endpoint] = count > 1 ? fault : nil
+            if count > 1 { queue[index] = fault } else { queue.remove(at: index) }
+            faultQueues[endpoint] = queue.isEmpty ? nil : queue
         }
         return fault
     }

@@ -20,6 +20,10 @@ public enum ScenarioDecoder {
         "delete-registration", "forgot-passcode",
     ]
 
+    /// The most faults one run may list: each is checked and queued, and a long list is a mistake (a `count` says
+    /// "this many requests").
+    public static let faultLimit = 1000
+
     /// Reads the scenario file at `path`.
     public static func read(path: String) -> Result {
         decode(DocumentReader.read(path: path), file: path)
@@ -168,11 +172,8 @@ private struct Fields {
         guard let fields = mapping(root, path: .root, keys: keys, required: ["flow", "runs"]) else {
             return nil
         }
-        let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
-        let flow = fields["flow"].flatMap { string($0, path: .root.appending("flow")) }.map {
-            Located(resolve($0.value, in: folder), at: $0.location)
-        }
-        let emulator = fields["emulator"].map { self.emulator($0, folder: folder) } ?? .builtIn
+        let flow = fields["flow"].flatMap { namedFile($0, path: .root.appending("flow")) }
+        let emulator = fields["emulator"].map { self.emulator($0) } ?? .builtIn
         let tls = fields["emulator"]?.pairs != nil ? fields["emulator"]?["tls"] : nil
         let emulatorTLS = tls.flatMap { bool($0, path: .root.appending("emulator").appending("tls")) }
         let presenter = fields["presenter"].flatMap {
@@ -195,9 +196,7 @@ private struct Fields {
                     path: .root.appending("runs"))
             }
         }
-        let config = fields["config"].flatMap { string($0, path: .root.appending("config")) }.map {
-            Located(resolve($0.value, in: folder), at: $0.location)
-        }
+        let config = fields["config"].flatMap { namedFile($0, path: .root.appending("config")) }
         guard let flow else { return nil }
         let fileName = URL(fileURLWithPath: file).lastPathComponent
         let stem = fileName.hasSuffix(ScenarioFiles.suffix) ? String(fileName.dropLast(ScenarioFiles.suffix.count))
@@ -234,17 +233,26 @@ private struct Fields {
         }
     }
 
-    func resolve(_ path: String, in folder: URL) -> String {
-        path.hasPrefix("/") ? path : folder.appendingPathComponent(path).standardizedFileURL.path
+    /// The file a field names, resolved in the scenario's tree (its folder and below); a path that leaves the tree
+    /// (absolute, `..` above the folder, a symbolic link out of it) is a finding at the field, and nothing is read.
+    mutating func namedFile(_ node: Node, path: DescriptorPath) -> Located<String>? {
+        guard let written = string(node, path: path) else { return nil }
+        let tree = TreePath(holding: file)
+        switch tree.resolve(written.value) {
+        case .success(let resolved):
+            return Located(resolved, at: written.location)
+        case .failure(let refusal):
+            fail(.invalidValue, tree.message(refusal, field: "`\(path)`", written: written.value), at: node, path: path)
+            return nil
+        }
     }
 
-    mutating func emulator(_ node: Node, folder: URL) -> EmulatorChoice? {
+    mutating func emulator(_ node: Node) -> EmulatorChoice? {
         let path = DescriptorPath.root.appending("emulator")
         if node.pairs != nil {
             guard let fields = mapping(node, path: path, keys: ["data", "tls"]) else { return nil }
             guard let node = fields["data"] else { return .builtIn }
-            guard let data = string(node, path: path.appending("data")) else { return nil }
-            return .data(Located(resolve(data.value, in: folder), at: data.location))
+            return namedFile(node, path: path.appending("data")).map { .data($0) }
         }
         switch choice(node, path: path, among: ["built-in", "none"])?.value {
         case "built-in": return .builtIn
@@ -279,12 +287,21 @@ private struct Fields {
             fields["registrations"].map { states($0, path: path.appending("registrations")) } ?? [:]
         var faults: [ScheduledFault] = []
         if let node = fields["faults"] {
-            if let elements = node.elements {
+            if let elements = node.elements, elements.count > ScenarioDecoder.faultLimit {
+                fail(
+                    .invalidValue,
+                    "`\(path.appending("faults"))` lists \(elements.count) faults; a run may have at most "
+                        + "\(ScenarioDecoder.faultLimit) (give a fault a `count` instead of repeating it).",
+                    at: node, path: path.appending("faults"))
+            } else if let elements = node.elements {
+                var numbered: [(fault: ScheduledFault, number: Int, node: Node)] = []
                 for (number, element) in elements.enumerated() {
                     if let fault = fault(element, path: path.appending("faults").appending(index: number)) {
                         faults.append(fault)
+                        numbered.append((fault, number, element))
                     }
                 }
+                neverApplying(numbered, path: path.appending("faults"))
             } else {
                 fail(
                     .wrongType, "`\(path.appending("faults"))` is \(node.kindDescription); expected a list of faults.",
@@ -335,6 +352,34 @@ private struct Fields {
             }
         }
         return states
+    }
+
+    /// A finding for each fault that can never apply: a run's faults for one endpoint queue up in the order they
+    /// are switched on (`after-requests`, then as written), and one without a `count` before it that meets the same
+    /// requests (every step's, or the same step's) never ends.
+    mutating func neverApplying(_ faults: [(fault: ScheduledFault, number: Int, node: Node)], path: DescriptorPath) {
+        // Each endpoint's endless faults so far: the first for every step, and the first for each one step.
+        var endlessForEveryStep: [EmulatorEndpoint: Int] = [:]
+        var endlessForStep: [EmulatorEndpoint: [String: Int]] = [:]
+        for entry in faults.sorted(by: { ($0.fault.afterRequests, $0.number) < ($1.fault.afterRequests, $1.number) }) {
+            let endpoint = entry.fault.endpoint
+            let step = entry.fault.fault.step
+            if let blocker = endlessForEveryStep[endpoint] ?? step.flatMap({ endlessForStep[endpoint]?[$0] }) {
+                fail(
+                    .invalidValue,
+                    "`\(path.appending(index: entry.number))` can never apply: `\(path.appending(index: blocker))` is "
+                        + "switched on before it for the same `\(endpoint)` requests and has no `count`, so it never "
+                        + "ends (a run's faults for one endpoint apply in order); give that fault a `count`.",
+                    at: entry.node, path: path.appending(index: entry.number))
+                continue
+            }
+            guard entry.fault.fault.count == nil else { continue }
+            if let step {
+                endlessForStep[endpoint, default: [:]][step] = endlessForStep[endpoint]?[step] ?? entry.number
+            } else {
+                endlessForEveryStep[endpoint] = entry.number
+            }
+        }
     }
 
     /// The furthest a run may move the emulator's clock: past a refresh token's 30 days, and some.

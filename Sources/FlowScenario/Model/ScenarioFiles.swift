@@ -1,7 +1,9 @@
+import FlowDescriptor
 import Foundation
 
 /// Which files are scenarios: files named `*.scenario.yaml` (or `.scenario.yml`) in the folders given, and every
-/// file given by name; and which are the emulator data files that scenarios name.
+/// file given by name (in a folder, those a symbolic link leads to from outside its tree are left out); and which are
+/// the emulator data files that scenarios name.
 public enum ScenarioFiles {
     /// The ending that marks a scenario file in a folder.
     public static let suffix = ".scenario.yaml"
@@ -44,7 +46,8 @@ public enum ScenarioFiles {
                 .filter(isScenario).sorted()
             // `flowrun test .` reports `a.scenario.yaml`, not `./a.scenario.yaml`.
             let folder = path.hasSuffix("/") ? String(path.dropLast()) : path
-            files += found.map { folder == "." ? $0 : "\(folder)/\($0)" }
+            // A file a link leads to from outside the folder's tree is not read (see `TreePath`).
+            files += found.map { folder == "." ? $0 : "\(folder)/\($0)" }.filter { TreePath.staysInTree($0, of: path) }
         }
         return (files, missing)
     }

@@ -2,7 +2,8 @@ import FlowEmulator
 import Synchronization
 
 /// Faults waiting for the run to make some requests: each is switched on as the request that reaches its count is
-/// recorded, so the next request to its endpoint meets it.
+/// recorded, queued behind its endpoint's faults, so the next request to its endpoint meets it once those before it
+/// are used up.
 final class FaultSchedule: Sendable {
     private struct State {
         var emulator: BackendEmulator?
@@ -34,6 +35,6 @@ final class FaultSchedule: Sendable {
             state.waiting.removeAll { $0.afterRequests <= seen }
             return (state.emulator, due)
         }
-        for fault in due { emulator?.setFault(fault.fault, for: fault.endpoint) }
+        for fault in due { emulator?.queueFault(fault.fault, for: fault.endpoint) }
     }
 }

@@ -102,7 +102,8 @@ public struct ScenarioRunner: Sendable {
         case .builtIn: data = .builtIn
         case .data(let path):
             do {
-                data = try EmulatorData.load(path: path.value)
+                // The files the data names stay in the scenario's tree, as `flowrun test` checked them first.
+                data = try EmulatorData.load(path: path.value, within: TreePath(holding: scenario.file))
                 dataFile = path.value
             } catch {
                 return result([], ["the emulator data \(path.value) cannot be used:\n\(error)"])
@@ -175,8 +176,14 @@ public struct ScenarioRunner: Sendable {
                 emulator?.setRegistrationState(state, application: application)
             }
             if run.clockAdvance > .zero { emulator?.advanceClock(by: run.clockAdvance) }
+            // Each endpoint's first fault replaces what the emulator had (a data file's); the rest queue behind it.
+            var replaced: Set<EmulatorEndpoint> = []
             for fault in run.faults where fault.afterRequests == 0 {
-                emulator?.setFault(fault.fault, for: fault.endpoint)
+                if replaced.insert(fault.endpoint).inserted {
+                    emulator?.setFault(fault.fault, for: fault.endpoint)
+                } else {
+                    emulator?.queueFault(fault.fault, for: fault.endpoint)
+                }
             }
             schedule.arm(run.faults.filter { $0.afterRequests > 0 })
             let requestsBefore = emulator?.requests().count ?? 0
