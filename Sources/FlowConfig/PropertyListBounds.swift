@@ -137,7 +137,7 @@ private struct BinaryWalk {
             count = read
             start += 1 + size
         }
-        let total = kind == 0xD ? count.multipliedReportingOverflow(by: 2) : (count, false)
+        let total = kind == 0xD ? count.multipliedReportingOverflow(by: 2) : (partialValue: count, overflow: false)
         guard !total.overflow, total.partialValue <= (tableOffset - start) / referenceSize else { throw damaged }
         var references: [Int] = []
         references.reserveCapacity(total.partialValue)

@@ -1,5 +1,6 @@
 import FlowConfig
 import FlowDescriptor
+import FlowTransform
 import Foundation
 import Testing
 
