@@ -130,7 +130,10 @@ extension ProcessSuites {
         @Test(arguments: [
             (["-nokeys", "-in", "user.crt"], "holds a certificate but no private key"),
             (["-nocerts", "-inkey", "user.key"], "holds a private key but no certificate"),
-            (["-nocerts", "-inkey", "other.key", "-certfile", "user.crt"], "is not the key of its certificate"),
+            (
+                ["-nocerts", "-inkey", "other.key", "-certfile", "user.crt"],
+                "holds a private key that is not the key of its certificate"
+            ),
         ])
         func aFileWithoutAKeyAndItsCertificateFailsTheRunSayingWhatIsMissing(
             _ export: [String], _ expected: String
