@@ -75,17 +75,26 @@ steps:
   welcome: {{uses: welcome}}
   session: {{uses: session-configuration}}
   login: {{uses: oauth2-authentication, with: {{grant: authorization-code, presenter: headless-form}}}}
+  store: {{uses: store-manager, with: {{passcode: prompt}}}}
 flows:
-  onboard: [welcome, session, {{step: login, timeout: {STEP_TIMEOUT}s}}]
+  onboard: [welcome, session, {{step: login, timeout: {STEP_TIMEOUT}s}}, store]
 """
 
 
 def serve_forms(count=640_000):
-    """A loopback server whose every page is `count` empty forms (under the 8 MiB body cap); its port."""
+    """A loopback server: the backend's OAuth 2.0 challenge, and an authorization page of `count` empty forms (under
+    the 8 MiB body cap); its port."""
     page = b"<html><body>" + b"<form></form>" * count + b"</body></html>"
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
+            if "/authorize" not in self.path:
+                # The backend: the OAuth 2.0 challenge that starts the login.
+                self.send_response(401)
+                self.send_header("WWW-Authenticate", "Bearer")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             self.send_response(200)
             self.send_header("Content-Type", "text/html")
             self.send_header("Content-Length", str(len(page)))
@@ -183,7 +192,8 @@ def make(flowrun, work, here):
             "oauth2.clients": [{"clientID": "hostile", "grantType": "authorization_code",
                                 "redirectURL": base + "/callback"}]}}]}))
     argv = ["run", "flow.yaml", "--state-dir", "state", "--config", "config.json"]
-    env = {"FLOWRUN_INPUT_USERNAME": "ada", "FLOWRUN_INPUT_PASSWORD": "analytical-engine"}
+    env = {"FLOWRUN_INPUT_USERNAME": "ada", "FLOWRUN_INPUT_PASSWORD": "analytical-engine",
+           "FLOWRUN_INPUT_PASSCODE": "Hostile-passc0de"}
     runs += [("640k empty forms, headless-form (step timeout)", argv, forms, env, STEP_TIMEOUT + LIMIT, None),
              ("640k empty forms, headless-form (SIGTERM at 2 s)", argv, forms, env, 2 + LIMIT, 2)]
     return runs
