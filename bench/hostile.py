@@ -86,11 +86,16 @@ def big_stdin(pipe):
     except (BrokenPipeError, ValueError):
         pass
 
-def measure(argv, feed=None, timeout=TIMEOUT_SECONDS):
-    """Seconds, peak MB, exit status (None on a timeout) and output bytes of one run of flowrun."""
+def measure(argv, feed=None, timeout=TIMEOUT_SECONDS, cwd=None, env=None, sigterm_after=None):
+    """Seconds, peak MB, exit status (None on a timeout) and output bytes of one run of flowrun; SIGTERM is sent
+    after `sigterm_after` seconds when given."""
     start = time.perf_counter()
     child = subprocess.Popen(argv, stdin=subprocess.PIPE if feed else subprocess.DEVNULL,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
+                             env=None if env is None else {**os.environ, **env})
+    terminate = threading.Timer(sigterm_after, lambda: child.send_signal(signal.SIGTERM)) if sigterm_after else None
+    if terminate:
+        terminate.start()
     out = {"n": 0}
     def drain(stream):
         while data := stream.read(65536):
@@ -105,6 +110,8 @@ def measure(argv, feed=None, timeout=TIMEOUT_SECONDS):
     _, status, usage = os.wait4(child.pid, 0)
     timed_out = not timer.is_alive() and os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
     timer.cancel()
+    if terminate:
+        terminate.cancel()
     child.returncode = 0
     for thread in threads[:2]:
         thread.join()
@@ -120,6 +127,18 @@ runs += [("codes with --format json", cases["suppression listing 190k codes"], [
          ("a FIFO as the flow file", fifo, ["lint"], None),
          ("a FIFO as the flow file", fifo, ["run", "--dry-run"], None),
          ("a FIFO inside a linted folder", folder, ["lint"], None)]
+
+# Lint of a `description:` of 64k flag emoji (regional-indicator pairs) with a suppression comment after it: the
+# columns of a line are computed once, not per finding or comment.
+cases["description of 64k flag emoji"] = write("flagdescription.yaml", "flowrun: 1\nname: f\ndescription: " + flags
+    + "\nsteps: {w: {uses: welcome}}  # flowrun-lint: disable=FR300\nflows: {onboard: [w]}\n")
+runs += [("description of 64k flag emoji", cases["description of 64k flag emoji"], ["lint"], None)]
+
+# Runs (issue 34, section 4): configuration property lists, FIFOs in place of a PKCS#12 file or the store, and a
+# login page of many forms. Each is (name, argv after flowrun, folder, environment, seconds allowed, SIGTERM after).
+# A run that a step timeout ends is allowed that timeout and 2 s more; one sent SIGTERM, 2 s after the signal.
+import hostile_runs
+scenarios = hostile_runs.make(flowrun, work, here=os.path.dirname(os.path.abspath(__file__)))
 
 # HOSTILE_ONLY=words measures only the cases whose name holds one of the (comma-separated) words.
 only = [word for word in os.environ.get("HOSTILE_ONLY", "").split(",") if word]
@@ -143,6 +162,23 @@ for name, path, command, feed in runs:
         failures.append(f"{what}: {seconds:.2f} s, over {LIMIT_SECONDS:.0f} s")
     if peak > LIMIT_MB:
         failures.append(f"{what}: {peak:.0f} MB peak, over {LIMIT_MB} MB")
+scenarios = [case for case in scenarios if not only or any(word in case[0] for word in only)]
+if scenarios:
+    print(f"\n{'run':52s} {'exit':>4s} {'seconds':>8s} {'allowed':>8s} {'peak MB':>8s} {'output':>9s}")
+for name, argv, folder, env, allowed, sigterm_after in scenarios:
+    seconds, peak, code, output = measure([flowrun, *argv], None, max(allowed * 3, 30), cwd=folder, env=env,
+                                          sigterm_after=sigterm_after)
+    shown = "hang" if code is None else str(code)
+    print(f"{name:52s} {shown:>4s} {seconds:8.2f} {allowed:8.1f} {peak:8.0f} {output / 1e3:8.1f}K", flush=True)
+    if code is None:
+        failures.append(f"{name}: no answer within {max(allowed * 3, 30)} s (killed)")
+    elif code < 0 and code != -signal.SIGTERM:
+        failures.append(f"{name}: killed by signal {-code}")
+    if seconds > allowed:
+        failures.append(f"{name}: {seconds:.2f} s, over the {allowed:.1f} s allowed")
+    if peak > LIMIT_MB:
+        failures.append(f"{name}: {peak:.0f} MB peak, over {LIMIT_MB} MB")
+hostile_runs.stop()
 if failures:
     print(f"\n{len(failures)} over the limits ({LIMIT_SECONDS:.0f} s, {LIMIT_MB} MB):")
     for failure in failures:

@@ -35,13 +35,23 @@ enum ConfigurationFile {
 
     /// A property list (`ConfigurationProvider.plist` of assistant-generated apps), XML or binary, read with
     /// Foundation and turned into the same tree as JSON (a property list has no line numbers to keep).
-    private static func readPropertyList(_ path: String) -> ProviderAnswer {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            return .failed("\(path): cannot be read", transient: false)
+    ///
+    /// It is held to the limits JSON is read with: a regular file (never a FIFO or a device, which could block),
+    /// at most ``ReaderLimits/maxFileBytes`` bytes, and nesting and values (shared objects counted at each use)
+    /// checked by ``PropertyListBounds`` before Foundation sees the bytes.
+    static func readPropertyList(_ path: String, limits: ReaderLimits = .default) -> ProviderAnswer {
+        guard let bytes = FileBytes.read(path, limit: limits.maxFileBytes) else {
+            return .failed("\(path): cannot be read: \(FileBytes.whyUnreadable(path))", transient: false)
+        }
+        guard bytes.count <= limits.maxFileBytes else {
+            return .failed("\(path): the property list is larger than \(limits.maxFileBytes) bytes", transient: false)
+        }
+        if let problem = PropertyListBounds(limits: limits).problem(bytes) {
+            return .failed("\(path): the property list \(problem)", transient: false)
         }
         let object: Any
         do {
-            object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+            object = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
         } catch {
             return .failed("\(path): not a property list: \(error.localizedDescription)", transient: false)
         }
@@ -49,8 +59,13 @@ enum ConfigurationFile {
             return .failed("\(path): the property list is not a dictionary", transient: false)
         }
         let text = propertyListJSON(dictionary).rendered(pretty: false)
-        guard let root = DocumentReader.read(bytes: Array(text.utf8), file: path, format: .json).root else {
-            return .failed("\(path): cannot be converted", transient: false)
+        // The values were counted above; the text they make may be longer than the file was.
+        var converted = limits
+        converted.maxFileBytes = Int.max
+        let read = DocumentReader.read(bytes: Array(text.utf8), file: path, format: .json, limits: converted)
+        guard let root = read.root else {
+            let why = read.diagnostics.first.map { ": \($0.message)" } ?? ""
+            return .failed("\(path): the property list cannot be converted\(why)", transient: false)
         }
         return .found(root, source: path)
     }

@@ -39,7 +39,7 @@ public struct TLSSettings: Sendable, Hashable {
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.minimumTLSVersion = minimumVersion.nioVersion
         if let caBundle {
-            let roots = try Self.read("the CA bundle", caBundle) { try NIOSSLCertificate.fromPEMFile($0) }
+            let roots = try Self.read("the CA bundle", caBundle) { try NIOSSLCertificate.fromPEMBytes($0) }
             guard !roots.isEmpty else {
                 throw HTTPError(
                     "bad-certificate-file", "the CA bundle \(caBundle) holds no PEM certificate", transient: false)
@@ -64,18 +64,22 @@ public struct TLSSettings: Sendable, Hashable {
         case nil:
             break
         case .pem(let chainFile, let keyFile):
-            let chain = try Self.read("the client certificate", chainFile) { try NIOSSLCertificate.fromPEMFile($0) }
+            let chain = try Self.read("the client certificate", chainFile) { try NIOSSLCertificate.fromPEMBytes($0) }
             guard !chain.isEmpty else {
                 throw HTTPError(
                     "bad-certificate-file", "the client certificate \(chainFile) holds no PEM certificate",
                     transient: false)
             }
-            let key = try Self.read("the client key", keyFile) { try NIOSSLPrivateKey(file: $0, format: .pem) }
+            let key = try Self.read("the client key", keyFile) { try NIOSSLPrivateKey(bytes: $0, format: .pem) }
             configuration.certificateChain = chain.map { .certificate($0) }
             configuration.privateKey = .privateKey(key)
         case .pkcs12(let file, let password):
-            let bundle = try Self.read("the PKCS#12 identity", file) {
-                try NIOSSLPKCS12Bundle(file: $0, passphrase: password.map { Array($0.revealed.utf8) })
+            let bundle: NIOSSLPKCS12Bundle
+            do throws(PKCS12Identity.Problem) {
+                bundle = try PKCS12Identity.bundle(file: file, passphrase: password.map { Array($0.revealed.utf8) })
+            } catch {
+                throw HTTPError(
+                    "bad-certificate-file", "the PKCS#12 identity \(file) \(error.reason)", transient: false)
             }
             configuration.certificateChain = bundle.certificateChain.map { .certificate($0) }
             configuration.privateKey = .privateKey(bundle.privateKey)
@@ -102,14 +106,22 @@ public struct TLSSettings: Sendable, Hashable {
         return configuration
     }
 
+    /// `body` applied to the bytes of the regular file at `path` (a FIFO or a device is refused unopened, so it
+    /// cannot block; see ``FileBytes``).
     private static func read<T>(
-        _ what: String, _ path: String, _ body: (String) throws -> T
+        _ what: String, _ path: String, _ body: ([UInt8]) throws -> T
     ) throws(HTTPError) -> T {
-        guard FileManager.default.isReadableFile(atPath: path) else {
-            throw HTTPError("bad-certificate-file", "\(what) \(path) cannot be read", transient: false)
+        let limit = ReaderLimits.default.maxFileBytes
+        guard let bytes = FileBytes.read(path, limit: limit) else {
+            throw HTTPError(
+                "bad-certificate-file", "\(what) \(path) cannot be read: \(FileBytes.whyUnreadable(path))",
+                transient: false)
+        }
+        guard bytes.count <= limit else {
+            throw HTTPError("bad-certificate-file", "\(what) \(path) is larger than \(limit) bytes", transient: false)
         }
         do {
-            return try body(path)
+            return try body(bytes)
         } catch {
             // The error of a PKCS#12 file read with a wrong password says no more than "bad file"; it never holds
             // the password.

@@ -531,12 +531,17 @@ public struct SecureStore: Sendable {
             throw StoreError(
                 errno == ENOENT ? .missing : .io, "cannot read the store \(path): \(String(cString: strerror(errno)))")
         }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw StoreError(.io, "cannot read the store \(path): permission denied")
+        // Only a regular file is opened, and SQLite only after its first bytes were read here: a FIFO put in the
+        // store's place would block any open for reading until a writer came, past every step's timeout.
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw StoreError(
+                .io, "the store \(path) is not a regular file (a pipe, a device or a socket): flowrun reads only "
+                    + "regular files; move it away and onboard again")
         }
-        let magic = (try? handle.read(upToCount: 16)) ?? nil
-        try? handle.close()
-        guard magic == Data("SQLite format 3\u{0}".utf8) else {
+        guard let magic = FileBytes.read(path, limit: 15) else {
+            throw StoreError(.io, "cannot read the store \(path): \(FileBytes.whyUnreadable(path))")
+        }
+        guard magic == Array("SQLite format 3\u{0}".utf8) else {
             throw StoreError(
                 .damaged, "\(path) is not a flowrun store (not an SQLite file), or its first bytes were changed")
         }

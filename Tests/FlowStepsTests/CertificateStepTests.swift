@@ -184,6 +184,48 @@ struct CertificateStepTests {
         }
     }
 
+    /// swift-nio-ssl stops the process on such a file; the step names what is missing instead.
+    @Test(arguments: PKCS12Files.Lack.allCases)
+    func aFileWithoutAKeyAndItsCertificateIsASourceFailureThatSaysWhatIsMissing(_ lack: PKCS12Files.Lack) async throws {
+        try await withEmulator { _, url in
+            let path = PKCS12Files.path(lacking: lack)
+            let harness = try harness(
+                Self.flow(#"source: pkcs12, file: "\#(path)", password: "${input.password}""#), url)
+            let outcome = await harness.step.onboard(harness.context(.onboard))
+            await harness.close()
+            let failure = try #require(outcome.failure)
+            #expect(failure.code == .identitySourceFailed, "\(failure)")
+            #expect(failure.message.contains(path), "\(failure)")
+            let expected =
+                switch lack {
+                case .key: "holds a certificate but no private key"
+                case .certificate: "holds a private key but no certificate"
+                case .matchingCertificate: "holds a private key that is not the key of its certificate"
+                }
+            #expect(failure.message.contains(expected), "\(failure)")
+            #expect(harness.staging.staged.isEmpty)
+        }
+    }
+
+    /// A FIFO is refused without being opened for reading: opening one no writer holds would block the step.
+    @Test func aFIFOInPlaceOfTheFileIsRefusedUnopened() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowrun-fifo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fifo = folder.appendingPathComponent("user.p12").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        try await withEmulator { _, url in
+            let harness = try harness(
+                Self.flow(#"source: pkcs12, file: "\#(fifo)", password: "${input.password}""#), url)
+            let outcome = await harness.step.onboard(harness.context(.onboard))
+            await harness.close()
+            let failure = try #require(outcome.failure)
+            #expect(failure.code == .identitySourceFailed, "\(failure)")
+            #expect(failure.message.contains(fifo), "\(failure)")
+            #expect(failure.message.contains("not a regular file"), "\(failure)")
+        }
+    }
+
     /// Lint refuses such a flow (FR603) and the run with it; a step run anyway keeps no key outside the store.
     @Test func aRunThatKeepsNoStoreIsRefused() async throws {
         try await withEmulator { _, url in

@@ -76,6 +76,56 @@ struct PKCS12Files: Sendable {
         return p12
     }
 
+    /// What a PKCS#12 file lacks: a certificate of its key.
+    enum Lack: String, CaseIterable, Sendable {
+        /// A certificate and no key.
+        case key = "certificate-only"
+        /// A key and no certificate.
+        case certificate = "key-only"
+        /// A key and a certificate of another key.
+        case matchingCertificate = "unrelated-certificate"
+    }
+
+    /// The path of a shared file that lacks `lack` (made on first use), or of none when openssl failed.
+    static func path(lacking lack: Lack) -> String {
+        incomplete.withLock { paths in
+            if let path = paths[lack] { return path }
+            let path: String
+            switch shared {
+            case .success(let files): path = (try? files.make(lacking: lack)) ?? "/nonexistent/openssl.p12"
+            case .failure: path = "/nonexistent/openssl-failed.p12"
+            }
+            paths[lack] = path
+            return path
+        }
+    }
+
+    private static let incomplete = Mutex<[Lack: String]>([:])
+
+    /// `<lack>.p12`: `ada`'s certificate alone, `ada`'s key alone, or `ada`'s key beside another key's certificate.
+    func make(lacking lack: Lack) throws(OpenSSLFailed) -> String {
+        _ = try make("ada-30d", days: 30)
+        let p12 = folder.appendingPathComponent("\(lack.rawValue).p12").path
+        let key = folder.appendingPathComponent("ada-30d.key").path
+        let certificate = folder.appendingPathComponent("ada-30d.crt").path
+        let out = ["-out", p12, "-passout", "pass:\(Self.password)"]
+        switch lack {
+        case .key:
+            try run(["pkcs12", "-export", "-nokeys", "-in", certificate] + out)
+        case .certificate:
+            try run(["pkcs12", "-export", "-nocerts", "-inkey", key] + out)
+        case .matchingCertificate:
+            // openssl refuses a key with another key's certificate through `-in`; `-certfile` adds it unchecked.
+            let other = folder.appendingPathComponent("other").path
+            try run([
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout",
+                other + ".key", "-out", other + ".crt", "-days", "30", "-subj", "/CN=grace/O=flowrun tests",
+            ])
+            try run(["pkcs12", "-export", "-nocerts", "-inkey", key, "-certfile", other + ".crt"] + out)
+        }
+        return p12
+    }
+
     private func run(_ arguments: [String]) throws(OpenSSLFailed) {
         guard let openssl = Self.openssl else { throw OpenSSLFailed(description: "openssl is not on PATH") }
         let process = Process()

@@ -97,5 +97,68 @@ extension ProcessSuites {
                 arguments + ["--mode", "logout"], in: scratch.url, environment: environment)
             #expect(logout.status == 0, "\(logout.standardOutput)\(logout.standardError)")
         }
+            /// The arguments and environment of an onboarding with `flow.yaml` in a scratch folder.
+        static func onboarding(_ password: String) -> (arguments: [String], environment: [String: String]) {
+            (
+                [
+                    "run", "--emulator", "flow.yaml", "--state-dir", "state", "--input",
+                    "email-address=ada@example.com", "--input", "username=ada@example.com",
+                ],
+                [
+                    "FLOWRUN_INPUT_PASSWORD": "analytical-engine", "FLOWRUN_INPUT_PASSCODE": "Cert-passc0de-1",
+                    "P12_PASSWORD": password,
+                ]
+            )
+        }
+
+        /// A FIFO is refused without being opened for reading: opening one that no writer holds would block past
+        /// the step's timeout and SIGTERM. (The suite's time limit guards the test should it block.)
+        @Test func aFIFOInPlaceOfTheFileFailsTheRunNamingTheFile() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try scratch.write("flow.yaml", Self.flow)
+            #expect(mkfifo(scratch.url.appendingPathComponent("user.p12").path, 0o600) == 0)
+            let (arguments, environment) = Self.onboarding("unused")
+            let run = try await CommandRunner.run(arguments, in: scratch.url, environment: environment)
+            #expect(run.status == 1, "\(run.standardOutput)\(run.standardError)")
+            #expect(run.standardError.contains("user.p12"), "\(run.standardError)")
+            #expect(run.standardError.contains("not a regular file"), "\(run.standardError)")
+        }
+
+        /// swift-nio-ssl stops the process (SIGILL) on a file without a key and its certificate; flowrun says which
+        /// is missing and fails the run as any failed step does.
+        @Test(arguments: [
+            (["-nokeys", "-in", "user.crt"], "holds a certificate but no private key"),
+            (["-nocerts", "-inkey", "user.key"], "holds a private key but no certificate"),
+            (
+                ["-nocerts", "-inkey", "other.key", "-certfile", "user.crt"],
+                "holds a private key that is not the key of its certificate"
+            ),
+        ])
+        func aFileWithoutAKeyAndItsCertificateFailsTheRunSayingWhatIsMissing(
+            _ export: [String], _ expected: String
+        ) async throws {
+            try Prerequisite.require(.openssl)
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let password = "p12-password-7781"
+            try await Self.makePKCS12(in: scratch.url, password: password)
+            let other = try await CommandRunner.runProgram(
+                [
+                    "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                    "-keyout", "other.key", "-out", "other.crt", "-days", "30", "-subj", "/CN=grace",
+                ], in: scratch.url)
+            #expect(other.status == 0, "\(other.standardError)")
+            let exported = try await CommandRunner.runProgram(
+                ["openssl", "pkcs12", "-export"] + export + ["-out", "user.p12", "-passout", "pass:\(password)"],
+                in: scratch.url)
+            #expect(exported.status == 0, "\(exported.standardError)")
+            try scratch.write("flow.yaml", Self.flow)
+            let (arguments, environment) = Self.onboarding(password)
+            let run = try await CommandRunner.run(arguments, in: scratch.url, environment: environment)
+            #expect(run.status == 1, "\(run.standardOutput)\(run.standardError)")
+            #expect(run.standardError.contains("user.p12 \(expected)"), "\(run.standardError)")
+            #expect(!(run.standardOutput + run.standardError).contains(password))
+        }
     }
 }

@@ -395,5 +395,22 @@ extension ProcessSuites {
             #expect(restore.standardError.contains("store-damaged"), "\(restore.standardError)")
             #expect(restore.standardError.contains("it was not read"))
         }
+
+        /// A store replaced by a FIFO is refused before SQLite opens it: an open for reading would block until a
+        /// writer came, past the store step's timeout. (The suite's time limit guards the test should it block.)
+        @Test func aFIFOInPlaceOfTheStoreIsRefusedUnopened() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let run = StoreRun(scratch: scratch)
+            #expect(try await run(passcode: "a-good-passcode").status == 0)
+            let file = URL(fileURLWithPath: run.state).appendingPathComponent(try #require(run.storeFiles.first))
+            try FileManager.default.removeItem(at: file)
+            #expect(mkfifo(file.path, 0o600) == 0)
+            let restore = try await run(passcode: "a-good-passcode")
+            #expect(restore.standardError.contains(file.lastPathComponent), "\(restore.standardError)")
+            #expect(restore.standardError.contains("not a regular file"), "\(restore.standardError)")
+            var status = stat()
+            #expect(lstat(file.path, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO, "the FIFO is left alone")
+        }
     }
 }

@@ -1,3 +1,4 @@
+import FlowDescriptor
 public import Foundation
 
 /// When the onboarding in a state folder was last used, and how long it then stays unlocked: what `--mode unlock`
@@ -25,8 +26,9 @@ public struct LastUse: Sendable, Equatable {
     /// The record in `folder`; `nil` when there is none or it cannot be read (an unlock then asks).
     public static func load(from folder: String) -> LastUse? {
         guard !folder.isEmpty,
-            let data = FileManager.default.contents(atPath: folder + "/" + fileName),
-            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            // A regular file only: a FIFO in its place would block the read (FileBytes refuses it unopened).
+            let bytes = FileBytes.read(folder + "/" + fileName, limit: 1 << 16), bytes.count <= 1 << 16,
+            let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
             let seconds = object["at"] as? Double, let timeout = object["lockTimeout"] as? Int
         else { return nil }
         return LastUse(at: Date(timeIntervalSince1970: seconds), lockTimeout: timeout)

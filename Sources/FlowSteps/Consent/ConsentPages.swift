@@ -171,16 +171,12 @@ enum ConsentParameters {
             throw problem("does not exist")
         }
         guard !isFolder.boolValue else { throw problem("is a folder") }
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw problem("cannot be read") }
-        defer { try? handle.close() }
-        let data: Data
-        do {
-            data = try handle.read(upToCount: largestFile + 1) ?? Data()
-        } catch {
-            throw problem("cannot be read")
+        // A FIFO or a device is refused without being opened for reading (it could block): see FileBytes.
+        guard let data = FileBytes.read(path, limit: largestFile) else {
+            throw problem("cannot be read: \(FileBytes.whyUnreadable(path))")
         }
         guard data.count <= largestFile else { throw problem("is larger than 1 MiB") }
-        guard let text = String(data: data, encoding: .utf8) else { throw problem("is not UTF-8 text") }
+        guard let text = String(validating: data, as: UTF8.self) else { throw problem("is not UTF-8 text") }
         guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw problem("is empty") }
         return text
     }

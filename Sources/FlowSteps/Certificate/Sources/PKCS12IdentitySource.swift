@@ -3,6 +3,7 @@ import CryptoExtras
 import FlowCatalog
 import FlowDescriptor
 import FlowEngine
+import FlowHTTP
 import Foundation
 import NIOSSL
 import SwiftASN1
@@ -48,20 +49,13 @@ struct PKCS12IdentitySource: UserIdentitySource {
     func obtain(_ context: StepContext) async throws(StepFailure) -> UserIdentity {
         let path = try path(context)
         let passphrase = try context.resolve(password)
-        guard FileManager.default.isReadableFile(atPath: path) else {
-            throw StepFailure(.identitySourceFailed, "the PKCS#12 file \(path) cannot be read")
-        }
         let bundle: NIOSSLPKCS12Bundle
-        do {
-            bundle = try NIOSSLPKCS12Bundle(file: path, passphrase: Array(passphrase.utf8))
+        do throws(PKCS12Identity.Problem) {
+            // A FIFO or device is refused unopened; a file without a key and the certificate of that key is refused
+            // before swift-nio-ssl, which would stop the process, sees it.
+            bundle = try PKCS12Identity.bundle(file: path, passphrase: Array(passphrase.utf8))
         } catch {
-            // BoringSSL's reason names no password; its text also names its own source file, which says nothing
-            // to a user, so only the reason code is kept.
-            let reason = String(describing: error)
-            let why =
-                reason.contains("INCORRECT_PASSWORD")
-                ? "the password is wrong" : "it is not a PKCS#12 file, or its password is wrong"
-            throw StepFailure(.identitySourceFailed, "the PKCS#12 file \(path) cannot be opened: \(why)")
+            throw StepFailure(.identitySourceFailed, "the PKCS#12 file \(path) \(error.reason)")
         }
         do {
             return try Self.identity(bundle, now: Date())
