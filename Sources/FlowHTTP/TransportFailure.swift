@@ -91,10 +91,17 @@ enum TransportFailure {
                     + "--proxy or HTTPS_PROXY)",
                 transient: false)
         case .invalidProxyResponse:
+            // Some proxies (tinyproxy among them) refuse a wrong user or password with 401, not 407; the library
+            // keeps no status for any answer but 407, so the words name both causes when credentials were given.
+            let check =
+                proxy.user == nil
+                ? "check that it lets this host through"
+                : "check the user and password in the proxy URL (some proxies refuse wrong ones this way, not with "
+                    + "407) and that it lets this host through"
             return HTTPError(
                 "proxy-failed",
                 "\(endpoint): the proxy \(proxy) refused to open a connection to the server (its answer to CONNECT "
-                    + "was not 200); check that it lets this host through",
+                    + "was not 200); \(check)",
                 transient: false)
         case .httpProxyHandshakeTimeout, .socksHandshakeTimeout:
             return HTTPError(
