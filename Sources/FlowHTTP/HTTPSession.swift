@@ -588,7 +588,8 @@ public final class HTTPSession: Sendable {
         do {
             return PinCheck(context: try NIOSSLContext(configuration: tls), connectTimeout: connectTimeout)
         } catch {
-            throw HTTPError("tls-failed", "the TLS configuration is refused: \(error)", transient: false)
+            throw HTTPError(
+                "tls-failed", "the TLS configuration is refused: \(TLSFailure.words(error))", transient: false)
         }
     }
 

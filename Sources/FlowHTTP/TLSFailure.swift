@@ -4,7 +4,7 @@ import NIOSSL
 /// Names a TLS failure from swift-nio-ssl's error in words. The error's own text is a BoringSSL dump (numeric codes,
 /// the library's name and the build machine's source path of each entry), so only its reason names are read, and
 /// are said in words: never the dump, never a path.
-enum TLSFailure {
+public enum TLSFailure {
     /// The named ``HTTPError`` for a TLS failure, or `nil` when `error` is no TLS failure.
     static func classify(_ error: any Error, endpoint: String) -> HTTPError? {
         if let error = error as? NIOSSLExtraError {
@@ -69,7 +69,7 @@ enum TLSFailure {
 
     /// What went wrong, in words: the known reasons said plainly, others spelt in lower case; a failure with no
     /// reason is named by its case (`uncleanShutdown` → "unclean shutdown"), without any payload.
-    static func words(_ error: any Error, reasons: [String]? = nil) -> String {
+    public static func words(_ error: any Error, reasons: [String]? = nil) -> String {
         let reasons = reasons ?? self.reasons(in: error)
         if !reasons.isEmpty {
             var said: [String] = []

@@ -52,7 +52,8 @@ public struct TLSSettings: Sendable, Hashable {
                 roots = try additionalRootsPEM.flatMap { try NIOSSLCertificate.fromPEMBytes(Array($0.utf8)) }
             } catch {
                 throw HTTPError(
-                    "bad-certificate-file", "an in-memory trust root cannot be parsed: \(error)", transient: false)
+                    "bad-certificate-file", "an in-memory trust root cannot be parsed: \(TLSFailure.words(error))",
+                    transient: false)
             }
             guard roots.count >= additionalRootsPEM.count else {
                 throw HTTPError(
@@ -92,7 +93,8 @@ public struct TLSSettings: Sendable, Hashable {
             } catch {
                 // swift-nio-ssl's error names BoringSSL's reason only, never the key's text.
                 throw HTTPError(
-                    "bad-certificate-file", "the user identity held in memory cannot be parsed: \(error)",
+                    "bad-certificate-file",
+                    "the user identity held in memory cannot be parsed: \(TLSFailure.words(error))",
                     transient: false)
             }
             guard !chain.isEmpty else {
@@ -125,7 +127,9 @@ public struct TLSSettings: Sendable, Hashable {
         } catch {
             // The error of a PKCS#12 file read with a wrong password says no more than "bad file"; it never holds
             // the password.
-            throw HTTPError("bad-certificate-file", "\(what) \(path) cannot be parsed: \(error)", transient: false)
+            throw HTTPError(
+                "bad-certificate-file", "\(what) \(path) cannot be parsed: \(TLSFailure.words(error))",
+                transient: false)
         }
     }
 }

@@ -87,6 +87,26 @@ import Testing
         }
     }
 
+    /// BoringSSL's own text of a parse failure lists the build machine's source path of each entry: the error
+    /// names the file and the reason in words, never the library's dump.
+    @Test func aDamagedCertificateInABundleIsSaidWithoutTheLibrarysDump() async throws {
+        try await withPKI { pki throws in
+            let damaged = try pki.write(
+                "damaged.pem", "-----BEGIN CERTIFICATE-----\nMIIBAAAAAAAAAAAA\n-----END CERTIFICATE-----\n")
+            try await withServer(tls: try pki.serverConfiguration(), { _ in Reply() }) { server throws in
+                try await withSession(configuration(TLSSettings(caBundle: damaged))) { session throws in
+                    let error = await session.failure(of: HTTPRequest(url: server.url("/hello")))
+                    let message = error?.message ?? ""
+                    #expect(error?.code == "bad-certificate-file")
+                    #expect(message.contains(damaged), "\(message)")
+                    let rest = message.replacingOccurrences(of: damaged, with: "")
+                    #expect(!rest.contains("/"), "\(message)")
+                    #expect(!rest.contains("BoringSSL") && !rest.contains("OPENSSL"), "\(message)")
+                }
+            }
+        }
+    }
+
     // MARK: Pins
 
     @Test func aPinOfTheServersKeyLetsTheRequestThrough() async throws {

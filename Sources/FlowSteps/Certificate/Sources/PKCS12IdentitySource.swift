@@ -78,7 +78,7 @@ struct PKCS12IdentitySource: UserIdentitySource {
         } catch let error as Unusable {
             throw error
         } catch {
-            throw Unusable(reason: "holds a certificate or key that cannot be read (\(error))")
+            throw Unusable(reason: "holds a certificate or key that cannot be read (\(TLSFailure.words(error)))")
         }
         guard let leaf = chain.first else { throw Unusable(reason: "holds no certificate") }
         guard let key = try? Certificate.PrivateKey(pemEncoded: keyPEM), key.publicKey == leaf.publicKey else {
