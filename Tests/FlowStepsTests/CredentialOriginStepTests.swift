@@ -15,14 +15,14 @@ struct CredentialOriginStepTests {
     /// that other server, answering `otherStatus`; stops both afterwards.
     private func withBackendAndAnotherOrigin(
         redirect status: Int = 302, otherStatus: Int = 200,
-        _ body: (RecordingServer, RecordingServer) async throws -> Void
+        _ body: (LoopbackSite, LoopbackSite) async throws -> Void
     ) async throws {
-        let other = try await RecordingServer.start { _ in RecordedReply(status: otherStatus) }
+        let other = try await LoopbackSite.start { _ in SiteAnswer(status: otherStatus) }
         let target = other.url.appendingPathComponent("elsewhere").absoluteString
-        let backend: RecordingServer
+        let backend: LoopbackSite
         do {
-            backend = try await RecordingServer.start { _ in
-                RecordedReply(status: status, headers: [("Location", target)])
+            backend = try await LoopbackSite.start { _ in
+                SiteAnswer(status: status, headers: [("Location", target)])
             }
         } catch {
             await other.stop()
