@@ -10,15 +10,18 @@ import Testing
 @Suite struct LoginFormRefererTests {
     static let query = "state=st4te-value&nonce=n0nce-value&code_challenge=ch4llenge-value"
 
-    /// The login page: one form whose action is `action`; `/hop` sends on to `onward`; the rest ends the login.
-    static func loginPage(action: String, onward: String = "") -> @Sendable (IssuerRequest) -> SiteAnswer {
+    /// The login page: one form whose action is `action`; `/hop` sends on to `onward` with `hop` (a status); the
+    /// rest ends the login.
+    static func loginPage(
+        action: String, onward: String = "", hop: Int = 302
+    ) -> @Sendable (IssuerRequest) -> SiteAnswer {
         { request in
             switch request.path {
             case "/authorize":
                 SiteAnswer(
                     body: "<html><body><form method=\"post\" action=\"\(action)\"><input name=\"username\">"
                         + "<input type=\"password\" name=\"password\"></form></body></html>")
-            case "/hop": .redirect(to: onward)
+            case "/hop": .redirect(to: onward, status: hop)
             default: SiteAnswer(body: "finished")
             }
         }
@@ -79,6 +82,28 @@ import Testing
                 #expect(posted.header("Referer") == login.url("/authorize?" + Self.query).absoluteString)
                 let arrived = try #require(other.requests.first { $0.path == "/submit" })
                 #expect(arrived.header("Referer") == "http://127.0.0.1:\(login.url.port!)/", "\(arrived.headers)")
+            }
+        }
+    }
+
+    /// A 307 or 308 keeps the method and the body: the password is never resent to another origin that way.
+    @Test(arguments: [307, 308]) func aPasswordIsNotResentToAnotherOriginByARedirectThatKeepsTheBody(
+        status: Int
+    ) async throws {
+        let finish = FinishBox()
+        try await withSite(Self.otherOrigin { finish.url }) { other in
+            let onward = other.url("/submit", host: "localhost").absoluteString
+            try await withSite(Self.loginPage(action: "/hop", onward: onward, hop: status)) { login in
+                finish.url = login.url("/finish").absoluteString
+                do {
+                    try await Self.logIn(at: login, finish: login.url("/finish"))
+                    Issue.record("the login went on after a \(status) to another origin")
+                } catch let error as HTTPError {
+                    #expect(error.code == "secret-body-redirect", "\(error)")
+                    #expect(!error.message.contains("pa55word"), "\(error.message)")
+                }
+                #expect(login.requests.contains { $0.path == "/hop" && $0.body.contains("pa55word") })
+                #expect(other.requests.isEmpty, "\(other.requests.map(\.body))")
             }
         }
     }

@@ -105,7 +105,9 @@ public struct HeadlessFormPresenter: WebPresenter {
                 request = HTTPRequest(
                     method: "POST", url: form.action,
                     headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "text/html")],
-                    body: Array(HTMLForm.encode(pairs).utf8))
+                    body: Array(HTMLForm.encode(pairs).utf8),
+                    // A password or a one-time code is never resent to another origin by a 307 or 308.
+                    bodyHoldsSecret: kinds.contains(.password) || kinds.contains(.oneTimeCode))
             } else {
                 var components = URLComponents(url: form.action, resolvingAgainstBaseURL: true)
                 components?.percentEncodedQuery = HTMLForm.encode(pairs)
