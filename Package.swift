@@ -50,6 +50,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         // The emulator's check of JSON Web Tokens from outside OAuth 2.0 issuers (signatures, JWKS, claims).
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
+        // The `file` part of the SDKs' log and usage uploads: written by the client, read by the emulator.
+        .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
     ],
     targets: [
         .systemLibrary(
@@ -81,6 +83,8 @@ let package = Package(
             name: "FlowEmulator",
             dependencies: [
                 "FlowDescriptor",
+                // The SDKs' `multipart/form-data` uploads, read with the client's own reader of the shape.
+                "FlowHTTP",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -112,6 +116,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
             ],
             swiftSettings: strictSettings
         ),

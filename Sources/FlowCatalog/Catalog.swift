@@ -170,6 +170,17 @@ extension Catalog {
         BuiltinKey(
             name: "featureVectorPolicies", type: .record("feature-vector-policies"), summary: "Feature vector policies."
         ),
+        BuiltinKey(
+            name: "usageSettings", type: .record("usage-settings"),
+            summary: "The settings' usage policy: may usage be collected, upload interval, crash reports."),
+        BuiltinKey(
+            name: "lockWipePolicy", type: .record("lock-wipe-policy"),
+            summary: "The settings' lock and wipe policy: days without the backend before a restore locks or wipes."),
+        BuiltinKey(
+            name: "reportedPolicies", type: .value,
+            summary:
+                "The settings groups flowrun shows but cannot apply (`networkPolicy`, `securityPolicy`, "
+                + "`attestationSettings`), as the backend sent them."),
         BuiltinKey(name: "store", type: .record("store"), summary: "The open encrypted store."),
         BuiltinKey(
             name: "dataCollectionConsent", type: .bool,
@@ -245,12 +256,28 @@ extension Catalog {
             name: "log-settings", aliases: ["SAPcpmsLogSettings"], summary: "Log settings.",
             fields: [
                 .init(name: "enabled", type: .bool), .init(name: "level", type: .string),
-                .init(name: "entryExpiry", type: .int),
+                .init(name: "entryExpiry", type: .int), .init(name: "maxFileNum", type: .int, optional: true),
+                .init(name: "maxFileSize", type: .int, optional: true),
             ]),
         RecordSpec(
-            name: "feature-vector-policies", aliases: [], summary: "Feature vector policies.",
+            name: "feature-vector-policies", aliases: ["SAPcpmsFeatureVectorPolicy"],
+            summary: "Feature vector policies: all features on, or the features restricted and allowed by name.",
             fields: [
-                .init(name: "allEnabled", type: .bool)
+                .init(name: "allEnabled", type: .bool), .init(name: "restrictedPolicies", type: .list(.string), optional: true),
+                .init(name: "allowedPolicies", type: .list(.string), optional: true),
+            ]),
+        RecordSpec(
+            name: "usage-settings", aliases: ["SAPcpmsUsagePolicy"], summary: "The usage policy of the settings.",
+            fields: [
+                .init(name: "dataCollectionEnabled", type: .bool), .init(name: "uploadDataAfterDays", type: .int, optional: true),
+                .init(name: "crashLogUploadEnabled", type: .bool, optional: true),
+            ]),
+        RecordSpec(
+            name: "lock-wipe-policy", aliases: ["SAPcpmsLockWipePolicy"],
+            summary: "The lock and wipe policy of the settings (periods in days; 0: never).",
+            fields: [
+                .init(name: "enabled", type: .bool), .init(name: "lockDisconnectedPeriod", type: .int, optional: true),
+                .init(name: "wipeDisconnectedPeriod", type: .int, optional: true),
             ]),
         RecordSpec(
             name: "user-identity-parameters", aliases: ["SAPcpmsUserIdentityConfigurationParameters"],

@@ -53,7 +53,8 @@ public enum Backend {
     }
 
     /// The failure of an answer by which the backend refuses this device or user, whatever was asked: 403 with
-    /// `x-message-code` `TRAFFIC_REG_LOCKED` (`locked`), `TRAFFIC_REG_WIPED` (`wiped`, which wipes), or
+    /// `x-message-code` `TRAFFIC_REG_LOCKED` (`locked`), `TRAFFIC_REG_WIPED` (`wiped`, which wipes),
+    /// `REG_BLOCKED`, `TRAFFIC_BLOCKED` or `TRAFFIC_REG_BLOCKED` (`blocked`, the codes the SDKs read), or
     /// `USER_BLOCKED` / `USER_DEACTIVATED` (`user-blocked`, with the backend's message, which names the user, and
     /// what to do); `nil` for any other answer. Every request a step sends to the backend is read through it.
     public static func refusal(_ response: HTTPResponse, endpoint: String, what: String) -> StepFailure? {
@@ -71,6 +72,11 @@ public enum Backend {
                 "\(what): the backend asks to wipe this device (\(endpoint) answered 403 TRAFFIC_REG_WIPED); "
                     + "this onboarding's state and store were removed",
                 wipes: true)
+        case "REG_BLOCKED", "TRAFFIC_BLOCKED", "TRAFFIC_REG_BLOCKED":
+            return StepFailure(
+                .blocked,
+                "\(what): the backend's administrator has blocked this device's registration (\(endpoint) answered "
+                    + "403 \(code)); ask the administrator to unblock it")
         case "REGISTRATION_REQUIRED":
             return StepFailure(
                 .registrationRequired,

@@ -330,7 +330,7 @@ public final class HTTPSession: Sendable {
                 return (name: SAPPassport.headerName,
                         value: passport.header(transactionID: requestID, counter: state.passportsSent))
             }
-            return (state.correlationHeader.map { (name: $0, value: requestID.uuidString) }, passport)
+            return (state.correlationHeader.map { (name: $0, value: requestID.uuidString.lowercased()) }, passport)
         }
         var csrfRefetched = false
         while true {

@@ -1,5 +1,6 @@
 import FlowDescriptor
 import FlowEmulator
+import FlowHTTP
 import Foundation
 import Testing
 
@@ -11,6 +12,19 @@ struct SettingsGroupEndpointTests {
         ("X-SMP-APPID", "com.example.warehouse"),
         ("Authorization", "Basic " + Data("ada@example.com:analytical-engine".utf8).base64EncodedString()),
     ]
+
+    /// A body as the SDKs upload a file: `multipart/form-data` with a `file` part, and its content type header.
+    static func file(_ text: String, name: String = "file") -> (headers: [(String, String)], body: String) {
+        let (type, bytes) = FileUpload(partName: name, fileName: "upload.log", bytes: Array(text.utf8)).encoded()
+        return ([("Content-Type", type)], String(decoding: bytes, as: UTF8.self))
+    }
+
+    static let logLines = "#2026-11-28T07:10:03.624+00:00#INFO##flowrun#main#line one#\n#2026-11-28T07:10:03.625+00:00#WARN##flowrun#main#line two#\n"
+
+    static let usageReport = #"""
+        {"report": "R1", "appInfo": {"application": "com.example.timetable", "appVersion": "1.0"},
+         "deviceInfo": {"platform": "flowrun", "deviceID": "d-1"}, "sessions": [{"sessionInfo": {"sessionId": "s"}, "events": []}]}
+        """#
 
     @Test func theDestinationsAreListedWithTheirURLsOnTheBackend() async throws {
         try await withEmulator { (_, client) async throws in
@@ -38,26 +52,26 @@ struct SettingsGroupEndpointTests {
     @Test func aClientLogIsKeptAndListedWithWhoSentIt() async throws {
         try await withEmulator { (emulator, client) async throws in
             let path = Paths.clientLogs("com.example.warehouse")
+            let upload = Self.file(Self.logLines)
             let sent = try await client.send(
-                "POST", path, headers: Self.ada + [("X-SMP-DEVICEID", "d-1"), ("Content-Type", "text/plain")],
-                body: "line one\nline two\n")
-            #expect(sent.status == 201)
+                "POST", path, headers: Self.ada + [("X-SMP-DEVICEID", "d-1")] + upload.headers, body: upload.body)
+            #expect(sent.status == 204)
             let logs = emulator.uploads(.clientLog)
             #expect(logs.count == 1)
-            #expect(logs.first?.body == "line one\nline two\n")
+            #expect(logs.first?.body == Self.logLines)
             #expect(logs.first?.user == "ada@example.com")
             #expect(logs.first?.device == "d-1")
             let listed = try await client.get("/_emulator/client-logs")
             let first = try #require(listed.array?.first as? [String: Any])
-            #expect(first["text"] as? String == "line one\nline two\n")
+            #expect(first["text"] as? String == Self.logLines)
             #expect(first["application"] as? String == "com.example.warehouse")
-            #expect(first["bytes"] as? Int == 18)
+            #expect(first["bytes"] as? Int == Self.logLines.utf8.count)
             #expect(try await client.send("DELETE", "/_emulator/client-logs").status == 204)
             #expect(emulator.uploads(.clientLog).isEmpty)
         }
     }
 
-    @Test func aClientLogOverTheLimitOrEmptyIsRefusedAndNotKept() async throws {
+    @Test func aClientLogOverTheLimitEmptyPlainOrOfOtherLinesIsRefusedAndNotKept() async throws {
         try await withEmulator { (emulator, client) async throws in
             let path = Paths.clientLogs(Paths.app)
             let large = String(repeating: "x", count: Upload.clientLogLimit + 1)
@@ -66,27 +80,46 @@ struct SettingsGroupEndpointTests {
             let tooLarge = try? await client.send(
                 "POST", path, headers: Paths.appHeader + [("Connection", "close")], body: large)
             #expect(tooLarge == nil || tooLarge?.status == 413, "\(String(describing: tooLarge?.status))")
-            let empty = try await client.send("POST", path, headers: Paths.appHeader, body: "")
-            #expect(empty.status == 400)
+            let plain = try await client.send(
+                "POST", path, headers: Paths.appHeader + [("Content-Type", "text/plain")], body: "line one\n")
+            #expect(plain.status == 415, "a log sent as plain text, as flowrun once did, is not what a tenant takes")
+            let empty = Self.file("")
+            #expect(try await client.send("POST", path, headers: Paths.appHeader + empty.headers, body: empty.body)
+                .status == 400)
+            let unnamed = Self.file(Self.logLines, name: "log")
+            #expect(try await client.send("POST", path, headers: Paths.appHeader + unnamed.headers, body: unnamed.body)
+                .status == 400)
+            let ownFormat = Self.file("2026-11-28T07:10:03Z WARN line one\n")
+            let refused = try await client.send(
+                "POST", path, headers: Paths.appHeader + ownFormat.headers, body: ownFormat.body)
+            #expect(refused.status == 400)
+            #expect(refused.object?["error"].flatMap { ($0 as? [String: Any])?["code"] as? String } == "badLogLine")
             #expect(try await client.get(path, headers: Paths.appHeader).status == 405)
             #expect(emulator.uploads(.clientLog).isEmpty)
         }
     }
 
-    @Test func aUsageReportMustBeAJSONObjectAndIsListedAsOne() async throws {
+    @Test func aUsageReportMustBeSAPsDocumentInAFilePartAndIsListedAsOne() async throws {
         try await withEmulator { (emulator, client) async throws in
             let path = Paths.usage(Paths.app)
-            let bad = try await client.send("POST", path, headers: Paths.appHeader, body: "steps: 3")
-            #expect(bad.status == 400)
-            let sent = try await client.send(
+            let json = try await client.send(
                 "POST", path, headers: Paths.appHeader + [("Content-Type", "application/json")],
                 body: #"{"application": "com.example.timetable", "steps": []}"#)
+            #expect(json.status == 415, "flowrun's earlier JSON report is not what a tenant takes")
+            let own = Self.file(#"{"application": "com.example.timetable", "steps": []}"#)
+            #expect(try await client.send("POST", path, headers: Paths.appHeader + own.headers, body: own.body)
+                .status == 400)
+            let report = Self.file(Self.usageReport)
+            let sent = try await client.send("POST", path, headers: Paths.appHeader + report.headers, body: report.body)
             #expect(sent.status == 201)
             #expect(emulator.uploads(.usage).count == 1)
             let listed = try await client.get("/_emulator/usage")
-            let report = try #require((listed.array?.first as? [String: Any])?["report"] as? [String: Any])
-            #expect(report["application"] as? String == "com.example.timetable")
+            let document = try #require((listed.array?.first as? [String: Any])?["report"] as? [String: Any])
+            #expect((document["appInfo"] as? [String: Any])?["application"] as? String == "com.example.timetable")
             #expect(emulator.uploads(.clientLog).isEmpty)
+            let retired = "/mobileservices/application/\(Paths.app)/usage/v1/runtime/application/\(Paths.app)"
+            #expect(try await client.send("POST", retired, headers: Paths.appHeader + report.headers, body: report.body)
+                .status == 404)
         }
     }
 
@@ -95,9 +128,10 @@ struct SettingsGroupEndpointTests {
         try await withEmulator { (emulator, client) async throws in
             emulator.setFault(.status(503, count: 1), for: endpoint)
             let path = Paths.path(for: endpoint)
-            let body = #"{"steps": []}"#
-            #expect(try await client.send("POST", path, headers: Paths.appHeader, body: body).status == 503)
-            #expect(try await client.send("POST", path, headers: Paths.appHeader, body: body).status == 201)
+            let upload = Self.file(endpoint == .usage ? Self.usageReport : Self.logLines)
+            let headers = Paths.appHeader + upload.headers
+            #expect(try await client.send("POST", path, headers: headers, body: upload.body).status == 503)
+            #expect(try await client.send("POST", path, headers: headers, body: upload.body).status < 300)
             let kind: Upload.Kind = endpoint == .usage ? .usage : .clientLog
             #expect(emulator.uploads(kind).count == 1)
         }

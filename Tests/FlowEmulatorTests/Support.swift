@@ -186,7 +186,7 @@ enum Paths {
     }
 
     static func usage(_ app: String) -> String {
-        "/mobileservices/application/\(app)/usage/v1/runtime/application/\(app)"
+        "/mobileservices/application/\(app)/clientusage/v1/runtime/clientusage/application/\(app)"
     }
 
     static func me(_ app: String) -> String {

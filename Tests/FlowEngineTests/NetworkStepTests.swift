@@ -88,7 +88,7 @@ struct NetworkStepTests {
         let settings = try #require(fixture.emulator.requests().last { $0.path.contains("/settingsExchange") })
         #expect(settings.header("X-SMP-APPID") == "com.example.timetable")
         #expect(settings.header("X-SMP-DEVICEID") == deviceID)
-        #expect(settings.header("X-SMP-APPVERSION") == "1.0")
+        #expect(settings.header("X-APP-VERSION") == "1.0")
         let discovery = try #require(fixture.emulator.requests().first)
         #expect(discovery.path.contains("getApplicationConfiguration"))
         #expect(discovery.path.contains("ada@example.com"))
@@ -105,13 +105,13 @@ struct NetworkStepTests {
         #expect(second.result == .succeeded, "\(second.result)")
         let settings = fixture.emulator.requests().filter { $0.path.contains("/settingsExchange") }
         #expect(settings.count == 2)
-        let ids = settings.compactMap { $0.header("X-CorrelationID") }
+        let ids = settings.compactMap { $0.header("X-SAP-CorrelationID") }
         #expect(ids.count == 2 && ids.allSatisfy { UUID(uuidString: $0) != nil })
         #expect(Set(ids).count == 2)
         #expect(settings.allSatisfy { $0.header("Accept-Language") == "en-US" })
         #expect(settings.allSatisfy { $0.header("x-smp-sdk-version")?.hasPrefix("flowrun/") == true })
         let discovery = try #require(fixture.emulator.requests().first)
-        #expect(discovery.header("X-CorrelationID") == nil)
+        #expect(discovery.header("X-SAP-CorrelationID") == nil)
     }
 
     /// The flow's `language` wins over the locale; the correlation ID and the SDK version can each be turned off.
@@ -126,7 +126,7 @@ struct NetworkStepTests {
         #expect(report.result == .succeeded, "\(report.result)")
         let settings = try #require(fixture.emulator.requests().last { $0.path.contains("/settingsExchange") })
         #expect(settings.header("Accept-Language") == "de-CH")
-        #expect(settings.header("X-CorrelationID") == nil)
+        #expect(settings.header("X-SAP-CorrelationID") == nil)
         #expect(settings.header("x-smp-sdk-version") == nil)
     }
 
@@ -148,7 +148,7 @@ struct NetworkStepTests {
         #expect(passports.count == 2)
         for (request, passport) in zip(settings, passports) {
             #expect(PassportCheck.problem(passport) == nil)
-            let correlation = try #require(request.header("X-CorrelationID"))
+            let correlation = try #require(request.header("X-SAP-CorrelationID"))
             #expect(PassportCheck.transactionID(passport) == correlation.replacingOccurrences(of: "-", with: ""))
         }
         // Hex offsets: the root context is bytes 186..<202, the counter 218..<222.

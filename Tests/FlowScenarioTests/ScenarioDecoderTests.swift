@@ -109,7 +109,7 @@ struct ScenarioDecoderTests {
         let messages = read.diagnostics.map(\.message)
         #expect(read.scenario == nil)
         let state =
-            #"`runs[0].registrations["com.example.warehouse"]` is `frozen`; expected `active`, `locked`, `wiped`."#
+            #"`runs[0].registrations["com.example.warehouse"]` is `frozen`; expected `active`, `locked`, `wiped`, `blocked`."#
         #expect(messages.contains { $0.contains(state) })
         #expect(
             messages.contains { $0.contains("`runs[0].advance-clock` is the string `forever`; expected a duration") })

@@ -9,13 +9,19 @@ import Testing
 
 @testable import FlowSteps
 
-/// The settings as `settings-download` provides them, with the log level, logging and feature vectors given.
+/// The settings as `settings-download` provides them, with the log level, logging and data collection given.
 func downloadedSettings(
     level: String = "WARN", logging: Bool = true, features: Bool = true, lockTimeout: Int = 300
 ) -> [String: InfoValue] {
     [
         "logSettings": .record(["enabled": .bool(logging), "level": .string(level), "entryExpiry": .int(7)]),
-        "featureVectorPolicies": .record(["allEnabled": .bool(features)]),
+        "featureVectorPolicies": .record([
+            "allEnabled": .bool(true), "restrictedPolicies": .list([]), "allowedPolicies": .list([]),
+        ]),
+        "usageSettings": .record([
+            "dataCollectionEnabled": .bool(features), "uploadDataAfterDays": .int(0),
+            "crashLogUploadEnabled": .bool(false),
+        ]),
         "passcodePolicy": .record([
             "enabled": .bool(true), "minLength": .int(8), "digitRequired": .bool(false),
             "lowerRequired": .bool(false), "upperRequired": .bool(false), "specialRequired": .bool(false),
@@ -27,9 +33,14 @@ func downloadedSettings(
 }
 
 /// A harness for one step of the settings group against the emulator at `url`, seeded with `info`.
-private func harness(_ step: String, _ url: URL, _ info: [String: InfoValue]) throws -> StepHarness {
+private func harness(_ step: String, _ url: URL, _ info: [String: InfoValue]) async throws -> StepHarness {
     let harness = try StepHarness(conformanceFlow(step), emulator: url)
-    try harness.info.set(info, by: "harness")
+    do {
+        try harness.info.set(info, by: "harness")
+    } catch {
+        await harness.close()
+        throw error
+    }
     return harness
 }
 
@@ -43,7 +54,7 @@ private func signInAda(_ harness: StepHarness) {
 struct ApplySettingsTests {
     @Test func itProvidesTheLogAndUsagePoliciesAndSetsTheLogLevel() async throws {
         try await withEmulator { _, url in
-            let harness = try harness(
+            let harness = try await harness(
                 "{uses: apply-settings}", url, backendSeed(url).merging(downloadedSettings(level: "DEBUG")) { $1 })
             let context = harness.context(.onboard)
             let outcome = await harness.step.onboard(context)
@@ -73,14 +84,16 @@ struct ApplySettingsTests {
     @Test(
         arguments: [
             (true, nil, true, "no consent asked"), (true, true, true, "the consent allow"),
-            (false, true, false, "feature vector policy turns usage off"), (true, false, false, "consent was declined"),
-            (false, false, false, "feature vector policy turns usage off"),
-        ] as [(Bool, Bool?, Bool, String)])
-    func usageIsAllowedWhenFeatureVectorsAllowItAndConsentIsNotDeclined(
-        features: Bool, consent: Bool?, upload: Bool, reason: String
+            (false, true, false, "turns data collection off"), (true, false, false, "consent was declined"),
+            (false, false, false, "turns data collection off"), (nil, nil, false, "no usage policy"),
+        ] as [(Bool?, Bool?, Bool, String)])
+    func usageIsAllowedWhenTheUsagePolicyCollectsAndConsentIsNotDeclined(
+        collection: Bool?, consent: Bool?, upload: Bool, reason: String
     ) {
-        let policy = ApplySettingsStep.usagePolicy(
-            features: FeatureVectorPolicies(["allEnabled": .bool(features)]), consent: consent)
+        let settings = collection.map {
+            UsageSettings(["dataCollectionEnabled": .bool($0), "uploadDataAfterDays": .int(0)])
+        }
+        let policy = ApplySettingsStep.usagePolicy(settings: settings, consent: consent)
         #expect(policy.upload == upload)
         #expect(policy.reason?.contains(reason) == true, "\(policy.reason ?? "")")
     }
@@ -89,7 +102,7 @@ struct ApplySettingsTests {
         try await withEmulator { _, url in
             var info = backendSeed(url).merging(downloadedSettings()) { $1 }
             info["dataCollectionConsent"] = .bool(false)
-            let harness = try harness("{uses: apply-settings}", url, info)
+            let harness = try await harness("{uses: apply-settings}", url, info)
             let outcome = await harness.step.onboard(harness.context(.onboard))
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
@@ -101,7 +114,7 @@ struct ApplySettingsTests {
     @Test func aBlockedUserStopsTheStepWithUserBlockedNamingTheUser() async throws {
         try await withEmulator { emulator, url in
             emulator.setUserState(.blocked, email: "ada@example.com")
-            let harness = try harness(
+            let harness = try await harness(
                 "{uses: apply-settings}", url,
                 seed(url, application: "com.example.warehouse").merging(downloadedSettings()) { $1 })
             signInAda(harness)
@@ -116,10 +129,24 @@ struct ApplySettingsTests {
         }
     }
 
+    @Test func anAdministratorsBlockOfTheRegistrationStopsTheDownloadWithBlocked() async throws {
+        try await withEmulator { emulator, url in
+            emulator.setRegistrationState(.blocked, application: "com.example.warehouse")
+            let harness = try await harness("{uses: settings-download}", url, seed(url, application: "com.example.warehouse"))
+            signInAda(harness)
+            let outcome = await harness.step.onboard(harness.context(.onboard))
+            await harness.close()
+            let failure = try #require(outcome.failure)
+            #expect(failure.code == .blocked)
+            #expect(failure.message.contains("TRAFFIC_REG_BLOCKED"), "\(failure.message)")
+            #expect(!failure.wipes)
+        }
+    }
+
     @Test func aBlockedUserStopsTheSettingsDownloadTooWithUserBlocked() async throws {
         try await withEmulator { emulator, url in
             emulator.setUserState(.deactivated, email: "ada@example.com")
-            let harness = try harness("{uses: settings-download}", url, seed(url, application: "com.example.warehouse"))
+            let harness = try await harness("{uses: settings-download}", url, seed(url, application: "com.example.warehouse"))
             signInAda(harness)
             let outcome = await harness.step.onboard(harness.context(.onboard))
             await harness.close()
@@ -133,6 +160,8 @@ struct ApplySettingsTests {
     @Test(arguments: [
         ("USER_BLOCKED", FailureCode.userBlocked, "blocked"), ("USER_DEACTIVATED", .userBlocked, "deactivated"),
         ("TRAFFIC_REG_LOCKED", .locked, "locked"), ("TRAFFIC_REG_WIPED", .wiped, "wipe"),
+        ("REG_BLOCKED", .blocked, "blocked"), ("TRAFFIC_BLOCKED", .blocked, "TRAFFIC_BLOCKED"),
+        ("TRAFFIC_REG_BLOCKED", .blocked, "administrator"),
     ])
     func theBackendsRefusalsAreReadFromAnyAnswer(header: String, code: FailureCode, word: String) throws {
         let body = #"{"error": {"code": "x", "message": "User `ada@example.com` is refused."}}"#
@@ -150,7 +179,7 @@ struct ApplySettingsTests {
 
     @Test func withoutTheUserCheckNoRequestIsSent() async throws {
         try await withEmulator { emulator, url in
-            let harness = try harness(
+            let harness = try await harness(
                 "{uses: apply-settings, with: {check-user: false}}", url, downloadedSettings())
             let outcome = await harness.step.onboard(harness.context(.onboard))
             await harness.close()
@@ -166,17 +195,23 @@ struct LogUploadTests {
         try await withEmulator { emulator, url in
             var info = backendSeed(url)
             info["logPolicy"] = .record(["level": .string("DEBUG"), "upload": .bool(true)])
-            let harness = try harness("{uses: log-upload}", url, info)
+            let harness = try await harness("{uses: log-upload}", url, info)
             let context = harness.context(.onboard)
             context.log.write(.warn, "welcome: a line worth sending")
+            context.log.write(.debug, "a # and a\nbreak")
             let outcome = await harness.step.onboard(context)
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
             let logs = emulator.uploads(.clientLog)
             #expect(logs.count == 1)
             let text = try #require(logs.first?.body)
-            #expect(text.hasPrefix("flowrun "))
-            #expect(text.contains(" WARN welcome: a line worth sending\n"))
+            let lines = text.split(separator: "\n")
+            // The SDKs' format: `#time#LEVEL#correlation#logger#thread#message#`, a `#` in a message escaped.
+            #expect(lines.first?.contains("#INFO##flowrun#main#flowrun ") == true, "\(text)")
+            #expect(lines.contains { $0.hasSuffix("#WARN##flowrun#main#welcome: a line worth sending#") }, "\(text)")
+            #expect(lines.contains { $0.hasSuffix("#DEBUG##flowrun#main#a \\u0023 and a\\nbreak#") }, "\(text)")
+            let time = try #require(lines.first?.split(separator: "#").first)
+            #expect(time.count == "2026-11-28T07:10:03.624+00:00".count && time.hasSuffix("+00:00"), "\(time)")
             #expect(logs.first?.application == "com.example.timetable")
         }
     }
@@ -185,7 +220,7 @@ struct LogUploadTests {
         try await withEmulator { emulator, url in
             var info = backendSeed(url)
             info["logPolicy"] = .record(["level": .string("NONE"), "upload": .bool(false)])
-            let harness = try harness("{uses: log-upload}", url, info)
+            let harness = try await harness("{uses: log-upload}", url, info)
             let outcome = await harness.step.onboard(harness.context(.onboard))
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
@@ -200,7 +235,7 @@ struct LogUploadTests {
         try await withEmulator { emulator, url in
             var info = backendSeed(url)
             info["logPolicy"] = .record(["level": .string("WARN"), "upload": .bool(true)])
-            let harness = try harness("{uses: log-upload}", url, info)
+            let harness = try await harness("{uses: log-upload}", url, info)
             let context = harness.context(.onboard)
             let token = "tok-\(UUID().uuidString)"
             context.log.write(.error, "login: the server echoed \(token)")
@@ -219,7 +254,7 @@ struct LogUploadTests {
             emulator.setFault(.status(503), for: .clientLogs)
             var info = backendSeed(url)
             info["logPolicy"] = .record(["level": .string("WARN"), "upload": .bool(true)])
-            let harness = try harness("{uses: log-upload}", url, info)
+            let harness = try await harness("{uses: log-upload}", url, info)
             let outcome = await harness.step.onboard(harness.context(.onboard))
             await harness.close()
             let failure = try #require(outcome.failure)
@@ -235,7 +270,7 @@ struct DestinationsDownloadTests {
     @Test func theDestinationsAreProvidedByNameWithTheirURLs() async throws {
         try await withEmulator { _, url in
             // The open timetable application answers without a login.
-            let harness = try harness("{uses: destinations-download}", url, backendSeed(url))
+            let harness = try await harness("{uses: destinations-download}", url, backendSeed(url))
             let outcome = await harness.step.onboard(harness.context(.onboard))
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
@@ -279,7 +314,7 @@ struct UsageUploadTests {
         try await withEmulator { emulator, url in
             var info = backendSeed(url)
             info["usagePolicy"] = .record(["upload": .bool(true), "reason": .string("allowed")])
-            let harness = try harness("{uses: usage-upload}", url, info)
+            let harness = try await harness("{uses: usage-upload}", url, info)
             let context = harness.context(.onboard)
             context.trace.record(
                 TraceEvent(
@@ -289,10 +324,19 @@ struct UsageUploadTests {
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
             let report = try #require(emulator.uploads(.usage).first?.body)
-            #expect(report.contains(#""step":"login""#), "\(report)")
-            #expect(report.contains(#""outcome":"succeeded""#))
-            #expect(report.contains(#""duration_ms":12"#))
-            #expect(report.contains(#""application":"com.example.timetable""#))
+            // SAP's usage document: one session with an event per step, every leaf a string, durations in seconds.
+            let document = try #require(
+                JSONSerialization.jsonObject(with: Data(report.utf8)) as? [String: Any], "\(report)")
+            let app = try #require(document["appInfo"] as? [String: Any])
+            #expect(app["application"] as? String == "com.example.timetable")
+            #expect((document["deviceInfo"] as? [String: Any])?["deviceID"] is String)
+            let sessions = try #require(document["sessions"] as? [[String: Any]])
+            let events = try #require(sessions.first?["events"] as? [[String: String]])
+            let login = try #require(events.first { $0["key"] == "login" }, "\(report)")
+            #expect(login["result"] == "succeeded")
+            #expect(login["duration"] == "0.012")
+            #expect(login["category"] == "onboard")
+            #expect(login["time"]?.hasSuffix("+00:00") == true)
             // Messages never go into the report.
             #expect(!report.contains("hunter2"))
         }
@@ -305,7 +349,7 @@ struct UsageUploadTests {
                 "upload": .bool(false),
                 "reason": .string("usage is not collected: the data-collection consent was declined"),
             ])
-            let harness = try harness("{uses: usage-upload}", url, info)
+            let harness = try await harness("{uses: usage-upload}", url, info)
             let outcome = await harness.step.onboard(harness.context(.onboard))
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")

@@ -95,18 +95,19 @@ extension ProcessSuites {
             let text = try #require(logList.first?["text"] as? String)
             #expect(logList.first?["user"] as? String == "ada@example.com")
             // The log the run wrote at `path` before the settings set WARN: the requests it sent.
-            #expect(text.contains("DEBUG login: GET "), "\(text)")
+            #expect(text.contains("#DEBUG##flowrun#main#login: GET "), "\(text)")
             let usageList = try #require(
                 try JSONSerialization.jsonObject(with: Data(usage.utf8)) as? [[String: Any]], "\(usage)")
             let report = try #require(usageList.first?["report"] as? [String: Any])
-            let steps = try #require(report["steps"] as? [[String: Any]])
+            let sessions = try #require(report["sessions"] as? [[String: Any]])
+            let steps = try #require(sessions.first?["events"] as? [[String: String]])
             #expect(
-                steps.map { $0["step"] as? String } == [
+                steps.map { $0["key"] } == [
                     "welcome", "session", "login", "settings", "destinations",
                     "apply", "logs",
                 ])
-            #expect(steps.allSatisfy { $0["outcome"] as? String == "succeeded" && $0["duration_ms"] != nil })
-            #expect(report["application"] as? String == "com.example.warehouse")
+            #expect(steps.allSatisfy { $0["result"] == "succeeded" && $0["duration"] != nil })
+            #expect((report["appInfo"] as? [String: Any])?["application"] as? String == "com.example.warehouse")
 
             let basic = Data("ada@example.com:\(Self.password)".utf8).base64EncodedString()
             for secret in [Self.password, Self.token, Self.passcode, basic] {

@@ -164,7 +164,12 @@ struct Backend {
             }
         case .settings(let id, let level):
             return withProtectedApplication(id, request) { app, _, _ in
-                let chosen = level == "user" ? app.userSettings : level == "device" ? app.deviceSettings : app.settings
+                let chosen =
+                    switch level {
+                    case .global: app.settings
+                    case .currentUser: app.userSettings
+                    case .device: app.deviceSettings
+                    }
                 let groups = JSONValue.object(
                     chosen.map { group in
                         (group.name, .object(group.values.map { ($0.0, .string($0.1)) }))

@@ -93,15 +93,28 @@ extension Backend {
                 "The push registration of device `\(device)` belongs to another user; only its own user may change it.")
         }
         switch request.method {
-        case "PUT":
+        case "PUT", "POST":
+            // As the SDKs expect: PUT updates a device the backend knows (404 otherwise), POST registers one.
+            if request.method == "PUT", existing == nil { return Self.noPushRegistration(device, app) }
+            guard request.contentType?.lowercased().hasPrefix("application/json") == true else {
+                return .error(415, code: "unsupportedMediaType", "A push registration is sent as `application/json`.")
+            }
             let token: String
             switch Self.requiredString("pushToken", in: request.body, missing: "pushTokenMissing") {
             case .failure(let error): return error.answer
             case .success(let found): token = found
             }
+            let digest = PushRegistration.digest(of: token)
+            if let other = devices.push.first(where: {
+                $0.key.application == app.id && $0.key.device != device && $0.value.tokenDigest == digest
+            }) {
+                return .error(
+                    409, code: "pushTokenConflict",
+                    "The push token is registered for device `\(other.key.device)` of application `\(app.id)`.")
+            }
             let registration = PushRegistration(
-                application: app.id, device: device, os: os, owner: Self.owner(principal),
-                tokenDigest: PushRegistration.digest(of: token), updated: now)
+                application: app.id, device: device, os: os, owner: Self.owner(principal), tokenDigest: digest,
+                updated: now)
             devices.push[key] = registration
             return Answer(status: existing == nil ? 201 : 200, json: registration.json)
         case "DELETE":

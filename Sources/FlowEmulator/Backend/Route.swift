@@ -10,15 +10,16 @@ enum Route: Sendable, Equatable {
     /// A discovery path whose function or arguments are not understood.
     case badDiscovery(reason: String)
     case configuration(application: String)
-    /// The storage service's settings at one level: `global` (the application's), `user` or `device`.
-    case settings(application: String, level: String)
+    /// The storage service's settings at one level: `global` (the application's), `currentuser` (the user's) or
+    /// `device/<deviceId>` (one device's).
+    case settings(application: String, level: SettingsLevel)
     case me(application: String)
     case destination(name: String)
     /// `/mobileservices/application/<app>/destinations/v1/runtime/application/<app>` (I): the destinations listed.
     case destinations(application: String)
     /// `/mobileservices/application/<app>/clientlogs/v1/runtime/log/application/<app>`: a client log upload.
     case clientLogs(application: String)
-    /// `/mobileservices/application/<app>/usage/v1/runtime/application/<app>` (I): a usage report upload.
+    /// `/mobileservices/application/<app>/clientusage/v1/runtime/clientusage/application/<app>`: a usage upload.
     case usage(application: String)
     /// `/oauth2/api/v1/authorize`: the login form (GET) and its answer (POST).
     case authorize
@@ -78,7 +79,7 @@ enum Route: Sendable, Equatable {
 
     /// Whether a request to the route with `method` has a body to read (a form).
     func readsBody(method: String) -> Bool {
-        if case .push = self { return method == "PUT" }
+        if case .push = self { return method == "PUT" || method == "POST" }
         if case .storeRecovery = self { return method == "PUT" }
         guard method == "POST" else { return false }
         switch self {
@@ -102,7 +103,7 @@ enum Route: Sendable, Equatable {
         case .certificateService(_, let action): action == .attributes ? ["GET", "HEAD"] : ["POST"]
         case .connections: ["POST"]
         case .connection: ["GET", "HEAD", "DELETE"]
-        case .push: ["GET", "HEAD", "PUT", "DELETE"]
+        case .push: ["GET", "HEAD", "PUT", "POST", "DELETE"]
         case .storeRecovery: ["GET", "PUT", "DELETE"]
         default: ["GET", "HEAD"]
         }
@@ -148,6 +149,13 @@ enum Route: Sendable, Equatable {
 
     private static func mobileServices(_ segments: [String]) -> Route {
         if segments == ["OTPForm"] { return .otpForm }
+        // The settings under the application's own prefix, as the Android SDK reads them:
+        // `application/<app>/Storage/v1/runtime/application/<app>/…`.
+        if segments.count > 7, segments[0] == "application", segments[2] == "Storage", segments[1] == segments[6],
+            case .settings(let application, let level) = mobileServices(Array(segments.dropFirst(2)))
+        {
+            return .settings(application: application, level: level)
+        }
         if segments == ["sessions", "logout"] { return .logout }
         switch segments.count {
         case 9
@@ -158,10 +166,14 @@ enum Route: Sendable, Equatable {
             return .configuration(application: segments[1])
         case 8
         where segments[0] == "Storage" && segments[1] == "v1" && segments[2] == "runtime"
-            && segments[3] == "application" && ["global", "user", "device"].contains(segments[5])
-            && segments[6] == "mobileservices"
-            && segments[7] == "settingsExchange":
-            return .settings(application: segments[4], level: segments[5])
+            && segments[3] == "application" && ["global", "currentuser"].contains(segments[5])
+            && segments[6] == "mobileservices" && segments[7] == "settingsExchange":
+            return .settings(application: segments[4], level: segments[5] == "global" ? .global : .currentUser)
+        case 9
+        where segments[0] == "Storage" && segments[1] == "v1" && segments[2] == "runtime"
+            && segments[3] == "application" && segments[5] == "device" && segments[7] == "mobileservices"
+            && segments[8] == "settingsExchange":
+            return .settings(application: segments[4], level: .device(segments[6]))
         case 8
         where segments[0] == "Storage" && segments[1] == "v1" && segments[2] == "runtime"
             && segments[3] == "application" && segments[5] == "device" && segments[7] == "storeRecovery":
@@ -171,9 +183,14 @@ enum Route: Sendable, Equatable {
                 .certificateService(application: segments[1], action: $0)
             } ?? .notFound
         case 7
-        where segments[0] == "application" && ["destinations", "usage"].contains(segments[2]) && segments[3] == "v1"
+        where segments[0] == "application" && segments[2] == "destinations" && segments[3] == "v1"
             && segments[4] == "runtime" && segments[5] == "application" && segments[1] == segments[6]:
-            return segments[2] == "usage" ? .usage(application: segments[1]) : .destinations(application: segments[1])
+            return .destinations(application: segments[1])
+        case 8
+        where segments[0] == "application" && segments[2] == "clientusage" && segments[3] == "v1"
+            && segments[4] == "runtime" && segments[5] == "clientusage" && segments[6] == "application"
+            && segments[1] == segments[7]:
+            return .usage(application: segments[1])
         case 8
         where segments[0] == "application" && segments[2] == "clientlogs" && segments[3] == "v1"
             && segments[4] == "runtime" && segments[5] == "log" && segments[6] == "application"
@@ -225,6 +242,16 @@ enum Route: Sendable, Equatable {
         }
         return .discoveryByCode(configID: configID, code: code)
     }
+}
+
+/// The level of the storage service's settings a path names.
+enum SettingsLevel: Sendable, Equatable {
+    /// `global`: the application's settings.
+    case global
+    /// `currentuser`: the settings of the user the credentials belong to.
+    case currentUser
+    /// `device/<deviceId>`: one device's settings.
+    case device(String)
 }
 
 /// What a request to the certificate service asks for.

@@ -1,4 +1,5 @@
 internal import FlowDescriptor
+internal import FlowHTTP
 public import Foundation
 
 /// Something a client uploaded and the emulator kept: a client log or a usage report, listed by the admin API
@@ -55,28 +56,71 @@ public struct Upload: Sendable, Hashable {
 
 extension Backend {
     /// The answer to a client log or usage upload: the application's protection first (credentials, lock, wipe,
-    /// a blocked user), then the body; an accepted upload is added to ``uploads``.
+    /// a blocked user), then the body, which must be what the SDKs send (`multipart/form-data` with a `file` part:
+    /// `#`-delimited log lines, or SAP's usage document); an accepted upload is added to ``uploads``.
     mutating func receive(_ kind: Upload.Kind, application id: String, _ request: RequestFacts) -> Answer {
         var received: Upload?
         let answer = withProtectedApplication(id, request) { app, principal, backend in
-            let body = request.body ?? ""
-            guard !body.isEmpty else {
-                return .error(400, code: "emptyBody", "The \(kind.rawValue) upload has no body.")
-            }
-            if kind == .usage {
-                let read = DocumentReader.read(bytes: Array(body.utf8), file: "usage", format: .json)
-                guard read.root?.pairs != nil, !read.diagnostics.hasErrors else {
-                    return .error(400, code: "badJSON", "The usage report is not a JSON object.")
-                }
+            let file: String
+            switch Self.uploadedFile(kind, request) {
+            case .failure(let error): return error.answer
+            case .success(let text): file = text
             }
             var user: String?
             if case .user(let who) = principal { user = who.email }
             received = Upload(
                 kind: kind, time: backend.now, application: app.id, device: request.deviceHeader, user: user,
-                body: body)
-            return Answer(status: 201, json: ["received": .int(body.utf8.count)])
+                body: file)
+            // A client log is answered 204 as Mobile Services documents it; a usage report 201.
+            return kind == .clientLog
+                ? Answer(status: 204, body: "") : Answer(status: 201, json: ["received": .int(file.utf8.count)])
         }
         if let received { uploads.append(received) }
         return answer
+    }
+
+    /// The text of the upload's `file` part, checked for its kind; a 415 for another content type, a 400 for a
+    /// missing or empty part or a file of the wrong shape.
+    static func uploadedFile(_ kind: Upload.Kind, _ request: RequestFacts) -> Result<String, AnswerError> {
+        let what = kind == .usage ? "usage report" : "client log"
+        guard let parts = FileUpload.parts(of: Array((request.body ?? "").utf8), contentType: request.contentType)
+        else {
+            let sent = request.contentType.map { "`\($0)`" } ?? "no content type"
+            return .failure(
+                AnswerError(
+                    .error(
+                        415, code: "unsupportedMediaType",
+                        "A \(what) is uploaded as `multipart/form-data` with a `file` part; this request has \(sent)"
+                            + " or no readable parts.")))
+        }
+        guard let part = parts.first(where: { $0.partName == "file" }), !part.bytes.isEmpty else {
+            return .failure(AnswerError(.error(400, code: "emptyBody", "The \(what) upload has no `file` part.")))
+        }
+        let text = String(decoding: part.bytes, as: UTF8.self)
+        switch kind {
+        case .usage:
+            let read = DocumentReader.read(bytes: part.bytes, file: "usage", format: .json)
+            guard let root = read.root, !read.diagnostics.hasErrors, root["appInfo"]?.pairs != nil,
+                root["deviceInfo"]?.pairs != nil, root["sessions"]?.elements != nil
+            else {
+                return .failure(
+                    AnswerError(
+                        .error(
+                            400, code: "badUsageReport",
+                            "The usage report is not SAP's usage document: a JSON object with `appInfo`, `deviceInfo`"
+                                + " and `sessions`.")))
+            }
+        case .clientLog:
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
+            if let bad = lines.firstIndex(where: { !$0.hasPrefix("#") || !$0.hasSuffix("#") || $0.count < 8 }) {
+                return .failure(
+                    AnswerError(
+                        .error(
+                            400, code: "badLogLine",
+                            "Line \(bad + 1) of the client log is not a `#`-delimited log entry "
+                                + "(`#time#LEVEL#correlation#logger#thread#message#`).")))
+            }
+        }
+        return .success(text)
     }
 }

@@ -241,6 +241,20 @@ extension SettingsGroup {
             values: [
                 ("featureVectorPolicyAllEnabled", "true")
             ]),
+        SettingsGroup(
+            name: "usagePolicy",
+            values: [
+                ("dataCollectionEnabled", "true"),
+                ("uploadDataAfterDays", "0"),
+                ("crashLogUploadEnabled", "false"),
+            ]),
+        SettingsGroup(
+            name: "blockWipingPolicy",
+            values: [
+                ("blockWipeEnabled", "false"),
+                ("blockDisconnectedPeriod", "0"),
+                ("wipeDisconnectedPeriod", "0"),
+            ]),
     ]
 
     /// The setting names each group the backend knows may carry, by group name: those of ``defaults``. The data

@@ -396,6 +396,8 @@ public enum RegistrationState: String, Sendable, Hashable, CaseIterable {
     case locked
     /// Requests are refused with 403 and `x-message-code: TRAFFIC_REG_WIPED`; the client must reset.
     case wiped
+    /// Requests are refused with 403 and `x-message-code: TRAFFIC_REG_BLOCKED`: an administrator's block.
+    case blocked
 
     /// The `x-message-code` header value a blocked request is answered with.
     public var messageCode: String? {
@@ -403,6 +405,7 @@ public enum RegistrationState: String, Sendable, Hashable, CaseIterable {
         case .active: nil
         case .locked: "TRAFFIC_REG_LOCKED"
         case .wiped: "TRAFFIC_REG_WIPED"
+        case .blocked: "TRAFFIC_REG_BLOCKED"
         }
     }
 }

@@ -68,7 +68,7 @@ public struct FailureCode: RawRepresentable, Hashable, Sendable, CustomStringCon
         case badSettings = "bad-settings"
         case noConfiguration = "no-configuration"
         case serverError = "server-error"
-        case locked, wiped
+        case locked, wiped, blocked
         case userBlocked = "user-blocked"
         case registrationRequired = "registration-required"
         case registrationMissing = "registration-missing"
@@ -208,6 +208,9 @@ extension FailureCode {
     public static let locked = FailureCode(.locked)
     /// `wiped`: The backend says the registration was wiped.
     public static let wiped = FailureCode(.wiped)
+    /// `blocked`: The backend's administrator blocked this registration or its traffic (`REG_BLOCKED`,
+    /// `TRAFFIC_BLOCKED`, `TRAFFIC_REG_BLOCKED`).
+    public static let blocked = FailureCode(.blocked)
     /// `user-blocked`: The backend says the user is blocked or deactivated.
     public static let userBlocked = FailureCode(.userBlocked)
     /// `registration-required`: The backend wants the device registered explicitly first (a `device-registration`

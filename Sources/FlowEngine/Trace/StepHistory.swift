@@ -15,6 +15,8 @@ public final class StepHistory: TraceSink {
         public var duration: Duration?
         /// The failure code of a failed attempt.
         public var errorCode: String?
+        /// When the attempt ended.
+        public var time: Date?
     }
 
     /// The most entries kept; later ones are dropped (a run has far fewer).
@@ -32,7 +34,7 @@ public final class StepHistory: TraceSink {
             entries.append(
                 Entry(
                     mode: event.mode, step: step, outcome: event.outcome, duration: event.duration,
-                    errorCode: event.errorCode))
+                    errorCode: event.errorCode, time: event.time))
         }
     }
 

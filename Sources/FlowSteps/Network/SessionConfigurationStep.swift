@@ -13,10 +13,11 @@ import Foundation
 /// for them only); and pins the certificate service's origin to the configuration document's
 /// `publicKeyPinSet`.
 struct SessionConfigurationStep: BuiltinStep {
-    /// The application-version header name is not confirmed for the real backend (see docs/emulator.md).
-    static let versionHeader = "X-SMP-APPVERSION"
-    static let correlationHeader = "X-CorrelationID"
-    static let sdkVersionHeader = "x-smp-sdk-version"
+    /// The header names the SDKs send (docs/emulator.md gives the source; the iOS SDK's own names for the version
+    /// and the correlation ID are not public, so the Android SDK's are sent).
+    static let versionHeader = "X-APP-VERSION"
+    static let correlationHeader = "X-SAP-CorrelationID"
+    static let sdkVersionHeader = "X-SMP-SDK-VERSION"
     /// What the SDK-version header says: flowrun stands in for the SDK, so it names itself.
     static let sdkVersion = "flowrun/\(ToolVersion.current)"
 
@@ -41,7 +42,7 @@ struct SessionConfigurationStep: BuiltinStep {
                 "The device ID sent as `X-SMP-DEVICEID`."),
             ParameterSpec(
                 "correlation-id", .bool, default: "true",
-                "Send `X-CorrelationID` with a new UUID per request (the same on its redirects and login resends)."),
+                "Send `X-SAP-CorrelationID` with a new UUID per request (the same on its redirects and login resends)."),
             ParameterSpec(
                 "language", .string,
                 derived: "the locale of `LC_ALL`, else `LANG`, as a BCP 47 tag (`en-US` for none, `C`, `POSIX`)",

@@ -19,8 +19,23 @@ struct SettingsDownloadStep: BuiltinStep {
     enum Level: String, CaseIterable {
         case application, user, device
 
-        /// The storage service's name for the level.
-        var scope: String { self == .application ? "global" : rawValue }
+        /// The level's part of the storage service's path: `global`, `currentuser` (the user the credentials
+        /// belong to) or `device/<deviceId>`, as the SDKs read them (docs/emulator.md gives the source).
+        func scope(deviceID: String?) throws(StepFailure) -> String {
+            switch self {
+            case .application: return "global"
+            case .user: return "currentuser"
+            case .device:
+                guard let deviceID, !deviceID.isEmpty else {
+                    throw StepFailure(
+                        .missingInfo,
+                        "the device settings are read by device ID, and no step provided `deviceID` (put "
+                            + "`session-configuration` before `settings-download`)")
+                }
+                let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))
+                return "device/" + (deviceID.addingPercentEncoding(withAllowedCharacters: allowed) ?? deviceID)
+            }
+        }
 
         /// The levels read for this one, highest first: the application's, then down to this one.
         var levelsRead: [Level] { Array(Self.allCases.prefix { $0 != self }) + [self] }
@@ -39,9 +54,8 @@ struct SettingsDownloadStep: BuiltinStep {
         ],
         requires: [KeySpec(.settingsParameters)],
         provides: [
-            KeySpec(.passcodePolicy),
-            KeySpec(.logSettings),
-            KeySpec(.featureVectorPolicies),
+            KeySpec(.passcodePolicy), KeySpec(.logSettings), KeySpec(.featureVectorPolicies),
+            KeySpec(.usageSettings), KeySpec(.lockWipePolicy), KeySpec(.reportedPolicies),
         ],
         waits: .server)
 
@@ -76,10 +90,11 @@ struct SettingsDownloadStep: BuiltinStep {
             let (base, applicationID) = try Backend.base(context)
             var merged = SettingsLayers()
             var urls: [String] = []
+            let deviceID = context.info[.deviceID] ?? context.info[.settingsParameters]?.deviceID
             for level in level.levelsRead {
                 let path =
-                    "/mobileservices/Storage/v1/runtime/application/\(applicationID)/\(level.scope)"
-                    + "/mobileservices/settingsExchange"
+                    "/mobileservices/Storage/v1/runtime/application/\(applicationID)/"
+                    + "\(try level.scope(deviceID: deviceID))/mobileservices/settingsExchange"
                 guard let url = URL(string: path, relativeTo: base)?.absoluteURL else {
                     throw StepFailure(.badParameter, "cannot form the settings URL from \(base.absoluteString)")
                 }

@@ -9,8 +9,9 @@ import Foundation
 
 /// The `push-registration` step: registers the device's push token (from the push service of the device's
 /// platform, given as input `push-token`) with the backend's push registration for this application and device,
-/// `PUT /mobileservices/push/v1/runtime/applications/<appId>/os/<os>/devices/<deviceId>` with `{"pushToken": …}`
-/// (I: the emulator's shape, see docs/emulator.md).
+/// `PUT /mobileservices/push/v1/runtime/applications/<appId>/os/<os>/devices/<deviceId>` with the token and the
+/// device's facts, and `POST` with the same body when the backend does not know the device yet (404), as the SDKs
+/// do (docs/emulator.md gives the source).
 ///
 /// The token is a secret: it is masked in every output, and what the step keeps is its SHA-256 digest only, enough
 /// to tell on restore whether the token changed (then it registers the new one; otherwise it sends nothing). A
@@ -32,6 +33,15 @@ struct PushRegistrationStep: BuiltinStep, RegistrationDeletingStep {
             ParameterSpec(
                 "os", .oneOf(System.allCases.map(\.rawValue)), default: "ios",
                 "The push service's platform, in the registration's path."),
+            ParameterSpec(
+                "push-group", .string,
+                "The push group the device joins (`pushGroup`), for notifications sent to a group."),
+            ParameterSpec(
+                "device-model", .string, default: "flowrun",
+                "The device model the registration names (`deviceModel`)."),
+            ParameterSpec(
+                "form-factor", .string, default: "desktop",
+                "The device's form factor the registration names (`formFactor`)."),
         ],
         requires: [KeySpec(.settingsParameters), KeySpec(.deviceID)],
         provides: [],
@@ -39,12 +49,33 @@ struct PushRegistrationStep: BuiltinStep, RegistrationDeletingStep {
 
     let token: ParameterText
     let system: System
+    let pushGroup: ParameterText?
+    let deviceModel: ParameterText?
+    let formFactor: ParameterText?
 
     init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
         token =
             try parameters.runtimeText("token")
             ?? ParameterText(parameter: "token", text: "${input.push-token}", isSecret: true)
         system = try parameters.choice("os", as: System.self) ?? .ios
+        pushGroup = try parameters.runtimeText("push-group")
+        deviceModel = try parameters.runtimeText("device-model")
+        formFactor = try parameters.runtimeText("form-factor")
+    }
+
+    /// The registration's body, with the fields the SDKs send (docs/emulator.md names the source): the token, the
+    /// device's model and form factor, the user's locale (`en_US`) and time zone, and the push group when given.
+    func body(token: String, context: StepContext) throws(StepFailure) -> JSONValue {
+        let tag = SessionConfigurationStep.languageTag(environment: context.input.environment)
+        var members: [(String, JSONValue)] = [
+            ("pushToken", .string(token)),
+            ("deviceModel", .string(try deviceModel.map(context.resolve) ?? "flowrun")),
+            ("formFactor", .string(try formFactor.map(context.resolve) ?? "desktop")),
+            ("userLocale", .string(tag.replacingOccurrences(of: "-", with: "_"))),
+            ("timeZone", .string(TimeZone.current.identifier)),
+        ]
+        if let group = try pushGroup.map(context.resolve), !group.isEmpty { members.append(("pushGroup", .string(group))) }
+        return .object(members)
     }
 
     /// What the step keeps: where the registration lives and the token's digest, never the token.
@@ -174,13 +205,26 @@ struct PushRegistrationStep: BuiltinStep, RegistrationDeletingStep {
             application: applicationID, backend: base, device: device, system: system.rawValue,
             tokenDigest: Self.digest(of: token))
         let url = try Self.url(kept, context: context)
-        let body = JSONValue.object([("pushToken", .string(token))])
-        _ = try await Backend.fetch(
-            HTTPRequest(
-                method: "PUT", url: url,
-                headers: [("Content-Type", "application/json"), ("Accept", "application/json")],
-                body: Array(body.rendered(pretty: false).utf8)),
-            context: context, what: "registering the push token")
+        let body = Array(try self.body(token: token, context: context).rendered(pretty: false).utf8)
+        let headers = [("Content-Type", "application/json"), ("Accept", "application/json")]
+        let what = "registering the push token"
+        do throws(StepFailure) {
+            // The SDKs update with PUT; a device the backend does not know yet is answered 404 and registered with
+            // the same body by POST.
+            do throws(StepFailure) {
+                _ = try await Backend.fetch(
+                    HTTPRequest(method: "PUT", url: url, headers: headers, body: body), context: context, what: what)
+            } catch where error.code == .http(404) {
+                context.note("push-new", "\(what): the backend does not know the device yet (404): registering it")
+                _ = try await Backend.fetch(
+                    HTTPRequest(method: "POST", url: url, headers: headers, body: body), context: context, what: what)
+            }
+        } catch where error.code == .http(409) {
+            // The SDKs take a 409 (the token is registered already, perhaps for another registration) as done, with
+            // a warning.
+            context.note("push-conflict", "\(what): the backend answered 409 (a token conflict): taken as registered")
+            context.say("Warning: the backend reports a push token conflict (409); the token counts as registered.")
+        }
         context.keep(kept.json)
         context.note("push-registered", "the push token is registered for device `\(device)` (\(system.rawValue))")
     }

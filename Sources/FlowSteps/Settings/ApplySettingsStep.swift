@@ -11,8 +11,9 @@ import Foundation
 ///
 /// - the log policy (`logPolicy`): the level the run logs at, set on the run, and whether its log may be uploaded
 ///   (logging on and a level other than NONE);
-/// - the usage policy (`usagePolicy`): whether usage may be collected and uploaded: the feature vector policy
-///   allows it and the data-collection consent, when a step asked for it, was not declined;
+/// - the usage policy (`usagePolicy`): whether usage may be collected and uploaded: the settings' usage policy turns
+///   data collection on and the data-collection consent, when a step asked for it, was not declined;
+/// - what it cannot apply (crash reports, restricted features, network, security and attestation settings), noted;
 /// - the passcode policy's lock timeout, noted in the trace for the steps that lock the store;
 /// - the user's state: with `check-user` (the default) the role service's `Me` is read once, so that a blocked or
 ///   deactivated user (`user-blocked`), a locked registration (`locked`) or a wiped one (`wiped`) stops the run
@@ -31,7 +32,10 @@ struct ApplySettingsStep: BuiltinStep {
         ],
         requires: [
             KeySpec(.logSettings),
-            KeySpec(.featureVectorPolicies),
+            KeySpec(.featureVectorPolicies, optional: true),
+            KeySpec(.usageSettings, optional: true),
+            KeySpec(.lockWipePolicy, optional: true),
+            KeySpec(.reportedPolicies, optional: true),
             KeySpec(.passcodePolicy),
             KeySpec(.dataCollectionConsent, optional: true),
             KeySpec(.settingsParameters, when: "check-user", is: ["true"]),
@@ -48,7 +52,6 @@ struct ApplySettingsStep: BuiltinStep {
     func onboard(_ context: StepContext) async -> StepOutcome {
         do throws(StepFailure) {
             let logSettings = try required(.logSettings, context)
-            let features = try required(.featureVectorPolicies, context)
             let passcodePolicy = try required(.passcodePolicy, context)
             guard let logPolicy = RunLogPolicy(logSettings) else {
                 throw StepFailure(
@@ -57,8 +60,10 @@ struct ApplySettingsStep: BuiltinStep {
                         + RunLog.Level.allCases.map(\.name).joined(separator: ", "))
             }
             logPolicy.apply(context)
-            let usage = Self.usagePolicy(features: features, consent: context.info[.dataCollectionConsent])
+            let usage = Self.usagePolicy(
+                settings: context.info[.usageSettings], consent: context.info[.dataCollectionConsent])
             context.note("usage-policy", usage.reason ?? "")
+            Self.report(context)
             if case .int(let seconds)? = passcodePolicy["lockTimeout"] {
                 context.note(
                     "lock-timeout",
@@ -75,19 +80,41 @@ struct ApplySettingsStep: BuiltinStep {
         }
     }
 
-    /// Whether usage may be uploaded: the feature vector policy allows it, and the consent, if asked, was given.
-    static func usagePolicy(features: FeatureVectorPolicies, consent: Bool?) -> UsagePolicy {
+    /// Whether usage may be uploaded: the settings' usage policy turns data collection on (the SDKs collect nothing
+    /// without it), and the consent, if asked, was given.
+    static func usagePolicy(settings: UsageSettings?, consent: Bool?) -> UsagePolicy {
         let (upload, reason): (Bool, String) =
-            if features["allEnabled"] == .bool(false) {
-                (false, "usage is not collected: the feature vector policy turns usage off")
+            if settings == nil {
+                (false, "usage is not collected: the settings have no usage policy")
+            } else if settings?["dataCollectionEnabled"] != .bool(true) {
+                (false, "usage is not collected: the usage policy turns data collection off")
             } else if consent == false {
                 (false, "usage is not collected: the data-collection consent was declined")
             } else if consent == true {
-                (true, "usage may be collected and uploaded: the feature vector policy and the consent allow it")
+                (true, "usage may be collected and uploaded: the usage policy and the consent allow it")
             } else {
-                (true, "usage may be collected and uploaded: the feature vector policy allows it (no consent asked)")
+                (true, "usage may be collected and uploaded: the usage policy allows it (no consent asked)")
             }
         return UsagePolicy(["upload": .bool(upload), "reason": .string(reason)])
+    }
+
+    /// Notes what the settings set that a command-line client applies elsewhere or cannot apply: crash reports
+    /// (flowrun writes none), restricted features, and the groups it only shows.
+    static func report(_ context: StepContext) {
+        if context.info[.usageSettings]?["crashLogUploadEnabled"] == .bool(true) {
+            context.note("crash-reports", "the usage policy allows crash report uploads; flowrun writes no crash reports")
+        }
+        if case .list(let restricted)? = context.info[.featureVectorPolicies]?["restrictedPolicies"], !restricted.isEmpty {
+            let names = restricted.compactMap(\.text).joined(separator: ", ")
+            context.note("features", "the feature vector policy restricts \(names): flowrun has none of these features")
+        }
+        if case .record(let groups)? = context.info[.reportedPolicies] {
+            for name in groups.keys.sorted() {
+                context.note(
+                    "not-applied", "the settings' `\(name)` is shown in the run's info; a command-line client cannot "
+                        + "apply it" + (name == "attestationSettings" ? " (flowrun cannot attest the device)" : ""))
+            }
+        }
     }
 
     /// Reads `Me`: the backend refuses a blocked user, a locked or a wiped registration (``Backend/fetch``); a 404

@@ -20,4 +20,12 @@ enum ServiceUpload {
             context: context, what: what)
         return url
     }
+
+    /// Sends `file` as the SDKs upload a client log or a usage report: `multipart/form-data` with the one part.
+    static func post(
+        _ file: FileUpload, to path: (String) -> String, context: StepContext, what: String
+    ) async throws(StepFailure) -> URL {
+        let (contentType, body) = file.encoded()
+        return try await post(body, contentType: contentType, to: path, context: context, what: what)
+    }
 }

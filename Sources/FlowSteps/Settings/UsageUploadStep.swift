@@ -6,22 +6,24 @@ import FlowHTTP
 import FlowTransform
 import Foundation
 
-/// The `usage-upload` step: when the usage policy (`apply-settings`) allows it, sends a small usage report of
-/// this run to the backend's usage service (I); when the feature vector policy turns usage off or the person
-/// declined the data-collection consent, it sends nothing and says why.
+/// The `usage-upload` step: when the usage policy (`apply-settings`) allows it, sends a usage report of this run to
+/// the backend's client usage service as the SDKs do: `multipart/form-data` with one `file` part holding SAP's usage
+/// document (`appInfo`, `deviceInfo`, `sessions[].events[]`; docs/emulator.md gives the source). When the policy
+/// does not allow it, or the settings' `uploadDataAfterDays` has not passed since the last upload, it sends nothing
+/// and says why.
 ///
 /// The report holds what a generated app's usage report holds about the onboarding, and nothing a person typed:
-/// the application and device IDs, the application version, flowrun's version, the mode, and the steps finished
-/// so far with their outcomes, failure codes and durations (``StepHistory``). No info value, input, message or
-/// URL goes into it, so it cannot carry a secret (decision 0022).
+/// the application and device IDs, the application version, flowrun's version, and one event per step finished so
+/// far with its outcome, failure code and duration (``StepHistory``). No info value, input, message or URL goes
+/// into it, so it cannot carry a secret (decision 0022).
 struct UsageUploadStep: BuiltinStep {
     static let spec = StepSpec(
-        name: "usage-upload",
+        name: "usage-upload", aliases: ["SAPcpmsUsageUploader"],
         summary:
             "Uploads a usage report of the run (IDs, versions, steps with outcomes and durations; no values) when "
-            + "the usage policy allows it; sends nothing otherwise.",
+            + "the usage policy allows it and its upload interval has passed; sends nothing otherwise.",
         parameters: [],
-        requires: [KeySpec(.settingsParameters), KeySpec(.usagePolicy)],
+        requires: [KeySpec(.settingsParameters), KeySpec(.usagePolicy), KeySpec(.usageSettings, optional: true)],
         provides: [],
         waits: .server)
 
@@ -38,12 +40,25 @@ struct UsageUploadStep: BuiltinStep {
                 context.say("No usage report was sent: \(reason).")
                 return .success
             }
+            if let wait = Self.interval(context), let last = Self.lastUpload(context),
+                context.now.timeIntervalSince(last) < Double(wait) * 86_400
+            {
+                let reason =
+                    "the usage policy uploads every \(wait) days and the last upload was "
+                    + last.formatted(.iso8601)
+                context.note("usage-upload", "nothing sent: \(reason)")
+                context.say("No usage report was sent: \(reason).")
+                context.keep(context.kept ?? .object([]))
+                return .success
+            }
             let (_, applicationID) = try Backend.base(context)
             let report = Self.report(context, applicationID: applicationID)
+            let version = context.info[.settingsParameters]?.applicationVersion ?? "0"
             _ = try await ServiceUpload.post(
-                Array(report.rendered(pretty: false).utf8), contentType: "application/json",
-                to: { "/mobileservices/application/\($0)/usage/v1/runtime/application/\($0)" },
+                FileUpload(fileName: "usage.\(version)", bytes: Array(report.rendered(pretty: false).utf8)),
+                to: { "/mobileservices/application/\($0)/clientusage/v1/runtime/clientusage/application/\($0)" },
                 context: context, what: "uploading the usage report")
+            context.keep(.object([("uploaded", .string(context.now.formatted(.iso8601)))]))
             context.note("usage-upload", "sent a usage report of \(context.history.entries.count) steps")
             return .success
         } catch {
@@ -51,27 +66,65 @@ struct UsageUploadStep: BuiltinStep {
         }
     }
 
-    /// The report: IDs, versions, the mode and the steps finished so far. Built from names, codes and numbers
-    /// only.
+    /// The settings' upload interval in days; `nil` when it is 0 or not set (every run may upload).
+    static func interval(_ context: StepContext) -> Int? {
+        guard case .int(let days)? = context.info[.usageSettings]?["uploadDataAfterDays"], days > 0 else { return nil }
+        return days
+    }
+
+    /// When this step last sent a report, from what it kept.
+    static func lastUpload(_ context: StepContext) -> Date? {
+        guard case .string(let text)? = context.kept?["uploaded"] else { return nil }
+        return try? Date(text, strategy: .iso8601)
+    }
+
+    /// SAP's usage document: one session (this run) with one event per step finished so far. Every leaf is a
+    /// string, as the SDKs write them; durations in seconds.
     static func report(_ context: StepContext, applicationID: String) -> JSONValue {
         let parameters = context.info[.settingsParameters]
-        let steps = context.history.entries.map { entry -> JSONValue in
-            var members: [(String, JSONValue)] = [
-                ("mode", .string(entry.mode.rawValue)), ("step", .string(entry.step)),
-                ("outcome", .string(entry.outcome)),
-            ]
-            if let duration = entry.duration { members.append(("duration_ms", .double(duration.milliseconds))) }
-            if let code = entry.errorCode { members.append(("error", .string(code))) }
+        let events = context.history.entries.map { entry -> JSONValue in
+            var members: [(String, JSONValue)] = [("type", .string("flowrun.step")), ("key", .string(entry.step))]
+            if let time = entry.time { members.append(("time", .string(LogUploadStep.timeText(time)))) }
+            if let duration = entry.duration {
+                members.append(("duration", .string(String(Double(duration.milliseconds) / 1000))))
+            }
+            members.append(("category", .string(entry.mode.rawValue)))
+            members.append(("result", .string(entry.outcome)))
+            if let code = entry.errorCode { members.append(("others", .string(code))) }
             return .object(members)
         }
-        let device = context.info[.deviceID] ?? parameters?.deviceID
+        let device = context.info[.deviceID] ?? parameters?.deviceID ?? ""
         return .object([
-            ("application", .string(applicationID)),
-            ("applicationVersion", parameters?.applicationVersion.map(JSONValue.string) ?? .null),
-            ("device", device.map(JSONValue.string) ?? .null),
-            ("flowrun", .string(ToolVersion.current)),
-            ("mode", .string(context.mode.rawValue)),
-            ("steps", .array(steps)),
+            ("report", .string(UUID().uuidString)),
+            (
+                "appInfo",
+                .object([
+                    ("application", .string(applicationID)),
+                    ("appVersion", .string(parameters?.applicationVersion ?? "")),
+                ])
+            ),
+            (
+                "deviceInfo",
+                .object([
+                    ("platform", .string("flowrun")), ("platformVersion", .string(ToolVersion.current)),
+                    ("deviceModel", .string("flowrun")), ("deviceID", .string(device)),
+                ])
+            ),
+            (
+                "sessions",
+                .array([
+                    .object([
+                        (
+                            "sessionInfo",
+                            .object([
+                                ("sessionId", .string(context.onboardingID.uuidString)),
+                                ("anonymous", .string("false")),
+                            ])
+                        ),
+                        ("events", .array(events)),
+                    ])
+                ])
+            ),
         ])
     }
 }

@@ -111,13 +111,10 @@ struct SettingsStructureTransformer: StructureTransformer {
     static let spec = TransformerSpec(
         name: "settings", aliases: ["SAPcpmsSettingsTransformationMap"],
         summary:
-            "Reads downloaded settings (`passwordPolicy`, `logSettings`, `featureVectorPolicies`) into typed keys.",
+            "Reads downloaded settings (`passwordPolicy`, `logSettings`, `featureVectorPolicies`, `usagePolicy`, "
+            + "`blockWipingPolicy`, and the groups flowrun only reports) into typed keys.",
         kind: .structure(
-            provides: [
-                KeySpec(.passcodePolicy),
-                KeySpec(.logSettings),
-                KeySpec(.featureVectorPolicies),
-            ],
+            provides: SettingsTransformer.provided,
             keyParameters: [:]),
         parameters: [])
 
@@ -374,6 +371,14 @@ enum UserIdentityDiscovery {
 /// Downloaded application settings: `passwordPolicy`, `logSettings`, `featureVectorPolicies`, inside
 /// `mobileservices.settingsExchange` or at the top.
 enum SettingsTransformer {
+    /// The keys the settings become.
+    static let provided = [
+        KeySpec(.passcodePolicy), KeySpec(.logSettings), KeySpec(.featureVectorPolicies), KeySpec(.usageSettings),
+        KeySpec(.lockWipePolicy), KeySpec(.reportedPolicies),
+    ]
+    /// The groups shown as sent, which a command-line client cannot apply.
+    static let reportedGroups = ["networkPolicy", "securityPolicy", "attestationSettings"]
+
     static func transform(_ node: Node, at path: ConfigPath) throws(TransformError) -> [String: InfoValue] {
         var exchange = node
         var exchangePath = path
@@ -402,7 +407,15 @@ enum SettingsTransformer {
         let (policy, policyPath) = try section("passwordPolicy")
         let (log, logPath) = try section("logSettings")
         let (features, featuresPath) = try section("featureVectorPolicies")
+        let (usage, usagePath) = try section("usagePolicy")
+        let (lockWipe, lockWipePath) = try section("blockWipingPolicy")
         var info = InfoEntries()
+        info[.usageSettings] = UsageSettings(infoValue: try SettingsForms.usageSettings(usage, at: usagePath))
+        info[.lockWipePolicy] = LockWipePolicy(infoValue: try SettingsForms.lockWipePolicy(lockWipe, at: lockWipePath))
+        let reported = SettingsTransformer.reportedGroups.compactMap { name -> (String, InfoValue)? in
+            exchange[name].present.map { (name, InfoValue.from(json: JSONValue(node: $0))) }
+        }
+        info[.reportedPolicies] = .record(Dictionary(uniqueKeysWithValues: reported))
         info[.passcodePolicy] = PasscodePolicyRecord(
             infoValue: try SettingsForms.passcodePolicy(policy, at: policyPath))
         info[.logSettings] = LogSettings(infoValue: try SettingsForms.logSettings(log, at: logPath))

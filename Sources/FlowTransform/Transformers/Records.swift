@@ -47,6 +47,10 @@ public struct RecordTable: Sendable {
             return try SettingsForms.logSettings(node, at: path)
         case "feature-vector-policies" where node["allEnabled"] == nil:
             return try SettingsForms.featureVectorPolicies(node, at: path)
+        case "usage-settings" where node["uploadDataAfterDays"] == nil && node["crashLogUploadEnabled"] == nil:
+            return try SettingsForms.usageSettings(node, at: path)
+        case "lock-wipe-policy" where node["enabled"] == nil:
+            return try SettingsForms.lockWipePolicy(node, at: path)
         case "store":
             throw TransformError(
                 .invalidArgument, at: path.text,
@@ -237,13 +241,56 @@ enum SettingsForms {
             "enabled": try reader.bool("logEnabled", default: false),
             "level": .string(level),
             "entryExpiry": try reader.int("logEntryExpiry", default: 7),
+            "maxFileNum": try reader.int("logMaxFileNum", default: 0),
+            "maxFileSize": try reader.int("logMaxFileSize", default: 0),
         ])
     }
 
+    /// `featureVectorPolicies`: all on, or lists of feature objects, read by their `name` (else `id`).
     static func featureVectorPolicies(_ node: Node, at path: ConfigPath) throws(TransformError) -> InfoValue {
-        .record([
+        func names(_ key: String) throws(TransformError) -> InfoValue {
+            guard let list = node[key].present else { return .list([]) }
+            guard let elements = list.elements else {
+                throw TransformError(
+                    .invalidArgument, at: path.appending(key).text, "expected a list, found \(list.kindDescription)")
+            }
+            var found: [InfoValue] = []
+            for element in elements {
+                guard let name = (element["name"] ?? element["id"] ?? element).quotedOrPlainText else {
+                    throw TransformError(
+                        .invalidArgument, at: path.appending(key).text,
+                        "expected features with a `name`, found \(element.kindDescription)")
+                }
+                found.append(.string(name))
+            }
+            return .list(found)
+        }
+        return .record([
             "allEnabled": try StringSettings(node: node, path: path).bool(
-                "featureVectorPolicyAllEnabled", default: true)
+                "featureVectorPolicyAllEnabled", default: true),
+            "restrictedPolicies": try names("restrictedPolicies"),
+            "allowedPolicies": try names("allowedPolicies"),
+        ])
+    }
+
+    /// `usagePolicy`: without it (or with collection off) usage is neither collected nor uploaded, as the SDKs
+    /// default.
+    static func usageSettings(_ node: Node, at path: ConfigPath) throws(TransformError) -> InfoValue {
+        let reader = StringSettings(node: node, path: path)
+        return .record([
+            "dataCollectionEnabled": try reader.bool("dataCollectionEnabled", default: false),
+            "uploadDataAfterDays": try reader.int("uploadDataAfterDays", default: 0),
+            "crashLogUploadEnabled": try reader.bool("crashLogUploadEnabled", default: false),
+        ])
+    }
+
+    /// `blockWipingPolicy`, named as the iOS SDK names it: the lock period is `blockDisconnectedPeriod`.
+    static func lockWipePolicy(_ node: Node, at path: ConfigPath) throws(TransformError) -> InfoValue {
+        let reader = StringSettings(node: node, path: path)
+        return .record([
+            "enabled": try reader.bool("blockWipeEnabled", default: false),
+            "lockDisconnectedPeriod": try reader.int("blockDisconnectedPeriod", default: 0),
+            "wipeDisconnectedPeriod": try reader.int("wipeDisconnectedPeriod", default: 0),
         ])
     }
 }

@@ -113,6 +113,22 @@ extension InfoKey where Value == FeatureVectorPolicies {
     public static var featureVectorPolicies: Self { Self("featureVectorPolicies") }
 }
 
+extension InfoKey where Value == UsageSettings {
+    /// The settings' usage policy: whether usage may be collected, how often it is uploaded, crash reports.
+    public static var usageSettings: Self { Self("usageSettings") }
+}
+
+extension InfoKey where Value == LockWipePolicy {
+    /// The settings' lock and wipe policy: days without reaching the backend before the app locks or wipes.
+    public static var lockWipePolicy: Self { Self("lockWipePolicy") }
+}
+
+extension InfoKey where Value == InfoValue {
+    /// The settings groups a command-line client cannot apply (`networkPolicy`, `securityPolicy`,
+    /// `attestationSettings`), as the backend sent them.
+    public static var reportedPolicies: Self { Self("reportedPolicies") }
+}
+
 extension InfoKey where Value == StoreRecord {
     /// The open encrypted store.
     public static var store: Self { Self("store") }
@@ -157,7 +173,9 @@ extension AnyInfoKey {
         InfoKey<SAMLParameters>.samlParameters.erased, InfoKey<OTPParameters>.otpParameters.erased,
         InfoKey<UserIdentityParameters>.userIdentityParameters.erased,
         InfoKey<PasscodePolicyRecord>.passcodePolicy.erased, InfoKey<LogSettings>.logSettings.erased,
-        InfoKey<FeatureVectorPolicies>.featureVectorPolicies.erased, InfoKey<StoreRecord>.store.erased,
+        InfoKey<FeatureVectorPolicies>.featureVectorPolicies.erased, InfoKey<UsageSettings>.usageSettings.erased,
+        InfoKey<LockWipePolicy>.lockWipePolicy.erased, InfoKey<InfoValue>.reportedPolicies.erased,
+        InfoKey<StoreRecord>.store.erased,
         InfoKey<Bool>.dataCollectionConsent.erased, InfoKey<Destinations>.destinations.erased,
         InfoKey<LogPolicy>.logPolicy.erased, InfoKey<UsagePolicy>.usagePolicy.erased,
         InfoKey<String>.registrationID.erased, InfoKey<String>.userID.erased,
@@ -275,6 +293,8 @@ public enum RecordKinds {
     public enum FeatureVectorPolicies: InfoRecordKind {
         public static var recordName: String { "feature-vector-policies" }
     }
+    public enum UsageSettings: InfoRecordKind { public static var recordName: String { "usage-settings" } }
+    public enum LockWipePolicy: InfoRecordKind { public static var recordName: String { "lock-wipe-policy" } }
     public enum Store: InfoRecordKind { public static var recordName: String { "store" } }
     public enum Destination: InfoRecordKind { public static var recordName: String { "destination" } }
     public enum LogPolicy: InfoRecordKind { public static var recordName: String { "log-policy" } }
@@ -290,6 +310,8 @@ public typealias UserIdentityParameters = InfoRecord<RecordKinds.UserIdentityPar
 public typealias PasscodePolicyRecord = InfoRecord<RecordKinds.PasscodePolicy>
 public typealias LogSettings = InfoRecord<RecordKinds.LogSettings>
 public typealias FeatureVectorPolicies = InfoRecord<RecordKinds.FeatureVectorPolicies>
+public typealias UsageSettings = InfoRecord<RecordKinds.UsageSettings>
+public typealias LockWipePolicy = InfoRecord<RecordKinds.LockWipePolicy>
 public typealias StoreRecord = InfoRecord<RecordKinds.Store>
 public typealias DestinationRecord = InfoRecord<RecordKinds.Destination>
 public typealias LogPolicy = InfoRecord<RecordKinds.LogPolicy>
