@@ -260,6 +260,8 @@ let package = Package(
             name: "FlowEmulatorTests",
             dependencies: [
                 "FlowEmulator",
+                // The shipped scenarios run by the `flowrun` binary, their requests held to the contract.
+                "FlowScenario",
                 // The session's SAP passport, read back by the emulator.
                 "FlowHTTP",
                 // Tokens of an outside OAuth 2.0 issuer, signed in the test with keys made there.

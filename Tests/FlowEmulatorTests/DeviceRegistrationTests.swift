@@ -206,7 +206,11 @@ struct PushRegistrationTests {
         try await withEmulator { emulator, client in
             let path = Paths.push(Paths.app, device: "device-1")
             let headers = deviceHeaders(Paths.app)
-            let first = try await client.send("PUT", path, headers: headers, body: #"{"pushToken": "\#(Self.token)"}"#)
+            // As the SDKs expect: PUT updates a device the backend knows; a new one is a 404, then POST.
+            let unknown = try await client.send("PUT", path, headers: headers, body: #"{"pushToken": "\#(Self.token)"}"#)
+            #expect(unknown.status == 404)
+            #expect(emulator.pushRegistrations.isEmpty)
+            let first = try await client.send("POST", path, headers: headers, body: #"{"pushToken": "\#(Self.token)"}"#)
             #expect(first.status == 201, "\(first.body)")
             #expect(!first.body.contains(Self.token))
             let replaced = try await client.send("PUT", path, headers: headers, body: #"{"pushToken": "other-token"}"#)
@@ -228,11 +232,27 @@ struct PushRegistrationTests {
         }
     }
 
+    @Test func aTokenRegisteredForAnotherDeviceIsAConflictAndAPlainBodyIsRefused() async throws {
+        try await withEmulator { emulator, client in
+            let headers = deviceHeaders(Paths.app)
+            let first = Paths.push(Paths.app, device: "device-1")
+            let second = Paths.push(Paths.app, device: "device-2")
+            #expect(try await client.send("POST", first, headers: headers, body: #"{"pushToken": "t1"}"#).status == 201)
+            let conflict = try await client.send("POST", second, headers: headers, body: #"{"pushToken": "t1"}"#)
+            #expect(conflict.status == 409)
+            #expect(conflict.errorCode == "pushTokenConflict")
+            let plain = try await client.send(
+                "POST", second, headers: Paths.appHeader + [("Content-Type", "text/plain")], body: #"{"pushToken": "t2"}"#)
+            #expect(plain.status == 415)
+            #expect(emulator.pushRegistrations.count == 1)
+        }
+    }
+
     @Test func aRegistrationWithoutATokenIsA400() async throws {
         try await withEmulator { emulator, client in
             let path = Paths.push(Paths.app, device: "device-1")
             for body in ["{}", #"{"pushToken": ""}"#, #"{"pushToken": 7}"#, "not json"] {
-                let answer = try await client.send("PUT", path, headers: deviceHeaders(Paths.app), body: body)
+                let answer = try await client.send("POST", path, headers: deviceHeaders(Paths.app), body: body)
                 #expect(answer.status == 400, "\(body)")
             }
             #expect(emulator.pushRegistrations.isEmpty)
@@ -261,7 +281,7 @@ struct PushRegistrationTests {
         try await withEmulator { _, client in
             let path = Paths.push(warehouse, device: "device-1")
             let headers = deviceHeaders(warehouse)
-            let made = try await client.send("PUT", path, headers: headers + [ada], body: #"{"pushToken": "t1"}"#)
+            let made = try await client.send("POST", path, headers: headers + [ada], body: #"{"pushToken": "t1"}"#)
             #expect(made.status == 201)
             let other = try await client.send("PUT", path, headers: headers + [grace], body: #"{"pushToken": "t2"}"#)
             #expect(other.status == 403)
@@ -277,7 +297,7 @@ struct PushRegistrationTests {
                 "POST", Paths.connections(Paths.app), headers: headers, body: registrationBody)
             let id = try #require(created.connectionID)
             _ = try await client.send(
-                "PUT", Paths.push(Paths.app, device: "device-1"), headers: headers, body: #"{"pushToken": "t1"}"#)
+                "POST", Paths.push(Paths.app, device: "device-1"), headers: headers, body: #"{"pushToken": "t1"}"#)
             #expect(emulator.pushRegistrations.count == 1)
             let deleted = try await client.send("DELETE", Paths.connection(Paths.app, id: id), headers: headers)
             #expect(deleted.status == 204)
@@ -304,7 +324,7 @@ struct PushRegistrationTests {
             let path = Paths.push(Paths.app, device: "device-1")
             emulator.setFault(.status(500, count: 1), for: .push)
             #expect(try await client.get(path, headers: Paths.appHeader).status == 500)
-            _ = try await client.send("PUT", path, headers: deviceHeaders(Paths.app), body: #"{"pushToken": "t1"}"#)
+            _ = try await client.send("POST", path, headers: deviceHeaders(Paths.app), body: #"{"pushToken": "t1"}"#)
             #expect(emulator.pushRegistrations.count == 1)
             #expect(try await client.send("DELETE", "/_emulator/push").status == 204)
             #expect(emulator.pushRegistrations.isEmpty)

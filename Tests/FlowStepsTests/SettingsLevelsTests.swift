@@ -32,7 +32,10 @@ struct SettingsLevelsTests {
         let values = try StructureReaders.settings(layers.document)
         #expect(
             values["logSettings"]
-                == .record(["enabled": .bool(true), "level": .string("ERROR"), "entryExpiry": .int(7)]))
+                == .record([
+                    "enabled": .bool(true), "level": .string("ERROR"), "entryExpiry": .int(7), "maxFileNum": .int(0),
+                    "maxFileSize": .int(0),
+                ]))
     }
 
     @Test func aGroupThatIsNotAMappingNamesTheLevelItCameFrom() throws {

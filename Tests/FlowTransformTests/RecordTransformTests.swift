@@ -433,10 +433,13 @@ struct SettingsRecordTests {
     @Test func logSettings() throws {
         #expect(
             try record("log-settings", #"{"logEnabled": "true", "logLevel": "debug", "logEntryExpiry": "3"}"#)
-                == .record(["enabled": .bool(true), "level": .string("DEBUG"), "entryExpiry": .int(3)]))
+                == .record(["enabled": .bool(true), "level": .string("DEBUG"), "entryExpiry": .int(3), "maxFileNum": .int(0), "maxFileSize": .int(0)]))
         #expect(
             try record("SAPcpmsLogSettings", "{}")
-                == .record(["enabled": .bool(false), "level": .string("WARN"), "entryExpiry": .int(7)]))
+                == .record([
+                    "enabled": .bool(false), "level": .string("WARN"), "entryExpiry": .int(7), "maxFileNum": .int(0),
+                    "maxFileSize": .int(0),
+                ]))
         #expect(
             try record("log-settings", #"{"enabled": true, "level": "ERROR", "entryExpiry": 1}"#)
                 == .record(["enabled": .bool(true), "level": .string("ERROR"), "entryExpiry": .int(1)]))
@@ -464,10 +467,16 @@ struct SettingsRecordTests {
         let flow = try descriptor(transform: "    p: {key: featureVectorPolicies}")
         #expect(
             try transform(flow, #"{"p": {"featureVectorPolicyAllEnabled": "false"}}"#).info == [
-                "featureVectorPolicies": .record(["allEnabled": .bool(false)])
+                "featureVectorPolicies": .record([
+                    "allEnabled": .bool(false), "restrictedPolicies": .list([]), "allowedPolicies": .list([]),
+                ])
             ])
         #expect(
-            try transform(flow, #"{"p": {}}"#).info == ["featureVectorPolicies": .record(["allEnabled": .bool(true)])])
+            try transform(flow, #"{"p": {}}"#).info == [
+                "featureVectorPolicies": .record([
+                    "allEnabled": .bool(true), "restrictedPolicies": .list([]), "allowedPolicies": .list([]),
+                ])
+            ])
         #expect(
             try transform(flow, #"{"p": {"allEnabled": false}}"#).info == [
                 "featureVectorPolicies": .record(["allEnabled": .bool(false)])

@@ -567,9 +567,58 @@ private let referenceExchange = #"""
 struct SettingsTransformerTests {
     static let expected: [String: InfoValue] = [
         "passcodePolicy": referencePolicy,
-        "logSettings": .record(["enabled": .bool(true), "level": .string("WARN"), "entryExpiry": .int(7)]),
-        "featureVectorPolicies": .record(["allEnabled": .bool(false)]),
+        "logSettings": logSettings(enabled: true),
+        "featureVectorPolicies": .record([
+            "allEnabled": .bool(false), "restrictedPolicies": .list([]), "allowedPolicies": .list([]),
+        ]),
+        "usageSettings": usageOff, "lockWipePolicy": lockWipeOff, "reportedPolicies": .record([:]),
     ]
+
+    /// The log settings with the SDKs' defaults besides `enabled`.
+    static func logSettings(enabled: Bool) -> InfoValue {
+        .record([
+            "enabled": .bool(enabled), "level": .string("WARN"), "entryExpiry": .int(7), "maxFileNum": .int(0),
+            "maxFileSize": .int(0),
+        ])
+    }
+
+    /// A tenant without a usage policy collects nothing.
+    static let usageOff: InfoValue = .record([
+        "dataCollectionEnabled": .bool(false), "uploadDataAfterDays": .int(0), "crashLogUploadEnabled": .bool(false),
+    ])
+    static let lockWipeOff: InfoValue = .record([
+        "enabled": .bool(false), "lockDisconnectedPeriod": .int(0), "wipeDisconnectedPeriod": .int(0),
+    ])
+
+    @Test func theUsageAndLockWipeGroupsAndTheReportedOnesAreRead() throws {
+        let json = #"""
+            {"settingsExchange": {
+              "usagePolicy": {"dataCollectionEnabled": "true", "uploadDataAfterDays": "3", "crashLogUploadEnabled": true},
+              "blockWipingPolicy": {"blockWipeEnabled": "true", "blockDisconnectedPeriod": "10", "wipeDisconnectedPeriod": 30},
+              "featureVectorPolicies": {"featureVectorPolicyAllEnabled": "false",
+                "restrictedPolicies": [{"name": "Barcode"}, {"id": "Camera"}], "allowedPolicies": null},
+              "logSettings": {"logMaxFileNum": "4", "logMaxFileSize": "2"},
+              "networkPolicy": {"networkPolicyEnabled": "true", "logs": {"wifi": true}},
+              "attestationSettings": {"android": {"enabled": true, "enforced": false}}}}
+            """#
+        let info = try transform(try descriptor(transform: "    settings"), json).info
+        #expect(
+            info["usageSettings"]
+                == .record([
+                    "dataCollectionEnabled": .bool(true), "uploadDataAfterDays": .int(3),
+                    "crashLogUploadEnabled": .bool(true),
+                ]))
+        #expect(
+            info["lockWipePolicy"]
+                == .record([
+                    "enabled": .bool(true), "lockDisconnectedPeriod": .int(10), "wipeDisconnectedPeriod": .int(30),
+                ]))
+        #expect(info["featureVectorPolicies"]?["restrictedPolicies"] == .list([.string("Barcode"), .string("Camera")]))
+        #expect(info["logSettings"]?["maxFileNum"] == .int(4))
+        #expect(info["reportedPolicies"]?["networkPolicy"]?["networkPolicyEnabled"] == .string("true"))
+        #expect(info["reportedPolicies"]?["attestationSettings"] != nil)
+        #expect(info["reportedPolicies"]?["securityPolicy"] == nil)
+    }
 
     @Test(arguments: [
         #"{"mobileservices": {"settingsExchange": \#(referenceExchange)}}"#,
@@ -594,8 +643,11 @@ struct SettingsTransformerTests {
         #expect(
             result.info == [
                 "passcodePolicy": .record(defaultPolicyForSettings),
-                "logSettings": .record(["enabled": .bool(false), "level": .string("WARN"), "entryExpiry": .int(7)]),
-                "featureVectorPolicies": .record(["allEnabled": .bool(true)]),
+                "logSettings": Self.logSettings(enabled: false),
+                "featureVectorPolicies": .record([
+                    "allEnabled": .bool(true), "restrictedPolicies": .list([]), "allowedPolicies": .list([]),
+                ]),
+                "usageSettings": Self.usageOff, "lockWipePolicy": Self.lockWipeOff, "reportedPolicies": .record([:]),
             ])
     }
 

@@ -216,7 +216,9 @@ struct DeclaredTypeTests {
                     "tokenEndpointURL": .url("https://auth.example.com/token"),
                     "clientID": .string("c4a7e2d9"), "redirectURL": .url("https://app.example.com/done"),
                 ]),
-                "featureVectorPolicies": .record(["allEnabled": .bool(false)]),
+                "featureVectorPolicies": .record([
+                    "allEnabled": .bool(false), "restrictedPolicies": .list([]), "allowedPolicies": .list([]),
+                ]),
             ])
     }
 

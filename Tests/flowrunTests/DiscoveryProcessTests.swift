@@ -88,7 +88,7 @@ extension ProcessSuites {
             #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
             // Logging is on at the application level, the user level keeps entries longer, the device level sets
             // the level; the user level's password rule joins the application's policy.
-            let merged = "logSettings            {enabled: true, entryExpiry: 14, level: ERROR}"
+            let merged = "logSettings            {enabled: true, entryExpiry: 14, level: ERROR, maxFileNum: 0"
             #expect(result.standardOutput.contains(merged), "\(result.standardOutput)")
             let policy = "{defaultPasswordAllowed: false, digitRequired: true, digitsOnly: false, enabled: true"
             #expect(result.standardOutput.contains(policy), "\(result.standardOutput)")
@@ -100,7 +100,8 @@ extension ProcessSuites {
             let result = try await run(tenantFlow(provider: "discovery-service: {version: \"2.0\"}"), in: scratch)
             #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
             #expect(
-                result.standardOutput.contains("logSettings            {enabled: true, entryExpiry: 7, level: WARN}"),
+                result.standardOutput.contains(
+                    "logSettings            {enabled: true, entryExpiry: 7, level: WARN, maxFileNum: 0, maxFileSize: 0}"),
                 "\(result.standardOutput)")
         }
 

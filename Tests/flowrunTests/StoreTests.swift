@@ -388,8 +388,9 @@ extension ProcessSuites {
             #expect(try await run(passcode: "a-good-passcode").status == 0)
             let file = URL(fileURLWithPath: run.state).appendingPathComponent(try #require(run.storeFiles.first))
             var bytes = try Data(contentsOf: file)
-            // The last page holds the records; flip a byte inside it.
-            bytes[bytes.count - 200] ^= 0x01
+            // The last page holds the records, written from its end backwards: flip a byte every 64 in its last
+            // 2 KiB, so that one lands in a record however long the records are.
+            for offset in stride(from: bytes.count - 2048, to: bytes.count, by: 64) { bytes[offset] ^= 0x01 }
             try bytes.write(to: file)
             let restore = try await run(passcode: "a-good-passcode")
             #expect(restore.standardError.contains("store-damaged"), "\(restore.standardError)")

@@ -206,6 +206,11 @@ public struct FlowDecoder {
         }
         if let transform = fields.value("transform") {
             configuration.transform = decodeTransform(transform, at: path.appending("transform"), topLevel: true)
+        } else {
+            // Without a transform tree the SDK's default transformer applies: the discovery-service one.
+            configuration.transform = .builtin(
+                name: Located(Configuration.defaultTransformer, at: node.location), parameters: [],
+                location: node.location, path: path.appending("transform"))
         }
         if let persist = fields.value("persist") {
             configuration.persist = decoding.oneOf(

@@ -144,8 +144,11 @@ public struct KeyDeclaration: Sendable {
 /// The `configuration` section: the provider queue and the transform tree.
 public struct Configuration: Sendable {
     public var providers: [ProviderEntry] = []
+    /// The transform tree; a `configuration` without one gets ``defaultTransformer``, as the SDK does.
     public var transform: TransformNode?
     public var persist: Located<PersistPolicy>?
+    /// The transformer of a configuration that names none: the SDK's `DiscoveryServiceConfigurationTransformer`.
+    public static let defaultTransformer = "discovery-service"
     public var location: SourceLocation
 }
 

@@ -1,3 +1,4 @@
+public import FlowEmulator
 public import Foundation
 
 /// What came of one scenario: each run's result, and the problems of the scenario as a whole.
@@ -30,9 +31,12 @@ public struct RunResult: Sendable {
     public var duration: Duration
     /// The run's standard output and error (secrets masked), for reports.
     public var output: String
+    /// The requests the emulator received during the run (secrets masked), in order.
+    public var requests: [RecordedRequest]
 
     public init(
-        name: String, mode: String, exitStatus: Int32?, failures: [String], duration: Duration, output: String
+        name: String, mode: String, exitStatus: Int32?, failures: [String], duration: Duration, output: String,
+        requests: [RecordedRequest] = []
     ) {
         self.name = name
         self.mode = mode
@@ -40,6 +44,7 @@ public struct RunResult: Sendable {
         self.failures = failures
         self.duration = duration
         self.output = output
+        self.requests = requests
     }
 
     public var passed: Bool { failures.isEmpty }

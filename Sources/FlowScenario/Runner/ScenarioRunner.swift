@@ -231,7 +231,7 @@ public struct ScenarioRunner: Sendable {
                 RunResult(
                     name: run.name, mode: run.mode, exitStatus: done.status,
                     failures: failures.map(secrets.masked), duration: ContinuousClock.now - runStarted,
-                    output: secrets.masked(output)))
+                    output: secrets.masked(output), requests: requests))
             if scenario.checksSecrets {
                 for name in secrets.found(in: Data(output.utf8)) {
                     runs[runs.count - 1].failures.append(

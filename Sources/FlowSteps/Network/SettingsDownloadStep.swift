@@ -7,7 +7,8 @@ import FlowTransform
 import Foundation
 
 /// The `settings-download` step: reads the settings from the storage service and provides the passcode policy,
-/// log settings and feature vector policies, converted from the strings the backend sends.
+/// log settings, feature vector, usage and lock-and-wipe policies, converted from the strings the backend sends,
+/// and the network, security and attestation groups as sent (`reportedPolicies`).
 ///
 /// The storage service keeps settings at three levels. The application level is always read; `level: user`
 /// reads the user level too, and `level: device` the user and device levels. A setting at a lower level wins
@@ -44,8 +45,8 @@ struct SettingsDownloadStep: BuiltinStep {
     static let spec = StepSpec(
         name: "settings-download", aliases: ["SAPcpmsSettingsDownloadStep"],
         summary:
-            "Downloads the application settings and provides the passcode policy, log settings and feature vector "
-                + "policies.",
+            "Downloads the settings (application, user and device levels) and provides the passcode, log, feature "
+                + "vector, usage and lock-and-wipe policies, and the groups flowrun can only report.",
         parameters: [
             ParameterSpec(
                 "level", .oneOf(["application", "user", "device"]), default: "application",

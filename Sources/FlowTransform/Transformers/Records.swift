@@ -34,6 +34,7 @@ public struct RecordTable: Sendable {
             throw TransformError(
                 .invalidArgument, at: path.text, "expected a mapping for \(canonical), found \(node.kindDescription)")
         }
+        let node = try Self.withFlowrunNames(node, of: canonical, at: path)
         switch canonical {
         case "oauth2-parameters" where node["authorizationEndpointURL"] == nil:
             return try OAuthForms.authorizationCode(node, at: path, conversion: conversion)
@@ -58,6 +59,39 @@ public struct RecordTable: Sendable {
         default:
             return try conversion.record(node, fields: fields, at: path)
         }
+    }
+}
+
+extension RecordTable {
+    /// The SDK API's field names where they differ from flowrun's, by record: a configuration written for the SDK
+    /// (`SAMLAuthenticationParameters`, `OAuth2…AuthenticationParameters`) reads as it would there.
+    static let sdkFieldNames: [String: [String: String]] = [
+        "saml-parameters": ["authorizationEndpointURL": "authenticationEndpoint", "finishEndpointURL": "finishEndpoint"],
+        "oauth2-parameters": ["requestingScopes": "scopes"],
+        "oauth2-client-credentials-parameters": ["requestingScopes": "scopes"],
+    ]
+
+    /// `node` with the SDK's field names of record `canonical` renamed to flowrun's; both names of one field is an
+    /// error at the SDK's.
+    static func withFlowrunNames(_ node: Node, of canonical: String, at path: ConfigPath) throws(TransformError) -> Node {
+        guard let names = sdkFieldNames[canonical], let pairs = node.pairs,
+            pairs.contains(where: { names[$0.key.scalar?.text ?? ""] != nil })
+        else { return node }
+        var renamed: [Pair] = []
+        for pair in pairs {
+            guard let sdkName = pair.key.scalar?.text, let ours = names[sdkName] else {
+                renamed.append(pair)
+                continue
+            }
+            guard node[ours] == nil else {
+                throw TransformError(
+                    .invalidArgument, at: path.appending(sdkName).text,
+                    "`\(sdkName)` (the SDK's name) and `\(ours)` are the same field; give one of them")
+            }
+            let key = Node(.scalar(Scalar(ours, style: .plain)), at: pair.key.location)
+            renamed.append(Pair(key: key, value: pair.value))
+        }
+        return Node(.mapping(renamed), at: node.location)
     }
 }
 
