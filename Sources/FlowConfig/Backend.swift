@@ -42,6 +42,7 @@ public enum Backend {
         if let refusal = refusal(response, endpoint: endpoint, what: what) { throw refusal }
         switch response.status {
         case 200..<300:
+            context.run.backendContact.record(context.now)
             return response
         case 500..<600:
             throw StepFailure(

@@ -26,6 +26,7 @@ public enum Builtins {
         ApplySettingsStep.self,
         LogUploadStep.self,
         UsageUploadStep.self,
+        LockWipePolicyStep.self,
         EULAStep.self, UserConsentStep.self, DataCollectionConsentStep.self,
         DeviceRegistrationStep.self,
         PushRegistrationStep.self,

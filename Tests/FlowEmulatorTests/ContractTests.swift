@@ -242,7 +242,8 @@ struct ClientContractTests {
         for result in results {
             #expect(result.passed, "\(result.file): \(result.failures) \(result.runs.flatMap(\.failures))")
             for run in result.runs {
-                for request in run.requests {
+                // A CSRF token fetch goes to any path the flow names: the contract's CSRF signal.
+                for request in run.requests where request.header("X-CSRF-Token") != "Fetch" {
                     seen += 1
                     let rows = contract.endpoints.filter {
                         ($0.methods.contains(request.method) || $0.methods == ["any"])
@@ -259,6 +260,7 @@ struct ClientContractTests {
                 }
             }
         }
-        #expect(seen > 500, "the scenarios sent \(seen) requests")
+        #expect(seen > 200, "the scenarios sent \(seen) requests")
+        #expect(contract.signals.contains { $0.signal.contains("X-CSRF-Token: Fetch") })
     }
 }

@@ -361,3 +361,54 @@ struct UsageUploadTests {
         }
     }
 }
+
+@Suite("lock-wipe-policy", .timeLimit(.minutes(15)))
+struct LockWipePolicyTests {
+    static let policy: InfoValue = .record([
+        "enabled": .bool(true), "lockDisconnectedPeriod": .int(3), "wipeDisconnectedPeriod": .int(10),
+    ])
+    /// A fixed "now" for the step; the emulator is never asked.
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    static func contacted(daysAgo days: Double) -> JSONValue {
+        .object([("contacted", .string(now.addingTimeInterval(-days * 86_400).formatted(.iso8601)))])
+    }
+
+    @Test(arguments: [
+        (2.0, nil), (3.0, FailureCode.locked), (9.5, .locked), (10.0, .wiped), (40.0, .wiped),
+    ] as [(Double, FailureCode?)])
+    func aRestoreWithoutTheBackendLocksThenWipesAfterThePolicysDays(days: Double, code: FailureCode?) async throws {
+        try await withEmulator { emulator, url in
+            let harness = try await harness("{uses: lock-wipe-policy}", url, ["lockWipePolicy": Self.policy])
+            let outcome = await harness.step.restore(
+                harness.context(.restore, kept: Self.contacted(daysAgo: days), now: Self.now))
+            await harness.close()
+            #expect(outcome.failure?.code == code, "\(outcome)")
+            #expect(outcome.failure?.wipes == (code == .wiped ? true : code == nil ? nil : false))
+            #expect(emulator.requests().isEmpty)
+        }
+    }
+
+    @Test func aRunThatReachedTheBackendNotesTheTimeAndNeverLocks() async throws {
+        try await withEmulator { _, url in
+            let harness = try await harness("{uses: lock-wipe-policy}", url, ["lockWipePolicy": Self.policy])
+            let context = harness.context(.restore, kept: Self.contacted(daysAgo: 30), now: Self.now)
+            context.run.backendContact.record(Self.now)
+            let outcome = await harness.step.restore(context)
+            await harness.close()
+            #expect(outcome.succeeded, "\(outcome)")
+            #expect(harness.staging.staged["subject"] == Self.contacted(daysAgo: 0))
+        }
+    }
+
+    @Test func withoutAnEnabledPolicyTheNotedTimeIsForgotten() async throws {
+        try await withEmulator { _, url in
+            let off: InfoValue = .record(["enabled": .bool(false)])
+            let harness = try await harness("{uses: lock-wipe-policy}", url, ["lockWipePolicy": off])
+            let outcome = await harness.step.restore(
+                harness.context(.restore, kept: Self.contacted(daysAgo: 30), now: Self.now))
+            await harness.close()
+            #expect(outcome == .success(.forgetKept), "\(outcome)")
+        }
+    }
+}

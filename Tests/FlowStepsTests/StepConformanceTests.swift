@@ -219,6 +219,16 @@ let conformanceCases: [ConformanceCase] = [
             }
         },
         waiting: ({ _ in conformanceFlow("{uses: usage-upload}") }, .server(.usage))),
+    ConformanceCase(
+        name: "lock-wipe-policy",
+        flow: { _ in conformanceFlow("{uses: lock-wipe-policy}") },
+        seed: { _ in
+            [
+                "lockWipePolicy": .record([
+                    "enabled": .bool(true), "lockDisconnectedPeriod": .int(30), "wipeDisconnectedPeriod": .int(90),
+                ])
+            ]
+        }),
     // The consent steps are answered by the harness's inputs `consent.eula`, `consent.privacy` and
     // `consent.data-collection`.
     ConformanceCase(
@@ -306,7 +316,7 @@ final class StepHarness: Sendable {
 
     func context(
         _ mode: FlowMode, kept: JSONValue? = nil, onboardingID: UUID = UUID(),
-        environment extra: [String: String] = [:], link: URL? = nil
+        environment extra: [String: String] = [:], link: URL? = nil, now: Date? = nil
     ) -> StepContext {
         var environment = ProcessInfo.processInfo.environment
         environment["CONFORMANCE_SECRET"] = secret
@@ -330,7 +340,8 @@ final class StepHarness: Sendable {
                     "consent.privacy": "accept", "consent.data-collection": "accept",
                 ],
                 environment: environment, interactive: false, link: link),
-            trace: trace, log: log, redactor: redactor, stateFolder: folder.path, book: staging)
+            trace: trace, log: log, redactor: redactor, stateFolder: folder.path, book: staging,
+            now: { now ?? Date() })
         return run.step("subject", mode: Mode(mode), onboardingID: onboardingID)
     }
 

@@ -10,7 +10,9 @@ import Testing
     static func flow(allowing hosts: [String]) -> String {
         conformanceFlow(
             "{uses: welcome}",
-            configuration: "configuration: {providers: [{url: {allowed-hosts: [\(hosts.joined(separator: ", "))]}}]}")
+            configuration:
+                "configuration: {providers: [{url: {allowed-hosts: [\(hosts.joined(separator: ", "))]}}], "
+                + "transform: {map: {}}}")
     }
 
     /// Runs the welcome step with `link` and `hosts` allowed, sessions sent where their URLs say.

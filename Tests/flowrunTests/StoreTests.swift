@@ -388,9 +388,10 @@ extension ProcessSuites {
             #expect(try await run(passcode: "a-good-passcode").status == 0)
             let file = URL(fileURLWithPath: run.state).appendingPathComponent(try #require(run.storeFiles.first))
             var bytes = try Data(contentsOf: file)
-            // The last page holds the records, written from its end backwards: flip a byte every 64 in its last
-            // 2 KiB, so that one lands in a record however long the records are.
-            for offset in stride(from: bytes.count - 2048, to: bytes.count, by: 64) { bytes[offset] ^= 0x01 }
+            // SQLite writes a page's records from its end backwards: flip a byte near the end of every page after
+            // the first (the pages are 4 KiB, SQLite's default), so that one lands in a record wherever the
+            // records are, whatever pages the store's history left free.
+            for page in stride(from: 4096, to: bytes.count, by: 4096) { bytes[page + 4096 - 16] ^= 0x01 }
             try bytes.write(to: file)
             let restore = try await run(passcode: "a-good-passcode")
             #expect(restore.standardError.contains("store-damaged"), "\(restore.standardError)")

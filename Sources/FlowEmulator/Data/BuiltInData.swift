@@ -119,6 +119,16 @@ extension EmulatorData {
                             ],
                         ])
                 ],
+                // A tenant that locks a device after 30 days without contact and wipes it after 90.
+                settings: SettingsGroup.defaults.map { group in
+                    guard group.name == "blockWipingPolicy" else { return group }
+                    return SettingsGroup(
+                        name: group.name,
+                        values: [
+                            ("blockWipeEnabled", "true"), ("blockDisconnectedPeriod", "30"),
+                            ("wipeDisconnectedPeriod", "90"),
+                        ])
+                },
                 destinations: ["fieldapp", "sap"],
                 csrf: true
             ),

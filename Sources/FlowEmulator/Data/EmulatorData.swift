@@ -81,13 +81,13 @@ public struct EmulatorApplication: Sendable, Hashable {
     /// The authentication entries, in the discovery-service structure.
     public var auth: [AuthEntry]
     /// The settings the storage service hands out, by group (`passwordPolicy`, `logSettings`,
-    /// `featureVectorPolicies`), every value a string as the backend sends it.
+    /// `featureVectorPolicies`, `usagePolicy`, `blockWipingPolicy`), every value a string as the backend sends it.
     public var settings: [SettingsGroup]
-    /// The settings set at the user level, answered at `…/user/mobileservices/settingsExchange` (the same for
-    /// every user); empty: nothing is set there.
+    /// The settings set at the user level, answered at `…/currentuser/mobileservices/settingsExchange` (the same
+    /// for every user); empty: nothing is set there.
     public var userSettings: [SettingsGroup]
-    /// The settings set at the device level, answered at `…/device/mobileservices/settingsExchange` (the same
-    /// for every device); empty: nothing is set there.
+    /// The settings set at the device level, answered at `…/device/<deviceId>/mobileservices/settingsExchange`
+    /// (the same for every device); empty: nothing is set there.
     public var deviceSettings: [SettingsGroup]
     /// Destination names answered at `/<name>/...` (the validating request).
     public var destinations: [String]

@@ -2,6 +2,7 @@ public import FlowDescriptor
 public import FlowHTTP
 public import FlowTransform
 public import Foundation
+import Synchronization
 
 /// The services of one run, made once when the run starts and shared by every step of every mode.
 public final class RunContext: Sendable {
@@ -26,6 +27,9 @@ public final class RunContext: Sendable {
     public let presenter: PresenterKind?
     /// The wall-clock time (``RunOptions/now``): when the run was last used, for an unlock's lock timeout.
     public let now: @Sendable () -> Date
+    /// When a request of this run last got a 2xx answer from the backend: the last contact a lock and wipe
+    /// policy counts from.
+    public let backendContact = BackendContact()
 
     public init(
         info: InfoStore, http: HTTPSession, input: InputSource = InputSource(), trace: any TraceSink = MemoryTrace(),
@@ -140,4 +144,19 @@ public struct StepContext: Sendable {
         default: break
         }
     }
+}
+
+/// When the run last reached the backend (a 2xx answer), as the SDKs note the last connection time.
+public final class BackendContact: Sendable {
+    private let last = Mutex<Date?>(nil)
+
+    public init() {}
+
+    /// Notes a 2xx answer at `date`.
+    public func record(_ date: Date) {
+        last.withLock { $0 = max($0 ?? date, date) }
+    }
+
+    /// The last 2xx answer of this run, if any.
+    public var lastAnswer: Date? { last.withLock { $0 } }
 }
