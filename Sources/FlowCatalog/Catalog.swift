@@ -263,13 +263,15 @@ extension Catalog {
             name: "feature-vector-policies", aliases: ["SAPcpmsFeatureVectorPolicy"],
             summary: "Feature vector policies: all features on, or the features restricted and allowed by name.",
             fields: [
-                .init(name: "allEnabled", type: .bool), .init(name: "restrictedPolicies", type: .list(.string), optional: true),
+                .init(name: "allEnabled", type: .bool),
+                .init(name: "restrictedPolicies", type: .list(.string), optional: true),
                 .init(name: "allowedPolicies", type: .list(.string), optional: true),
             ]),
         RecordSpec(
             name: "usage-settings", aliases: ["SAPcpmsUsagePolicy"], summary: "The usage policy of the settings.",
             fields: [
-                .init(name: "dataCollectionEnabled", type: .bool), .init(name: "uploadDataAfterDays", type: .int, optional: true),
+                .init(name: "dataCollectionEnabled", type: .bool),
+                .init(name: "uploadDataAfterDays", type: .int, optional: true),
                 .init(name: "crashLogUploadEnabled", type: .bool, optional: true),
             ]),
         RecordSpec(

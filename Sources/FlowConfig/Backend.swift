@@ -82,15 +82,16 @@ public enum Backend {
             return StepFailure(
                 .registrationRequired,
                 "\(what): the backend wants this device registered first (\(endpoint) answered 403 "
-                    + "REGISTRATION_REQUIRED): put a `device-registration` step before this one")
+                    + "REGISTRATION_REQUIRED, a signal of flowrun's own emulator with no public source): put a "
+                    + "`device-registration` step before this one")
         case "USER_BLOCKED", "USER_DEACTIVATED":
             let state = code == "USER_DEACTIVATED" ? "deactivated" : "blocked"
             let said = backendMessage(response).map { ": \($0)" } ?? ""
             return StepFailure(
                 .userBlocked,
-                "\(what): the backend has \(state) the user (\(endpoint) answered 403 \(code)\(said)); ask the "
-                    + "backend's administrator to reactivate the user, or reset (`--mode reset`) and onboard another "
-                    + "user")
+                "\(what): the backend has \(state) the user (\(endpoint) answered 403 \(code)\(said); a signal of "
+                    + "flowrun's own emulator with no public source); ask the backend's administrator to reactivate "
+                    + "the user, or reset (`--mode reset`) and onboard another user")
         default:
             return nil
         }

@@ -184,7 +184,8 @@ struct ClientContractTests {
     /// The `flowrun` binary built beside the test bundle (`FLOWRUN_BIN` overrides it).
     static let binary: URL = {
         if let path = ProcessInfo.processInfo.environment["FLOWRUN_BIN"] { return URL(fileURLWithPath: path) }
-        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent()
         for _ in 0..<4 {
             let candidate = folder.appendingPathComponent("flowrun")
             var isDirectory: ObjCBool = false
@@ -210,7 +211,9 @@ struct ClientContractTests {
         }
         for (index, piece) in pattern.enumerated() where piece != "{rest}" {
             guard index < parts.count else { return false }
-            let expression = "^" + NSRegularExpression.escapedPattern(for: piece)
+            let expression =
+                "^"
+                + NSRegularExpression.escapedPattern(for: piece)
                 .replacingOccurrences(of: #"\\\{[a-z]+\\\}"#, with: "[^/]+", options: .regularExpression) + "$"
             guard parts[index].range(of: expression, options: .regularExpression) != nil else { return false }
         }
@@ -218,11 +221,17 @@ struct ClientContractTests {
     }
 
     @Test func aPathMatchesItsTemplateOnly() {
-        #expect(Self.matches("/mobileservices/Storage/v1/runtime/application/a/device/d%201/mobileservices/settingsExchange",
-            "/mobileservices/Storage/v1/runtime/application/{app}/device/{device}/mobileservices/settingsExchange"))
-        #expect(!Self.matches("/mobileservices/Storage/v1/runtime/application/a/device/mobileservices/settingsExchange",
-            "/mobileservices/Storage/v1/runtime/application/{app}/device/{device}/mobileservices/settingsExchange"))
-        #expect(Self.matches("/odata/applications/v4/a/Connections('c%201')", "/odata/applications/v4/{app}/Connections('{id}')"))
+        #expect(
+            Self.matches(
+                "/mobileservices/Storage/v1/runtime/application/a/device/d%201/mobileservices/settingsExchange",
+                "/mobileservices/Storage/v1/runtime/application/{app}/device/{device}/mobileservices/settingsExchange"))
+        #expect(
+            !Self.matches(
+                "/mobileservices/Storage/v1/runtime/application/a/device/mobileservices/settingsExchange",
+                "/mobileservices/Storage/v1/runtime/application/{app}/device/{device}/mobileservices/settingsExchange"))
+        #expect(
+            Self.matches(
+                "/odata/applications/v4/a/Connections('c%201')", "/odata/applications/v4/{app}/Connections('{id}')"))
         #expect(Self.matches("/timetable", "/{name}/{rest}"))
     }
 
@@ -249,7 +258,8 @@ struct ClientContractTests {
                         ($0.methods.contains(request.method) || $0.methods == ["any"])
                             && Self.matches(request.path, $0.path)
                     }
-                    #expect(!rows.isEmpty, "\(result.file), run \(run.name): \(request.method) \(request.path) is no row")
+                    #expect(
+                        !rows.isEmpty, "\(result.file), run \(run.name): \(request.method) \(request.path) is no row")
                     guard !rows.isEmpty, let type = request.header("Content-Type")?.lowercased() else { continue }
                     #expect(
                         rows.contains { $0.request == "any" || $0.request == "none" || type.hasPrefix($0.request) },

@@ -165,7 +165,8 @@ struct DeviceRegistrationTests {
         let text = "applications:\n  - {id: a, auth: [], registration: explicit}\n"
         let data = try EmulatorData.read(bytes: Array(text.utf8), file: "a.yaml", format: .yaml)
         #expect(data.applications.first?.registration == .explicit)
-        let plain = try EmulatorData.read(bytes: Array("applications:\n  - {id: a, auth: []}\n".utf8), file: "a.yaml",
+        let plain = try EmulatorData.read(
+            bytes: Array("applications:\n  - {id: a, auth: []}\n".utf8), file: "a.yaml",
             format: .yaml)
         #expect(plain.applications.first?.registration == .implicit)
 
@@ -207,7 +208,8 @@ struct PushRegistrationTests {
             let path = Paths.push(Paths.app, device: "device-1")
             let headers = deviceHeaders(Paths.app)
             // As the SDKs expect: PUT updates a device the backend knows; a new one is a 404, then POST.
-            let unknown = try await client.send("PUT", path, headers: headers, body: #"{"pushToken": "\#(Self.token)"}"#)
+            let unknown = try await client.send(
+                "PUT", path, headers: headers, body: #"{"pushToken": "\#(Self.token)"}"#)
             #expect(unknown.status == 404)
             #expect(emulator.pushRegistrations.isEmpty)
             let first = try await client.send("POST", path, headers: headers, body: #"{"pushToken": "\#(Self.token)"}"#)
@@ -242,7 +244,8 @@ struct PushRegistrationTests {
             #expect(conflict.status == 409)
             #expect(conflict.errorCode == "pushTokenConflict")
             let plain = try await client.send(
-                "POST", second, headers: Paths.appHeader + [("Content-Type", "text/plain")], body: #"{"pushToken": "t2"}"#)
+                "POST", second, headers: Paths.appHeader + [("Content-Type", "text/plain")],
+                body: #"{"pushToken": "t2"}"#)
             #expect(plain.status == 415)
             #expect(emulator.pushRegistrations.count == 1)
         }

@@ -19,21 +19,25 @@ struct SettingsGroupEndpointTests {
         return ([("Content-Type", type)], String(decoding: bytes, as: UTF8.self))
     }
 
-    static let logLines = "#2026-11-28T07:10:03.624+00:00#INFO##flowrun#main#line one#\n#2026-11-28T07:10:03.625+00:00#WARN##flowrun#main#line two#\n"
+    static let logLines =
+        "#2026-11-28T07:10:03.624+00:00#INFO##flowrun#main#line one#\n"
+        + "#2026-11-28T07:10:03.625+00:00#WARN##flowrun#main#line two#\n"
 
     static let usageReport = #"""
         {"report": "R1", "appInfo": {"application": "com.example.timetable", "appVersion": "1.0"},
-         "deviceInfo": {"platform": "flowrun", "deviceID": "d-1"}, "sessions": [{"sessionInfo": {"sessionId": "s"}, "events": []}]}
+         "deviceInfo": {"platform": "flowrun", "deviceID": "d-1"},
+         "sessions": [{"sessionInfo": {"sessionId": "s"}, "events": []}]}
         """#
 
     @Test func theDestinationsAreListedWithTheirURLsOnTheBackend() async throws {
         try await withEmulator { (_, client) async throws in
             let answer = try await client.get(Paths.destinations(Paths.app), headers: Paths.appHeader)
             #expect(answer.status == 200)
-            let list = try #require(answer.object?["destinations"] as? [[String: Any]])
+            // The OData `Endpoints` collection, as Mobile Services documents it.
+            let list = try #require((answer.object?["d"] as? [String: Any])?["results"] as? [[String: Any]])
             #expect(list.count == 1)
-            #expect(list.first?["name"] as? String == "timetable")
-            #expect(list.first?["url"] as? String == client.base.absoluteString + "/timetable")
+            #expect(list.first?["EndpointName"] as? String == "timetable")
+            #expect(list.first?["RemoteURL"] as? String == client.base.absoluteString + "/timetable")
         }
     }
 
@@ -43,9 +47,10 @@ struct SettingsGroupEndpointTests {
             let anonymous = try await client.get(path, headers: [("X-SMP-APPID", "com.example.warehouse")])
             #expect(anonymous.status == 401)
             #expect(try await client.get(path, headers: Self.ada).status == 200)
-            let other = try await client.get(
-                "/mobileservices/application/com.example.warehouse/destinations/v1/runtime/application/x")
-            #expect(other.status == 404)
+            let retired = try await client.get(
+                "/mobileservices/application/com.example.warehouse/destinations/v1/runtime/application/"
+                    + "com.example.warehouse", headers: Self.ada)
+            #expect(retired.status == 404, "flowrun's earlier list is no path of a tenant")
         }
     }
 
@@ -84,11 +89,13 @@ struct SettingsGroupEndpointTests {
                 "POST", path, headers: Paths.appHeader + [("Content-Type", "text/plain")], body: "line one\n")
             #expect(plain.status == 415, "a log sent as plain text, as flowrun once did, is not what a tenant takes")
             let empty = Self.file("")
-            #expect(try await client.send("POST", path, headers: Paths.appHeader + empty.headers, body: empty.body)
-                .status == 400)
+            #expect(
+                try await client.send("POST", path, headers: Paths.appHeader + empty.headers, body: empty.body)
+                    .status == 400)
             let unnamed = Self.file(Self.logLines, name: "log")
-            #expect(try await client.send("POST", path, headers: Paths.appHeader + unnamed.headers, body: unnamed.body)
-                .status == 400)
+            #expect(
+                try await client.send("POST", path, headers: Paths.appHeader + unnamed.headers, body: unnamed.body)
+                    .status == 400)
             let ownFormat = Self.file("2026-11-28T07:10:03Z WARN line one\n")
             let refused = try await client.send(
                 "POST", path, headers: Paths.appHeader + ownFormat.headers, body: ownFormat.body)
@@ -107,8 +114,9 @@ struct SettingsGroupEndpointTests {
                 body: #"{"application": "com.example.timetable", "steps": []}"#)
             #expect(json.status == 415, "flowrun's earlier JSON report is not what a tenant takes")
             let own = Self.file(#"{"application": "com.example.timetable", "steps": []}"#)
-            #expect(try await client.send("POST", path, headers: Paths.appHeader + own.headers, body: own.body)
-                .status == 400)
+            #expect(
+                try await client.send("POST", path, headers: Paths.appHeader + own.headers, body: own.body)
+                    .status == 400)
             let report = Self.file(Self.usageReport)
             let sent = try await client.send("POST", path, headers: Paths.appHeader + report.headers, body: report.body)
             #expect(sent.status == 201)
@@ -118,8 +126,9 @@ struct SettingsGroupEndpointTests {
             #expect((document["appInfo"] as? [String: Any])?["application"] as? String == "com.example.timetable")
             #expect(emulator.uploads(.clientLog).isEmpty)
             let retired = "/mobileservices/application/\(Paths.app)/usage/v1/runtime/application/\(Paths.app)"
-            #expect(try await client.send("POST", retired, headers: Paths.appHeader + report.headers, body: report.body)
-                .status == 404)
+            #expect(
+                try await client.send("POST", retired, headers: Paths.appHeader + report.headers, body: report.body)
+                    .status == 404)
         }
     }
 

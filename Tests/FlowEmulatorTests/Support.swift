@@ -178,7 +178,7 @@ enum Paths {
     }
 
     static func destinations(_ app: String) -> String {
-        "/mobileservices/application/\(app)/destinations/v1/runtime/application/\(app)"
+        "/odata/applications/v4/\(app)/Endpoints"
     }
 
     static func clientLogs(_ app: String) -> String {

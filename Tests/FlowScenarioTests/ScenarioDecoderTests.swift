@@ -55,10 +55,11 @@ struct ScenarioDecoderTests {
         #expect(fault.afterRequests == 2)
         let expect = scenario.runs[0].expect
         #expect(expect.outcome?.value == .succeeded)
-        #expect(expect.info.map(\.value) == [
-            InfoExpectation(key: "applicationID", value: "com.example.warehouse"),
-            InfoExpectation(key: "deviceID", value: nil),
-        ])
+        #expect(
+            expect.info.map(\.value) == [
+                InfoExpectation(key: "applicationID", value: "com.example.warehouse"),
+                InfoExpectation(key: "deviceID", value: nil),
+            ])
         #expect(expect.requests.map(\.value.countDescription) == ["exactly 2", "at least 3"])
         #expect(expect.storeOpens?.value == true)
         #expect(scenario.runs[1].userStates == ["ada@example.com": .blocked])
@@ -109,7 +110,8 @@ struct ScenarioDecoderTests {
         let messages = read.diagnostics.map(\.message)
         #expect(read.scenario == nil)
         let state =
-            #"`runs[0].registrations["com.example.warehouse"]` is `frozen`; expected `active`, `locked`, `wiped`, `blocked`."#
+            #"`runs[0].registrations["com.example.warehouse"]` is `frozen`; "#
+            + "expected `active`, `locked`, `wiped`, `blocked`."
         #expect(messages.contains { $0.contains(state) })
         #expect(
             messages.contains { $0.contains("`runs[0].advance-clock` is the string `forever`; expected a duration") })
@@ -189,7 +191,10 @@ struct ScenarioDecoderTests {
             text: "flow: f.yaml\nemulator: {tls: true}\nruns: [{mode: onboard}]\n", file: "/s/a.scenario.yaml")
         let scenario = try #require(builtIn.scenario)
         #expect(scenario.emulatorTLS)
-        guard case .builtIn = scenario.emulator else { Issue.record("expected the built-in data"); return }
+        guard case .builtIn = scenario.emulator else {
+            Issue.record("expected the built-in data")
+            return
+        }
         let data = ScenarioDecoder.read(
             text: "flow: f.yaml\nemulator: {data: d.yaml, tls: yes}\nruns: [{mode: onboard}]\n",
             file: "/s/b.scenario.yaml")

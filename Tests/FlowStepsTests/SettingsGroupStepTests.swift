@@ -132,7 +132,8 @@ struct ApplySettingsTests {
     @Test func anAdministratorsBlockOfTheRegistrationStopsTheDownloadWithBlocked() async throws {
         try await withEmulator { emulator, url in
             emulator.setRegistrationState(.blocked, application: "com.example.warehouse")
-            let harness = try await harness("{uses: settings-download}", url, seed(url, application: "com.example.warehouse"))
+            let harness = try await harness(
+                "{uses: settings-download}", url, seed(url, application: "com.example.warehouse"))
             signInAda(harness)
             let outcome = await harness.step.onboard(harness.context(.onboard))
             await harness.close()
@@ -146,7 +147,8 @@ struct ApplySettingsTests {
     @Test func aBlockedUserStopsTheSettingsDownloadTooWithUserBlocked() async throws {
         try await withEmulator { emulator, url in
             emulator.setUserState(.deactivated, email: "ada@example.com")
-            let harness = try await harness("{uses: settings-download}", url, seed(url, application: "com.example.warehouse"))
+            let harness = try await harness(
+                "{uses: settings-download}", url, seed(url, application: "com.example.warehouse"))
             signInAda(harness)
             let outcome = await harness.step.onboard(harness.context(.onboard))
             await harness.close()
@@ -283,10 +285,9 @@ struct DestinationsDownloadTests {
     }
 
     @Test(arguments: [
-        (#"{"destinations": "travel"}"#, "expected a list under `destinations`"),
-        (#"{"destinations": [{"url": "/x"}]}"#, "`destinations[0]` has no `name`"),
-        (#"{"destinations": [{"name": "a", "url": "http://[::1"}]}"#, "`destinations[0].url` (destination `a`)"),
-        (#"{"destinations": [{"name": "a", "url": "/a"}, {"name": "a", "url": "/b"}]}"#, "`a` is listed twice"),
+        (#"{"destinations": []}"#, "expected the OData collection `d.results` (or `value`) of `Endpoints`"),
+        (#"{"d": {"results": [{"RemoteURL": "/x"}]}}"#, "endpoint 0 has no `EndpointName`"),
+        (#"{"d": {"results": [{"EndpointName": "a"}, {"EndpointName": "a"}]}}"#, "`a` is listed twice"),
     ])
     func anAnswerThatCannotBeReadIsABadResponseSayingWhy(json: String, problem: String) throws {
         let node = try #require(DocumentReader.read(bytes: Array(json.utf8), file: "a.json", format: .json).root)
@@ -299,12 +300,12 @@ struct DestinationsDownloadTests {
         }
     }
 
-    @Test func aRelativeURLIsMadeAbsoluteAgainstTheBackend() throws {
-        let json = #"{"destinations": [{"name": "hr", "url": "/hr/api"}]}"#
+    @Test func anEndpointIsReachedOnTheBackendByItsNameWhateverItsRemoteURL() throws {
+        let json = #"{"value": [{"EndpointName": "hr api", "RemoteURL": "https://hr.internal.example.com/odata"}]}"#
         let node = try #require(DocumentReader.read(bytes: Array(json.utf8), file: "a.json", format: .json).root)
-        let base = URL(string: "https://mobile.example.com")!
+        let base = URL(string: "https://mobile.example.com/")!
         let read = try DestinationsDownloadStep.read(node, base: base, from: base)
-        #expect(read.url(of: "hr")?.absoluteString == "https://mobile.example.com/hr/api")
+        #expect(read.url(of: "hr api")?.absoluteString == "https://mobile.example.com/hr%20api")
     }
 }
 
@@ -374,9 +375,10 @@ struct LockWipePolicyTests {
         .object([("contacted", .string(now.addingTimeInterval(-days * 86_400).formatted(.iso8601)))])
     }
 
-    @Test(arguments: [
-        (2.0, nil), (3.0, FailureCode.locked), (9.5, .locked), (10.0, .wiped), (40.0, .wiped),
-    ] as [(Double, FailureCode?)])
+    @Test(
+        arguments: [
+            (2.0, nil), (3.0, FailureCode.locked), (9.5, .locked), (10.0, .wiped), (40.0, .wiped),
+        ] as [(Double, FailureCode?)])
     func aRestoreWithoutTheBackendLocksThenWipesAfterThePolicysDays(days: Double, code: FailureCode?) async throws {
         try await withEmulator { emulator, url in
             let harness = try await harness("{uses: lock-wipe-policy}", url, ["lockWipePolicy": Self.policy])

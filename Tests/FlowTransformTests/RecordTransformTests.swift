@@ -433,7 +433,10 @@ struct SettingsRecordTests {
     @Test func logSettings() throws {
         #expect(
             try record("log-settings", #"{"logEnabled": "true", "logLevel": "debug", "logEntryExpiry": "3"}"#)
-                == .record(["enabled": .bool(true), "level": .string("DEBUG"), "entryExpiry": .int(3), "maxFileNum": .int(0), "maxFileSize": .int(0)]))
+                == .record([
+                    "enabled": .bool(true), "level": .string("DEBUG"), "entryExpiry": .int(3), "maxFileNum": .int(0),
+                    "maxFileSize": .int(0),
+                ]))
         #expect(
             try record("SAPcpmsLogSettings", "{}")
                 == .record([

@@ -593,8 +593,10 @@ struct SettingsTransformerTests {
     @Test func theUsageAndLockWipeGroupsAndTheReportedOnesAreRead() throws {
         let json = #"""
             {"settingsExchange": {
-              "usagePolicy": {"dataCollectionEnabled": "true", "uploadDataAfterDays": "3", "crashLogUploadEnabled": true},
-              "blockWipingPolicy": {"blockWipeEnabled": "true", "blockDisconnectedPeriod": "10", "wipeDisconnectedPeriod": 30},
+              "usagePolicy": {"dataCollectionEnabled": "true", "uploadDataAfterDays": "3",
+                "crashLogUploadEnabled": true},
+              "blockWipingPolicy": {"blockWipeEnabled": "true", "blockDisconnectedPeriod": "10",
+                "wipeDisconnectedPeriod": 30},
               "featureVectorPolicies": {"featureVectorPolicyAllEnabled": "false",
                 "restrictedPolicies": [{"name": "Barcode"}, {"id": "Camera"}], "allowedPolicies": null},
               "logSettings": {"logMaxFileNum": "4", "logMaxFileSize": "2"},

@@ -445,6 +445,7 @@ extension ProcessSuites {
                     "oauth2-authentication", "logout", "saml-authentication", "otp-session-configuration",
                     "certificate-authentication",
                     "sls-authentication", "destinations-download", "apply-settings", "log-upload", "usage-upload",
+                    "lock-wipe-policy",
                     "eula", "user-consent", "data-collection-consent", "device-registration", "push-registration",
                 ])
             let runnable = steps.filter { $0["runnable"] as? Bool == true }.compactMap { $0["name"] as? String }

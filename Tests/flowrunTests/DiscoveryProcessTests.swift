@@ -101,7 +101,8 @@ extension ProcessSuites {
             #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
             #expect(
                 result.standardOutput.contains(
-                    "logSettings            {enabled: true, entryExpiry: 7, level: WARN, maxFileNum: 0, maxFileSize: 0}"),
+                    "logSettings            {enabled: true, entryExpiry: 7, level: WARN, maxFileNum: 0, maxFileSize: 0}"
+                ),
                 "\(result.standardOutput)")
         }
 
@@ -147,7 +148,10 @@ extension ProcessSuites {
 
                 """)
             let result = try await CommandRunner.run(
-                ["run", "flow.yaml", "--state-dir", scratch.url.appendingPathComponent("s").path, "--trace", "t.jsonl"],
+                [
+                    "run", "flow.yaml", "--state-dir", scratch.url.appendingPathComponent("s").path, "--trace",
+                    "t.jsonl",
+                ],
                 in: scratch.url)
             #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
             #expect(result.standardOutput.contains("https://shop.example.com"), "\(result.standardOutput)")

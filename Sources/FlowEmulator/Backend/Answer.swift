@@ -217,11 +217,16 @@ struct Backend {
             }
         case .destinations(let id):
             return withProtectedApplication(id, request) { app, _, backend in
+                // The OData `Endpoints` collection; the emulator answers each destination itself, so its remote URL
+                // is the emulator's own.
                 let base = backend.backendURL(of: app)
                 let list = app.destinations.map { name -> JSONValue in
-                    ["name": .string(name), "url": .string("\(base)/\(name)")]
+                    [
+                        "EndpointName": .string(name), "RemoteURL": .string("\(base)/\(name)"),
+                        "AnonymousAccess": .bool(!app.protected),
+                    ]
                 }
-                return Answer(status: 200, json: ["destinations": .array(list)])
+                return Answer(status: 200, json: ["d": ["results": .array(list)]])
             }
         case .clientLogs(let id):
             return receive(.clientLog, application: id, request)

@@ -15,7 +15,7 @@ enum Route: Sendable, Equatable {
     case settings(application: String, level: SettingsLevel)
     case me(application: String)
     case destination(name: String)
-    /// `/mobileservices/application/<app>/destinations/v1/runtime/application/<app>` (I): the destinations listed.
+    /// `/odata/applications/v4/<app>/Endpoints`: the application's endpoints (its destinations), as OData.
     case destinations(application: String)
     /// `/mobileservices/application/<app>/clientlogs/v1/runtime/log/application/<app>`: a client log upload.
     case clientLogs(application: String)
@@ -182,10 +182,6 @@ enum Route: Sendable, Equatable {
             return CertificateServiceAction(rawValue: segments[4]).map {
                 .certificateService(application: segments[1], action: $0)
             } ?? .notFound
-        case 7
-        where segments[0] == "application" && segments[2] == "destinations" && segments[3] == "v1"
-            && segments[4] == "runtime" && segments[5] == "application" && segments[1] == segments[6]:
-            return .destinations(application: segments[1])
         case 8
         where segments[0] == "application" && segments[2] == "clientusage" && segments[3] == "v1"
             && segments[4] == "runtime" && segments[5] == "clientusage" && segments[6] == "application"
@@ -210,6 +206,7 @@ enum Route: Sendable, Equatable {
         guard segments.count == 4, segments[0] == "applications", segments[1] == "v4" else { return .notFound }
         let entity = segments[3]
         if entity == "Connections" { return .connections(application: segments[2]) }
+        if entity == "Endpoints" { return .destinations(application: segments[2]) }
         guard entity.hasPrefix("Connections('"), entity.hasSuffix("')"), entity.count > "Connections('')".count
         else { return .notFound }
         let quoted = entity.dropFirst("Connections('".count).dropLast(2)

@@ -245,6 +245,8 @@ extension SettingsGroup {
                 ("logEnabled", "true"),
                 ("logLevel", "WARN"),
                 ("logEntryExpiry", "7"),
+                ("logMaxFileNum", "0"),
+                ("logMaxFileSize", "0"),
             ]),
         SettingsGroup(
             name: "featureVectorPolicies",

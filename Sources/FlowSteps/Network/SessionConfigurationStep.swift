@@ -42,7 +42,8 @@ struct SessionConfigurationStep: BuiltinStep {
                 "The device ID sent as `X-SMP-DEVICEID`."),
             ParameterSpec(
                 "correlation-id", .bool, default: "true",
-                "Send `X-SAP-CorrelationID` with a new UUID per request (the same on its redirects and login resends)."),
+                "Send `X-SAP-CorrelationID` with a new UUID per request (the same on its redirects and login "
+                    + "resends)."),
             ParameterSpec(
                 "language", .string,
                 derived: "the locale of `LC_ALL`, else `LANG`, as a BCP 47 tag (`en-US` for none, `C`, `POSIX`)",

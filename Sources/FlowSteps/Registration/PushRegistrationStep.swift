@@ -74,7 +74,9 @@ struct PushRegistrationStep: BuiltinStep, RegistrationDeletingStep {
             ("userLocale", .string(tag.replacingOccurrences(of: "-", with: "_"))),
             ("timeZone", .string(TimeZone.current.identifier)),
         ]
-        if let group = try pushGroup.map(context.resolve), !group.isEmpty { members.append(("pushGroup", .string(group))) }
+        if let group = try pushGroup.map(context.resolve), !group.isEmpty {
+            members.append(("pushGroup", .string(group)))
+        }
         return .object(members)
     }
 
@@ -170,7 +172,7 @@ struct PushRegistrationStep: BuiltinStep, RegistrationDeletingStep {
             let what = "unregistering the push token"
             do throws(StepFailure) {
                 _ = try await Backend.fetch(HTTPRequest(method: "DELETE", url: url), context: context, what: what)
-            } catch where error.code == .http(404) {
+            } catch  where error.code == .http(404) {
                 context.note("already-removed", "\(what): the backend has no push registration for the device (404)")
             }
             return .success(.forgetKept)
@@ -214,12 +216,12 @@ struct PushRegistrationStep: BuiltinStep, RegistrationDeletingStep {
             do throws(StepFailure) {
                 _ = try await Backend.fetch(
                     HTTPRequest(method: "PUT", url: url, headers: headers, body: body), context: context, what: what)
-            } catch where error.code == .http(404) {
+            } catch  where error.code == .http(404) {
                 context.note("push-new", "\(what): the backend does not know the device yet (404): registering it")
                 _ = try await Backend.fetch(
                     HTTPRequest(method: "POST", url: url, headers: headers, body: body), context: context, what: what)
             }
-        } catch where error.code == .http(409) {
+        } catch  where error.code == .http(409) {
             // The SDKs take a 409 (the token is registered already, perhaps for another registration) as done, with
             // a warning.
             context.note("push-conflict", "\(what): the backend answered 409 (a token conflict): taken as registered")

@@ -102,16 +102,20 @@ struct ApplySettingsStep: BuiltinStep {
     /// (flowrun writes none), restricted features, and the groups it only shows.
     static func report(_ context: StepContext) {
         if context.info[.usageSettings]?["crashLogUploadEnabled"] == .bool(true) {
-            context.note("crash-reports", "the usage policy allows crash report uploads; flowrun writes no crash reports")
+            context.note(
+                "crash-reports", "the usage policy allows crash report uploads; flowrun writes no crash reports")
         }
-        if case .list(let restricted)? = context.info[.featureVectorPolicies]?["restrictedPolicies"], !restricted.isEmpty {
+        if case .list(let restricted)? = context.info[.featureVectorPolicies]?["restrictedPolicies"],
+            !restricted.isEmpty
+        {
             let names = restricted.compactMap(\.text).joined(separator: ", ")
             context.note("features", "the feature vector policy restricts \(names): flowrun has none of these features")
         }
         if case .record(let groups)? = context.info[.reportedPolicies] {
             for name in groups.keys.sorted() {
                 context.note(
-                    "not-applied", "the settings' `\(name)` is shown in the run's info; a command-line client cannot "
+                    "not-applied",
+                    "the settings' `\(name)` is shown in the run's info; a command-line client cannot "
                         + "apply it" + (name == "attestationSettings" ? " (flowrun cannot attest the device)" : ""))
             }
         }

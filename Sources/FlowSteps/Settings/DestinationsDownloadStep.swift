@@ -6,8 +6,10 @@ import FlowHTTP
 import FlowTransform
 import Foundation
 
-/// The `destinations-download` step: reads the destinations the application may use from the backend (I) and
-/// provides them as `destinations`, each a name and its URL. A relative URL is made absolute against the backend.
+/// The `destinations-download` step: reads the destinations the application may use from the application's OData
+/// `Endpoints` collection (`EndpointName`, `RemoteURL`; docs/contract.yaml gives the source) and provides them as
+/// `destinations`, each a name and the URL an app reaches it at: the backend URL and the endpoint's name, where
+/// Mobile Services proxies it (the `RemoteURL` is the system behind, which the device does not reach).
 ///
 /// A step of its own rather than a parameter of `settings-download`: it is another service with its own answer
 /// and failures, a flow that uses no destination does not pay for the request, and the settings' restore (kept
@@ -26,8 +28,9 @@ struct DestinationsDownloadStep: BuiltinStep {
     func onboard(_ context: StepContext) async -> StepOutcome {
         do throws(StepFailure) {
             let (base, applicationID) = try Backend.base(context)
-            let path =
-                "/mobileservices/application/\(applicationID)/destinations/v1/runtime/application/\(applicationID)"
+            let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))
+            let application = applicationID.addingPercentEncoding(withAllowedCharacters: allowed) ?? applicationID
+            let path = "/odata/applications/v4/\(application)/Endpoints"
             guard let url = URL(string: path, relativeTo: base)?.absoluteURL else {
                 throw StepFailure(.badParameter, "cannot form the destinations URL from \(base.absoluteString)")
             }
@@ -46,27 +49,30 @@ struct DestinationsDownloadStep: BuiltinStep {
         }
     }
 
-    /// `{"destinations": [{"name": …, "url": …}]}` as the `destinations` value.
+    /// An OData `Endpoints` answer (`{"d": {"results": [{"EndpointName": …}]}}`, or `{"value": […]}` of OData
+    /// 4) as the `destinations` value: each endpoint's name, at the backend URL plus that name.
     static func read(_ answer: Node, base: URL, from url: URL) throws(StepFailure) -> Destinations {
         func bad(_ problem: String) -> StepFailure {
             StepFailure(.badResponse, "the destinations from \(url.absoluteString) cannot be read: \(problem)")
         }
-        guard let elements = answer["destinations"]?.elements else {
-            throw bad("expected a list under `destinations`")
+        guard let elements = answer["d"]?["results"]?.elements ?? answer["value"]?.elements else {
+            throw bad("expected the OData collection `d.results` (or `value`) of `Endpoints`")
         }
+        let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))
+        let prefix = base.absoluteString.hasSuffix("/") ? String(base.absoluteString.dropLast()) : base.absoluteString
         var entries: [DestinationRecord] = []
         var seen: Set<String> = []
         for (index, element) in elements.enumerated() {
-            guard let name = element["name"]?.scalar?.text, !name.isEmpty else {
-                throw bad("`destinations[\(index)]` has no `name`")
+            guard let name = element["EndpointName"]?.scalar?.text, !name.isEmpty else {
+                throw bad("endpoint \(index) has no `EndpointName`")
             }
-            guard let text = element["url"]?.scalar?.text, let target = URL(string: text, relativeTo: base),
-                target.absoluteURL.scheme != nil, target.absoluteURL.host != nil
+            guard let encoded = name.addingPercentEncoding(withAllowedCharacters: allowed),
+                let target = URL(string: prefix + "/" + encoded), target.host != nil
             else {
-                throw bad("`destinations[\(index)].url` (destination `\(name)`) is not a URL")
+                throw bad("endpoint `\(name)` makes no URL on the backend")
             }
-            guard seen.insert(name).inserted else { throw bad("destination `\(name)` is listed twice") }
-            entries.append(DestinationRecord(["name": .string(name), "url": .url(target.absoluteURL.absoluteString)]))
+            guard seen.insert(name).inserted else { throw bad("endpoint `\(name)` is listed twice") }
+            entries.append(DestinationRecord(["name": .string(name), "url": .url(target.absoluteString)]))
         }
         return Destinations(entries)
     }

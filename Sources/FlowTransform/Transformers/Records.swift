@@ -66,14 +66,17 @@ extension RecordTable {
     /// The SDK API's field names where they differ from flowrun's, by record: a configuration written for the SDK
     /// (`SAMLAuthenticationParameters`, `OAuth2…AuthenticationParameters`) reads as it would there.
     static let sdkFieldNames: [String: [String: String]] = [
-        "saml-parameters": ["authorizationEndpointURL": "authenticationEndpoint", "finishEndpointURL": "finishEndpoint"],
+        "saml-parameters": [
+            "authorizationEndpointURL": "authenticationEndpoint", "finishEndpointURL": "finishEndpoint",
+        ],
         "oauth2-parameters": ["requestingScopes": "scopes"],
         "oauth2-client-credentials-parameters": ["requestingScopes": "scopes"],
     ]
 
     /// `node` with the SDK's field names of record `canonical` renamed to flowrun's; both names of one field is an
     /// error at the SDK's.
-    static func withFlowrunNames(_ node: Node, of canonical: String, at path: ConfigPath) throws(TransformError) -> Node {
+    static func withFlowrunNames(_ node: Node, of canonical: String, at path: ConfigPath) throws(TransformError) -> Node
+    {
         guard let names = sdkFieldNames[canonical], let pairs = node.pairs,
             pairs.contains(where: { names[$0.key.scalar?.text ?? ""] != nil })
         else { return node }
