@@ -9,6 +9,8 @@ struct Exchange {
     var status: Int
     var headers: [(name: String, value: String)]
     var body: String
+    /// The body as received, for one that is not text.
+    var bytes: [UInt8] = []
 
     func header(_ name: String) -> String? {
         headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
@@ -80,18 +82,20 @@ struct Client {
     let base: URL
 
     func send(
-        _ method: String = "GET", _ path: String, headers: [(String, String)] = [], body: String? = nil
+        _ method: String = "GET", _ path: String, headers: [(String, String)] = [], body: String? = nil,
+        bytes: [UInt8]? = nil
     ) async throws -> Exchange {
         var request = HTTPClientRequest(url: base.absoluteString + path)
         request.method = HTTPMethod(rawValue: method)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(ByteBuffer(string: body)) }
+        if let bytes { request.body = .bytes(ByteBuffer(bytes: bytes)) }
         // A guard against a hang only: a busy machine may take long, and no test here is about time.
         let response = try await http.execute(request, timeout: .seconds(600))
         let buffer = try await response.body.collect(upTo: 4 << 20)
         return Exchange(
             status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
-            body: String(buffer: buffer))
+            body: String(buffer: buffer), bytes: Array(buffer.readableBytesView))
     }
 
     func get(_ path: String, headers: [(String, String)] = []) async throws -> Exchange {

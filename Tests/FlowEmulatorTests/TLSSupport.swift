@@ -50,6 +50,16 @@ struct TestKey {
             privateKey: Certificate.PrivateKey(key), attributes: CertificateSigningRequest.Attributes())
         return try request.serializeAsPEM().pemString
     }
+
+    /// The same CSR, DER, as a Secure Login client sends it.
+    func csrDER(commonName name: String) throws -> [UInt8] {
+        let request = try CertificateSigningRequest(
+            version: .v1, subject: try DistinguishedName { CommonName(name) },
+            privateKey: Certificate.PrivateKey(key), attributes: CertificateSigningRequest.Attributes())
+        var serializer = DER.Serializer()
+        try serializer.serialize(request)
+        return serializer.serializedBytes
+    }
 }
 
 /// A client identity: a PEM chain (leaf first) and its key.

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Crypto
 import FlowEmulator
+import FlowHTTP
 import Foundation
 import NIOSSL
 import SwiftASN1
@@ -272,56 +273,83 @@ struct CertificateServiceTests {
 @Suite("The Secure Login Server")
 struct SecureLoginServerTests {
     static let doLogin = "/SecureLoginServer/slc3/doLogin?profile=default"
-    static let getCertificate = "/SecureLoginServer/slc3/getCertificate?profile=default"
+    static let getCertificate = "/SecureLoginServer/slc2/getCertificate?profile=default"
 
-    static func round(_ client: Client, _ login: String, _ values: [String: String]) async throws -> Exchange {
-        let body = try JSONSerialization.data(withJSONObject: ["login": login, "values": values])
-        return try await client.send(
-            "POST", doLogin, headers: [("Content-Type", "application/json")],
-            body: String(decoding: body, as: UTF8.self))
+    /// One login round: the fields as a URL-encoded form, with the login's cookie once there is one.
+    static func round(_ client: Client, _ cookie: String?, _ fields: [(String, String)] = []) async throws -> Exchange {
+        try await client.post(doLogin, form: fields, headers: cookie.map { [("Cookie", "SLS_SESSION=\($0)")] } ?? [])
     }
 
-    @Test("A password login is authenticated in one round and gets a certificate for its CSR once")
+    /// A DER certificate request of `key` for `name`, with the login's cookie.
+    static func certificate(_ client: Client, _ cookie: String, _ key: TestKey, _ name: String) async throws -> Exchange {
+        try await client.send(
+            "POST", getCertificate,
+            headers: [("Cookie", "SLS_SESSION=\(cookie)"), ("Content-Type", "application/pkcs10")],
+            bytes: try key.csrDER(commonName: name))
+    }
+
+    @Test("A password login is authenticated in one round and gets its certificate once, as PKCS#7")
     func passwordRound() async throws {
         try await withTLSEmulator { (emulator, client) async throws in
-            let start = try await client.get(Self.doLogin)
+            let start = try await Self.round(client, nil)
             #expect(start.status == 200)
-            let login = try #require(start.object?["login"] as? String)
+            let cookie = try #require(start.cookies["SLS_SESSION"])
             let inputs = try #require(start.object?["inputs"] as? [[String: Any]])
             #expect(inputs.map { $0["name"] as? String } == ["username", "password"])
             #expect(inputs.map { $0["secret"] as? Bool } == [false, true])
-            let wrong = try await Self.round(client, login, ["username": "ada@example.com", "password": "nope"])
+            let wrong = try await Self.round(client, cookie, [("username", "ada@example.com"), ("password", "nope")])
             #expect(wrong.status == 401)
             #expect(wrong.object?["error"] is String)
             let done = try await Self.round(
-                client, login, ["username": "ada@example.com", "password": TLSData.adaPassword])
+                client, cookie, [("username", "ada@example.com"), ("password", TLSData.adaPassword)])
             #expect(done.status == 200)
             #expect(done.object?["status"] as? String == "authenticated")
             let key = TestKey()
-            let headers = [("Authorization", "SLS \(login)"), ("Content-Type", "application/pkcs10")]
-            let issued = try await client.send(
-                "POST", Self.getCertificate, headers: headers, body: try key.csr(commonName: "ada@example.com"))
-            #expect(issued.status == 201)
-            let leaf = try TestClientIdentity(chainPEM: issued.body, key: key.key).leaf
+            let issued = try await Self.certificate(client, cookie, key, "ada@example.com")
+            #expect(issued.status == 200)
+            #expect(issued.header("Content-Type") == "application/pkcs7-mime")
+            let chain = try #require(PKCS7Certificates.pemCertificates(from: issued.bytes))
+            #expect(chain.count == 2)
+            let leaf = try TestClientIdentity(chainPEM: chain.joined(), key: key.key).leaf
             let authority = try Certificate(pemEncoded: emulator.certificateAuthorityPEM)
             #expect(authority.publicKey.isValidSignature(leaf.signature, for: leaf))
-            let again = try await client.send(
-                "POST", Self.getCertificate, headers: headers, body: try key.csr(commonName: "ada@example.com"))
-            #expect(again.status == 401)
+            #expect(try await Self.certificate(client, cookie, key, "ada@example.com").status == 401)
         }
     }
 
-    @Test("The login ID and the values sent never reach the request log")
+    @Test("A JSON round, a PEM request or a request without the login's cookie is refused")
+    func wrongShapes() async throws {
+        try await withTLSEmulator { (_, client) async throws in
+            let json = try await client.send(
+                "POST", Self.doLogin, headers: [("Content-Type", "application/json")],
+                body: #"{"username": "ada@example.com"}"#)
+            #expect(json.status == 415)
+            let cookie = try #require(try await Self.round(client, nil).cookies["SLS_SESSION"])
+            _ = try await Self.round(
+                client, cookie, [("username", "ada@example.com"), ("password", TLSData.adaPassword)])
+            let pem = try await client.send(
+                "POST", Self.getCertificate,
+                headers: [("Cookie", "SLS_SESSION=\(cookie)"), ("Content-Type", "application/pkcs10")],
+                body: try TestKey().csr(commonName: "ada@example.com"))
+            #expect(pem.status == 400)
+            let anonymous = try await client.send(
+                "POST", Self.getCertificate, headers: [("Content-Type", "application/pkcs10")],
+                bytes: try TestKey().csrDER(commonName: "ada@example.com"))
+            #expect(anonymous.status == 401)
+            let old = "/SecureLoginServer/slc3/getCertificate?profile=default"
+            #expect(try await client.send("POST", old).status == 404)
+        }
+    }
+
+    @Test("The login's cookie and the values sent never reach the request log")
     func nothingSecretLogged() async throws {
         try await withTLSEmulator { (emulator, client) async throws in
-            let login = try #require(try await client.get(Self.doLogin).object?["login"] as? String)
-            _ = try await Self.round(client, login, ["username": "ada@example.com", "password": TLSData.adaPassword])
-            _ = try await client.send(
-                "POST", Self.getCertificate,
-                headers: [("Authorization", "SLS \(login)"), ("Content-Type", "application/pkcs10")],
-                body: try TestKey().csr(commonName: "ada@example.com"))
+            let cookie = try #require(try await Self.round(client, nil).cookies["SLS_SESSION"])
+            _ = try await Self.round(
+                client, cookie, [("username", "ada@example.com"), ("password", TLSData.adaPassword)])
+            _ = try await Self.certificate(client, cookie, TestKey(), "ada@example.com")
             let log = String(describing: emulator.requests())
-            #expect(!log.contains(login))
+            #expect(!log.contains(cookie))
             #expect(!log.contains(TLSData.adaPassword))
             #expect(emulator.requests().last?.endpoint == .certificateService)
         }
@@ -330,21 +358,17 @@ struct SecureLoginServerTests {
     @Test("A user with a TOTP key gets a passcode round after the password")
     func passcodeRound() async throws {
         try await withTLSEmulator { (emulator, client) async throws in
-            let login = try #require(try await client.get(Self.doLogin).object?["login"] as? String)
+            let cookie = try #require(try await Self.round(client, nil).cookies["SLS_SESSION"])
             let next = try await Self.round(
-                client, login, ["username": "grace@example.com", "password": TLSData.gracePassword])
+                client, cookie, [("username", "grace@example.com"), ("password", TLSData.gracePassword)])
             #expect(next.status == 200)
             let inputs = try #require(next.object?["inputs"] as? [[String: Any]])
             #expect(inputs.map { $0["name"] as? String } == ["passcode"])
             #expect(next.object?["status"] == nil)
             // A certificate is not to be had before the passcode.
-            let early = try await client.send(
-                "POST", Self.getCertificate,
-                headers: [("Authorization", "SLS \(login)"), ("Content-Type", "application/pkcs10")],
-                body: try TestKey().csr(commonName: "grace@example.com"))
-            #expect(early.status == 401)
+            #expect(try await Self.certificate(client, cookie, TestKey(), "grace@example.com").status == 401)
             let code = passcode(secret: TLSData.graceSecret, at: emulator.now)
-            let done = try await Self.round(client, login, ["passcode": code])
+            let done = try await Self.round(client, cookie, [("passcode", code)])
             #expect(done.status == 200)
             #expect(done.object?["status"] as? String == "authenticated")
         }
@@ -400,7 +424,7 @@ struct TLSFaultTests {
                 TLSData.certificateService(TLSData.secure, "attributes"),
                 headers: [basic("ada@example.com", TLSData.adaPassword)])
             #expect(attributes.status == 503)
-            #expect(try await client.get(SecureLoginServerTests.doLogin).status == 503)
+            #expect(try await client.post(SecureLoginServerTests.doLogin, form: []).status == 503)
         }
     }
 

@@ -176,11 +176,18 @@ struct SLSIdentitySourceTests {
             #expect(presented == chain)
             #expect(
                 slsRequests(emulator) == [
-                    "GET /SecureLoginServer/slc3/doLogin?profile=default",
                     "POST /SecureLoginServer/slc3/doLogin?profile=default",
-                    "POST /SecureLoginServer/slc3/getCertificate?profile=default",
+                    "POST /SecureLoginServer/slc3/doLogin?profile=default",
+                    "POST /SecureLoginServer/slc2/getCertificate?profile=default",
                 ])
-            #expect(emulator.requests().last { $0.path.hasSuffix("/getCertificate") }?.header("Authorization") != nil)
+            // The rounds are forms tied by the server's cookie, the request a DER PKCS#10.
+            let requests = emulator.requests().filter { $0.path.hasPrefix("/SecureLoginServer") }
+            #expect(requests.dropFirst().allSatisfy { $0.header("Cookie") != nil })
+            #expect(
+                requests.prefix(2).allSatisfy {
+                    $0.header("Content-Type") == "application/x-www-form-urlencoded"
+                })
+            #expect(requests.last?.header("Content-Type") == "application/pkcs10")
             #expect(!said.contains(grace.password) && !said.contains("PRIVATE KEY"), "\(said)")
         }
     }
@@ -223,10 +230,10 @@ struct SLSIdentitySourceTests {
             #expect(outcome.succeeded, "\(outcome)")
             #expect(
                 slsRequests(emulator) == [
-                    "GET /SecureLoginServer/slc3/doLogin?profile=mobile",
                     "POST /SecureLoginServer/slc3/doLogin?profile=mobile",
                     "POST /SecureLoginServer/slc3/doLogin?profile=mobile",
-                    "POST /SecureLoginServer/slc3/getCertificate?profile=mobile",
+                    "POST /SecureLoginServer/slc3/doLogin?profile=mobile",
+                    "POST /SecureLoginServer/slc2/getCertificate?profile=mobile",
                 ])
             for secret in [ada.password, passcode] {
                 #expect(!said.contains(secret), "`\(secret)` appears in: \(said)")

@@ -10,8 +10,12 @@ struct Answer: Sendable {
     var status: Int
     var headers: [(String, String)]
     var body: String
+    /// A body that is not text (a PKCS#7 structure); written instead of ``body`` when set.
+    var bytes: [UInt8]?
     /// The `Content-Type` of a body that is not empty.
     var contentType: String
+    /// The certificates an issuing answer issued, DER, leaf first: for a caller that answers them another way.
+    var issued: [[UInt8]]?
 
     init(status: Int, headers: [(String, String)] = [], json: JSONValue) {
         self.status = status
@@ -24,6 +28,14 @@ struct Answer: Sendable {
         self.status = status
         self.headers = headers
         self.body = body
+        self.contentType = contentType
+    }
+
+    init(status: Int, headers: [(String, String)] = [], bytes: [UInt8], contentType: String) {
+        self.status = status
+        self.headers = headers
+        self.body = ""
+        self.bytes = bytes
         self.contentType = contentType
     }
 
@@ -82,6 +94,8 @@ struct Backend {
         var csrfToken: String?
         /// The body as text, when the route reads one and it is not a form.
         var body: String?
+        /// The same body as bytes (a DER certificate request is no text).
+        var bodyBytes: [UInt8]?
         /// The certificate the client presented in the TLS handshake, if any.
         var clientCertificate: Certificate?
         /// What the check of a bearer JWT from an outside issuer (`oauth2-issuers`) found; `nil` when none ran.

@@ -35,9 +35,9 @@ enum Route: Sendable, Equatable {
     case logout
     /// `/mobileservices/application/<app>/certificateservice/v1/<action>`.
     case certificateService(application: String, action: CertificateServiceAction)
-    /// `/SecureLoginServer/slc3/doLogin`: the login rounds (GET starts, POST answers).
+    /// `/SecureLoginServer/slc3/doLogin`: the login rounds, URL-encoded forms tied by a cookie.
     case slsLogin
-    /// `/SecureLoginServer/slc3/getCertificate`: a certificate for a finished login.
+    /// `/SecureLoginServer/slc2/getCertificate`: a certificate for a finished login's DER PKCS#10 request.
     case slsCertificate
     /// `/odata/applications/v4/<app>/Connections`: registers a device (POST).
     case connections(application: String)
@@ -99,7 +99,7 @@ enum Route: Sendable, Equatable {
         case .admin(let admin): admin.methods
         case .authorize, .samlLauncher, .samlLogin, .otpForm: ["GET", "HEAD", "POST"]
         case .token, .revoke, .logout, .slsCertificate, .clientLogs, .usage: ["POST"]
-        case .slsLogin: ["GET", "POST"]
+        case .slsLogin: ["POST"]
         case .certificateService(_, let action): action == .attributes ? ["GET", "HEAD"] : ["POST"]
         case .connections: ["POST"]
         case .connection: ["GET", "HEAD", "DELETE"]
@@ -138,8 +138,9 @@ enum Route: Sendable, Equatable {
         case "saml":
             return segments == ["saml", "idp", "login"] ? .samlLogin : .notFound
         case "SecureLoginServer":
-            guard segments.count == 3, segments[1] == "slc3" else { return .notFound }
-            return ["doLogin": .slsLogin, "getCertificate": .slsCertificate][segments[2]] ?? .notFound
+            guard segments.count == 3 else { return .notFound }
+            return ["slc3/doLogin": .slsLogin, "slc2/getCertificate": .slsCertificate][segments[1] + "/" + segments[2]]
+                ?? .notFound
         case let first? where destinations.contains(first):
             return .destination(name: first)
         default:

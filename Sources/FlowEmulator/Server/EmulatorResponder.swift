@@ -126,6 +126,7 @@ struct EmulatorResponder: HTTPResponder {
                     facts.form = FormFields(encoded: String(buffer: bytes))
                 } else {
                     facts.body = String(buffer: bytes)
+                    facts.bodyBytes = Array(bytes.readableBytesView)
                 }
                 answer = emulator.answer(route, facts, keepsUploads: fault?.status == nil)
             } else {
@@ -182,15 +183,20 @@ struct EmulatorResponder: HTTPResponder {
 
     private func response(_ answer: Answer, method: String) -> Response {
         var fields = HTTPFields()
-        if !answer.body.isEmpty {
+        if !answer.body.isEmpty || answer.bytes?.isEmpty == false {
             fields[.contentType] = answer.contentType
         }
         for (name, value) in answer.headers {
             if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
         }
-        let body =
-            method == "HEAD" || answer.body.isEmpty
-            ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(string: answer.body))
+        let body: ResponseBody =
+            if method == "HEAD" {
+                ResponseBody()
+            } else if let bytes = answer.bytes {
+                ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))
+            } else {
+                answer.body.isEmpty ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(string: answer.body))
+            }
         return Response(status: HTTPResponse.Status(code: answer.status), headers: fields, body: body)
     }
 

@@ -1,4 +1,5 @@
 internal import FlowDescriptor
+internal import FlowHTTP
 internal import Foundation
 internal import SwiftASN1
 internal import X509
@@ -142,6 +143,11 @@ extension Backend {
         } catch {
             return .error(400, code: "badCSR", "The body is not a PEM certificate signing request.")
         }
+        return issue(to: user, csr: csr, validity: validity)
+    }
+
+    /// A chain issued to `user` for `csr`: PEM in the body, DER in ``Answer/issued``.
+    private func issue(to user: EmulatorUser, csr: CertificateSigningRequest, validity: Duration) -> Answer {
         guard csr.publicKey.isValidSignature(csr.signature, for: csr) else {
             return .error(400, code: "badCSR", "The signature of the certificate signing request does not verify.")
         }
@@ -159,7 +165,13 @@ extension Backend {
                 publicKey: csr.publicKey, subject: subject, notBefore: now - 300,
                 notAfter: now.addingTimeInterval(validity.timeInterval), use: .client)
             let chain = EmulatorAuthority.pem(leaf) + "\n" + certificates.authority.certificatePEM + "\n"
-            return Answer(status: 201, body: chain, contentType: "application/x-pem-file")
+            var answer = Answer(status: 201, body: chain, contentType: "application/x-pem-file")
+            answer.issued = try [leaf, certificates.authority.certificate].map { certificate in
+                var serializer = DER.Serializer()
+                try serializer.serialize(certificate)
+                return serializer.serializedBytes
+            }
+            return answer
         } catch {
             return .error(400, code: "badCSR", "The certificate cannot be issued: \(error).")
         }
@@ -188,68 +200,97 @@ extension Backend {
 
     // MARK: Secure Login Server
 
-    /// `GET /SecureLoginServer/slc3/doLogin` starts a login; `POST` answers its round.
+    /// The cookie that ties a login's rounds together, as a Secure Login Server's session does.
+    static let slsSessionCookie = "SLS_SESSION"
+
+    /// `POST /SecureLoginServer/slc3/doLogin`: a request without the login's cookie starts a login (and may carry
+    /// the first round's fields); each round's fields come URL-encoded by name, as SAP describes its clients'
+    /// requests. The answers are JSON objects of the emulator's own shape: `inputs` to ask for, or `status`.
     mutating func slsLogin(_ request: RequestFacts) -> Answer {
         let profile = request.query["profile"] ?? "default"
-        guard request.method == "POST" else {
+        if request.body?.isEmpty == false, !request.isForm {
+            return .error(415, code: "unsupportedMediaType", "A login round is sent as a URL-encoded form.")
+        }
+        guard let id = request.cookies[Self.slsSessionCookie], let login = auth.slsLogins[id] else {
             let id = RandomToken.make(prefix: "sls-")
             auth.slsLogins[id] = SLSLogin(
                 profile: profile, round: .credentials,
                 expires: now.addingTimeInterval(Self.slsLoginLifetime.timeInterval))
             auth.prune(now: now)
-            return Answer(status: 200, json: ["login": .string(id), "inputs": Self.credentialInputs])
+            let cookie = Cookies.set(Self.slsSessionCookie, id, path: "/SecureLoginServer")
+            guard request.form["username"] != nil else {
+                return Answer(status: 200, headers: [cookie], json: ["inputs": Self.credentialInputs])
+            }
+            var answer = slsLogin(request, id: id)
+            answer.headers.append(cookie)
+            return answer
         }
-        let document = DocumentReader.read(bytes: Array((request.body ?? "").utf8), file: "request body", format: .json)
-        guard let root = document.root, !document.diagnostics.hasErrors, let id = root["login"]?.scalar?.text,
-            let values = root["values"], values.pairs != nil
-        else {
-            return Self.slsError(400, "The body is not `{\"login\": \"<id>\", \"values\": {…}}`.")
+        guard login.expires > now, login.profile == profile else {
+            auth.slsLogins[id] = nil
+            return Self.slsError(401, "The login is unknown, finished or expired; start a new one.")
         }
-        guard var login = auth.slsLogins[id], login.expires > now, login.profile == profile else {
-            return Self.slsError(401, "The login `\(id)` is unknown, finished or expired; start a new one.")
+        return slsLogin(request, id: id)
+    }
+
+    /// The round of login `id` that `request`'s form answers.
+    private mutating func slsLogin(_ request: RequestFacts, id: String) -> Answer {
+        guard var login = auth.slsLogins[id] else {
+            return Self.slsError(401, "The login is unknown, finished or expired; start a new one.")
         }
         switch login.round {
         case .credentials:
-            let name = values["username"]?.scalar?.text ?? ""
-            let password = values["password"]?.scalar?.text ?? ""
+            let name = request.form["username"] ?? ""
+            let password = request.form["password"] ?? ""
             guard let user = user(named: name), let expected = user.password, Secrets.equal(expected, password) else {
                 return Self.slsError(401, "The user name or password is wrong.")
             }
             if user.otpSecret != nil {
                 login.round = .passcode(user: user.email)
                 auth.slsLogins[id] = login
-                return Answer(status: 200, json: ["login": .string(id), "inputs": Self.passcodeInputs])
+                return Answer(status: 200, json: ["inputs": Self.passcodeInputs])
             }
             login.round = .authenticated(user: user.email)
         case .passcode(let email):
             guard let secret = data.user(email: email)?.otpSecret.flatMap(Base32.decode),
-                TOTP.verify(values["passcode"]?.scalar?.text ?? "", secret: secret, at: now)
+                TOTP.verify(request.form["passcode"] ?? "", secret: secret, at: now)
             else {
                 return Self.slsError(401, "The passcode is wrong or has expired.")
             }
             login.round = .authenticated(user: email)
         case .authenticated:
-            return Self.slsError(401, "The login `\(id)` is finished already; fetch its certificate.")
+            return Self.slsError(401, "The login is finished already; fetch its certificate.")
         }
         auth.slsLogins[id] = login
-        return Answer(status: 200, json: ["login": .string(id), "status": "authenticated"])
+        return Answer(status: 200, json: ["status": "authenticated"])
     }
 
-    /// `POST /SecureLoginServer/slc3/getCertificate`: the chain for a finished login's CSR; the login is used up.
+    /// `POST /SecureLoginServer/slc2/getCertificate`: a DER PKCS#10 request (`application/pkcs10`) of a finished
+    /// login, named by its cookie, answered with the certificate and the CA's in a PKCS#7 certs-only structure, as
+    /// public Secure Login clients expect; the login is used up.
     mutating func slsCertificate(_ request: RequestFacts) -> Answer {
         let profile = request.query["profile"] ?? "default"
-        guard let authorization = request.authorization, authorization.hasPrefix("SLS ") else {
-            return Self.slsError(401, "A certificate request carries `Authorization: SLS <login>`.")
-        }
-        let id = String(authorization.dropFirst(4)).trimmingCharacters(in: .whitespaces)
-        guard let login = auth.slsLogins[id], login.expires > now, login.profile == profile,
-            case .authenticated(let email) = login.round, let user = data.user(email: email)
+        guard let id = request.cookies[Self.slsSessionCookie], let login = auth.slsLogins[id], login.expires > now,
+            login.profile == profile, case .authenticated(let email) = login.round, let user = data.user(email: email)
         else {
             return Self.slsError(401, "The login is unknown, not finished or expired; log in again.")
         }
-        let answer = issue(to: user, csr: request, validity: Self.slsCertificateValidity)
-        if answer.status == 201 { auth.slsLogins[id] = nil }
-        return answer
+        guard request.contentType?.lowercased().hasPrefix("application/pkcs10") == true else {
+            return .error(
+                415, code: "unsupportedMediaType", "A certificate request is sent as `Content-Type: application/pkcs10`.")
+        }
+        let csr: CertificateSigningRequest
+        do {
+            csr = try CertificateSigningRequest(derEncoded: request.bodyBytes ?? [])
+        } catch {
+            return .error(400, code: "badCSR", "The body is not a DER certificate signing request.")
+        }
+        let answer = issue(to: user, csr: csr, validity: Self.slsCertificateValidity)
+        guard answer.status == 201, let chain = answer.issued else { return answer }
+        auth.slsLogins[id] = nil
+        guard let bundle = PKCS7Certificates.bundle(derCertificates: chain) else {
+            return .error(500, code: "internal", "The certificate could not be bundled.")
+        }
+        return Answer(status: 200, bytes: bundle, contentType: "application/pkcs7-mime")
     }
 
     private static let credentialInputs: JSONValue = [

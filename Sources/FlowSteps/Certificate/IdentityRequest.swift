@@ -20,6 +20,8 @@ struct IdentityRequest: Sendable {
     let subject: DistinguishedName
     /// The certificate signing request, PEM (`-----BEGIN CERTIFICATE REQUEST-----`).
     let csrPEM: String
+    /// The same request, DER.
+    let csrDER: [UInt8]
     private let privateKey: Certificate.PrivateKey
     private let privateKeyPEM: Secret
 
@@ -43,6 +45,9 @@ struct IdentityRequest: Sendable {
                 version: .v1, subject: subject, privateKey: privateKey,
                 attributes: CertificateSigningRequest.Attributes())
             csrPEM = try request.serializeAsPEM().pemString
+            var serializer = DER.Serializer()
+            try serializer.serialize(request)
+            csrDER = serializer.serializedBytes
         } catch {
             throw StepFailure(
                 .identitySourceFailed, "cannot make a \(algorithm.rawValue) key and certificate request: \(error)")

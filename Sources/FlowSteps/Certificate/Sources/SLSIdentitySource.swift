@@ -1,12 +1,16 @@
+import FlowAuth
 import FlowDescriptor
 import FlowEngine
 import FlowHTTP
 import Foundation
 
 /// The `sls` identity source, the SDK's `SLSUserIdentityDiscovery`: SAP's Secure Login Server issues the user's
-/// certificate after a login of its own, in rounds. Each round names the inputs it wants (user, password, then
-/// perhaps a one-time passcode); the values come from the flow's `inputs`, the run's inputs, or a prompt. Once the
-/// server says `authenticated`, a PKCS#10 request for a key made here gets the certificate.
+/// certificate after a login of its own, in rounds. As SAP describes its clients' requests, each round is a
+/// URL-encoded form to `slc3/doLogin` with every input the server asked for by name (user, password, then perhaps a
+/// one-time passcode), the rounds tied by the server's session cookie; the values come from the flow's `inputs`, the
+/// run's inputs, or a prompt. Once the server says `authenticated`, a DER PKCS#10 request for a key made here goes to
+/// `slc2/getCertificate`, which answers a PKCS#7 structure with the certificate and its chain (docs/contract.yaml
+/// gives the sources; the JSON shape of the server's answers is not public and is flowrun's own).
 struct SLSIdentitySource: UserIdentitySource {
     /// One input a round asks for (the SDK's `SLSLoginInputField`).
     struct Field: Sendable, Hashable {
@@ -17,23 +21,16 @@ struct SLSIdentitySource: UserIdentitySource {
 
     /// The server's answer to a login request.
     enum Round: Sendable, Hashable {
-        /// It wants these inputs next, for the login `login`.
-        case inputs(login: String, fields: [Field])
-        /// The login `login` is authenticated: it may ask for a certificate.
-        case authenticated(login: String)
-
-        /// The login's ID, which the next request names.
-        var login: String {
-            switch self {
-            case .inputs(let login, _), .authenticated(let login): login
-            }
-        }
+        /// It wants these inputs next.
+        case inputs(fields: [Field])
+        /// The login is authenticated: it may ask for a certificate.
+        case authenticated
     }
 
     /// More rounds than any login takes: a server that keeps asking is a failure, not an endless loop.
     static let maximumRounds = 8
     static let loginPath = "/SecureLoginServer/slc3/doLogin"
-    static let certificatePath = "/SecureLoginServer/slc3/getCertificate"
+    static let certificatePath = "/SecureLoginServer/slc2/getCertificate"
 
     let name = "sls"
     /// The server, an absolute URL; `nil`: the backend.
@@ -58,10 +55,10 @@ struct SLSIdentitySource: UserIdentitySource {
 
     func obtain(_ context: StepContext) async throws(StepFailure) -> UserIdentity {
         let loginURL = try url(Self.loginPath, context)
-        var round = try await self.round(HTTPRequest(url: loginURL, headers: [("Accept", "application/json")]), context)
+        var round = try await self.round(form: [], to: loginURL, context)
         var user: String?
         var rounds = 0
-        while case .inputs(let login, let fields) = round {
+        while case .inputs(let fields) = round {
             rounds += 1
             guard rounds <= Self.maximumRounds else {
                 throw StepFailure(
@@ -69,36 +66,25 @@ struct SLSIdentitySource: UserIdentitySource {
                     "the Secure Login Server at \(loginURL.absoluteString) asked for inputs \(rounds - 1) times "
                         + "without ending the login")
             }
-            var values: [(String, JSONValue)] = []
+            var values: [(String, String)] = []
             for field in fields {
                 let value = try self.value(of: field, context)
                 if field.name == "username" { user = value }
-                values.append((field.name, .string(value)))
+                values.append((field.name, value))
             }
-            let body: JSONValue = .object([("login", .string(login)), ("values", .object(values))])
-            round = try await self.round(
-                HTTPRequest(
-                    method: "POST", url: loginURL,
-                    headers: [("Content-Type", "application/json"), ("Accept", "application/json")],
-                    body: IssuerExchange.body(body), bodyHoldsSecret: true),
-                context)
+            round = try await self.round(form: values, to: loginURL, context)
         }
         context.note("sls-authenticated", "the Secure Login Server at \(loginURL.absoluteString) accepted the login")
-        return try await certificate(login: round.login, user: user, context)
+        return try await certificate(user: user, context)
     }
 
-    /// `getCertificate` for the authenticated `login`, with a request for a key made here.
-    private func certificate(
-        login: String, user: String?, _ context: StepContext
-    ) async throws(StepFailure) -> UserIdentity {
+    /// `getCertificate` for the authenticated login (its session cookie), with a request for a key made here.
+    private func certificate(user: String?, _ context: StepContext) async throws(StepFailure) -> UserIdentity {
         let request = try IdentityRequest(subject: "CN=" + Self.escaped(user ?? "flowrun"), algorithm: keyAlgorithm)
         let post = HTTPRequest(
             method: "POST", url: try url(Self.certificatePath, context),
-            headers: [
-                ("Authorization", "SLS \(login)"), ("Content-Type", "application/pkcs10"),
-                ("Accept", "application/x-pem-file"),
-            ],
-            body: Array(request.csrPEM.utf8))
+            headers: [("Content-Type", "application/pkcs10"), ("Accept", "application/pkcs7-mime")],
+            body: request.csrDER)
         let response = try await IssuerExchange.send(post, context: context, what: "requesting the SLS certificate")
         guard (200..<300).contains(response.status) else {
             throw StepFailure(
@@ -107,10 +93,25 @@ struct SLSIdentitySource: UserIdentitySource {
                     + "\(response.status)\(IssuerExchange.detail(response, context: context))",
                 transient: response.status >= 500)
         }
-        let identity = try request.identity(
-            issuedChainPEM: String(decoding: response.body, as: UTF8.self), issuer: IssuerExchange.endpoint(post))
+        guard let chain = PKCS7Certificates.pemCertificates(from: response.body) else {
+            throw StepFailure(
+                .identitySourceFailed,
+                "the Secure Login Server's answer to \(IssuerExchange.endpoint(post)) is not a PKCS#7 structure "
+                    + "with certificates")
+        }
+        let identity = try request.identity(issuedChainPEM: chain.joined(), issuer: IssuerExchange.endpoint(post))
         context.redactor.add(identity.privateKeyPEM.revealed)
         return identity
+    }
+
+    /// Sends one login round, the `form` fields URL-encoded, and reads the round it answers.
+    private func round(form: [(String, String)], to url: URL, _ context: StepContext) async throws(StepFailure) -> Round {
+        try await round(
+            HTTPRequest(
+                method: "POST", url: url,
+                headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")],
+                body: Array(HTMLForm.encode(form).utf8), bodyHoldsSecret: !form.isEmpty),
+            context)
     }
 
     /// Sends one login request and reads the round it answers.
@@ -142,12 +143,7 @@ struct SLSIdentitySource: UserIdentitySource {
 
     /// The round a login answer describes.
     static func round(_ document: Node, server: String, context: StepContext) throws(StepFailure) -> Round {
-        guard let login = document["login"]?.scalar?.text, !login.isEmpty else {
-            throw StepFailure(.slsLoginFailed, "the Secure Login Server at \(server) answered without `login`")
-        }
-        // The login ID authorizes the certificate request: a credential, masked like one.
-        context.redactor.add(login)
-        if document["status"]?.scalar?.text == "authenticated" { return .authenticated(login: login) }
+        if document["status"]?.scalar?.text == "authenticated" { return .authenticated }
         guard let elements = document["inputs"]?.elements, !elements.isEmpty else {
             throw StepFailure(
                 .slsLoginFailed,
@@ -164,7 +160,7 @@ struct SLSIdentitySource: UserIdentitySource {
                     name: name, label: element["label"]?.scalar?.text ?? name,
                     secret: element["secret"]?.scalar?.text == "true"))
         }
-        return .inputs(login: login, fields: fields)
+        return .inputs(fields: fields)
     }
 
     /// The value of `field`: the flow's `inputs` entry, else input `<name>`, asked on a terminal (hidden when
