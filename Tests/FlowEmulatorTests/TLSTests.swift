@@ -281,7 +281,8 @@ struct SecureLoginServerTests {
     }
 
     /// A DER certificate request of `key` for `name`, with the login's cookie.
-    static func certificate(_ client: Client, _ cookie: String, _ key: TestKey, _ name: String) async throws -> Exchange {
+    static func certificate(_ client: Client, _ cookie: String, _ key: TestKey, _ name: String) async throws -> Exchange
+    {
         try await client.send(
             "POST", getCertificate,
             headers: [("Cookie", "SLS_SESSION=\(cookie)"), ("Content-Type", "application/pkcs10")],
@@ -377,9 +378,11 @@ struct SecureLoginServerTests {
 
 @Suite("TLS faults")
 struct TLSFaultTests {
-    @Test("An expired server certificate or one from an unknown CA fails the client's handshake", arguments: [
-        TLSFault.expiredServerCertificate, .unknownServerCA,
-    ])
+    @Test(
+        "An expired server certificate or one from an unknown CA fails the client's handshake",
+        arguments: [
+            TLSFault.expiredServerCertificate, .unknownServerCA,
+        ])
     func serverCertificateFault(fault: TLSFault) async throws {
         try await withTLSEmulator { (emulator, client) async throws in
             emulator.setTLSFault(fault, on: true)
@@ -398,7 +401,8 @@ struct TLSFaultTests {
         }
     }
 
-    @Test("Revoked and expired client-certificate faults answer an accepted certificate certificate-rejected",
+    @Test(
+        "Revoked and expired client-certificate faults answer an accepted certificate certificate-rejected",
         arguments: [TLSFault.clientCertificateRevoked, .clientCertificateExpired])
     func clientCertificateFault(fault: TLSFault) async throws {
         try await withTLSEmulator { (emulator, client) async throws in

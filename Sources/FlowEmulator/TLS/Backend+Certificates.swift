@@ -276,7 +276,8 @@ extension Backend {
         }
         guard request.contentType?.lowercased().hasPrefix("application/pkcs10") == true else {
             return .error(
-                415, code: "unsupportedMediaType", "A certificate request is sent as `Content-Type: application/pkcs10`.")
+                415, code: "unsupportedMediaType",
+                "A certificate request is sent as `Content-Type: application/pkcs10`.")
         }
         let csr: CertificateSigningRequest
         do {

@@ -105,7 +105,8 @@ struct SLSIdentitySource: UserIdentitySource {
     }
 
     /// Sends one login round, the `form` fields URL-encoded, and reads the round it answers.
-    private func round(form: [(String, String)], to url: URL, _ context: StepContext) async throws(StepFailure) -> Round {
+    private func round(form: [(String, String)], to url: URL, _ context: StepContext) async throws(StepFailure) -> Round
+    {
         try await round(
             HTTPRequest(
                 method: "POST", url: url,
