@@ -278,6 +278,8 @@ let package = Package(
             name: "FlowHTTPTests",
             dependencies: [
                 "FlowHTTP", "FlowDescriptor",
+                // Real proxies the tests start (microsocks), with the signals a child should have.
+                "FlowProcess",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // Real TLS servers in the tests: certificates made at test time, served by NIOSSL.
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
