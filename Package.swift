@@ -243,7 +243,11 @@ let package = Package(
         ),
         .testTarget(
             name: "FlowAuthTests",
-            dependencies: ["FlowAuth", "FlowDescriptor", "FlowHTTP", "FlowEmulator"],
+            dependencies: [
+                "FlowAuth", "FlowDescriptor", "FlowHTTP", "FlowEmulator",
+                // Keys made in the test for client assertions.
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -113,6 +113,8 @@ public struct FailureCode: RawRepresentable, Hashable, Sendable, CustomStringCon
         case oauth2BadEndpoint = "oauth2-bad-endpoint"
         case oauth2BadIssuer = "oauth2-bad-issuer"
         case oauth2BadTokenResponse = "oauth2-bad-token-response"
+        case oauth2BadClientKey = "oauth2-bad-client-key"
+        case oauth2ClientAuthentication = "oauth2-client-authentication"
         case oauth2DiscoveryFailed = "oauth2-discovery-failed"
         case oauth2NoAuthorizationEndpoint = "oauth2-no-authorization-endpoint"
         case oauth2NoClientSecret = "oauth2-no-client-secret"
@@ -292,6 +294,11 @@ extension FailureCode {
     public static let oauth2BadIssuer = FailureCode(.oauth2BadIssuer)
     /// `oauth2-bad-token-response`: The token endpoint's answer cannot be read.
     public static let oauth2BadTokenResponse = FailureCode(.oauth2BadTokenResponse)
+    /// `oauth2-bad-client-key`: The client's key (`client-key`) cannot be read or sign, or the secret is too short for
+    /// `client_secret_jwt`.
+    public static let oauth2BadClientKey = FailureCode(.oauth2BadClientKey)
+    /// `oauth2-client-authentication`: The provider names only client authentication methods the client cannot use.
+    public static let oauth2ClientAuthentication = FailureCode(.oauth2ClientAuthentication)
     /// `oauth2-discovery-failed`: The issuer's `/.well-known/openid-configuration` cannot be read.
     public static let oauth2DiscoveryFailed = FailureCode(.oauth2DiscoveryFailed)
     /// `oauth2-no-authorization-endpoint`: The parameters name no authorization endpoint.
