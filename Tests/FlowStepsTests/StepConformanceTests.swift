@@ -304,9 +304,10 @@ final class StepHarness: Sendable {
                 timeout: .seconds(600), rewrite: rewrite ? URLRewrite(target: emulator, keeping: keeping) : nil))
     }
 
+    /// `now`: the run's wall-clock date, which the test sets (a certificate's renewal); the clock's when `nil`.
     func context(
         _ mode: FlowMode, kept: JSONValue? = nil, onboardingID: UUID = UUID(),
-        environment extra: [String: String] = [:], link: URL? = nil
+        environment extra: [String: String] = [:], link: URL? = nil, now: Date? = nil
     ) -> StepContext {
         var environment = ProcessInfo.processInfo.environment
         environment["CONFORMANCE_SECRET"] = secret
@@ -330,7 +331,8 @@ final class StepHarness: Sendable {
                     "consent.privacy": "accept", "consent.data-collection": "accept",
                 ],
                 environment: environment, interactive: false, link: link),
-            trace: trace, log: log, redactor: redactor, stateFolder: folder.path, book: staging)
+            trace: trace, log: log, redactor: redactor, stateFolder: folder.path, book: staging,
+            now: { now ?? Date() })
         return run.step("subject", mode: Mode(mode), onboardingID: onboardingID)
     }
 
