@@ -71,7 +71,8 @@ final class ChainVerifier: Sendable {
         guard X509_verify_cert(context) == 1, let chain = X509_STORE_CTX_get0_chain(context) else { return nil }
         var verified: [NIOSSLCertificate] = []
         for index in 0..<CNIOBoringSSLShims_sk_X509_num(chain) {
-            guard let certificate = CNIOBoringSSLShims_sk_X509_value(chain, index), let copy = Self.certificate(certificate)
+            guard let certificate = CNIOBoringSSLShims_sk_X509_value(chain, index),
+                let copy = Self.certificate(certificate)
             else { return nil }
             verified.append(copy)
         }

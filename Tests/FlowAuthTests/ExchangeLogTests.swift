@@ -119,7 +119,8 @@ import Testing
         let jwt = ["client_secret_jwt", "private_key_jwt"]
         #expect(try ClientAuthentication.choose(amongst: jwt, secret: true, key: false) == .secretJWT)
         do {
-            _ = try ClientAuthentication.choose(amongst: ["tls_client_auth", "private_key_jwt"], secret: true, key: false)
+            _ = try ClientAuthentication.choose(
+                amongst: ["tls_client_auth", "private_key_jwt"], secret: true, key: false)
             Issue.record("a client with a secret alone was given a method it cannot use")
         } catch {
             #expect(error.code == "oauth2-client-authentication")

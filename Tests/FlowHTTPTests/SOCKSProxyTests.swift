@@ -181,7 +181,8 @@ private final class EndFlag: Sendable {
 }
 
 struct MicrosocksMissing: Error, CustomStringConvertible {
-    var reason = "microsocks is not on PATH; run `bash .ci/test` or `bash .ci/tls-servers.sh` (apt-get install microsocks)"
+    var reason =
+        "microsocks is not on PATH; run `bash .ci/test` or `bash .ci/tls-servers.sh` (apt-get install microsocks)"
     var description: String { reason }
 }
 

@@ -166,7 +166,8 @@ extension ProcessSuites {
             defer { scratch.remove() }
             let server = try await AuthlibTokenServer(
                 [
-                    "--methods", "client_secret_jwt", "--metadata-methods", "tls_client_auth,self_signed_tls_client_auth",
+                    "--methods", "client_secret_jwt", "--metadata-methods",
+                    "tls_client_auth,self_signed_tls_client_auth",
                     "--secret-client", "secret-client=\(Self.secret)",
                 ], in: scratch.url)
             let (result, _) = try await Self.onboard(

@@ -342,7 +342,8 @@ extension FailureCode {
     public static let tlsFailed = FailureCode(.tlsFailed)
     /// `bad-certificate-file`: A CA bundle, client certificate, key or PKCS#12 file cannot be read or parsed.
     public static let badCertificateFile = FailureCode(.badCertificateFile)
-    /// `proxy-failed`: The proxy cannot be reached, refused the request or is not a usable proxy URL.
+    /// `proxy-failed`: The proxy cannot be reached, refused the request, or is one flowrun cannot use (said only by a
+    /// request that would go through it).
     public static let proxyFailed = FailureCode(.proxyFailed)
     /// `identity-source-failed`: A certificate step's source could not give a user identity: a PKCS#12 file that
     /// cannot be read or opened with its password, a bad subject or key algorithm, or an issued chain that cannot be

@@ -39,9 +39,10 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
                     + "(RFC 7523), relative to the flow file; read when the step runs, never kept or shown."),
             ParameterSpec(
                 "client-authentication", .oneOf(ClientAuthentication.allCases.map(\.rawValue)),
-                "How a confidential client authenticates (RFC 6749 §2.3, RFC 7523): `client_secret_basic` (HTTP Basic), "
-                    + "`client_secret_post` (in the form), `client_secret_jwt` (a JWT signed with the secret) or "
-                    + "`private_key_jwt` (a JWT signed with `client-key`); by default as the provider's metadata says "
+                "How a confidential client authenticates (RFC 6749 §2.3, RFC 7523): `client_secret_basic` "
+                    + "(HTTP Basic), `client_secret_post` (in the form), `client_secret_jwt` (a JWT signed with the "
+                    + "secret) or `private_key_jwt` (a JWT signed with `client-key`); by default as the provider's "
+                    + "metadata says "
                     + "(`token_endpoint_auth_methods_supported`): `private_key_jwt` with a key, else Basic, the form, "
                     + "`client_secret_jwt`, the first it names."),
             ParameterSpec(
