@@ -68,6 +68,24 @@ extension ProcessSuites {
             #expect(result.standardOutput.contains("socks5://127.0.0.1:\(port)"), "\(said)")
         }
 
+        /// `--proxy` naming a SOCKS5 proxy with a password, which flowrun's SOCKS client cannot send: no usage error
+        /// (it was one), but the request that would go through it fails `proxy-failed`, the password never shown.
+        @Test func aSOCKS5ProxyWithAPasswordFailsTheRequestNotTheCommandLine() async throws {
+            let scratch = try warehouseScratch()
+            defer { scratch.remove() }
+            let result = try await CommandRunner.run(
+                [
+                    "run", "flow.yaml", "--state-dir", scratch.url.appendingPathComponent("state").path,
+                    "--proxy", "socks5://ada:s3cret-pw@proxy.example:1080",
+                ],
+                in: scratch.url)
+            let said = result.standardOutput + result.standardError
+            #expect(result.status == 1, "\(said)")
+            #expect(result.standardOutput.contains("proxy-failed: "), "\(said)")
+            #expect(result.standardOutput.contains("--proxy") && said.contains("user and password"), "\(said)")
+            #expect(!said.contains("s3cret-pw"), "\(said)")
+        }
+
         /// A scratch folder with the Warehouse app's bundled configuration and a flow that downloads its settings.
         private func warehouseScratch() throws -> Scratch {
             let scratch = try Scratch()

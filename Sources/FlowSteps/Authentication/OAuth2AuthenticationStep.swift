@@ -405,14 +405,21 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
         } catch where reusable && [.missingInput, .missingEnvironment].contains(error.code) {
             secret = nil
         }
+        // The key likewise: its path from an input or a variable that is not there now is not needed either.
+        let clientKey: ClientAssertionKey?
+        do throws(StepFailure) {
+            clientKey = try assertionKey(context)
+        } catch where reusable && [.missingInput, .missingEnvironment].contains(error.code) {
+            clientKey = nil
+        }
         let redirect = redirectURL ?? url("redirectURL")
         guard grant == .clientCredentials || redirect != nil else {
             throw StepFailure(
                 .missingInfo, "no redirect URL: `\(key)` has no `redirectURL` and the step names no `redirect-url`")
         }
         var client = OAuth2Client(
-            clientID: id, clientSecret: secret, clientKey: try assertionKey(context), endpoints: endpoints,
-            scopes: scopes, clientAuthentication: clientAuthentication)
+            clientID: id, clientSecret: secret, clientKey: clientKey, endpoints: endpoints, scopes: scopes,
+            clientAuthentication: clientAuthentication)
         client.exchangeLog = Self.exchangeLog(context)
         do {
             try client.checkClientAuthentication()
