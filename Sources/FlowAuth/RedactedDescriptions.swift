@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 // What holds a secret describes itself without it: printed, interpolated, `debugPrint`ed or `dump`ed, each secret
 // shows as `<redacted>`. Tokens and Basic credentials hold theirs in `Secret`, which does this itself; the types
