@@ -248,7 +248,11 @@ let package = Package(
         ),
         .testTarget(
             name: "FlowAuthTests",
-            dependencies: ["FlowAuth", "FlowDescriptor", "FlowHTTP", "FlowEmulator"],
+            dependencies: [
+                "FlowAuth", "FlowDescriptor", "FlowHTTP", "FlowEmulator",
+                // Keys made in the test for client assertions.
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -285,6 +289,8 @@ let package = Package(
             name: "FlowHTTPTests",
             dependencies: [
                 "FlowHTTP", "FlowDescriptor",
+                // Real proxies the tests start (microsocks), with the signals a child should have.
+                "FlowProcess",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // Real TLS servers in the tests: certificates made at test time, served by NIOSSL.
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

@@ -32,21 +32,57 @@ public struct OAuth2Endpoints: Sendable, Hashable, Codable {
     }
 }
 
-/// How a confidential client proves itself to the token and revocation endpoints (RFC 6749 §2.3.1), by the names
-/// of RFC 7591 §2.
+/// How a confidential client proves itself to the token and revocation endpoints (RFC 6749 §2.3, OpenID Connect
+/// Core §9), by the names of RFC 7591 §2.
 public enum ClientAuthentication: String, Sendable, Hashable, Codable, CaseIterable {
     /// HTTP Basic with the form-encoded client ID and secret.
     case basic = "client_secret_basic"
     /// `client_id` and `client_secret` in the form body.
     case post = "client_secret_post"
+    /// A JWT signed with the client secret (HS256) as `client_assertion` (RFC 7523 §2.2).
+    case secretJWT = "client_secret_jwt"
+    /// A JWT signed with the client's private key (RS256 or ES256) as `client_assertion` (RFC 7523 §2.2).
+    case privateKeyJWT = "private_key_jwt"
 
-    /// The method for a provider that takes `supported` (its `token_endpoint_auth_methods_supported`): Basic when it
-    /// names Basic or names nothing (RFC 8414 §2's default), the form body when it names only that.
+    /// Whether the method signs with the private key (else it uses the secret).
+    public var needsKey: Bool { self == .privateKeyJWT }
+
+    /// The method for a provider that takes `supported` (its `token_endpoint_auth_methods_supported`) and a client
+    /// with a secret and no key: Basic when it names Basic or names nothing (RFC 8414 §2's default), else the form
+    /// body, else a JWT signed with the secret; Basic when it names none of these (``choose(amongst:secret:key:)``
+    /// says so instead).
     public static func preferred(amongst supported: [String]?) -> ClientAuthentication {
-        guard let supported, !supported.contains(basic.rawValue), supported.contains(post.rawValue) else {
-            return .basic
+        (try? choose(amongst: supported, secret: true, key: false)) ?? .basic
+    }
+
+    /// The method for a client that has a secret and/or a private key, at a provider whose metadata names
+    /// `supported`: `private_key_jwt` with a key, else Basic, the form body, then `client_secret_jwt` with a secret,
+    /// the first of these the provider names (when it names none at all: `private_key_jwt` with a key, else Basic).
+    /// - Throws: ``HTTPError`` `oauth2-client-authentication` naming the provider's methods and flowrun's when the
+    ///   provider names only methods this client cannot use.
+    public static func choose(amongst supported: [String]?, secret: Bool, key: Bool) throws(HTTPError)
+        -> ClientAuthentication
+    {
+        let usable = (key ? [privateKeyJWT] : []) + (secret ? [basic, post, secretJWT] : [])
+        guard let supported, !supported.isEmpty else { return key ? .privateKeyJWT : .basic }
+        if let chosen = usable.first(where: { supported.contains($0.rawValue) }) { return chosen }
+        let named = supported.map { "`\($0)`" }.joined(separator: ", ")
+        throw HTTPError(
+            "oauth2-client-authentication",
+            "the provider takes \(named) at its token endpoint (`token_endpoint_auth_methods_supported`), none of "
+                + "which this client can use; flowrun has `client_secret_basic`, `client_secret_post` and "
+                + "`client_secret_jwt` with a `client-secret`, and `private_key_jwt` with a `client-key`"
+                + " (this step gives \(given(secret: secret, key: key)))",
+            transient: false)
+    }
+
+    private static func given(secret: Bool, key: Bool) -> String {
+        switch (secret, key) {
+        case (true, true): "a `client-secret` and a `client-key`"
+        case (true, false): "a `client-secret`"
+        case (false, true): "a `client-key`"
+        case (false, false): "neither"
         }
-        return .post
     }
 }
 
@@ -116,10 +152,12 @@ public struct AuthorizationRequest: Sendable {
 public struct OAuth2Client: Sendable {
     public var clientID: String
     public var clientSecret: Secret?
+    /// The private key of `private_key_jwt`.
+    public var clientKey: ClientAssertionKey?
     public var endpoints: OAuth2Endpoints
     public var scopes: [String]
-    /// How the secret is sent; `nil` leaves it to the provider's metadata
-    /// (``ClientAuthentication/preferred(amongst:)``).
+    /// How the client authenticates; `nil` leaves it to the provider's metadata
+    /// (``ClientAuthentication/choose(amongst:secret:key:)``).
     public var clientAuthentication: ClientAuthentication?
     public var now: @Sendable () -> Date
     /// Where the client tells of each exchange with the authorization server (the run's debug log): method, URL,
@@ -127,20 +165,38 @@ public struct OAuth2Client: Sendable {
     public var exchangeLog: (@Sendable (String) -> Void)?
 
     public init(
-        clientID: String, clientSecret: Secret? = nil, endpoints: OAuth2Endpoints, scopes: [String] = [],
-        clientAuthentication: ClientAuthentication? = nil, now: @escaping @Sendable () -> Date = { Date() }
+        clientID: String, clientSecret: Secret? = nil, clientKey: ClientAssertionKey? = nil, endpoints: OAuth2Endpoints,
+        scopes: [String] = [], clientAuthentication: ClientAuthentication? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.clientID = clientID
         self.clientSecret = clientSecret
+        self.clientKey = clientKey
         self.endpoints = endpoints
         self.scopes = scopes
         self.clientAuthentication = clientAuthentication
         self.now = now
     }
 
-    /// How the secret is sent: as the client was told, else as the provider's metadata prefers.
+    /// How the client authenticates: as it was told, else as the provider's metadata prefers (Basic, or
+    /// `private_key_jwt` with a key, when the metadata names nothing this client can use).
     public var chosenClientAuthentication: ClientAuthentication {
-        clientAuthentication ?? .preferred(amongst: endpoints.clientAuthenticationMethods)
+        clientAuthentication
+            ?? (try? ClientAuthentication.choose(
+                amongst: endpoints.clientAuthenticationMethods, secret: clientSecret != nil, key: clientKey != nil))
+            ?? (clientKey != nil ? .privateKeyJWT : .basic)
+    }
+
+    /// Whether the client authenticates (a secret or a key), rather than being a public client.
+    public var isConfidential: Bool { clientSecret != nil || clientKey != nil }
+
+    /// Checks, for a confidential client not told how to authenticate, that the provider's metadata names a
+    /// method it can use.
+    /// - Throws: ``HTTPError`` `oauth2-client-authentication` naming the provider's methods and flowrun's.
+    public func checkClientAuthentication() throws(HTTPError) {
+        guard clientAuthentication == nil, isConfidential else { return }
+        _ = try ClientAuthentication.choose(
+            amongst: endpoints.clientAuthenticationMethods, secret: clientSecret != nil, key: clientKey != nil)
     }
 
     /// Whether the scopes ask for OpenID Connect (then a `nonce` is sent and the ID token checked).
@@ -268,9 +324,10 @@ public struct OAuth2Client: Sendable {
 
     /// Tokens for the client itself (the client credentials grant).
     public func clientCredentials(transport: HTTPTransport) async throws(HTTPError) -> OAuth2Tokens {
-        guard clientSecret != nil else {
+        guard isConfidential else {
             throw HTTPError(
-                "oauth2-no-client-secret", "the client credentials grant needs the client secret", transient: false)
+                "oauth2-no-client-secret", "the client credentials grant needs the client secret or key",
+                transient: false)
         }
         var pairs = [("grant_type", "client_credentials")]
         if !scopes.isEmpty { pairs.append(("scope", scopes.joined(separator: " "))) }
@@ -282,7 +339,7 @@ public struct OAuth2Client: Sendable {
     public func revoke(_ token: Secret, hint: String, transport: HTTPTransport) async throws(HTTPError) -> Bool {
         guard let revocation = endpoints.revocation else { return false }
         let pairs = [("token", token.revealed), ("token_type_hint", hint)]
-        let response = try await transport.send(form(revocation, pairs))
+        let response = try await transport.send(try await form(revocation, pairs))
         exchangeLog?(
             "revocation: POST \(ExchangeLine.url(revocation)) "
                 + "\(ExchangeLine.form(pairs, sentAs: clientAuthenticationText)) → \(response.status)")
@@ -341,7 +398,7 @@ public struct OAuth2Client: Sendable {
     private func tokenRequest(
         _ pairs: [(String, String)], what: String, transport: HTTPTransport
     ) async throws(HTTPError) -> OAuth2Tokens {
-        let response = try await transport.send(form(endpoints.token, pairs)) { _, _ in .stop }
+        let response = try await transport.send(try await form(endpoints.token, pairs)) { _, _ in .stop }
         let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
         exchangeLog?(
             "token: POST \(ExchangeLine.url(endpoints.token)) "
@@ -379,26 +436,43 @@ public struct OAuth2Client: Sendable {
 
     /// How the client authenticates, for the exchange log.
     private var clientAuthenticationText: String {
-        clientSecret == nil ? "public client" : chosenClientAuthentication.rawValue
+        isConfidential ? chosenClientAuthentication.rawValue : "public client"
     }
 
-    /// A form POST authenticated as the client (RFC 6749 §2.3.1): the secret as HTTP Basic or in the form, as
-    /// ``chosenClientAuthentication`` says, or `client_id` in the form for a public client.
-    private func form(_ url: URL, _ pairs: [(String, String)]) -> HTTPRequest {
+    /// A form POST authenticated as the client (RFC 6749 §2.3, RFC 7523 §2.2): the secret as HTTP Basic or in the
+    /// form, or a signed assertion (its audience the token endpoint), as ``chosenClientAuthentication`` says, or
+    /// `client_id` in the form for a public client.
+    private func form(_ url: URL, _ pairs: [(String, String)]) async throws(HTTPError) -> HTTPRequest {
         var pairs = pairs
         var headers = [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")]
-        switch (clientSecret, chosenClientAuthentication) {
-        case (let secret?, .basic):
+        let method = chosenClientAuthentication
+        switch (clientSecret, clientKey) {
+        case (let secret?, _) where method == .basic:
             let credentials = HTMLForm.formEscape(clientID) + ":" + HTMLForm.formEscape(secret.revealed)
             headers.append(("Authorization", "Basic " + Data(credentials.utf8).base64EncodedString()))
-        case (let secret?, .post):
+        case (let secret?, _) where method == .post:
             pairs += [("client_id", clientID), ("client_secret", secret.revealed)]
-        case (nil, _):
+        case (let secret?, _) where method == .secretJWT:
+            pairs += try await assertion(signer: .secret(secret))
+        case (_, let key?) where method == .privateKeyJWT:
+            pairs += try await assertion(signer: .key(key))
+        default:
             pairs.append(("client_id", clientID))
         }
         // Every form holds a secret (a code and its verifier, a refresh token, a client secret, a token to revoke).
         return HTTPRequest(
             method: "POST", url: url, headers: headers, body: Array(HTMLForm.encode(pairs).utf8), bodyHoldsSecret: true)
+    }
+
+    /// The form pairs of a JWT client assertion, with `client_id` beside it (RFC 7521 §4.2 allows it; some
+    /// providers want it).
+    private func assertion(signer: ClientAssertion.Signer) async throws(HTTPError) -> [(String, String)] {
+        let jwt = try await ClientAssertion.make(
+            clientID: clientID, audience: endpoints.token, signer: signer, now: now())
+        return [
+            ("client_id", clientID), ("client_assertion_type", ClientAssertion.assertionType),
+            ("client_assertion", jwt),
+        ]
     }
 }
 

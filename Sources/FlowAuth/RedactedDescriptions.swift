@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 // What holds a secret describes itself without it: printed, interpolated, `debugPrint`ed or `dump`ed, each secret
 // shows as `<redacted>`. Tokens and Basic credentials hold theirs in `Secret`, which does this itself; the types
@@ -10,7 +10,8 @@ private let redacted = "<redacted>"
 extension OAuth2Client: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     public var description: String {
         "OAuth2Client(clientID: \(clientID), clientSecret: \(clientSecret == nil ? "nil" : redacted), "
-            + "token: \(endpoints.token.absoluteString), scopes: \(scopes))"
+            + "clientKey: \(clientKey.map(\.description) ?? "nil"), token: \(endpoints.token.absoluteString), "
+            + "scopes: \(scopes))"
     }
 
     public var debugDescription: String { description }
@@ -19,8 +20,8 @@ extension OAuth2Client: CustomStringConvertible, CustomDebugStringConvertible, C
         Mirror(
             self,
             children: [
-                "clientID": clientID, "clientSecret": clientSecret.map { _ in redacted } as Any, "endpoints": endpoints,
-                "scopes": scopes,
+                "clientID": clientID, "clientSecret": clientSecret.map { _ in redacted } as Any,
+                "clientKey": clientKey.map(\.description) as Any, "endpoints": endpoints, "scopes": scopes,
             ], displayStyle: .struct)
     }
 }

@@ -119,12 +119,17 @@ public final class HTTPSession: Sendable {
         state = Mutex(Hooks(tls: tls))
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
         var proxied: [ProxySettings.Server: HTTPClient] = [:]
-        for server in [configuration.proxy.https, configuration.proxy.http].compactMap({ $0 })
+        for server in [configuration.proxy.https, configuration.proxy.http].compactMap({ $0?.server })
         where proxied[server] == nil {
             var proxiedConfiguration = clientConfiguration
-            proxiedConfiguration.proxy = .server(
-                host: server.host, port: server.port,
-                authorization: server.user.map { .basic(username: $0, password: server.password?.revealed ?? "") })
+            switch server.kind {
+            case .http:
+                proxiedConfiguration.proxy = .server(
+                    host: server.host, port: server.port,
+                    authorization: server.user.map { .basic(username: $0, password: server.password?.revealed ?? "") })
+            case .socks5:
+                proxiedConfiguration.proxy = .socksServer(host: server.host, port: server.port)
+            }
             proxied[server] = HTTPClient(eventLoopGroupProvider: .singleton, configuration: proxiedConfiguration)
         }
         proxiedClients = proxied
@@ -533,6 +538,13 @@ public final class HTTPSession: Sendable {
                 transient: false)
         }
         let endpoint = "\(request.method) \(request.url.absoluteString)"
+        // A proxy setting is checked here, by the request that would use it: one no request uses breaks nothing.
+        let proxy: ProxySettings.Server?
+        do throws(HTTPError) {
+            proxy = try configuration.proxy.server(for: request.url)
+        } catch {
+            throw HTTPError(error.code, "\(endpoint): \(error.message)", transient: error.isTransient)
+        }
         let tls = state.withLock { $0.tls }
         var tlsConfiguration: TLSConfiguration?
         if scheme == "https" {
@@ -541,7 +553,6 @@ public final class HTTPSession: Sendable {
             case .failure(let error): throw error
             }
         }
-        let proxy = configuration.proxy.server(for: request.url)
         if scheme == "https" {
             let pinSets = [configuration.tls.pins, state.withLock { $0.originPins[request.url.origin] ?? [] }]
             if pinSets.contains(where: { !$0.isEmpty }) {
@@ -585,8 +596,10 @@ public final class HTTPSession: Sendable {
     fileprivate static func makePinCheck(
         _ tls: TLSConfiguration, connectTimeout: Duration
     ) throws(HTTPError) -> PinCheck {
+        let verifier = try ChainVerifier(tls)
         do {
-            return PinCheck(context: try NIOSSLContext(configuration: tls), connectTimeout: connectTimeout)
+            return PinCheck(
+                context: try NIOSSLContext(configuration: tls), verifier: verifier, connectTimeout: connectTimeout)
         } catch {
             throw HTTPError(
                 "tls-failed", "the TLS configuration is refused: \(TLSFailure.words(error))", transient: false)

@@ -38,16 +38,21 @@ public enum PKCS12Identity {
     /// The bundle of the PKCS#12 `bytes`, checked as ``bundle(file:passphrase:)`` checks a file's.
     /// - Throws: ``Problem`` as ``bundle(file:passphrase:)`` does.
     public static func bundle(bytes: [UInt8], passphrase: [UInt8]?) throws(Problem) -> NIOSSLPKCS12Bundle {
-        try checkPair(bytes, passphrase: passphrase)
+        // A file without a MAC (`openssl pkcs12 -nomac`) gets one made with the passphrase: BoringSSL reads no file
+        // without (see ``PKCS12MAC``).
+        let shape = PKCS12MAC.shape(of: bytes)
+        let readable = try PKCS12MAC.withMAC(bytes, passphrase: passphrase)
+        try checkPair(readable, passphrase: passphrase, shape: shape)
         do {
-            return try NIOSSLPKCS12Bundle(buffer: bytes, passphrase: passphrase)
+            return try NIOSSLPKCS12Bundle(buffer: readable, passphrase: passphrase)
         } catch {
             throw Problem("cannot be opened: \(openingReason(error))")
         }
     }
 
-    /// Unpacks `bytes` with BoringSSL and checks that a certificate certifies the key.
-    private static func checkPair(_ bytes: [UInt8], passphrase: [UInt8]?) throws(Problem) {
+    /// Unpacks `bytes` with BoringSSL and checks that a certificate certifies the key; `shape` is the file's as it
+    /// was read, before a MAC was added.
+    private static func checkPair(_ bytes: [UInt8], passphrase: [UInt8]?, shape: PKCS12MAC.Shape) throws(Problem) {
         defer { ERR_clear_error() }
         var key: OpaquePointer?
         guard let certificates = CNIOBoringSSLShims_sk_X509_new_null() else { throw Problem("cannot be read") }
@@ -69,9 +74,7 @@ public enum PKCS12Identity {
         guard unpacked == 1 else {
             // ERR_GET_REASON, a C macro: the low 12 bits.
             let incorrect = Int32(ERR_peek_last_error() & 0xFFF) == PKCS8_R_INCORRECT_PASSWORD
-            throw Problem(
-                "cannot be opened: "
-                    + (incorrect ? "the password is wrong" : "it is not a PKCS#12 file, or its password is wrong"))
+            throw Problem("cannot be opened: " + unpackingReason(incorrectPassword: incorrect, shape: shape))
         }
         let count = CNIOBoringSSLShims_sk_X509_num(certificates)
         switch (key, count) {
@@ -90,6 +93,17 @@ public enum PKCS12Identity {
         throw Problem(
             "holds a private key that is not the key of "
                 + (count == 1 ? "its certificate" : "any of its \(count) certificates"))
+    }
+
+    /// Why BoringSSL could not unpack a file, in words. A file without a MAC has one made with the password given,
+    /// which always holds: its contents that cannot be decrypted then say the password is wrong.
+    private static func unpackingReason(incorrectPassword: Bool, shape: PKCS12MAC.Shape) -> String {
+        switch shape {
+        case _ where incorrectPassword: "the password is wrong"
+        case .withoutMAC: "the password is wrong (the file has no MAC; its contents cannot be decrypted with it)"
+        case .unknown: "it is not a PKCS#12 file"
+        case .withMAC: "its contents cannot be read (the file is damaged, or encrypted in a way BoringSSL cannot read)"
+        }
     }
 
     /// BoringSSL's reason for a bundle that cannot be opened, without its source path: the reason code only.

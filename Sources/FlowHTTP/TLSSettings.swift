@@ -162,17 +162,22 @@ extension PublicKeyPin {
     }
 }
 
-/// Checks a server's key against the pins with a handshake of its own, as the session's requests make it (same
+/// Checks a server's keys against the pins with a handshake of its own, as the session's requests make it (same
 /// roots, identity and version, and through the same proxy: a CONNECT tunnel, then the handshake in it).
 /// AsyncHTTPClient offers no hook into the handshakes of its pooled connections, so the session checks before every
 /// request it sends to a pinned https origin.
+///
+/// A pin matches any key of the chain the handshake verified, leaf to root (``ChainVerifier``): a CA's key and a
+/// backup, pinned, outlive the server's certificate renewals. The chain is verified first; a pin never makes an
+/// untrusted chain trusted, and a certificate the server sends beside its verified chain matches no pin.
 struct PinCheck: Sendable {
     let context: NIOSSLContext
+    let verifier: ChainVerifier
     let connectTimeout: Duration
 
-    /// Checks that `url`'s server, reached through `proxy` when there is one, has a key that every one of `pinSets`
-    /// holds (the session's pins, the pins of the request's origin).
-    /// - Throws: ``HTTPError`` `pin-mismatch` with the pins expected and the one seen, `proxy-failed` when the proxy
+    /// Checks that `url`'s server, reached through `proxy` when there is one, has a key in its verified chain that
+    /// every one of `pinSets` holds (the session's pins, the pins of the request's origin).
+    /// - Throws: ``HTTPError`` `pin-mismatch` with the pins expected and the keys seen, `proxy-failed` when the proxy
     ///   cannot be reached or refuses the tunnel, or the failure of the handshake, named as the session names it.
     func verify(
         _ url: URL, through proxy: ProxySettings.Server?, endpoint: String, pinSets: [[PublicKeyPin]]
@@ -180,11 +185,16 @@ struct PinCheck: Sendable {
         let pinSets = pinSets.filter { !$0.isEmpty }
         guard let host = url.host, !pinSets.isEmpty else { return }
         let port = url.port ?? 443
-        let seen: PublicKeyPin
+        let seen: [PublicKeyPin]
         do {
             seen = try await handshake(host: host, port: port, proxy: proxy)
         } catch let error as HTTPError {
             throw error
+        } catch let refusal as SOCKSRefused {
+            throw HTTPError(
+                "proxy-failed",
+                "\(endpoint): the proxy \(proxy.map(\.description) ?? "") did not open the tunnel: \(refusal)",
+                transient: false)
         } catch let refusal as ProxyTunnelRefused {
             let advice =
                 refusal.status == .proxyAuthenticationRequired
@@ -204,17 +214,33 @@ struct PinCheck: Sendable {
             }
             throw HTTPError("connection-failed", "\(endpoint): \(TransportFailure.words(error))", transient: true)
         }
-        for pins in pinSets where !pins.contains(seen) {
+        for pins in pinSets where !seen.contains(where: pins.contains) {
             throw HTTPError(
                 "pin-mismatch",
-                "\(endpoint): the server's key \(seen) matches none of the pins expected "
-                    + "(\(pins.map(\.description).joined(separator: ", ")))",
+                "\(endpoint): no key of the server's verified chain (\(Self.describe(seen))) matches the pins "
+                    + "expected (\(pins.map(\.description).joined(separator: ", ")))",
                 transient: false)
         }
     }
 
-    private func handshake(host: String, port: Int, proxy: ProxySettings.Server?) async throws -> PublicKeyPin {
+    /// The chain's pins in words: `leaf P1, intermediate P2, root P3` (a one-certificate chain: `leaf and root P`).
+    static func describe(_ chain: [PublicKeyPin]) -> String {
+        chain.enumerated().map { index, pin in
+            let role =
+                switch index {
+                case 0 where chain.count == 1: "leaf and root"
+                case 0: "leaf"
+                case chain.count - 1: "root"
+                default: "intermediate"
+                }
+            return "\(role) \(pin)"
+        }.joined(separator: ", ")
+    }
+
+    /// The pins of the verified chain, leaf first.
+    private func handshake(host: String, port: Int, proxy: ProxySettings.Server?) async throws -> [PublicKeyPin] {
         let context = context
+        let verifier = verifier
         // An IP address is no server name: swift-nio-ssl checks it against the certificate's IP entries.
         let serverName = host.isIPAddress ? nil : host
         let loop = MultiThreadedEventLoopGroup.singleton.next()
@@ -227,7 +253,9 @@ struct PinCheck: Sendable {
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         let pipeline = channel.pipeline.syncOperations
-                        if let proxy {
+                        guard let proxy else { return tunnel.succeed() }
+                        switch proxy.kind {
+                        case .http:
                             try pipeline.addHandler(HTTPRequestEncoder(), name: ProxyTunnel.encoderName)
                             try pipeline.addHandler(
                                 ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .forwardBytes)),
@@ -235,8 +263,9 @@ struct PinCheck: Sendable {
                             try pipeline.addHandler(
                                 ProxyTunnel(target: "\(host):\(port)", proxy: proxy, promise: tunnel),
                                 name: ProxyTunnel.name)
-                        } else {
-                            tunnel.succeed()
+                        case .socks5:
+                            try pipeline.addHandler(
+                                SOCKSTunnel(host: host, port: port, promise: tunnel), name: SOCKSTunnel.name)
                         }
                     }
                 }
@@ -249,97 +278,38 @@ struct PinCheck: Sendable {
         do {
             try await tunnel.futureResult.get()
             // The tunnel is open (or there is none): the HTTP handlers leave, then the TLS handshake starts in it.
-            if proxy != nil {
-                for name in [ProxyTunnel.name, ProxyTunnel.decoderName, ProxyTunnel.encoderName] {
-                    try await channel.pipeline.removeHandler(name: name).get()
+            let tunnelHandlers: [String] =
+                switch proxy?.kind {
+                case .http?: [ProxyTunnel.name, ProxyTunnel.decoderName, ProxyTunnel.encoderName]
+                case .socks5?: [SOCKSTunnel.name]
+                case nil: []
                 }
-            }
+            for name in tunnelHandlers { try await channel.pipeline.removeHandler(name: name).get() }
             try await channel.eventLoop.submit {
                 let pipeline = channel.pipeline.syncOperations
-                try pipeline.addHandler(NIOSSLClientHandler(context: context, serverHostname: serverName))
+                // BoringSSL's verification, done by the verifier so that the chain it built is kept; the host name
+                // is still checked by swift-nio-ssl after the handshake.
+                let handler = try NIOSSLClientHandler(
+                    context: context, serverHostname: serverName,
+                    customVerificationCallbackWithMetadata: { presented, promise in
+                        guard let chain = verifier.verifiedChain(presented) else { return promise.succeed(.failed) }
+                        promise.succeed(.certificateVerified(VerificationMetadata(ValidatedCertificateChain(chain))))
+                    })
+                try pipeline.addHandler(handler)
                 try pipeline.addHandler(HandshakeWaiter(handshake))
             }.get()
             try await handshake.futureResult.get()
-            guard let certificate = try await channel.nioSSL_peerCertificate().get() else {
+            guard let chain = try await channel.nioSSL_peerValidatedCertificateChain().get() else {
                 throw HTTPError("untrusted-server", "the server presented no certificate", transient: false)
             }
-            let pin = PublicKeyPin(subjectPublicKeyInfo: try certificate.extractPublicKey().toSPKIBytes())
+            let pins = try chain.map { PublicKeyPin(subjectPublicKeyInfo: try $0.extractPublicKey().toSPKIBytes()) }
             try? await channel.close()
-            return pin
+            return pins
         } catch {
             handshake.fail(error)
             try? await channel.close()
             throw error
         }
-    }
-}
-
-/// The answer of a proxy that did not open the tunnel: its status line.
-struct ProxyTunnelRefused: Error, CustomStringConvertible {
-    var status: HTTPResponseStatus
-
-    var description: String { "\(status.code) \(status.reasonPhrase)" }
-}
-
-/// Asks an HTTP proxy for a tunnel (`CONNECT host:port`, with the proxy's credentials when its URL had some) and
-/// completes its promise once the proxy answers 2xx, or fails it with the proxy's answer or the connection's end.
-private final class ProxyTunnel: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPClientResponsePart
-    typealias OutboundOut = HTTPClientRequestPart
-
-    static let name = "pin-check-proxy-tunnel"
-    static let encoderName = "pin-check-proxy-encoder"
-    static let decoderName = "pin-check-proxy-decoder"
-
-    private let target: String
-    private let authorization: String?
-    private var promise: EventLoopPromise<Void>?
-    private var refusal: HTTPResponseStatus?
-
-    init(target: String, proxy: ProxySettings.Server, promise: EventLoopPromise<Void>) {
-        self.target = target
-        authorization = proxy.user.map { user in
-            "Basic " + Data("\(user):\(proxy.password?.revealed ?? "")".utf8).base64EncodedString()
-        }
-        self.promise = promise
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        var head = HTTPRequestHead(version: .http1_1, method: .CONNECT, uri: target)
-        head.headers.add(name: "Host", value: target)
-        if let authorization { head.headers.add(name: "Proxy-Authorization", value: authorization) }
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-        context.fireChannelActive()
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head(let head):
-            if !(200..<300).contains(head.status.code) { refusal = head.status }
-        case .body:
-            break
-        case .end:
-            if let refusal {
-                promise?.fail(ProxyTunnelRefused(status: refusal))
-                context.close(promise: nil)
-            } else {
-                promise?.succeed()
-            }
-            promise = nil
-        }
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        promise?.fail(error)
-        promise = nil
-        context.close(promise: nil)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        promise?.fail(ChannelError.eof)
-        promise = nil
-        context.fireChannelInactive()
     }
 }
 

@@ -31,6 +31,11 @@ enum TransportFailure {
                 transient: false)
         }
         if let failure = TLSFailure.classify(error, endpoint: endpoint) { return failure }
+        if let proxy = attempt.proxy, proxy.kind == .socks5, let refusal = socksRefusal(error) {
+            return HTTPError(
+                "proxy-failed", "\(endpoint): the proxy \(proxy) did not open a connection: \(refusal)",
+                transient: false)
+        }
         if let error = error as? HTTPClientError { return classify(error, attempt) }
         if let proxy = attempt.proxy, error is NIOConnectionError || error is ChannelError {
             return HTTPError(
@@ -75,6 +80,18 @@ enum TransportFailure {
             return failure
         }
         return HTTPError("request-failed", "\(endpoint): \(words(error))", transient: true)
+    }
+
+    /// A SOCKS proxy's refusal in words, or `nil` when `error` is none. AsyncHTTPClient's SOCKS client is swift-nio-
+    /// extras' `NIOSOCKS`, which this package does not import: its errors are told by their module, and a refused
+    /// connection by the reply code its text carries (`ConnectionFailed(reply: SOCKSServerReply(value: 4))`).
+    static func socksRefusal(_ error: any Error) -> String? {
+        guard String(reflecting: type(of: error)).hasPrefix("NIOSOCKS.") else { return nil }
+        let text = String(describing: error)
+        if let match = text.firstMatch(of: /value: (\d+)/), let reply = UInt8(match.output.1) {
+            return SOCKSRefused(reply: reply).description
+        }
+        return "the SOCKS5 handshake failed"
     }
 
     /// What a proxy did, with what to do about it.

@@ -133,7 +133,8 @@ struct RunCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The HTTP proxy of every request (http://[user:password@]host[:port]), over HTTPS_PROXY and http_proxy.",
+            "The proxy of every request (http://[user:password@]host[:port] or socks5://host[:port]), over "
+                + "HTTPS_PROXY and http_proxy.",
             valueName: "URL"))
     var proxy: String?
 
@@ -142,20 +143,18 @@ struct RunCommand: AsyncParsableCommand {
         help: ArgumentHelp("Hosts reached without the proxy, comma-separated (over NO_PROXY).", valueName: "HOSTS"))
     var noProxy: String?
 
-    /// The environment's proxies, as curl reads them, with --proxy and --noproxy over them.
-    private func proxies() throws -> ProxySettings {
-        do throws(HTTPError) {
-            var settings = try ProxySettings.fromEnvironment(ProcessInfo.processInfo.environment)
-            if let proxy {
-                let server = try ProxySettings.Server(url: proxy)
-                settings.https = server
-                settings.http = server
-            }
-            if let noProxy { settings.noProxy = ProxySettings.hosts(noProxy) }
-            return settings
-        } catch {
-            throw ValidationError(error.message)
+    /// The environment's proxies, as curl reads them, with --proxy and --noproxy over them. A proxy flowrun cannot
+    /// use is no usage error: a request that would go through it fails `proxy-failed`, and a run that sends none
+    /// there is not broken by a machine-wide setting.
+    private func proxies() -> ProxySettings {
+        var settings = ProxySettings.fromEnvironment(ProcessInfo.processInfo.environment)
+        if let proxy {
+            let setting = ProxySettings.Setting(proxy, source: "--proxy")
+            settings.https = setting
+            settings.http = setting
         }
+        if let noProxy { settings.noProxy = ProxySettings.hosts(noProxy) }
+        return settings
     }
 
     /// The flow's `security` trust with the flags over it, field by field.
@@ -256,7 +255,7 @@ struct RunCommand: AsyncParsableCommand {
             progress: progress, redactor: redactor)
         options.input.descriptorValues = descriptorValues
         options.tls = try trust(engine.descriptor.security)
-        options.proxy = try proxies()
+        options.proxy = proxies()
         options.presenter = presenter
         // A mode the flow does not offer (change-passcode without a store, logout without a login) is the
         // planner's failure, said by the engine before any step runs: exit status 1 with its failure code, the same

@@ -1,3 +1,4 @@
+import Crypto
 import FlowAuth
 import FlowDescriptor
 import FlowEmulator
@@ -78,7 +79,8 @@ import Testing
         let session = HTTPSession(configuration: .init(timeout: .seconds(600)))
         let lines = Mutex<[String]>([])
         do {
-            for method in ClientAuthentication.allCases {
+            // The methods the emulator takes; the JWT ones are tested against Authlib (ClientAssertionTests).
+            for method in [ClientAuthentication.basic, .post] {
                 var client = OAuth2Client(
                     clientID: Self.fieldscanClient, clientSecret: Secret("fieldscan-secret-0451"),
                     endpoints: Self.endpoints(base), clientAuthentication: method)
@@ -104,6 +106,62 @@ import Testing
         }
         await session.shutdown()
         await emulator.stop()
+    }
+
+    /// A key makes `private_key_jwt` the first choice; a secret Basic, the form, then `client_secret_jwt`; a
+    /// provider that names only methods the client cannot use is told, with both lists.
+    @Test func clientAuthenticationIsChosenFromWhatTheClientHasAndTheProviderNames() throws {
+        #expect(try ClientAuthentication.choose(amongst: nil, secret: false, key: true) == .privateKeyJWT)
+        #expect(try ClientAuthentication.choose(amongst: nil, secret: true, key: false) == .basic)
+        let both = ["client_secret_basic", "private_key_jwt"]
+        #expect(try ClientAuthentication.choose(amongst: both, secret: true, key: true) == .privateKeyJWT)
+        #expect(try ClientAuthentication.choose(amongst: both, secret: true, key: false) == .basic)
+        let jwt = ["client_secret_jwt", "private_key_jwt"]
+        #expect(try ClientAuthentication.choose(amongst: jwt, secret: true, key: false) == .secretJWT)
+        do {
+            _ = try ClientAuthentication.choose(
+                amongst: ["tls_client_auth", "private_key_jwt"], secret: true, key: false)
+            Issue.record("a client with a secret alone was given a method it cannot use")
+        } catch {
+            #expect(error.code == "oauth2-client-authentication")
+            #expect(error.message.contains("`tls_client_auth`, `private_key_jwt`"), "\(error.message)")
+            #expect(error.message.contains("this step gives a `client-secret`"), "\(error.message)")
+        }
+    }
+
+    /// RFC 7518 §3.2: an HS256 key is at least 32 bytes; a shorter secret is refused before anything is signed,
+    /// without showing it.
+    @Test func aSecretTooShortForHS256IsRefusedUnshown() async throws {
+        let client = OAuth2Client(
+            clientID: "c", clientSecret: Secret("short-secret-0451"),
+            endpoints: OAuth2Endpoints(authorization: nil, token: URL(string: "http://127.0.0.1:9/token")!),
+            clientAuthentication: .secretJWT)
+        let session = HTTPSession(configuration: .init(timeout: .seconds(600)))
+        do {
+            _ = try await client.clientCredentials(transport: session.transport)
+            Issue.record("a short secret signed an assertion")
+        } catch {
+            #expect(error.code == "oauth2-bad-client-key", "\(error)")
+            #expect(error.message.contains("at least 32 bytes") && !error.message.contains("short-secret-0451"))
+        }
+        await session.shutdown()
+    }
+
+    @Test func aClientKeyThatIsNoKeyIsRefusedAndAKeyIsNeverPrinted() throws {
+        #expect(throws: HTTPError.self) { try ClientAssertionKey(pem: Secret("-----BEGIN PRIVATE KEY-----\nAAAA")) }
+        let pem = P256.Signing.PrivateKey().pemRepresentation
+        let key = try ClientAssertionKey(pem: Secret(pem))
+        #expect(key.algorithm == .es256)
+        let client = OAuth2Client(
+            clientID: "c", clientKey: key,
+            endpoints: OAuth2Endpoints(authorization: nil, token: URL(string: "http://127.0.0.1:9/token")!))
+        let body = pem.split(separator: "\n")[1]
+        for text in ["\(key)", String(reflecting: key), "\(client)", String(reflecting: client)] {
+            #expect(!text.contains(body), "\(text)")
+        }
+        var dumped = ""
+        dump(client, to: &dumped)
+        #expect(!dumped.contains(body))
     }
 
     @Test func clientAuthenticationFollowsTheMetadataPreferringBasic() {

@@ -9,7 +9,7 @@ import Testing
     // MARK: The environment, as curl reads it
 
     @Test func httpsAndHttpProxiesComeFromTheirVariables() throws {
-        let settings = try ProxySettings.fromEnvironment([
+        let settings = ProxySettings.fromEnvironment([
             "HTTPS_PROXY": "http://secure.proxy.example:3128", "http_proxy": "plain.proxy.example:8080",
         ])
         #expect(settings.https?.description == "http://secure.proxy.example:3128")
@@ -18,13 +18,13 @@ import Testing
 
     @Test func anUpperCaseHTTPProxyIsIgnoredAsCurlIgnoresIt() throws {
         // A CGI program's environment has HTTP_PROXY from the request's `Proxy:` header (httpoxy).
-        let settings = try ProxySettings.fromEnvironment(["HTTP_PROXY": "http://attacker.example:80"])
+        let settings = ProxySettings.fromEnvironment(["HTTP_PROXY": "http://attacker.example:80"])
         #expect(settings.http == nil)
         #expect(settings.https == nil)
     }
 
     @Test func allProxyServesASchemeWithoutItsOwnAndTheDefaultPortIs1080() throws {
-        let settings = try ProxySettings.fromEnvironment([
+        let settings = ProxySettings.fromEnvironment([
             "ALL_PROXY": "http://all.proxy.example", "https_proxy": "http://secure.proxy.example:3128",
         ])
         #expect(settings.http?.description == "http://all.proxy.example:1080")
@@ -36,22 +36,22 @@ import Testing
         ("https://badexample.com/x", true), ("https://intranet/x", false), ("https://other.org/x", true),
     ])
     func noProxyMatchesAHostAndItsSubdomainsOnly(_ url: String, proxied: Bool) throws {
-        let settings = try ProxySettings.fromEnvironment([
+        let settings = ProxySettings.fromEnvironment([
             "https_proxy": "http://proxy.example:3128", "NO_PROXY": " .example.com , intranet,mobile.example.com",
         ])
-        #expect((settings.server(for: URL(string: url)!) != nil) == proxied)
+        #expect((settings.proxy(for: URL(string: url)!) != nil) == proxied)
     }
 
     @Test func loopbackIsReachedDirectlyWithoutNoProxy() throws {
-        let settings = try ProxySettings.fromEnvironment(["http_proxy": "proxy.example:3128"])
-        #expect(settings.server(for: URL(string: "http://127.0.0.1:8080/x")!) == nil)
-        #expect(settings.server(for: URL(string: "http://localhost/x")!) == nil)
-        #expect(settings.server(for: URL(string: "http://backend.example/x")!) != nil)
+        let settings = ProxySettings.fromEnvironment(["http_proxy": "proxy.example:3128"])
+        #expect(settings.proxy(for: URL(string: "http://127.0.0.1:8080/x")!) == nil)
+        #expect(settings.proxy(for: URL(string: "http://localhost/x")!) == nil)
+        #expect(settings.proxy(for: URL(string: "http://backend.example/x")!) != nil)
     }
 
     @Test func aStarInNoProxyMeansNoProxyAtAll() throws {
-        let settings = try ProxySettings.fromEnvironment(["https_proxy": "proxy.example:3128", "no_proxy": "*"])
-        #expect(settings.server(for: URL(string: "https://anything.example/")!) == nil)
+        let settings = ProxySettings.fromEnvironment(["https_proxy": "proxy.example:3128", "no_proxy": "*"])
+        #expect(settings.proxy(for: URL(string: "https://anything.example/")!) == nil)
     }
 
     @Test func aProxysCredentialsAreNeverPrinted() throws {

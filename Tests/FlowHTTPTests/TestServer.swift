@@ -20,6 +20,8 @@ struct Received: Sendable {
     var query: String?
     var headers: [(name: String, value: String)]
     var body: String
+    /// The address the connection came from (`127.0.0.1`; another loopback address for a proxy bound to it).
+    var peer: String? = nil
 
     /// The first value of header `name` (case-insensitive).
     func header(_ name: String) -> String? {
@@ -67,14 +69,25 @@ final class RequestLog: Sendable {
     var all: [Received] { entries.withLock { $0 } }
 }
 
+/// A request's context that keeps the address its connection came from.
+struct PeerRequestContext: RequestContext, RemoteAddressRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let remoteAddress: SocketAddress?
+
+    init(source: Source) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+    }
+}
+
 /// Answers every request with the test's closure and records it first.
 struct ClosureResponder: HTTPResponder {
-    typealias Context = BasicRequestContext
+    typealias Context = PeerRequestContext
 
     let log: RequestLog
     let handler: @Sendable (Received) async throws -> Reply
 
-    func respond(to request: Request, context: BasicRequestContext) async throws -> Response {
+    func respond(to request: Request, context: PeerRequestContext) async throws -> Response {
         var request = request
         let body = try await request.collectBody(upTo: 1 << 20)
         let received = Received(
@@ -82,7 +95,7 @@ struct ClosureResponder: HTTPResponder {
             path: request.uri.path,
             query: request.uri.query,
             headers: request.headers.map { ($0.name.rawName, $0.value) },
-            body: String(buffer: body))
+            body: String(buffer: body), peer: context.remoteAddress?.ipAddress)
         log.append(received)
         let reply = try await handler(received)
         var fields = HTTPFields()

@@ -107,19 +107,70 @@ struct CertificateStepTests {
         }
     }
 
-    @Test func aKeptIdentityThatExpiresWithinRenewBeforeIsReplaced() async throws {
+    /// The date `offset` before the kept identity's `notAfter`: the run's clock, set by the test.
+    private static func before(_ kept: JSONValue, _ offset: TimeInterval) throws -> Date {
+        let notAfter = try #require(kept["notAfter"]?.stringValue.flatMap { try? Date($0, strategy: .iso8601) })
+        return notAfter.addingTimeInterval(-offset)
+    }
+
+    /// Restores `kept` at `now` with the 30-day file as the source; whether a new identity replaced it.
+    private func renewed(_ kept: JSONValue, at now: Date, flow: String, _ url: URL) async throws -> Bool {
+        let harness = try harness(flow, url)
+        let outcome = await harness.step.restore(harness.context(.restore, kept: kept, now: now))
+        await harness.close()
+        #expect(outcome.succeeded, "\(outcome)")
+        let renewal = harness.trace.events.contains { $0.outcome == "certificate-renewal" }
+        let replaced = try #require(harness.staging.staged["subject"])["serial"] != kept["serial"]
+        #expect(renewal == replaced)
+        return replaced
+    }
+
+    private static let hour: TimeInterval = 3600
+
+    /// A 3-day certificate under the default `renew-before: 7d`: its whole life is within 7 days, so it would be
+    /// renewed at every restore; it is renewed once less than a third of its lifetime (a day) is left.
+    @Test func aCertificateShorterThanRenewBeforeIsRenewedInTheLastThirdOfItsLife() async throws {
         try await withEmulator { _, url in
             let first = try harness(Self.pkcs12(days: 3), url)
             #expect(await first.step.onboard(first.context(.onboard)).succeeded)
             await first.close()
             let kept = try #require(first.staging.staged["subject"])
-            let harness = try harness(Self.pkcs12(days: 30), url)
-            let outcome = await harness.step.restore(harness.context(.restore, kept: kept))
-            await harness.close()
-            #expect(outcome.succeeded, "\(outcome)")
-            #expect(harness.trace.events.contains { $0.outcome == "certificate-renewal" })
-            let renewed = try #require(harness.staging.staged["subject"])
-            #expect(renewed["serial"] != kept["serial"])
+            #expect(kept["notBefore"]?.stringValue != nil)
+            let flow = Self.pkcs12(days: 30)
+            #expect(try await !renewed(kept, at: Self.before(kept, 71 * Self.hour), flow: flow, url))
+            #expect(try await !renewed(kept, at: Self.before(kept, 25 * Self.hour), flow: flow, url))
+            #expect(try await renewed(kept, at: Self.before(kept, 23 * Self.hour), flow: flow, url))
+        }
+    }
+
+    /// A 30-day certificate: a third of its life (10 days) is longer than `renew-before: 7d`, which decides.
+    @Test func aLongLivedCertificateIsRenewedWithinRenewBefore() async throws {
+        try await withEmulator { _, url in
+            let first = try harness(Self.pkcs12(days: 30), url)
+            #expect(await first.step.onboard(first.context(.onboard)).succeeded)
+            await first.close()
+            let kept = try #require(first.staging.staged["subject"])
+            // Another file than the kept identity's, so that a renewal shows as a new serial.
+            let flow = Self.pkcs12(days: 31)
+            #expect(try await !renewed(kept, at: Self.before(kept, 8 * 24 * Self.hour), flow: flow, url))
+            #expect(try await renewed(kept, at: Self.before(kept, 6 * 24 * Self.hour), flow: flow, url))
+        }
+    }
+
+    /// An identity kept before `notBefore` was kept: its certificate still says when it began.
+    @Test func anIdentityKeptWithoutNotBeforeIsRenewedByItsCertificatesLifetime() async throws {
+        try await withEmulator { _, url in
+            let first = try harness(Self.pkcs12(days: 3), url)
+            #expect(await first.step.onboard(first.context(.onboard)).succeeded)
+            await first.close()
+            guard case .object(let fields) = try #require(first.staging.staged["subject"]) else {
+                Issue.record("the kept identity is no object")
+                return
+            }
+            let kept = JSONValue.object(fields.filter { $0.0 != "notBefore" })
+            let flow = Self.pkcs12(days: 30)
+            #expect(try await !renewed(kept, at: Self.before(kept, 25 * Self.hour), flow: flow, url))
+            #expect(try await renewed(kept, at: Self.before(kept, 23 * Self.hour), flow: flow, url))
         }
     }
 

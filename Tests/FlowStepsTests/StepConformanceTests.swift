@@ -314,6 +314,7 @@ final class StepHarness: Sendable {
                 timeout: .seconds(600), rewrite: rewrite ? URLRewrite(target: emulator, keeping: keeping) : nil))
     }
 
+    /// `now`: the run's wall-clock date, which the test sets (a certificate's renewal); the clock's when `nil`.
     func context(
         _ mode: FlowMode, kept: JSONValue? = nil, onboardingID: UUID = UUID(),
         environment extra: [String: String] = [:], link: URL? = nil, now: Date? = nil

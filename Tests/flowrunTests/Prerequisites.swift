@@ -7,8 +7,8 @@ import Testing
 enum Prerequisite: String, CaseIterable, Sendable {
     case chromium, chromedriver
     case xvfb = "Xvfb"
-    case nanoidp, curl, script
-    case nginx, tinyproxy, openssl
+    case nanoidp, authlib, curl, script
+    case nginx, tinyproxy, microsocks, openssl
 
     /// Whether the machine has it.
     var isPresent: Bool {
@@ -18,6 +18,12 @@ enum Prerequisite: String, CaseIterable, Sendable {
             let versions = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
             return versions.contains { version in
                 FileManager.default.fileExists(atPath: "\(folder)/\(version)/site-packages/nanoidp-3.4.0.dist-info")
+            }
+        case .authlib:
+            let folder = CommandRunner.root.appendingPathComponent(".build-ci/authlib-venv/lib").path
+            let versions = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            return versions.contains { version in
+                FileManager.default.fileExists(atPath: "\(folder)/\(version)/site-packages/authlib-1.9.10.dist-info")
             }
         default:
             return (try? path()) != nil
@@ -40,9 +46,10 @@ enum Prerequisite: String, CaseIterable, Sendable {
         switch self {
         case .chromium, .chromedriver, .xvfb: "bash .ci/chromium.sh"
         case .nanoidp: "bash .ci/nanoidp.sh install"
+        case .authlib: "bash .ci/authlib.sh install"
         case .curl: "apt-get install curl"
         case .script: "apt-get install bsdutils"
-        case .nginx, .tinyproxy, .openssl: "apt-get install nginx-light tinyproxy openssl"
+        case .nginx, .tinyproxy, .microsocks, .openssl: "apt-get install nginx-light tinyproxy microsocks openssl"
         }
     }
 
@@ -72,6 +79,7 @@ struct TestMachineTests {
     /// Names, in one line, everything the suite needs that this machine lacks.
     @Test func hasWhatTheSuiteNeeds() throws {
         try Prerequisite.require(
-            .chromium, .chromedriver, .xvfb, .nanoidp, .curl, .script, .nginx, .tinyproxy, .openssl)
+            .chromium, .chromedriver, .xvfb, .nanoidp, .authlib, .curl, .script, .nginx, .tinyproxy, .microsocks,
+            .openssl)
     }
 }

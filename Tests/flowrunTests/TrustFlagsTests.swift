@@ -80,7 +80,6 @@ extension ProcessSuites {
             (["--pin", "nope"], "--pin takes the base64 SHA-256"),
             (["--min-tls-version", "1.1"], "--min-tls-version takes 1.2 or 1.3"),
             (["--client-key", "user.key"], "--client-certificate and --client-key go together"),
-            (["--proxy", "socks5://ada:s3cret-pw@proxy.example:1080"], "is not an http:// proxy URL"),
         ])
         func badTrustFlagsAreUsageErrors(_ flags: [String], _ message: String) async throws {
             let scratch = try scratch(security: "  min-tls-version: \"1.2\"")

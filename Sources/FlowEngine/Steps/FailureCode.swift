@@ -113,6 +113,8 @@ public struct FailureCode: RawRepresentable, Hashable, Sendable, CustomStringCon
         case oauth2BadEndpoint = "oauth2-bad-endpoint"
         case oauth2BadIssuer = "oauth2-bad-issuer"
         case oauth2BadTokenResponse = "oauth2-bad-token-response"
+        case oauth2BadClientKey = "oauth2-bad-client-key"
+        case oauth2ClientAuthentication = "oauth2-client-authentication"
         case oauth2DiscoveryFailed = "oauth2-discovery-failed"
         case oauth2NoAuthorizationEndpoint = "oauth2-no-authorization-endpoint"
         case oauth2NoClientSecret = "oauth2-no-client-secret"
@@ -295,6 +297,11 @@ extension FailureCode {
     public static let oauth2BadIssuer = FailureCode(.oauth2BadIssuer)
     /// `oauth2-bad-token-response`: The token endpoint's answer cannot be read.
     public static let oauth2BadTokenResponse = FailureCode(.oauth2BadTokenResponse)
+    /// `oauth2-bad-client-key`: The client's key (`client-key`) cannot be read or sign, or the secret is too short for
+    /// `client_secret_jwt`.
+    public static let oauth2BadClientKey = FailureCode(.oauth2BadClientKey)
+    /// `oauth2-client-authentication`: The provider names only client authentication methods the client cannot use.
+    public static let oauth2ClientAuthentication = FailureCode(.oauth2ClientAuthentication)
     /// `oauth2-discovery-failed`: The issuer's `/.well-known/openid-configuration` cannot be read.
     public static let oauth2DiscoveryFailed = FailureCode(.oauth2DiscoveryFailed)
     /// `oauth2-no-authorization-endpoint`: The parameters name no authorization endpoint.
@@ -338,7 +345,8 @@ extension FailureCode {
     public static let tlsFailed = FailureCode(.tlsFailed)
     /// `bad-certificate-file`: A CA bundle, client certificate, key or PKCS#12 file cannot be read or parsed.
     public static let badCertificateFile = FailureCode(.badCertificateFile)
-    /// `proxy-failed`: The proxy cannot be reached, refused the request or is not a usable proxy URL.
+    /// `proxy-failed`: The proxy cannot be reached, refused the request, or is one flowrun cannot use (said only by a
+    /// request that would go through it).
     public static let proxyFailed = FailureCode(.proxyFailed)
     /// `identity-source-failed`: A certificate step's source could not give a user identity: a PKCS#12 file that
     /// cannot be read or opened with its password, a bad subject or key algorithm, or an issued chain that cannot be

@@ -31,12 +31,20 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
             Authentication.formFields,
             ParameterSpec(
                 "client-secret", .secret,
-                "The client secret for the client credentials grant: `${env.NAME}` or `${input.NAME}`."),
+                "The client secret of a confidential client (the client credentials grant needs it or `client-key`): "
+                    + "`${env.NAME}` or `${input.NAME}`."),
+            ParameterSpec(
+                "client-key", .string,
+                "A PEM private key file (RSA: RS256; P-256: ES256) the client signs `private_key_jwt` assertions with "
+                    + "(RFC 7523), relative to the flow file; read when the step runs, never kept or shown."),
             ParameterSpec(
                 "client-authentication", .oneOf(ClientAuthentication.allCases.map(\.rawValue)),
-                "How a confidential client sends its secret (RFC 6749 §2.3.1): `client_secret_basic` (HTTP Basic) or "
-                    + "`client_secret_post` (in the form); by default as the provider's metadata says "
-                    + "(`token_endpoint_auth_methods_supported`), Basic when it names both or none."),
+                "How a confidential client authenticates (RFC 6749 §2.3, RFC 7523): `client_secret_basic` "
+                    + "(HTTP Basic), `client_secret_post` (in the form), `client_secret_jwt` (a JWT signed with the "
+                    + "secret) or `private_key_jwt` (a JWT signed with `client-key`); by default as the provider's "
+                    + "metadata says "
+                    + "(`token_endpoint_auth_methods_supported`): `private_key_jwt` with a key, else Basic, the form, "
+                    + "`client_secret_jwt`, the first it names."),
             ParameterSpec(
                 "scope", .string,
                 "The scopes to ask for, separated by spaces (default: those of the OAuth 2.0 parameters)."),
@@ -65,6 +73,10 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
     let presenter: PresenterKind
     let fields: HeadlessFormPresenter.FieldNames
     let clientSecret: ParameterText?
+    /// The path of the PEM private key of `private_key_jwt`.
+    let clientKey: ParameterText?
+    /// The flow file's folder: a relative `client-key` written in the flow is relative to it.
+    let flowFolder: URL
     let clientAuthentication: ClientAuthentication?
     let scope: String?
     let issuer: URL?
@@ -78,6 +90,8 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
         presenter = try parameters.choice("presenter", as: PresenterKind.self) ?? .systemBrowser
         fields = Authentication.fieldNames(try parameters.textMapping("form-fields"))
         clientSecret = try parameters.runtimeText("client-secret")
+        clientKey = try parameters.runtimeText("client-key")
+        flowFolder = URL(fileURLWithPath: parameters.flow.file).deletingLastPathComponent()
         clientAuthentication = try parameters.choice("client-authentication", as: ClientAuthentication.self)
         scope = try parameters.text("scope")
         issuer = try parameters.text("issuer").flatMap(URL.init(string:))
@@ -85,10 +99,39 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
         redirectURL = try parameters.text("redirect-url").flatMap(URL.init(string:))
         validatingPath = try parameters.text("validating-path")
         challenges = try Authentication.challenges(parameters, defaults: ChallengeTest.oauth2)
-        if grant == .clientCredentials, clientSecret == nil {
+        if grant == .clientCredentials, clientSecret == nil, clientKey == nil {
             throw ParameterProblem(
-                "the client credentials grant needs `client-secret` (`${env.NAME}` or `${input.NAME}`).",
+                "the client credentials grant needs `client-secret` (`${env.NAME}` or `${input.NAME}`) or "
+                    + "`client-key`.",
                 at: parameters.location, path: parameters.path.appending("client-secret"), missing: true)
+        }
+        try Self.checkClientAuthentication(
+            clientAuthentication, secret: clientSecret != nil, key: clientKey != nil, parameters)
+    }
+
+    /// A method told that lacks what it signs with, or a key that the method told does not use.
+    private static func checkClientAuthentication(
+        _ method: ClientAuthentication?, secret: Bool, key: Bool, _ parameters: BuiltinParameters
+    ) throws(ParameterProblem) {
+        guard let method else { return }
+        let at = parameters.node("client-authentication")?.value.location ?? parameters.location
+        if method.needsKey, !key {
+            throw ParameterProblem(
+                "`client-authentication: \(method.rawValue)` signs with the client's private key: name its PEM file "
+                    + "in `client-key`.",
+                at: at, path: parameters.path.appending("client-key"), missing: true)
+        }
+        if !method.needsKey, key {
+            throw ParameterProblem(
+                "`client-key` signs `private_key_jwt` assertions, and `client-authentication: \(method.rawValue)` "
+                    + "does not use it: leave one of them out.",
+                at: parameters.node("client-key")?.value.location ?? parameters.location,
+                path: parameters.path.appending("client-key"))
+        }
+        if method == .secretJWT, !secret {
+            throw ParameterProblem(
+                "`client-authentication: client_secret_jwt` signs with the client secret: give `client-secret`.",
+                at: at, path: parameters.path.appending("client-secret"), missing: true)
         }
     }
 
@@ -119,8 +162,8 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
                         transient: error.isTransient)
                 }
                 var client = OAuth2Client(
-                    clientID: kept.clientID ?? "", clientSecret: secret, endpoints: endpoints,
-                    clientAuthentication: clientAuthentication ?? kept.clientAuthentication)
+                    clientID: kept.clientID ?? "", clientSecret: secret, clientKey: try assertionKey(context),
+                    endpoints: endpoints, clientAuthentication: clientAuthentication ?? kept.clientAuthentication)
                 client.exchangeLog = Self.exchangeLog(context)
                 do {
                     if let refresh = tokens.refreshToken {
@@ -362,16 +405,50 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
         } catch where reusable && [.missingInput, .missingEnvironment].contains(error.code) {
             secret = nil
         }
+        // The key likewise: its path from an input or a variable that is not there now is not needed either.
+        let clientKey: ClientAssertionKey?
+        do throws(StepFailure) {
+            clientKey = try assertionKey(context)
+        } catch where reusable && [.missingInput, .missingEnvironment].contains(error.code) {
+            clientKey = nil
+        }
         let redirect = redirectURL ?? url("redirectURL")
         guard grant == .clientCredentials || redirect != nil else {
             throw StepFailure(
                 .missingInfo, "no redirect URL: `\(key)` has no `redirectURL` and the step names no `redirect-url`")
         }
         var client = OAuth2Client(
-            clientID: id, clientSecret: secret, endpoints: endpoints, scopes: scopes,
+            clientID: id, clientSecret: secret, clientKey: clientKey, endpoints: endpoints, scopes: scopes,
             clientAuthentication: clientAuthentication)
         client.exchangeLog = Self.exchangeLog(context)
+        do {
+            try client.checkClientAuthentication()
+        } catch {
+            throw Authentication.failure(error, what: "choosing how the client authenticates")
+        }
         return (client, redirect ?? endpoints.token)
+    }
+
+    /// The private key of `client-key`, read now from its file (a relative path written in the flow is taken from
+    /// the flow file's folder), its text added to the secrets the run never shows; `nil` without `client-key`.
+    private func assertionKey(_ context: StepContext) throws(StepFailure) -> ClientAssertionKey? {
+        guard let clientKey else { return nil }
+        var path = try context.resolve(clientKey)
+        if !clientKey.text.contains("${"), !path.hasPrefix("/") {
+            path = flowFolder.appendingPathComponent(path).standardizedFileURL.path
+        }
+        let limit = ReaderLimits.default.maxFileBytes
+        guard let bytes = FileBytes.read(path, limit: limit), bytes.count <= limit else {
+            throw StepFailure(
+                .oauth2BadClientKey, "the client key \(path) cannot be read: \(FileBytes.whyUnreadable(path))")
+        }
+        let pem = Secret(String(decoding: bytes, as: UTF8.self))
+        context.redactor.add(pem.revealed)
+        do {
+            return try ClientAssertionKey(pem: pem)
+        } catch {
+            throw StepFailure(.oauth2BadClientKey, "the client key \(path): \(error.message)")
+        }
     }
 
     /// The run's debug log, for the exchanges with the authorization server (their secrets masked by the client).

@@ -10,8 +10,9 @@ import Synchronization
 /// The `certificate-authentication` step, the SDK's `UserIdentityDiscovery`: puts a user-identity authenticator on
 /// the session, which answers the backend's demand for a client certificate with the identity kept in the store
 /// (a restore) or a new one from the step's source, proves it with the validating request, and keeps it in the
-/// encrypted store only. A kept identity that expires within `renew-before` is replaced by a new one from the
-/// source, and the old one retired through it; a logout or reset retires and forgets it.
+/// encrypted store only. A kept identity that expires within `renew-before`, or within a third of its lifetime when
+/// that is shorter (``RenewalWindow``), is replaced by a new one from the source, and the old one retired through
+/// it; a logout or reset retires and forgets it.
 struct CertificateAuthenticationStep: BuiltinStep, LoggingOutStep {
     static let spec = StepSpec(
         name: "certificate-authentication", aliases: ["UserIdentityDiscovery", "UserIdentityAuthenticationStep"],
@@ -44,7 +45,8 @@ struct CertificateAuthenticationStep: BuiltinStep, LoggingOutStep {
                 "`mobile-services`: where a certificate no longer used is retired."),
             ParameterSpec(
                 "renew-before", .string, default: "7d",
-                "A kept certificate that expires within this long is replaced by a new one (`7d`, `36h`)."),
+                "A kept certificate that expires within this long, or within a third of its lifetime when that is "
+                    + "shorter, is replaced by a new one (`7d`, `36h`)."),
             Authentication.validatingPath,
         ] + Authentication.challengeParameters,
         requires: [KeySpec(.authenticationURL)],
@@ -129,11 +131,13 @@ struct CertificateAuthenticationStep: BuiltinStep, LoggingOutStep {
             var retiring: UserIdentity?
             if let kept {
                 context.redactor.add(kept.privateKeyPEM.revealed)
-                if kept.notAfter.addingTimeInterval(-Double(renewBefore.saturatingMilliseconds) / 1000) <= Date() {
+                let renewal = RenewalWindow(renewBefore: renewBefore)
+                if renewal.isDue(notBefore: kept.notBefore, notAfter: kept.notAfter, now: context.now) {
+                    let window = renewal.describe(notBefore: kept.notBefore, notAfter: kept.notAfter)
                     context.note(
                         "certificate-renewal",
-                        "the user certificate \(kept.summary) expires within \(renewBefore.flowText): getting a new "
-                            + "one from the `\(source.name)` source")
+                        "the user certificate \(kept.summary) expires within \(window): getting a new one from the "
+                            + "`\(source.name)` source")
                     usable = nil
                     retiring = kept
                 }

@@ -86,7 +86,8 @@ struct IdentityRequest: Sendable {
                 .identitySourceFailed, "the certificate chain from \(issuer) cannot be written as PEM: \(error)")
         }
         return UserIdentity(
-            certificateChainPEM: pem, privateKeyPEM: privateKeyPEM, notAfter: leaf.notValidAfter,
+            certificateChainPEM: pem, privateKeyPEM: privateKeyPEM, notBefore: leaf.notValidBefore,
+            notAfter: leaf.notValidAfter,
             serialNumber: serial, subject: String(describing: leaf.subject))
     }
 }

@@ -24,7 +24,8 @@ extension SLSAuthenticationStep {
                     + "on a terminal (hidden when secret) when not given."),
             ParameterSpec(
                 "renew-before", .string, default: "7d",
-                "A kept certificate that expires within this long is replaced by a new one (`7d`, `36h`)."),
+                "A kept certificate that expires within this long, or within a third of its lifetime when that is "
+                    + "shorter, is replaced by a new one (`7d`, `36h`)."),
             Authentication.validatingPath,
         ] + Authentication.challengeParameters,
         requires: CertificateAuthenticationStep.spec.requires + [KeySpec(.settingsParameters)],

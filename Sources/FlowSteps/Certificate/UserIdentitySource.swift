@@ -9,6 +9,8 @@ struct UserIdentity: Sendable, Hashable {
     var certificateChainPEM: String
     /// The leaf's private key, PEM (PKCS#8). Never printed, traced or written outside the encrypted store.
     var privateKeyPEM: Secret
+    /// When the leaf certificate starts being valid (`nil`: unknown, an identity kept before it was written).
+    var notBefore: Date?
     /// When the leaf certificate stops being valid.
     var notAfter: Date
     /// The leaf's serial number in hex, for messages and for retiring it.

@@ -94,7 +94,8 @@ struct PKCS12IdentitySource: UserIdentitySource {
             throw Unusable(reason: "holds a certificate that cannot be written as PEM (\(error))")
         }
         return UserIdentity(
-            certificateChainPEM: pem, privateKeyPEM: Secret(keyPEM), notAfter: leaf.notValidAfter,
+            certificateChainPEM: pem, privateKeyPEM: Secret(keyPEM), notBefore: leaf.notValidBefore,
+            notAfter: leaf.notValidAfter,
             serialNumber: leaf.serialNumber.bytes.map { String(format: "%02x", $0) }.joined(),
             subject: leaf.subject.description)
     }
