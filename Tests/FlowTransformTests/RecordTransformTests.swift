@@ -254,6 +254,45 @@ struct SAMLParametersTests {
         #expect(withHeader?["challengeHeaderName"] == .string("x-login"))
     }
 
+    /// A configuration written for the SDK names the fields as `SAMLAuthenticationParameters` does.
+    @Test func theSDKsFieldNamesReadAsFlowrunsOwn() throws {
+        let value = try record(
+            "SAMLAuthenticationParameters",
+            """
+            {"authorizationEndpointURL": "https://idp.example.com/SAMLAuthLauncher",
+             "finishEndpointURL": "https://idp.example.com/SAMLAuthLauncher?finishEndpointParam=done"}
+            """)
+        #expect(
+            value
+                == .record([
+                    "authenticationEndpoint": .url("https://idp.example.com/SAMLAuthLauncher"),
+                    "finishEndpoint": .url("https://idp.example.com/SAMLAuthLauncher?finishEndpointParam=done"),
+                ]))
+        let both = try #require(
+            try recordError(
+                "saml-parameters",
+                """
+                {"authorizationEndpointURL": "https://idp.example.com/a",
+                 "authenticationEndpoint": "https://idp.example.com/a", "finishEndpoint": "https://idp.example.com/b"}
+                """))
+        #expect(both.message.contains("`authorizationEndpointURL` (the SDK's name) and `authenticationEndpoint`"))
+    }
+
+    @Test func requestingScopesAreTheScopes() throws {
+        let code = try record(
+            "OAuth2AuthenticationParameters",
+            """
+            {"authorizationEndpointURL": "https://idp.example.com/authorize",
+             "tokenEndpointURL": "https://idp.example.com/token", "clientID": "c1",
+             "redirectURL": "https://app.example.com/done", "requestingScopes": ["openid", "orders"]}
+            """)
+        #expect(code?["scopes"] == .list([.string("openid"), .string("orders")]))
+        let client = try record(
+            "oauth2-client-credentials-parameters",
+            #"{"tokenEndpointURL": "https://idp.example.com/token", "clientID": "c1", "requestingScopes": ["api"]}"#)
+        #expect(client?["scopes"] == .list([.string("api")]))
+    }
+
     @Test func backendFormWithAbsoluteFinishURIAndDefaults() throws {
         let value = try record(
             "saml-parameters", #"{"saml2.web.post.finish.endpoint.uri": "https://idp.example.com/SAMLAuthLauncher"}"#)

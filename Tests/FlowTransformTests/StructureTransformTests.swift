@@ -590,6 +590,32 @@ struct SettingsTransformerTests {
         "enabled": .bool(false), "lockDisconnectedPeriod": .int(0), "wipeDisconnectedPeriod": .int(0),
     ])
 
+    /// A configuration with no transform tree gets the SDK's default transformer, the discovery-service one.
+    @Test func aConfigurationWithoutATransformGetsTheDiscoveryServiceTransformer() throws {
+        let text = """
+            flowrun: 1
+            name: default-transform
+            application: {id: com.example.travel}
+            configuration:
+              providers: [{json: {file: config.json}}]
+            flows:
+              onboard: []
+
+            """
+        let read = DocumentReader.read(bytes: Array(text.utf8), file: "inline.yaml", format: .yaml)
+        let flow = FlowDecoder.decode(try #require(read.root), file: "inline.yaml").0
+        guard case .builtin(let name, _, _, _)? = flow.configuration?.transform else {
+            Issue.record("no default transformer: \(String(describing: flow.configuration?.transform))")
+            return
+        }
+        #expect(name.value == "discovery-service")
+        let info = try transform(
+            flow,
+            #"{"host": "mobile.example.com", "port": 443, "protocol": "https", "auth": [{"type": "basic.default"}]}"#
+        ).info
+        #expect(info["backendURL"] == .url("https://mobile.example.com"))
+    }
+
     @Test func theUsageAndLockWipeGroupsAndTheReportedOnesAreRead() throws {
         let json = #"""
             {"settingsExchange": {
