@@ -93,8 +93,10 @@ struct SettingsDownloadStep: BuiltinStep {
             var urls: [String] = []
             let deviceID = context.info[.deviceID] ?? context.info[.settingsParameters]?.deviceID
             for level in level.levelsRead {
+                // Under the application's own prefix, as the SDK for Android reads it and Mobile Services documents
+                // it for a client's application credentials.
                 let path =
-                    "/mobileservices/Storage/v1/runtime/application/\(applicationID)/"
+                    "/mobileservices/application/\(applicationID)/Storage/v1/runtime/application/\(applicationID)/"
                     + "\(try level.scope(deviceID: deviceID))/mobileservices/settingsExchange"
                 guard let url = URL(string: path, relativeTo: base)?.absoluteURL else {
                     throw StepFailure(.badParameter, "cannot form the settings URL from \(base.absoluteString)")
