@@ -50,8 +50,6 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         // The emulator's check of JSON Web Tokens from outside OAuth 2.0 issuers (signatures, JWKS, claims).
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
-        // The `file` part of the SDKs' log and usage uploads: written by the client, read by the emulator.
-        .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
     ],
     targets: [
         .systemLibrary(
@@ -116,7 +114,6 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "MultipartKit", package: "multipart-kit"),
             ],
             swiftSettings: strictSettings
         ),
