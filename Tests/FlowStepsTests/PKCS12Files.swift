@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Testing
 
 /// PKCS#12 files made at test time by `openssl` (found on `PATH`; a test never installs it): a user certificate
 /// for `ada` and its key, with the password the step harness gives as input `password`.
@@ -25,22 +26,34 @@ struct PKCS12Files: Sendable {
     static let shared: Result<PKCS12Files, OpenSSLFailed> = Result { () throws(OpenSSLFailed) in try PKCS12Files() }
 
     /// The path of the shared file valid for `days` days (made on first use), or a path that does not exist when
-    /// openssl failed (the step then says the file cannot be read; ``shared`` says why).
+    /// openssl failed (recorded as the test's issue with openssl's words).
     static func path(days: Int = 30) -> String {
         // Tests ask side by side: one makes each file while the others wait, so none reads a file half made.
         made.withLock { paths in
-            if let path = paths[days] { return path }
-            let path: String
-            switch shared {
-            case .success(let files): path = (try? files.make("ada-\(days)d", days: days)) ?? "/nonexistent/openssl.p12"
-            case .failure: path = "/nonexistent/openssl-failed.p12"
+            if let path = paths["\(days) days"] { return path }
+            guard let path = recorded({ try $0.make("ada-\(days)d", days: days) }) else {
+                return "/nonexistent/openssl-failed.p12"
             }
-            paths[days] = path
+            paths["\(days) days"] = path
             return path
         }
     }
 
-    private static let made = Mutex<[Int: String]>([:])
+    /// The files made so far, by what they are. One lock for every kind: the incomplete files are made from the
+    /// 30-day one, which must not be made twice at once.
+    private static let made = Mutex<[String: String]>([:])
+
+    /// What `make` returns from the shared files, or `nil` with openssl's own words recorded as the calling test's
+    /// issue: a file that could not be made is never a silent "file not found" later. A failure is not remembered,
+    /// so the next test tries again.
+    private static func recorded(_ make: (PKCS12Files) throws -> String) -> String? {
+        do {
+            return try make(shared.get())
+        } catch {
+            Issue.record("the test's PKCS#12 file could not be made: \(error)")
+            return nil
+        }
+    }
 
     private init() throws(OpenSSLFailed) {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowrun-p12-\(UUID().uuidString)")
@@ -88,19 +101,13 @@ struct PKCS12Files: Sendable {
 
     /// The path of a shared file that lacks `lack` (made on first use), or of none when openssl failed.
     static func path(lacking lack: Lack) -> String {
-        incomplete.withLock { paths in
-            if let path = paths[lack] { return path }
-            let path: String
-            switch shared {
-            case .success(let files): path = (try? files.make(lacking: lack)) ?? "/nonexistent/openssl.p12"
-            case .failure: path = "/nonexistent/openssl-failed.p12"
-            }
-            paths[lack] = path
+        made.withLock { paths in
+            if let path = paths[lack.rawValue] { return path }
+            guard let path = recorded({ try $0.make(lacking: lack) }) else { return "/nonexistent/openssl-failed.p12" }
+            paths[lack.rawValue] = path
             return path
         }
     }
-
-    private static let incomplete = Mutex<[Lack: String]>([:])
 
     /// `<lack>.p12`: `ada`'s certificate alone, `ada`'s key alone, or `ada`'s key beside another key's certificate.
     func make(lacking lack: Lack) throws(OpenSSLFailed) -> String {
