@@ -190,6 +190,9 @@ extension Catalog {
             name: "destinations", type: .list(.record("destination")),
             summary: "The destinations the application may use, each a name and its URL on the backend."),
         BuiltinKey(
+            name: "clientResources", type: .list(.record("client-resource-bundle")),
+            summary: "The application's client resource bundles, and the file each downloaded one was written to."),
+        BuiltinKey(
             name: "logPolicy", type: .record("log-policy"),
             summary: "What the log settings allow: the run's log level and whether its log may be uploaded."),
         BuiltinKey(
@@ -290,8 +293,24 @@ extension Catalog {
             ]),
         RecordSpec(name: "store", aliases: [], summary: "An open encrypted store.", fields: []),
         RecordSpec(
-            name: "destination", aliases: [], summary: "A destination: its name and URL on the backend.",
-            fields: [.init(name: "name", type: .string), .init(name: "url", type: .url)]),
+            name: "destination", aliases: [],
+            summary:
+                "A destination: its name, its URL on the backend, and the remote system the backend proxies it to "
+                + "(`remoteURL`, when the backend says).",
+            fields: [
+                .init(name: "name", type: .string), .init(name: "url", type: .url),
+                .init(name: "remoteURL", type: .url, optional: true),
+            ]),
+        RecordSpec(
+            name: "client-resource-bundle", aliases: [],
+            summary:
+                "A client resource bundle of the application: its name, version, file extension, whether it is the "
+                + "default, and the file it was written to when downloaded.",
+            fields: [
+                .init(name: "name", type: .string), .init(name: "version", type: .string),
+                .init(name: "extension", type: .string), .init(name: "default", type: .bool),
+                .init(name: "file", type: .string, optional: true),
+            ]),
         RecordSpec(
             name: "log-policy", aliases: [], summary: "The log level the run uses and whether its log may be uploaded.",
             fields: [.init(name: "level", type: .string), .init(name: "upload", type: .bool)]),

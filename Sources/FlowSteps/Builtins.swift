@@ -23,13 +23,16 @@ public enum Builtins {
         CertificateAuthenticationStep.self,
         SLSAuthenticationStep.self,
         DestinationsDownloadStep.self,
+        ClientResourcesStep.self,
         ApplySettingsStep.self,
         LogUploadStep.self,
         UsageUploadStep.self,
+        CrashReportUploadStep.self,
         LockWipePolicyStep.self,
         EULAStep.self, UserConsentStep.self, DataCollectionConsentStep.self,
         DeviceRegistrationStep.self,
         PushRegistrationStep.self,
+        PushStatusStep.self,
     ]
 
     /// The registry of every built-in step: those of ``steps``, and those the format describes that this build

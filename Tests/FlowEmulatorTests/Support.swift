@@ -236,6 +236,8 @@ enum Paths {
         case .destinations: destinations(app)
         case .clientLogs: clientLogs(app)
         case .usage: usage(app)
+        case .crashReports: "/mobileservices/clientdata/v1/runtime/crashlog"
+        case .clientResources: "/mobileservices/application/\(app)/bundles/v1/runtime/bundle/application/\(app)/list"
         case .connections: connection(app, id: "none")
         case .push: push(app, device: "device-1")
         case .storeRecovery: storeRecovery(app, device: "device-1")

@@ -75,6 +75,26 @@ struct CredentialOriginStepTests {
         }
     }
 
+    /// The SDK's `apiKey` (`X-API-KEY`) reaches the backend only, never the origin a redirect leads to, and is
+    /// masked in what the step says.
+    @Test func theApplicationsAPIKeyGoesOnlyToTheBackend() async throws {
+        try await withBackendAndAnotherOrigin { backend, other in
+            let step = #"{uses: session-configuration, with: {api-key: "${env.API_KEY}"}}"#
+            let harness = try harness(step, backend: backend.url, other: other.url, application: "com.example.app")
+            try await StoreRecoveryStepTests.using(harness) { harness in
+                let key = "api-key-\(harness.secret)"
+                let outcome = await harness.step.onboard(harness.context(.onboard, environment: ["API_KEY": key]))
+                #expect(outcome.succeeded, "\(outcome)")
+                _ = try await harness.http.send(HTTPRequest(url: backend.url.appendingPathComponent("start")))
+                #expect(try #require(backend.requests.first).header("X-API-KEY") == key)
+                #expect(try #require(other.requests.first).header("X-API-KEY") == nil)
+                #expect(!harness.everythingSaid(outcome).contains(key))
+                #expect(
+                    harness.trace.events.contains { $0.message?.contains("X-API-KEY (to the backend only)") == true })
+            }
+        }
+    }
+
     @Test func aRecoveryKeyRedirectedToAnotherOriginIsSentNowhereAndNotRecordedAsKept() async throws {
         try await withBackendAndAnotherOrigin(redirect: 307, otherStatus: 201) { backend, other in
             let harness = try harness(

@@ -3,23 +3,11 @@ import FlowDescriptor
 import FlowEmulator
 import FlowEngine
 import FlowHTTP
-import FlowSteps
 import FlowTransform
 import Foundation
 import Testing
 
-/// Runs `body` with an emulator serving `data` on loopback.
-private func withEmulator(_ data: EmulatorData, _ body: (BackendEmulator, URL) async throws -> Void) async throws {
-    let emulator = BackendEmulator(data: data)
-    let url = try await emulator.start(port: 0)
-    do {
-        try await body(emulator, url)
-    } catch {
-        await emulator.stop()
-        throw error
-    }
-    await emulator.stop()
-}
+@testable import FlowSteps
 
 /// The built-in data with the open timetable application wanting its devices registered explicitly.
 private var explicitData: EmulatorData {
@@ -185,6 +173,53 @@ struct PushRegistrationStepTests {
             #expect(harness.staging.staged["subject"]?["token-sha256"] == .string(registration.tokenDigest))
             #expect(!emulator.requests().map(\.summary).joined().contains(token))
         }
+    }
+
+    /// The body carries the SDK's optional `lastKnownLocation` and `capabilities` when the flow gives them, with
+    /// the SDK's field names and every value a string.
+    @Test func theBodyCarriesTheLocationAndCapabilitiesTheFlowGives() async throws {
+        try await withEmulator { emulator, url in
+            let flow = """
+                {uses: push-registration, with: {push-group: field, location: {latitude: 52.52, longitude: "-13.4"}, \
+                capabilities: [{category: display, name: badge, value: "true"}]}}
+                """
+            let harness = try registrationHarness(flow, url: url)
+            let step = try #require(harness.step as? PushRegistrationStep)
+            let body = try step.body(token: "t-1", context: harness.context(.onboard))
+            await harness.close()
+            #expect(body["pushGroup"] == .string("field"))
+            #expect(
+                body["lastKnownLocation"] == .object([("latitude", .string("52.52")), ("longitude", .string("-13.4"))]))
+            #expect(
+                body["capabilities"]
+                    == .array([
+                        .object([
+                            ("category", .string("display")), ("name", .string("badge")), ("value", .string("true")),
+                        ])
+                    ]))
+            let bare = try registrationHarness(Self.flow, url: url)
+            let plain = try #require(bare.step as? PushRegistrationStep)
+            let without = try plain.body(token: "t-1", context: bare.context(.onboard))
+            await bare.close()
+            #expect(without["lastKnownLocation"] == nil && without["capabilities"] == nil)
+        }
+    }
+
+    /// A location out of range, or with a field of another name, is refused when the flow is read, naming the field.
+    @Test(arguments: [
+        ("{latitude: 91, longitude: 0}", "location.latitude"), ("{latitude: 1}", "location.longitude"),
+        ("{latitude: 1, longitude: 2, altitude: 3}", "altitude"),
+    ])
+    func aBadLocationIsRefusedNamingTheField(location: String, field: String) throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowrun-push-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("flow.yaml").path
+        try Data(conformanceFlow("{uses: push-registration, with: {location: \(location)}}").utf8).write(
+            to: URL(fileURLWithPath: path))
+        let loaded = try #require(FlowPipeline(registry: Builtins.registry).load(path: path))
+        let errors = loaded.report.diagnostics.filter { $0.severity == .error }.map(\.message)
+        #expect(errors.contains { $0.contains(field) }, "\(errors)")
     }
 
     @Test func withoutATerminalOrATokenItFailsAtOnceNamingTheInput() async throws {

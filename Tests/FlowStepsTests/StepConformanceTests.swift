@@ -199,6 +199,20 @@ let conformanceCases: [ConformanceCase] = [
         seed: backendSeed,
         waiting: ({ _ in conformanceFlow("{uses: destinations-download}") }, .server(.destinations))),
     ConformanceCase(
+        name: "client-resources",
+        flow: { _ in conformanceFlow("{uses: client-resources}") },
+        seed: backendSeed,
+        waiting: ({ _ in conformanceFlow("{uses: client-resources}") }, .server(.clientResources))),
+    ConformanceCase(
+        name: "crash-report-upload",
+        flow: { _ in conformanceFlow("{uses: crash-report-upload, with: {from: crashes}}") },
+        seed: backendSeed),
+    ConformanceCase(
+        name: "push-status",
+        flow: { _ in conformanceFlow("{uses: push-status, with: {notification: n-1}}") },
+        seed: backendSeed,
+        waiting: ({ _ in conformanceFlow("{uses: push-status, with: {notification: n-1}}") }, .server(.push))),
+    ConformanceCase(
         name: "apply-settings",
         flow: { _ in conformanceFlow("{uses: apply-settings}") },
         seed: { url in backendSeed(url).merging(downloadedSettings()) { $1 } },
@@ -312,7 +326,15 @@ final class StepHarness: Sendable {
         http = HTTPSession(
             configuration: .init(
                 timeout: .seconds(600), rewrite: rewrite ? URLRewrite(target: emulator, keeping: keeping) : nil))
+        Self.opened?.add(self)
     }
+
+    /// The harnesses made inside one ``withEmulator``, which closes those its body left open: a test that throws
+    /// between making a harness and closing it would otherwise drop a session that was never shut down, and
+    /// AsyncHTTPClient stops the whole test process for that.
+    @TaskLocal static var opened: OpenHarnesses?
+
+    private let closed = Mutex(false)
 
     /// `now`: the run's wall-clock date, which the test sets (a certificate's renewal); the clock's when `nil`.
     func context(
@@ -356,9 +378,22 @@ final class StepHarness: Sendable {
         return text
     }
 
+    /// Shuts the session down and removes the folder; once, however often it is called.
     func close() async {
+        guard closed.withLock({ wasClosed in defer { wasClosed = true }; return !wasClosed }) else { return }
         await http.shutdown()
         try? FileManager.default.removeItem(at: folder)
+    }
+}
+
+/// The harnesses one ``withEmulator`` body made.
+final class OpenHarnesses: Sendable {
+    private let harnesses = Mutex<[StepHarness]>([])
+
+    func add(_ harness: StepHarness) { harnesses.withLock { $0.append(harness) } }
+
+    func closeAll() async {
+        for harness in harnesses.withLock({ $0 }) { await harness.close() }
     }
 }
 
@@ -371,16 +406,22 @@ final class Lines: Sendable {
     var all: [String] { storage.withLock { $0 } }
 }
 
-/// Runs `body` with an emulator on loopback.
-func withEmulator(_ body: (BackendEmulator, URL) async throws -> Void) async throws {
-    let emulator = BackendEmulator()
+/// Runs `body` with an emulator serving `data` on loopback; closes every harness `body` made and left open, also
+/// when it throws.
+func withEmulator(
+    _ data: EmulatorData = .builtIn, _ body: (BackendEmulator, URL) async throws -> Void
+) async throws {
+    let emulator = BackendEmulator(data: data)
     let url = try await emulator.start(port: 0)
+    let opened = OpenHarnesses()
     do {
-        try await body(emulator, url)
+        try await StepHarness.$opened.withValue(opened) { try await body(emulator, url) }
     } catch {
+        await opened.closeAll()
         await emulator.stop()
         throw error
     }
+    await opened.closeAll()
     await emulator.stop()
 }
 

@@ -444,9 +444,10 @@ extension ProcessSuites {
                     "basic-authentication",
                     "oauth2-authentication", "logout", "saml-authentication", "otp-session-configuration",
                     "certificate-authentication",
-                    "sls-authentication", "destinations-download", "apply-settings", "log-upload", "usage-upload",
-                    "lock-wipe-policy",
+                    "sls-authentication", "destinations-download", "client-resources", "apply-settings",
+                    "log-upload", "usage-upload", "crash-report-upload", "lock-wipe-policy",
                     "eula", "user-consent", "data-collection-consent", "device-registration", "push-registration",
+                    "push-status",
                 ])
             let runnable = steps.filter { $0["runnable"] as? Bool == true }.compactMap { $0["name"] as? String }
             #expect(runnable == names, "every built-in runs in this build")

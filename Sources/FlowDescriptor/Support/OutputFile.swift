@@ -19,6 +19,9 @@ public struct OutputFile: Sendable {
         case testReport
         /// The emulator's CA certificate in PEM (`emulator --ca-out`).
         case certificateAuthority
+        /// A file downloaded from the backend (a client resource bundle): any bytes, so an earlier download is
+        /// recognised by what flowrun kept about it; `isEarlier` is given the path of a non-empty regular file.
+        case download(isEarlier: @Sendable (String) -> Bool)
 
         var noun: String {
             switch self {
@@ -26,6 +29,7 @@ public struct OutputFile: Sendable {
             case .lintReport: "a flowrun lint report"
             case .testReport: "a flowrun test report"
             case .certificateAuthority: "a PEM certificate"
+            case .download: "the file flowrun downloaded there before"
             }
         }
     }
@@ -60,6 +64,14 @@ public struct OutputFile: Sendable {
         default: throw failure("it is not a regular file (a device, a pipe or a socket)")
         }
         guard status.st_size > 0 else { return }
+        if case .download(let isEarlier) = kind {
+            guard isEarlier(path) else {
+                throw failure(
+                    "the file exists and is not \(kind.noun), so flowrun does not replace it; "
+                        + "remove it or name another folder")
+            }
+            return
+        }
         guard let (head, tail) = Self.ends(of: path), recognizes(head: head, tail: tail) else {
             throw failure(
                 "the file exists and is not \(kind.noun), so flowrun does not replace it; "
@@ -140,6 +152,8 @@ public struct OutputFile: Sendable {
         case .certificateAuthority:
             // An earlier `--ca-out`: one PEM certificate, nothing before it.
             return start.hasPrefix("-----BEGIN CERTIFICATE-----")
+        case .download:
+            return false
         case .testReport:
             // JUnit names the tool on its root element, JSON starts with the counts, text ends with them.
             if start.contains("<testsuites name=\"flowrun test\"") { return true }

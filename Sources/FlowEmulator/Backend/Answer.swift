@@ -242,6 +242,19 @@ struct Backend {
                 }
                 return Answer(status: 200, json: ["d": ["results": .array(list)]])
             }
+        case .crashReport:
+            return receiveCrashReport(request)
+        case .pushStatus(let id, _, let status):
+            return withProtectedApplication(id, request) { _, _, _ in
+                guard ["RECEIVED", "CONSUMED"].contains(status) else {
+                    return .error(
+                        400, code: "badNotificationStatus",
+                        "A notification's status is `RECEIVED` or `CONSUMED`, not `\(status)`.")
+                }
+                return .noContent
+            }
+        case .clientResources(let id, let choice):
+            return withProtectedApplication(id, request) { app, _, _ in Self.resourceBundles(app, choice) }
         case .clientLogs(let id):
             return receive(.clientLog, application: id, request)
         case .usage(let id):
@@ -393,6 +406,32 @@ struct Backend {
     /// then (`registration: explicit`, unless
     /// `requiringRegistration` is `false`) 403 for a device that has not registered, else `body` with who is asking.
     /// `body` works on the backend itself, so that what it changes (the registrations) is kept.
+    /// The list of an application's client resource bundles (`{"ResourceBundles": […]}`), or one bundle's bytes
+    /// with its extension in `X-BUNDLE-EXTENSION`; 404 for a bundle the application does not have.
+    static func resourceBundles(_ app: EmulatorApplication, _ choice: BundleChoice) -> Answer {
+        let bundle: ResourceBundle?
+        switch choice {
+        case .list:
+            let list = app.resourceBundles.map { bundle -> JSONValue in
+                [
+                    "BundleName": .string(bundle.name), "BundleVersion": .string(bundle.version),
+                    "BundleExtension": .string(bundle.fileExtension), "IsDefault": .bool(bundle.isDefault),
+                ]
+            }
+            return Answer(status: 200, json: ["ResourceBundles": .array(list)])
+        case .defaultBundle:
+            bundle = app.resourceBundles.first(where: \.isDefault)
+        case .named(let name, let version):
+            bundle = app.resourceBundles.first { $0.name == name && $0.version == version }
+        }
+        guard let bundle else {
+            return .error(404, code: "NOT_FOUND", "Application `\(app.id)` has no such client resource bundle.")
+        }
+        return Answer(
+            status: 200, headers: [("X-BUNDLE-EXTENSION", bundle.fileExtension)], bytes: bundle.content,
+            contentType: "application/octet-stream")
+    }
+
     mutating func withProtectedApplication(
         _ id: String, _ request: RequestFacts, requiringRegistration: Bool = true,
         _ body: (EmulatorApplication, Principal, inout Backend) -> Answer

@@ -21,6 +21,12 @@ enum Route: Sendable, Equatable {
     case clientLogs(application: String)
     /// `/mobileservices/application/<app>/clientusage/v1/runtime/clientusage/application/<app>`: a usage upload.
     case usage(application: String)
+    /// `/mobileservices/clientdata/v1/runtime/crashlog`: a crash report upload (the application from
+    /// `X-SMP-APPID`).
+    case crashReport
+    /// `/mobileservices/application/<app>/bundles/v1/runtime/bundle/application/<app>/…`: the client resource
+    /// bundles' list (`list`), the default bundle (`bundle`), or one bundle (`bundle/<name>/version/<version>`).
+    case clientResources(application: String, bundle: BundleChoice)
     /// `/oauth2/api/v1/authorize`: the login form (GET) and its answer (POST).
     case authorize
     case token
@@ -46,6 +52,9 @@ enum Route: Sendable, Equatable {
     /// `/mobileservices/push/v1/runtime/applications/<app>/os/<os>/devices/<device>` (I): the device's push
     /// registration (PUT registers a token, GET reads, DELETE unregisters).
     case push(application: String, os: String, device: String)
+    /// `/mobileservices/push/v1/runtime/applications/<app>/notifications/<id>/status/<status>`: a notification
+    /// reported as `RECEIVED` or `CONSUMED` (PUT, no body).
+    case pushStatus(application: String, notification: String, status: String)
     /// `/mobileservices/Storage/v1/runtime/application/<app>/device/<device>/storeRecovery` (I): a store's
     /// recovery key for the user (PUT keeps, GET reads, DELETE removes).
     case storeRecovery(application: String, device: String)
@@ -63,6 +72,8 @@ enum Route: Sendable, Equatable {
         case .destinations: .destinations
         case .clientLogs: .clientLogs
         case .usage: .usage
+        case .crashReport: .crashReports
+        case .clientResources: .clientResources
         case .authorize: .authorize
         case .token: .token
         case .revoke: .revoke
@@ -71,7 +82,7 @@ enum Route: Sendable, Equatable {
         case .logout: .logout
         case .certificateService, .slsLogin, .slsCertificate: .certificateService
         case .connections, .connection: .connections
-        case .push: .push
+        case .push, .pushStatus: .push
         case .storeRecovery: .storeRecovery
         case .admin, .notFound: nil
         }
@@ -84,7 +95,7 @@ enum Route: Sendable, Equatable {
         guard method == "POST" else { return false }
         switch self {
         case .authorize, .token, .revoke, .samlLauncher, .samlLogin, .otpForm, .slsLogin, .slsCertificate, .clientLogs,
-            .usage:
+            .usage, .crashReport:
             return true
         case .certificateService(_, let action): return action != .attributes
         case .connections: return true
@@ -98,12 +109,13 @@ enum Route: Sendable, Equatable {
         case .destination, .notFound: nil
         case .admin(let admin): admin.methods
         case .authorize, .samlLauncher, .samlLogin, .otpForm: ["GET", "HEAD", "POST"]
-        case .token, .revoke, .logout, .slsCertificate, .clientLogs, .usage: ["POST"]
+        case .token, .revoke, .logout, .slsCertificate, .clientLogs, .usage, .crashReport: ["POST"]
         case .slsLogin: ["POST"]
         case .certificateService(_, let action): action == .attributes ? ["GET", "HEAD"] : ["POST"]
         case .connections: ["POST"]
         case .connection: ["GET", "HEAD", "DELETE"]
         case .push: ["GET", "HEAD", "PUT", "POST", "DELETE"]
+        case .pushStatus: ["PUT"]
         case .storeRecovery: ["GET", "PUT", "DELETE"]
         default: ["GET", "HEAD"]
         }
@@ -112,6 +124,7 @@ enum Route: Sendable, Equatable {
     /// The most bytes of a body the route reads: a client log may be larger than a form.
     var bodyLimit: Int {
         if case .clientLogs = self { return Upload.clientLogLimit }
+        if case .crashReport = self { return Upload.clientLogLimit }
         return 64 * 1024
     }
 
@@ -158,11 +171,27 @@ enum Route: Sendable, Equatable {
             return .settings(application: application, level: level)
         }
         if segments == ["sessions", "logout"] { return .logout }
+        if segments == ["clientdata", "v1", "runtime", "crashlog"] { return .crashReport }
+        if segments.count >= 9, segments[0] == "application",
+            Array(segments[2...7]) == ["bundles", "v1", "runtime", "bundle", "application", segments[1]]
+        {
+            switch Array(segments.dropFirst(8)) {
+            case ["list"]: return .clientResources(application: segments[1], bundle: .list)
+            case ["bundle"]: return .clientResources(application: segments[1], bundle: .defaultBundle)
+            case let rest where rest.count == 4 && rest[0] == "bundle" && rest[2] == "version":
+                return .clientResources(application: segments[1], bundle: .named(rest[1], version: rest[3]))
+            default: return .notFound
+            }
+        }
         switch segments.count {
         case 9
         where segments[0] == "push" && segments[1] == "v1" && segments[2] == "runtime"
             && segments[3] == "applications" && segments[5] == "os" && segments[7] == "devices":
             return .push(application: segments[4], os: segments[6], device: segments[8])
+        case 9
+        where segments[0] == "push" && segments[1] == "v1" && segments[2] == "runtime"
+            && segments[3] == "applications" && segments[5] == "notifications" && segments[7] == "status":
+            return .pushStatus(application: segments[4], notification: segments[6], status: segments[8])
         case 4 where segments[0] == "application" && segments[2] == "onboarding" && segments[3] == "configuration":
             return .configuration(application: segments[1])
         case 8
@@ -240,6 +269,13 @@ enum Route: Sendable, Equatable {
         }
         return .discoveryByCode(configID: configID, code: code)
     }
+}
+
+/// What a client resources path asks for.
+enum BundleChoice: Sendable, Equatable {
+    case list
+    case defaultBundle
+    case named(String, version: String)
 }
 
 /// The level of the storage service's settings a path names.
@@ -322,6 +358,8 @@ enum AdminRoute: Sendable, Equatable {
     case clientLogs
     /// The usage reports received.
     case usage
+    /// The crash reports received.
+    case crashReports
     /// The device registrations (`Connections`) the backend keeps.
     case connections
     /// One device registration, by connection ID.
@@ -342,6 +380,7 @@ enum AdminRoute: Sendable, Equatable {
         case 2 where segments[0] == "users": self = .user(email: segments[1])
         case 1 where segments[0] == "client-logs": self = .clientLogs
         case 1 where segments[0] == "usage": self = .usage
+        case 1 where segments[0] == "crash-reports": self = .crashReports
         case 1 where segments[0] == "connections": self = .connections
         case 2 where segments[0] == "connections": self = .connection(id: segments[1])
         case 1 where segments[0] == "push": self = .push
@@ -360,7 +399,7 @@ enum AdminRoute: Sendable, Equatable {
         case .tlsFault: ["GET", "PUT", "DELETE"]
         case .users: ["GET"]
         case .user: ["GET", "PUT", "DELETE"]
-        case .clientLogs, .usage: ["GET", "DELETE"]
+        case .clientLogs, .usage, .crashReports: ["GET", "DELETE"]
         case .connections, .push: ["GET", "DELETE"]
         case .connection: ["GET", "DELETE"]
         }

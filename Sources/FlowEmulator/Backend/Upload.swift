@@ -9,6 +9,7 @@ public struct Upload: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         case clientLog = "client-log"
         case usage
+        case crashReport = "crash-report"
     }
 
     public var kind: Kind
@@ -46,8 +47,8 @@ public struct Upload: Sendable, Hashable {
         switch kind {
         case .clientLog:
             members.append(("text", .string(body)))
-        case .usage:
-            let read = DocumentReader.read(bytes: Array(body.utf8), file: "usage", format: .json)
+        case .usage, .crashReport:
+            let read = DocumentReader.read(bytes: Array(body.utf8), file: "report", format: .json)
             members.append(("report", read.root.map(JSONValue.init(node:)) ?? .string(body)))
         }
         return .object(members)
@@ -74,6 +75,50 @@ extension Backend {
             // A client log is answered 204 as Mobile Services documents it; a usage report 201.
             return kind == .clientLog
                 ? Answer(status: 204, body: "") : Answer(status: 201, json: ["received": .int(file.utf8.count)])
+        }
+        if let received { uploads.append(received) }
+        return answer
+    }
+
+    /// The answer to a crash report (`POST …/clientdata/v1/runtime/crashlog`), for the application of the
+    /// `X-SMP-APPID` header: the application's protection first, then 403 when its `usagePolicy` does not set
+    /// `crashLogUploadEnabled` (as the SDK reads that answer), then the body, SAP's crash report as JSON (`appInfo`,
+    /// `deviceInfo`, `crashLogs[]` with a `dump` each); an accepted one is added to ``uploads`` and answered 201.
+    mutating func receiveCrashReport(_ request: RequestFacts) -> Answer {
+        guard let id = request.applicationHeader else {
+            return .error(400, code: "missingApplication", "A crash report names its application in `X-SMP-APPID`.")
+        }
+        var received: Upload?
+        let answer = withProtectedApplication(id, request) { app, principal, backend in
+            let enabled = app.settings.first { $0.name == "usagePolicy" }?.values.contains {
+                $0.0 == "crashLogUploadEnabled" && $0.1 == "true"
+            }
+            guard enabled == true else {
+                return .error(
+                    403, code: "clientDataUploadDisabled",
+                    "Client data upload is not enabled for application `\(app.id)` "
+                        + "(`usagePolicy.crashLogUploadEnabled`).")
+            }
+            guard request.contentType?.lowercased().hasPrefix("application/json") == true else {
+                return .error(415, code: "unsupportedMediaType", "A crash report is sent as `application/json`.")
+            }
+            let body = request.body ?? ""
+            let read = DocumentReader.read(bytes: Array(body.utf8), file: "crash report", format: .json)
+            guard let root = read.root, !read.diagnostics.hasErrors, root["appInfo"]?.pairs != nil,
+                root["deviceInfo"]?.pairs != nil, let logs = root["crashLogs"]?.elements, !logs.isEmpty,
+                logs.allSatisfy({ $0["dump"]?.scalar != nil && $0["timestamp"]?.scalar != nil })
+            else {
+                return .error(
+                    400, code: "badCrashReport",
+                    "The crash report is not SAP's: a JSON object with `appInfo`, `deviceInfo` and `crashLogs`, each "
+                        + "with `timestamp` and `dump`.")
+            }
+            var user: String?
+            if case .user(let who) = principal { user = who.email }
+            received = Upload(
+                kind: .crashReport, time: backend.now, application: app.id, device: request.deviceHeader, user: user,
+                body: body)
+            return Answer(status: 201, body: "")
         }
         if let received { uploads.append(received) }
         return answer
@@ -110,6 +155,8 @@ extension Backend {
                             "The usage report is not SAP's usage document: a JSON object with `appInfo`, `deviceInfo`"
                                 + " and `sessions`.")))
             }
+        case .crashReport:
+            break
         case .clientLog:
             let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
             if let bad = lines.firstIndex(where: { !$0.hasPrefix("#") || !$0.hasSuffix("#") || $0.count < 8 }) {

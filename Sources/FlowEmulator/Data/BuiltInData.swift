@@ -119,17 +119,32 @@ extension EmulatorData {
                             ],
                         ])
                 ],
-                // A tenant that locks a device after 30 days without contact and wipes it after 90.
+                // A tenant that locks a device after 30 days without contact and wipes it after 90, and takes crash
+                // reports.
                 settings: SettingsGroup.defaults.map { group in
-                    guard group.name == "blockWipingPolicy" else { return group }
-                    return SettingsGroup(
-                        name: group.name,
-                        values: [
-                            ("blockWipeEnabled", "true"), ("blockDisconnectedPeriod", "30"),
-                            ("wipeDisconnectedPeriod", "90"),
-                        ])
+                    switch group.name {
+                    case "blockWipingPolicy":
+                        return SettingsGroup(
+                            name: group.name,
+                            values: [
+                                ("blockWipeEnabled", "true"), ("blockDisconnectedPeriod", "30"),
+                                ("wipeDisconnectedPeriod", "90"),
+                            ])
+                    case "usagePolicy":
+                        return SettingsGroup(
+                            name: group.name,
+                            values: group.values.map { $0.0 == "crashLogUploadEnabled" ? ($0.0, "true") : $0 })
+                    default:
+                        return group
+                    }
                 },
                 destinations: ["fieldapp", "sap"],
+                // The app's texts and colours, handed out as its default client resource bundle.
+                resourceBundles: [
+                    ResourceBundle(
+                        name: "fieldapp-ui", version: "2", fileExtension: "json", isDefault: true,
+                        content: Array(##"{"title": "Field app", "accent": "#0a6ed1"}"##.utf8))
+                ],
                 csrf: true
             ),
         ],

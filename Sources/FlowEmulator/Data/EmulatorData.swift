@@ -91,6 +91,8 @@ public struct EmulatorApplication: Sendable, Hashable {
     public var deviceSettings: [SettingsGroup]
     /// Destination names answered at `/<name>/...` (the validating request).
     public var destinations: [String]
+    /// The client resource bundles the application hands out (`resource-bundles`), at most one of them the default.
+    public var resourceBundles: [ResourceBundle]
     /// Whether settings, `Me` and destinations need credentials; `false` opens them whatever `auth` says.
     public var protected: Bool
     /// How a request without valid credentials is challenged; `nil` means the default of the first auth entry's
@@ -125,6 +127,7 @@ public struct EmulatorApplication: Sendable, Hashable {
         userSettings: [SettingsGroup] = [],
         deviceSettings: [SettingsGroup] = [],
         destinations: [String] = [],
+        resourceBundles: [ResourceBundle] = [],
         protected: Bool = true,
         challenge: ChallengeVariant? = nil,
         otpChallenge: OTPChallengeVariant = .redirect,
@@ -150,6 +153,7 @@ public struct EmulatorApplication: Sendable, Hashable {
         self.userSettings = userSettings
         self.deviceSettings = deviceSettings
         self.destinations = destinations
+        self.resourceBundles = resourceBundles
         self.protected = protected
         self.challenge = challenge
         self.otpChallenge = otpChallenge
@@ -229,6 +233,24 @@ public enum OTPChallengeVariant: String, Sendable, Hashable, CaseIterable {
 }
 
 /// One entry of a configuration's `auth` list: `{type, config, requireOtp}`.
+/// A client resource bundle of an application: what the list names, and the bytes the download answers.
+public struct ResourceBundle: Sendable, Hashable {
+    public var name: String
+    public var version: String
+    /// The file extension the list and the download's `X-BUNDLE-EXTENSION` name (`zip`).
+    public var fileExtension: String
+    public var isDefault: Bool
+    public var content: [UInt8]
+
+    public init(name: String, version: String, fileExtension: String, isDefault: Bool, content: [UInt8]) {
+        self.name = name
+        self.version = version
+        self.fileExtension = fileExtension
+        self.isDefault = isDefault
+        self.content = content
+    }
+}
+
 public struct AuthEntry: Sendable, Hashable {
     /// `oauth2`, `basic.default`, `saml2.web.post`, `certificate.sdkprovider`, `none`, ...
     public var type: String

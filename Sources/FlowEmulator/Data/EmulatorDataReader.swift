@@ -238,7 +238,7 @@ struct DataReader {
         let keys = [
             "id", "version", "host", "port", "protocol", "auth", "settings", "user-settings", "device-settings",
             "destinations", "protected", "challenge", "otp-challenge", "token-lifetime", "client-certificate",
-            "certificate-service", "certificate-validity", "csrf", "registration",
+            "certificate-service", "certificate-validity", "csrf", "registration", "resource-bundles",
         ]
         guard let fields = mapping(node, path: path, keys: keys) else { return nil }
         let id = required(fields, "id", in: node, path: path).flatMap { string($0, path: "\(path).id") }
@@ -275,6 +275,13 @@ struct DataReader {
                 }
                 return name
             }
+        }
+        let resourceBundles =
+            fields["resource-bundles"].map {
+                list($0, path: "\(path).resource-bundles") { $0.resourceBundle($1, path: $2) }
+            } ?? []
+        if resourceBundles.filter(\.isDefault).count > 1, let node = fields["resource-bundles"] {
+            fail("`\(path).resource-bundles` marks more than one bundle `default`; at most one is.", at: node)
         }
         let protected = fields["protected"].map { boolean($0, path: "\(path).protected") } ?? true
         var challenge: ChallengeVariant?
@@ -352,9 +359,29 @@ struct DataReader {
         return EmulatorApplication(
             id: id, version: version, host: host, port: port, protocol: scheme, auth: auth, settings: settings,
             userSettings: userSettings, deviceSettings: deviceSettings, destinations: destinations,
-            protected: protected, challenge: challenge, otpChallenge: otpChallenge, tokenLifetime: tokenLifetime,
+            resourceBundles: resourceBundles, protected: protected, challenge: challenge, otpChallenge: otpChallenge,
+            tokenLifetime: tokenLifetime,
             clientCertificate: clientCertificate, certificateService: certificateService,
             certificateValidity: certificateValidity, csrf: csrf, registration: registration)
+    }
+
+    /// `{name, version, extension, default, content}`: a bundle whose file holds `content`'s text.
+    mutating func resourceBundle(_ node: Node, path: String) -> ResourceBundle? {
+        guard let fields = mapping(node, path: path, keys: ["name", "version", "extension", "default", "content"])
+        else { return nil }
+        let name = required(fields, "name", in: node, path: path).flatMap { string($0, path: "\(path).name") }
+        let version = required(fields, "version", in: node, path: path).flatMap { string($0, path: "\(path).version") }
+        let fileExtension = fields["extension"].map { string($0, path: "\(path).extension") } ?? "txt"
+        let isDefault = fields["default"].map { boolean($0, path: "\(path).default") } ?? false
+        let content = required(fields, "content", in: node, path: path).flatMap { string($0, path: "\(path).content") }
+        guard let name, let version, let fileExtension, let isDefault, let content else { return nil }
+        for (field, text) in [("name", name), ("version", version)] where text.isEmpty || text.contains("/") {
+            fail("`\(path).\(field)` is `\(text)`; it must be one path segment.", at: fields[field] ?? node)
+            return nil
+        }
+        return ResourceBundle(
+            name: name, version: version, fileExtension: fileExtension, isDefault: isDefault,
+            content: Array(content.utf8))
     }
 
     mutating func authEntry(_ node: Node, path: String) -> AuthEntry? {

@@ -30,6 +30,10 @@ public enum EmulatorEndpoint: String, Sendable, Hashable, CaseIterable, CustomSt
     case clientLogs = "client-logs"
     /// The usage report upload (I).
     case usage
+    /// The crash report upload.
+    case crashReports = "crash-reports"
+    /// The client resource bundles: their list and their files.
+    case clientResources = "client-resources"
     /// The device registrations (OData `Connections`: create, read, delete).
     case connections
     /// The push registration of a device (register, read, unregister).

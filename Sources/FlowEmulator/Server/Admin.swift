@@ -147,6 +147,11 @@ struct Admin {
         case (.usage, _):
             emulator.clearUploads(.usage)
             return .noContent
+        case (.crashReports, "GET"):
+            return Answer(status: 200, json: .array(emulator.uploads(.crashReport).map(\.json)))
+        case (.crashReports, _):
+            emulator.clearUploads(.crashReport)
+            return .noContent
         }
     }
 

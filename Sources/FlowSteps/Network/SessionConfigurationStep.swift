@@ -18,6 +18,8 @@ struct SessionConfigurationStep: BuiltinStep {
     static let versionHeader = "X-APP-VERSION"
     static let correlationHeader = "X-SAP-CorrelationID"
     static let sdkVersionHeader = "X-SMP-SDK-VERSION"
+    /// The header of the application's API key, as the SDK for Android sends it (`SettingsParameters.apiKey`).
+    static let apiKeyHeader = "X-API-KEY"
     /// What the SDK-version header says: flowrun stands in for the SDK, so it names itself.
     static let sdkVersion = "flowrun/\(ToolVersion.current)"
 
@@ -50,6 +52,10 @@ struct SessionConfigurationStep: BuiltinStep {
                 "The `Accept-Language` header."),
             ParameterSpec("sdk-version", .bool, default: "true", "Send `x-smp-sdk-version: flowrun/<version>`."),
             ParameterSpec(
+                "api-key", .secret,
+                "The application's API key of Mobile Services, sent as `X-API-KEY` to the backend's origin only, as "
+                    + "the SDK sends its `apiKey`: `${env.NAME}` or `${input.NAME}`."),
+            ParameterSpec(
                 "passport", .bool, default: "false",
                 "Send `SAP-PASSPORT` (SAP's end-to-end trace passport) with every request: the application as "
                     + "component, one root context per run, the request's correlation ID as its transaction."),
@@ -70,6 +76,7 @@ struct SessionConfigurationStep: BuiltinStep {
     let sendsCorrelationID: Bool
     let language: ParameterText?
     let sendsSDKVersion: Bool
+    let apiKey: ParameterText?
     let sendsPassport: Bool
     /// Where the CSRF token is fetched, relative to the backend URL; `nil`: no CSRF protection.
     let csrfPath: String?
@@ -85,6 +92,7 @@ struct SessionConfigurationStep: BuiltinStep {
         sendsCorrelationID = try parameters.flag("correlation-id") ?? true
         language = try parameters.runtimeText("language")
         sendsSDKVersion = try parameters.flag("sdk-version") ?? true
+        apiKey = try parameters.runtimeText("api-key")
         sendsPassport = try parameters.flag("passport") ?? false
         csrfPath = try parameters.flag("csrf") == true ? try parameters.text("csrf-path") ?? "/" : nil
     }
@@ -227,6 +235,12 @@ struct SessionConfigurationStep: BuiltinStep {
                 try self.language.map(context.resolve) ?? Self.languageTag(environment: context.input.environment)
             context.http.setDefaultHeader("Accept-Language", language)
             if sendsSDKVersion { context.http.setDefaultHeader(Self.sdkVersionHeader, Self.sdkVersion) }
+            if let apiKey {
+                // The SDK strips the key from requests to other hosts; here it never reaches them.
+                context.http.setDefaultHeader(
+                    Self.apiKeyHeader, try context.resolve(apiKey),
+                    reach: .origins(Set(parameters.backendURL.map { [$0.origin] } ?? [])))
+            }
             context.http.setPassport(
                 sendsPassport ? SAPPassport(component: applicationID, action: "flowrun \(context.mode)") : nil)
             try protectWithCSRFToken(context, backend: parameters.backendURL)
@@ -245,6 +259,7 @@ struct SessionConfigurationStep: BuiltinStep {
                     + ", Accept-Language (\(language))"
                     + (sendsCorrelationID ? ", \(Self.correlationHeader)" : "")
                     + (sendsSDKVersion ? ", \(Self.sdkVersionHeader)" : "")
+                    + (apiKey == nil ? "" : ", \(Self.apiKeyHeader) (to the backend only)")
                     + (sendsPassport ? ", \(SAPPassport.headerName)" : "")
                     + (csrfPath == nil ? "" : "; CSRF token fetched at \(csrfPath ?? "/")")
                     + secretHeadersText(backend: parameters.backendURL))

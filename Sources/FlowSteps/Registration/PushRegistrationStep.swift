@@ -42,16 +42,33 @@ struct PushRegistrationStep: BuiltinStep, RegistrationDeletingStep {
             ParameterSpec(
                 "form-factor", .string, default: "desktop",
                 "The device's form factor the registration names (`formFactor`)."),
+            ParameterSpec(
+                "location", .stringMap,
+                "The device's last known location (`lastKnownLocation`), for notifications sent to an area: "
+                    + "`{latitude: 52.52, longitude: 13.40}` in decimal degrees."),
+            ParameterSpec(
+                "capabilities", .mappingList(Self.capabilityFields),
+                "The device's capabilities (`capabilities`): each a mapping with `category`, `name` and `value`."),
         ],
         requires: [KeySpec(.settingsParameters), KeySpec(.deviceID)],
         provides: [],
         waits: .server)
+
+    static let capabilityFields = [
+        ParameterSpec("category", .string, required: true, "The capability's category."),
+        ParameterSpec("name", .string, required: true, "The capability's name."),
+        ParameterSpec("value", .string, required: true, "The capability's value."),
+    ]
 
     let token: ParameterText
     let system: System
     let pushGroup: ParameterText?
     let deviceModel: ParameterText?
     let formFactor: ParameterText?
+    /// `lastKnownLocation`: latitude and longitude, as the SDK sends them (strings).
+    let location: (latitude: String, longitude: String)?
+    /// `capabilities`, in the flow's order.
+    let capabilities: [(category: String, name: String, value: String)]
 
     init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
         token =
@@ -61,10 +78,49 @@ struct PushRegistrationStep: BuiltinStep, RegistrationDeletingStep {
         pushGroup = try parameters.runtimeText("push-group")
         deviceModel = try parameters.runtimeText("device-model")
         formFactor = try parameters.runtimeText("form-factor")
+        location = try Self.location(parameters)
+        var capabilities: [(category: String, name: String, value: String)] = []
+        for entry in try parameters.mappingList("capabilities", describe: { "capability \($0 + 1) of `capabilities`" })
+        {
+            capabilities.append(
+                (
+                    category: try entry.text("category") ?? "", name: try entry.text("name") ?? "",
+                    value: try entry.text("value") ?? ""
+                ))
+        }
+        self.capabilities = capabilities
+    }
+
+    /// `location`'s latitude and longitude, checked: both given, decimal degrees in range, nothing else.
+    private static func location(
+        _ parameters: BuiltinParameters
+    ) throws(ParameterProblem) -> (latitude: String, longitude: String)? {
+        let fields = try parameters.textMapping("location")
+        guard !fields.isEmpty else { return nil }
+        let at = parameters.node("location")?.value.location ?? parameters.location
+        let path = parameters.path.appending("location")
+        if let other = fields.first(where: { !["latitude", "longitude"].contains($0.key) }) {
+            throw ParameterProblem(
+                "`location` in \(parameters.owner) has `\(other.key)`; a location has `latitude` and `longitude` only.",
+                at: at, path: path.appending(other.key))
+        }
+        var coordinates: [String] = []
+        for (field, limit) in [("latitude", 90.0), ("longitude", 180.0)] {
+            let text = fields.first { $0.key == field }?.value
+            guard let text, let degrees = Double(text), degrees.isFinite, abs(degrees) <= limit else {
+                throw ParameterProblem(
+                    "Expected `location.\(field)` in \(parameters.owner) to be decimal degrees from "
+                        + "-\(Int(limit)) to \(Int(limit)), found \(text.map { "`\($0)`" } ?? "none").",
+                    at: at, path: path.appending(field), missing: text == nil)
+            }
+            coordinates.append(text)
+        }
+        return (latitude: coordinates[0], longitude: coordinates[1])
     }
 
     /// The registration's body, with the fields the SDKs send (docs/emulator.md names the source): the token, the
-    /// device's model and form factor, the user's locale (`en_US`) and time zone, and the push group when given.
+    /// device's model and form factor, the user's locale (`en_US`) and time zone, and the push group, location and
+    /// capabilities when given.
     func body(token: String, context: StepContext) throws(StepFailure) -> JSONValue {
         let tag = SessionConfigurationStep.languageTag(environment: context.input.environment)
         var members: [(String, JSONValue)] = [
@@ -76,6 +132,26 @@ struct PushRegistrationStep: BuiltinStep, RegistrationDeletingStep {
         ]
         if let group = try pushGroup.map(context.resolve), !group.isEmpty {
             members.append(("pushGroup", .string(group)))
+        }
+        if let location {
+            members.append(
+                (
+                    "lastKnownLocation",
+                    .object([("latitude", .string(location.latitude)), ("longitude", .string(location.longitude))])
+                ))
+        }
+        if !capabilities.isEmpty {
+            members.append(
+                (
+                    "capabilities",
+                    .array(
+                        capabilities.map {
+                            .object([
+                                ("category", .string($0.category)), ("name", .string($0.name)),
+                                ("value", .string($0.value)),
+                            ])
+                        })
+                ))
         }
         return .object(members)
     }

@@ -9,7 +9,8 @@ import Foundation
 /// The `destinations-download` step: reads the destinations the application may use from the application's OData
 /// `Endpoints` collection (`EndpointName`, `RemoteURL`; docs/contract.yaml gives the source) and provides them as
 /// `destinations`, each a name and the URL an app reaches it at: the backend URL and the endpoint's name, where
-/// Mobile Services proxies it (the `RemoteURL` is the system behind, which the device does not reach).
+/// Mobile Services proxies it; and its `RemoteURL`, the system behind (the iOS SDK's `Destination.remoteURL`),
+/// shown for the record and never reached.
 ///
 /// A step of its own rather than a parameter of `settings-download`: it is another service with its own answer
 /// and failures, a flow that uses no destination does not pay for the request, and the settings' restore (kept
@@ -72,7 +73,14 @@ struct DestinationsDownloadStep: BuiltinStep {
                 throw bad("endpoint `\(name)` makes no URL on the backend")
             }
             guard seen.insert(name).inserted else { throw bad("endpoint `\(name)` is listed twice") }
-            entries.append(DestinationRecord(["name": .string(name), "url": .url(target.absoluteString)]))
+            var fields: [String: InfoValue] = ["name": .string(name), "url": .url(target.absoluteString)]
+            // The system behind, as the iOS SDK's `Destination.remoteURL` holds it: for the record, never reached.
+            if let remote = element["RemoteURL"]?.scalar?.text, let remoteURL = URL(string: remote),
+                remoteURL.scheme != nil, remoteURL.host != nil
+            {
+                fields["remoteURL"] = .url(remoteURL.absoluteString)
+            }
+            entries.append(DestinationRecord(fields))
         }
         return Destinations(entries)
     }

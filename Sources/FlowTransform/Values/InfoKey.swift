@@ -144,6 +144,11 @@ extension InfoKey where Value == Destinations {
     public static var destinations: Self { Self("destinations") }
 }
 
+extension InfoKey where Value == ClientResourceBundles {
+    /// The application's client resource bundles, and the file each downloaded one was written to.
+    public static var clientResources: Self { Self("clientResources") }
+}
+
 extension InfoKey where Value == LogPolicy {
     /// What the log settings allow: the run's log level and whether its log may be uploaded.
     public static var logPolicy: Self { Self("logPolicy") }
@@ -177,6 +182,7 @@ extension AnyInfoKey {
         InfoKey<LockWipePolicy>.lockWipePolicy.erased, InfoKey<InfoValue>.reportedPolicies.erased,
         InfoKey<StoreRecord>.store.erased,
         InfoKey<Bool>.dataCollectionConsent.erased, InfoKey<Destinations>.destinations.erased,
+        InfoKey<ClientResourceBundles>.clientResources.erased,
         InfoKey<LogPolicy>.logPolicy.erased, InfoKey<UsagePolicy>.usagePolicy.erased,
         InfoKey<String>.registrationID.erased, InfoKey<String>.userID.erased,
     ]
@@ -299,6 +305,9 @@ public enum RecordKinds {
     public enum Destination: InfoRecordKind { public static var recordName: String { "destination" } }
     public enum LogPolicy: InfoRecordKind { public static var recordName: String { "log-policy" } }
     public enum UsagePolicy: InfoRecordKind { public static var recordName: String { "usage-policy" } }
+    public enum ClientResourceBundle: InfoRecordKind {
+        public static var recordName: String { "client-resource-bundle" }
+    }
 }
 
 public typealias SettingsParameters = InfoRecord<RecordKinds.SettingsParameters>
@@ -317,27 +326,36 @@ public typealias DestinationRecord = InfoRecord<RecordKinds.Destination>
 public typealias LogPolicy = InfoRecord<RecordKinds.LogPolicy>
 public typealias UsagePolicy = InfoRecord<RecordKinds.UsagePolicy>
 
-/// The `destinations` key's value: a list of `destination` records, in the order the backend lists them.
-public struct Destinations: InfoConvertible, Hashable {
-    public var entries: [DestinationRecord]
+/// A key's value that is a list of records of one type, in the order the backend lists them.
+public struct RecordList<Kind: InfoRecordKind>: InfoConvertible, Hashable {
+    public var entries: [InfoRecord<Kind>]
 
-    public init(_ entries: [DestinationRecord]) {
+    public init(_ entries: [InfoRecord<Kind>]) {
         self.entries = entries
     }
 
-    public static var valueType: ValueType { .list(.record(RecordKinds.Destination.recordName)) }
+    public static var valueType: ValueType { .list(.record(Kind.recordName)) }
 
     public init?(infoValue value: InfoValue) {
         guard case .list(let values) = value else { return nil }
-        var entries: [DestinationRecord] = []
+        var entries: [InfoRecord<Kind>] = []
         for value in values {
-            guard let entry = DestinationRecord(infoValue: value) else { return nil }
+            guard let entry = InfoRecord<Kind>(infoValue: value) else { return nil }
             entries.append(entry)
         }
         self.entries = entries
     }
 
     public var infoValue: InfoValue { .list(entries.map(\.infoValue)) }
+}
+
+/// The `destinations` key's value: the `destination` records.
+public typealias Destinations = RecordList<RecordKinds.Destination>
+
+/// The `clientResources` key's value: the `client-resource-bundle` records.
+public typealias ClientResourceBundles = RecordList<RecordKinds.ClientResourceBundle>
+
+extension RecordList where Kind == RecordKinds.Destination {
 
     /// The URL of the destination `name`, if it is listed.
     public func url(of name: String) -> URL? {

@@ -1,0 +1,68 @@
+import FlowCatalog
+import FlowConfig
+import FlowDescriptor
+import FlowEngine
+import FlowHTTP
+import FlowTransform
+import Foundation
+
+/// The `push-status` step: tells the backend's push service that a notification reached the device (`received`) or
+/// that the person opened it (`consumed`), as the SDK for Android does:
+/// `PUT /mobileservices/push/v1/runtime/applications/<appId>/notifications/<id>/status/<RECEIVED|CONSUMED>` with no
+/// body (docs/contract.yaml gives the source). The notification's ID is what the push message carried
+/// (`mobileservices.notificationId`); a flow takes it as input, so a test can report the notification it sent.
+struct PushStatusStep: BuiltinStep {
+    enum Status: String, CaseIterable {
+        case received, consumed
+    }
+
+    static let spec = StepSpec(
+        name: "push-status",
+        summary: "Reports a push notification as received or consumed to the backend's push service.",
+        parameters: [
+            ParameterSpec(
+                "notification", .string, default: "${input.notification-id}",
+                "The notification's ID, as its push message carried it (`mobileservices.notificationId`)."),
+            ParameterSpec(
+                "status", .oneOf(Status.allCases.map(\.rawValue)), default: "consumed",
+                "`received`: the notification reached the device; `consumed`: the person opened it."),
+        ],
+        requires: [KeySpec(.settingsParameters)],
+        provides: [],
+        waits: .server)
+
+    let notification: ParameterText
+    let status: Status
+
+    init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
+        notification =
+            try parameters.runtimeText("notification")
+            ?? ParameterText(parameter: "notification", text: "${input.notification-id}", isSecret: false)
+        status = try parameters.choice("status", as: Status.self) ?? .consumed
+    }
+
+    func onboard(_ context: StepContext) async -> StepOutcome {
+        do throws(StepFailure) {
+            let id = try context.resolve(notification)
+            guard !id.isEmpty else {
+                throw StepFailure(.missingInput, "step `\(context.name)` has no notification ID to report")
+            }
+            let (base, applicationID) = try Backend.base(context)
+            let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))
+            let encode = { (text: String) in text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text }
+            let path =
+                "/mobileservices/push/v1/runtime/applications/\(encode(applicationID))/notifications/\(encode(id))"
+                + "/status/\(status.rawValue.uppercased())"
+            guard let url = URL(string: path, relativeTo: base)?.absoluteURL else {
+                throw StepFailure(.badParameter, "cannot form the notification status URL from \(base.absoluteString)")
+            }
+            _ = try await Backend.fetch(
+                HTTPRequest(method: "PUT", url: url), context: context,
+                what: "reporting notification `\(id)` as \(status.rawValue)")
+            context.note("push-status", "notification `\(id)` reported as \(status.rawValue)")
+            return .success
+        } catch {
+            return Task.isCancelled ? .cancelled : .failure(error)
+        }
+    }
+}
