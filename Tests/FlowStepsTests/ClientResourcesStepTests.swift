@@ -76,11 +76,19 @@ struct ClientResourcesStepTests {
             #expect(downloads(emulator) == 1, "an unchanged bundle is not downloaded again")
             #expect(harness.trace.events.contains { $0.message?.contains("unchanged") == true })
 
-            // A file changed since (or removed) is written again: it is still the one flowrun wrote.
+            // A file changed since is the person's now: left as it is, and said so.
             try Data("edited".utf8).write(to: URL(fileURLWithPath: file))
             let edited = await harness.step.restore(harness.context(.restore, kept: kept))
-            #expect(edited.failure?.message.contains("does not replace it") == true, "\(edited)")
+            #expect(edited.succeeded, "\(edited)")
             #expect(FileManager.default.contents(atPath: file) == Data("edited".utf8))
+            #expect(harness.trace.events.contains { $0.message?.contains("it is left as it is") == true })
+            #expect(downloads(emulator) == 1)
+            // A file removed is downloaded again.
+            try FileManager.default.removeItem(atPath: file)
+            let removed = await harness.step.restore(harness.context(.restore, kept: kept))
+            #expect(removed.succeeded, "\(removed)")
+            #expect(FileManager.default.contents(atPath: file) == Data("two".utf8))
+            #expect(downloads(emulator) == 2)
             await harness.close()
         }
     }

@@ -99,11 +99,14 @@ struct ApplySettingsStep: BuiltinStep {
     }
 
     /// Notes what the settings set that a command-line client applies elsewhere or cannot apply: crash reports
-    /// (flowrun writes none), restricted features, and the groups it only shows.
+    /// (sent by `crash-report-upload` from files an app left; flowrun writes none), restricted features, and the
+    /// groups it only shows.
     static func report(_ context: StepContext) {
         if context.info[.usageSettings]?["crashLogUploadEnabled"] == .bool(true) {
             context.note(
-                "crash-reports", "the usage policy allows crash report uploads; flowrun writes no crash reports")
+                "crash-reports",
+                "the usage policy allows crash report uploads (a `crash-report-upload` step sends those an app left); "
+                    + "flowrun writes no crash reports")
         }
         if case .list(let restricted)? = context.info[.featureVectorPolicies]?["restrictedPolicies"],
             !restricted.isEmpty

@@ -158,11 +158,17 @@ struct ClientResourcesStep: BuiltinStep {
             let chosen = try choose(from: listed)
             let path = try Self.path(in: folder, context: context, fileName: chosen?.fileName)
             if let chosen, let kept, kept.name == chosen.name, kept.version == chosen.version, kept.file == path,
-                Self.digest(ofFileAt: path) == kept.digest
+                let found = Self.digest(ofFileAt: path)
             {
+                // The version downloaded before: nothing to fetch. A file changed since is the person's now.
                 try provide(listed, file: (chosen, path), context: context)
                 context.keep(kept.json)
-                context.note("client-resources", "bundle `\(chosen.name)` \(chosen.version) is unchanged at \(path)")
+                context.note(
+                    "client-resources",
+                    found == kept.digest
+                        ? "bundle `\(chosen.name)` \(chosen.version) is unchanged at \(path)"
+                        : "bundle `\(chosen.name)` \(chosen.version) at \(path) was changed since it was downloaded; "
+                            + "it is left as it is")
                 return .success
             }
             let (bundle, written) = try await download(chosen, base: base, folder: folder, kept: kept, context: context)
