@@ -260,14 +260,7 @@ struct PushRegistrationStep: BuiltinStep, RegistrationDeletingStep {
     /// The token when it is given without asking anyone: a lone `${input.NAME}` is looked up, not prompted for;
     /// any other value is resolved as written.
     private func given(_ context: StepContext) throws(StepFailure) -> String? {
-        let references = ValueReference.all(in: token.text)
-        guard references.count == 1, let reference = references.first, reference.closed,
-            ValueReference.Namespace(rawValue: reference.namespace) == .input,
-            reference.range == token.text.startIndex..<token.text.endIndex
-        else { return try context.resolve(token) }
-        guard let value = try context.input.given(reference.name, secret: true), !value.isEmpty else { return nil }
-        context.redactor.add(value)
-        return value
+        try token.ifGiven(context)
     }
 
     private func register(_ token: String, context: StepContext) async throws(StepFailure) {

@@ -10,7 +10,8 @@ import Foundation
 /// that the person opened it (`consumed`), as the SDK for Android does:
 /// `PUT /mobileservices/push/v1/runtime/applications/<appId>/notifications/<id>/status/<RECEIVED|CONSUMED>` with no
 /// body (docs/contract.yaml gives the source). The notification's ID is what the push message carried
-/// (`mobileservices.notificationId`); a flow takes it as input, so a test can report the notification it sent.
+/// (`mobileservices.notificationId`); a flow takes it as input, so a test can report the notification it sent. When
+/// the input is not given, no notification arrived: the step reports nothing and says so.
 struct PushStatusStep: BuiltinStep {
     enum Status: String, CaseIterable {
         case received, consumed
@@ -22,7 +23,8 @@ struct PushStatusStep: BuiltinStep {
         parameters: [
             ParameterSpec(
                 "notification", .string, default: "${input.notification-id}",
-                "The notification's ID, as its push message carried it (`mobileservices.notificationId`)."),
+                "The notification's ID, as its push message carried it (`mobileservices.notificationId`); without "
+                    + "it (the input not given) nothing is reported."),
             ParameterSpec(
                 "status", .oneOf(Status.allCases.map(\.rawValue)), default: "consumed",
                 "`received`: the notification reached the device; `consumed`: the person opened it."),
@@ -43,9 +45,9 @@ struct PushStatusStep: BuiltinStep {
 
     func onboard(_ context: StepContext) async -> StepOutcome {
         do throws(StepFailure) {
-            let id = try context.resolve(notification)
-            guard !id.isEmpty else {
-                throw StepFailure(.missingInput, "step `\(context.name)` has no notification ID to report")
+            guard let id = try notification.ifGiven(context) else {
+                context.note("push-status", "no notification ID given (`\(notification.text)`): nothing to report")
+                return .success
             }
             let (base, applicationID) = try Backend.base(context)
             let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))
