@@ -18,6 +18,23 @@ public enum Backend {
         return (url, applicationID)
     }
 
+    /// `text` as one segment of a URL path: percent-encoded, `/` included, so that a value (an application or
+    /// device ID, a bundle's name) never adds a segment of its own.
+    public static func segment(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: segmentCharacters) ?? text
+    }
+
+    private static let segmentCharacters = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))
+
+    /// The URL of `path` (an absolute path whose values were made with ``segment(_:)``) on the backend at `base`.
+    /// - Throws: ``StepFailure`` `bad-parameter` naming `what` when they make no URL.
+    public static func url(_ path: String, on base: URL, for what: String) throws(StepFailure) -> URL {
+        guard let url = URL(string: path, relativeTo: base)?.absoluteURL else {
+            throw StepFailure(.badParameter, "cannot form the URL of \(what) from \(base.absoluteString)")
+        }
+        return url
+    }
+
     /// Sends `request`, mapping transport errors and error answers to step failures that name the endpoint:
     /// timeouts, connection problems and 5xx answers are transient (a retry policy retries them); lock, wipe,
     /// a blocked user (`USER_BLOCKED`, `USER_DEACTIVATED`: `user-blocked`), 401/403/404 and malformed answers are not.

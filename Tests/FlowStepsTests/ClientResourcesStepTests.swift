@@ -175,14 +175,8 @@ struct ClientResourcesStepTests {
         ("version: \"2\"", "`version`"), ("bundle: ui", "no `into` folder"),
     ])
     func aVersionWithoutABundleOrABundleWithoutAFolderIsRefusedWhenTheFlowIsRead(with: String, said: String) throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowrun-cr-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("flow.yaml").path
-        try Data(conformanceFlow("{uses: client-resources, with: {\(with)}}").utf8).write(
-            to: URL(fileURLWithPath: path))
-        let loaded = try #require(FlowPipeline(registry: Builtins.registry).load(path: path))
-        let errors = loaded.report.diagnostics.filter { $0.severity == .error }.map(\.message)
+        let findings = try conformanceFindings("{uses: client-resources, with: {\(with)}}")
+        let errors = findings.filter { $0.severity == .error }.map(\.message)
         #expect(errors.contains { $0.contains(said) }, "\(errors)")
     }
 }

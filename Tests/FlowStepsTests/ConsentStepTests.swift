@@ -280,19 +280,8 @@ struct ConsentFileTests {
         #expect(terminal.shown.first?.contains("Licensed, not sold.\nSecond line.") == true, "\(terminal.shown)")
     }
 
-    /// Compiles a flow with `subject` in a folder of its own; its report's findings.
-    static func findings(_ subject: String) throws -> [Diagnostic] {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("consent-flow-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("flow.yaml").path
-        try Data(conformanceFlow(subject).utf8).write(to: URL(fileURLWithPath: path))
-        let loaded = try #require(FlowPipeline(registry: Builtins.registry).load(path: path))
-        return loaded.report.diagnostics
-    }
-
     @Test func aMissingPageFileIsALocatedFindingWhenTheFlowCompiles() throws {
-        let findings = try Self.findings(#"{uses: eula, with: {version: "1", file: missing-eula.txt}}"#)
+        let findings = try conformanceFindings(#"{uses: eula, with: {version: "1", file: missing-eula.txt}}"#)
         let finding = try #require(findings.first { $0.code == .invalidParameter }, "\(findings.map(\.message))")
         #expect(finding.message.contains("`missing-eula.txt`"), "\(finding.message)")
         #expect(finding.message.contains("does not exist"), "\(finding.message)")
@@ -302,14 +291,14 @@ struct ConsentFileTests {
     }
 
     @Test func textAndFileTogetherOrNeitherAreFindings() throws {
-        let both = try Self.findings(#"{uses: eula, with: {version: "1", text: "x", file: eula.txt}}"#)
+        let both = try conformanceFindings(#"{uses: eula, with: {version: "1", text: "x", file: eula.txt}}"#)
         #expect(both.contains { $0.code == .invalidParameter && $0.message.contains("both `text` and `file`") })
-        let neither = try Self.findings(#"{uses: eula, with: {version: "1"}}"#)
+        let neither = try conformanceFindings(#"{uses: eula, with: {version: "1"}}"#)
         #expect(neither.contains { $0.message.contains("`text` or `file`") }, "\(neither.map(\.message))")
     }
 
     @Test func twoPagesWithOneIDAreAFinding() throws {
-        let findings = try Self.findings(
+        let findings = try conformanceFindings(
             #"{uses: user-consent, with: {pages: [{id: a, version: "1", title: A, text: x}, "#
                 + #"{id: a, version: "1", title: B, text: y}]}}"#)
         #expect(
@@ -318,7 +307,7 @@ struct ConsentFileTests {
     }
 
     @Test func aPageIDThatCannotNameAnInputIsAFinding() throws {
-        let findings = try Self.findings(#"{uses: eula, with: {id: "the eula", version: "1", text: x}}"#)
+        let findings = try conformanceFindings(#"{uses: eula, with: {id: "the eula", version: "1", text: x}}"#)
         #expect(findings.contains { $0.code == .invalidParameter && $0.message.contains("`the eula`") })
     }
 }

@@ -211,14 +211,8 @@ struct PushRegistrationStepTests {
         ("{latitude: 1, longitude: 2, altitude: 3}", "altitude"),
     ])
     func aBadLocationIsRefusedNamingTheField(location: String, field: String) throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowrun-push-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("flow.yaml").path
-        try Data(conformanceFlow("{uses: push-registration, with: {location: \(location)}}").utf8).write(
-            to: URL(fileURLWithPath: path))
-        let loaded = try #require(FlowPipeline(registry: Builtins.registry).load(path: path))
-        let errors = loaded.report.diagnostics.filter { $0.severity == .error }.map(\.message)
+        let findings = try conformanceFindings("{uses: push-registration, with: {location: \(location)}}")
+        let errors = findings.filter { $0.severity == .error }.map(\.message)
         #expect(errors.contains { $0.contains(field) }, "\(errors)")
     }
 

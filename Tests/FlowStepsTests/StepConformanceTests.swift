@@ -34,6 +34,17 @@ struct ConformanceCase: Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 }
 
+/// Compiles the conformance flow around `subject` in a folder of its own: its report's findings.
+func conformanceFindings(_ subject: String) throws -> [Diagnostic] {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowrun-findings-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let path = folder.appendingPathComponent("flow.yaml").path
+    try Data(conformanceFlow(subject).utf8).write(to: URL(fileURLWithPath: path))
+    let loaded = try #require(FlowPipeline(registry: Builtins.registry).load(path: path))
+    return loaded.report.diagnostics
+}
+
 /// A flow file around one declared step; a step that logs in or asks for consent comes with a store to keep what it
 /// kept.
 func conformanceFlow(_ subject: String, configuration: String = "") -> String {

@@ -33,8 +33,7 @@ struct SettingsDownloadStep: BuiltinStep {
                         "the device settings are read by device ID, and no step provided `deviceID` (put "
                             + "`session-configuration` before `settings-download`)")
                 }
-                let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))
-                return "device/" + (deviceID.addingPercentEncoding(withAllowedCharacters: allowed) ?? deviceID)
+                return "device/" + Backend.segment(deviceID)
             }
         }
 

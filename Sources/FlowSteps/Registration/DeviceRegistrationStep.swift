@@ -99,15 +99,13 @@ struct DeviceRegistrationStep: BuiltinStep, RegistrationDeletingStep {
 
         /// `…/Connections('<id>')` on `base`, a quote in the ID doubled as OData writes it.
         func url(on base: URL) -> URL? {
-            let literal = id.replacingOccurrences(of: "'", with: "''")
-            let encoded = literal.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? literal
-            return URL(string: "\(Self.connectionsPath(application))('\(encoded)')", relativeTo: base)?.absoluteURL
+            let literal = Backend.segment(id.replacingOccurrences(of: "'", with: "''"))
+            return URL(string: "\(Self.connectionsPath(application))('\(literal)')", relativeTo: base)?.absoluteURL
         }
 
         /// `/odata/applications/v4/<appId>/Connections`.
         static func connectionsPath(_ application: String) -> String {
-            let encoded = application.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? application
-            return "/odata/applications/v4/\(encoded)/Connections"
+            "/odata/applications/v4/\(Backend.segment(application))/Connections"
         }
     }
 

@@ -191,9 +191,7 @@ struct PushRegistrationStep: BuiltinStep, RegistrationDeletingStep {
 
         /// The registration's URL on `base`.
         func url(on base: URL) -> URL? {
-            let segments = [application, system, device].map {
-                $0.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? $0
-            }
+            let segments = [application, system, device].map(Backend.segment)
             let path =
                 "/mobileservices/push/v1/runtime/applications/\(segments[0])/os/\(segments[1])/devices/\(segments[2])"
             return URL(string: path, relativeTo: base)?.absoluteURL

@@ -50,14 +50,10 @@ struct PushStatusStep: BuiltinStep {
                 return .success
             }
             let (base, applicationID) = try Backend.base(context)
-            let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))
-            let encode = { (text: String) in text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text }
             let path =
-                "/mobileservices/push/v1/runtime/applications/\(encode(applicationID))/notifications/\(encode(id))"
-                + "/status/\(status.rawValue.uppercased())"
-            guard let url = URL(string: path, relativeTo: base)?.absoluteURL else {
-                throw StepFailure(.badParameter, "cannot form the notification status URL from \(base.absoluteString)")
-            }
+                "/mobileservices/push/v1/runtime/applications/\(Backend.segment(applicationID))/notifications/"
+                + "\(Backend.segment(id))/status/\(status.rawValue.uppercased())"
+            let url = try Backend.url(path, on: base, for: "the notification's status")
             _ = try await Backend.fetch(
                 HTTPRequest(method: "PUT", url: url), context: context,
                 what: "reporting notification `\(id)` as \(status.rawValue)")

@@ -184,13 +184,10 @@ struct ClientResourcesStep: BuiltinStep {
     /// `…/mobileservices/application/<app>/bundles/v1/runtime/bundle/application/<app>`.
     static func base(_ context: StepContext) throws(StepFailure) -> URL {
         let (backend, applicationID) = try Backend.base(context)
-        let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))
-        let application = applicationID.addingPercentEncoding(withAllowedCharacters: allowed) ?? applicationID
-        let path = "/mobileservices/application/\(application)/bundles/v1/runtime/bundle/application/\(application)"
-        guard let url = URL(string: path, relativeTo: backend)?.absoluteURL else {
-            throw StepFailure(.badParameter, "cannot form the client resources URL from \(backend.absoluteString)")
-        }
-        return url
+        let application = Backend.segment(applicationID)
+        return try Backend.url(
+            "/mobileservices/application/\(application)/bundles/v1/runtime/bundle/application/\(application)",
+            on: backend, for: "the client resources")
     }
 
     /// The bundles the backend lists; none when it answers 404 (the application has no client resources).
@@ -257,12 +254,11 @@ struct ClientResourcesStep: BuiltinStep {
     private func download(
         _ chosen: Listed?, base: URL, folder: String, kept: Kept?, context: StepContext
     ) async throws(StepFailure) -> (Listed, Kept) {
-        let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))
-        let encode = { (text: String) in text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text }
         // The default bundle has a path of its own; a named one is asked for at its version.
         var url = base.appendingPathComponent("bundle")
         if bundle != nil, let chosen {
-            url = base.appendingPathComponent("bundle/\(encode(chosen.name))/version/\(encode(chosen.version))")
+            url = base.appendingPathComponent(
+                "bundle/\(Backend.segment(chosen.name))/version/\(Backend.segment(chosen.version))")
         }
         let what = "downloading the client resource bundle"
         let response = try await Backend.fetch(HTTPRequest(url: url), context: context, what: what)

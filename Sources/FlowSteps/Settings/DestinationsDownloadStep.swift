@@ -29,12 +29,8 @@ struct DestinationsDownloadStep: BuiltinStep {
     func onboard(_ context: StepContext) async -> StepOutcome {
         do throws(StepFailure) {
             let (base, applicationID) = try Backend.base(context)
-            let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))
-            let application = applicationID.addingPercentEncoding(withAllowedCharacters: allowed) ?? applicationID
-            let path = "/odata/applications/v4/\(application)/Endpoints"
-            guard let url = URL(string: path, relativeTo: base)?.absoluteURL else {
-                throw StepFailure(.badParameter, "cannot form the destinations URL from \(base.absoluteString)")
-            }
+            let url = try Backend.url(
+                "/odata/applications/v4/\(Backend.segment(applicationID))/Endpoints", on: base, for: "the destinations")
             let what = "downloading the destinations"
             let response = try await Backend.fetch(
                 HTTPRequest(url: url, headers: [("Accept", "application/json")]), context: context, what: what)
@@ -59,7 +55,6 @@ struct DestinationsDownloadStep: BuiltinStep {
         guard let elements = answer["d"]?["results"]?.elements ?? answer["value"]?.elements else {
             throw bad("expected the OData collection `d.results` (or `value`) of `Endpoints`")
         }
-        let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))
         let prefix = base.absoluteString.hasSuffix("/") ? String(base.absoluteString.dropLast()) : base.absoluteString
         var entries: [DestinationRecord] = []
         var seen: Set<String> = []
@@ -67,8 +62,7 @@ struct DestinationsDownloadStep: BuiltinStep {
             guard let name = element["EndpointName"]?.scalar?.text, !name.isEmpty else {
                 throw bad("endpoint \(index) has no `EndpointName`")
             }
-            guard let encoded = name.addingPercentEncoding(withAllowedCharacters: allowed),
-                let target = URL(string: prefix + "/" + encoded), target.host != nil
+            guard let target = URL(string: prefix + "/" + Backend.segment(name)), target.host != nil
             else {
                 throw bad("endpoint `\(name)` makes no URL on the backend")
             }

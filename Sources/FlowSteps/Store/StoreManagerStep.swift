@@ -342,9 +342,8 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
     /// onboarding's ID stands for the device, since it is known before the store opens (it names the store file).
     private func recoveryURL(_ context: StepContext) throws(StepFailure) -> URL {
         let (base, application) = try Backend.base(context)
-        let encoded = application.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? application
         let path =
-            "/mobileservices/Storage/v1/runtime/application/\(encoded)/device/"
+            "/mobileservices/Storage/v1/runtime/application/\(Backend.segment(application))/device/"
             + "\(context.onboardingID.uuidString)/storeRecovery"
         guard let url = URL(string: path, relativeTo: base)?.absoluteURL else {
             throw StepFailure(.badParameter, "cannot form the recovery key's URL from \(base.absoluteString)")
