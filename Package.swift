@@ -151,7 +151,8 @@ let package = Package(
             dependencies: ["FlowDescriptor", "FlowCatalog", "FlowEngine", "FlowHTTP", "FlowTransform"],
             swiftSettings: strictSettings
         ),
-        // The built-in steps, and `Builtins`: the registry and catalog made from their type list.
+        // The encrypted store: one SQLite file of sealed records, its data key wrapped under a key derived from the
+        // passcode with scrypt.
         .target(
             name: "FlowStore",
             dependencies: [
@@ -162,6 +163,7 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The built-in steps, and `Builtins`: the registry and catalog made from their type list.
         .target(
             name: "FlowSteps",
             dependencies: [
