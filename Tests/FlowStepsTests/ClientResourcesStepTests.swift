@@ -65,6 +65,7 @@ struct ClientResourcesStepTests {
             #expect(outcome.succeeded, "\(outcome)")
             let file = harness.folder.appendingPathComponent("resources/ui-2.json").path
             #expect(FileManager.default.contents(atPath: file) == Data("two".utf8))
+            #expect(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int == 0o600)
             let entry = try #require(harness.info[.clientResources]?.entries.first { $0.text("version") == "2" })
             #expect(entry.text("file") == file)
             let kept = try #require(harness.staging.staged["subject"])

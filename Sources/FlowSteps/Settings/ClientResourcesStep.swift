@@ -289,7 +289,8 @@ struct ClientResourcesStep: BuiltinStep {
         let output = OutputFile(
             path: path, kind: .download(isEarlier: { keptDigest != nil && Self.digest(ofFileAt: $0) == keptDigest }))
         do {
-            try output.writeWhole(response.body)
+            // In the state folder a file is private, as everything there is; elsewhere it is as files usually are.
+            try output.writeWhole(response.body, permissions: folder.hasPrefix("/") ? 0o644 : 0o600)
         } catch {
             throw StepFailure(.badParameter, "\(what): \(error.description)")
         }
