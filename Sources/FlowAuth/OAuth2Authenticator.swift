@@ -16,7 +16,7 @@ public final class OAuth2Authenticator: Authenticator {
         case clientCredentials
     }
 
-    public let method = AuthenticationMethod.oauth2.rawValue
+    public let method = AuthenticationMethod.oauth2
     public let origin: String
     public let challenges: [ChallengeTest]
     public let client: OAuth2Client
@@ -203,7 +203,7 @@ public final class BasicAuthenticator: Authenticator {
         }
     }
 
-    public let method = AuthenticationMethod.basic.rawValue
+    public let method = AuthenticationMethod.basic
     public let origin: String
     public let challenges: [ChallengeTest]
     /// Supplies credentials; `refused` holds the ones the backend just refused, if any.

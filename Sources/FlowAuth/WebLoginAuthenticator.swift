@@ -8,7 +8,7 @@ import Synchronization
 /// the pages through the plain transport, so the cookies the backend sets land in the session's jar, and the
 /// original request is sent again with them.
 public final class WebLoginAuthenticator: Authenticator {
-    public let method: String
+    public let method: AuthenticationMethod
     public let origin: String
     public let challenges: [ChallengeTest]
     /// Where the login starts, given the challenge (the launcher; the OTP form the challenge points at).
@@ -25,7 +25,7 @@ public final class WebLoginAuthenticator: Authenticator {
         start: @escaping @Sendable (HTTPResponse) -> URL,
         afterLogin: @escaping @Sendable (HTTPTransport) async throws(HTTPError) -> Void = { _ in }
     ) {
-        self.method = method.rawValue
+        self.method = method
         self.origin = origin
         self.challenges = challenges
         self.finish = finish

@@ -1,3 +1,4 @@
+public import FlowDescriptor
 public import Foundation
 import Synchronization
 
@@ -53,8 +54,8 @@ public struct ChallengeTest: Sendable, Hashable, CustomStringConvertible {
 /// origin (redirects included) against ``challenges``, and on a match runs ``authenticate(after:for:transport:)``
 /// once (requests challenged meanwhile wait for that login) before it sends the original request again.
 public protocol Authenticator: Sendable {
-    /// The method, for messages: `basic`, `oauth2`, `saml`, `otp`.
-    var method: String { get }
+    /// The method: `basic`, `oauth2`, `saml`, `otp`, `certificate`.
+    var method: AuthenticationMethod { get }
     /// The `scheme://host:port` whose requests carry these credentials and whose challenges this answers.
     var origin: String { get }
     var challenges: [ChallengeTest] { get }

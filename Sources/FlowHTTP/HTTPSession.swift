@@ -275,19 +275,21 @@ public final class HTTPSession: Sendable {
     }
 
     /// Removes the authenticators of `method` for `origin`: a step that is tried again registers its own anew.
-    public func removeAuthenticators(method: String, origin: String) {
+    public func removeAuthenticators(_ method: AuthenticationMethod, origin: String) {
         state.withLock {
             $0.authenticators.removeAll { $0.authenticator.method == method && $0.authenticator.origin == origin }
         }
     }
 
     /// The registered authenticators of `method`, in the order they were added.
-    public func authenticators(method: String) -> [any Authenticator] {
+    public func authenticators(_ method: AuthenticationMethod) -> [any Authenticator] {
         state.withLock { $0.authenticators.map(\.authenticator).filter { $0.method == method } }
     }
 
     /// The methods of the registered authenticators, in the order they were added.
-    public var authenticatorMethods: [String] { state.withLock { $0.authenticators.map(\.authenticator.method) } }
+    public var authenticatorMethods: [AuthenticationMethod] {
+        state.withLock { $0.authenticators.map(\.authenticator.method) }
+    }
 
     /// `url` as this session sends it: through the configuration's ``URLRewrite``, if any. A URL that leaves the
     /// session (one a browser opens, a redirect URL a login page is given) is mapped here, the one place that
@@ -407,7 +409,7 @@ public final class HTTPSession: Sendable {
                     throw HTTPError(
                         "authentication-failed",
                         "\(request.method) \(request.url.absoluteString) was still challenged for "
-                            + "\(slot.authenticator.method) "
+                            + "\(slot.authenticator.method.rawValue) "
                             + "authentication after logging in (\(decorated.url.absoluteString) "
                             + "answered \(response.status))",
                         transient: false)

@@ -9,7 +9,7 @@ public import FlowDescriptor
 /// again. One identity is obtained at a time; requests demanded meanwhile wait for it. A demand that remains after
 /// an identity was obtained fails as `certificate-rejected`.
 public struct UserIdentityAuthenticator: Authenticator {
-    public let method = AuthenticationMethod.certificate.rawValue
+    public let method = AuthenticationMethod.certificate
     public let origin: String
     /// Challenges besides the certificate demands (a backend's own marker, from a step's `challenge-*`).
     public let challenges: [ChallengeTest]

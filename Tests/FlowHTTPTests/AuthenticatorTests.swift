@@ -1,3 +1,4 @@
+import FlowDescriptor
 import FlowHTTP
 import Foundation
 import Synchronization
@@ -5,7 +6,7 @@ import Testing
 
 /// A bearer-token authenticator whose login asks `/login` for a token through the plain transport.
 private final class TokenAuthenticator: Authenticator {
-    let method = "oauth2"
+    let method = AuthenticationMethod.oauth2
     let origin: String
     let challenges: [ChallengeTest]
     let logins = Counter()
@@ -217,12 +218,12 @@ private final class TokenAuthenticator: Authenticator {
                     twice = error as? HTTPError
                 }
                 #expect(twice?.code == "authenticator-registered-twice")
-                #expect(session.authenticatorMethods == ["oauth2"])
+                #expect(session.authenticatorMethods == [.oauth2])
                 session.removeAuthenticator(registration)
                 #expect(session.authenticatorMethods.isEmpty)
                 #expect(try await session.get(server.url("/data")).text == "none")
                 try session.addAuthenticator(TokenAuthenticator(origin: origin))
-                #expect(session.authenticatorMethods == ["oauth2"])
+                #expect(session.authenticatorMethods == [.oauth2])
             }
         }
     }

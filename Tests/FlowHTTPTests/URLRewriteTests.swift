@@ -1,3 +1,4 @@
+import FlowDescriptor
 import FlowHTTP
 import Foundation
 import Synchronization
@@ -5,7 +6,7 @@ import Testing
 
 /// An authenticator for an origin that only the session's rewrite makes reachable: it adds a fixed header.
 private struct HeaderAuthenticator: Authenticator {
-    let method = "basic"
+    let method = AuthenticationMethod.basic
     let origin: String
     let challenges: [ChallengeTest] = ChallengeTest.basic
 

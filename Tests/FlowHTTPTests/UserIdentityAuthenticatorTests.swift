@@ -226,7 +226,7 @@ import Testing
 
 /// Sends fixed Basic credentials once the backend has asked for them.
 private final class FixedBasicAuthenticator: Authenticator {
-    let method = "basic"
+    let method = AuthenticationMethod.basic
     let origin: String
     let challenges = ChallengeTest.basic
     private let asked = Mutex(false)

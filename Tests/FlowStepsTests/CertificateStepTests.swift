@@ -215,7 +215,7 @@ struct CertificateStepTests {
             await harness.close()
             #expect(outcome == .success(.forgetKept), "\(outcome)")
             #expect(harness.http.clientIdentity == nil)
-            #expect(harness.http.authenticators(method: "certificate").isEmpty)
+            #expect(harness.http.authenticators(.certificate).isEmpty)
         }
     }
 

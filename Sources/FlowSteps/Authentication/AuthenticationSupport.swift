@@ -203,7 +203,7 @@ enum Authentication {
     /// Puts `authenticator` on the run's session in place of one of its method for its origin that an earlier try
     /// of the step registered.
     static func register(_ authenticator: any Authenticator, context: StepContext) throws(StepFailure) {
-        context.http.removeAuthenticators(method: authenticator.method, origin: authenticator.origin)
+        context.http.removeAuthenticators(authenticator.method, origin: authenticator.origin)
         do {
             try context.http.addAuthenticator(authenticator)
         } catch {

@@ -47,7 +47,7 @@ struct LogoutStep: BuiltinStep {
             }
             try await Authentication.endSession(backend: backend, authorization: authorization, context: context)
             for method in context.http.authenticatorMethods {
-                context.http.removeAuthenticators(method: method, origin: backend.origin)
+                context.http.removeAuthenticators(method, origin: backend.origin)
             }
             return .success
         } catch {
