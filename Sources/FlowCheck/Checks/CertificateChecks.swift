@@ -27,7 +27,7 @@ extension CheckContext {
                             at: sourceLocation, path: sourcePath,
                             hint: "Add `file: PATH` (or `file: ${env.NAME}`)."))
                 }
-                if let password = parameter("password"), password.value.scalar?.text == "prompt" {
+                if let password = parameter("password"), password.value.scalar?.text == ValueReference.prompt {
                     report(
                         Diagnostic(
                             .identitySourceNeedsInput,

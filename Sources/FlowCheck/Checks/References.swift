@@ -12,7 +12,7 @@ enum Reference {
     /// Whether `text` is an acceptable source for a secret: exactly one env, input or info reference (an info
     /// key holds what a step provided at run time, such as a token a program fetched), or `prompt`.
     static func isSecretSource(_ text: String) -> Bool {
-        if text == "prompt" { return true }
+        if text == ValueReference.prompt { return true }
         let found = all(in: text)
         guard found.count == 1, let only = found.first, only.closed, only.offset == 0,
             ["env", "input", "info"].contains(only.namespace), text.hasSuffix("}"), !only.name.isEmpty

@@ -1,6 +1,9 @@
 /// `${env.NAME}`, `${input.NAME}` and `${info.KEY}` references inside flow values: found once, here, for the
 /// checker (which reports malformed ones) and the engine (which resolves them).
 public enum ValueReference {
+    /// The value that asks the person at the terminal (a secret parameter's `prompt`), rather than naming one.
+    public static let prompt = "prompt"
+
     public enum Namespace: String, Sendable, CaseIterable {
         case env
         case input

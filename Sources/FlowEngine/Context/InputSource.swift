@@ -107,7 +107,7 @@ public struct InputSource: Sendable {
     public func resolve(
         _ text: String, parameter name: String, secret: Bool, info: InfoStore
     ) throws(StepFailure) -> String {
-        if text == "prompt" { return try value(name, question: "\(name): ", secret: secret) }
+        if text == ValueReference.prompt { return try value(name, question: "\(name): ", secret: secret) }
         var output = ""
         var cursor = text.startIndex
         for reference in ValueReference.all(in: text) {

@@ -109,6 +109,9 @@ public struct ParameterText: Sendable, Hashable {
         self.text = text
         self.isSecret = isSecret
     }
+
+    /// Whether the value is `prompt`: asked at the terminal when the run needs it.
+    public var asksPerson: Bool { text == ValueReference.prompt }
 }
 
 extension BuiltinParameters {

@@ -285,7 +285,7 @@ enum Authentication {
             case .password:
                 value = try take("password", "Password: ", secret: true)
             case .oneTimeCode:
-                if let oneTimeCode, oneTimeCode.text != "prompt" {
+                if let oneTimeCode, !oneTimeCode.asksPerson {
                     value = try context.resolve(oneTimeCode)
                 } else if let secret = try input.given("totp-secret", secret: true) {
                     context.redactor.add(secret)

@@ -17,7 +17,7 @@ struct BasicAuthenticationStep: BuiltinStep, LoggingOutStep {
         parameters: [
             ParameterSpec("username", .string, default: "${input.username}", "The user name."),
             ParameterSpec(
-                "password", .secret, default: "prompt",
+                "password", .secret, default: ValueReference.prompt,
                 "The password: `${env.NAME}`, `${input.NAME}` or `prompt` (input `password`)."),
             Authentication.validatingPath,
         ] + Authentication.challengeParameters,
@@ -36,7 +36,7 @@ struct BasicAuthenticationStep: BuiltinStep, LoggingOutStep {
             ?? ParameterText(parameter: "username", text: "${input.username}", isSecret: false)
         password =
             try parameters.runtimeText("password")
-            ?? ParameterText(parameter: "password", text: "prompt", isSecret: true)
+            ?? ParameterText(parameter: "password", text: ValueReference.prompt, isSecret: true)
         validatingPath = try parameters.text("validating-path")
         challenges = try Authentication.challenges(parameters, defaults: ChallengeTest.basic)
     }

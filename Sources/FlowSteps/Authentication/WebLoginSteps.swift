@@ -138,7 +138,7 @@ struct OTPSessionConfigurationStep: BuiltinStep {
                 + "or computed from `totp-secret`).",
         parameters: [
             ParameterSpec(
-                "passcode", .secret, default: "prompt",
+                "passcode", .secret, default: ValueReference.prompt,
                 "The one-time passcode: `${env.NAME}` or `${input.NAME}`; `prompt` takes input `otp`, or computes it "
                     + "from input `totp-secret` (RFC 6238)."
             ),
@@ -162,7 +162,7 @@ struct OTPSessionConfigurationStep: BuiltinStep {
         presenter = try parameters.choice("presenter", as: PresenterKind.self) ?? .headlessForm
         passcode =
             try parameters.runtimeText("passcode")
-            ?? ParameterText(parameter: "passcode", text: "prompt", isSecret: true)
+            ?? ParameterText(parameter: "passcode", text: ValueReference.prompt, isSecret: true)
         fields = Authentication.fieldNames(try parameters.textMapping("form-fields"))
         challenges = try Authentication.challenges(parameters, defaults: ChallengeTest.otp)
     }

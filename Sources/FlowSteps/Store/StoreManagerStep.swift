@@ -28,7 +28,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
                 + "passcode policy.",
         parameters: [
             ParameterSpec(
-                "passcode", .secret, default: "prompt",
+                "passcode", .secret, default: ValueReference.prompt,
                 "The store passcode: `prompt` (from `--input-fd passcode=FD`, FLOWRUN_INPUT_PASSCODE or the terminal, "
                     + "never `--input`) or `${env.NAME}`."
             ),
@@ -46,7 +46,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
     init(_ parameters: BuiltinParameters) throws(ParameterProblem) {
         passcode =
             try parameters.runtimeText("passcode")
-            ?? ParameterText(parameter: "passcode", text: "prompt", isSecret: true)
+            ?? ParameterText(parameter: "passcode", text: ValueReference.prompt, isSecret: true)
         file = try parameters.text("file") ?? "store.db"
         guard !file.isEmpty, !file.utf8.contains(UInt8(ascii: "/")), !file.hasPrefix("."), file != ".." else {
             throw ParameterProblem(
@@ -174,7 +174,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
     func openForReset(_ context: StepContext) async -> StepOutcome {
         guard !context.storeIsOpen, FileManager.default.fileExists(atPath: path(context)) else { return .success }
         let given = (try? context.input.given("passcode", secret: true)) ?? nil
-        guard passcode.text != "prompt" || given != nil || context.input.interactive else {
+        guard !passcode.asksPerson || given != nil || context.input.interactive else {
             context.say(
                 "The store was not opened (no passcode was given), so the tokens it holds were not revoked: they "
                     + "stay valid on the server until they expire. Give the passcode to revoke them.")
@@ -400,7 +400,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
         let header = try Self.failure { () throws(StoreError) in try SecureStore.header(at: path) }
         // On a terminal a wrong passcode is asked again, up to the retry limit; otherwise each run is one try.
         let given = try context.input.given("passcode", secret: true)
-        let asks = context.input.interactive && passcode.text == "prompt" && given == nil
+        let asks = context.input.interactive && passcode.asksPerson && given == nil
         while true {
             let code = header.isProtected ? try currentPasscode(context) : nil
             do throws(StoreError) {
@@ -456,7 +456,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
     /// The passcode that opens the store: the flow's `${env.NAME}`, or for `prompt` the input source.
     private func currentPasscode(_ context: StepContext) throws(StepFailure) -> Secret {
         let value =
-            passcode.text == "prompt"
+            passcode.asksPerson
             ? try context.input.value("passcode", question: "Store passcode: ", secret: true)
             : try context.resolve(passcode)
         // An empty passcode is a missing input, not a wrong try counted toward the reset.
@@ -471,7 +471,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
     private func newPasscode(
         _ context: StepContext, policy: PasscodePolicy, input: String, allowNone: Bool = true
     ) throws(StepFailure) -> Secret? {
-        if input == "passcode", passcode.text != "prompt" {
+        if input == "passcode", !passcode.asksPerson {
             let value = Secret(try context.resolve(passcode))
             try Self.check(value, against: policy)
             return value

@@ -41,7 +41,7 @@ struct PKCS12IdentitySource: UserIdentitySource {
     /// Where the file is: a relative path written in the flow is taken from the flow file's folder.
     func path(_ context: StepContext) throws(StepFailure) -> String {
         let resolved = try context.resolve(file)
-        let written = !file.text.contains("${") && file.text != "prompt"
+        let written = !file.text.contains("${") && !file.asksPerson
         guard written, !resolved.hasPrefix("/") else { return resolved }
         return flowFolder.appendingPathComponent(resolved).standardizedFileURL.path
     }

@@ -169,7 +169,7 @@ struct SLSIdentitySource: UserIdentitySource {
     /// - Throws: ``StepFailure`` `missing-input` naming the input when there is no value and no terminal.
     private func value(of field: Field, _ context: StepContext) throws(StepFailure) -> String {
         let value: String
-        if let text = inputs[field.name], text != "${input.\(field.name)}", text != "prompt" {
+        if let text = inputs[field.name], text != "${input.\(field.name)}", text != ValueReference.prompt {
             value = try context.resolve(ParameterText(parameter: field.name, text: text, isSecret: field.secret))
         } else {
             value = try context.input.value(field.name, question: "\(field.label): ", secret: field.secret)
