@@ -144,6 +144,25 @@ struct ApplySettingsTests {
         }
     }
 
+    /// The network, security and attestation groups come from the emulator's data as written, at the application's
+    /// level, and are shown as `reportedPolicies`.
+    @Test func thePolicyGroupsAClientCannotApplyAreShownAsSent() async throws {
+        var data = EmulatorData.builtIn
+        for index in data.applications.indices where data.applications[index].id == "com.example.timetable" {
+            data.applications[index].policies = PolicyGroup.examples
+        }
+        try await withEmulator(data) { _, url in
+            let harness = try await harness("{uses: settings-download}", url, backendSeed(url))
+            let outcome = await harness.step.onboard(harness.context(.onboard))
+            await harness.close()
+            #expect(outcome.succeeded, "\(outcome)")
+            let reported = try #require(harness.info["reportedPolicies"])
+            #expect(reported["networkPolicy"]?["analytics"]?["roaming"] == .string("false"))
+            #expect(reported["securityPolicy"]?["jailbrokenDevices"] == .string("report"))
+            #expect(reported["attestationSettings"]?["iOS"]?["enforced"] == .string("false"))
+        }
+    }
+
     @Test func aBlockedUserStopsTheSettingsDownloadTooWithUserBlocked() async throws {
         try await withEmulator { emulator, url in
             emulator.setUserState(.deactivated, email: "ada@example.com")

@@ -184,10 +184,12 @@ struct Backend {
                     case .currentUser: app.userSettings
                     case .device: app.deviceSettings
                     }
+                // The policy groups are the application's: sent at its level, as written.
+                let policies = level == .global ? app.policies.map { ($0.name, $0.value) } : []
                 let groups = JSONValue.object(
                     chosen.map { group in
                         (group.name, .object(group.values.map { ($0.0, .string($0.1)) }))
-                    })
+                    } + policies)
                 return Answer(status: 200, json: ["mobileservices": ["settingsExchange": groups]])
             }
         case .me(let id):

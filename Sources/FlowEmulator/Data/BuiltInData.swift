@@ -138,6 +138,7 @@ extension EmulatorData {
                         return group
                     }
                 },
+                policies: PolicyGroup.examples,
                 destinations: ["fieldapp", "sap"],
                 // The app's texts and colours, handed out as its default client resource bundle.
                 resourceBundles: [

@@ -89,6 +89,10 @@ public struct EmulatorApplication: Sendable, Hashable {
     /// The settings set at the device level, answered at `…/device/<deviceId>/mobileservices/settingsExchange`
     /// (the same for every device); empty: nothing is set there.
     public var deviceSettings: [SettingsGroup]
+    /// The settings groups a command-line client shows but cannot apply (`policies`: `networkPolicy`,
+    /// `securityPolicy`, `attestationSettings`), sent beside ``settings`` at the application's level as written:
+    /// their values are objects, not the flat strings of the other groups.
+    public var policies: [PolicyGroup]
     /// Destination names answered at `/<name>/...` (the validating request).
     public var destinations: [String]
     /// The client resource bundles the application hands out (`resource-bundles`), at most one of them the default.
@@ -126,6 +130,7 @@ public struct EmulatorApplication: Sendable, Hashable {
         settings: [SettingsGroup] = SettingsGroup.defaults,
         userSettings: [SettingsGroup] = [],
         deviceSettings: [SettingsGroup] = [],
+        policies: [PolicyGroup] = [],
         destinations: [String] = [],
         resourceBundles: [ResourceBundle] = [],
         protected: Bool = true,
@@ -152,6 +157,7 @@ public struct EmulatorApplication: Sendable, Hashable {
         self.settings = settings
         self.userSettings = userSettings
         self.deviceSettings = deviceSettings
+        self.policies = policies
         self.destinations = destinations
         self.resourceBundles = resourceBundles
         self.protected = protected
@@ -233,6 +239,43 @@ public enum OTPChallengeVariant: String, Sendable, Hashable, CaseIterable {
 }
 
 /// One entry of a configuration's `auth` list: `{type, config, requireOtp}`.
+/// A settings group sent as written, its values objects (`networkPolicy`, `securityPolicy`, `attestationSettings`).
+public struct PolicyGroup: Sendable, Hashable {
+    /// The groups a policy may be: those a command-line client shows but cannot apply.
+    public static let names = ["networkPolicy", "securityPolicy", "attestationSettings"]
+
+    public var name: String
+    public var value: JSONValue
+
+    public init(name: String, value: JSONValue) {
+        self.name = name
+        self.value = value
+    }
+
+    /// SAP's documented shapes, with nothing switched on: the built-in `com.example.fieldapp` sends them.
+    public static let examples: [PolicyGroup] = [
+        PolicyGroup(
+            name: "networkPolicy",
+            value: .object(
+                [("networkPolicyEnabled", .string("true"))]
+                    + ["analytics", "clientResource", "offlineOData", "logs"].map {
+                        ($0, .object([("wifi", "true"), ("roaming", "false"), ("mobileNetwork", "true")]))
+                    })),
+        PolicyGroup(
+            name: "securityPolicy",
+            value: .object([
+                ("jailbrokenDevices", "report"), ("clipboard", "unrestricted"), ("print", "unrestricted"),
+                ("openingURLs", "unrestricted"),
+            ])),
+        PolicyGroup(
+            name: "attestationSettings",
+            value: .object([
+                ("iOS", .object([("enabled", "false"), ("enforced", "false")])),
+                ("android", .object([("enabled", "false"), ("enforced", "false")])),
+            ])),
+    ]
+}
+
 /// A client resource bundle of an application: what the list names, and the bytes the download answers.
 public struct ResourceBundle: Sendable, Hashable {
     public var name: String

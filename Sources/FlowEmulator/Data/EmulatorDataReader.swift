@@ -238,7 +238,7 @@ struct DataReader {
         let keys = [
             "id", "version", "host", "port", "protocol", "auth", "settings", "user-settings", "device-settings",
             "destinations", "protected", "challenge", "otp-challenge", "token-lifetime", "client-certificate",
-            "certificate-service", "certificate-validity", "csrf", "registration", "resource-bundles",
+            "certificate-service", "certificate-validity", "csrf", "registration", "resource-bundles", "policies",
         ]
         guard let fields = mapping(node, path: path, keys: keys) else { return nil }
         let id = required(fields, "id", in: node, path: path).flatMap { string($0, path: "\(path).id") }
@@ -276,6 +276,7 @@ struct DataReader {
                 return name
             }
         }
+        let policies = fields["policies"].map { policyGroups($0, path: "\(path).policies") } ?? []
         let resourceBundles =
             fields["resource-bundles"].map {
                 list($0, path: "\(path).resource-bundles") { $0.resourceBundle($1, path: $2) }
@@ -358,7 +359,7 @@ struct DataReader {
         }
         return EmulatorApplication(
             id: id, version: version, host: host, port: port, protocol: scheme, auth: auth, settings: settings,
-            userSettings: userSettings, deviceSettings: deviceSettings, destinations: destinations,
+            userSettings: userSettings, deviceSettings: deviceSettings, policies: policies, destinations: destinations,
             resourceBundles: resourceBundles, protected: protected, challenge: challenge, otpChallenge: otpChallenge,
             tokenLifetime: tokenLifetime,
             clientCertificate: clientCertificate, certificateService: certificateService,
@@ -400,6 +401,33 @@ struct DataReader {
         let requireOtp = fields["requireOtp"].map { boolean($0, path: "\(path).requireOtp") } ?? false
         guard let type, let requireOtp else { return nil }
         return AuthEntry(type: type, config: config, requireOtp: requireOtp)
+    }
+
+    /// `{networkPolicy: {…}, securityPolicy: {…}, attestationSettings: {…}}`: each group a mapping, sent as written.
+    mutating func policyGroups(_ node: Node, path: String) -> [PolicyGroup] {
+        guard let pairs = node.pairs else {
+            fail("`\(path)` is \(node.kindDescription); expected a mapping of policy groups.", at: node)
+            return []
+        }
+        var groups: [PolicyGroup] = []
+        for pair in pairs {
+            let name = pair.key.scalar?.text ?? ""
+            guard PolicyGroup.names.contains(name) else {
+                let suggestion =
+                    Suggestion.closest(to: name, in: PolicyGroup.names).map { " Did you mean `\($0)`?" } ?? ""
+                fail(
+                    "Unknown policy group `\(name)` in `\(path)`; expected one of \(Self.quoted(PolicyGroup.names))."
+                        + suggestion,
+                    at: pair.key)
+                continue
+            }
+            guard pair.value.pairs != nil else {
+                fail("`\(path).\(name)` is \(pair.value.kindDescription); expected a mapping.", at: pair.value)
+                continue
+            }
+            groups.append(PolicyGroup(name: name, value: JSONValue(node: pair.value)))
+        }
+        return groups
     }
 
     mutating func settingsGroups(_ node: Node, path: String) -> [SettingsGroup] {
