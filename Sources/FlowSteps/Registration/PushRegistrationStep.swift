@@ -1,4 +1,3 @@
-import Crypto
 import FlowCatalog
 import FlowConfig
 import FlowDescriptor
@@ -307,6 +306,6 @@ struct PushRegistrationStep: BuiltinStep, RegistrationDeletingStep {
 
     /// The lowercase hex SHA-256 of `token`.
     static func digest(of token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        SHA256Hex.of(Array(token.utf8))
     }
 }

@@ -1,4 +1,3 @@
-import Crypto
 import FlowCatalog
 import FlowConfig
 import FlowDescriptor
@@ -294,7 +293,7 @@ struct ClientResourcesStep: BuiltinStep {
         } catch {
             throw StepFailure(.badParameter, "\(what): \(error.description)")
         }
-        let digest = SHA256.hash(data: response.body).map { String(format: "%02x", $0) }.joined()
+        let digest = SHA256Hex.of(response.body)
         // The file of an earlier version is the step's own while it holds what was downloaded: it goes.
         if let kept, kept.file != path, Self.digest(ofFileAt: kept.file) == kept.digest { unlink(kept.file) }
         return (
@@ -343,11 +342,7 @@ struct ClientResourcesStep: BuiltinStep {
 
     /// The SHA-256 of the regular file at `path` in hex, or `nil` when there is none (a link is not followed).
     static func digest(ofFileAt path: String) -> String? {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-            attributes[.type] as? FileAttributeType == .typeRegular,
-            let data = FileManager.default.contents(atPath: path)
-        else { return nil }
-        return SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        SHA256Hex.file(at: path)?.digest
     }
 
     static func summary(_ listed: [Listed]) -> String {

@@ -1,4 +1,3 @@
-import Crypto
 import FlowCatalog
 import FlowConfig
 import FlowDescriptor
@@ -109,16 +108,10 @@ struct CrashReportUploadStep: BuiltinStep {
         }
         var reports: [Report] = []
         for name in names.sorted() where name.hasSuffix(".crash") {
-            let file = path + "/" + name
-            var status = stat()
-            guard lstat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
-                let data = FileManager.default.contents(atPath: file)
-            else { continue }
-            let digest = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
-            var text = String(decoding: data.prefix(reportLimit), as: UTF8.self)
-            if data.count > reportLimit { text += "\n[cut by flowrun at \(reportLimit) bytes]" }
-            let modified = Date(timeIntervalSince1970: TimeInterval(status.st_mtim.tv_sec))
-            reports.append(Report(name: name, modified: modified, text: text, digest: digest))
+            guard let file = SHA256Hex.file(at: path + "/" + name, keeping: reportLimit) else { continue }
+            var text = String(decoding: file.head, as: UTF8.self)
+            if file.size > reportLimit { text += "\n[cut by flowrun at \(reportLimit) bytes]" }
+            reports.append(Report(name: name, modified: file.modified, text: text, digest: file.digest))
         }
         return reports.sorted { ($0.modified, $0.name) < ($1.modified, $1.name) }
     }
