@@ -21,11 +21,8 @@ import Testing
     }
 
     @Test func aLoginRefreshAndRevocationAreLoggedWithEverySecretMasked() async throws {
-        let emulator = BackendEmulator()
-        let base = try await emulator.start()
-        let session = HTTPSession(configuration: .init(timeout: .seconds(600)))
         let lines = Mutex<[String]>([])
-        do {
+        try await withEmulatorSession { _, base, session in
             var client = OAuth2Client(
                 clientID: Self.travelClient, endpoints: Self.endpoints(base), scopes: ["openid", "mobileservices"])
             client.exchangeLog = { line in lines.withLock { $0.append(line) } }
@@ -62,23 +59,14 @@ import Testing
             #expect(text.contains("refresh_token: <masked>") && text.contains("token_type: Bearer"))
             #expect(text.contains("[grant_type=refresh_token refresh_token=<masked> client: public client]"))
             #expect(text.contains("revocation: POST ") && text.contains("token=<masked> token_type_hint=refresh_token"))
-        } catch {
-            await session.shutdown()
-            await emulator.stop()
-            throw error
         }
-        await session.shutdown()
-        await emulator.stop()
     }
 
     /// A confidential client's secret, sent in the form or as Basic, is never in the log; a refusal shows the
     /// server's error.
     @Test func aClientSecretIsNeverLoggedHoweverItIsSent() async throws {
-        let emulator = BackendEmulator()
-        let base = try await emulator.start()
-        let session = HTTPSession(configuration: .init(timeout: .seconds(600)))
         let lines = Mutex<[String]>([])
-        do {
+        try await withEmulatorSession { _, base, session in
             // The methods the emulator takes; the JWT ones are tested against Authlib (ClientAssertionTests).
             for method in [ClientAuthentication.basic, .post] {
                 var client = OAuth2Client(
@@ -99,13 +87,7 @@ import Testing
             #expect(!text.contains("fieldscan-secret-0451") && !text.contains("a-wrong-secret"))
             #expect(text.contains("[grant_type=client_credentials client: client_secret_post] → 401"))
             #expect(text.contains("→ 401 {error: invalid_client"), "\(text)")
-        } catch {
-            await session.shutdown()
-            await emulator.stop()
-            throw error
         }
-        await session.shutdown()
-        await emulator.stop()
     }
 
     /// A key makes `private_key_jwt` the first choice; a secret Basic, the form, then `client_secret_jwt`; a

@@ -14,10 +14,7 @@ struct OneRefreshTests {
     static let clientID = "9b2d4e61-0c3a-4f7e-b5d8-6a1c2e9f4b30"
 
     @Test func requestsThatFindTheTokenExpiringShareOneRefresh() async throws {
-        let emulator = BackendEmulator()
-        let url = try await emulator.start(port: 0)
-        let session = HTTPSession(configuration: .init(timeout: .seconds(600)))
-        do {
+        try await withEmulatorSession { emulator, url, session in
             let client = OAuth2Client(
                 clientID: Self.clientID,
                 endpoints: OAuth2Endpoints(
@@ -68,12 +65,6 @@ struct OneRefreshTests {
             #expect(sent.allSatisfy { $0 == "Bearer \(fresh.accessToken.revealed)" }, "\(sent.count) requests")
             #expect(authenticator.activity.refreshes == 1)
             #expect(emulator.requests().filter { $0.endpoint == .token }.count == tokenRequestsBefore + 1)
-        } catch {
-            await session.shutdown()
-            await emulator.stop()
-            throw error
         }
-        await session.shutdown()
-        await emulator.stop()
     }
 }

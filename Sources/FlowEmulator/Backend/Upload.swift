@@ -60,68 +60,82 @@ extension Backend {
     /// a blocked user), then the body, which must be what the SDKs send (`multipart/form-data` with a `file` part:
     /// `#`-delimited log lines, or SAP's usage document); an accepted upload is added to ``uploads``.
     mutating func receive(_ kind: Upload.Kind, application id: String, _ request: RequestFacts) -> Answer {
+        keep(kind, application: id, request, read: { _ in Self.uploadedFile(kind, request) }) { file in
+            // A client log is answered 204 as Mobile Services documents it; a usage report 201.
+            kind == .clientLog
+                ? Answer(status: 204, body: "") : Answer(status: 201, json: ["received": .int(file.utf8.count)])
+        }
+    }
+
+    /// The answer to a crash report (`POST …/clientdata/v1/runtime/crashlog`), for the application of the
+    /// `X-SMP-APPID` header: the application's protection first, then the report (``crashReport(_:_:)``); an
+    /// accepted one is added to ``uploads`` and answered 201.
+    mutating func receiveCrashReport(_ request: RequestFacts) -> Answer {
+        guard let id = request.applicationHeader else {
+            return .error(400, code: "missingApplication", "A crash report names its application in `X-SMP-APPID`.")
+        }
+        return keep(.crashReport, application: id, request, read: { Self.crashReport($0, request) }) { _ in
+            Answer(status: 201, body: "")
+        }
+    }
+
+    /// An upload of `kind` for application `id`: behind the application's protection, the body `read` accepts is
+    /// added to ``uploads`` with who sent it, and answered with `accepted`.
+    private mutating func keep(
+        _ kind: Upload.Kind, application id: String, _ request: RequestFacts,
+        read: (EmulatorApplication) -> Result<String, AnswerError>, accepted: (String) -> Answer
+    ) -> Answer {
         var received: Upload?
         let answer = withProtectedApplication(id, request) { app, principal, backend in
-            let file: String
-            switch Self.uploadedFile(kind, request) {
+            let body: String
+            switch read(app) {
             case .failure(let error): return error.answer
-            case .success(let text): file = text
+            case .success(let text): body = text
             }
             var user: String?
             if case .user(let who) = principal { user = who.email }
             received = Upload(
                 kind: kind, time: backend.now, application: app.id, device: request.deviceHeader, user: user,
-                body: file)
-            // A client log is answered 204 as Mobile Services documents it; a usage report 201.
-            return kind == .clientLog
-                ? Answer(status: 204, body: "") : Answer(status: 201, json: ["received": .int(file.utf8.count)])
+                body: body)
+            return accepted(body)
         }
         if let received { uploads.append(received) }
         return answer
     }
 
-    /// The answer to a crash report (`POST …/clientdata/v1/runtime/crashlog`), for the application of the
-    /// `X-SMP-APPID` header: the application's protection first, then 403 when its `usagePolicy` does not set
-    /// `crashLogUploadEnabled` (as the SDK reads that answer), then the body, SAP's crash report as JSON (`appInfo`,
-    /// `deviceInfo`, `crashLogs[]` with a `dump` each); an accepted one is added to ``uploads`` and answered 201.
-    mutating func receiveCrashReport(_ request: RequestFacts) -> Answer {
-        guard let id = request.applicationHeader else {
-            return .error(400, code: "missingApplication", "A crash report names its application in `X-SMP-APPID`.")
+    /// The body of a crash report for `app`: a 403 when the application's `usagePolicy` does not set
+    /// `crashLogUploadEnabled` (as the SDK reads that answer), a 415 for another content type than JSON, a 400 for
+    /// anything but SAP's crash report (`appInfo`, `deviceInfo`, `crashLogs[]` with `timestamp` and `dump`).
+    static func crashReport(_ app: EmulatorApplication, _ request: RequestFacts) -> Result<String, AnswerError> {
+        let enabled = app.settings.first { $0.name == "usagePolicy" }?.values.contains {
+            $0.0 == "crashLogUploadEnabled" && $0.1 == "true"
         }
-        var received: Upload?
-        let answer = withProtectedApplication(id, request) { app, principal, backend in
-            let enabled = app.settings.first { $0.name == "usagePolicy" }?.values.contains {
-                $0.0 == "crashLogUploadEnabled" && $0.1 == "true"
-            }
-            guard enabled == true else {
-                return .error(
-                    403, code: "clientDataUploadDisabled",
-                    "Client data upload is not enabled for application `\(app.id)` "
-                        + "(`usagePolicy.crashLogUploadEnabled`).")
-            }
-            guard request.contentType?.lowercased().hasPrefix("application/json") == true else {
-                return .error(415, code: "unsupportedMediaType", "A crash report is sent as `application/json`.")
-            }
-            let body = request.body ?? ""
-            let read = DocumentReader.read(bytes: Array(body.utf8), file: "crash report", format: .json)
-            guard let root = read.root, !read.diagnostics.hasErrors, root["appInfo"]?.pairs != nil,
-                root["deviceInfo"]?.pairs != nil, let logs = root["crashLogs"]?.elements, !logs.isEmpty,
-                logs.allSatisfy({ $0["dump"]?.scalar != nil && $0["timestamp"]?.scalar != nil })
-            else {
-                return .error(
-                    400, code: "badCrashReport",
-                    "The crash report is not SAP's: a JSON object with `appInfo`, `deviceInfo` and `crashLogs`, each "
-                        + "with `timestamp` and `dump`.")
-            }
-            var user: String?
-            if case .user(let who) = principal { user = who.email }
-            received = Upload(
-                kind: .crashReport, time: backend.now, application: app.id, device: request.deviceHeader, user: user,
-                body: body)
-            return Answer(status: 201, body: "")
+        guard enabled == true else {
+            return .failure(
+                AnswerError(
+                    .error(
+                        403, code: "clientDataUploadDisabled",
+                        "Client data upload is not enabled for application `\(app.id)` "
+                            + "(`usagePolicy.crashLogUploadEnabled`).")))
         }
-        if let received { uploads.append(received) }
-        return answer
+        guard request.contentType?.lowercased().hasPrefix("application/json") == true else {
+            return .failure(
+                AnswerError(.error(415, code: "unsupportedMediaType", "A crash report is sent as `application/json`.")))
+        }
+        let body = request.body ?? ""
+        let read = DocumentReader.read(bytes: Array(body.utf8), file: "crash report", format: .json)
+        guard let root = read.root, !read.diagnostics.hasErrors, root["appInfo"]?.pairs != nil,
+            root["deviceInfo"]?.pairs != nil, let logs = root["crashLogs"]?.elements, !logs.isEmpty,
+            logs.allSatisfy({ $0["dump"]?.scalar != nil && $0["timestamp"]?.scalar != nil })
+        else {
+            return .failure(
+                AnswerError(
+                    .error(
+                        400, code: "badCrashReport",
+                        "The crash report is not SAP's: a JSON object with `appInfo`, `deviceInfo` and `crashLogs`, "
+                            + "each with `timestamp` and `dump`.")))
+        }
+        return .success(body)
     }
 
     /// The text of the upload's `file` part, checked for its kind; a 415 for another content type, a 400 for a
@@ -156,6 +170,7 @@ extension Backend {
                                 + " and `sessions`.")))
             }
         case .crashReport:
+            // A crash report is JSON, not a form: ``crashReport(_:_:)`` reads it.
             break
         case .clientLog:
             let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
