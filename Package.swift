@@ -21,6 +21,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "flowrun", targets: ["flowrun"]),
+        .library(name: "FlowVocabulary", targets: ["FlowVocabulary"]),
         .library(name: "FlowDescriptor", targets: ["FlowDescriptor"]),
         .library(name: "FlowCatalog", targets: ["FlowCatalog"]),
         .library(name: "FlowCheck", targets: ["FlowCheck"]),
@@ -57,24 +58,26 @@ let package = Package(
             pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"])]
         ),
+        // The vocabulary every layer shares: failure codes, authentication methods, step names, secrets.
+        .target(name: "FlowVocabulary", swiftSettings: strictSettings),
         .target(
             name: "FlowDescriptor",
-            dependencies: ["CYAML"],
+            dependencies: ["CYAML", "FlowVocabulary"],
             swiftSettings: strictSettings
         ),
         .target(
             name: "FlowCatalog",
-            dependencies: ["FlowDescriptor"],
+            dependencies: ["FlowVocabulary", "FlowDescriptor"],
             swiftSettings: strictSettings
         ),
         .target(
             name: "FlowTransform",
-            dependencies: ["FlowDescriptor", "FlowCatalog"],
+            dependencies: ["FlowVocabulary", "FlowDescriptor", "FlowCatalog"],
             swiftSettings: strictSettings
         ),
         .target(
             name: "FlowCheck",
-            dependencies: ["FlowDescriptor", "FlowCatalog"],
+            dependencies: ["FlowVocabulary", "FlowDescriptor", "FlowCatalog"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -105,7 +108,7 @@ let package = Package(
         .target(
             name: "FlowHTTP",
             dependencies: [
-                "FlowDescriptor",
+                "FlowVocabulary", "FlowDescriptor",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -128,7 +131,7 @@ let package = Package(
         .target(
             name: "FlowAuth",
             dependencies: [
-                "FlowDescriptor", "FlowHTTP", "FlowProcess",
+                "FlowVocabulary", "FlowDescriptor", "FlowHTTP", "FlowProcess",
                 .product(name: "Crypto", package: "swift-crypto"),
                 // ID tokens: the JWS and the provider's JWKS parsed and the signature checked by jwt-kit.
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -142,7 +145,9 @@ let package = Package(
         // It knows the step protocol, not the steps.
         .target(
             name: "FlowEngine",
-            dependencies: ["FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowTransform", "FlowHTTP"],
+            dependencies: [
+                "FlowVocabulary", "FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowTransform", "FlowHTTP",
+            ],
             swiftSettings: strictSettings
         ),
         // The configuration loader and its providers.
@@ -156,7 +161,7 @@ let package = Package(
         .target(
             name: "FlowStore",
             dependencies: [
-                "FlowDescriptor",
+                "FlowVocabulary", "FlowDescriptor",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -167,7 +172,8 @@ let package = Package(
         .target(
             name: "FlowSteps",
             dependencies: [
-                "FlowDescriptor", "FlowCatalog", "FlowEngine", "FlowConfig", "FlowHTTP", "FlowTransform", "FlowStore",
+                "FlowVocabulary", "FlowDescriptor", "FlowCatalog", "FlowEngine", "FlowConfig", "FlowHTTP",
+                "FlowTransform", "FlowStore",
                 "FlowAuth", "FlowProcess",
                 // User identities: PKCS#12 read by swift-nio-ssl, kept as PEM made with swift-certificates/crypto.
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -181,13 +187,14 @@ let package = Package(
         // Scenarios (`flowrun test`): their format, and a runner that makes each run a `flowrun run` process.
         .target(
             name: "FlowScenario",
-            dependencies: ["FlowDescriptor", "FlowEmulator", "FlowEngine", "FlowProcess"],
+            dependencies: ["FlowVocabulary", "FlowDescriptor", "FlowEmulator", "FlowEngine", "FlowProcess"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "flowrun",
             dependencies: [
-                "FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowTransform", "FlowEngine", "FlowSteps",
+                "FlowVocabulary", "FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowTransform", "FlowEngine",
+                "FlowSteps",
                 "FlowEmulator", "FlowHTTP", "FlowScenario",
                 "FlowProcess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -211,13 +218,14 @@ let package = Package(
         ),
         .testTarget(
             name: "FlowTransformTests",
-            dependencies: ["FlowTransform", "FlowDescriptor", "FlowCatalog", "FlowSteps"],
+            dependencies: ["FlowVocabulary", "FlowTransform", "FlowDescriptor", "FlowCatalog", "FlowSteps"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "FlowEngineTests",
             dependencies: [
-                "FlowEngine", "FlowConfig", "FlowSteps", "FlowTransform", "FlowDescriptor", "FlowCatalog", "FlowCheck",
+                "FlowVocabulary", "FlowEngine", "FlowConfig", "FlowSteps", "FlowTransform", "FlowDescriptor",
+                "FlowCatalog", "FlowCheck",
                 "FlowEmulator",
                 "FlowHTTP", .product(name: "Clocks", package: "swift-clocks"),
             ],
@@ -226,7 +234,8 @@ let package = Package(
         .testTarget(
             name: "FlowStepsTests",
             dependencies: [
-                "FlowSteps", "FlowEngine", "FlowConfig", "FlowTransform", "FlowDescriptor", "FlowCatalog", "FlowCheck",
+                "FlowVocabulary", "FlowSteps", "FlowEngine", "FlowConfig", "FlowTransform", "FlowDescriptor",
+                "FlowCatalog", "FlowCheck",
                 "FlowEmulator", "FlowAuth",
                 "FlowHTTP", "FlowStore",
                 // A certificate issuer in the tests (SLS, the certificate service): a CA made at test time.
@@ -248,7 +257,7 @@ let package = Package(
         .testTarget(
             name: "FlowAuthTests",
             dependencies: [
-                "FlowAuth", "FlowDescriptor", "FlowHTTP", "FlowEmulator",
+                "FlowVocabulary", "FlowAuth", "FlowDescriptor", "FlowHTTP", "FlowEmulator",
                 // Keys made in the test for client assertions.
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -256,7 +265,9 @@ let package = Package(
         ),
         .testTarget(
             name: "FlowStoreTests",
-            dependencies: ["FlowStore", "FlowDescriptor", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "FlowVocabulary", "FlowStore", "FlowDescriptor", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -287,7 +298,7 @@ let package = Package(
         .testTarget(
             name: "FlowHTTPTests",
             dependencies: [
-                "FlowHTTP", "FlowDescriptor",
+                "FlowVocabulary", "FlowHTTP", "FlowDescriptor",
                 // Real proxies the tests start (microsocks), with the signals a child should have.
                 "FlowProcess",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -306,7 +317,8 @@ let package = Package(
         .testTarget(
             name: "flowrunTests",
             dependencies: [
-                "flowrun", "FlowCheck", "FlowCatalog", "FlowDescriptor", "FlowSteps", "FlowStore", "FlowAuth",
+                "FlowVocabulary", "flowrun", "FlowCheck", "FlowCatalog", "FlowDescriptor", "FlowSteps", "FlowStore",
+                "FlowAuth",
                 "FlowHTTP",
                 "FlowProcess",
             ],

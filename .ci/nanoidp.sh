@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Starts or stops nanoidp 3.4.0 (a real OAuth 2.0 / OIDC, SAML 2.0 and TOTP identity provider,
 # from PyPI) on 127.0.0.1, for tests that log in to it without a browser.
-# docs/nanoidp-notes.md describes its endpoints and login forms.
+# docs/contributing/nanoidp-notes.md describes its endpoints and login forms.
 #
 #   bash .ci/nanoidp.sh [start]   installs nanoidp if missing, starts it in the background in a fresh
 #                                 temp folder on a free port, waits until it answers, prints exactly one

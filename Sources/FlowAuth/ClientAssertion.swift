@@ -1,5 +1,6 @@
 public import FlowDescriptor
 public import FlowHTTP
+public import FlowVocabulary
 import Foundation
 import JWTKit
 
@@ -25,7 +26,7 @@ public struct ClientAssertionKey: Sendable, Hashable, CustomStringConvertible, C
             algorithm = .rs256
         } else {
             throw HTTPError(
-                "oauth2-bad-client-key",
+                .oauth2BadClientKey,
                 "it is no PEM private key flowrun can sign client assertions with: an RSA key of at least 2048 bits "
                     + "(RS256) or a P-256 EC key (ES256)",
                 transient: false)
@@ -80,7 +81,7 @@ enum ClientAssertion {
         // RFC 7518 §3.2: an HS256 key is at least as long as the hash, 32 bytes (jwt-kit asserts so).
         if case .secret(let secret) = signer, secret.revealed.utf8.count < minimumSecretBytes {
             throw HTTPError(
-                "oauth2-bad-client-key",
+                .oauth2BadClientKey,
                 "`client_secret_jwt` signs with the client secret as an HS256 key, which must be at least "
                     + "\(minimumSecretBytes) bytes long (RFC 7518 §3.2); this secret has "
                     + "\(secret.revealed.utf8.count)",
@@ -99,7 +100,7 @@ enum ClientAssertion {
             return try await keys.sign(claims)
         } catch {
             throw HTTPError(
-                "oauth2-bad-client-key", "the client assertion cannot be signed with the client's key or secret",
+                .oauth2BadClientKey, "the client assertion cannot be signed with the client's key or secret",
                 transient: false)
         }
     }

@@ -1,4 +1,5 @@
 public import FlowHTTP
+public import FlowVocabulary
 public import Foundation
 internal import JWTKit
 
@@ -75,7 +76,7 @@ public struct IDTokenVerifier: Sendable {
         let response = try await transport.send(HTTPRequest(url: keys, headers: [("Accept", "application/json")]))
         guard response.status == 200, let set = try? JSONDecoder().decode(JWKS.self, from: Data(response.body)) else {
             throw HTTPError(
-                "id-token-keys", "GET \(keys.absoluteString) answered \(response.status), not a key set",
+                .idTokenKeys, "GET \(keys.absoluteString) answered \(response.status), not a key set",
                 transient: response.status >= 500)
         }
         let type: JWK.KeyType = algorithm.hasPrefix("RS") ? .rsa : .ecdsa
@@ -102,7 +103,7 @@ public struct IDTokenVerifier: Sendable {
     }
 
     private static func invalid(_ reason: String) -> HTTPError {
-        HTTPError("id-token-invalid", "the ID token is refused: \(reason)", transient: false)
+        HTTPError(.idTokenInvalid, "the ID token is refused: \(reason)", transient: false)
     }
 }
 

@@ -1,5 +1,6 @@
 public import FlowDescriptor
 public import FlowHTTP
+public import FlowVocabulary
 public import Foundation
 import Synchronization
 
@@ -90,8 +91,8 @@ public final class OAuth2Authenticator: Authenticator {
     /// Whether a refresh failure means the refresh token is no good (a new login is needed), not a transport
     /// problem.
     static func refusesRefresh(_ error: HTTPError) -> Bool {
-        ["oauth2-invalid_grant", "oauth2-invalid_token", "oauth2-unauthorized_client", "oauth2-token-failed"].contains(
-            error.code)
+        [.oauth2("invalid_grant"), .oauth2("invalid_token"), .oauth2("unauthorized_client"), .oauth2TokenFailed]
+            .contains(error.code)
     }
 
     /// Logs in afresh with the grant.

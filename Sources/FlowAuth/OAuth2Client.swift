@@ -1,5 +1,6 @@
 public import FlowDescriptor
 public import FlowHTTP
+public import FlowVocabulary
 public import Foundation
 
 /// Where an OAuth 2.0 authorization server answers.
@@ -68,7 +69,7 @@ public enum ClientAuthentication: String, Sendable, Hashable, Codable, CaseItera
         if let chosen = usable.first(where: { supported.contains($0.rawValue) }) { return chosen }
         let named = supported.map { "`\($0)`" }.joined(separator: ", ")
         throw HTTPError(
-            "oauth2-client-authentication",
+            .oauth2ClientAuthentication,
             "the provider takes \(named) at its token endpoint (`token_endpoint_auth_methods_supported`), none of "
                 + "which this client can use; flowrun has `client_secret_basic`, `client_secret_post` and "
                 + "`client_secret_jwt` with a `client-secret`, and `private_key_jwt` with a `client-key`"
@@ -206,7 +207,7 @@ public struct OAuth2Client: Sendable {
     public func authorizationRequest(redirect: URL) throws(HTTPError) -> AuthorizationRequest {
         guard let authorization = endpoints.authorization else {
             throw HTTPError(
-                "oauth2-no-authorization-endpoint", "the OAuth 2.0 parameters name no authorization endpoint",
+                .oauth2NoAuthorizationEndpoint, "the OAuth 2.0 parameters name no authorization endpoint",
                 transient: false)
         }
         let state = LoginSecrets.random(bytes: 16)
@@ -230,7 +231,7 @@ public struct OAuth2Client: Sendable {
         components?.percentEncodedQuery = query
         guard let url = components?.url else {
             throw HTTPError(
-                "oauth2-bad-endpoint", "cannot form the authorization URL from \(authorization.absoluteString)",
+                .oauth2BadEndpoint, "cannot form the authorization URL from \(authorization.absoluteString)",
                 transient: false)
         }
         exchangeLog?("authorization: GET \(ExchangeLine.url(url))")
@@ -246,7 +247,7 @@ public struct OAuth2Client: Sendable {
         exchangeLog?("authorization answered: \(ExchangeLine.url(redirect))")
         guard item("state") == request.state else {
             throw HTTPError(
-                "oauth2-state-mismatch",
+                .oauth2StateMismatch,
                 "the login's redirect carries another `state` than the one sent "
                     + "(\(item("state") == nil ? "none" : "a different one")): "
                     + "it does not answer this login, so it is refused", transient: false)
@@ -254,12 +255,12 @@ public struct OAuth2Client: Sendable {
         if let error = item("error") {
             let description = item("error_description").map { ": \($0)" } ?? ""
             throw HTTPError(
-                "oauth2-\(error)", "the authorization server refused the login with `\(error)`\(description)",
+                .oauth2(error), "the authorization server refused the login with `\(error)`\(description)",
                 transient: false)
         }
         guard let code = item("code"), !code.isEmpty else {
             throw HTTPError(
-                "oauth2-no-code", "the login's redirect carries neither a code nor an error", transient: false)
+                .oauth2NoCode, "the login's redirect carries neither a code nor an error", transient: false)
         }
         return code
     }
@@ -279,7 +280,7 @@ public struct OAuth2Client: Sendable {
     /// leaves the old one valid, and it is kept.
     public func refresh(_ tokens: OAuth2Tokens, transport: HTTPTransport) async throws(HTTPError) -> OAuth2Tokens {
         guard let refreshToken = tokens.refreshToken else {
-            throw HTTPError("oauth2-no-refresh-token", "there is no refresh token", transient: false)
+            throw HTTPError(.oauth2NoRefreshToken, "there is no refresh token", transient: false)
         }
         var fresh = try await tokenRequest(
             [("grant_type", "refresh_token"), ("refresh_token", refreshToken.revealed)],
@@ -295,7 +296,7 @@ public struct OAuth2Client: Sendable {
             subject != previous
         {
             throw HTTPError(
-                "id-token-invalid",
+                .idTokenInvalid,
                 "the ID token of the refresh is refused: it names subject `\(subject)`, not `\(previous)` of the login",
                 transient: false)
         }
@@ -326,7 +327,7 @@ public struct OAuth2Client: Sendable {
     public func clientCredentials(transport: HTTPTransport) async throws(HTTPError) -> OAuth2Tokens {
         guard isConfidential else {
             throw HTTPError(
-                "oauth2-no-client-secret", "the client credentials grant needs the client secret or key",
+                .oauth2NoClientSecret, "the client credentials grant needs the client secret or key",
                 transient: false)
         }
         var pairs = [("grant_type", "client_credentials")]
@@ -345,7 +346,7 @@ public struct OAuth2Client: Sendable {
                 + "\(ExchangeLine.form(pairs, sentAs: clientAuthenticationText)) → \(response.status)")
         guard response.status == 200 else {
             throw HTTPError(
-                "oauth2-revocation-failed", "POST \(revocation.absoluteString) answered \(response.status)",
+                .oauth2RevocationFailed, "POST \(revocation.absoluteString) answered \(response.status)",
                 transient: response.status >= 500)
         }
         return true
@@ -360,7 +361,7 @@ public struct OAuth2Client: Sendable {
             issuer.absoluteString.hasSuffix("/") ? String(issuer.absoluteString.dropLast()) : issuer.absoluteString
         guard let url = URL(string: base + "/.well-known/openid-configuration") else {
             throw HTTPError(
-                "oauth2-bad-issuer", "cannot form the discovery URL of issuer \(issuer.absoluteString)",
+                .oauth2BadIssuer, "cannot form the discovery URL of issuer \(issuer.absoluteString)",
                 transient: false)
         }
         let response = try await transport.send(HTTPRequest(url: url, headers: [("Accept", "application/json")]))
@@ -369,20 +370,20 @@ public struct OAuth2Client: Sendable {
             let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
         else {
             throw HTTPError(
-                "oauth2-discovery-failed",
+                .oauth2DiscoveryFailed,
                 "GET \(url.absoluteString) answered \(response.status), not the provider's metadata",
                 transient: response.status >= 500)
         }
         func endpoint(_ name: String) -> URL? { (object[name] as? String).flatMap(URL.init(string:)) }
         guard let token = endpoint("token_endpoint") else {
             throw HTTPError(
-                "oauth2-discovery-failed", "the metadata at \(url.absoluteString) names no `token_endpoint`",
+                .oauth2DiscoveryFailed, "the metadata at \(url.absoluteString) names no `token_endpoint`",
                 transient: false)
         }
         let published = object["issuer"] as? String
         guard published == nil || published == base || published == issuer.absoluteString else {
             throw HTTPError(
-                "oauth2-discovery-failed",
+                .oauth2DiscoveryFailed,
                 "the metadata at \(url.absoluteString) names issuer `\(published!)`, not `\(issuer.absoluteString)`",
                 transient: false)
         }
@@ -410,21 +411,21 @@ public struct OAuth2Client: Sendable {
             let endpoint = "POST \(endpoints.token.absoluteString)"
             guard let error else {
                 throw HTTPError(
-                    response.status >= 500 ? "server-error" : "oauth2-token-failed",
+                    response.status >= 500 ? .serverError : .oauth2TokenFailed,
                     "\(what): \(endpoint) answered \(response.status)", transient: response.status >= 500)
             }
             throw HTTPError(
-                "oauth2-\(error)", "\(what): \(endpoint) answered \(response.status) `\(error)`\(description)",
+                .oauth2(error), "\(what): \(endpoint) answered \(response.status) `\(error)`\(description)",
                 transient: false)
         }
         guard let object, let access = object["access_token"] as? String, !access.isEmpty else {
             throw HTTPError(
-                "oauth2-bad-token-response", "\(what): the token endpoint's answer has no `access_token`",
+                .oauth2BadTokenResponse, "\(what): the token endpoint's answer has no `access_token`",
                 transient: false)
         }
         if let type = object["token_type"] as? String, type.lowercased() != "bearer" {
             throw HTTPError(
-                "oauth2-bad-token-response", "\(what): the token type is `\(type)`, not `Bearer`", transient: false)
+                .oauth2BadTokenResponse, "\(what): the token type is `\(type)`, not `Bearer`", transient: false)
         }
         let lifetime =
             (object["expires_in"] as? NSNumber)?.doubleValue ?? (object["expires_in"] as? String).flatMap(Double.init)

@@ -1,3 +1,4 @@
+import FlowVocabulary
 import Foundation
 
 // What holds a secret describes itself without it: printed, interpolated, `debugPrint`ed or `dump`ed, each secret

@@ -1,5 +1,6 @@
 public import FlowDescriptor
 public import FlowHTTP
+public import FlowVocabulary
 public import Foundation
 import Synchronization
 

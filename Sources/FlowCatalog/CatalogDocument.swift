@@ -1,4 +1,5 @@
 public import FlowDescriptor
+import FlowVocabulary
 
 /// The catalog as JSON, for `flowrun steps --json` and tools.
 public enum CatalogDocument {

@@ -1,4 +1,5 @@
 public import FlowDescriptor
+public import FlowVocabulary
 
 /// The type a step, transformer or provider parameter takes.
 public enum ParameterType: Sendable, Hashable, CustomStringConvertible {

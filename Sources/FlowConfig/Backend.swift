@@ -2,6 +2,7 @@ public import FlowDescriptor
 public import FlowEngine
 public import FlowHTTP
 import FlowTransform
+import FlowVocabulary
 public import Foundation
 
 /// What the network steps share: where the backend is, and how its answers become step outcomes.
@@ -50,7 +51,7 @@ public enum Backend {
             context.log.write(
                 .error, "\(context.name): \(request.method) \(request.url.absoluteString) failed: \(error.code)")
             throw StepFailure(
-                FailureCode(rawValue: error.code), "\(what): \(error.message)", transient: error.isTransient)
+                error.code, "\(what): \(error.message)", transient: error.isTransient)
         }
         context.log.write(
             .debug,

@@ -1,6 +1,7 @@
 import FlowDescriptor
 import FlowEngine
 import FlowHTTP
+import FlowVocabulary
 import Foundation
 
 /// Reading a configuration document: a JSON file, a property list, or an answer from the backend.

@@ -2,6 +2,7 @@ import FlowCatalog
 public import FlowDescriptor
 public import FlowEngine
 import FlowHTTP
+import FlowVocabulary
 public import Foundation
 
 /// The SDK's configuration loader: providers are examined in order and the first that yields data wins; a

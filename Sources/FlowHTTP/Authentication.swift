@@ -1,4 +1,5 @@
 public import FlowDescriptor
+public import FlowVocabulary
 public import Foundation
 import Synchronization
 

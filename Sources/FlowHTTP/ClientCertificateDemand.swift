@@ -1,3 +1,4 @@
+public import FlowVocabulary
 import Foundation
 
 /// An answer in which a server says, over HTTP, that it wants a client certificate or refuses the one it was sent.
@@ -45,13 +46,13 @@ public enum ClientCertificateDemand: Sendable, Hashable {
         switch self {
         case .required:
             HTTPError(
-                "certificate-required",
+                .certificateRequired,
                 "\(endpoint): the server requires a client certificate and none was sent (a certificate step or "
                     + "`security.client-certificate` gives one)",
                 transient: false)
         case .rejected:
             HTTPError(
-                "certificate-rejected",
+                .certificateRejected,
                 "\(endpoint): the server refused the client certificate (issued by a CA it does not trust, expired "
                     + "or revoked)",
                 transient: false)

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 public import FlowDescriptor
+public import FlowVocabulary
 public import Foundation
 import NIOCore
 import NIOHTTP1
@@ -216,7 +217,7 @@ public final class HTTPSession: Sendable {
             token.caseInsensitiveCompare("Required") != .orderedSame
         else {
             throw HTTPError(
-                "csrf-failed",
+                .csrfFailed,
                 "GET \(csrf.fetchURL.absoluteString) answered \(answer.status) without an `\(Self.csrfHeader)` token "
                     + "for \(request.method) \(request.url.absoluteString)",
                 transient: answer.status >= 500)
@@ -262,7 +263,7 @@ public final class HTTPSession: Sendable {
         }
         guard let id else {
             throw HTTPError(
-                "authenticator-registered-twice",
+                .authenticatorRegisteredTwice,
                 "a \(authenticator.method) authenticator is already registered for \(authenticator.origin)",
                 transient: false)
         }
@@ -362,7 +363,7 @@ public final class HTTPSession: Sendable {
             } catch {
                 // A handshake the server ended for want of a certificate: a user-identity authenticator of the
                 // origin answers it as it answers the same demand made over HTTP.
-                guard error.code == "certificate-required",
+                guard error.code == .certificateRequired,
                     let slot = slots.first(where: {
                         $0.origin == decorated.url.origin && $0.authenticator is UserIdentityAuthenticator
                     })
@@ -384,7 +385,7 @@ public final class HTTPSession: Sendable {
             {
                 guard !csrfRefetched else {
                     throw HTTPError(
-                        "csrf-failed",
+                        .csrfFailed,
                         "\(decorated.method) \(decorated.url.absoluteString) still asks for a CSRF token after a new "
                             + "one was fetched",
                         transient: false)
@@ -407,7 +408,7 @@ public final class HTTPSession: Sendable {
                 }
                 guard logins < 2 else {
                     throw HTTPError(
-                        "authentication-failed",
+                        .authenticationFailed,
                         "\(request.method) \(request.url.absoluteString) was still challenged for "
                             + "\(slot.authenticator.method.rawValue) "
                             + "authentication after logging in (\(decorated.url.absoluteString) "
@@ -444,7 +445,7 @@ public final class HTTPSession: Sendable {
                 redirectCount += 1
                 guard redirectCount <= configuration.maxRedirects else {
                     throw HTTPError(
-                        "too-many-redirects",
+                        .tooManyRedirects,
                         "\(request.method) \(request.url.absoluteString) redirected more than "
                             + "\(configuration.maxRedirects) times",
                         transient: false)
@@ -507,7 +508,7 @@ public final class HTTPSession: Sendable {
         guard target.origin != current.url.origin else { return next }
         if next.body != nil, next.bodyHoldsSecret {
             throw HTTPError(
-                "secret-body-redirect",
+                .secretBodyRedirect,
                 "\(current.method) \(current.url.absoluteString) answered \(response.status), redirecting to "
                     + "\(target.origin), another origin: the request's body holds a secret, which flowrun sends to "
                     + "no other origin than the one it was meant for",
@@ -534,7 +535,7 @@ public final class HTTPSession: Sendable {
         guard scheme == "https" || (scheme == "http" && (request.url.isLoopback || configuration.allowInsecureHTTP))
         else {
             throw HTTPError(
-                "insecure-url",
+                .insecureURL,
                 "refusing to send \(request.method) \(request.url.absoluteString): "
                     + "only https (or http to this machine) is allowed",
                 transient: false)
@@ -604,7 +605,7 @@ public final class HTTPSession: Sendable {
                 context: try NIOSSLContext(configuration: tls), verifier: verifier, connectTimeout: connectTimeout)
         } catch {
             throw HTTPError(
-                "tls-failed", "the TLS configuration is refused: \(TLSFailure.words(error))", transient: false)
+                .tlsFailed, "the TLS configuration is refused: \(TLSFailure.words(error))", transient: false)
         }
     }
 

@@ -1,3 +1,4 @@
+public import FlowVocabulary
 public import Foundation
 
 /// A request the session sends: method, absolute URL, headers, body.
@@ -102,11 +103,11 @@ public struct DefaultHeader: Sendable {
 /// Why a request failed before an answer came: a stable code, a message naming the endpoint, and whether
 /// trying again may help.
 public struct HTTPError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var code: String
+    public var code: FailureCode
     public var message: String
     public var isTransient: Bool
 
-    public init(_ code: String, _ message: String, transient: Bool) {
+    public init(_ code: FailureCode, _ message: String, transient: Bool) {
         self.code = code
         self.message = message
         self.isTransient = transient

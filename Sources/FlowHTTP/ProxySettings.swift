@@ -1,4 +1,5 @@
 public import FlowDescriptor
+public import FlowVocabulary
 public import Foundation
 
 /// The proxies a session's requests go through, read from the environment as curl reads it.
@@ -69,7 +70,7 @@ public struct ProxySettings: Sendable, Hashable {
         }
 
         private static func unusable(_ shown: String, _ reason: String) -> HTTPError {
-            HTTPError("proxy-failed", "the proxy \(shown) cannot be used: \(reason)", transient: false)
+            HTTPError(.proxyFailed, "the proxy \(shown) cannot be used: \(reason)", transient: false)
         }
     }
 
@@ -164,7 +165,7 @@ public struct ProxySettings: Sendable, Hashable {
         case .server(let server): return server
         case .unusable(let source, let reason):
             throw HTTPError(
-                "proxy-failed", "the request would go through the proxy of \(source), but \(reason)", transient: false)
+                .proxyFailed, "the request would go through the proxy of \(source), but \(reason)", transient: false)
         }
     }
 }

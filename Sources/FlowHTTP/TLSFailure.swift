@@ -1,3 +1,4 @@
+import FlowVocabulary
 import Foundation
 import NIOSSL
 
@@ -10,34 +11,34 @@ public enum TLSFailure {
         if let error = error as? NIOSSLExtraError {
             if error == .failedToValidateHostname {
                 return HTTPError(
-                    "untrusted-server", "\(endpoint): the server's certificate does not name the host",
+                    .untrustedServer, "\(endpoint): the server's certificate does not name the host",
                     transient: false)
             }
-            return HTTPError("tls-failed", "\(endpoint): the TLS handshake failed", transient: false)
+            return HTTPError(.tlsFailed, "\(endpoint): the TLS handshake failed", transient: false)
         }
         guard error is NIOSSLError || error is BoringSSLError else { return nil }
         let reasons = reasons(in: error)
         if reasons.contains("CERTIFICATE_VERIFY_FAILED") {
             return HTTPError(
-                "untrusted-server",
+                .untrustedServer,
                 "\(endpoint): the server's certificate is not trusted: it leads to no trusted root, has expired or "
                     + "does not name the host (a CA bundle adds roots: security.caBundle or --ca-bundle)",
                 transient: false)
         }
         if reasons.contains(where: { $0.hasSuffix("CERTIFICATE_REQUIRED") }) {
             return HTTPError(
-                "certificate-required", "\(endpoint): the server requires a client certificate and none was given",
+                .certificateRequired, "\(endpoint): the server requires a client certificate and none was given",
                 transient: false)
         }
         if let refusal = reasons.lazy.compactMap({ reason in rejections.first { reason.hasSuffix($0.key) }?.value })
             .first
         {
             return HTTPError(
-                "certificate-rejected", "\(endpoint): the server refused the client certificate (\(refusal))",
+                .certificateRejected, "\(endpoint): the server refused the client certificate (\(refusal))",
                 transient: false)
         }
         return HTTPError(
-            "tls-failed", "\(endpoint): the TLS handshake failed (\(words(error, reasons: reasons)))", transient: false)
+            .tlsFailed, "\(endpoint): the TLS handshake failed (\(words(error, reasons: reasons)))", transient: false)
     }
 
     /// BoringSSL's reasons for refusing a client certificate (the server's alert, as the client reads it), in words.

@@ -1,5 +1,6 @@
 import Crypto
 public import FlowDescriptor
+public import FlowVocabulary
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -42,7 +43,7 @@ public struct TLSSettings: Sendable, Hashable {
             let roots = try Self.read("the CA bundle", caBundle) { try NIOSSLCertificate.fromPEMBytes($0) }
             guard !roots.isEmpty else {
                 throw HTTPError(
-                    "bad-certificate-file", "the CA bundle \(caBundle) holds no PEM certificate", transient: false)
+                    .badCertificateFile, "the CA bundle \(caBundle) holds no PEM certificate", transient: false)
             }
             configuration.additionalTrustRoots = [.certificates(roots)]
         }
@@ -52,12 +53,12 @@ public struct TLSSettings: Sendable, Hashable {
                 roots = try additionalRootsPEM.flatMap { try NIOSSLCertificate.fromPEMBytes(Array($0.utf8)) }
             } catch {
                 throw HTTPError(
-                    "bad-certificate-file", "an in-memory trust root cannot be parsed: \(TLSFailure.words(error))",
+                    .badCertificateFile, "an in-memory trust root cannot be parsed: \(TLSFailure.words(error))",
                     transient: false)
             }
             guard roots.count >= additionalRootsPEM.count else {
                 throw HTTPError(
-                    "bad-certificate-file", "an in-memory trust root holds no PEM certificate", transient: false)
+                    .badCertificateFile, "an in-memory trust root holds no PEM certificate", transient: false)
             }
             configuration.additionalTrustRoots.append(.certificates(roots))
         }
@@ -68,7 +69,7 @@ public struct TLSSettings: Sendable, Hashable {
             let chain = try Self.read("the client certificate", chainFile) { try NIOSSLCertificate.fromPEMBytes($0) }
             guard !chain.isEmpty else {
                 throw HTTPError(
-                    "bad-certificate-file", "the client certificate \(chainFile) holds no PEM certificate",
+                    .badCertificateFile, "the client certificate \(chainFile) holds no PEM certificate",
                     transient: false)
             }
             let key = try Self.read("the client key", keyFile) { try NIOSSLPrivateKey(bytes: $0, format: .pem) }
@@ -80,7 +81,7 @@ public struct TLSSettings: Sendable, Hashable {
                 bundle = try PKCS12Identity.bundle(file: file, passphrase: password.map { Array($0.revealed.utf8) })
             } catch {
                 throw HTTPError(
-                    "bad-certificate-file", "the PKCS#12 identity \(file) \(error.reason)", transient: false)
+                    .badCertificateFile, "the PKCS#12 identity \(file) \(error.reason)", transient: false)
             }
             configuration.certificateChain = bundle.certificateChain.map { .certificate($0) }
             configuration.privateKey = .privateKey(bundle.privateKey)
@@ -93,13 +94,13 @@ public struct TLSSettings: Sendable, Hashable {
             } catch {
                 // swift-nio-ssl's error names BoringSSL's reason only, never the key's text.
                 throw HTTPError(
-                    "bad-certificate-file",
+                    .badCertificateFile,
                     "the user identity held in memory cannot be parsed: \(TLSFailure.words(error))",
                     transient: false)
             }
             guard !chain.isEmpty else {
                 throw HTTPError(
-                    "bad-certificate-file", "the user identity held in memory has no PEM certificate",
+                    .badCertificateFile, "the user identity held in memory has no PEM certificate",
                     transient: false)
             }
             configuration.certificateChain = chain.map { .certificate($0) }
@@ -116,11 +117,11 @@ public struct TLSSettings: Sendable, Hashable {
         let limit = ReaderLimits.default.maxFileBytes
         guard let bytes = FileBytes.read(path, limit: limit) else {
             throw HTTPError(
-                "bad-certificate-file", "\(what) \(path) cannot be read: \(FileBytes.whyUnreadable(path))",
+                .badCertificateFile, "\(what) \(path) cannot be read: \(FileBytes.whyUnreadable(path))",
                 transient: false)
         }
         guard bytes.count <= limit else {
-            throw HTTPError("bad-certificate-file", "\(what) \(path) is larger than \(limit) bytes", transient: false)
+            throw HTTPError(.badCertificateFile, "\(what) \(path) is larger than \(limit) bytes", transient: false)
         }
         do {
             return try body(bytes)
@@ -128,7 +129,7 @@ public struct TLSSettings: Sendable, Hashable {
             // The error of a PKCS#12 file read with a wrong password says no more than "bad file"; it never holds
             // the password.
             throw HTTPError(
-                "bad-certificate-file", "\(what) \(path) cannot be parsed: \(TLSFailure.words(error))",
+                .badCertificateFile, "\(what) \(path) cannot be parsed: \(TLSFailure.words(error))",
                 transient: false)
         }
     }
@@ -192,7 +193,7 @@ struct PinCheck: Sendable {
             throw error
         } catch let refusal as SOCKSRefused {
             throw HTTPError(
-                "proxy-failed",
+                .proxyFailed,
                 "\(endpoint): the proxy \(proxy.map(\.description) ?? "") did not open the tunnel: \(refusal)",
                 transient: false)
         } catch let refusal as ProxyTunnelRefused {
@@ -201,22 +202,22 @@ struct PinCheck: Sendable {
                 ? "; check the proxy's user and password (`http://USER:PASSWORD@host:port` in --proxy or HTTPS_PROXY)"
                 : ""
             throw HTTPError(
-                "proxy-failed",
+                .proxyFailed,
                 "\(endpoint): the proxy \(proxy.map(\.description) ?? "") refused the tunnel: \(refusal)\(advice)",
                 transient: false)
         } catch {
             if let failure = TLSFailure.classify(error, endpoint: endpoint) { throw failure }
             if let proxy {
                 throw HTTPError(
-                    "proxy-failed",
+                    .proxyFailed,
                     "\(endpoint): through the proxy \(proxy), the connection failed: \(TransportFailure.words(error))",
                     transient: true)
             }
-            throw HTTPError("connection-failed", "\(endpoint): \(TransportFailure.words(error))", transient: true)
+            throw HTTPError(.connectionFailed, "\(endpoint): \(TransportFailure.words(error))", transient: true)
         }
         for pins in pinSets where !seen.contains(where: pins.contains) {
             throw HTTPError(
-                "pin-mismatch",
+                .pinMismatch,
                 "\(endpoint): no key of the server's verified chain (\(Self.describe(seen))) matches the pins "
                     + "expected (\(pins.map(\.description).joined(separator: ", ")))",
                 transient: false)
@@ -300,7 +301,7 @@ struct PinCheck: Sendable {
             }.get()
             try await handshake.futureResult.get()
             guard let chain = try await channel.nioSSL_peerValidatedCertificateChain().get() else {
-                throw HTTPError("untrusted-server", "the server presented no certificate", transient: false)
+                throw HTTPError(.untrustedServer, "the server presented no certificate", transient: false)
             }
             let pins = try chain.map { PublicKeyPin(subjectPublicKeyInfo: try $0.extractPublicKey().toSPKIBytes()) }
             try? await channel.close()

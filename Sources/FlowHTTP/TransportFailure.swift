@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import FlowDescriptor
+import FlowVocabulary
 import Foundation
 import Glibc
 import NIOCore
@@ -25,7 +26,7 @@ enum TransportFailure {
         }
         if error is NIOTooManyBytesError {
             return HTTPError(
-                "response-too-large",
+                .responseTooLarge,
                 "\(endpoint): the answer is larger than \(bytesText(attempt.maxBodyBytes)), the most flowrun reads of "
                     + "one answer (trying again would download it again)",
                 transient: false)
@@ -33,25 +34,25 @@ enum TransportFailure {
         if let failure = TLSFailure.classify(error, endpoint: endpoint) { return failure }
         if let proxy = attempt.proxy, proxy.kind == .socks5, let refusal = socksRefusal(error) {
             return HTTPError(
-                "proxy-failed", "\(endpoint): the proxy \(proxy) did not open a connection: \(refusal)",
+                .proxyFailed, "\(endpoint): the proxy \(proxy) did not open a connection: \(refusal)",
                 transient: false)
         }
         if let error = error as? HTTPClientError { return classify(error, attempt) }
         if let proxy = attempt.proxy, error is NIOConnectionError || error is ChannelError {
             return HTTPError(
-                "proxy-failed", "\(endpoint): the proxy \(proxy) cannot be reached (\(words(error)))", transient: true)
+                .proxyFailed, "\(endpoint): the proxy \(proxy) cannot be reached (\(words(error)))", transient: true)
         }
         if error is NIOConnectionError || error is IOError || error is ChannelError {
             return HTTPError(
-                "connection-failed", "\(endpoint): no connection could be made (\(words(error)))", transient: true)
+                .connectionFailed, "\(endpoint): no connection could be made (\(words(error)))", transient: true)
         }
-        return HTTPError("connection-failed", "\(endpoint): \(words(error))", transient: true)
+        return HTTPError(.connectionFailed, "\(endpoint): \(words(error))", transient: true)
     }
 
     /// A request its caller stopped (a step's timeout, Ctrl-C): not a connection problem.
     static func cancelled(_ endpoint: String) -> HTTPError {
         HTTPError(
-            "cancelled", "\(endpoint) was stopped before it was answered (the step timed out or the run was cancelled)",
+            .cancelled, "\(endpoint) was stopped before it was answered (the step timed out or the run was cancelled)",
             transient: true)
     }
 
@@ -60,26 +61,26 @@ enum TransportFailure {
         switch error {
         case .deadlineExceeded, .readTimeout, .writeTimeout, .connectTimeout, .getConnectionFromPoolTimeout:
             return HTTPError(
-                "timeout", "\(endpoint) did not answer within \(attempt.timeout.flowText)", transient: true)
+                .timeout, "\(endpoint) did not answer within \(attempt.timeout.flowText)", transient: true)
         case .tlsHandshakeTimeout:
-            return HTTPError("timeout", "\(endpoint): the TLS handshake did not finish in time", transient: true)
+            return HTTPError(.timeout, "\(endpoint): the TLS handshake did not finish in time", transient: true)
         case .remoteConnectionClosed, .uncleanShutdown:
             return HTTPError(
-                "connection-closed", "\(endpoint): the server closed the connection without an answer",
+                .connectionClosed, "\(endpoint): the server closed the connection without an answer",
                 transient: true)
         case .bodyLengthMismatch, .contentLengthMissing:
             return HTTPError(
-                "connection-closed", "\(endpoint): the answer ended before the length it announced", transient: true)
+                .connectionClosed, "\(endpoint): the answer ended before the length it announced", transient: true)
         case .invalidURL, .emptyHost, .emptyScheme:
             return HTTPError(
-                "request-failed", "\(endpoint): the URL cannot be sent (no host or scheme)", transient: false)
+                .requestFailed, "\(endpoint): the URL cannot be sent (no host or scheme)", transient: false)
         default:
             break
         }
         if let proxy = attempt.proxy, let failure = proxyFailure(error, endpoint: endpoint, proxy: proxy) {
             return failure
         }
-        return HTTPError("request-failed", "\(endpoint): \(words(error))", transient: true)
+        return HTTPError(.requestFailed, "\(endpoint): \(words(error))", transient: true)
     }
 
     /// A SOCKS proxy's refusal in words, or `nil` when `error` is none. AsyncHTTPClient's SOCKS client is swift-nio-
@@ -102,7 +103,7 @@ enum TransportFailure {
         case .proxyAuthenticationRequired:
             let given = proxy.user == nil ? "none were given" : "it refused the ones given"
             return HTTPError(
-                "proxy-failed",
+                .proxyFailed,
                 "\(endpoint): the proxy \(proxy) answered 407 (proxy authentication required): it wants a user and "
                     + "password and \(given); check them in the proxy URL (`http://USER:PASSWORD@host:port` in "
                     + "--proxy or HTTPS_PROXY)",
@@ -116,13 +117,13 @@ enum TransportFailure {
                 : "check the user and password in the proxy URL (some proxies refuse wrong ones this way, not with "
                     + "407) and that it lets this host through"
             return HTTPError(
-                "proxy-failed",
+                .proxyFailed,
                 "\(endpoint): the proxy \(proxy) refused to open a connection to the server (its answer to CONNECT "
                     + "was not 200); \(check)",
                 transient: false)
         case .httpProxyHandshakeTimeout, .socksHandshakeTimeout:
             return HTTPError(
-                "proxy-failed", "\(endpoint): the proxy \(proxy) did not open a connection in time", transient: true)
+                .proxyFailed, "\(endpoint): the proxy \(proxy) did not open a connection in time", transient: true)
         default:
             return nil
         }

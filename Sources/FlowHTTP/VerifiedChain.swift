@@ -1,6 +1,7 @@
 import CNIOBoringSSL
 import CNIOBoringSSLShims
 import FlowDescriptor
+import FlowVocabulary
 import NIOSSL
 import Synchronization
 
@@ -20,7 +21,7 @@ final class ChainVerifier: Sendable {
     /// - Throws: ``HTTPError`` `tls-failed` when BoringSSL cannot make the store or refuses a root.
     init(_ configuration: TLSConfiguration) throws(HTTPError) {
         guard let store = X509_STORE_new() else {
-            throw HTTPError("tls-failed", "the store of trust roots cannot be made", transient: false)
+            throw HTTPError(.tlsFailed, "the store of trust roots cannot be made", transient: false)
         }
         let trust = TrustStore(store)
         var loaded = true
@@ -37,7 +38,7 @@ final class ChainVerifier: Sendable {
         }
         ERR_clear_error()
         guard loaded else {
-            throw HTTPError("tls-failed", "a trust root cannot be added to the pin check's store", transient: false)
+            throw HTTPError(.tlsFailed, "a trust root cannot be added to the pin check's store", transient: false)
         }
         self.store = Mutex(trust)
     }

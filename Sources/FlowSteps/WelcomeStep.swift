@@ -4,6 +4,7 @@ import FlowDescriptor
 import FlowEngine
 import FlowHTTP
 import FlowTransform
+import FlowVocabulary
 
 /// The `welcome` step: finds the configuration through the provider queue, transforms it with the flow's
 /// transform tree, provides the keys, and keeps the configuration for restore. On restore the kept

@@ -1,6 +1,7 @@
 import Crypto
 import CryptoExtras
 import FlowDescriptor
+import FlowVocabulary
 import Foundation
 
 /// How the key that wraps a store's data key is derived from the passcode. Recorded in the store's header, so

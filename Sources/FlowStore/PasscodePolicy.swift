@@ -1,4 +1,5 @@
 public import FlowDescriptor
+public import FlowVocabulary
 public import Foundation
 
 /// The rules a store passcode follows, from the downloaded settings (`passwordPolicy`). The SDK's

@@ -1,5 +1,6 @@
 import Crypto
 public import FlowDescriptor
+public import FlowVocabulary
 public import Foundation
 import GRDB
 import Glibc

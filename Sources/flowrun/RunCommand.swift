@@ -7,6 +7,7 @@ public import FlowEngine
 import FlowHTTP
 import FlowSteps
 import FlowTransform
+import FlowVocabulary
 import Foundation
 
 extension RunMode: ExpressibleByArgument {}

@@ -4,6 +4,7 @@ import FlowDescriptor
 import FlowEngine
 import FlowProcess
 import FlowTransform
+import FlowVocabulary
 import Foundation
 import Synchronization
 

@@ -3,6 +3,7 @@ import FlowAuth
 import FlowDescriptor
 import FlowEmulator
 import FlowHTTP
+import FlowVocabulary
 import Foundation
 import Synchronization
 import Testing
@@ -31,7 +32,7 @@ import Testing
                 switch kind {
                 case .username: "ada@example.com"
                 case .password: "analytical-engine"
-                case .oneTimeCode: throw HTTPError("unexpected", "no second factor here", transient: false)
+                case .oneTimeCode: throw HTTPError(.presenterUnsupported, "no second factor here", transient: false)
                 }
             }
             let reached = try await presenter.present(
@@ -105,7 +106,7 @@ import Testing
                 amongst: ["tls_client_auth", "private_key_jwt"], secret: true, key: false)
             Issue.record("a client with a secret alone was given a method it cannot use")
         } catch {
-            #expect(error.code == "oauth2-client-authentication")
+            #expect(error.code == .oauth2ClientAuthentication)
             #expect(error.message.contains("`tls_client_auth`, `private_key_jwt`"), "\(error.message)")
             #expect(error.message.contains("this step gives a `client-secret`"), "\(error.message)")
         }
@@ -123,7 +124,7 @@ import Testing
             _ = try await client.clientCredentials(transport: session.transport)
             Issue.record("a short secret signed an assertion")
         } catch {
-            #expect(error.code == "oauth2-bad-client-key", "\(error)")
+            #expect(error.code == .oauth2BadClientKey, "\(error)")
             #expect(error.message.contains("at least 32 bytes") && !error.message.contains("short-secret-0451"))
         }
         await session.shutdown()

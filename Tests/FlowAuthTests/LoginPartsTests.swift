@@ -1,5 +1,6 @@
 import FlowAuth
 import FlowHTTP
+import FlowVocabulary
 import Foundation
 import Testing
 
@@ -144,11 +145,11 @@ import Testing
                 return error
             }
         }
-        #expect(failure("code=c&state=forged")?.code == "oauth2-state-mismatch")
-        #expect(failure("code=c")?.code == "oauth2-state-mismatch")
+        #expect(failure("code=c&state=forged")?.code == .oauth2StateMismatch)
+        #expect(failure("code=c")?.code == .oauth2StateMismatch)
         #expect(
-            failure("error=access_denied&error_description=no&state=\(request.state)")?.code == "oauth2-access_denied")
-        #expect(failure("state=\(request.state)")?.code == "oauth2-no-code")
+            failure("error=access_denied&error_description=no&state=\(request.state)")?.code == .oauth2("access_denied"))
+        #expect(failure("state=\(request.state)")?.code == .oauth2NoCode)
         #expect(failure("code=c&state=\(request.state)") == nil)
         #expect(
             try client.code(from: URL(string: "http://127.0.0.1:9000/?code=c1&state=\(request.state)")!, for: request)
@@ -181,7 +182,7 @@ import Testing
         do {
             _ = try await session.send(HTTPRequest(url: redirect, timeout: .seconds(600)))
         } catch {
-            closed = error.code == "connection-failed" || error.code == "request-failed"
+            closed = error.code == .connectionFailed || error.code == .requestFailed
         }
         #expect(closed)
     }
@@ -195,7 +196,7 @@ import Testing
         } catch {
             failure = error
         }
-        #expect(failure?.code == "no-browser")
+        #expect(failure?.code == .noBrowser)
         #expect(failure?.message.contains("--presenter headless-form") == true)
     }
 
@@ -212,7 +213,7 @@ import Testing
             failure = error
         }
         await session.shutdown()
-        #expect(failure?.code == "browser-not-opened")
+        #expect(failure?.code == .browserNotOpened)
         #expect(failure?.message.contains("status 1") == true)
     }
 }

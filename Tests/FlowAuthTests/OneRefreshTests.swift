@@ -2,6 +2,7 @@ import FlowAuth
 import FlowDescriptor
 import FlowEmulator
 import FlowHTTP
+import FlowVocabulary
 import Foundation
 import Testing
 
@@ -24,7 +25,7 @@ struct OneRefreshTests {
                 switch kind {
                 case .username: "ada@example.com"
                 case .password: "analytical-engine"
-                case .oneTimeCode: throw HTTPError("no-code", "no one-time code here", transient: false)
+                case .oneTimeCode: throw HTTPError(.presenterUnsupported, "no one-time code here", transient: false)
                 }
             }
             let first = OAuth2Authenticator(

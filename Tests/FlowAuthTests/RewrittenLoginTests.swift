@@ -1,6 +1,7 @@
 import FlowAuth
 import FlowDescriptor
 import FlowHTTP
+import FlowVocabulary
 import Foundation
 import Synchronization
 import Testing
@@ -20,7 +21,7 @@ private final class RecordingPresenter: WebPresenter {
             $0.opened = url
             $0.finish = finish.url
         }
-        throw HTTPError("stopped", "the test stops the login here", transient: false)
+        throw HTTPError(.cancelled, "the test stops the login here", transient: false)
     }
 }
 

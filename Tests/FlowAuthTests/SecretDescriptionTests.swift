@@ -1,5 +1,6 @@
 import FlowAuth
 import FlowDescriptor
+import FlowVocabulary
 import Foundation
 import Testing
 

@@ -2,6 +2,7 @@ import FlowCatalog
 import FlowDescriptor
 import FlowEngine
 import FlowSteps
+import FlowVocabulary
 import Foundation
 import Testing
 

@@ -3,6 +3,7 @@ import FlowCatalog
 import FlowDescriptor
 import FlowSteps
 import FlowTransform
+import FlowVocabulary
 import Foundation
 import Testing
 

@@ -1,62 +1,87 @@
 import FlowEngine
 import FlowTransform
+import FlowVocabulary
 import Foundation
 import Testing
 
 @Suite("Failure codes are one documented list of constants")
 struct FailureCodeTests {
-    @Test func everyConstantIsUniqueAndKebabCase() {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    @Test func everyConstantIsUniqueKebabCaseAndSummarised() {
         let texts = FailureCode.known.map(\.rawValue)
         #expect(Set(texts).count == texts.count, "a code is listed twice: \(texts)")
         let kebab = /[a-z][a-z0-9]*(-[a-z0-9]+)*/
-        for text in texts {
-            #expect(text.wholeMatch(of: kebab) != nil, "`\(text)` is not kebab-case")
+        for code in FailureCode.known {
+            #expect(code.rawValue.wholeMatch(of: kebab) != nil, "`\(code)` is not kebab-case")
+            #expect(code.summary.hasSuffix("."), "`\(code)` has no summary sentence")
         }
     }
 
-    @Test func theEngineDocumentListsExactlyTheConstants() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let text = try String(contentsOf: root.appendingPathComponent("docs/engine.md"), encoding: .utf8)
-        let section = try #require(text.range(of: "## Failure codes"), "docs/engine.md has no failure-code table")
-        let rows = text[section.upperBound...].split(separator: "\n").drop { !$0.hasPrefix("| `") }
-            .prefix { $0.hasPrefix("| ") }
-        let documented = rows.compactMap { $0.split(separator: "`").dropFirst().first.map(String.init) }
-        let families = ["http-NNN", "transform-KIND", "oauth2-ERROR"]
-        #expect(documented.filter { !families.contains($0) } == FailureCode.known.map(\.rawValue))
-        #expect(families.allSatisfy(documented.contains))
+    /// `known` is written by hand beside the constants: each constant declared in FailureCode.swift must be in it,
+    /// or the docs would miss it.
+    @Test func theListHoldsEveryDeclaredConstant() throws {
+        let file = Self.root.appendingPathComponent("Sources/FlowVocabulary/FailureCode.swift")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        let declared = text.matches(of: /public static let \w+ = FailureCode\(\s*"([a-z0-9-]+)"/).map { String($0.1) }
+        #expect(declared.count > 90, "the scan found only \(declared.count) constants: has the spelling changed?")
+        #expect(declared == FailureCode.known.map(\.rawValue))
     }
 
-    /// The HTTP session and the logins make their errors' codes as text (FlowHTTP knows no engine type); each
-    /// reaches a step failure unchanged, so each must be one of the constants.
-    @Test func everyCodeTheHTTPLayerWritesIsAConstant() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let known = Set(FailureCode.known.map(\.rawValue))
-        let literal = /(?:HTTPError\(|\.login\()\s*"([a-z0-9-]+)"/
-        var found = 0
-        for folder in ["Sources/FlowHTTP", "Sources/FlowAuth", "Sources/FlowSteps"] {
-            let url = root.appendingPathComponent(folder)
-            let files = FileManager.default.enumerator(at: url, includingPropertiesForKeys: nil)?.allObjects ?? []
-            for case let file as URL in files where file.pathExtension == "swift" {
-                let text = try String(contentsOf: file, encoding: .utf8)
-                for match in text.matches(of: literal) {
-                    found += 1
-                    let code = String(match.1)
-                    #expect(
-                        known.contains(code), "`\(code)` in \(file.lastPathComponent) is not a FailureCode constant")
-                }
+    /// docs/engine.md's table is made from the constants and the families; `FLOWRUN_WRITE_DOCS=1` writes it.
+    @Test func theEngineDocumentHoldsTheTableMadeFromTheConstants() throws {
+        let docs = Self.root.appendingPathComponent("docs/engine.md")
+        let text = try String(contentsOf: docs, encoding: .utf8)
+        let begin = "<!-- failure codes: made from Sources/FlowVocabulary/FailureCode.swift -->\n"
+        let end = "\n<!-- end of failure codes -->"
+        let start = try #require(text.range(of: begin), "docs/engine.md has no failure-code table")
+        let stop = try #require(text.range(of: end, range: start.upperBound..<text.endIndex))
+        let rows =
+            FailureCode.known.map { "| `\($0.rawValue)` | \($0.summary) |" }
+            + FailureCode.families.map { "| `\($0.pattern)` | \($0.summary) |" }
+        let table = (["| code | meaning |", "| --- | --- |"] + rows).joined(separator: "\n")
+        if ProcessInfo.processInfo.environment["FLOWRUN_WRITE_DOCS"] == "1" {
+            let updated = text.replacingCharacters(in: start.upperBound..<stop.lowerBound, with: table)
+            try updated.write(to: docs, atomically: true, encoding: .utf8)
+        }
+        let written = try String(contentsOf: docs, encoding: .utf8)
+        #expect(
+            written.contains(begin + table + end),
+            """
+            docs/engine.md's failure codes differ from FailureCode.swift: run FLOWRUN_WRITE_DOCS=1 swift test \
+            --filter theEngineDocumentHoldsTheTableMadeFromTheConstants
+            """)
+    }
+
+    /// No module makes a code from text: the session, the logins and the steps throw the constants. Only the
+    /// readers of text (a scenario, a child run's report) and the families' makers call `init(rawValue:)`.
+    @Test func noModuleMakesACodeFromText() throws {
+        let sources = Self.root.appendingPathComponent("Sources")
+        let readers: Set<String> = ["FailureCode.swift", "FailureCode+Transform.swift"]
+        let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)?.allObjects ?? []
+        var scanned = 0
+        for case let file as URL in files where file.pathExtension == "swift" {
+            scanned += 1
+            let text = try String(contentsOf: file, encoding: .utf8)
+            let made = text.matches(of: /FailureCode\(rawValue: *"/).count
+            if !readers.contains(file.lastPathComponent) {
+                #expect(made == 0, "\(file.lastPathComponent) makes a failure code from a literal")
             }
         }
-        #expect(found > 20, "the scan found only \(found) codes: has the HTTP layer's spelling changed?")
+        #expect(scanned > 100)
     }
 
     @Test func familiesKeepTheirTextAndCompareEqualToCodesReadFromText() {
         #expect(FailureCode.http(404).rawValue == "http-404")
         #expect(FailureCode.http(404).httpStatus == 404)
+        #expect(FailureCode.http(404).summary.contains("status NNN"))
         #expect(FailureCode.timeout.httpStatus == nil)
         #expect(FailureCode.transform(.missingArgument).rawValue == "transform-missing-argument")
+        #expect(FailureCode.oauth2("access_denied").rawValue == "oauth2-access_denied")
         #expect(FailureCode(rawValue: "missing-input") == .missingInput)
+        #expect(FailureCode(rawValue: "missing-input").summary == FailureCode.missingInput.summary)
+        #expect(FailureCode(rawValue: "oauth2-no-code") == .oauth2NoCode)
         #expect(StepFailure(.http(500), "x").description == "http-500: x")
     }
 }

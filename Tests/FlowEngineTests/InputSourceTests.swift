@@ -3,6 +3,7 @@ import FlowDescriptor
 import FlowEmulator
 import FlowSteps
 import FlowTransform
+import FlowVocabulary
 import Testing
 
 @testable import FlowEngine

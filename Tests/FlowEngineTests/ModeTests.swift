@@ -2,6 +2,7 @@ import Clocks
 import FlowCatalog
 import FlowDescriptor
 import FlowSteps
+import FlowVocabulary
 import Foundation
 import Testing
 

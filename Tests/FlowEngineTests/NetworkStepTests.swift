@@ -2,6 +2,7 @@ import Clocks
 import FlowDescriptor
 import FlowHTTP
 import FlowTransform
+import FlowVocabulary
 import Foundation
 import Synchronization
 import Testing

@@ -3,6 +3,7 @@ import FlowCatalog
 import FlowDescriptor
 import FlowStore
 import FlowSteps
+import FlowVocabulary
 import Foundation
 import Synchronization
 import Testing

@@ -1,6 +1,7 @@
 import FlowConfig
 import FlowDescriptor
 import FlowTransform
+import FlowVocabulary
 import Foundation
 import Testing
 

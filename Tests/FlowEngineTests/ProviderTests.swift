@@ -2,6 +2,7 @@ import FlowCatalog
 import FlowConfig
 import FlowDescriptor
 import FlowTransform
+import FlowVocabulary
 import Foundation
 import Testing
 

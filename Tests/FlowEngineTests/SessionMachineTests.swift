@@ -1,5 +1,6 @@
 import FlowDescriptor
 import FlowEngine
+import FlowVocabulary
 import Testing
 
 /// The whole run as a value: every path through it checked with plain events and actions, and modes that are

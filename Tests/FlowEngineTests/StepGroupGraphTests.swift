@@ -2,6 +2,7 @@ import FlowCheck
 import FlowDescriptor
 import FlowEngine
 import FlowSteps
+import FlowVocabulary
 import Testing
 
 /// Step groups once compiled: plain nodes named by their steps, conditions joined, jumps resolved in the

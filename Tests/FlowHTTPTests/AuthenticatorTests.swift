@@ -1,5 +1,6 @@
 import FlowDescriptor
 import FlowHTTP
+import FlowVocabulary
 import Foundation
 import Synchronization
 import Testing
@@ -32,7 +33,7 @@ private final class TokenAuthenticator: Authenticator {
         components.query = nil
         let answer = try await transport.send(HTTPRequest(method: "POST", url: components.url!))
         guard answer.status == 200 else {
-            throw HTTPError("login-refused", "the login answered \(answer.status)", transient: false)
+            throw HTTPError(.loginRefused, "the login answered \(answer.status)", transient: false)
         }
         token.withLock { $0 = String(decoding: answer.body, as: UTF8.self) }
     }
@@ -133,7 +134,7 @@ private final class TokenAuthenticator: Authenticator {
                 let authenticator = TokenAuthenticator(origin: server.url("/").origin)
                 try session.addAuthenticator(authenticator)
                 let failure = await session.failure(of: HTTPRequest(url: server.url("/data")))
-                #expect(failure?.code == "login-refused")
+                #expect(failure?.code == .loginRefused)
                 #expect(authenticator.logins.count == 1)
                 #expect(server.requests(to: "/login").count == 1)
                 #expect(server.requests(to: "/login").first?.header("Authorization") == nil)
@@ -175,7 +176,7 @@ private final class TokenAuthenticator: Authenticator {
                 let authenticator = TokenAuthenticator(origin: server.url("/").origin)
                 try session.addAuthenticator(authenticator)
                 let failure = await session.failure(of: HTTPRequest(url: server.url("/data")))
-                #expect(failure?.code == "authentication-failed")
+                #expect(failure?.code == .authenticationFailed)
                 #expect(failure?.message.contains("still challenged for oauth2 authentication") == true)
                 #expect(authenticator.logins.count == 2)
             }
@@ -217,7 +218,7 @@ private final class TokenAuthenticator: Authenticator {
                 } catch {
                     twice = error as? HTTPError
                 }
-                #expect(twice?.code == "authenticator-registered-twice")
+                #expect(twice?.code == .authenticatorRegisteredTwice)
                 #expect(session.authenticatorMethods == [.oauth2])
                 session.removeAuthenticator(registration)
                 #expect(session.authenticatorMethods.isEmpty)
@@ -242,7 +243,7 @@ private final class TokenAuthenticator: Authenticator {
             try await withSession { session throws in
                 let authenticator = TokenAuthenticator(origin: server.url("/").origin)
                 try session.addAuthenticator(authenticator)
-                #expect(await session.failure(of: HTTPRequest(url: server.url("/data")))?.code == "login-refused")
+                #expect(await session.failure(of: HTTPRequest(url: server.url("/data")))?.code == .loginRefused)
                 #expect(try await session.get(server.url("/data")).text == "ok")
                 #expect(authenticator.logins.count == 2)
             }

@@ -1,4 +1,5 @@
 import FlowHTTP
+import FlowVocabulary
 import Foundation
 import Synchronization
 import Testing
@@ -64,7 +65,7 @@ struct CSRFTests {
             try await withSession { session throws in
                 session.protectWithCSRFToken(fetchURL: server.url("/"))
                 let failure = await session.failure(of: HTTPRequest(method: "POST", url: server.url("/logout")))
-                #expect(failure?.code == "csrf-failed")
+                #expect(failure?.code == .csrfFailed)
                 #expect(failure?.message.contains("POST") == true)
                 #expect(server.requests(to: "/").count == 2, "fetched once more, not in a loop")
             }
@@ -76,7 +77,7 @@ struct CSRFTests {
             try await withSession { session throws in
                 session.protectWithCSRFToken(fetchURL: server.url("/"))
                 let failure = await session.failure(of: HTTPRequest(method: "POST", url: server.url("/logout")))
-                #expect(failure?.code == "csrf-failed")
+                #expect(failure?.code == .csrfFailed)
                 #expect(server.requests(to: "/logout").isEmpty)
             }
         }

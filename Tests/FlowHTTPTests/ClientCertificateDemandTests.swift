@@ -1,4 +1,5 @@
 import FlowHTTP
+import FlowVocabulary
 import Foundation
 import Testing
 
@@ -35,8 +36,8 @@ import Testing
 
     @Test func theFailureNamesTheEndpointAndItsCode() {
         let failure = ClientCertificateDemand.required.failure(endpoint: "GET https://backend.test/app")
-        #expect(failure.code == "certificate-required")
+        #expect(failure.code == .certificateRequired)
         #expect(failure.message.hasPrefix("GET https://backend.test/app: "))
-        #expect(ClientCertificateDemand.rejected.failure(endpoint: "x").code == "certificate-rejected")
+        #expect(ClientCertificateDemand.rejected.failure(endpoint: "x").code == .certificateRejected)
     }
 }

@@ -1,4 +1,5 @@
 import FlowHTTP
+import FlowVocabulary
 import Foundation
 import Testing
 
@@ -100,7 +101,7 @@ import Testing
                         method: "PUT", url: backend.url("/recovery"), body: Array(#"{"recoveryKey":"k3y"}"#.utf8),
                         bodyHoldsSecret: true)
                     let error = try #require(await session.failure(of: request))
-                    #expect(error.code == "secret-body-redirect")
+                    #expect(error.code == .secretBodyRedirect)
                     #expect(!error.isTransient)
                     #expect(error.message.contains("PUT \(backend.url("/recovery").absoluteString)"), "\(error)")
                     #expect(error.message.contains("another origin"), "\(error)")

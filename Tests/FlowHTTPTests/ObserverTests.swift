@@ -1,4 +1,5 @@
 import FlowHTTP
+import FlowVocabulary
 import Foundation
 import Testing
 
@@ -35,14 +36,14 @@ private final class ResendObserver: HTTPObserver {
 /// Fails every request in `decorate`.
 private struct FailingObserver: HTTPObserver {
     func decorate(_ request: inout HTTPRequest) async throws(HTTPError) {
-        throw HTTPError("login-failed", "no credentials for \(request.url.absoluteString)", transient: false)
+        throw HTTPError(.authenticationFailed, "no credentials for \(request.url.absoluteString)", transient: false)
     }
 }
 
 /// Fails on inspecting a 401.
 private struct ChallengeObserver: HTTPObserver {
     func inspect(_ response: HTTPResponse, for request: HTTPRequest) async throws(HTTPError) -> ObserverDecision {
-        if response.status == 401 { throw HTTPError("unauthorized", "challenge", transient: false) }
+        if response.status == 401 { throw HTTPError(.credentialsRefused, "challenge", transient: false) }
         return .proceed
     }
 }
@@ -172,7 +173,7 @@ private struct OrderObserver: HTTPObserver {
             try await withSession { session throws in
                 session.addObserver(FailingObserver())
                 let error = try #require(await session.failure(of: HTTPRequest(url: server.url("/x"))))
-                #expect(error.code == "login-failed")
+                #expect(error.code == .authenticationFailed)
                 #expect(server.requests.isEmpty)
             }
         }
@@ -183,7 +184,7 @@ private struct OrderObserver: HTTPObserver {
             try await withSession { session throws in
                 session.addObserver(ChallengeObserver())
                 let error = try #require(await session.failure(of: HTTPRequest(url: server.url("/x"))))
-                #expect(error.code == "unauthorized")
+                #expect(error.code == .credentialsRefused)
                 #expect(server.requests.count == 1)
             }
         }

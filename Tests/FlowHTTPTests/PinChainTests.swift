@@ -1,5 +1,6 @@
 import FlowDescriptor
 import FlowHTTP
+import FlowVocabulary
 import Foundation
 import NIOSSL
 import Testing
@@ -85,7 +86,7 @@ import Testing
                 try await withSession(lab.sessionTLS(pins: [lab.otherPin])) { session throws in
                     let error = await session.failure(of: HTTPRequest(url: server.url("/one")))
                     let message = error?.message ?? ""
-                    #expect(error?.code == "pin-mismatch", "\(String(describing: error))")
+                    #expect(error?.code == .pinMismatch, "\(String(describing: error))")
                     #expect(message.contains("(\(lab.otherPin))"), "\(message)")
                     #expect(message.contains("leaf \(lab.leafPin)"), "\(message)")
                     #expect(message.contains("intermediate \(lab.intermediatePin)"), "\(message)")
@@ -105,7 +106,7 @@ import Testing
             try await withServer(tls: tls, { _ in Reply() }) { server throws in
                 try await withSession(lab.sessionTLS(pins: [lab.otherPin])) { session throws in
                     let error = await session.failure(of: HTTPRequest(url: server.url("/one")))
-                    #expect(error?.code == "pin-mismatch", "\(String(describing: error))")
+                    #expect(error?.code == .pinMismatch, "\(String(describing: error))")
                     #expect(error?.message.contains("root \(lab.rootPin)") == true, "\(String(describing: error))")
                 }
                 // The same server with the root pinned: the extra certificate does not disturb the verification.
@@ -123,7 +124,7 @@ import Testing
             try await withServer(tls: try lab.serverTLS(), { _ in Reply() }) { server throws in
                 try await withSession(lab.sessionTLS(pins: [lab.rootPin], trusted: false)) { session throws in
                     let error = await session.failure(of: HTTPRequest(url: server.url("/one")))
-                    #expect(error?.code == "untrusted-server", "\(String(describing: error))")
+                    #expect(error?.code == .untrustedServer, "\(String(describing: error))")
                     #expect(server.requests.isEmpty)
                 }
             }
@@ -137,7 +138,7 @@ import Testing
                 try await withSession(lab.sessionTLS(pins: [])) { session throws in
                     session.pin([lab.otherPin], origin: server.origin)
                     let error = await session.failure(of: HTTPRequest(url: server.url("/one")))
-                    #expect(error?.code == "pin-mismatch", "\(String(describing: error))")
+                    #expect(error?.code == .pinMismatch, "\(String(describing: error))")
                     session.pin([lab.intermediatePin], origin: server.origin)
                     #expect(try await session.get(server.url("/two")).text == "service")
                 }

@@ -1,5 +1,6 @@
 import FlowDescriptor
 import FlowHTTP
+import FlowVocabulary
 import Foundation
 import Testing
 
@@ -64,7 +65,7 @@ import Testing
             _ = try ProxySettings.Server(url: "socks5://ada:s3cret-pw@proxy.example:1080")
             Issue.record("a SOCKS proxy was taken for an HTTP proxy")
         } catch {
-            #expect(error.code == "proxy-failed")
+            #expect(error.code == .proxyFailed)
             #expect(!error.message.contains("s3cret"), "\(error.message)")
         }
     }
@@ -96,7 +97,7 @@ import Testing
         let proxy = ProxySettings(http: try ProxySettings.Server(url: "http://ada:s3cret-pw@127.0.0.1:\(closed.port)"))
         try await withSession(configuration(proxy: proxy)) { session throws in
             let error = await session.failure(of: HTTPRequest(url: URL(string: "http://backend.example/hello")!))
-            #expect(error?.code == "proxy-failed", "\(String(describing: error))")
+            #expect(error?.code == .proxyFailed, "\(String(describing: error))")
             #expect(error?.message.contains("s3cret") == false)
         }
     }

@@ -1,4 +1,5 @@
 import FlowHTTP
+import FlowVocabulary
 import Foundation
 import Synchronization
 import Testing
@@ -168,7 +169,7 @@ import Testing
                 HTTPSession.Configuration(timeout: .seconds(600), connectTimeout: .seconds(600), maxRedirects: 3)
             ) { session throws in
                 let error = try #require(await session.failure(of: HTTPRequest(url: server.url("/loop"))))
-                #expect(error.code == "too-many-redirects")
+                #expect(error.code == .tooManyRedirects)
                 #expect(!error.isTransient)
                 #expect(error.message.contains(server.url("/loop").absoluteString))
                 // The first request and the three redirects allowed.
@@ -181,7 +182,7 @@ import Testing
         try await withServer({ request in .redirect(to: request.path == "/a" ? "/b" : "/a") }) { server in
             try await withSession { session throws in
                 let error = try #require(await session.failure(of: HTTPRequest(url: server.url("/a"))))
-                #expect(error.code == "too-many-redirects")
+                #expect(error.code == .tooManyRedirects)
                 #expect(server.requests.count == HTTPSession.Configuration().maxRedirects + 1)
             }
         }

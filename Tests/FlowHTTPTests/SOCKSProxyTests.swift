@@ -1,6 +1,7 @@
 import FlowDescriptor
 import FlowHTTP
 import FlowProcess
+import FlowVocabulary
 import Foundation
 import Glibc
 import NIOSSL
@@ -63,7 +64,7 @@ import Testing
                 configuration.tls.pins = [other]
                 try await withSession(configuration) { session throws in
                     let error = await session.failure(of: HTTPRequest(url: url))
-                    #expect(error?.code == "pin-mismatch", "\(String(describing: error))")
+                    #expect(error?.code == .pinMismatch, "\(String(describing: error))")
                 }
                 #expect(server.requests.map(\.peer) == [Self.proxiedFrom])
             }
@@ -76,7 +77,7 @@ import Testing
         let proxy = ProxySettings(http: try ProxySettings.Server(url: "socks5://127.0.0.1:\(closed.port)"))
         try await withSession(configuration(proxy)) { session throws in
             let error = await session.failure(of: HTTPRequest(url: URL(string: "http://backend.example/hello")!))
-            #expect(error?.code == "proxy-failed", "\(String(describing: error))")
+            #expect(error?.code == .proxyFailed, "\(String(describing: error))")
             #expect(error?.message.contains("socks5://127.0.0.1:\(closed.port)") == true)
         }
     }
@@ -89,7 +90,7 @@ import Testing
             try await withSession(configuration(ProxySettings(http: socks))) { session throws in
                 let url = URL(string: "http://127.1:\(closed.port)/hello")!
                 let error = await session.failure(of: HTTPRequest(url: url))
-                #expect(error?.code == "proxy-failed", "\(String(describing: error))")
+                #expect(error?.code == .proxyFailed, "\(String(describing: error))")
                 #expect(error?.message.contains("did not open a connection") == true, "\(String(describing: error))")
             }
         }
@@ -112,7 +113,7 @@ import Testing
                 // Loopback never goes through a proxy: the setting is not even looked at.
                 #expect(try await session.get(server.url("/hello")).text == "direct")
                 let error = await session.failure(of: HTTPRequest(url: URL(string: "https://backend.example/x")!))
-                #expect(error?.code == "proxy-failed", "\(String(describing: error))")
+                #expect(error?.code == .proxyFailed, "\(String(describing: error))")
                 let message = error?.message ?? ""
                 #expect(message.contains("ALL_PROXY") && message.contains(reason), "\(message)")
                 #expect(!message.contains("s3cret"), "\(message)")

@@ -1,4 +1,5 @@
 import FlowHTTP
+import FlowVocabulary
 import Foundation
 import Testing
 
@@ -67,7 +68,7 @@ import Testing
         try await withSession { session throws in
             let url = URL(string: "http://example.invalid/login")!
             let error = try #require(await session.failure(of: HTTPRequest(url: url)))
-            #expect(error.code == "insecure-url")
+            #expect(error.code == .insecureURL)
             #expect(!error.isTransient)
             #expect(error.message.contains("http://example.invalid/login"))
         }
@@ -77,7 +78,7 @@ import Testing
         try await withServer({ _ in .redirect(to: "http://example.invalid/next") }) { server in
             try await withSession { session throws in
                 let error = try #require(await session.failure(of: HTTPRequest(url: server.url("/start"))))
-                #expect(error.code == "insecure-url")
+                #expect(error.code == .insecureURL)
                 #expect(error.message.contains("http://example.invalid/next"))
                 #expect(server.requests.count == 1)
             }
@@ -98,7 +99,7 @@ import Testing
             session throws in
             let error = try #require(
                 await session.failure(of: HTTPRequest(url: URL(string: "http://example.invalid/login")!)))
-            #expect(error.code != "insecure-url")
+            #expect(error.code != .insecureURL)
             #expect(error.isTransient)
             #expect(error.message.contains("http://example.invalid/login"))
         }
@@ -135,7 +136,7 @@ import Testing
             defer { gate.open() }
             try await withSession(HTTPSession.Configuration(timeout: .milliseconds(200))) { session throws in
                 let error = try #require(await session.failure(of: HTTPRequest(url: server.url("/slow"))))
-                #expect(error.code == "timeout")
+                #expect(error.code == .timeout)
                 #expect(error.isTransient)
                 #expect(error.message.contains(server.url("/slow").absoluteString))
                 #expect(error.message.hasSuffix("did not answer within 200ms"), "\(error.message)")
@@ -162,7 +163,7 @@ import Testing
                 await arrived.wait()
                 request.cancel()
                 let error = try #require(await request.value)
-                #expect(error.code == "cancelled", "\(error)")
+                #expect(error.code == .cancelled, "\(error)")
                 #expect(error.message.contains("was stopped before it was answered"))
             }
         }
@@ -176,7 +177,7 @@ import Testing
         try await withSession { session throws in
             let url = URL(string: "http://127.0.0.1:\(port)/nothing")!
             let error = try #require(await session.failure(of: HTTPRequest(url: url)))
-            #expect(error.code == "connection-failed")
+            #expect(error.code == .connectionFailed)
             #expect(error.isTransient)
             #expect(error.message.contains("GET http://127.0.0.1:\(port)/nothing"))
         }
@@ -196,7 +197,7 @@ import Testing
     }
 
     @Test func errorDescriptionStartsWithTheCode() {
-        let error = HTTPError("timeout", "GET https://x did not answer", transient: true)
+        let error = HTTPError(.timeout, "GET https://x did not answer", transient: true)
         #expect(error.description == "timeout: GET https://x did not answer")
     }
 }

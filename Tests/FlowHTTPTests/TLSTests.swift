@@ -1,5 +1,6 @@
 import FlowDescriptor
 import FlowHTTP
+import FlowVocabulary
 import Foundation
 import NIOSSL
 import Testing
@@ -40,7 +41,7 @@ import Testing
             try await withServer(tls: try pki.serverConfiguration(), { _ in Reply() }) { server throws in
                 try await withSession(configuration(TLSSettings())) { session throws in
                     let error = await session.failure(of: HTTPRequest(url: server.url("/hello")))
-                    #expect(error?.code == "untrusted-server", "\(String(describing: error))")
+                    #expect(error?.code == .untrustedServer, "\(String(describing: error))")
                     #expect(error?.isTransient == false)
                     #expect(server.requests.isEmpty)
                 }
@@ -67,7 +68,7 @@ import Testing
                 let tls = TLSSettings(additionalRootsPEM: ["no certificate here\n"])
                 try await withSession(configuration(tls)) { session throws in
                     let error = await session.failure(of: HTTPRequest(url: server.url("/hello")))
-                    #expect(error?.code == "bad-certificate-file", "\(String(describing: error))")
+                    #expect(error?.code == .badCertificateFile, "\(String(describing: error))")
                     #expect(server.requests.isEmpty)
                 }
             }
@@ -80,7 +81,7 @@ import Testing
             try await withServer(tls: try pki.serverConfiguration(), { _ in Reply() }) { server throws in
                 try await withSession(configuration(TLSSettings(caBundle: garbage))) { session throws in
                     let error = await session.failure(of: HTTPRequest(url: server.url("/hello")))
-                    #expect(error?.code == "bad-certificate-file")
+                    #expect(error?.code == .badCertificateFile)
                     #expect(error?.message.contains(garbage) == true, "\(String(describing: error))")
                 }
             }
@@ -97,7 +98,7 @@ import Testing
                 try await withSession(configuration(TLSSettings(caBundle: damaged))) { session throws in
                     let error = await session.failure(of: HTTPRequest(url: server.url("/hello")))
                     let message = error?.message ?? ""
-                    #expect(error?.code == "bad-certificate-file")
+                    #expect(error?.code == .badCertificateFile)
                     #expect(message.contains(damaged), "\(message)")
                     let rest = message.replacingOccurrences(of: damaged, with: "")
                     #expect(!rest.contains("/"), "\(message)")
@@ -130,7 +131,7 @@ import Testing
                 let tls = TLSSettings(caBundle: try pki.caBundle, pins: [expected])
                 try await withSession(configuration(tls)) { session throws in
                     let error = await session.failure(of: HTTPRequest(url: server.url("/hello")))
-                    #expect(error?.code == "pin-mismatch")
+                    #expect(error?.code == .pinMismatch)
                     #expect(error?.message.contains(expected.description) == true)
                     #expect(error?.message.contains(try pki.server.pin) == true, "\(String(describing: error))")
                     #expect(server.requests.isEmpty)
@@ -148,7 +149,7 @@ import Testing
                     let origin = server.url("/").absoluteString
                     session.pin([other], origin: origin)
                     let error = await session.failure(of: HTTPRequest(url: server.url("/hello")))
-                    #expect(error?.code == "pin-mismatch", "\(String(describing: error))")
+                    #expect(error?.code == .pinMismatch, "\(String(describing: error))")
                     #expect(error?.message.contains(own.description) == true, "\(String(describing: error))")
                     #expect(server.requests.isEmpty)
                     session.pin([other, own], origin: origin)
@@ -170,7 +171,7 @@ import Testing
                 try await withSession(configuration(tls)) { session throws in
                     session.pin([other], origin: server.url("/").absoluteString)
                     let error = await session.failure(of: HTTPRequest(url: server.url("/hello")))
-                    #expect(error?.code == "pin-mismatch", "\(String(describing: error))")
+                    #expect(error?.code == .pinMismatch, "\(String(describing: error))")
                     #expect(error?.message.contains("(\(other.description))") == true, "\(String(describing: error))")
                 }
             }
@@ -191,7 +192,7 @@ import Testing
             try await withServer(tls: serverTLS, { _ in Reply() }) { server throws in
                 try await withSession(configuration(TLSSettings(caBundle: try pki.caBundle))) { session throws in
                     let error = await session.failure(of: HTTPRequest(url: server.url("/hello")))
-                    #expect(error?.code == "certificate-required", "\(String(describing: error))")
+                    #expect(error?.code == .certificateRequired, "\(String(describing: error))")
                     #expect(server.requests.isEmpty)
                 }
             }
@@ -224,7 +225,7 @@ import Testing
                 let tls = TLSSettings(caBundle: try pki.caBundle, identity: identity)
                 try await withSession(configuration(tls)) { session throws in
                     let error = await session.failure(of: HTTPRequest(url: server.url("/hello")))
-                    #expect(error?.code == "certificate-rejected", "\(String(describing: error))")
+                    #expect(error?.code == .certificateRejected, "\(String(describing: error))")
                     #expect(server.requests.isEmpty)
                 }
             }
@@ -239,7 +240,7 @@ import Testing
                     caBundle: try pki.caBundle, identity: .pkcs12(file: file, password: Secret("hunter2-secret")))
                 try await withSession(configuration(tls)) { session throws in
                     let error = await session.failure(of: HTTPRequest(url: server.url("/hello")))
-                    #expect(error?.code == "bad-certificate-file")
+                    #expect(error?.code == .badCertificateFile)
                     #expect(error?.message.contains(file) == true)
                     #expect(error?.message.contains("hunter2") == false)
                     #expect("\(tls)".contains("hunter2") == false)
@@ -261,7 +262,7 @@ import Testing
                 let strict = TLSSettings(caBundle: try pki.caBundle, minimumVersion: .tls13)
                 try await withSession(configuration(strict)) { session throws in
                     let error = await session.failure(of: HTTPRequest(url: server.url("/hello")))
-                    #expect(error?.code == "tls-failed", "\(String(describing: error))")
+                    #expect(error?.code == .tlsFailed, "\(String(describing: error))")
                 }
             }
         }

@@ -1,5 +1,6 @@
 import FlowDescriptor
 import FlowHTTP
+import FlowVocabulary
 import Foundation
 import NIOSSL
 import Testing
@@ -18,7 +19,7 @@ import Testing
         try await withServer({ _ in Reply(body: body) }) { server in
             try await withSession { session throws in
                 let error = try #require(await session.failure(of: HTTPRequest(url: server.url("/huge"))))
-                #expect(error.code == "response-too-large")
+                #expect(error.code == .responseTooLarge)
                 #expect(!error.isTransient)
                 #expect(
                     error.message
@@ -43,7 +44,7 @@ import Testing
             try await withSession { session throws in
                 let url = try #require(URL(string: "https://127.0.0.1:\(plain.port)/hello"))
                 let error = try #require(await session.failure(of: HTTPRequest(url: url)))
-                #expect(["tls-failed", "connection-closed"].contains(error.code), "\(error)")
+                #expect([.tlsFailed, .connectionClosed].contains(error.code), "\(error)")
                 #expect(error.message.hasPrefix("GET \(url.absoluteString): "), "\(error)")
                 #expect(!holdsADump(error.message), "\(error)")
             }
@@ -59,7 +60,7 @@ import Testing
             configuration.tls = TLSSettings(caBundle: try pki.caBundle, minimumVersion: .tls13)
             try await withSession(configuration) { session throws in
                 let error = try #require(await session.failure(of: HTTPRequest(url: server.url("/hello"))))
-                #expect(error.code == "tls-failed", "\(error)")
+                #expect(error.code == .tlsFailed, "\(error)")
                 #expect(error.message.contains("the TLS handshake failed ("), "\(error)")
                 #expect(!holdsADump(error.message), "\(error)")
             }
@@ -72,7 +73,7 @@ import Testing
         try await withServer(tls: try pki.serverConfiguration(), { _ in Reply() }) { server throws in
             try await withSession { session throws in
                 let error = try #require(await session.failure(of: HTTPRequest(url: server.url("/hello"))))
-                #expect(error.code == "untrusted-server", "\(error)")
+                #expect(error.code == .untrustedServer, "\(error)")
                 #expect(!holdsADump(error.message), "\(error)")
             }
         }
@@ -84,7 +85,7 @@ import Testing
         try await withSession { session throws in
             let url = try #require(URL(string: "http://127.0.0.1:\(closed.port)/nothing"))
             let error = try #require(await session.failure(of: HTTPRequest(url: url)))
-            #expect(error.code == "connection-failed", "\(error)")
+            #expect(error.code == .connectionFailed, "\(error)")
             #expect(
                 error.message == "GET \(url.absoluteString): no connection could be made (connection refused)",
                 "\(error)")

@@ -1,5 +1,6 @@
 import FlowDescriptor
 import FlowHTTP
+import FlowVocabulary
 import Foundation
 import Synchronization
 import Testing

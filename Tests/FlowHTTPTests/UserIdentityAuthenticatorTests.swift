@@ -1,5 +1,6 @@
 import FlowDescriptor
 import FlowHTTP
+import FlowVocabulary
 import Foundation
 import NIOSSL
 import Synchronization
@@ -33,12 +34,12 @@ import Testing
             try await withServer(tls: serverTLS, { _ in Reply(body: "welcome") }) { server throws in
                 try await withSession(configuration(caBundle: try pki.caBundle)) { session throws in
                     let before = await session.failure(of: HTTPRequest(url: server.url("/hello")))
-                    #expect(before?.code == "certificate-required", "\(String(describing: before))")
+                    #expect(before?.code == .certificateRequired, "\(String(describing: before))")
                     try session.useClientIdentity(try Self.inMemory(pki.client))
                     #expect(try await session.get(server.url("/hello")).text == "welcome")
                     try session.useClientIdentity(nil)
                     let after = await session.failure(of: HTTPRequest(url: server.url("/hello")))
-                    #expect(after?.code == "certificate-required", "\(String(describing: after))")
+                    #expect(after?.code == .certificateRequired, "\(String(describing: after))")
                 }
             }
         }
@@ -159,7 +160,7 @@ import Testing
                             return identity
                         })
                     let error = await session.failure(of: HTTPRequest(url: server.url("/data")))
-                    #expect(error?.code == "certificate-rejected", "\(String(describing: error))")
+                    #expect(error?.code == .certificateRejected, "\(String(describing: error))")
                     #expect(obtained.count == 1)
                     #expect(server.requests.count == 2)
                 }
@@ -181,7 +182,7 @@ import Testing
                             return identity
                         })
                     let error = await session.failure(of: HTTPRequest(url: server.url("/hello")))
-                    #expect(error?.code == "certificate-rejected", "\(String(describing: error))")
+                    #expect(error?.code == .certificateRejected, "\(String(describing: error))")
                     #expect(obtained.count == 1)
                     #expect(server.requests.isEmpty)
                 }
@@ -194,10 +195,10 @@ import Testing
             try await withSession { session throws in
                 try session.addAuthenticator(
                     UserIdentityAuthenticator(origin: server.url("/").origin) { _ throws(HTTPError) in
-                        throw HTTPError("identity-source-failed", "the PKCS#12 file is gone", transient: false)
+                        throw HTTPError(.identitySourceFailed, "the PKCS#12 file is gone", transient: false)
                     })
                 let error = await session.failure(of: HTTPRequest(url: server.url("/data")))
-                #expect(error?.code == "identity-source-failed")
+                #expect(error?.code == .identitySourceFailed)
                 #expect(server.requests.count == 1)
             }
         }

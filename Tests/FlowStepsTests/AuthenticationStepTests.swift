@@ -5,6 +5,7 @@ import FlowEngine
 import FlowHTTP
 import FlowSteps
 import FlowTransform
+import FlowVocabulary
 import Foundation
 import Testing
 

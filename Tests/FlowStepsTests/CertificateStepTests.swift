@@ -3,6 +3,7 @@ import FlowEmulator
 import FlowEngine
 import FlowHTTP
 import FlowSteps
+import FlowVocabulary
 import Foundation
 import Testing
 

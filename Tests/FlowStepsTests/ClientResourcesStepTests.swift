@@ -3,6 +3,7 @@ import FlowDescriptor
 import FlowEmulator
 import FlowEngine
 import FlowTransform
+import FlowVocabulary
 import Foundation
 import Testing
 

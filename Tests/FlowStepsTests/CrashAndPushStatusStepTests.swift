@@ -2,6 +2,7 @@ import FlowDescriptor
 import FlowEmulator
 import FlowEngine
 import FlowTransform
+import FlowVocabulary
 import Foundation
 import Testing
 

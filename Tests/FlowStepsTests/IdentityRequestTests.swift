@@ -1,5 +1,6 @@
 import FlowDescriptor
 import FlowEngine
+import FlowVocabulary
 import Foundation
 import SwiftASN1
 import Testing

@@ -1,5 +1,6 @@
 import FlowAuth
 import FlowHTTP
+import FlowVocabulary
 import Foundation
 import Synchronization
 import Testing
@@ -99,7 +100,7 @@ import Testing
                     try await Self.logIn(at: login, finish: login.url("/finish"))
                     Issue.record("the login went on after a \(status) to another origin")
                 } catch let error as HTTPError {
-                    #expect(error.code == "secret-body-redirect", "\(error)")
+                    #expect(error.code == .secretBodyRedirect, "\(error)")
                     #expect(!error.message.contains("pa55word"), "\(error.message)")
                 }
                 #expect(login.requests.contains { $0.path == "/hop" && $0.body.contains("pa55word") })
@@ -122,7 +123,7 @@ import Testing
                     site.url("/authorize"), finish: LoginFinish(site.url("/finish")), transport: session.transport)
                 Issue.record("a page without a form to fill was taken")
             } catch {
-                #expect(error.code == "login-page-not-understood", "\(error)")
+                #expect(error.code == .loginPageNotUnderstood, "\(error)")
                 #expect(!error.message.contains("the page says"), "\(error.message.prefix(300))")
             }
             await session.shutdown()

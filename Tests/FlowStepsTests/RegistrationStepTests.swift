@@ -4,6 +4,7 @@ import FlowEmulator
 import FlowEngine
 import FlowHTTP
 import FlowTransform
+import FlowVocabulary
 import Foundation
 import Testing
 

@@ -6,6 +6,7 @@ import FlowEngine
 import FlowHTTP
 import FlowSteps
 import FlowTransform
+import FlowVocabulary
 import Foundation
 import Synchronization
 import Testing

@@ -2,6 +2,7 @@ import FlowDescriptor
 import FlowEngine
 import FlowStore
 import FlowTransform
+import FlowVocabulary
 import Foundation
 import Testing
 

@@ -4,6 +4,7 @@ import FlowEngine
 import FlowHTTP
 import FlowStore
 import FlowTransform
+import FlowVocabulary
 import Foundation
 import Testing
 

@@ -1,6 +1,7 @@
 import FlowDescriptor
 import FlowEngine
 import FlowTransform
+import FlowVocabulary
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 import FlowDescriptor
 import FlowStore
+import FlowVocabulary
 import Foundation
 import Testing
 

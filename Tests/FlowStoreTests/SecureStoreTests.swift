@@ -1,4 +1,5 @@
 import FlowDescriptor
+import FlowVocabulary
 import Foundation
 import GRDB
 import Testing

@@ -1,4 +1,5 @@
 import FlowDescriptor
+import FlowVocabulary
 import Testing
 
 @testable import FlowTransform

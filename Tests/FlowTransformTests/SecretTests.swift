@@ -1,5 +1,6 @@
 import FlowDescriptor
 import FlowTransform
+import FlowVocabulary
 import Testing
 
 @Suite("A secret value")

@@ -1,6 +1,7 @@
 import FlowCatalog
 import FlowDescriptor
 import FlowSteps
+import FlowVocabulary
 import Foundation
 import Testing
 

@@ -2,6 +2,7 @@ import FlowAuth
 import FlowDescriptor
 import FlowHTTP
 import FlowProcess
+import FlowVocabulary
 import Foundation
 import Testing
 
@@ -377,7 +378,7 @@ extension ProcessSuites {
                     switch kind {
                     case .username: "ada"
                     case .password: "analytical-engine"
-                    case .oneTimeCode: throw HTTPError("unexpected", "no second factor for ada", transient: false)
+                    case .oneTimeCode: throw HTTPError(.presenterUnsupported, "no second factor for ada", transient: false)
                     }
                 }
                 let reached = try await presenter.present(
@@ -446,7 +447,7 @@ extension ProcessSuites {
                 } catch {
                     switched = error
                 }
-                #expect(switched?.code == "id-token-invalid")
+                #expect(switched?.code == .idTokenInvalid)
                 #expect(switched?.message.contains("subject `ada`, not `eve`") == true)
                 // That refresh rotated the token family on the server; the reuse below uses the login's token.
                 var reuse: HTTPError?
@@ -455,7 +456,7 @@ extension ProcessSuites {
                 } catch {
                     reuse = error
                 }
-                #expect(reuse?.code == "oauth2-invalid_grant")
+                #expect(reuse?.code == .oauth2("invalid_grant"))
 
                 let service = OAuth2Client(
                     clientID: "flowrun-service", clientSecret: Secret("flowrun-service-secret"), endpoints: endpoints)
@@ -469,7 +470,7 @@ extension ProcessSuites {
                 } catch {
                     refused = error
                 }
-                #expect(refused?.code == "oauth2-invalid_client")
+                #expect(refused?.code == .oauth2("invalid_client"))
             } catch {
                 await session.shutdown()
                 throw error

@@ -1,4 +1,5 @@
 public import FlowHTTP
+public import FlowVocabulary
 public import Foundation
 
 /// Logs in without a browser: fetches the login page, fills its form (user name, password, a one-time code),
@@ -68,7 +69,7 @@ public struct HeadlessFormPresenter: WebPresenter {
                 forms = try HTMLForm.forms(in: page, base: response.url)
             } catch {
                 throw HTTPError(
-                    "cancelled",
+                    .cancelled,
                     "reading the login page at \(Self.plain(response.url)) was stopped (the step timed out or the run "
                         + "was cancelled)",
                     transient: true)
@@ -76,7 +77,7 @@ public struct HeadlessFormPresenter: WebPresenter {
             let fillable = forms.first { form in form.fields.contains { fields.kind(of: $0) != nil } }
             guard let form = fillable ?? forms.first(where: \.postsItself) else {
                 throw .login(
-                    "login-page-not-understood",
+                    .loginPageNotUnderstood,
                     "the login page at \(Self.plain(response.url)) (status \(response.status)) has no form to fill "
                         + "(looked for user name, password and one-time code fields) and did not lead to \(finish)"
                         + Self.excerpt(page))
@@ -86,7 +87,7 @@ public struct HeadlessFormPresenter: WebPresenter {
                 || kinds == [.oneTimeCode] && filledBefore == [.oneTimeCode]
             {
                 throw .login(
-                    "login-refused",
+                    .loginRefused,
                     "the login page at \(Self.plain(response.url)) asked again for what was just entered: the "
                         + "\(kinds.contains(.password) ? "user name or password" : "one-time code") was refused"
                         + Self.excerpt(page))
@@ -121,7 +122,7 @@ public struct HeadlessFormPresenter: WebPresenter {
             request.setHeader("Origin", Referrer.origin(from: response.url, to: request.url))
             response = try await transport.send(request, redirects: stopAtFinish)
         }
-        throw .login("login-too-long", "the login did not reach \(finish) within \(maxPages) pages")
+        throw .login(.loginTooLong, "the login did not reach \(finish) within \(maxPages) pages")
     }
 
     /// The finish URL an answer reached: its own URL, or the redirect the session stopped at.

@@ -1,4 +1,5 @@
 public import FlowHTTP
+public import FlowVocabulary
 public import Foundation
 
 /// Prints the login URL for the person to open in any browser (over SSH, on another machine) and reads back the
@@ -22,7 +23,7 @@ public struct ManualPresenter: WebPresenter {
                 + "Copy that whole address from the address bar and paste it here.")
         let pasted = try read().trimmingCharacters(in: .whitespacesAndNewlines)
         guard let reached = URL(string: pasted), finish.matches(reached) else {
-            throw .login("login-url-not-recognised", "the pasted address does not start with \(finish)")
+            throw .login(.loginURLNotRecognised, "the pasted address does not start with \(finish)")
         }
         return reached
     }

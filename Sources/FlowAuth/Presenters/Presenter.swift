@@ -1,4 +1,5 @@
 public import FlowHTTP
+public import FlowVocabulary
 public import Foundation
 
 /// Which URLs end a web login: the redirect URL of an OAuth 2.0 client (with `code` or `error` in its query),
@@ -54,7 +55,7 @@ extension WebPresenter {
 
 /// What a presenter cannot do without a person, or what the login page refused.
 extension HTTPError {
-    static func login(_ code: String, _ message: String) -> HTTPError {
+    static func login(_ code: FailureCode, _ message: String) -> HTTPError {
         HTTPError(code, message, transient: false)
     }
 }

@@ -1,5 +1,6 @@
 public import FlowHTTP
 import FlowProcess
+public import FlowVocabulary
 public import Foundation
 import NIOCore
 import NIOHTTP1
@@ -39,12 +40,12 @@ public final class SystemBrowserPresenter: WebPresenter {
     }
 
     public func prepare(redirect registered: URL) async throws(HTTPError) -> URL {
-        if let unavailable { throw .login("no-browser", unavailable) }
+        if let unavailable { throw .login(.noBrowser, unavailable) }
         let started: LoopbackListener
         do {
             started = try await LoopbackListener.start()
         } catch {
-            throw .login("loopback-listener-failed", "cannot listen on 127.0.0.1 for the login's redirect: \(error)")
+            throw .login(.loopbackListenerFailed, "cannot listen on 127.0.0.1 for the login's redirect: \(error)")
         }
         listener.withLock {
             $0?.close()
@@ -62,7 +63,7 @@ public final class SystemBrowserPresenter: WebPresenter {
 
     public func present(_ url: URL, finish: LoginFinish, transport: HTTPTransport) async throws(HTTPError) -> URL {
         guard let listener = listener.withLock({ $0 }) else {
-            throw .login("loopback-listener-failed", "the loopback listener was not started before the login")
+            throw .login(.loopbackListenerFailed, "the loopback listener was not started before the login")
         }
         let target: String
         do {
@@ -78,7 +79,7 @@ public final class SystemBrowserPresenter: WebPresenter {
             let reached = URL(string: target, relativeTo: URL(string: "http://127.0.0.1:\(listener.port)")!)?
                 .absoluteURL
         else {
-            throw .login("login-url-not-recognised", "the browser came back with an address flowrun cannot read")
+            throw .login(.loginURLNotRecognised, "the browser came back with an address flowrun cannot read")
         }
         return reached
     }
@@ -92,11 +93,11 @@ public final class SystemBrowserPresenter: WebPresenter {
                 guard termination != .exited(0) else { return }
                 listener.fail(
                     HTTPError(
-                        "browser-not-opened", "`\(opener)` could not open the login page (it \(termination))",
+                        .browserNotOpened, "`\(opener)` could not open the login page (it \(termination))",
                         transient: false))
             }
         } catch {
-            throw .login("browser-not-opened", "cannot start `\(opener)` to open the login page: \(error)")
+            throw .login(.browserNotOpened, "cannot start `\(opener)` to open the login page: \(error)")
         }
     }
 }
@@ -130,7 +131,7 @@ final class LoopbackListener: Sendable {
         let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
         guard let port = channel.localAddress?.port else {
             try? await channel.close()
-            throw HTTPError("loopback-listener-failed", "no port", transient: false)
+            throw HTTPError(.loopbackListenerFailed, "no port", transient: false)
         }
         return LoopbackListener(port: port, channel: channel, received: stream, continuation: continuation)
     }
@@ -158,11 +159,11 @@ final class LoopbackListener: Sendable {
             return first
         }
         if Task.isCancelled {
-            throw HTTPError("cancelled", "the login in the browser was stopped before it finished", transient: true)
+            throw HTTPError(.cancelled, "the login in the browser was stopped before it finished", transient: true)
         }
         guard let result else {
             throw HTTPError(
-                "login-timeout", "the browser did not come back to 127.0.0.1:\(port) within \(timeout)",
+                .loginTimeout, "the browser did not come back to 127.0.0.1:\(port) within \(timeout)",
                 transient: false)
         }
         return try result.get()

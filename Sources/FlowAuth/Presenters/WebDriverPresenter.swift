@@ -1,5 +1,6 @@
 public import FlowHTTP
 import FlowProcess
+public import FlowVocabulary
 public import Foundation
 import Synchronization
 
@@ -79,7 +80,7 @@ public struct WebDriverPresenter: WebPresenter {
         var lastChange = (url: url, at: clock.now)
         while true {
             guard let current = try await session.currentURL() else {
-                throw .login("browser-closed", "the browser window was closed before the login finished")
+                throw .login(.browserClosed, "the browser window was closed before the login finished")
             }
             if finish.matches(current) {
                 let cookies = try await session.cookies()
@@ -100,20 +101,20 @@ public struct WebDriverPresenter: WebPresenter {
             if headless, lastChange.at.duration(to: clock.now) > stallLimit {
                 let text = try? await session.execute(WebDriverScripts.pageText, arguments: [])
                 throw .login(
-                    "login-stalled",
+                    .loginStalled,
                     "the login stopped at \(HeadlessFormPresenter.plain(current)) for \(stallLimit), which shows: "
                         + HeadlessFormPresenter.excerpt(text as? String ?? ""))
             }
             guard clock.now < deadline else {
                 throw .login(
-                    "login-timeout",
+                    .loginTimeout,
                     "the browser did not reach \(HeadlessFormPresenter.plain(finish.url)) within \(timeout)")
             }
             // The browser is another program: its progress can only be polled.
             do {
                 try await Task.sleep(for: .milliseconds(250))
             } catch {
-                throw HTTPError("cancelled", "the login in the browser was stopped before it finished", transient: true)
+                throw HTTPError(.cancelled, "the login in the browser was stopped before it finished", transient: true)
             }
         }
     }
@@ -140,7 +141,7 @@ public struct WebDriverPresenter: WebPresenter {
         {
             let text = try? await session.execute(WebDriverScripts.pageText, arguments: [])
             throw .login(
-                "login-refused",
+                .loginRefused,
                 "the login page refused what was entered: " + HeadlessFormPresenter.excerpt(text as? String ?? ""))
         }
         var values: [(String, String)] = []
@@ -158,7 +159,7 @@ public struct WebDriverPresenter: WebPresenter {
         }
         if headless, !unanswered.isEmpty {
             throw .login(
-                "missing-input",
+                .missingInput,
                 "the login page asks for \(unanswered.map { "`\($0)`" }.joined(separator: ", ")), and with no display "
                     + "nobody can type it into the browser: give it as an input (for example FLOWRUN_INPUT_PASSWORD)")
         }
@@ -228,7 +229,7 @@ final class ChromeDriver: Sendable {
             process = try BackgroundProcess(
                 [executable, "--port=\(port)", "--allowed-ips=127.0.0.1", "--log-level=OFF"], ownGroup: true)
         } catch {
-            throw .login("browser-not-opened", "cannot start `\(executable)`: \(error)")
+            throw .login(.browserNotOpened, "cannot start `\(executable)`: \(error)")
         }
         let driver = ChromeDriver(
             base: URL(string: "http://127.0.0.1:\(port)")!, process: process,
@@ -242,7 +243,7 @@ final class ChromeDriver: Sendable {
             try? await Task.sleep(for: .milliseconds(100))
         }
         await driver.stop()
-        throw .login("browser-not-opened", "`\(executable)` did not become ready on 127.0.0.1:\(port)")
+        throw .login(.browserNotOpened, "`\(executable)` did not become ready on 127.0.0.1:\(port)")
     }
 
     /// A new browser session with Chromium's command-line `arguments`.
@@ -252,7 +253,7 @@ final class ChromeDriver: Sendable {
         ]
         let value = try await call("POST", "/session", capabilities)
         guard let id = value["sessionId"] as? String else {
-            throw .login("browser-not-opened", "chromedriver started no browser session")
+            throw .login(.browserNotOpened, "chromedriver started no browser session")
         }
         sessions.withLock { $0.append(id) }
         return WebDriverSession(driver: self, id: id)
@@ -278,10 +279,10 @@ final class ChromeDriver: Sendable {
         guard response.status == 200 else {
             let error = (value as? [String: Any])?["error"] as? String ?? "status \(response.status)"
             if error == "no such window" || error == "invalid session id" {
-                throw .login("browser-closed", "the browser window was closed before the login finished")
+                throw .login(.browserClosed, "the browser window was closed before the login finished")
             }
             let message = ((value as? [String: Any])?["message"] as? String)?.split(separator: "\n").first ?? ""
-            throw .login("browser-failed", "the browser answered \(method) \(path) with `\(error)`: \(message)")
+            throw .login(.browserFailed, "the browser answered \(method) \(path) with `\(error)`: \(message)")
         }
         return value
     }
@@ -303,7 +304,7 @@ final class ChromeDriver: Sendable {
     /// A port of 127.0.0.1 that nothing listens on now.
     private static func freePort() throws(HTTPError) -> Int {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw .login("browser-not-opened", "cannot open a socket to find a free port") }
+        guard socket >= 0 else { throw .login(.browserNotOpened, "cannot open a socket to find a free port") }
         defer { close(socket) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -315,7 +316,7 @@ final class ChromeDriver: Sendable {
                 bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0
             }
         }
-        guard bound else { throw .login("browser-not-opened", "cannot find a free port on 127.0.0.1") }
+        guard bound else { throw .login(.browserNotOpened, "cannot find a free port on 127.0.0.1") }
         return Int(UInt16(bigEndian: address.sin_port))
     }
 }
@@ -333,7 +334,7 @@ struct WebDriverSession: Sendable {
     func currentURL() async throws(HTTPError) -> URL? {
         do {
             return (try await driver.command("GET", "/session/\(id)/url") as? String).flatMap(URL.init(string:))
-        } catch  where error.code == "browser-closed" {
+        } catch  where error.code == .browserClosed {
             return nil
         }
     }

@@ -1,5 +1,6 @@
 import FlowCatalog
 import FlowDescriptor
+import FlowVocabulary
 
 extension CheckContext {
     /// A certificate step's source that needs what a run without a terminal lacks: a `pkcs12` source without

@@ -1,4 +1,5 @@
 import FlowDescriptor
+import FlowVocabulary
 
 extension CheckContext {
     /// A `when` condition on `authenticationMethod` compares with methods a configuration can name: a value such as

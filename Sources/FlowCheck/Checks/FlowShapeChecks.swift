@@ -1,5 +1,6 @@
 import FlowCatalog
 import FlowDescriptor
+import FlowVocabulary
 
 extension CheckContext {
     /// How many names, all told, undeclared step names are compared with for a "did you mean": each

@@ -1,5 +1,6 @@
 public import FlowCatalog
 public import FlowDescriptor
+public import FlowVocabulary
 
 /// The JSON Schema (draft-07) of the flow format, built from the catalog so that it cannot drift.
 ///

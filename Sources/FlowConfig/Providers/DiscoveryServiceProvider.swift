@@ -2,6 +2,7 @@ import FlowCatalog
 import FlowDescriptor
 import FlowEngine
 import FlowHTTP
+import FlowVocabulary
 import Foundation
 
 /// `discovery-service`: looks the configuration up by email address or onboarding code, asked for through

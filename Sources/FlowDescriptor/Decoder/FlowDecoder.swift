@@ -1,3 +1,5 @@
+import FlowVocabulary
+
 /// Decodes a ``Node`` tree into a ``FlowDescriptor``, collecting every structural problem.
 ///
 /// Names (step types, transformers, providers, key types) are kept as written: the checker resolves

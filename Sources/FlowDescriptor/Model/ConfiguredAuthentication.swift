@@ -1,3 +1,5 @@
+public import FlowVocabulary
+
 extension AuthenticationMethod {
     /// The methods a configuration's first `auth` entry can name: the values of the info key `authenticationMethod`,
     /// which the `discovery-service` transformer writes and `when` conditions compare.

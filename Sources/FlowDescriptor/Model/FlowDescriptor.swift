@@ -1,3 +1,5 @@
+public import FlowVocabulary
+
 /// A flow file, decoded: every value keeps the location it was written at.
 public struct FlowDescriptor: Sendable {
     /// Every field, kept in one shared box: the checker, the steps' parameters and the transformer tree each keep
@@ -218,20 +220,6 @@ public indirect enum TransformNode: Sendable {
 public struct TransformEntry: Sendable {
     public var sourceKey: Located<String>
     public var transformer: TransformNode
-}
-
-/// The authentication method the flow declares.
-public enum AuthenticationMethod: String, Sendable, CaseIterable {
-    case none
-    case basic
-    case oauth2
-    case oauth2ClientCredentials = "oauth2-client-credentials"
-    case saml
-    case otp
-    /// A user certificate (client identity) presented over mutual TLS.
-    case certificate
-    /// Chosen at run time from the downloaded configuration's `auth` entry.
-    case fromConfiguration = "from-configuration"
 }
 
 /// Explicit opt-ins that relax security checks, and the session's trust: roots, pins, TLS version, client identity.

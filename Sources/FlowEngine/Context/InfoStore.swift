@@ -1,6 +1,7 @@
 public import FlowCatalog
 public import FlowDescriptor
 public import FlowTransform
+import FlowVocabulary
 import Synchronization
 
 /// The typed keys a run may hold: built-in ones from the catalog, the flow's own from `keys:`, and what

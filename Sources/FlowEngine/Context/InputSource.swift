@@ -1,5 +1,6 @@
 public import FlowDescriptor
 import FlowTransform
+import FlowVocabulary
 public import Foundation
 
 /// Where a run gets what a person supplies: `--input NAME=VALUE`, the environment, or a prompt on a terminal;

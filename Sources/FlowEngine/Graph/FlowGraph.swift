@@ -1,5 +1,6 @@
 public import FlowCatalog
 public import FlowDescriptor
+public import FlowVocabulary
 
 /// One mode, compiled: the step invocations in order, each with how to run it.
 public struct FlowGraph: Sendable {

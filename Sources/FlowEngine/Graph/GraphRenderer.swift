@@ -1,5 +1,6 @@
 import FlowCatalog
 public import FlowDescriptor
+import FlowVocabulary
 
 /// The languages a compiled flow is drawn in.
 public enum GraphFormat: String, Sendable, CaseIterable {

@@ -2,6 +2,7 @@ import FlowCatalog
 public import FlowDescriptor
 public import FlowHTTP
 import FlowTransform
+public import FlowVocabulary
 public import Foundation
 
 /// A compiled flow, ready to run: its mode plans, and the one driver that runs them.

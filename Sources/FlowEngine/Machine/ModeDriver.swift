@@ -1,6 +1,7 @@
 import FlowCatalog
 import FlowDescriptor
 import FlowHTTP
+import FlowVocabulary
 import Foundation
 
 /// Runs one mode's plan: performs ``RunMachine``'s actions (conditions, steps under the watchdog, waits), traces

@@ -1,4 +1,5 @@
 public import FlowDescriptor
+public import FlowVocabulary
 
 /// The interpreter of one mode as a value: events in, actions out, no I/O, no clocks and no steps.
 ///

@@ -1,6 +1,7 @@
 public import FlowDescriptor
 public import FlowHTTP
 public import FlowTransform
+public import FlowVocabulary
 public import Foundation
 
 /// Hears about steps as they run, for progress lines.

@@ -1,4 +1,5 @@
 import FlowDescriptor
+import FlowVocabulary
 
 /// Applies events to a ``RunMachine`` and records each transition in the trace, in the one format every mode
 /// shares.

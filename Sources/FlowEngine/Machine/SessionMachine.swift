@@ -1,4 +1,5 @@
 public import FlowDescriptor
+public import FlowVocabulary
 
 /// The whole run as a value: which mode runs first, what a failure hands over to, and what each mode's success
 /// does to the kept state. Events in, actions out; no I/O, no steps. ``FlowEngine`` performs the actions and

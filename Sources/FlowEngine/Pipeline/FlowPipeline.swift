@@ -1,6 +1,7 @@
 import FlowCatalog
 public import FlowCheck
 public import FlowDescriptor
+import FlowVocabulary
 
 /// The one way a flow file becomes something to lint, draw or run: read → decode → check → compile.
 ///

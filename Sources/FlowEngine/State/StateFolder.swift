@@ -1,4 +1,5 @@
 public import FlowDescriptor
+import FlowVocabulary
 public import Foundation
 import Glibc
 

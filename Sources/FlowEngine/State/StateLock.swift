@@ -1,3 +1,4 @@
+import FlowVocabulary
 public import Foundation
 import Glibc
 

@@ -1,4 +1,5 @@
 import FlowDescriptor
+import FlowVocabulary
 import Foundation
 
 /// What the run says about its state folder beside the steps' progress, and records in the trace as step

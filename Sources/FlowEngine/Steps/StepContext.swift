@@ -1,6 +1,7 @@
 public import FlowDescriptor
 public import FlowHTTP
 public import FlowTransform
+public import FlowVocabulary
 public import Foundation
 import Synchronization
 

@@ -1,4 +1,5 @@
 import FlowDescriptor
+public import FlowVocabulary
 
 /// Why a step failed: a stable code, a message without secrets, and whether trying again may help.
 public struct StepFailure: Error, Sendable, Hashable, CustomStringConvertible {

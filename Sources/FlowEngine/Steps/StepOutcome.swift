@@ -1,4 +1,5 @@
 public import FlowDescriptor
+import FlowVocabulary
 
 /// How a step ended, and what it asks of the run: the machine acts on the effects; nothing is polled.
 public struct StepOutcome: Sendable, Equatable, CustomStringConvertible {

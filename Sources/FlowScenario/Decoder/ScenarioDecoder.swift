@@ -1,6 +1,7 @@
 public import FlowDescriptor
 import FlowEmulator
 import FlowEngine
+public import FlowVocabulary
 import Foundation
 
 /// Reads scenario files into ``Scenario`` values, collecting every problem as a located ``Diagnostic``.

@@ -5,6 +5,7 @@ import FlowDescriptor
 import FlowEngine
 import FlowHTTP
 import FlowTransform
+import FlowVocabulary
 import Foundation
 
 /// What the authentication steps share: their common parameters, the validating request and the user check,
@@ -146,7 +147,7 @@ enum Authentication {
         do throws(StepFailure) {
             try check(user: user, expected: expected)
         } catch {
-            throw HTTPError(error.code.rawValue, error.message, transient: false)
+            throw HTTPError(error.code, error.message, transient: false)
         }
     }
 
@@ -207,7 +208,7 @@ enum Authentication {
         do {
             try context.http.addAuthenticator(authenticator)
         } catch {
-            throw StepFailure(FailureCode(rawValue: error.code), error.message)
+            throw StepFailure(error.code, error.message)
         }
     }
 
@@ -244,7 +245,7 @@ enum Authentication {
                 return UnsupportedPresenter(
                     name: kind.rawValue,
                     reason: HTTPError(
-                        "presenter-unsupported",
+                        .presenterUnsupported,
                         "the \(method) login leaves its result in the browser's cookies; `system-browser` brings them "
                             + "back by driving Chromium through chromedriver, which is not installed (Debian: `apt-get "
                             + "install chromium chromium-driver`); or run with `--presenter headless-form`",
@@ -259,7 +260,7 @@ enum Authentication {
             return UnsupportedPresenter(
                 name: kind.rawValue,
                 reason: HTTPError(
-                    "presenter-unsupported",
+                    .presenterUnsupported,
                     "the \(method) login leaves its result in the browser's cookies, which `\(kind)` cannot bring back "
                         + "to flowrun: use `system-browser` (Chromium driven through chromedriver) or `--presenter "
                         + "headless-form` (the forms filled from the inputs)",
@@ -301,7 +302,7 @@ enum Authentication {
             if let value { context.redactor.add(value) }
             return value
         } catch {
-            throw HTTPError(error.code.rawValue, error.message, transient: false)
+            throw HTTPError(error.code, error.message, transient: false)
         }
     }
 
@@ -331,7 +332,7 @@ enum Authentication {
             return ManualPresenter(show: { text in context.say(text) }) { () throws(HTTPError) -> String in
                 guard input.interactive else {
                     throw HTTPError(
-                        "missing-input",
+                        .missingInput,
                         "the `manual` presenter reads the address the browser ended on from the terminal, and there is "
                             + "no terminal: "
                             + "use `presenter: headless-form` (inputs from the environment) in CI", transient: false)
@@ -339,7 +340,7 @@ enum Authentication {
                 do throws(StepFailure) {
                     return try input.value("login-redirect", question: "Address: ", secret: true)
                 } catch {
-                    throw HTTPError(error.code.rawValue, error.message, transient: false)
+                    throw HTTPError(error.code, error.message, transient: false)
                 }
             }
         case .systemBrowser:
@@ -369,7 +370,7 @@ enum Authentication {
 
     /// A step failure for an authentication error, naming the step's method.
     static func failure(_ error: HTTPError, what: String) -> StepFailure {
-        StepFailure(FailureCode(rawValue: error.code), "\(what): \(error.message)", transient: error.isTransient)
+        StepFailure(error.code, "\(what): \(error.message)", transient: error.isTransient)
     }
 }
 
@@ -399,7 +400,7 @@ extension Authentication {
             response = try await context.http.transport.sendWithCSRFToken(request) { _, _ in .stop }
         } catch {
             throw StepFailure(
-                FailureCode(rawValue: error.code), "logging out: \(error.message)", transient: error.isTransient)
+                error.code, "logging out: \(error.message)", transient: error.isTransient)
         }
         switch response.status {
         case 200..<300:

@@ -4,6 +4,7 @@ import FlowDescriptor
 import FlowEngine
 import FlowHTTP
 import FlowTransform
+import FlowVocabulary
 import Foundation
 import Synchronization
 
@@ -107,7 +108,7 @@ struct BasicAuthenticationStep: BuiltinStep, LoggingOutStep {
                     return BasicAuthenticator.Credentials(
                         username: try context.resolve(username), password: Secret(try context.resolve(password)))
                 } catch {
-                    throw HTTPError(error.code.rawValue, error.message, transient: false)
+                    throw HTTPError(error.code, error.message, transient: false)
                 }
             }
             try Authentication.register(authenticator, context: context)

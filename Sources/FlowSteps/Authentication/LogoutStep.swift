@@ -5,6 +5,7 @@ import FlowDescriptor
 import FlowEngine
 import FlowHTTP
 import FlowTransform
+import FlowVocabulary
 import Foundation
 
 /// The `logout` step: logs the run's session out where a flow says so. Revokes the tokens of the session's

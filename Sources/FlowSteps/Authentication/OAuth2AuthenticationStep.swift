@@ -5,6 +5,7 @@ import FlowDescriptor
 import FlowEngine
 import FlowHTTP
 import FlowTransform
+import FlowVocabulary
 import Foundation
 import Synchronization
 
@@ -303,7 +304,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
                 loginBlocked: {
                     needsPerson
                         ? HTTPError(
-                            "missing-input", "the `manual` presenter needs a terminal; there is none", transient: false)
+                            .missingInput, "the `manual` presenter needs a terminal; there is none", transient: false)
                         : nil
                 },
                 onTokens: { tokens in

@@ -4,6 +4,7 @@ import FlowDescriptor
 import FlowEngine
 import FlowHTTP
 import FlowTransform
+import FlowVocabulary
 import Foundation
 import Synchronization
 
@@ -158,7 +159,7 @@ struct CertificateAuthenticationStep: BuiltinStep, LoggingOutStep {
                 do throws(StepFailure) {
                     return try await obtain().clientIdentity
                 } catch {
-                    throw HTTPError(error.code.rawValue, error.message, transient: error.isTransient)
+                    throw HTTPError(error.code, error.message, transient: error.isTransient)
                 }
             }
             try Authentication.register(authenticator, context: context)

@@ -2,6 +2,7 @@ import Crypto
 import CryptoExtras
 import FlowDescriptor
 import FlowEngine
+import FlowVocabulary
 import Foundation
 import SwiftASN1
 import X509

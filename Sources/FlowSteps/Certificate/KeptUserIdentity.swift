@@ -1,6 +1,7 @@
 import FlowDescriptor
 import FlowEngine
 import FlowHTTP
+import FlowVocabulary
 import Foundation
 import SwiftASN1
 import X509

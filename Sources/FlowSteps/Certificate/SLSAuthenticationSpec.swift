@@ -2,6 +2,7 @@ import FlowCatalog
 import FlowDescriptor
 import FlowEngine
 import FlowTransform
+import FlowVocabulary
 
 extension SLSAuthenticationStep {
     /// The `sls-authentication` step's description: the certificate step's, with `source: sls` fixed and only the

@@ -1,5 +1,6 @@
 import FlowDescriptor
 import FlowEngine
+import FlowVocabulary
 import Foundation
 
 /// A user's certificate and private key, as a certificate step obtains, keeps (in the encrypted store only) and

@@ -3,6 +3,7 @@ import FlowDescriptor
 import FlowEngine
 import FlowProcess
 import FlowTransform
+import FlowVocabulary
 import Foundation
 
 /// The `command` step: runs a program with the declared inputs as a JSON object on standard input, and merges

@@ -1,4 +1,5 @@
 import FlowEngine
+import FlowVocabulary
 import Foundation
 
 /// What the three consent steps share when they run: for each page, the kept answer when its version is the

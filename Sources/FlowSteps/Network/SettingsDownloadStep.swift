@@ -4,6 +4,7 @@ import FlowDescriptor
 import FlowEngine
 import FlowHTTP
 import FlowTransform
+import FlowVocabulary
 import Foundation
 
 /// The `settings-download` step: reads the settings from the storage service and provides the passcode policy,

@@ -4,6 +4,7 @@ import FlowDescriptor
 import FlowEngine
 import FlowHTTP
 import FlowTransform
+import FlowVocabulary
 import Foundation
 
 /// The `apply-settings` step: turns the downloaded settings into what the run may do, as the SDK's generated apps

@@ -3,6 +3,7 @@ import FlowConfig
 import FlowDescriptor
 import FlowEngine
 import FlowTransform
+import FlowVocabulary
 import Foundation
 
 /// The `lock-wipe-policy` step: applies the settings' lock and wipe policy as the SDKs' lock and wipe policy step

@@ -4,6 +4,7 @@ import FlowDescriptor
 import FlowEngine
 import FlowHTTP
 import FlowTransform
+import FlowVocabulary
 import Foundation
 
 /// The `log-upload` step: sends the run's log to the backend's client log service, as the SDKs' log uploader does

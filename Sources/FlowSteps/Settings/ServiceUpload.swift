@@ -1,6 +1,7 @@
 import FlowConfig
 import FlowEngine
 import FlowHTTP
+import FlowVocabulary
 import Foundation
 
 /// What the upload steps share: a POST to one of the application's services on the backend of the settings

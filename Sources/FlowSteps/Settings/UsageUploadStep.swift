@@ -4,6 +4,7 @@ import FlowDescriptor
 import FlowEngine
 import FlowHTTP
 import FlowTransform
+import FlowVocabulary
 import Foundation
 
 /// The `usage-upload` step: when the usage policy (`apply-settings`) allows it, sends a usage report of this run to

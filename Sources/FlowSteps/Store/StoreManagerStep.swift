@@ -5,6 +5,7 @@ import FlowEngine
 import FlowHTTP
 import FlowStore
 import FlowTransform
+import FlowVocabulary
 import Foundation
 import Glibc
 import Synchronization

@@ -1,5 +1,6 @@
 public import FlowCatalog
 public import FlowDescriptor
+public import FlowVocabulary
 
 /// A built-in structure transformer: reads a whole structure and provides several keys (`use: NAME`).
 ///

@@ -1,4 +1,5 @@
 import FlowDescriptor
+import FlowVocabulary
 import Foundation
 
 /// Converts one configuration value to a declared type: the SDK's `transformToURL`, `transformToString`,

@@ -1,4 +1,5 @@
 public import FlowDescriptor
+public import FlowVocabulary
 
 extension InfoValue {
     /// The value of the info key `authenticationMethod`: the method's name as a string, as flows compare it.

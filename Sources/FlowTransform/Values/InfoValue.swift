@@ -1,4 +1,5 @@
 public import FlowDescriptor
+public import FlowVocabulary
 
 /// A value in the flow's info dictionary: the typed result of a transformer or a step.
 public indirect enum InfoValue: Sendable, Hashable {

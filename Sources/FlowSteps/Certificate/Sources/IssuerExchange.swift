@@ -3,6 +3,7 @@ import FlowDescriptor
 import FlowEngine
 import FlowHTTP
 import FlowTransform
+import FlowVocabulary
 import Foundation
 
 /// What the identity sources that ask an issuer over HTTP share: where the backend is, and one request whose
@@ -53,7 +54,7 @@ enum IssuerExchange {
         } catch {
             context.log.write(.error, "\(context.name): \(endpoint(request)) failed: \(error.code)")
             throw StepFailure(
-                FailureCode(rawValue: error.code), "\(what): \(error.message)", transient: error.isTransient)
+                error.code, "\(what): \(error.message)", transient: error.isTransient)
         }
         context.log.write(.debug, "\(context.name): \(endpoint(request)) → \(response.status)")
         // Lock, wipe and a blocked user are the backend's word on this device or user, not the issuer's failure.

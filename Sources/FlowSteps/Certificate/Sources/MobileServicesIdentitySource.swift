@@ -2,6 +2,7 @@ import FlowDescriptor
 import FlowEngine
 import FlowHTTP
 import FlowTransform
+import FlowVocabulary
 import Foundation
 import SwiftASN1
 import X509

@@ -4,6 +4,7 @@ import FlowCatalog
 import FlowDescriptor
 import FlowEngine
 import FlowHTTP
+import FlowVocabulary
 import Foundation
 import NIOSSL
 import SwiftASN1

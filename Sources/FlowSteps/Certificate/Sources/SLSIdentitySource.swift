@@ -2,6 +2,7 @@ import FlowAuth
 import FlowDescriptor
 import FlowEngine
 import FlowHTTP
+import FlowVocabulary
 import Foundation
 
 /// The `sls` identity source, the SDK's `SLSUserIdentityDiscovery`: SAP's Secure Login Server issues the user's
