@@ -148,7 +148,8 @@ import Testing
         #expect(failure("code=c&state=forged")?.code == .oauth2StateMismatch)
         #expect(failure("code=c")?.code == .oauth2StateMismatch)
         #expect(
-            failure("error=access_denied&error_description=no&state=\(request.state)")?.code == .oauth2("access_denied"))
+            failure("error=access_denied&error_description=no&state=\(request.state)")?.code == .oauth2("access_denied")
+        )
         #expect(failure("state=\(request.state)")?.code == .oauth2NoCode)
         #expect(failure("code=c&state=\(request.state)") == nil)
         #expect(

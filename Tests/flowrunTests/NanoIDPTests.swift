@@ -378,7 +378,8 @@ extension ProcessSuites {
                     switch kind {
                     case .username: "ada"
                     case .password: "analytical-engine"
-                    case .oneTimeCode: throw HTTPError(.presenterUnsupported, "no second factor for ada", transient: false)
+                    case .oneTimeCode:
+                        throw HTTPError(.presenterUnsupported, "no second factor for ada", transient: false)
                     }
                 }
                 let reached = try await presenter.present(
