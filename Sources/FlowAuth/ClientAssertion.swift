@@ -1,4 +1,4 @@
-public import FlowDescriptor
+import FlowDescriptor
 public import FlowHTTP
 public import FlowVocabulary
 import Foundation

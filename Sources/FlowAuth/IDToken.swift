@@ -1,5 +1,5 @@
 public import FlowHTTP
-public import FlowVocabulary
+import FlowVocabulary
 public import Foundation
 internal import JWTKit
 

@@ -1,4 +1,4 @@
-public import FlowDescriptor
+import FlowDescriptor
 public import FlowHTTP
 public import FlowVocabulary
 public import Foundation
@@ -61,7 +61,9 @@ public enum ClientAuthentication: String, Sendable, Hashable, Codable, CaseItera
     /// the first of these the provider names (when it names none at all: `private_key_jwt` with a key, else Basic).
     /// - Throws: ``HTTPError`` `oauth2-client-authentication` naming the provider's methods and flowrun's when the
     ///   provider names only methods this client cannot use.
-    public static func choose(amongst supported: [String]?, secret: Bool, key: Bool) throws(HTTPError)
+    public static func choose(
+        amongst supported: [String]?, secret: Bool, key: Bool
+    ) throws(HTTPError)
         -> ClientAuthentication
     {
         let usable = (key ? [privateKeyJWT] : []) + (secret ? [basic, post, secretJWT] : [])
@@ -476,7 +478,6 @@ public struct OAuth2Client: Sendable {
         ]
     }
 }
-
 
 /// One exchange with an authorization server as the debug log shows it: the URL, the form and the answer's fields,
 /// with the value of every parameter or field that could open an account (codes, tokens, secrets, verifiers,

@@ -1,5 +1,5 @@
 public import FlowDescriptor
-public import FlowVocabulary
+import FlowVocabulary
 
 /// Every step, transformer, provider, key and record type a flow may name, as data.
 ///

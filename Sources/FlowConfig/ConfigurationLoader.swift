@@ -3,7 +3,7 @@ public import FlowDescriptor
 public import FlowEngine
 import FlowHTTP
 import FlowVocabulary
-public import Foundation
+import Foundation
 
 /// The SDK's configuration loader: providers are examined in order and the first that yields data wins; a
 /// provider's error is noted in the trace and the next one is tried; when none yields data the load fails

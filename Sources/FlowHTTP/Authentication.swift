@@ -1,4 +1,4 @@
-public import FlowDescriptor
+import FlowDescriptor
 public import FlowVocabulary
 public import Foundation
 import Synchronization

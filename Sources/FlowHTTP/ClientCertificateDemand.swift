@@ -1,4 +1,4 @@
-public import FlowVocabulary
+import FlowVocabulary
 import Foundation
 
 /// An answer in which a server says, over HTTP, that it wants a client certificate or refuses the one it was sent.

@@ -1,6 +1,6 @@
 import CNIOBoringSSL
 import CNIOBoringSSLShims
-public import Foundation
+import Foundation
 
 /// Certificates in a PKCS#7 "certs-only" SignedData structure, the shape a Secure Login Server answers a
 /// certificate request with (docs/contract.yaml names the source); read and written with BoringSSL, as the TLS

@@ -1,4 +1,4 @@
-public import FlowDescriptor
+import FlowDescriptor
 public import FlowVocabulary
 
 /// Answers a server's demand for a client certificate with a user identity, the SDK's `UserIdentityObserver`.

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import Synchronization
 
 /// A program left to run beside flowrun (a browser opener, a WebDriver server): its output drained and dropped,

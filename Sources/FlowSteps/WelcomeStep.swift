@@ -16,7 +16,7 @@ struct WelcomeStep: BuiltinStep {
         name: "welcome", aliases: ["WelcomeScreenStep", "WelcomeStep"],
         summary:
             "Loads the configuration through the provider queue, transforms it with the flow's transform tree and "
-                + "provides its keys; restore reloads the persisted configuration.",
+            + "provides its keys; restore reloads the persisted configuration.",
         provides: [KeySpec(.configuration)],
         waits: .person, providesTransformKeys: true)
 
@@ -42,29 +42,21 @@ struct WelcomeStep: BuiltinStep {
         keepsConfiguration = flow.configuration?.persist?.value != PersistPolicy.none
     }
 
-    func onboard(_ context: StepContext) async -> StepOutcome {
-        do throws(StepFailure) {
-            let (configuration, source) = try await loader.load(context)
-            try apply(configuration, from: source, context: context)
-            return .success
-        } catch {
-            return Task.isCancelled ? .cancelled : .failure(error)
-        }
+    func onboard(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        let (configuration, source) = try await loader.load(context)
+        try apply(configuration, from: source, context: context)
+        return .success
     }
 
-    func restore(_ context: StepContext) async -> StepOutcome {
-        guard let kept = context.kept?["configuration"] else { return await onboard(context) }
-        do throws(StepFailure) {
-            let text = kept.rendered(pretty: false)
-            let read = DocumentReader.read(bytes: Array(text.utf8), file: "the kept configuration", format: .json)
-            guard let node = read.root else {
-                throw StepFailure(.stateUnreadable, "the kept configuration cannot be read")
-            }
-            try apply(node, from: "the state folder", context: context)
-            return .success
-        } catch {
-            return .failure(error)
+    func restore(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        guard let kept = context.kept?["configuration"] else { return try await onboard(context) }
+        let text = kept.rendered(pretty: false)
+        let read = DocumentReader.read(bytes: Array(text.utf8), file: "the kept configuration", format: .json)
+        guard let node = read.root else {
+            throw StepFailure(.stateUnreadable, "the kept configuration cannot be read")
         }
+        try apply(node, from: "the state folder", context: context)
+        return .success
     }
 
     private func apply(_ configuration: Node, from source: String, context: StepContext) throws(StepFailure) {

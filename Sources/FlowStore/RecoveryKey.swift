@@ -1,5 +1,5 @@
 import Crypto
-public import Foundation
+import Foundation
 
 /// A random key that wraps a store's data key a second time, so that a person who logs in again can set a new
 /// passcode (`--mode forgot-passcode`). The backend keeps it for the user, application and device; the store file

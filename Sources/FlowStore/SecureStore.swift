@@ -1,5 +1,5 @@
 import Crypto
-public import FlowDescriptor
+import FlowDescriptor
 public import FlowVocabulary
 public import Foundation
 import GRDB
@@ -536,7 +536,8 @@ public struct SecureStore: Sendable {
         // store's place would block any open for reading until a writer came, past every step's timeout.
         guard status.st_mode & S_IFMT == S_IFREG else {
             throw StoreError(
-                .io, "the store \(path) is not a regular file (a pipe, a device or a socket): flowrun reads only "
+                .io,
+                "the store \(path) is not a regular file (a pipe, a device or a socket): flowrun reads only "
                     + "regular files; move it away and onboard again")
         }
         guard let magic = FileBytes.read(path, limit: 15) else {

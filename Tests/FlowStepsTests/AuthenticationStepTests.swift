@@ -19,7 +19,7 @@ struct AuthenticationStepTests {
     private func onboarded(_ url: URL) async throws -> (StepHarness, JSONValue) {
         let harness = try StepHarness(Self.flow, emulator: url)
         try harness.info.set(Self.seed(url), by: "harness")
-        let outcome = await harness.step.onboard(harness.context(.onboard))
+        let outcome = await harness.step.perform(.onboard, context: harness.context(.onboard))
         #expect(outcome.succeeded, "\(outcome)")
         return (harness, try #require(harness.staging.staged["subject"]))
     }
@@ -30,7 +30,8 @@ struct AuthenticationStepTests {
     ) async throws -> (StepOutcome, StepHarness) {
         let harness = try StepHarness(Self.flow, emulator: url)
         try harness.info.set(Self.seed(url), by: "harness")
-        let outcome = await harness.step.restore(harness.context(.restore, kept: kept, environment: environment))
+        let outcome = await harness.step.perform(
+            .restore, context: harness.context(.restore, kept: kept, environment: environment))
         return (outcome, harness)
     }
 
@@ -102,7 +103,7 @@ struct AuthenticationStepTests {
             let manualFlow = conformanceFlow("{uses: oauth2-authentication, with: {presenter: manual}}")
             let manual = try StepHarness(manualFlow, emulator: url)
             try manual.info.set(Self.seed(url), by: "harness")
-            let refused = await manual.step.restore(manual.context(.restore, kept: stale))
+            let refused = await manual.step.perform(.restore, context: manual.context(.restore, kept: stale))
             await manual.close()
             guard let failure = refused.failure else {
                 Issue.record("expected a failure, got \(refused)")
@@ -141,7 +142,7 @@ struct AuthenticationStepTests {
         try await withEmulator { _, url in
             let first = try StepHarness(test.flow(url), emulator: url)
             try first.info.set(test.seed(url), by: "harness")
-            let onboarded = await first.step.onboard(first.context(.onboard))
+            let onboarded = await first.step.perform(.onboard, context: first.context(.onboard))
             await first.close()
             #expect(onboarded.succeeded, "\(onboarded)")
             guard case .object(let members)? = first.staging.staged["subject"] else {
@@ -154,7 +155,7 @@ struct AuthenticationStepTests {
                 members.filter { $0.0 != "cookies" }.map { $0.0 == "user" ? ($0.0, .string("grace")) : $0 })
             let harness = try StepHarness(test.flow(url), emulator: url)
             try harness.info.set(test.seed(url), by: "harness")
-            let outcome = await harness.step.restore(harness.context(.restore, kept: other))
+            let outcome = await harness.step.perform(.restore, context: harness.context(.restore, kept: other))
             await harness.close()
             guard let failure = outcome.failure else {
                 Issue.record("expected a failure, got \(outcome)")
@@ -172,7 +173,7 @@ struct AuthenticationStepTests {
             emulator.setFault(.malformedBody(), for: .me)
             let harness = try StepHarness(Self.flow, emulator: url)
             try harness.info.set(Self.seed(url), by: "harness")
-            let outcome = await harness.step.onboard(harness.context(.onboard))
+            let outcome = await harness.step.perform(.onboard, context: harness.context(.onboard))
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
             #expect(harness.info["userID"] == nil)
@@ -189,7 +190,7 @@ struct AuthenticationStepTests {
             emulator.setRegistrationState(.locked, application: "com.example.travel")
             let harness = try StepHarness(Self.flow, emulator: url)
             try harness.info.set(Self.seed(url), by: "harness")
-            let outcome = await harness.step.onboard(harness.context(.onboard))
+            let outcome = await harness.step.perform(.onboard, context: harness.context(.onboard))
             await harness.close()
             guard let failure = outcome.failure else {
                 Issue.record("expected a failure, got \(outcome)")
@@ -204,8 +205,10 @@ struct AuthenticationStepTests {
         try await withEmulator { _, url in
             let harness = try StepHarness(Self.flow, emulator: url)
             try harness.info.set(Self.seed(url), by: "harness")
-            let outcome = await harness.step.onboard(
-                harness.context(.onboard, environment: ["FLOWRUN_INPUT_PASSWORD": "wrong-password"]))
+            let outcome = await harness.step.perform(
+                .onboard,
+                context:
+                    harness.context(.onboard, environment: ["FLOWRUN_INPUT_PASSWORD": "wrong-password"]))
             await harness.close()
             guard let failure = outcome.failure else {
                 Issue.record("expected a failure, got \(outcome)")

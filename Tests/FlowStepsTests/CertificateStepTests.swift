@@ -33,7 +33,7 @@ struct CertificateStepTests {
     @Test func onboardingKeepsTheIdentityAndTheSessionPresentsIt() async throws {
         try await withEmulator { _, url in
             let harness = try harness(Self.pkcs12(), url)
-            let outcome = await harness.step.onboard(harness.context(.onboard))
+            let outcome = await harness.step.perform(.onboard, context: harness.context(.onboard))
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
             let kept = try #require(harness.staging.staged["subject"])
@@ -60,12 +60,12 @@ struct CertificateStepTests {
     @Test func aRestoreReusesTheKeptIdentityWithoutTheFile() async throws {
         try await withEmulator { _, url in
             let first = try harness(Self.pkcs12(), url)
-            #expect(await first.step.onboard(first.context(.onboard)).succeeded)
+            #expect(await first.step.perform(.onboard, context: first.context(.onboard)).succeeded)
             await first.close()
             let kept = try #require(first.staging.staged["subject"])
             // Another file that does not exist: a restore that read it would fail.
             let harness = try harness(Self.flow(#"source: pkcs12, file: "/nonexistent/user.p12""#), url)
-            let outcome = await harness.step.restore(harness.context(.restore, kept: kept))
+            let outcome = await harness.step.perform(.restore, context: harness.context(.restore, kept: kept))
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
             #expect(harness.staging.staged["subject"] == kept)
@@ -78,13 +78,13 @@ struct CertificateStepTests {
     @Test func aDemandAtRestoreIsAnsweredWithTheKeptIdentity() async throws {
         try await withEmulator { emulator, url in
             let first = try harness(Self.pkcs12(), url)
-            #expect(await first.step.onboard(first.context(.onboard)).succeeded)
+            #expect(await first.step.perform(.onboard, context: first.context(.onboard)).succeeded)
             await first.close()
             let kept = try #require(first.staging.staged["subject"])
             let before = emulator.requests().count
             emulator.setFault(.status(496, count: 1), for: .me)
             let harness = try harness(Self.flow(#"source: pkcs12, file: "/nonexistent/user.p12""#), url)
-            let outcome = await harness.step.restore(harness.context(.restore, kept: kept))
+            let outcome = await harness.step.perform(.restore, context: harness.context(.restore, kept: kept))
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
             #expect(harness.staging.staged["subject"] == kept)
@@ -96,12 +96,12 @@ struct CertificateStepTests {
     @Test func aDemandThatRemainsAfterTheKeptIdentityIsRejected() async throws {
         try await withEmulator { emulator, url in
             let first = try harness(Self.pkcs12(), url)
-            #expect(await first.step.onboard(first.context(.onboard)).succeeded)
+            #expect(await first.step.perform(.onboard, context: first.context(.onboard)).succeeded)
             await first.close()
             let kept = try #require(first.staging.staged["subject"])
             emulator.setFault(.status(496), for: .me)
             let harness = try harness(Self.pkcs12(), url)
-            let outcome = await harness.step.restore(harness.context(.restore, kept: kept))
+            let outcome = await harness.step.perform(.restore, context: harness.context(.restore, kept: kept))
             await harness.close()
             #expect(outcome.failure?.code == .certificateRejected, "\(outcome)")
             #expect(harness.staging.staged.isEmpty)
@@ -117,7 +117,7 @@ struct CertificateStepTests {
     /// Restores `kept` at `now` with the 30-day file as the source; whether a new identity replaced it.
     private func renewed(_ kept: JSONValue, at now: Date, flow: String, _ url: URL) async throws -> Bool {
         let harness = try harness(flow, url)
-        let outcome = await harness.step.restore(harness.context(.restore, kept: kept, now: now))
+        let outcome = await harness.step.perform(.restore, context: harness.context(.restore, kept: kept, now: now))
         await harness.close()
         #expect(outcome.succeeded, "\(outcome)")
         let renewal = harness.trace.events.contains { $0.outcome == "certificate-renewal" }
@@ -133,7 +133,7 @@ struct CertificateStepTests {
     @Test func aCertificateShorterThanRenewBeforeIsRenewedInTheLastThirdOfItsLife() async throws {
         try await withEmulator { _, url in
             let first = try harness(Self.pkcs12(days: 3), url)
-            #expect(await first.step.onboard(first.context(.onboard)).succeeded)
+            #expect(await first.step.perform(.onboard, context: first.context(.onboard)).succeeded)
             await first.close()
             let kept = try #require(first.staging.staged["subject"])
             #expect(kept["notBefore"]?.stringValue != nil)
@@ -148,7 +148,7 @@ struct CertificateStepTests {
     @Test func aLongLivedCertificateIsRenewedWithinRenewBefore() async throws {
         try await withEmulator { _, url in
             let first = try harness(Self.pkcs12(days: 30), url)
-            #expect(await first.step.onboard(first.context(.onboard)).succeeded)
+            #expect(await first.step.perform(.onboard, context: first.context(.onboard)).succeeded)
             await first.close()
             let kept = try #require(first.staging.staged["subject"])
             // Another file than the kept identity's, so that a renewal shows as a new serial.
@@ -162,7 +162,7 @@ struct CertificateStepTests {
     @Test func anIdentityKeptWithoutNotBeforeIsRenewedByItsCertificatesLifetime() async throws {
         try await withEmulator { _, url in
             let first = try harness(Self.pkcs12(days: 3), url)
-            #expect(await first.step.onboard(first.context(.onboard)).succeeded)
+            #expect(await first.step.perform(.onboard, context: first.context(.onboard)).succeeded)
             await first.close()
             guard case .object(let fields) = try #require(first.staging.staged["subject"]) else {
                 Issue.record("the kept identity is no object")
@@ -178,12 +178,12 @@ struct CertificateStepTests {
     @Test func aKeptIdentityOutsideRenewBeforeIsKept() async throws {
         try await withEmulator { _, url in
             let first = try harness(Self.pkcs12(days: 3), url)
-            #expect(await first.step.onboard(first.context(.onboard)).succeeded)
+            #expect(await first.step.perform(.onboard, context: first.context(.onboard)).succeeded)
             await first.close()
             let kept = try #require(first.staging.staged["subject"])
             let harness = try harness(
                 Self.flow(#"source: pkcs12, file: "/nonexistent/user.p12", renew-before: 1d"#), url)
-            let outcome = await harness.step.restore(harness.context(.restore, kept: kept))
+            let outcome = await harness.step.perform(.restore, context: harness.context(.restore, kept: kept))
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
             #expect(harness.staging.staged["subject"] == kept)
@@ -199,7 +199,7 @@ struct CertificateStepTests {
             try FileManager.default.copyItem(
                 atPath: PKCS12Files.path(), toPath: harness.folder.appendingPathComponent("user.p12").path)
             #expect(!FileManager.default.fileExists(atPath: "user.p12"))
-            let outcome = await harness.step.onboard(harness.context(.onboard))
+            let outcome = await harness.step.perform(.onboard, context: harness.context(.onboard))
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
             #expect(harness.staging.staged["subject"]?["source"] == .string("pkcs12"))
@@ -209,10 +209,10 @@ struct CertificateStepTests {
     @Test func logoutStopsPresentingTheIdentityAndForgetsIt() async throws {
         try await withEmulator { _, url in
             let harness = try harness(Self.pkcs12(), url)
-            #expect(await harness.step.onboard(harness.context(.onboard)).succeeded)
+            #expect(await harness.step.perform(.onboard, context: harness.context(.onboard)).succeeded)
             let kept = try #require(harness.staging.staged["subject"])
-            let step = try #require(harness.step as? any LoggingOutStep)
-            let outcome = await step.logout(harness.context(.reset, kept: kept))
+            #expect(harness.step is any LoggingOutStep)
+            let outcome = await harness.step.perform(.logout, context: harness.context(.reset, kept: kept))
             await harness.close()
             #expect(outcome == .success(.forgetKept), "\(outcome)")
             #expect(harness.http.clientIdentity == nil)
@@ -223,8 +223,10 @@ struct CertificateStepTests {
     @Test func aWrongPasswordIsASourceFailureThatNamesTheFileAndNotThePassword() async throws {
         try await withEmulator { _, url in
             let harness = try harness(Self.pkcs12(password: "${env.WRONG_PASSWORD}"), url)
-            let outcome = await harness.step.onboard(
-                harness.context(.onboard, environment: ["WRONG_PASSWORD": "not-the-password-0451"]))
+            let outcome = await harness.step.perform(
+                .onboard,
+                context:
+                    harness.context(.onboard, environment: ["WRONG_PASSWORD": "not-the-password-0451"]))
             await harness.close()
             let failure = try #require(outcome.failure)
             #expect(failure.code == .identitySourceFailed, "\(failure)")
@@ -243,7 +245,7 @@ struct CertificateStepTests {
             let path = PKCS12Files.path(lacking: lack)
             let harness = try harness(
                 Self.flow(#"source: pkcs12, file: "\#(path)", password: "${input.password}""#), url)
-            let outcome = await harness.step.onboard(harness.context(.onboard))
+            let outcome = await harness.step.perform(.onboard, context: harness.context(.onboard))
             await harness.close()
             let failure = try #require(outcome.failure)
             #expect(failure.code == .identitySourceFailed, "\(failure)")
@@ -269,7 +271,7 @@ struct CertificateStepTests {
         try await withEmulator { _, url in
             let harness = try harness(
                 Self.flow(#"source: pkcs12, file: "\#(fifo)", password: "${input.password}""#), url)
-            let outcome = await harness.step.onboard(harness.context(.onboard))
+            let outcome = await harness.step.perform(.onboard, context: harness.context(.onboard))
             await harness.close()
             let failure = try #require(outcome.failure)
             #expect(failure.code == .identitySourceFailed, "\(failure)")
@@ -287,7 +289,8 @@ struct CertificateStepTests {
                 input: InputSource(flags: [:], environment: ["FLOWRUN_INPUT_PASSWORD": PKCS12Files.password]),
                 trace: harness.trace, log: RunLog(level: .path, redactor: harness.redactor) { _, _ in },
                 redactor: harness.redactor, stateFolder: harness.folder.path, book: KeptBook())
-            let outcome = await harness.step.onboard(run.step("subject", mode: Mode(.onboard), onboardingID: UUID()))
+            let outcome = await harness.step.perform(
+                .onboard, context: run.step("subject", mode: Mode(.onboard), onboardingID: UUID()))
             await harness.close()
             #expect(outcome.failure?.code == .identityNeedsStore, "\(outcome)")
             #expect(run.book.staged.isEmpty)

@@ -45,7 +45,7 @@ struct ClientResourcesStepTests {
     @Test func withoutAFolderItListsTheBundlesAndDownloadsNothing() async throws {
         try await withEmulator(bundleData) { emulator, url in
             let harness = try harness("", url)
-            let outcome = await harness.step.onboard(harness.context(.onboard))
+            let outcome = await harness.step.perform(.onboard, context: harness.context(.onboard))
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
             let listed = try #require(harness.info[.clientResources])
@@ -62,7 +62,7 @@ struct ClientResourcesStepTests {
     @Test func theDefaultBundleIsWrittenIntoTheStateFolderAndARestoreLeavesItWhenNothingChanged() async throws {
         try await withEmulator(bundleData) { emulator, url in
             let harness = try harness("into: resources", url)
-            let outcome = await harness.step.onboard(harness.context(.onboard))
+            let outcome = await harness.step.perform(.onboard, context: harness.context(.onboard))
             #expect(outcome.succeeded, "\(outcome)")
             let file = harness.folder.appendingPathComponent("resources/ui-2.json").path
             #expect(FileManager.default.contents(atPath: file) == Data("two".utf8))
@@ -73,21 +73,21 @@ struct ClientResourcesStepTests {
             #expect(kept["sha256"]?.string?.count == 64)
             #expect(downloads(emulator) == 1)
 
-            let again = await harness.step.restore(harness.context(.restore, kept: kept))
+            let again = await harness.step.perform(.restore, context: harness.context(.restore, kept: kept))
             #expect(again.succeeded, "\(again)")
             #expect(downloads(emulator) == 1, "an unchanged bundle is not downloaded again")
             #expect(harness.trace.events.contains { $0.message?.contains("unchanged") == true })
 
             // A file changed since is the person's now: left as it is, and said so.
             try Data("edited".utf8).write(to: URL(fileURLWithPath: file))
-            let edited = await harness.step.restore(harness.context(.restore, kept: kept))
+            let edited = await harness.step.perform(.restore, context: harness.context(.restore, kept: kept))
             #expect(edited.succeeded, "\(edited)")
             #expect(FileManager.default.contents(atPath: file) == Data("edited".utf8))
             #expect(harness.trace.events.contains { $0.message?.contains("it is left as it is") == true })
             #expect(downloads(emulator) == 1)
             // A file removed is downloaded again.
             try FileManager.default.removeItem(atPath: file)
-            let removed = await harness.step.restore(harness.context(.restore, kept: kept))
+            let removed = await harness.step.perform(.restore, context: harness.context(.restore, kept: kept))
             #expect(removed.succeeded, "\(removed)")
             #expect(FileManager.default.contents(atPath: file) == Data("two".utf8))
             #expect(downloads(emulator) == 2)
@@ -98,19 +98,23 @@ struct ClientResourcesStepTests {
     @Test func aResetRemovesTheDownloadAndTheFoldersItMadeButNotAFileThePersonPutThere() async throws {
         try await withEmulator(bundleData) { _, url in
             let harness = try harness("into: made/resources", url)
-            #expect(await harness.step.onboard(harness.context(.onboard)).succeeded)
+            #expect(await harness.step.perform(.onboard, context: harness.context(.onboard)).succeeded)
             let kept = try #require(harness.staging.staged["subject"])
             let made = harness.folder.appendingPathComponent("made")
             let mode = try FileManager.default.attributesOfItem(atPath: made.path)[.posixPermissions] as? Int
             #expect(mode == 0o700)
-            #expect(await harness.step.reset(harness.context(.reset, kept: kept)) == .success(.forgetKept))
+            #expect(
+                await harness.step.perform(.reset, context: harness.context(.reset, kept: kept))
+                    == .success(.forgetKept))
             #expect(!FileManager.default.fileExists(atPath: made.path), "the file and both folders it made are gone")
 
-            #expect(await harness.step.onboard(harness.context(.onboard)).succeeded)
+            #expect(await harness.step.perform(.onboard, context: harness.context(.onboard)).succeeded)
             let again = try #require(harness.staging.staged["subject"])
             let mine = made.appendingPathComponent("resources/notes.txt")
             try Data("mine".utf8).write(to: mine)
-            #expect(await harness.step.reset(harness.context(.reset, kept: again)) == .success(.forgetKept))
+            #expect(
+                await harness.step.perform(.reset, context: harness.context(.reset, kept: again))
+                    == .success(.forgetKept))
             #expect(FileManager.default.contents(atPath: mine.path) == Data("mine".utf8))
             #expect(!FileManager.default.fileExists(atPath: made.appendingPathComponent("resources/ui-2.json").path))
             await harness.close()
@@ -124,7 +128,7 @@ struct ClientResourcesStepTests {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let file = folder.appendingPathComponent("ui-2.json")
             try Data("mine".utf8).write(to: file)
-            let outcome = await harness.step.onboard(harness.context(.onboard))
+            let outcome = await harness.step.perform(.onboard, context: harness.context(.onboard))
             #expect(FileManager.default.contents(atPath: file.path) == Data("mine".utf8))
             await harness.close()
             let failure = try #require(outcome.failure)
@@ -137,7 +141,7 @@ struct ClientResourcesStepTests {
     @Test func aNamedBundleIsDownloadedAtItsVersionWithTheExtensionTheBackendSends() async throws {
         try await withEmulator(bundleData) { emulator, url in
             let harness = try harness("into: /tmp/flowrun-bundles-\(UUID().uuidString), bundle: maps", url)
-            let outcome = await harness.step.onboard(harness.context(.onboard))
+            let outcome = await harness.step.perform(.onboard, context: harness.context(.onboard))
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
             let entry = try #require(harness.info[.clientResources]?.entries.first { $0.text("name") == "maps" })
@@ -152,7 +156,7 @@ struct ClientResourcesStepTests {
     @Test func aBundleListedAtTwoVersionsNeedsOne() async throws {
         try await withEmulator(bundleData) { emulator, url in
             let harness = try harness("into: resources, bundle: ui", url)
-            let outcome = await harness.step.onboard(harness.context(.onboard))
+            let outcome = await harness.step.perform(.onboard, context: harness.context(.onboard))
             await harness.close()
             let failure = try #require(outcome.failure)
             #expect(failure.message.contains("versions 1, 2"), "\(failure.message)")
@@ -163,11 +167,11 @@ struct ClientResourcesStepTests {
     @Test func anApplicationWithoutBundlesListsNoneAndHasNoDefaultToDownload() async throws {
         try await withEmulator { emulator, url in
             let listing = try harness("", url)
-            #expect(await listing.step.onboard(listing.context(.onboard)).succeeded)
+            #expect(await listing.step.perform(.onboard, context: listing.context(.onboard)).succeeded)
             await listing.close()
             #expect(listing.info[.clientResources]?.entries.isEmpty == true)
             let downloading = try harness("into: resources", url)
-            let outcome = await downloading.step.onboard(downloading.context(.onboard))
+            let outcome = await downloading.step.perform(.onboard, context: downloading.context(.onboard))
             await downloading.close()
             #expect(outcome.failure?.code == .http(404), "\(outcome)")
         }

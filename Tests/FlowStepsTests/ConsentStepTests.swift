@@ -73,7 +73,9 @@ private struct ConsentRig {
         environment: [String: String] = [:], terminal: Terminal? = nil
     ) async -> StepOutcome {
         let context = context(mode, kept: kept, inputs: inputs, environment: environment, terminal: terminal)
-        return mode == .onboard ? await harness.step.onboard(context) : await harness.step.restore(context)
+        return mode == .onboard
+            ? await harness.step.perform(.onboard, context: context)
+            : await harness.step.perform(.restore, context: context)
     }
 
     /// What the step kept, if anything.
@@ -253,7 +255,8 @@ struct ConsentStepTests {
 
     @Test func resetForgetsTheKeptAnswers() async throws {
         let rig = try ConsentRig(eula)
-        let outcome = await rig.harness.step.reset(rig.context(.reset, kept: kept(("eula", "2", true))))
+        let outcome = await rig.harness.step.perform(
+            .reset, context: rig.context(.reset, kept: kept(("eula", "2", true))))
         await rig.close()
         #expect(outcome == .success(.forgetKept))
     }

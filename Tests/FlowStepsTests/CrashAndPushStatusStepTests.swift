@@ -53,7 +53,7 @@ struct CrashReportUploadTests {
                 withDestinationPath: crashes.appendingPathComponent("a.crash").path)
             harness.redactor.add(harness.secret)
 
-            let outcome = await harness.step.onboard(harness.context(.onboard))
+            let outcome = await harness.step.perform(.onboard, context: harness.context(.onboard))
             #expect(outcome.succeeded, "\(outcome)")
             let uploads = emulator.uploads(.crashReport)
             try #require(uploads.count == 1)
@@ -68,11 +68,12 @@ struct CrashReportUploadTests {
             let kept = harness.staging.staged["subject"]
 
             // Sent once: a later run sends only a report that is new.
-            let again = await harness.step.onboard(harness.context(.onboard, kept: kept))
+            let again = await harness.step.perform(.onboard, context: harness.context(.onboard, kept: kept))
             #expect(again.succeeded)
             #expect(emulator.uploads(.crashReport).count == 1)
             try Data("later".utf8).write(to: crashes.appendingPathComponent("c.crash"))
-            let later = await harness.step.onboard(harness.context(.onboard, kept: harness.staging.staged["subject"]))
+            let later = await harness.step.perform(
+                .onboard, context: harness.context(.onboard, kept: harness.staging.staged["subject"]))
             // The files are read, never removed.
             #expect(FileManager.default.fileExists(atPath: crashes.appendingPathComponent("a.crash").path))
             await harness.close()
@@ -90,7 +91,7 @@ struct CrashReportUploadTests {
             let crashes = harness.folder.appendingPathComponent("crashes")
             try FileManager.default.createDirectory(at: crashes, withIntermediateDirectories: true)
             try Data("boom".utf8).write(to: crashes.appendingPathComponent("a.crash"))
-            let outcome = await harness.step.onboard(harness.context(.onboard))
+            let outcome = await harness.step.perform(.onboard, context: harness.context(.onboard))
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
             #expect(emulator.requests().isEmpty)
@@ -101,7 +102,7 @@ struct CrashReportUploadTests {
     @Test func aMissingFolderMeansNothingCrashed() async throws {
         try await withEmulator(crashData(enabled: true)) { emulator, url in
             let harness = try harness(Self.step, url, crashReports: true)
-            let outcome = await harness.step.onboard(harness.context(.onboard))
+            let outcome = await harness.step.perform(.onboard, context: harness.context(.onboard))
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
             #expect(emulator.requests().isEmpty)
@@ -114,7 +115,7 @@ struct CrashReportUploadTests {
             let crashes = harness.folder.appendingPathComponent("crashes")
             try FileManager.default.createDirectory(at: crashes, withIntermediateDirectories: true)
             try Data("boom".utf8).write(to: crashes.appendingPathComponent("a.crash"))
-            let outcome = await harness.step.onboard(harness.context(.onboard))
+            let outcome = await harness.step.perform(.onboard, context: harness.context(.onboard))
             await harness.close()
             let failure = try #require(outcome.failure)
             #expect(failure.code == .http(403), "\(failure)")
@@ -130,8 +131,10 @@ struct PushStatusTests {
     func theNotificationIsReportedWithTheStatusInItsPath(status: String) async throws {
         try await withEmulator { emulator, url in
             let harness = try harness("{uses: push-status, with: {status: \(status)}}", url, crashReports: nil)
-            let outcome = await harness.step.onboard(
-                harness.context(.onboard, environment: ["FLOWRUN_INPUT_NOTIFICATION_ID": "n 1"]))
+            let outcome = await harness.step.perform(
+                .onboard,
+                context:
+                    harness.context(.onboard, environment: ["FLOWRUN_INPUT_NOTIFICATION_ID": "n 1"]))
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
             let sent = try #require(emulator.requests().last)
@@ -147,7 +150,7 @@ struct PushStatusTests {
     @Test func withoutANotificationIDNothingIsReportedAndItSaysSo() async throws {
         try await withEmulator { emulator, url in
             let harness = try harness("{uses: push-status}", url, crashReports: nil)
-            let outcome = await harness.step.onboard(harness.context(.onboard))
+            let outcome = await harness.step.perform(.onboard, context: harness.context(.onboard))
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
             #expect(harness.trace.events.contains { $0.message?.contains("nothing to report") == true })

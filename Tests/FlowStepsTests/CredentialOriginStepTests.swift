@@ -60,8 +60,10 @@ struct CredentialOriginStepTests {
                 + origins + "}}"
             let harness = try harness(step, backend: backend.url, other: other.url, application: "com.example.app")
             try await StoreRecoveryStepTests.using(harness) { harness in
-                let outcome = await harness.step.onboard(
-                    harness.context(.onboard, environment: ["API_KEY": "api-key-\(harness.secret)"]))
+                let outcome = await harness.step.perform(
+                    .onboard,
+                    context:
+                        harness.context(.onboard, environment: ["API_KEY": "api-key-\(harness.secret)"]))
                 #expect(outcome.succeeded, "\(outcome)")
                 _ = try await harness.http.send(HTTPRequest(url: backend.url.appendingPathComponent("start")))
                 let sent = try #require(backend.requests.first)
@@ -83,7 +85,8 @@ struct CredentialOriginStepTests {
             let harness = try harness(step, backend: backend.url, other: other.url, application: "com.example.app")
             try await StoreRecoveryStepTests.using(harness) { harness in
                 let key = "api-key-\(harness.secret)"
-                let outcome = await harness.step.onboard(harness.context(.onboard, environment: ["API_KEY": key]))
+                let outcome = await harness.step.perform(
+                    .onboard, context: harness.context(.onboard, environment: ["API_KEY": key]))
                 #expect(outcome.succeeded, "\(outcome)")
                 _ = try await harness.http.send(HTTPRequest(url: backend.url.appendingPathComponent("start")))
                 #expect(try #require(backend.requests.first).header("X-API-KEY") == key)

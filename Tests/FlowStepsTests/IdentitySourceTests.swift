@@ -157,8 +157,10 @@ struct SLSIdentitySourceTests {
     @Test func aOneRoundLoginGetsACertificatePresentsItAndKeepsTheIdentity() async throws {
         try await withEmulator { emulator, url in
             let harness = try harness(graceStep, url)
-            let outcome = await harness.step.onboard(
-                harness.context(.onboard, environment: ["GRACE_PASSWORD": grace.password]))
+            let outcome = await harness.step.perform(
+                .onboard,
+                context:
+                    harness.context(.onboard, environment: ["GRACE_PASSWORD": grace.password]))
             let said = traceAndLog(harness, outcome)
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
@@ -197,13 +199,13 @@ struct SLSIdentitySourceTests {
         try await withEmulator { emulator, url in
             let first = try harness(graceStep, url)
             let onboarding = first.context(.onboard, environment: ["GRACE_PASSWORD": grace.password])
-            #expect(await first.step.onboard(onboarding).succeeded)
+            #expect(await first.step.perform(.onboard, context: onboarding).succeeded)
             await first.close()
             let kept = try #require(first.staging.staged["subject"])
             emulator.clearRequests()
             // No password this time: a restore that logged in again would fail for want of it.
             let harness = try harness(graceStep, url)
-            let outcome = await harness.step.restore(harness.context(.restore, kept: kept))
+            let outcome = await harness.step.perform(.restore, context: harness.context(.restore, kept: kept))
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
             #expect(harness.staging.staged["subject"] == kept)
@@ -225,7 +227,7 @@ struct SLSIdentitySourceTests {
                 """#, url)
             let context = harness.context(
                 .onboard, environment: ["ADA_PASSWORD": ada.password, "ADA_PASSCODE": passcode])
-            let outcome = await harness.step.onboard(context)
+            let outcome = await harness.step.perform(.onboard, context: context)
             let said = traceAndLog(harness, outcome)
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
@@ -245,8 +247,10 @@ struct SLSIdentitySourceTests {
     @Test func aRefusedLoginIsSLSLoginFailedNamingTheServerAndNoValue() async throws {
         try await withEmulator { emulator, url in
             let harness = try harness(graceStep, url)
-            let outcome = await harness.step.onboard(
-                harness.context(.onboard, environment: ["GRACE_PASSWORD": "difference-engine"]))
+            let outcome = await harness.step.perform(
+                .onboard,
+                context:
+                    harness.context(.onboard, environment: ["GRACE_PASSWORD": "difference-engine"]))
             let said = traceAndLog(harness, outcome)
             await harness.close()
             let failure = try #require(outcome.failure)
@@ -266,8 +270,10 @@ struct SLSIdentitySourceTests {
             let harness = try harness(
                 #"{uses: sls-authentication, with: {inputs: {username: ada@example.com, "#
                     + #"password: "${env.ADA_PASSWORD}"}}}"#, url)
-            let outcome = await harness.step.onboard(
-                harness.context(.onboard, environment: ["ADA_PASSWORD": ada.password]))
+            let outcome = await harness.step.perform(
+                .onboard,
+                context:
+                    harness.context(.onboard, environment: ["ADA_PASSWORD": ada.password]))
             await harness.close()
             let failure = try #require(outcome.failure)
             #expect(failure.code == .missingInput)
@@ -292,7 +298,8 @@ struct SLSIdentitySourceTests {
             let run = RunContext(
                 info: harness.info, http: harness.http, input: input, trace: harness.trace,
                 redactor: harness.redactor, stateFolder: harness.folder.path, book: harness.staging)
-            let outcome = await harness.step.onboard(run.step("subject", mode: Mode(.onboard), onboardingID: UUID()))
+            let outcome = await harness.step.perform(
+                .onboard, context: run.step("subject", mode: Mode(.onboard), onboardingID: UUID()))
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
             #expect(

@@ -34,7 +34,7 @@ struct DeviceRegistrationStepTests {
         try await withEmulator { emulator, url in
             let harness = try registrationHarness(
                 "{uses: device-registration, with: {properties: {CustomCustom1: fleet-7}}}", url: url)
-            let outcome = await harness.step.onboard(harness.context(.onboard))
+            let outcome = await harness.step.perform(.onboard, context: harness.context(.onboard))
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
             let connection = try #require(emulator.connections.first)
@@ -52,11 +52,11 @@ struct DeviceRegistrationStepTests {
     @Test func restoreFindsTheKeptRegistrationWithoutRegisteringAgain() async throws {
         try await withEmulator { emulator, url in
             let harness = try registrationHarness("{uses: device-registration}", url: url)
-            #expect((await harness.step.onboard(harness.context(.onboard))).succeeded)
+            #expect((await harness.step.perform(.onboard, context: harness.context(.onboard))).succeeded)
             let kept = harness.staging.staged["subject"]
             let id = try #require(emulator.connections.first?.id)
             let restored = try registrationHarness("{uses: device-registration}", url: url)
-            let outcome = await restored.step.restore(restored.context(.restore, kept: kept))
+            let outcome = await restored.step.perform(.restore, context: restored.context(.restore, kept: kept))
             await harness.close()
             await restored.close()
             #expect(outcome.succeeded, "\(outcome)")
@@ -69,11 +69,11 @@ struct DeviceRegistrationStepTests {
     @Test func restoreFailsWithRegistrationMissingWhenTheBackendNoLongerHasIt() async throws {
         try await withEmulator { emulator, url in
             let harness = try registrationHarness("{uses: device-registration}", url: url)
-            #expect((await harness.step.onboard(harness.context(.onboard))).succeeded)
+            #expect((await harness.step.perform(.onboard, context: harness.context(.onboard))).succeeded)
             let kept = harness.staging.staged["subject"]
             let id = try #require(emulator.connections.first?.id)
             #expect(emulator.removeConnection(id))
-            let outcome = await harness.step.restore(harness.context(.restore, kept: kept))
+            let outcome = await harness.step.perform(.restore, context: harness.context(.restore, kept: kept))
             await harness.close()
             let failure = try #require(outcome.failure)
             #expect(failure.code == .registrationMissing)
@@ -85,7 +85,7 @@ struct DeviceRegistrationStepTests {
     @Test func deletingTheRegistrationTwiceSucceedsBothTimesAndForgetsIt() async throws {
         try await withEmulator { emulator, url in
             let harness = try registrationHarness("{uses: device-registration}", url: url)
-            #expect((await harness.step.onboard(harness.context(.onboard))).succeeded)
+            #expect((await harness.step.perform(.onboard, context: harness.context(.onboard))).succeeded)
             let kept = harness.staging.staged["subject"]
             let first = await harness.step.perform(.deleteRegistration, context: harness.context(.reset, kept: kept))
             #expect(emulator.connections.isEmpty)
@@ -101,15 +101,15 @@ struct DeviceRegistrationStepTests {
     @Test func aBackendThatWantsRegistrationSaysWhichStepIsMissingUntilTheDeviceRegisters() async throws {
         try await withEmulator(explicitData) { emulator, url in
             let settings = try registrationHarness("{uses: settings-download}", url: url)
-            let refused = await settings.step.onboard(settings.context(.onboard))
+            let refused = await settings.step.perform(.onboard, context: settings.context(.onboard))
             let failure = try #require(refused.failure)
             #expect(failure.code == .registrationRequired)
             #expect(failure.message.contains("`device-registration`"), "\(failure.message)")
             #expect(!failure.isTransient)
 
             let registration = try registrationHarness("{uses: device-registration}", url: url)
-            #expect((await registration.step.onboard(registration.context(.onboard))).succeeded)
-            let answered = await settings.step.onboard(settings.context(.onboard))
+            #expect((await registration.step.perform(.onboard, context: registration.context(.onboard))).succeeded)
+            let answered = await settings.step.perform(.onboard, context: settings.context(.onboard))
             await settings.close()
             await registration.close()
             #expect(answered.succeeded, "\(answered)")
@@ -161,8 +161,10 @@ struct PushRegistrationStepTests {
         try await withEmulator { emulator, url in
             let harness = try registrationHarness(Self.flow, url: url)
             let token = "apns-\(UUID().uuidString)"
-            let outcome = await harness.step.onboard(
-                harness.context(.onboard, environment: ["FLOWRUN_INPUT_PUSH_TOKEN": token]))
+            let outcome = await harness.step.perform(
+                .onboard,
+                context:
+                    harness.context(.onboard, environment: ["FLOWRUN_INPUT_PUSH_TOKEN": token]))
             let said = harness.everythingSaid(outcome)
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
@@ -220,7 +222,7 @@ struct PushRegistrationStepTests {
     @Test func withoutATerminalOrATokenItFailsAtOnceNamingTheInput() async throws {
         try await withEmulator { emulator, url in
             let harness = try registrationHarness(Self.flow, url: url)
-            let outcome = await harness.step.onboard(harness.context(.onboard))
+            let outcome = await harness.step.perform(.onboard, context: harness.context(.onboard))
             await harness.close()
             let failure = try #require(outcome.failure)
             #expect(failure.code == .missingInput)
@@ -235,24 +237,32 @@ struct PushRegistrationStepTests {
             let harness = try registrationHarness(Self.flow, url: url)
             let first = "token-one-\(UUID().uuidString)"
             #expect(
-                (await harness.step.onboard(
-                    harness.context(.onboard, environment: ["FLOWRUN_INPUT_PUSH_TOKEN": first]))).succeeded)
+                (await harness.step.perform(
+                    .onboard,
+                    context:
+                        harness.context(.onboard, environment: ["FLOWRUN_INPUT_PUSH_TOKEN": first]))).succeeded)
             let kept = harness.staging.staged["subject"]
             let sent = emulator.requests().count
 
-            let same = await harness.step.restore(
-                harness.context(.restore, kept: kept, environment: ["FLOWRUN_INPUT_PUSH_TOKEN": first]))
+            let same = await harness.step.perform(
+                .restore,
+                context:
+                    harness.context(.restore, kept: kept, environment: ["FLOWRUN_INPUT_PUSH_TOKEN": first]))
             #expect(same.succeeded)
             #expect(emulator.requests().count == sent, "an unchanged token is not sent again")
 
-            let none = await harness.step.restore(
-                harness.context(.restore, kept: kept, environment: ["FLOWRUN_INPUT_PUSH_TOKEN": ""]))
+            let none = await harness.step.perform(
+                .restore,
+                context:
+                    harness.context(.restore, kept: kept, environment: ["FLOWRUN_INPUT_PUSH_TOKEN": ""]))
             #expect(none.succeeded)
             #expect(emulator.requests().count == sent, "no token given: the registration stays")
 
             let second = "token-two-\(UUID().uuidString)"
-            let changed = await harness.step.restore(
-                harness.context(.restore, kept: kept, environment: ["FLOWRUN_INPUT_PUSH_TOKEN": second]))
+            let changed = await harness.step.perform(
+                .restore,
+                context:
+                    harness.context(.restore, kept: kept, environment: ["FLOWRUN_INPUT_PUSH_TOKEN": second]))
             let staged = harness.staging.staged["subject"]
             await harness.close()
             #expect(changed.succeeded, "\(changed)")
@@ -266,10 +276,12 @@ struct PushRegistrationStepTests {
         try await withEmulator { emulator, url in
             let harness = try registrationHarness(Self.flow, url: url)
             let environment = ["FLOWRUN_INPUT_PUSH_TOKEN": "token-\(UUID().uuidString)"]
-            #expect((await harness.step.onboard(harness.context(.onboard, environment: environment))).succeeded)
+            #expect(
+                (await harness.step.perform(.onboard, context: harness.context(.onboard, environment: environment)))
+                    .succeeded)
             let kept = harness.staging.staged["subject"]
             #expect(emulator.pushRegistrations.count == 1)
-            let reset = await harness.step.reset(harness.context(.reset, kept: kept))
+            let reset = await harness.step.perform(.reset, context: harness.context(.reset, kept: kept))
             #expect(reset.succeeded)
             #expect(emulator.pushRegistrations.isEmpty)
             let deleted = await harness.step.perform(.deleteRegistration, context: harness.context(.reset, kept: kept))

@@ -58,7 +58,7 @@ struct ApplySettingsTests {
             let harness = try await harness(
                 "{uses: apply-settings}", url, backendSeed(url).merging(downloadedSettings(level: "DEBUG")) { $1 })
             let context = harness.context(.onboard)
-            let outcome = await harness.step.onboard(context)
+            let outcome = await harness.step.perform(.onboard, context: context)
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
             #expect(harness.info["logPolicy"] == .record(["level": .string("DEBUG"), "upload": .bool(true)]))
@@ -104,7 +104,7 @@ struct ApplySettingsTests {
             var info = backendSeed(url).merging(downloadedSettings()) { $1 }
             info["dataCollectionConsent"] = .bool(false)
             let harness = try await harness("{uses: apply-settings}", url, info)
-            let outcome = await harness.step.onboard(harness.context(.onboard))
+            let outcome = await harness.step.perform(.onboard, context: harness.context(.onboard))
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
             #expect(harness.info["usagePolicy"]?["upload"] == .bool(false))
@@ -119,7 +119,7 @@ struct ApplySettingsTests {
                 "{uses: apply-settings}", url,
                 seed(url, application: "com.example.warehouse").merging(downloadedSettings()) { $1 })
             signInAda(harness)
-            let outcome = await harness.step.onboard(harness.context(.onboard))
+            let outcome = await harness.step.perform(.onboard, context: harness.context(.onboard))
             await harness.close()
             let failure = try #require(outcome.failure)
             #expect(failure.code == .userBlocked)
@@ -136,7 +136,7 @@ struct ApplySettingsTests {
             let harness = try await harness(
                 "{uses: settings-download}", url, seed(url, application: "com.example.warehouse"))
             signInAda(harness)
-            let outcome = await harness.step.onboard(harness.context(.onboard))
+            let outcome = await harness.step.perform(.onboard, context: harness.context(.onboard))
             await harness.close()
             let failure = try #require(outcome.failure)
             #expect(failure.code == .blocked)
@@ -154,7 +154,7 @@ struct ApplySettingsTests {
         }
         try await withEmulator(data) { _, url in
             let harness = try await harness("{uses: settings-download}", url, backendSeed(url))
-            let outcome = await harness.step.onboard(harness.context(.onboard))
+            let outcome = await harness.step.perform(.onboard, context: harness.context(.onboard))
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
             let reported = try #require(harness.info["reportedPolicies"])
@@ -170,7 +170,7 @@ struct ApplySettingsTests {
             let harness = try await harness(
                 "{uses: settings-download}", url, seed(url, application: "com.example.warehouse"))
             signInAda(harness)
-            let outcome = await harness.step.onboard(harness.context(.onboard))
+            let outcome = await harness.step.perform(.onboard, context: harness.context(.onboard))
             await harness.close()
             let failure = try #require(outcome.failure)
             #expect(failure.code == .userBlocked)
@@ -203,7 +203,7 @@ struct ApplySettingsTests {
         try await withEmulator { emulator, url in
             let harness = try await harness(
                 "{uses: apply-settings, with: {check-user: false}}", url, downloadedSettings())
-            let outcome = await harness.step.onboard(harness.context(.onboard))
+            let outcome = await harness.step.perform(.onboard, context: harness.context(.onboard))
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
             #expect(emulator.requests().isEmpty)
@@ -221,7 +221,7 @@ struct LogUploadTests {
             let context = harness.context(.onboard)
             context.log.write(.warn, "welcome: a line worth sending")
             context.log.write(.debug, "a # and a\nbreak")
-            let outcome = await harness.step.onboard(context)
+            let outcome = await harness.step.perform(.onboard, context: context)
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
             let logs = emulator.uploads(.clientLog)
@@ -243,7 +243,7 @@ struct LogUploadTests {
             var info = backendSeed(url)
             info["logPolicy"] = .record(["level": .string("NONE"), "upload": .bool(false)])
             let harness = try await harness("{uses: log-upload}", url, info)
-            let outcome = await harness.step.onboard(harness.context(.onboard))
+            let outcome = await harness.step.perform(.onboard, context: harness.context(.onboard))
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
             #expect(emulator.requests().allSatisfy { $0.endpoint != .clientLogs })
@@ -263,7 +263,7 @@ struct LogUploadTests {
             context.log.write(.error, "login: the server echoed \(token)")
             // The run learns that it is a secret only afterwards (a token a later step receives).
             context.redactor.add(token)
-            _ = await harness.step.onboard(context)
+            _ = await harness.step.perform(.onboard, context: context)
             await harness.close()
             let text = try #require(emulator.uploads(.clientLog).first?.body)
             #expect(!text.contains(token))
@@ -277,7 +277,7 @@ struct LogUploadTests {
             var info = backendSeed(url)
             info["logPolicy"] = .record(["level": .string("WARN"), "upload": .bool(true)])
             let harness = try await harness("{uses: log-upload}", url, info)
-            let outcome = await harness.step.onboard(harness.context(.onboard))
+            let outcome = await harness.step.perform(.onboard, context: harness.context(.onboard))
             await harness.close()
             let failure = try #require(outcome.failure)
             #expect(failure.code == .serverError)
@@ -293,7 +293,7 @@ struct DestinationsDownloadTests {
         try await withEmulator { _, url in
             // The open timetable application answers without a login.
             let harness = try await harness("{uses: destinations-download}", url, backendSeed(url))
-            let outcome = await harness.step.onboard(harness.context(.onboard))
+            let outcome = await harness.step.perform(.onboard, context: harness.context(.onboard))
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
             let destinations = try #require(harness.info.snapshot["destinations"].flatMap(Destinations.init))
@@ -341,7 +341,7 @@ struct UsageUploadTests {
                 TraceEvent(
                     mode: .onboard, step: "login", from: "running login", to: "running settings",
                     outcome: "succeeded", attempt: 1, duration: .milliseconds(12), message: "password hunter2-xyz"))
-            let outcome = await harness.step.onboard(context)
+            let outcome = await harness.step.perform(.onboard, context: context)
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
             let report = try #require(emulator.uploads(.usage).first?.body)
@@ -371,7 +371,7 @@ struct UsageUploadTests {
                 "reason": .string("usage is not collected: the data-collection consent was declined"),
             ])
             let harness = try await harness("{uses: usage-upload}", url, info)
-            let outcome = await harness.step.onboard(harness.context(.onboard))
+            let outcome = await harness.step.perform(.onboard, context: harness.context(.onboard))
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
             #expect(emulator.requests().allSatisfy { $0.endpoint != .usage })
@@ -402,8 +402,10 @@ struct LockWipePolicyTests {
     func aRestoreWithoutTheBackendLocksThenWipesAfterThePolicysDays(days: Double, code: FailureCode?) async throws {
         try await withEmulator { emulator, url in
             let harness = try await harness("{uses: lock-wipe-policy}", url, ["lockWipePolicy": Self.policy])
-            let outcome = await harness.step.restore(
-                harness.context(.restore, kept: Self.contacted(daysAgo: days), now: Self.now))
+            let outcome = await harness.step.perform(
+                .restore,
+                context:
+                    harness.context(.restore, kept: Self.contacted(daysAgo: days), now: Self.now))
             await harness.close()
             #expect(outcome.failure?.code == code, "\(outcome)")
             #expect(outcome.failure?.wipes == (code == .wiped ? true : code == nil ? nil : false))
@@ -416,7 +418,7 @@ struct LockWipePolicyTests {
             let harness = try await harness("{uses: lock-wipe-policy}", url, ["lockWipePolicy": Self.policy])
             let context = harness.context(.restore, kept: Self.contacted(daysAgo: 30), now: Self.now)
             context.run.backendContact.record(Self.now)
-            let outcome = await harness.step.restore(context)
+            let outcome = await harness.step.perform(.restore, context: context)
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
             #expect(harness.staging.staged["subject"] == Self.contacted(daysAgo: 0))
@@ -427,8 +429,10 @@ struct LockWipePolicyTests {
         try await withEmulator { _, url in
             let off: InfoValue = .record(["enabled": .bool(false)])
             let harness = try await harness("{uses: lock-wipe-policy}", url, ["lockWipePolicy": off])
-            let outcome = await harness.step.restore(
-                harness.context(.restore, kept: Self.contacted(daysAgo: 30), now: Self.now))
+            let outcome = await harness.step.perform(
+                .restore,
+                context:
+                    harness.context(.restore, kept: Self.contacted(daysAgo: 30), now: Self.now))
             await harness.close()
             #expect(outcome == .success(.forgetKept), "\(outcome)")
         }

@@ -392,7 +392,12 @@ final class StepHarness: Sendable {
 
     /// Shuts the session down and removes the folder; once, however often it is called.
     func close() async {
-        guard closed.withLock({ wasClosed in defer { wasClosed = true }; return !wasClosed }) else { return }
+        guard
+            closed.withLock({ wasClosed in
+                defer { wasClosed = true }
+                return !wasClosed
+            })
+        else { return }
         await http.shutdown()
         try? FileManager.default.removeItem(at: folder)
     }
@@ -470,7 +475,7 @@ struct StepConformanceTests {
             let harness = try StepHarness(test.flow(url), emulator: url)
             let seeded = test.seed(url)
             try harness.info.set(seeded, by: "harness")
-            let outcome = await harness.step.onboard(harness.context(.onboard))
+            let outcome = await harness.step.perform(.onboard, context: harness.context(.onboard))
             let provided = Set(harness.info.snapshot.keys).subtracting(seeded.keys)
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
@@ -497,7 +502,7 @@ struct StepConformanceTests {
     func aMissingRequiredKeyIsAFailure(_ test: ConformanceCase) async throws {
         try await withServer(for: test) { url in
             let harness = try StepHarness(test.flow(url), emulator: url)
-            let outcome = await harness.step.onboard(harness.context(.onboard))
+            let outcome = await harness.step.perform(.onboard, context: harness.context(.onboard))
             await harness.close()
             guard let failure = outcome.failure else {
                 Issue.record("expected a failure, got \(outcome)")
@@ -517,7 +522,7 @@ struct StepConformanceTests {
             let harness = try StepHarness(flow(url), emulator: url)
             try harness.info.set(test.seed(url), by: "harness")
             let context = harness.context(.onboard)
-            let task = Task { await harness.step.onboard(context) }
+            let task = Task { await harness.step.perform(.onboard, context: context) }
             switch wait {
             case .server(let endpoint):
                 await emulator.waitForArrivals(at: endpoint)
@@ -542,7 +547,7 @@ struct StepConformanceTests {
         try await withServer(for: test) { url in
             let harness = try StepHarness(secretFlow(url), emulator: url)
             try harness.info.set(test.seed(url), by: "harness")
-            let outcome = await harness.step.onboard(harness.context(.onboard))
+            let outcome = await harness.step.perform(.onboard, context: harness.context(.onboard))
             let said = harness.everythingSaid(outcome)
             await harness.close()
             #expect(!said.contains(harness.secret), "the secret appears in: \(said)")
@@ -559,11 +564,11 @@ struct StepConformanceTests {
         try await withServer(for: test) { url in
             let harness = try StepHarness(test.flow(url), emulator: url)
             try harness.info.set(test.seed(url), by: "harness")
-            #expect((await harness.step.onboard(harness.context(.onboard))).succeeded)
+            #expect((await harness.step.perform(.onboard, context: harness.context(.onboard))).succeeded)
             let kept = harness.staging.staged["subject"]
-            let first = await harness.step.reset(harness.context(.reset, kept: kept))
+            let first = await harness.step.perform(.reset, context: harness.context(.reset, kept: kept))
             let afterFirst = (harness.info.snapshot, harness.staging.staged)
-            let second = await harness.step.reset(harness.context(.reset, kept: kept))
+            let second = await harness.step.perform(.reset, context: harness.context(.reset, kept: kept))
             await harness.close()
             #expect(first.succeeded)
             #expect(second.succeeded)

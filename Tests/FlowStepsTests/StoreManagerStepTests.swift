@@ -26,7 +26,7 @@ struct StoreManagerStepTests {
             let harness = try StepHarness(flow, emulator: url)
             let id = UUID()
             try expiredStore(in: harness, id: id, days: 31, expiry: 30)
-            let refused = await harness.step.restore(harness.context(.restore, onboardingID: id))
+            let refused = await harness.step.perform(.restore, context: harness.context(.restore, onboardingID: id))
             guard let failure = refused.failure else {
                 Issue.record("an expired passcode restored: \(refused)")
                 return
@@ -39,7 +39,7 @@ struct StoreManagerStepTests {
             // With a new passcode given, the restore changes it and goes on.
             let context = harness.context(
                 .restore, onboardingID: id, environment: ["FLOWRUN_INPUT_NEW_PASSCODE": "a-fresh-passcode"])
-            #expect((await harness.step.restore(context)).succeeded)
+            #expect((await harness.step.perform(.restore, context: context)).succeeded)
             let path = harness.folder.path + "/store-\(id.uuidString).db"
             #expect(throws: StoreError.self) {
                 try SecureStore.open(at: path, passcode: Secret(harness.secret), minimum: .pbkdf2SHA256(iterations: 1))
@@ -56,7 +56,8 @@ struct StoreManagerStepTests {
             let harness = try StepHarness(flow, emulator: url)
             let id = UUID()
             try expiredStore(in: harness, id: id, days: 29, expiry: 30)
-            #expect((await harness.step.restore(harness.context(.restore, onboardingID: id))).succeeded)
+            #expect(
+                (await harness.step.perform(.restore, context: harness.context(.restore, onboardingID: id))).succeeded)
             await harness.close()
         }
     }

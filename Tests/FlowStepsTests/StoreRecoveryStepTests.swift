@@ -47,8 +47,10 @@ struct StoreRecoveryStepTests {
 
     /// Onboards: creates the store and writes one record into it, as the engine does when onboarding ends.
     static func onboard(_ harness: StepHarness, id: UUID) async throws -> StepOutcome {
-        let outcome = await harness.step.onboard(
-            harness.context(.onboard, onboardingID: id, environment: ["FLOWRUN_INPUT_PASSCODE": passcode]))
+        let outcome = await harness.step.perform(
+            .onboard,
+            context:
+                harness.context(.onboard, onboardingID: id, environment: ["FLOWRUN_INPUT_PASSCODE": passcode]))
         let vault = try #require(
             outcome.effects.compactMap { effect -> (any KeptStateVault)? in
                 if case .storeOpened(let vault) = effect { vault } else { nil }
@@ -74,10 +76,13 @@ struct StoreRecoveryStepTests {
             #expect(try SecureStore.header(at: path).hasRecovery)
             #expect(harness.trace.events.contains { $0.outcome == "recovery-kept" })
 
-            let step = try #require(harness.step as? any PasscodeRecoveringStep)
-            let recovered = await step.forgotPasscode(
-                harness.context(
-                    .forgotPasscode, onboardingID: id, environment: ["FLOWRUN_INPUT_NEW_PASSCODE": Self.newPasscode]))
+            #expect(harness.step is any PasscodeRecoveringStep)
+            let recovered = await harness.step.perform(
+                .forgotPasscode,
+                context:
+                    harness.context(
+                        .forgotPasscode, onboardingID: id, environment: ["FLOWRUN_INPUT_NEW_PASSCODE": Self.newPasscode]
+                    ))
             #expect(recovered.succeeded, "\(recovered)")
             let store = try SecureStore.open(at: path, passcode: Secret(Self.newPasscode))
             let kept = try store.values()["step/settings"].map { String(decoding: $0, as: UTF8.self) }
@@ -116,10 +121,13 @@ struct StoreRecoveryStepTests {
             #expect(try !SecureStore.header(at: Self.storePath(harness, id: id)).hasRecovery)
             #expect(harness.trace.events.contains { $0.outcome == "no-recovery" })
 
-            let step = try #require(harness.step as? any PasscodeRecoveringStep)
-            let recovered = await step.forgotPasscode(
-                harness.context(
-                    .forgotPasscode, onboardingID: id, environment: ["FLOWRUN_INPUT_NEW_PASSCODE": Self.newPasscode]))
+            #expect(harness.step is any PasscodeRecoveringStep)
+            let recovered = await harness.step.perform(
+                .forgotPasscode,
+                context:
+                    harness.context(
+                        .forgotPasscode, onboardingID: id, environment: ["FLOWRUN_INPUT_NEW_PASSCODE": Self.newPasscode]
+                    ))
             #expect(recovered.failure?.code == .noRecovery, "\(recovered)")
             #expect(recovered.failure?.message.contains("only `--mode reset`") == true)
         }
@@ -137,7 +145,7 @@ struct StoreRecoveryResetTests {
             let id = UUID()
             let onboarded = try await StoreRecoveryStepTests.onboard(harness, id: id)
             #expect(onboarded.succeeded, "\(onboarded)")
-            let reset = await harness.step.reset(harness.context(.reset, onboardingID: id))
+            let reset = await harness.step.perform(.reset, context: harness.context(.reset, onboardingID: id))
             #expect(reset.succeeded, "\(reset)")
             #expect(harness.trace.events.contains { $0.outcome == "recovery-deleted" })
             // The key is gone on the backend: Ada's session reading it gets 404.

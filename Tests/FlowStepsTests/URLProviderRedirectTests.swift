@@ -19,7 +19,7 @@ import Testing
     /// Runs the welcome step with `link` and `hosts` allowed, sessions sent where their URLs say.
     static func welcome(link: URL, allowing hosts: [String]) async throws -> (StepOutcome, StepHarness) {
         let harness = try StepHarness(flow(allowing: hosts), emulator: link, rewrite: false)
-        let outcome = await harness.step.onboard(harness.context(.onboard, link: link))
+        let outcome = await harness.step.perform(.onboard, context: harness.context(.onboard, link: link))
         await harness.close()
         return (outcome, harness)
     }

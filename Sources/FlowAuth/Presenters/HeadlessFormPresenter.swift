@@ -1,5 +1,5 @@
 public import FlowHTTP
-public import FlowVocabulary
+import FlowVocabulary
 public import Foundation
 
 /// Logs in without a browser: fetches the login page, fills its form (user name, password, a one-time code),

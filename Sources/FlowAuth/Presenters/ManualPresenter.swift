@@ -1,5 +1,5 @@
 public import FlowHTTP
-public import FlowVocabulary
+import FlowVocabulary
 public import Foundation
 
 /// Prints the login URL for the person to open in any browser (over SSH, on another machine) and reads back the

@@ -1,5 +1,5 @@
 public import FlowHTTP
-public import FlowVocabulary
+import FlowVocabulary
 public import Foundation
 
 /// Which URLs end a web login: the redirect URL of an OAuth 2.0 client (with `code` or `error` in its query),

@@ -1,6 +1,6 @@
 public import FlowHTTP
 import FlowProcess
-public import FlowVocabulary
+import FlowVocabulary
 public import Foundation
 import NIOCore
 import NIOHTTP1

@@ -1,5 +1,5 @@
-public import FlowCatalog
-public import FlowDescriptor
+import FlowCatalog
+import FlowDescriptor
 
 /// The keys steps declare through their parameters (a `command` step's `provides` and `inputs`), decoded once
 /// into ``StepDeclaration/declaredKeys`` and ``StepDeclaration/declaredInputs``.

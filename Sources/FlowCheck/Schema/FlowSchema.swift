@@ -1,6 +1,6 @@
 public import FlowCatalog
 public import FlowDescriptor
-public import FlowVocabulary
+import FlowVocabulary
 
 /// The JSON Schema (draft-07) of the flow format, built from the catalog so that it cannot drift.
 ///
@@ -79,7 +79,7 @@ public enum FlowSchema {
                 ),
             ])
         ),
-        ])
+    ])
 
     public static func build(from catalog: Catalog) -> JSONValue {
         .object([

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The SHA-256 digest of a certificate's DER SubjectPublicKeyInfo, written in base64 as HPKP and the configuration
 /// document's `publicKeyPinSet` write it.

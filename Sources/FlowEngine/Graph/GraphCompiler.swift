@@ -1,6 +1,6 @@
 public import FlowCatalog
 public import FlowDescriptor
-public import FlowVocabulary
+import FlowVocabulary
 
 /// Compiles a checked descriptor into one graph per mode, making each declared step from its typed parameters.
 ///

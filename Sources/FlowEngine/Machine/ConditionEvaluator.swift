@@ -1,4 +1,4 @@
-public import FlowDescriptor
+import FlowDescriptor
 import FlowTransform
 
 /// Evaluates `when` conditions against the info.

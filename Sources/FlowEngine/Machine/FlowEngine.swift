@@ -1,9 +1,9 @@
 import FlowCatalog
 public import FlowDescriptor
-public import FlowHTTP
+import FlowHTTP
 import FlowTransform
 public import FlowVocabulary
-public import Foundation
+import Foundation
 
 /// A compiled flow, ready to run: its mode plans, and the one driver that runs them.
 public struct FlowEngine: Sendable {
@@ -149,7 +149,7 @@ public struct FlowEngine: Sendable {
                     kept = KeptState(onboardingID: onboardingID, steps: [:])
                     if usedInMode, let mode = machine.ran.last { recordUse(run, mode: mode, in: options.state) }
                     pending += machine.handle(.stateDone)
-                } catch where error.code == .cancelled && Task.isCancelled {
+                } catch  where error.code == .cancelled && Task.isCancelled {
                     // Cancelled before anything was written (a new passcode's key was being derived).
                     pending += machine.handle(.cancelRequested)
                 } catch {

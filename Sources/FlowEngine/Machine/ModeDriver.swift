@@ -74,6 +74,7 @@ struct ModeDriver<C: Clock>: Sendable where C.Duration == Duration {
                 StepFailure(
                     .notRunnable, "step `\(node.name)` uses `\(node.spec.name)`, which this build cannot run"))
         }
+        if let unmet = unmetRequirement(of: node) { return .failure(unmet) }
         let context = run.step(node.name, mode: mode, onboardingID: onboardingID)
         let outcome = await Self.run(
             step, operation: node.operation, context: context, timeout: node.timeout, watchdog: watchdog,
@@ -95,6 +96,18 @@ struct ModeDriver<C: Clock>: Sendable where C.Duration == Duration {
             }
         }
         return outcome
+    }
+
+    /// The first key `node`'s spec requires, unconditionally, that no step has provided. The checker proves that a
+    /// step before it provides each one; a run still meets none when the step that would have was routed past on
+    /// failure or skipped by its condition. Only onboarding and restoring read them.
+    private func unmetRequirement(of node: StepNode) -> StepFailure? {
+        guard node.operation == .onboard || node.operation == .restore else { return nil }
+        guard
+            let key = node.spec.requires.first(where: { !$0.optional && $0.onlyWhen == nil && run.info[$0.name] == nil }
+            )
+        else { return nil }
+        return StepFailure(.missingInfo, "step `\(node.name)` needs `\(key.name)`, which no step provided")
     }
 
     /// Removes the onboarding's files for a wipe and says what else the folder keeps.

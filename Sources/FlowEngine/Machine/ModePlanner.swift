@@ -1,6 +1,6 @@
 import FlowCatalog
-public import FlowDescriptor
-public import FlowVocabulary
+import FlowDescriptor
+import FlowVocabulary
 
 /// Plans every mode a run may reach: the file's modes as they are compiled, and the operations on an earlier
 /// onboarding (logout, change-passcode, verify-passcode, unlock, delete-registration, forgot-passcode) made from

@@ -1,4 +1,4 @@
-public import FlowDescriptor
+import FlowDescriptor
 public import FlowVocabulary
 
 /// The whole run as a value: which mode runs first, what a failure hands over to, and what each mode's success

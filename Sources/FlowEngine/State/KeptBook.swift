@@ -114,7 +114,7 @@ public final class KeptBook: Sendable {
 /// A built-in step that can change the passcode of what it protects (`flowrun run FILE --mode change-passcode`).
 public protocol PasscodeChangingStep: Step {
     /// Opens the store with the current passcode and re-protects it with a new one that follows the policy.
-    func changePasscode(_ context: StepContext) async -> StepOutcome
+    func changePasscode(_ context: StepContext) async throws(StepFailure) -> StepOutcome
 }
 
 /// A built-in step that opens the encrypted store, and can do so before a reset so that what the store holds
@@ -125,7 +125,7 @@ public protocol StoreOpeningStep: Step {
     /// Opens the store when its passcode can be had without asking a person who is not there
     /// (``StepEffect/storeOpened(_:)``); otherwise says that what the store holds stays valid on the server.
     /// Never fails: the reset goes on either way.
-    func openForReset(_ context: StepContext) async -> StepOutcome
+    func openForReset(_ context: StepContext) async throws(StepFailure) -> StepOutcome
 }
 
 /// A built-in step that registers something of the device on the backend (the device itself, a push token), and
@@ -133,7 +133,7 @@ public protocol StoreOpeningStep: Step {
 public protocol RegistrationDeletingStep: Step {
     /// Removes on the backend what the step registered at onboarding (``StepContext/kept``); succeeds with
     /// ``StepEffect/forgetKept``. A registration the backend no longer has (404) counts as removed.
-    func deleteRegistration(_ context: StepContext) async -> StepOutcome
+    func deleteRegistration(_ context: StepContext) async throws(StepFailure) -> StepOutcome
 }
 
 extension RegistrationDeletingStep {
@@ -145,16 +145,18 @@ extension RegistrationDeletingStep {
 public protocol LoggingOutStep: Step {
     /// Logs out with what the step kept at onboarding (``StepContext/kept``); succeeds with
     /// ``StepEffect/forgetKept`` so that the run forgets it.
-    func logout(_ context: StepContext) async -> StepOutcome
+    func logout(_ context: StepContext) async throws(StepFailure) -> StepOutcome
 }
 
 extension LoggingOutStep {
     /// Logs out with what onboarding kept, when it could be read (plain state, or a store that was opened); a
     /// logout that fails is noted and does not stop the reset, which removes everything anyway.
-    public func reset(_ context: StepContext) async -> StepOutcome {
+    public func reset(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
         guard context.kept != nil else { return .success }
-        if let failure = await logout(context).failure {
-            context.note("logout-failed", "not logged out before the reset: \(failure.message)")
+        do {
+            _ = try await logout(context)
+        } catch  where !Task.isCancelled {
+            context.note("logout-failed", "not logged out before the reset: \(error.message)")
         }
         return .success
     }
@@ -165,7 +167,7 @@ extension LoggingOutStep {
 public protocol PasscodeVerifyingStep: Step {
     /// Opens the store with the given passcode and closes it again; fails with `wrong-passcode` when it does not
     /// open it (at the policy's retry limit, with the wipe an open does).
-    func verifyPasscode(_ context: StepContext) async -> StepOutcome
+    func verifyPasscode(_ context: StepContext) async throws(StepFailure) -> StepOutcome
 }
 
 extension PasscodeVerifyingStep {
@@ -176,7 +178,7 @@ extension PasscodeVerifyingStep {
 /// passcode policy's lock timeout has passed since the last use (``LastUse``) without the passcode, after it by
 /// opening the store with the passcode.
 public protocol UnlockingStep: Step {
-    func unlock(_ context: StepContext) async -> StepOutcome
+    func unlock(_ context: StepContext) async throws(StepFailure) -> StepOutcome
 }
 
 extension UnlockingStep {
@@ -186,7 +188,7 @@ extension UnlockingStep {
 /// A built-in step that can protect the store with a new passcode when the old one is forgotten (`flowrun run
 /// FILE --mode forgot-passcode`), with a key the backend keeps for the user who logged in again.
 public protocol PasscodeRecoveringStep: Step {
-    func forgotPasscode(_ context: StepContext) async -> StepOutcome
+    func forgotPasscode(_ context: StepContext) async throws(StepFailure) -> StepOutcome
 }
 
 extension PasscodeRecoveringStep {

@@ -1,22 +1,24 @@
 public import FlowCatalog
 public import FlowDescriptor
-public import FlowHTTP
-public import FlowTransform
-public import Foundation
+import FlowHTTP
+import FlowTransform
+import Foundation
 import Synchronization
 
 /// A unit of onboarding work, run in one of three modes. The SDK's `OnboardingStep`.
 ///
 /// A step is made once, when the flow compiles, from its typed parameters; the same instance then runs in
 /// every mode. It reads what it needs from the context's info, provides its keys through
-/// ``StepContext/provide(_:)``, and keeps what a later start needs with ``StepContext/keep(_:)``.
+/// ``StepContext/provide(_:)``, and keeps what a later start needs with ``StepContext/keep(_:)``. It succeeds by
+/// returning an outcome (with its effects) and fails by throwing; ``perform(_:context:)`` turns a failure or a
+/// cancellation into an outcome, in this one place.
 public protocol Step: Sendable {
     /// First start: gather, authenticate, create.
-    func onboard(_ context: StepContext) async -> StepOutcome
+    func onboard(_ context: StepContext) async throws(StepFailure) -> StepOutcome
     /// Later starts: re-open what onboarding made.
-    func restore(_ context: StepContext) async -> StepOutcome
+    func restore(_ context: StepContext) async throws(StepFailure) -> StepOutcome
     /// Forget what onboarding made. Running it twice is the same as running it once.
-    func reset(_ context: StepContext) async -> StepOutcome
+    func reset(_ context: StepContext) async throws(StepFailure) -> StepOutcome
     /// The modes beyond onboard, restore and reset whose operations the type offers. Each role protocol
     /// (``UnlockingStep`` and the like) supplies its own; a type with two roles or more lists them (the compiler
     /// asks it to), and a test holds every built-in to ``StepOperation/offered(by:)``.
@@ -30,43 +32,58 @@ extension Step {
     /// linting one file.
     public static var offeredModes: [FlowMode] { [] }
     /// By default a step restores by onboarding again.
-    public func restore(_ context: StepContext) async -> StepOutcome { await onboard(context) }
+    public func restore(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        try await onboard(context)
+    }
     /// By default a step has nothing to forget.
-    public func reset(_ context: StepContext) async -> StepOutcome { .success }
+    public func reset(_ context: StepContext) async throws(StepFailure) -> StepOutcome { .success }
 
-    /// Runs the method for `operation`; an operation the step does not offer fails (a planner never asks it).
+    /// Runs the method for `operation` and gives its outcome: a thrown failure is `.failure`, or `.cancelled` when
+    /// the step's task was cancelled. An operation the step does not offer fails (a planner never asks it).
     public func perform(_ operation: StepOperation, context: StepContext) async -> StepOutcome {
+        do throws(StepFailure) {
+            return try await dispatch(operation, context: context)
+        } catch {
+            return Task.isCancelled ? .cancelled : .failure(error)
+        }
+    }
+
+    private func dispatch(_ operation: StepOperation, context: StepContext) async throws(StepFailure) -> StepOutcome {
         switch operation {
-        case .onboard: await onboard(context)
-        case .restore: await restore(context)
-        case .reset: await reset(context)
+        case .onboard: try await onboard(context)
+        case .restore: try await restore(context)
+        case .reset: try await reset(context)
         case .logout:
-            if let step = self as? any LoggingOutStep { await step.logout(context) } else { .unsupported(operation) }
+            if let step = self as? any LoggingOutStep {
+                try await step.logout(context)
+            } else {
+                .unsupported(operation)
+            }
         case .changePasscode:
             if let step = self as? any PasscodeChangingStep {
-                await step.changePasscode(context)
+                try await step.changePasscode(context)
             } else {
                 .unsupported(operation)
             }
         case .openForReset:
-            if let step = self as? any StoreOpeningStep { await step.openForReset(context) } else { .success }
+            if let step = self as? any StoreOpeningStep { try await step.openForReset(context) } else { .success }
         case .deleteRegistration:
             if let step = self as? any RegistrationDeletingStep {
-                await step.deleteRegistration(context)
+                try await step.deleteRegistration(context)
             } else {
                 .unsupported(operation)
             }
         case .verifyPasscode:
             if let step = self as? any PasscodeVerifyingStep {
-                await step.verifyPasscode(context)
+                try await step.verifyPasscode(context)
             } else {
                 .unsupported(operation)
             }
         case .unlock:
-            if let step = self as? any UnlockingStep { await step.unlock(context) } else { .unsupported(operation) }
+            if let step = self as? any UnlockingStep { try await step.unlock(context) } else { .unsupported(operation) }
         case .forgotPasscode:
             if let step = self as? any PasscodeRecoveringStep {
-                await step.forgotPasscode(context)
+                try await step.forgotPasscode(context)
             } else {
                 .unsupported(operation)
             }

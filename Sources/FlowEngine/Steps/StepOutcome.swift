@@ -1,4 +1,4 @@
-public import FlowDescriptor
+import FlowDescriptor
 import FlowVocabulary
 
 /// How a step ended, and what it asks of the run: the machine acts on the effects; nothing is polled.

@@ -1,5 +1,5 @@
 public import FlowCatalog
-public import FlowDescriptor
+import FlowDescriptor
 
 /// The steps a flow may use, by name and SDK alias, with the catalog that describes them.
 ///

@@ -1,7 +1,7 @@
 public import FlowDescriptor
 import FlowEmulator
 import FlowEngine
-public import FlowVocabulary
+import FlowVocabulary
 import Foundation
 
 /// Reads scenario files into ``Scenario`` values, collecting every problem as a located ``Diagnostic``.
@@ -200,7 +200,9 @@ private struct Fields {
         let config = fields["config"].flatMap { namedFile($0, path: .root.appending("config")) }
         guard let flow else { return nil }
         let fileName = URL(fileURLWithPath: file).lastPathComponent
-        let stem = fileName.hasSuffix(ScenarioFiles.suffix) ? String(fileName.dropLast(ScenarioFiles.suffix.count))
+        let stem =
+            fileName.hasSuffix(ScenarioFiles.suffix)
+            ? String(fileName.dropLast(ScenarioFiles.suffix.count))
             : fileName
         var scenario = Scenario(
             file: file, name: fields["name"].flatMap { string($0, path: .root.appending("name"))?.value } ?? stem,
@@ -454,7 +456,8 @@ private struct Fields {
                 }
             } else {
                 fail(
-                    .wrongType, "`\(path.appending("info"))` is \(node.kindDescription); expected a mapping of keys "
+                    .wrongType,
+                    "`\(path.appending("info"))` is \(node.kindDescription); expected a mapping of keys "
                         + "to values (null: the key must be absent).", at: node, path: path.appending("info"))
             }
         }

@@ -1,6 +1,6 @@
 public import FlowDescriptor
 public import FlowEmulator
-public import Foundation
+import Foundation
 
 /// One scenario file: a flow, the backend it runs against, and the runs to make in order with what each must show.
 public struct Scenario: Sendable {

@@ -1,4 +1,4 @@
-public import FlowDescriptor
+import FlowDescriptor
 import Foundation
 
 /// The results of a `flowrun test`, rendered as text for a person, JSON for a script or JUnit XML for a CI server.
@@ -120,10 +120,12 @@ public struct ScenarioReport: Sendable {
     }
 
     func testCase(name: String, className: String, duration: Duration, failures: [String], output: String) -> String {
-        var text = "    <testcase name=\"\(escaped(name))\" classname=\"\(escaped(className))\" "
+        var text =
+            "    <testcase name=\"\(escaped(name))\" classname=\"\(escaped(className))\" "
             + "time=\"\(seconds(duration).dropLast())\">\n"
         if !failures.isEmpty {
-            text += "      <failure message=\"\(escaped(failures[0]))\">\(escaped(failures.joined(separator: "\n")))"
+            text +=
+                "      <failure message=\"\(escaped(failures[0]))\">\(escaped(failures.joined(separator: "\n")))"
                 + "</failure>\n"
         }
         if !output.isEmpty { text += "      <system-out>\(escaped(output))</system-out>\n" }

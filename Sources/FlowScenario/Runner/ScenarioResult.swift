@@ -1,5 +1,5 @@
 public import FlowEmulator
-public import Foundation
+import Foundation
 
 /// What came of one scenario: each run's result, and the problems of the scenario as a whole.
 public struct ScenarioResult: Sendable {

@@ -63,11 +63,7 @@ enum Authentication {
     /// The validating URL of a step: `path` on the backend, or `authenticationURL`.
     static func validatingURL(_ path: String?, context: StepContext) throws(StepFailure) -> URL {
         guard let path else {
-            guard let url = context.info[.authenticationURL] else {
-                throw StepFailure(
-                    .missingInfo, "step `\(context.name)` needs `authenticationURL`, the validating request")
-            }
-            return url
+            return try context.required(.authenticationURL, hint: "the validating request")
         }
         let (base, applicationID) = try Backend.base(context)
         let resolved = path.replacingOccurrences(of: "{application-id}", with: applicationID)
@@ -91,7 +87,7 @@ enum Authentication {
         do {
             response = try await Backend.fetch(
                 HTTPRequest(url: url, headers: [("Accept", "application/json")]), context: context, what: what)
-        } catch where error.code == .http(404) {
+        } catch  where error.code == .http(404) {
             // Another resource server than the backend's has no role service: say which request it was, and the fix.
             let which =
                 path == nil

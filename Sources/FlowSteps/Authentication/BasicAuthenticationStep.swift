@@ -42,96 +42,88 @@ struct BasicAuthenticationStep: BuiltinStep, LoggingOutStep {
         challenges = try Authentication.challenges(parameters, defaults: ChallengeTest.basic)
     }
 
-    func onboard(_ context: StepContext) async -> StepOutcome {
-        await authenticate(context, kept: nil)
+    func onboard(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        try await authenticate(context, kept: nil)
     }
 
     /// Sends the credentials kept at onboarding; only when the backend refuses them are new ones asked for.
-    func restore(_ context: StepContext) async -> StepOutcome {
-        await authenticate(context, kept: context.kept)
+    func restore(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        try await authenticate(context, kept: context.kept)
     }
 
     /// Ends the backend's session with the kept credentials, which the engine then forgets.
-    func logout(_ context: StepContext) async -> StepOutcome {
-        do throws(StepFailure) {
-            guard let backend = Authentication.keptBackend(context.kept, context: context) else {
-                return .success(.forgetKept)
-            }
-            var authorization: String?
-            if let user = context.kept?["username"]?.string, let password = context.kept?["password"]?.string {
-                context.redactor.add(password)
-                authorization = "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
-            }
-            try await Authentication.endSession(backend: backend, authorization: authorization, context: context)
-            context.http.removeAuthenticators(.basic, origin: backend.origin)
+    func logout(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        guard let backend = Authentication.keptBackend(context.kept, context: context) else {
             return .success(.forgetKept)
-        } catch {
-            return Task.isCancelled ? .cancelled : .failure(error)
         }
+        var authorization: String?
+        if let user = context.kept?["username"]?.string, let password = context.kept?["password"]?.string {
+            context.redactor.add(password)
+            authorization = "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
+        }
+        try await Authentication.endSession(backend: backend, authorization: authorization, context: context)
+        context.http.removeAuthenticators(.basic, origin: backend.origin)
+        return .success(.forgetKept)
     }
 
-    private func authenticate(_ context: StepContext, kept: JSONValue?) async -> StepOutcome {
-        do throws(StepFailure) {
-            let origin = try Authentication.validatingURL(validatingPath, context: context).origin
-            var credentials: BasicAuthenticator.Credentials?
-            if let user = kept?["username"]?.string, let password = kept?["password"]?.string {
-                context.redactor.add(password)
-                credentials = BasicAuthenticator.Credentials(username: user, password: Secret(password))
-            }
-            let username = self.username
-            let password = self.password
-            let known = Mutex<String?>(kept?["user"]?.string)
-            let authenticator = BasicAuthenticator(
-                origin: origin, challenges: challenges, credentials: credentials,
-                afterLogin: { authorization, transport throws(HTTPError) in
-                    try await Authentication.checkUser(
-                        expected: known.withLock { $0 }, authorization: authorization, context: context,
-                        transport: transport)
-                }
-            ) { refused throws(HTTPError) in
-                do throws(StepFailure) {
-                    if let refused {
-                        guard context.input.interactive else {
-                            throw StepFailure(
-                                .credentialsRefused,
-                                "the backend refused the password of user `\(refused.username)` (it answered the Basic "
-                                    + "challenge again)"
-                            )
-                        }
-                        context.say(
-                            "The backend refused the user name or password of `\(refused.username)`; enter them again.")
-                        let name = try context.input.value("username", question: "User name: ")
-                        let secret = try context.input.value("password", question: "Password: ", secret: true)
-                        context.redactor.add(secret)
-                        return BasicAuthenticator.Credentials(username: name, password: Secret(secret))
-                    }
-                    return BasicAuthenticator.Credentials(
-                        username: try context.resolve(username), password: Secret(try context.resolve(password)))
-                } catch {
-                    throw HTTPError(error.code, error.message, transient: false)
-                }
-            }
-            try Authentication.register(authenticator, context: context)
-            let user = try await Authentication.validate(
-                validatingPath, readUser: true, expected: kept?["user"]?.string, context: context, method: "Basic")
-            if let user { known.withLock { $0 = user } }
-            try Authentication.provide(user: user ?? kept?["user"]?.string, context: context)
-            guard let sent = authenticator.current else {
-                throw StepFailure(
-                    .noChallenge,
-                    "the validating request succeeded without a Basic challenge: the backend does not ask for Basic "
-                        + "authentication"
-                )
-            }
-            var value: [(String, JSONValue)] = [
-                ("username", .string(sent.username)), ("password", .string(sent.password.revealed)),
-            ]
-            if let user { value.append(("user", .string(user))) }
-            if let backend = Authentication.configuredBackend(context) { value.append(("backend", .string(backend))) }
-            context.keep(.object(value))
-            return .success
-        } catch {
-            return Task.isCancelled ? .cancelled : .failure(error)
+    private func authenticate(_ context: StepContext, kept: JSONValue?) async throws(StepFailure) -> StepOutcome {
+        let origin = try Authentication.validatingURL(validatingPath, context: context).origin
+        var credentials: BasicAuthenticator.Credentials?
+        if let user = kept?["username"]?.string, let password = kept?["password"]?.string {
+            context.redactor.add(password)
+            credentials = BasicAuthenticator.Credentials(username: user, password: Secret(password))
         }
+        let username = self.username
+        let password = self.password
+        let known = Mutex<String?>(kept?["user"]?.string)
+        let authenticator = BasicAuthenticator(
+            origin: origin, challenges: challenges, credentials: credentials,
+            afterLogin: { authorization, transport throws(HTTPError) in
+                try await Authentication.checkUser(
+                    expected: known.withLock { $0 }, authorization: authorization, context: context,
+                    transport: transport)
+            }
+        ) { refused throws(HTTPError) in
+            do throws(StepFailure) {
+                if let refused {
+                    guard context.input.interactive else {
+                        throw StepFailure(
+                            .credentialsRefused,
+                            "the backend refused the password of user `\(refused.username)` (it answered the Basic "
+                                + "challenge again)"
+                        )
+                    }
+                    context.say(
+                        "The backend refused the user name or password of `\(refused.username)`; enter them again.")
+                    let name = try context.input.value("username", question: "User name: ")
+                    let secret = try context.input.value("password", question: "Password: ", secret: true)
+                    context.redactor.add(secret)
+                    return BasicAuthenticator.Credentials(username: name, password: Secret(secret))
+                }
+                return BasicAuthenticator.Credentials(
+                    username: try context.resolve(username), password: Secret(try context.resolve(password)))
+            } catch {
+                throw HTTPError(error.code, error.message, transient: false)
+            }
+        }
+        try Authentication.register(authenticator, context: context)
+        let user = try await Authentication.validate(
+            validatingPath, readUser: true, expected: kept?["user"]?.string, context: context, method: "Basic")
+        if let user { known.withLock { $0 = user } }
+        try Authentication.provide(user: user ?? kept?["user"]?.string, context: context)
+        guard let sent = authenticator.current else {
+            throw StepFailure(
+                .noChallenge,
+                "the validating request succeeded without a Basic challenge: the backend does not ask for Basic "
+                    + "authentication"
+            )
+        }
+        var value: [(String, JSONValue)] = [
+            ("username", .string(sent.username)), ("password", .string(sent.password.revealed)),
+        ]
+        if let user { value.append(("user", .string(user))) }
+        if let backend = Authentication.configuredBackend(context) { value.append(("backend", .string(backend))) }
+        context.keep(.object(value))
+        return .success
     }
 }

@@ -17,7 +17,7 @@ struct LogoutStep: BuiltinStep {
         name: "logout", aliases: ["LogoutStep"],
         summary:
             "Ends the backend session, revokes the session's OAuth 2.0 tokens where offered and removes its "
-                + "authenticators.",
+            + "authenticators.",
         parameters: [],
         requires: [KeySpec(.settingsParameters)],
         provides: [],
@@ -25,34 +25,30 @@ struct LogoutStep: BuiltinStep {
 
     init(_ parameters: BuiltinParameters) throws(ParameterProblem) {}
 
-    func onboard(_ context: StepContext) async -> StepOutcome {
-        do throws(StepFailure) {
-            let (backend, _) = try Backend.base(context)
-            var authorization: String?
-            for case let authenticator as OAuth2Authenticator in context.http.authenticators(.oauth2)
-            where authenticator.origin == backend.origin {
-                if let tokens = authenticator.tokens { authorization = "Bearer \(tokens.accessToken.revealed)" }
-                do {
-                    try await authenticator.revoke(transport: context.http.transport)
-                } catch {
-                    throw Authentication.failure(error, what: "revoking the tokens")
-                }
+    func onboard(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        let (backend, _) = try Backend.base(context)
+        var authorization: String?
+        for case let authenticator as OAuth2Authenticator in context.http.authenticators(.oauth2)
+        where authenticator.origin == backend.origin {
+            if let tokens = authenticator.tokens { authorization = "Bearer \(tokens.accessToken.revealed)" }
+            do {
+                try await authenticator.revoke(transport: context.http.transport)
+            } catch {
+                throw Authentication.failure(error, what: "revoking the tokens")
             }
-            for case let authenticator as BasicAuthenticator in context.http.authenticators(.basic)
-            where authenticator.origin == backend.origin {
-                if let credentials = authenticator.current {
-                    let pair = "\(credentials.username):\(credentials.password.revealed)"
-                    authorization = "Basic " + Data(pair.utf8).base64EncodedString()
-                }
-                authenticator.forget()
-            }
-            try await Authentication.endSession(backend: backend, authorization: authorization, context: context)
-            for method in context.http.authenticatorMethods {
-                context.http.removeAuthenticators(method, origin: backend.origin)
-            }
-            return .success
-        } catch {
-            return Task.isCancelled ? .cancelled : .failure(error)
         }
+        for case let authenticator as BasicAuthenticator in context.http.authenticators(.basic)
+        where authenticator.origin == backend.origin {
+            if let credentials = authenticator.current {
+                let pair = "\(credentials.username):\(credentials.password.revealed)"
+                authorization = "Basic " + Data(pair.utf8).base64EncodedString()
+            }
+            authenticator.forget()
+        }
+        try await Authentication.endSession(backend: backend, authorization: authorization, context: context)
+        for method in context.http.authenticatorMethods {
+            context.http.removeAuthenticators(method, origin: backend.origin)
+        }
+        return .success
     }
 }

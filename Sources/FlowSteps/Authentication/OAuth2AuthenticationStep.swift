@@ -23,7 +23,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
         name: "oauth2-authentication", aliases: ["OAuth2AuthenticationStep"],
         summary:
             "Authenticates with OAuth 2.0: the authorization code grant with PKCE through a presenter, or the client "
-                + "credentials grant; tokens kept in the store and refreshed.",
+            + "credentials grant; tokens kept in the store and refreshed.",
         parameters: [
             ParameterSpec(
                 "grant", .oneOf(["authorization-code", "client-credentials"]), default: "authorization-code",
@@ -136,74 +136,70 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
         }
     }
 
-    func onboard(_ context: StepContext) async -> StepOutcome {
-        await authenticate(context, kept: nil)
+    func onboard(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        try await authenticate(context, kept: nil)
     }
 
-    func restore(_ context: StepContext) async -> StepOutcome {
-        await authenticate(context, kept: context.kept)
+    func restore(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        try await authenticate(context, kept: context.kept)
     }
 
     /// Revokes the kept tokens where the server offers revocation (RFC 7009), ends the provider's session when it
     /// offers an end-session endpoint, and ends the backend's session; the engine then forgets the tokens.
-    func logout(_ context: StepContext) async -> StepOutcome {
-        do throws(StepFailure) {
-            let kept = Kept(context.kept)
-            kept.tokens?.secrets.forEach(context.redactor.add)
-            let transport = context.http.transport
-            if let tokens = kept.tokens, let endpoints = kept.endpoints {
-                // A confidential client authenticates to revoke, with the secret the flow names (never kept): a
-                // secret that cannot be had is said to be missing, not sent as nothing for the server to refuse.
-                let secret: Secret?
-                do throws(StepFailure) {
-                    secret = try clientSecret.map { text throws(StepFailure) in Secret(try context.resolve(text)) }
-                } catch {
-                    throw StepFailure(
-                        error.code, "the client secret is needed to revoke the tokens: \(error.message)",
-                        transient: error.isTransient)
+    func logout(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        let kept = Kept(context.kept)
+        kept.tokens?.secrets.forEach(context.redactor.add)
+        let transport = context.http.transport
+        if let tokens = kept.tokens, let endpoints = kept.endpoints {
+            // A confidential client authenticates to revoke, with the secret the flow names (never kept): a
+            // secret that cannot be had is said to be missing, not sent as nothing for the server to refuse.
+            let secret: Secret?
+            do throws(StepFailure) {
+                secret = try clientSecret.map { text throws(StepFailure) in Secret(try context.resolve(text)) }
+            } catch {
+                throw StepFailure(
+                    error.code, "the client secret is needed to revoke the tokens: \(error.message)",
+                    transient: error.isTransient)
+            }
+            var client = OAuth2Client(
+                clientID: kept.clientID ?? "", clientSecret: secret, clientKey: try assertionKey(context),
+                endpoints: endpoints, clientAuthentication: clientAuthentication ?? kept.clientAuthentication)
+            client.exchangeLog = Self.exchangeLog(context)
+            do {
+                if let refresh = tokens.refreshToken {
+                    _ = try await client.revoke(refresh, hint: "refresh_token", transport: transport)
                 }
-                var client = OAuth2Client(
-                    clientID: kept.clientID ?? "", clientSecret: secret, clientKey: try assertionKey(context),
-                    endpoints: endpoints, clientAuthentication: clientAuthentication ?? kept.clientAuthentication)
-                client.exchangeLog = Self.exchangeLog(context)
-                do {
-                    if let refresh = tokens.refreshToken {
-                        _ = try await client.revoke(refresh, hint: "refresh_token", transport: transport)
-                    }
-                    let revoked = try await client.revoke(
-                        tokens.accessToken, hint: "access_token", transport: transport)
-                    context.note(
-                        "tokens-revoked",
-                        revoked
-                            ? "the tokens were revoked" : "the server offers no revocation; the tokens were forgotten")
-                } catch {
-                    throw Authentication.failure(error, what: "revoking the tokens")
-                }
-                if let endSession = endpoints.endSession,
-                    var components = URLComponents(url: endSession, resolvingAgainstBaseURL: true)
-                {
-                    components.queryItems =
-                        (components.queryItems ?? [])
-                        + (tokens.idToken.map { [URLQueryItem(name: "id_token_hint", value: $0.revealed)] } ?? [])
-                    if let url = components.url {
-                        let answer = try? await transport.send(HTTPRequest(url: url)) { _, _ in .stop }
-                        context.log.write(
-                            .debug,
-                            "\(context.name): end session: GET \(ExchangeLine.url(url)) → "
-                                + (answer.map { String($0.status) } ?? "no answer"))
-                    }
+                let revoked = try await client.revoke(
+                    tokens.accessToken, hint: "access_token", transport: transport)
+                context.note(
+                    "tokens-revoked",
+                    revoked
+                        ? "the tokens were revoked" : "the server offers no revocation; the tokens were forgotten")
+            } catch {
+                throw Authentication.failure(error, what: "revoking the tokens")
+            }
+            if let endSession = endpoints.endSession,
+                var components = URLComponents(url: endSession, resolvingAgainstBaseURL: true)
+            {
+                components.queryItems =
+                    (components.queryItems ?? [])
+                    + (tokens.idToken.map { [URLQueryItem(name: "id_token_hint", value: $0.revealed)] } ?? [])
+                if let url = components.url {
+                    let answer = try? await transport.send(HTTPRequest(url: url)) { _, _ in .stop }
+                    context.log.write(
+                        .debug,
+                        "\(context.name): end session: GET \(ExchangeLine.url(url)) → "
+                            + (answer.map { String($0.status) } ?? "no answer"))
                 }
             }
-            if let backend = Authentication.keptBackend(context.kept, context: context) {
-                try await Authentication.endSession(
-                    backend: backend, authorization: kept.tokens.map { "Bearer \($0.accessToken.revealed)" },
-                    context: context)
-                context.http.removeAuthenticators(.oauth2, origin: backend.origin)
-            }
-            return .success(.forgetKept)
-        } catch {
-            return Task.isCancelled ? .cancelled : .failure(error)
         }
+        if let backend = Authentication.keptBackend(context.kept, context: context) {
+            try await Authentication.endSession(
+                backend: backend, authorization: kept.tokens.map { "Bearer \($0.accessToken.revealed)" },
+                context: context)
+            context.http.removeAuthenticators(.oauth2, origin: backend.origin)
+        }
+        return .success(.forgetKept)
     }
 
     /// What this step keeps: the tokens, the user and where to revoke them.
@@ -278,83 +274,79 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
         }
     }
 
-    private func authenticate(_ context: StepContext, kept json: JSONValue?) async -> StepOutcome {
-        do throws(StepFailure) {
-            let origin = try Authentication.validatingURL(validatingPath, context: context).origin
-            let kept = Kept(json)
-            if let tokens = kept.tokens { tokens.secrets.forEach(context.redactor.add) }
-            let (client, redirect) = try await self.client(context, reusing: kept.tokens)
-            let presenter = Authentication.presenter(self.presenter, fields: fields, context: context)
-            let oauthGrant: OAuth2Authenticator.Grant =
-                grant == .clientCredentials
-                ? .clientCredentials : .authorizationCode(presenter: presenter, redirect: redirect)
-            let backend = Authentication.configuredBackend(context)
-            let latest = Mutex(
-                Kept(
-                    tokens: kept.tokens, user: kept.user, endpoints: client.endpoints, backend: backend,
-                    clientID: client.clientID, clientAuthentication: client.chosenClientAuthentication))
-            let expected = kept.user
-            let known = Mutex(kept.user)
-            let mode = context.mode
-            let needsPerson =
-                Authentication.presenterKind(self.presenter, context: context) == .manual && !context.input.interactive
-            let authenticator = OAuth2Authenticator(
-                origin: origin, challenges: challenges, client: client, grant: oauthGrant, tokens: kept.tokens,
-                transport: context.http.transport,
-                loginBlocked: {
-                    needsPerson
-                        ? HTTPError(
-                            .missingInput, "the `manual` presenter needs a terminal; there is none", transient: false)
-                        : nil
-                },
-                onTokens: { tokens in
-                    tokens.secrets.forEach(context.redactor.add)
-                    let value = latest.withLock {
-                        $0.tokens = tokens
-                        return $0.json
-                    }
-                    // A restore writes rotated tokens into the open store at once: the server may already have
-                    // retired the old refresh token. A write that fails is said, not dropped.
-                    if mode == .restore { Self.keepRotated(value, context: context) }
-                },
-                afterLogin: { tokens, transport throws(HTTPError) in
-                    guard self.grant == .authorizationCode else { return }
-                    try await Authentication.checkUser(
-                        expected: known.withLock { $0 }, authorization: "Bearer \(tokens.accessToken.revealed)",
-                        context: context,
-                        transport: transport)
-                })
-            try Authentication.register(authenticator, context: context)
-            let user = try await Authentication.validate(
-                validatingPath, readUser: grant == .authorizationCode, expected: expected, context: context,
-                method: "OAuth 2.0")
-            if let user { known.withLock { $0 = user } }
-            try Authentication.provide(user: user ?? kept.user, context: context)
-            guard let tokens = authenticator.tokens else {
-                throw StepFailure(
-                    .noChallenge,
-                    "the validating request succeeded without an OAuth 2.0 challenge: the backend does not ask for a "
-                        + "token"
-                )
-            }
-            let activity = authenticator.activity
-            if activity.logins == 0 {
-                context.note(
-                    "tokens-reused",
-                    activity.refreshes > 0
-                        ? "the kept tokens were refreshed; no new login" : "the kept tokens were used; no new login")
-            } else if grant == .authorizationCode {
-                context.note("logged-in", "a new login through the `\(presenter.name)` presenter")
-            }
-            context.keep(
-                Kept(
-                    tokens: tokens, user: user ?? kept.user, endpoints: client.endpoints, backend: backend,
-                    clientID: client.clientID, clientAuthentication: client.chosenClientAuthentication
-                ).json)
-            return .success
-        } catch {
-            return Task.isCancelled ? .cancelled : .failure(error)
+    private func authenticate(_ context: StepContext, kept json: JSONValue?) async throws(StepFailure) -> StepOutcome {
+        let origin = try Authentication.validatingURL(validatingPath, context: context).origin
+        let kept = Kept(json)
+        if let tokens = kept.tokens { tokens.secrets.forEach(context.redactor.add) }
+        let (client, redirect) = try await self.client(context, reusing: kept.tokens)
+        let presenter = Authentication.presenter(self.presenter, fields: fields, context: context)
+        let oauthGrant: OAuth2Authenticator.Grant =
+            grant == .clientCredentials
+            ? .clientCredentials : .authorizationCode(presenter: presenter, redirect: redirect)
+        let backend = Authentication.configuredBackend(context)
+        let latest = Mutex(
+            Kept(
+                tokens: kept.tokens, user: kept.user, endpoints: client.endpoints, backend: backend,
+                clientID: client.clientID, clientAuthentication: client.chosenClientAuthentication))
+        let expected = kept.user
+        let known = Mutex(kept.user)
+        let mode = context.mode
+        let needsPerson =
+            Authentication.presenterKind(self.presenter, context: context) == .manual && !context.input.interactive
+        let authenticator = OAuth2Authenticator(
+            origin: origin, challenges: challenges, client: client, grant: oauthGrant, tokens: kept.tokens,
+            transport: context.http.transport,
+            loginBlocked: {
+                needsPerson
+                    ? HTTPError(
+                        .missingInput, "the `manual` presenter needs a terminal; there is none", transient: false)
+                    : nil
+            },
+            onTokens: { tokens in
+                tokens.secrets.forEach(context.redactor.add)
+                let value = latest.withLock {
+                    $0.tokens = tokens
+                    return $0.json
+                }
+                // A restore writes rotated tokens into the open store at once: the server may already have
+                // retired the old refresh token. A write that fails is said, not dropped.
+                if mode == .restore { Self.keepRotated(value, context: context) }
+            },
+            afterLogin: { tokens, transport throws(HTTPError) in
+                guard self.grant == .authorizationCode else { return }
+                try await Authentication.checkUser(
+                    expected: known.withLock { $0 }, authorization: "Bearer \(tokens.accessToken.revealed)",
+                    context: context,
+                    transport: transport)
+            })
+        try Authentication.register(authenticator, context: context)
+        let user = try await Authentication.validate(
+            validatingPath, readUser: grant == .authorizationCode, expected: expected, context: context,
+            method: "OAuth 2.0")
+        if let user { known.withLock { $0 = user } }
+        try Authentication.provide(user: user ?? kept.user, context: context)
+        guard let tokens = authenticator.tokens else {
+            throw StepFailure(
+                .noChallenge,
+                "the validating request succeeded without an OAuth 2.0 challenge: the backend does not ask for a "
+                    + "token"
+            )
         }
+        let activity = authenticator.activity
+        if activity.logins == 0 {
+            context.note(
+                "tokens-reused",
+                activity.refreshes > 0
+                    ? "the kept tokens were refreshed; no new login" : "the kept tokens were used; no new login")
+        } else if grant == .authorizationCode {
+            context.note("logged-in", "a new login through the `\(presenter.name)` presenter")
+        }
+        context.keep(
+            Kept(
+                tokens: tokens, user: user ?? kept.user, endpoints: client.endpoints, backend: backend,
+                clientID: client.clientID, clientAuthentication: client.chosenClientAuthentication
+            ).json)
+        return .success
     }
 
     /// The client: from the OAuth 2.0 parameters, or from the issuer's metadata. A restore that `reusing` tokens
@@ -403,14 +395,14 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
         let secret: Secret?
         do throws(StepFailure) {
             secret = try clientSecret.map { text throws(StepFailure) in Secret(try context.resolve(text)) }
-        } catch where reusable && [.missingInput, .missingEnvironment].contains(error.code) {
+        } catch  where reusable && [.missingInput, .missingEnvironment].contains(error.code) {
             secret = nil
         }
         // The key likewise: its path from an input or a variable that is not there now is not needed either.
         let clientKey: ClientAssertionKey?
         do throws(StepFailure) {
             clientKey = try assertionKey(context)
-        } catch where reusable && [.missingInput, .missingEnvironment].contains(error.code) {
+        } catch  where reusable && [.missingInput, .missingEnvironment].contains(error.code) {
             clientKey = nil
         }
         let redirect = redirectURL ?? url("redirectURL")

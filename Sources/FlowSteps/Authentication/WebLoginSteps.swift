@@ -39,7 +39,7 @@ struct SAMLAuthenticationStep: BuiltinStep, LoggingOutStep {
         name: "saml-authentication", aliases: ["SAMLAuthenticationStep"],
         summary:
             "Authenticates with SAML 2.0: the launcher, the identity provider's login through a presenter, the finish "
-                + "endpoint; the session cookies kept in the store.",
+            + "endpoint; the session cookies kept in the store.",
         parameters: [Authentication.presenter, Authentication.formFields, Authentication.validatingPath]
             + Authentication.challengeParameters,
         requires: [KeySpec(.authenticationURL), KeySpec(.samlParameters)],
@@ -59,71 +59,67 @@ struct SAMLAuthenticationStep: BuiltinStep, LoggingOutStep {
         flowChallenges = challenges.isEmpty ? nil : challenges
     }
 
-    func onboard(_ context: StepContext) async -> StepOutcome { await authenticate(context, kept: nil) }
-    func restore(_ context: StepContext) async -> StepOutcome { await authenticate(context, kept: context.kept) }
-
-    /// Ends the backend's session with the kept cookies; the engine then forgets them.
-    func logout(_ context: StepContext) async -> StepOutcome {
-        do throws(StepFailure) {
-            guard let backend = Authentication.keptBackend(context.kept, context: context) else {
-                return .success(.forgetKept)
-            }
-            SessionCookies.restore(context.kept?["cookies"]?.string, for: backend, context: context)
-            try await Authentication.endSession(backend: backend, authorization: nil, context: context)
-            context.http.cookies.removeAll()
-            return .success(.forgetKept)
-        } catch {
-            return Task.isCancelled ? .cancelled : .failure(error)
-        }
+    func onboard(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        try await authenticate(context, kept: nil)
+    }
+    func restore(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        try await authenticate(context, kept: context.kept)
     }
 
-    private func authenticate(_ context: StepContext, kept: JSONValue?) async -> StepOutcome {
-        do throws(StepFailure) {
-            let validating = try Authentication.validatingURL(validatingPath, context: context)
-            guard let parameters = context.info[.samlParameters],
-                let launcher = parameters.url("authenticationEndpoint"),
-                let finish = parameters.url("finishEndpoint")
-            else {
-                throw StepFailure(
-                    .missingInfo,
-                    "step `\(context.name)` needs `samlParameters` with the launcher and finish endpoints")
-            }
-            let header = parameters["challengeHeaderName"]?.text ?? "com.sap.cloud.security.login"
-            let challenges =
-                flowChallenges ?? [ChallengeTest(statuses: [200, 302, 303], header: header, value: "login-request")]
-            SessionCookies.restore(kept?["cookies"]?.string, for: validating, context: context)
-            let known = Mutex<String?>(kept?["user"]?.string)
-            let cookiePresenter = Authentication.cookiePresenter(
-                presenter, fields: fields, context: context, method: "SAML")
-            let authenticator = WebLoginAuthenticator(
-                method: .saml, origin: validating.origin, challenges: challenges,
-                finish: LoginFinish(finish), presenter: cookiePresenter, start: { _ in launcher },
-                afterLogin: { transport throws(HTTPError) in
-                    try await Authentication.checkUser(
-                        expected: known.withLock { $0 }, authorization: nil, context: context, transport: transport)
-                })
-            try Authentication.register(authenticator, context: context)
-            let user = try await Authentication.validate(
-                validatingPath, readUser: true, expected: kept?["user"]?.string, context: context, method: "SAML")
-            if let user { known.withLock { $0 = user } }
-            try Authentication.provide(user: user ?? kept?["user"]?.string, context: context)
-            if authenticator.logins == 0 {
-                context.note("tokens-reused", "the kept session cookies were used; no new login")
-            } else {
-                context.note("logged-in", "a new login through the `\(cookiePresenter.name)` presenter")
-            }
-            var value: [(String, JSONValue)] = []
-            if let cookies = SessionCookies.kept(for: validating, context: context) {
-                context.redactor.add(cookies)
-                value.append(("cookies", .string(cookies)))
-            }
-            if let user { value.append(("user", .string(user))) }
-            if let backend = Authentication.configuredBackend(context) { value.append(("backend", .string(backend))) }
-            context.keep(.object(value))
-            return .success
-        } catch {
-            return Task.isCancelled ? .cancelled : .failure(error)
+    /// Ends the backend's session with the kept cookies; the engine then forgets them.
+    func logout(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        guard let backend = Authentication.keptBackend(context.kept, context: context) else {
+            return .success(.forgetKept)
         }
+        SessionCookies.restore(context.kept?["cookies"]?.string, for: backend, context: context)
+        try await Authentication.endSession(backend: backend, authorization: nil, context: context)
+        context.http.cookies.removeAll()
+        return .success(.forgetKept)
+    }
+
+    private func authenticate(_ context: StepContext, kept: JSONValue?) async throws(StepFailure) -> StepOutcome {
+        let validating = try Authentication.validatingURL(validatingPath, context: context)
+        guard let parameters = context.info[.samlParameters],
+            let launcher = parameters.url("authenticationEndpoint"),
+            let finish = parameters.url("finishEndpoint")
+        else {
+            throw StepFailure(
+                .missingInfo,
+                "step `\(context.name)` needs `samlParameters` with the launcher and finish endpoints")
+        }
+        let header = parameters["challengeHeaderName"]?.text ?? "com.sap.cloud.security.login"
+        let challenges =
+            flowChallenges ?? [ChallengeTest(statuses: [200, 302, 303], header: header, value: "login-request")]
+        SessionCookies.restore(kept?["cookies"]?.string, for: validating, context: context)
+        let known = Mutex<String?>(kept?["user"]?.string)
+        let cookiePresenter = Authentication.cookiePresenter(
+            presenter, fields: fields, context: context, method: "SAML")
+        let authenticator = WebLoginAuthenticator(
+            method: .saml, origin: validating.origin, challenges: challenges,
+            finish: LoginFinish(finish), presenter: cookiePresenter, start: { _ in launcher },
+            afterLogin: { transport throws(HTTPError) in
+                try await Authentication.checkUser(
+                    expected: known.withLock { $0 }, authorization: nil, context: context, transport: transport)
+            })
+        try Authentication.register(authenticator, context: context)
+        let user = try await Authentication.validate(
+            validatingPath, readUser: true, expected: kept?["user"]?.string, context: context, method: "SAML")
+        if let user { known.withLock { $0 = user } }
+        try Authentication.provide(user: user ?? kept?["user"]?.string, context: context)
+        if authenticator.logins == 0 {
+            context.note("tokens-reused", "the kept session cookies were used; no new login")
+        } else {
+            context.note("logged-in", "a new login through the `\(cookiePresenter.name)` presenter")
+        }
+        var value: [(String, JSONValue)] = []
+        if let cookies = SessionCookies.kept(for: validating, context: context) {
+            context.redactor.add(cookies)
+            value.append(("cookies", .string(cookies)))
+        }
+        if let user { value.append(("user", .string(user))) }
+        if let backend = Authentication.configuredBackend(context) { value.append(("backend", .string(backend))) }
+        context.keep(.object(value))
+        return .success
     }
 }
 
@@ -136,7 +132,7 @@ struct OTPSessionConfigurationStep: BuiltinStep {
         name: "otp-session-configuration", aliases: ["OTPSessionConfigurationStep"],
         summary:
             "Answers one-time-passcode challenges on the session with the OTP form, the code from the inputs (`otp`, "
-                + "or computed from `totp-secret`).",
+            + "or computed from `totp-secret`).",
         parameters: [
             ParameterSpec(
                 "passcode", .secret, default: ValueReference.prompt,
@@ -168,25 +164,21 @@ struct OTPSessionConfigurationStep: BuiltinStep {
         challenges = try Authentication.challenges(parameters, defaults: ChallengeTest.otp)
     }
 
-    func onboard(_ context: StepContext) async -> StepOutcome {
-        do throws(StepFailure) {
-            guard let parameters = context.info[.otpParameters],
-                let form = parameters.url("authorizationEndpointURL"),
-                let finish = parameters.url("finishEndpointURL")
-            else {
-                throw StepFailure(
-                    .missingInfo, "step `\(context.name)` needs `otpParameters` with the form and finish URLs")
-            }
-            let authenticator = WebLoginAuthenticator(
-                method: .otp, origin: form.origin, challenges: challenges, finish: LoginFinish(finish),
-                presenter: Authentication.cookiePresenter(
-                    presenter, fields: fields, oneTimeCode: passcode, context: context, method: "one-time passcode"),
-                start: { challenge in Self.formURL(challenge, default: form) })
-            try Authentication.register(authenticator, context: context)
-            return .success
-        } catch {
-            return .failure(error)
+    func onboard(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        guard let parameters = context.info[.otpParameters],
+            let form = parameters.url("authorizationEndpointURL"),
+            let finish = parameters.url("finishEndpointURL")
+        else {
+            throw StepFailure(
+                .missingInfo, "step `\(context.name)` needs `otpParameters` with the form and finish URLs")
         }
+        let authenticator = WebLoginAuthenticator(
+            method: .otp, origin: form.origin, challenges: challenges, finish: LoginFinish(finish),
+            presenter: Authentication.cookiePresenter(
+                presenter, fields: fields, oneTimeCode: passcode, context: context, method: "one-time passcode"),
+            start: { challenge in Self.formURL(challenge, default: form) })
+        try Authentication.register(authenticator, context: context)
+        return .success
     }
 
     /// The form the challenge points at (a redirect's `Location`), else the configured one, asked not to send

@@ -90,117 +90,109 @@ struct CertificateAuthenticationStep: BuiltinStep, LoggingOutStep {
         challenges = try Authentication.challenges(parameters, defaults: [])
     }
 
-    func onboard(_ context: StepContext) async -> StepOutcome {
-        await authenticate(context, kept: nil)
+    func onboard(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        try await authenticate(context, kept: nil)
     }
 
     /// Presents the kept identity when the backend asks for one; a new one only when it is about to expire.
-    func restore(_ context: StepContext) async -> StepOutcome {
-        await authenticate(context, kept: UserIdentity(kept: context.kept))
+    func restore(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        try await authenticate(context, kept: UserIdentity(kept: context.kept))
     }
 
     /// Retires the kept identity through its source, stops presenting it, and has the engine forget it.
-    func logout(_ context: StepContext) async -> StepOutcome {
-        do throws(StepFailure) {
-            if let identity = UserIdentity(kept: context.kept) {
-                context.redactor.add(identity.privateKeyPEM.revealed)
-                // The certificate itself authenticates its retirement: the login that obtained it may be over.
-                try? context.http.useClientIdentity(identity.clientIdentity)
-                try await source.retire(identity, context: context)
-                context.note("certificate-retired", "retired the user certificate \(identity.summary)")
-            }
-            for authenticator in context.http.authenticators(.certificate) {
-                context.http.removeAuthenticators(.certificate, origin: authenticator.origin)
-            }
-            try? context.http.useClientIdentity(context.http.configuration.tls.identity)
-            return .success(.forgetKept)
-        } catch {
-            return Task.isCancelled ? .cancelled : .failure(error)
+    func logout(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        if let identity = UserIdentity(kept: context.kept) {
+            context.redactor.add(identity.privateKeyPEM.revealed)
+            // The certificate itself authenticates its retirement: the login that obtained it may be over.
+            try? context.http.useClientIdentity(identity.clientIdentity)
+            try await source.retire(identity, context: context)
+            context.note("certificate-retired", "retired the user certificate \(identity.summary)")
         }
+        for authenticator in context.http.authenticators(.certificate) {
+            context.http.removeAuthenticators(.certificate, origin: authenticator.origin)
+        }
+        try? context.http.useClientIdentity(context.http.configuration.tls.identity)
+        return .success(.forgetKept)
     }
 
-    private func authenticate(_ context: StepContext, kept: UserIdentity?) async -> StepOutcome {
-        do throws(StepFailure) {
-            guard context.keepsInStore else {
-                throw StepFailure(
-                    .identityNeedsStore,
-                    "step `\(context.name)` keeps the user's private key, which only the encrypted store may hold, and "
-                        + "this flow has no `store-manager` step")
+    private func authenticate(_ context: StepContext, kept: UserIdentity?) async throws(StepFailure) -> StepOutcome {
+        guard context.keepsInStore else {
+            throw StepFailure(
+                .identityNeedsStore,
+                "step `\(context.name)` keeps the user's private key, which only the encrypted store may hold, and "
+                    + "this flow has no `store-manager` step")
+        }
+        let origin = try Authentication.validatingURL(validatingPath, context: context).origin
+        var usable = kept
+        var retiring: UserIdentity?
+        if let kept {
+            context.redactor.add(kept.privateKeyPEM.revealed)
+            let renewal = RenewalWindow(renewBefore: renewBefore)
+            if renewal.isDue(notBefore: kept.notBefore, notAfter: kept.notAfter, now: context.now) {
+                let window = renewal.describe(notBefore: kept.notBefore, notAfter: kept.notAfter)
+                context.note(
+                    "certificate-renewal",
+                    "the user certificate \(kept.summary) expires within \(window): getting a new one from the "
+                        + "`\(source.name)` source")
+                usable = nil
+                retiring = kept
             }
-            let origin = try Authentication.validatingURL(validatingPath, context: context).origin
-            var usable = kept
-            var retiring: UserIdentity?
-            if let kept {
-                context.redactor.add(kept.privateKeyPEM.revealed)
-                let renewal = RenewalWindow(renewBefore: renewBefore)
-                if renewal.isDue(notBefore: kept.notBefore, notAfter: kept.notAfter, now: context.now) {
-                    let window = renewal.describe(notBefore: kept.notBefore, notAfter: kept.notAfter)
-                    context.note(
-                        "certificate-renewal",
-                        "the user certificate \(kept.summary) expires within \(window): getting a new one from the "
-                            + "`\(source.name)` source")
-                    usable = nil
-                    retiring = kept
-                }
+        }
+        let identities = IdentityHolder(kept: usable)
+        let source = self.source
+        let obtain: @Sendable () async throws(StepFailure) -> UserIdentity = {
+            try await identities.next {
+                () async throws(StepFailure) -> UserIdentity in
+                let identity = try await source.obtain(context)
+                context.redactor.add(identity.privateKeyPEM.revealed)
+                return identity
             }
-            let identities = IdentityHolder(kept: usable)
-            let source = self.source
-            let obtain: @Sendable () async throws(StepFailure) -> UserIdentity = {
-                try await identities.next {
-                    () async throws(StepFailure) -> UserIdentity in
-                    let identity = try await source.obtain(context)
-                    context.redactor.add(identity.privateKeyPEM.revealed)
-                    return identity
-                }
+        }
+        let authenticator = UserIdentityAuthenticator(
+            origin: origin, challenges: challenges
+        ) { _ throws(HTTPError) in
+            do throws(StepFailure) {
+                return try await obtain().clientIdentity
+            } catch {
+                throw HTTPError(error.code, error.message, transient: error.isTransient)
             }
-            let authenticator = UserIdentityAuthenticator(
-                origin: origin, challenges: challenges
-            ) { _ throws(HTTPError) in
-                do throws(StepFailure) {
-                    return try await obtain().clientIdentity
-                } catch {
-                    throw HTTPError(error.code, error.message, transient: error.isTransient)
-                }
+        }
+        try Authentication.register(authenticator, context: context)
+        _ = try await Authentication.validate(
+            validatingPath, readUser: false, expected: nil, context: context, method: "certificate")
+        if identities.current == nil {
+            // The backend asked for no certificate (a server that asks but does not require one): present one
+            // anyway, and prove it.
+            let identity = try await obtain()
+            do {
+                try context.http.useClientIdentity(identity.clientIdentity)
+            } catch {
+                throw StepFailure(.identitySourceFailed, "the `\(source.name)` source gave \(error.message)")
             }
-            try Authentication.register(authenticator, context: context)
             _ = try await Authentication.validate(
                 validatingPath, readUser: false, expected: nil, context: context, method: "certificate")
-            if identities.current == nil {
-                // The backend asked for no certificate (a server that asks but does not require one): present one
-                // anyway, and prove it.
-                let identity = try await obtain()
-                do {
-                    try context.http.useClientIdentity(identity.clientIdentity)
-                } catch {
-                    throw StepFailure(.identitySourceFailed, "the `\(source.name)` source gave \(error.message)")
-                }
-                _ = try await Authentication.validate(
-                    validatingPath, readUser: false, expected: nil, context: context, method: "certificate")
-            }
-            guard let identity = identities.current else {
-                throw StepFailure(.identitySourceFailed, "the `\(source.name)` source gave no identity")
-            }
-            if let retiring, retiring != identity {
-                // The new identity is proved; the old one goes. A source that cannot retire it now is noted: the
-                // certificate expires soon anyway.
-                do throws(StepFailure) {
-                    try await source.retire(retiring, context: context)
-                    context.note("certificate-retired", "retired the user certificate \(retiring.summary)")
-                } catch {
-                    context.note("certificate-not-retired", "the old certificate was not retired: \(error.message)")
-                }
-            }
-            if identity != kept {
-                context.note("certificate-obtained", "using the user certificate \(identity.summary)")
-            }
-            context.keep(
-                identity.kept(
-                    source: source.name, backend: (try? IssuerExchange.backend(context))?.absoluteString,
-                    application: IssuerExchange.applicationID(context)))
-            return .success
-        } catch {
-            return Task.isCancelled ? .cancelled : .failure(error)
         }
+        guard let identity = identities.current else {
+            throw StepFailure(.identitySourceFailed, "the `\(source.name)` source gave no identity")
+        }
+        if let retiring, retiring != identity {
+            // The new identity is proved; the old one goes. A source that cannot retire it now is noted: the
+            // certificate expires soon anyway.
+            do throws(StepFailure) {
+                try await source.retire(retiring, context: context)
+                context.note("certificate-retired", "retired the user certificate \(retiring.summary)")
+            } catch {
+                context.note("certificate-not-retired", "the old certificate was not retired: \(error.message)")
+            }
+        }
+        if identity != kept {
+            context.note("certificate-obtained", "using the user certificate \(identity.summary)")
+        }
+        context.keep(
+            identity.kept(
+                source: source.name, backend: (try? IssuerExchange.backend(context))?.absoluteString,
+                application: IssuerExchange.applicationID(context)))
+        return .success
     }
 }
 

@@ -12,8 +12,14 @@ struct SLSAuthenticationStep: BuiltinStep, LoggingOutStep {
         certificate = try CertificateAuthenticationStep(parameters, source: .sls)
     }
 
-    func onboard(_ context: StepContext) async -> StepOutcome { await certificate.onboard(context) }
-    func restore(_ context: StepContext) async -> StepOutcome { await certificate.restore(context) }
-    func logout(_ context: StepContext) async -> StepOutcome { await certificate.logout(context) }
-    func reset(_ context: StepContext) async -> StepOutcome { await certificate.reset(context) }
+    func onboard(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        try await certificate.onboard(context)
+    }
+    func restore(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        try await certificate.restore(context)
+    }
+    func logout(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        try await certificate.logout(context)
+    }
+    func reset(_ context: StepContext) async throws(StepFailure) -> StepOutcome { try await certificate.reset(context) }
 }

@@ -18,7 +18,7 @@ struct CommandStep: BuiltinStep {
         name: "command", aliases: [],
         summary:
             "Runs a program: the declared inputs as JSON on stdin, its JSON stdout merged into the info, checked "
-                + "against the declared provides.",
+            + "against the declared provides.",
         parameters: [
             ParameterSpec("run", .command, required: true, "The program and its arguments."),
             ParameterSpec("inputs", .keyList, "Info keys passed to the program."),
@@ -71,15 +71,11 @@ struct CommandStep: BuiltinStep {
         showsStandardError = try parameters.requiredText("stderr") == "show"
     }
 
-    func onboard(_ context: StepContext) async -> StepOutcome {
-        do throws(StepFailure) {
-            let input = try inputDocument(context)
-            let output = try await execute(context, input: input)
-            try merge(output, into: context)
-            return .success
-        } catch {
-            return Task.isCancelled ? .cancelled : .failure(error)
-        }
+    func onboard(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        let input = try inputDocument(context)
+        let output = try await execute(context, input: input)
+        try merge(output, into: context)
+        return .success
     }
 
     private func inputDocument(_ context: StepContext) throws(StepFailure) -> Data {

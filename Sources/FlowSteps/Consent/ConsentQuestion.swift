@@ -98,14 +98,10 @@ protocol ConsentAskingStep: BuiltinStep {
 }
 
 extension ConsentAskingStep {
-    func onboard(_ context: StepContext) async -> StepOutcome {
-        do throws(StepFailure) {
-            _ = try question.answer(context)
-            return .success
-        } catch {
-            return .failure(error)
-        }
+    func onboard(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        _ = try question.answer(context)
+        return .success
     }
 
-    func reset(_ context: StepContext) async -> StepOutcome { .success(.forgetKept) }
+    func reset(_ context: StepContext) async throws(StepFailure) -> StepOutcome { .success(.forgetKept) }
 }

@@ -24,13 +24,9 @@ struct DataCollectionConsentStep: ConsentAskingStep {
         question = ConsentQuestion(pages: [try ConsentParameters.page(parameters, mandatory: false)])
     }
 
-    func onboard(_ context: StepContext) async -> StepOutcome {
-        do throws(StepFailure) {
-            let answers = try question.answer(context)
-            try context.provide(.dataCollectionConsent, answers.answers.first?.accepted ?? false)
-            return .success
-        } catch {
-            return .failure(error)
-        }
+    func onboard(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        let answers = try question.answer(context)
+        try context.provide(.dataCollectionConsent, answers.answers.first?.accepted ?? false)
+        return .success
     }
 }

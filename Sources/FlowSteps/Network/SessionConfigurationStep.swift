@@ -205,68 +205,64 @@ struct SessionConfigurationStep: BuiltinStep {
 
     /// The device ID identifies this installation to the backend, as the onboarding ID identifies its
     /// onboarding: both are made once and kept until a reset, so onboarding again is the same device.
-    func onboard(_ context: StepContext) async -> StepOutcome {
-        configure(context, keptDeviceID: Self.keptDeviceID(context))
+    func onboard(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        try configure(context, keptDeviceID: Self.keptDeviceID(context))
     }
 
-    func restore(_ context: StepContext) async -> StepOutcome {
-        configure(context, keptDeviceID: Self.keptDeviceID(context))
+    func restore(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        try configure(context, keptDeviceID: Self.keptDeviceID(context))
     }
 
     private static func keptDeviceID(_ context: StepContext) -> String? {
         context.kept?["deviceID"].flatMap { if case .string(let id) = $0 { id } else { nil } }
     }
 
-    private func configure(_ context: StepContext, keptDeviceID: String?) -> StepOutcome {
-        do throws(StepFailure) {
-            guard let parameters = context.info[.settingsParameters], let applicationID = parameters.applicationID
-            else {
-                throw StepFailure(
-                    .missingInfo, "step `\(context.name)` needs `settingsParameters` with the application ID")
-            }
-            let deviceID =
-                try deviceID.map(context.resolve) ?? keptDeviceID ?? parameters.deviceID ?? UUID().uuidString
-            context.http.setDefaultHeader("X-SMP-APPID", applicationID)
-            context.http.setDefaultHeader("X-SMP-DEVICEID", deviceID)
-            if let version = parameters.applicationVersion {
-                context.http.setDefaultHeader(Self.versionHeader, version)
-            }
-            context.http.setCorrelationHeader(sendsCorrelationID ? Self.correlationHeader : nil)
-            let language =
-                try self.language.map(context.resolve) ?? Self.languageTag(environment: context.input.environment)
-            context.http.setDefaultHeader("Accept-Language", language)
-            if sendsSDKVersion { context.http.setDefaultHeader(Self.sdkVersionHeader, Self.sdkVersion) }
-            if let apiKey {
-                // The SDK strips the key from requests to other hosts; here it never reaches them.
-                context.http.setDefaultHeader(
-                    Self.apiKeyHeader, try context.resolve(apiKey),
-                    reach: .origins(Set(parameters.backendURL.map { [$0.origin] } ?? [])))
-            }
-            context.http.setPassport(
-                sendsPassport ? SAPPassport(component: applicationID, action: "flowrun \(context.mode)") : nil)
-            try protectWithCSRFToken(context, backend: parameters.backendURL)
-            for header in headers {
-                context.http.setDefaultHeader(
-                    header.name, try context.resolve(header.value),
-                    reach: reach(of: header.name, backend: parameters.backendURL))
-            }
-            try Self.pinCertificateService(context, backend: parameters.backendURL)
-            try context.provide(.deviceID, deviceID)
-            context.keep(.object([("deviceID", .string(deviceID))]))
-            context.note(
-                "headers",
-                "session headers: X-SMP-APPID, X-SMP-DEVICEID"
-                    + (parameters["applicationVersion"] == nil ? "" : ", \(Self.versionHeader)")
-                    + ", Accept-Language (\(language))"
-                    + (sendsCorrelationID ? ", \(Self.correlationHeader)" : "")
-                    + (sendsSDKVersion ? ", \(Self.sdkVersionHeader)" : "")
-                    + (apiKey == nil ? "" : ", \(Self.apiKeyHeader) (to the backend only)")
-                    + (sendsPassport ? ", \(SAPPassport.headerName)" : "")
-                    + (csrfPath == nil ? "" : "; CSRF token fetched at \(csrfPath ?? "/")")
-                    + secretHeadersText(backend: parameters.backendURL))
-            return .success
-        } catch {
-            return .failure(error)
+    private func configure(_ context: StepContext, keptDeviceID: String?) throws(StepFailure) -> StepOutcome {
+        guard let parameters = context.info[.settingsParameters], let applicationID = parameters.applicationID
+        else {
+            throw StepFailure(
+                .missingInfo, "step `\(context.name)` needs `settingsParameters` with the application ID")
         }
+        let deviceID =
+            try deviceID.map(context.resolve) ?? keptDeviceID ?? parameters.deviceID ?? UUID().uuidString
+        context.http.setDefaultHeader("X-SMP-APPID", applicationID)
+        context.http.setDefaultHeader("X-SMP-DEVICEID", deviceID)
+        if let version = parameters.applicationVersion {
+            context.http.setDefaultHeader(Self.versionHeader, version)
+        }
+        context.http.setCorrelationHeader(sendsCorrelationID ? Self.correlationHeader : nil)
+        let language =
+            try self.language.map(context.resolve) ?? Self.languageTag(environment: context.input.environment)
+        context.http.setDefaultHeader("Accept-Language", language)
+        if sendsSDKVersion { context.http.setDefaultHeader(Self.sdkVersionHeader, Self.sdkVersion) }
+        if let apiKey {
+            // The SDK strips the key from requests to other hosts; here it never reaches them.
+            context.http.setDefaultHeader(
+                Self.apiKeyHeader, try context.resolve(apiKey),
+                reach: .origins(Set(parameters.backendURL.map { [$0.origin] } ?? [])))
+        }
+        context.http.setPassport(
+            sendsPassport ? SAPPassport(component: applicationID, action: "flowrun \(context.mode)") : nil)
+        try protectWithCSRFToken(context, backend: parameters.backendURL)
+        for header in headers {
+            context.http.setDefaultHeader(
+                header.name, try context.resolve(header.value),
+                reach: reach(of: header.name, backend: parameters.backendURL))
+        }
+        try Self.pinCertificateService(context, backend: parameters.backendURL)
+        try context.provide(.deviceID, deviceID)
+        context.keep(.object([("deviceID", .string(deviceID))]))
+        context.note(
+            "headers",
+            "session headers: X-SMP-APPID, X-SMP-DEVICEID"
+                + (parameters["applicationVersion"] == nil ? "" : ", \(Self.versionHeader)")
+                + ", Accept-Language (\(language))"
+                + (sendsCorrelationID ? ", \(Self.correlationHeader)" : "")
+                + (sendsSDKVersion ? ", \(Self.sdkVersionHeader)" : "")
+                + (apiKey == nil ? "" : ", \(Self.apiKeyHeader) (to the backend only)")
+                + (sendsPassport ? ", \(SAPPassport.headerName)" : "")
+                + (csrfPath == nil ? "" : "; CSRF token fetched at \(csrfPath ?? "/")")
+                + secretHeadersText(backend: parameters.backendURL))
+        return .success
     }
 }

@@ -46,7 +46,7 @@ struct SettingsDownloadStep: BuiltinStep {
         name: "settings-download", aliases: ["SAPcpmsSettingsDownloadStep"],
         summary:
             "Downloads the settings (application, user and device levels) and provides the passcode, log, feature "
-                + "vector, usage and lock-and-wipe policies, and the groups flowrun can only report.",
+            + "vector, usage and lock-and-wipe policies, and the groups flowrun can only report.",
         parameters: [
             ParameterSpec(
                 "level", .oneOf(["application", "user", "device"]), default: "application",
@@ -66,77 +66,70 @@ struct SettingsDownloadStep: BuiltinStep {
         level = try parameters.choice("level", as: Level.self) ?? .application
     }
 
-    func onboard(_ context: StepContext) async -> StepOutcome {
-        await download(context)
+    func onboard(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        try await download(context)
     }
 
     /// Downloads the settings again; when that fails, the settings kept at onboarding (from the store) are
     /// provided before the failure is reported, so a flow that continues past it still has them.
-    func restore(_ context: StepContext) async -> StepOutcome {
-        let outcome = await download(context)
-        guard let failure = outcome.failure, case .object(let fields)? = context.kept?["settings"] else {
-            return outcome
-        }
-        do throws(StepFailure) {
-            try context.provide(Dictionary(uniqueKeysWithValues: fields.map { ($0.0, InfoValue.from(json: $0.1)) }))
+    func restore(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        do {
+            return try await download(context)
         } catch {
-            return .failure(error)
+            guard !Task.isCancelled, case .object(let fields)? = context.kept?["settings"] else { throw error }
+            try context.provide(Dictionary(uniqueKeysWithValues: fields.map { ($0.0, InfoValue.from(json: $0.1)) }))
+            context.say("The settings download failed; the settings kept when onboarding are used.")
+            throw error
         }
-        context.say("The settings download failed; the settings kept when onboarding are used.")
-        return .failure(failure)
     }
 
-    private func download(_ context: StepContext) async -> StepOutcome {
-        do throws(StepFailure) {
-            let (base, applicationID) = try Backend.base(context)
-            var merged = SettingsLayers()
-            var urls: [String] = []
-            let deviceID = context.info[.deviceID] ?? context.info[.settingsParameters]?.deviceID
-            for level in level.levelsRead {
-                // Under the application's own prefix, as the SDK for Android reads it and Mobile Services documents
-                // it for a client's application credentials.
-                let path =
-                    "/mobileservices/application/\(applicationID)/Storage/v1/runtime/application/\(applicationID)/"
-                    + "\(try level.scope(deviceID: deviceID))/mobileservices/settingsExchange"
-                guard let url = URL(string: path, relativeTo: base)?.absoluteURL else {
-                    throw StepFailure(.badParameter, "cannot form the settings URL from \(base.absoluteString)")
-                }
-                urls.append(url.absoluteString)
-                let what = "downloading the \(level.rawValue) settings"
-                let response: HTTPResponse
-                do throws(StepFailure) {
-                    response = try await Backend.fetch(
-                        HTTPRequest(url: url, headers: [("Accept", "application/json")]), context: context, what: what)
-                } catch where error.code == .http(404) && level != .application {
-                    context.note("settings-level", "no \(level.rawValue) settings (404); the levels above apply")
-                    continue
-                }
-                let answer = try Backend.json(response, what: what)
-                do throws(TransformError) {
-                    try merged.add(answer, from: url.absoluteString)
-                } catch {
-                    throw StepFailure(
-                        .badSettings, "the settings from \(url.absoluteString) cannot be read: \(error.description)")
-                }
+    private func download(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        let (base, applicationID) = try Backend.base(context)
+        var merged = SettingsLayers()
+        var urls: [String] = []
+        let deviceID = context.info[.deviceID] ?? context.info[.settingsParameters]?.deviceID
+        for level in level.levelsRead {
+            // Under the application's own prefix, as the SDK for Android reads it and Mobile Services documents
+            // it for a client's application credentials.
+            let path =
+                "/mobileservices/application/\(applicationID)/Storage/v1/runtime/application/\(applicationID)/"
+                + "\(try level.scope(deviceID: deviceID))/mobileservices/settingsExchange"
+            guard let url = URL(string: path, relativeTo: base)?.absoluteURL else {
+                throw StepFailure(.badParameter, "cannot form the settings URL from \(base.absoluteString)")
             }
-            let document = merged.document
-            let values: [String: InfoValue]
+            urls.append(url.absoluteString)
+            let what = "downloading the \(level.rawValue) settings"
+            let response: HTTPResponse
+            do throws(StepFailure) {
+                response = try await Backend.fetch(
+                    HTTPRequest(url: url, headers: [("Accept", "application/json")]), context: context, what: what)
+            } catch  where error.code == .http(404) && level != .application {
+                context.note("settings-level", "no \(level.rawValue) settings (404); the levels above apply")
+                continue
+            }
+            let answer = try Backend.json(response, what: what)
             do throws(TransformError) {
-                values = try StructureReaders.settings(document)
+                try merged.add(answer, from: url.absoluteString)
             } catch {
                 throw StepFailure(
-                    .badSettings,
-                    "the settings from \(urls.joined(separator: " and ")) cannot be read: \(error.description)")
+                    .badSettings, "the settings from \(url.absoluteString) cannot be read: \(error.description)")
             }
-            try context.provide(values)
-            context.keep(.object([("settings", .object(values.keys.sorted().map { ($0, values[$0]!.json()) }))]))
-            if let settings = InfoEntries(values)[.logSettings], let policy = RunLogPolicy(settings) {
-                policy.apply(context)
-            }
-            return .success
-        } catch {
-            return Task.isCancelled ? .cancelled : .failure(error)
         }
+        let document = merged.document
+        let values: [String: InfoValue]
+        do throws(TransformError) {
+            values = try StructureReaders.settings(document)
+        } catch {
+            throw StepFailure(
+                .badSettings,
+                "the settings from \(urls.joined(separator: " and ")) cannot be read: \(error.description)")
+        }
+        try context.provide(values)
+        context.keep(.object([("settings", .object(values.keys.sorted().map { ($0, values[$0]!.json()) }))]))
+        if let settings = InfoEntries(values)[.logSettings], let policy = RunLogPolicy(settings) {
+            policy.apply(context)
+        }
+        return .success
     }
 }
 

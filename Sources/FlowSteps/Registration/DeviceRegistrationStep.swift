@@ -21,7 +21,7 @@ struct DeviceRegistrationStep: BuiltinStep, RegistrationDeletingStep {
         name: "device-registration", aliases: [],
         summary:
             "Registers the device with the backend's `Connections` entity where registration is explicit, and "
-                + "provides the registration's ID.",
+            + "provides the registration's ID.",
         parameters: [
             ParameterSpec("device-type", .string, default: "Linux", "The `DeviceType` property sent."),
             ParameterSpec(
@@ -110,66 +110,52 @@ struct DeviceRegistrationStep: BuiltinStep, RegistrationDeletingStep {
         }
     }
 
-    func onboard(_ context: StepContext) async -> StepOutcome {
-        do throws(StepFailure) {
-            try await register(context)
-            return .success
-        } catch {
-            return Task.isCancelled ? .cancelled : .failure(error)
-        }
+    func onboard(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        try await register(context)
+        return .success
     }
 
     /// Checks that the backend still has the registration kept at onboarding, and provides its ID; a step that
     /// kept none (added to the flow after onboarding) registers now.
-    func restore(_ context: StepContext) async -> StepOutcome {
+    func restore(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
         guard let kept = Kept(context.kept) else {
             context.note("registering", "no device registration was kept at onboarding: registering the device now")
-            return await onboard(context)
+            return try await onboard(context)
         }
+        let url = try Self.url(kept, context: context)
+        let what = "checking the device registration `\(kept.id)`"
         do throws(StepFailure) {
-            let url = try Self.url(kept, context: context)
-            let what = "checking the device registration `\(kept.id)`"
-            do throws(StepFailure) {
-                _ = try await Backend.fetch(
-                    HTTPRequest(url: url, headers: [("Accept", "application/json")]), context: context, what: what)
-            } catch where error.code == .http(404) {
-                throw StepFailure(
-                    .registrationMissing,
-                    "\(what): the backend no longer has it (GET \(url.absoluteString) answered 404); reset and onboard "
-                        + "again to register the device anew")
-            }
-            try context.provide([InfoKey<String>.registrationID.name: .string(kept.id)])
-            return .success
-        } catch {
-            return Task.isCancelled ? .cancelled : .failure(error)
+            _ = try await Backend.fetch(
+                HTTPRequest(url: url, headers: [("Accept", "application/json")]), context: context, what: what)
+        } catch  where error.code == .http(404) {
+            throw StepFailure(
+                .registrationMissing,
+                "\(what): the backend no longer has it (GET \(url.absoluteString) answered 404); reset and onboard "
+                    + "again to register the device anew")
         }
+        try context.provide([InfoKey<String>.registrationID.name: .string(kept.id)])
+        return .success
     }
 
     /// Removes the registration kept at onboarding on the backend; one the backend no longer has counts as removed.
-    func deleteRegistration(_ context: StepContext) async -> StepOutcome {
+    func deleteRegistration(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
         guard let kept = Kept(context.kept) else {
             context.note("nothing-registered", "no device registration was kept: nothing to delete on the backend")
             return .success(.forgetKept)
         }
+        let url = try Self.url(kept, context: context)
+        let what = "deleting the device registration `\(kept.id)`"
         do throws(StepFailure) {
-            let url = try Self.url(kept, context: context)
-            let what = "deleting the device registration `\(kept.id)`"
-            do throws(StepFailure) {
-                _ = try await Backend.fetch(HTTPRequest(method: "DELETE", url: url), context: context, what: what)
-            } catch where error.code == .http(404) {
-                context.note("already-removed", "\(what): the backend no longer has it (404)")
-            }
-            return .success(.forgetKept)
-        } catch {
-            return Task.isCancelled ? .cancelled : .failure(error)
+            _ = try await Backend.fetch(HTTPRequest(method: "DELETE", url: url), context: context, what: what)
+        } catch  where error.code == .http(404) {
+            context.note("already-removed", "\(what): the backend no longer has it (404)")
         }
+        return .success(.forgetKept)
     }
 
     private func register(_ context: StepContext) async throws(StepFailure) {
         let (base, applicationID) = try Backend.base(context)
-        guard let device = context.info[.deviceID] else {
-            throw StepFailure(.missingInfo, "step `\(context.name)` needs `deviceID`")
-        }
+        let device = try context.required(.deviceID)
         guard let url = URL(string: Kept.connectionsPath(applicationID), relativeTo: base)?.absoluteURL else {
             throw StepFailure(.badParameter, "cannot form the registration URL from \(base.absoluteString)")
         }
@@ -233,16 +219,16 @@ struct DeviceRegistrationStep: BuiltinStep, RegistrationDeletingStep {
     /// `Linux x86_64`: the operating system and the machine this build runs on.
     static var machine: String {
         #if arch(x86_64)
-            let architecture = "x86_64"
+        let architecture = "x86_64"
         #elseif arch(arm64)
-            let architecture = "arm64"
+        let architecture = "arm64"
         #else
-            let architecture = "unknown"
+        let architecture = "unknown"
         #endif
         #if os(Linux)
-            return "Linux \(architecture)"
+        return "Linux \(architecture)"
         #else
-            return "\(ProcessInfo.processInfo.operatingSystemVersionString) \(architecture)"
+        return "\(ProcessInfo.processInfo.operatingSystemVersionString) \(architecture)"
         #endif
     }
 }

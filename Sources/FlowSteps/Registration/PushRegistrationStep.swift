@@ -198,61 +198,50 @@ struct PushRegistrationStep: BuiltinStep, RegistrationDeletingStep {
         }
     }
 
-    func onboard(_ context: StepContext) async -> StepOutcome {
-        do throws(StepFailure) {
-            try await register(try context.resolve(token), context: context)
-            return .success
-        } catch {
-            return Task.isCancelled ? .cancelled : .failure(error)
-        }
+    func onboard(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        try await register(try context.resolve(token), context: context)
+        return .success
     }
 
     /// Registers the token again only when it changed since onboarding. A restore that is given no token keeps the
     /// registration it has: asking a person for a token the device has not replaced is no use.
-    func restore(_ context: StepContext) async -> StepOutcome {
-        guard let kept = Kept(context.kept) else { return await onboard(context) }
-        do throws(StepFailure) {
-            guard let token = try given(context) else {
-                context.note("push-kept", "no push token given: the device's push registration stays as it is")
-                return .success
-            }
-            guard Self.digest(of: token) != kept.tokenDigest else {
-                context.note("push-unchanged", "the push token has not changed: nothing to register")
-                return .success
-            }
-            try await register(token, context: context)
+    func restore(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        guard let kept = Kept(context.kept) else { return try await onboard(context) }
+        guard let token = try given(context) else {
+            context.note("push-kept", "no push token given: the device's push registration stays as it is")
             return .success
-        } catch {
-            return Task.isCancelled ? .cancelled : .failure(error)
         }
+        guard Self.digest(of: token) != kept.tokenDigest else {
+            context.note("push-unchanged", "the push token has not changed: nothing to register")
+            return .success
+        }
+        try await register(token, context: context)
+        return .success
     }
 
     /// Unregisters the device's push token where onboarding registered it; a failure is noted and does not stop
     /// the reset, which removes everything here anyway.
-    func reset(_ context: StepContext) async -> StepOutcome {
+    func reset(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
         guard context.kept != nil else { return .success }
-        if let failure = await deleteRegistration(context).failure {
-            context.note(
-                "unregister-failed", "the push token was not unregistered before the reset: \(failure.message)")
+        do {
+            _ = try await deleteRegistration(context)
+        } catch  where !Task.isCancelled {
+            context.note("unregister-failed", "the push token was not unregistered before the reset: \(error.message)")
         }
         return .success
     }
 
     /// Removes the device's push registration on the backend; one the backend no longer has counts as removed.
-    func deleteRegistration(_ context: StepContext) async -> StepOutcome {
+    func deleteRegistration(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
         guard let kept = Kept(context.kept) else { return .success(.forgetKept) }
+        let url = try Self.url(kept, context: context)
+        let what = "unregistering the push token"
         do throws(StepFailure) {
-            let url = try Self.url(kept, context: context)
-            let what = "unregistering the push token"
-            do throws(StepFailure) {
-                _ = try await Backend.fetch(HTTPRequest(method: "DELETE", url: url), context: context, what: what)
-            } catch  where error.code == .http(404) {
-                context.note("already-removed", "\(what): the backend has no push registration for the device (404)")
-            }
-            return .success(.forgetKept)
-        } catch {
-            return Task.isCancelled ? .cancelled : .failure(error)
+            _ = try await Backend.fetch(HTTPRequest(method: "DELETE", url: url), context: context, what: what)
+        } catch  where error.code == .http(404) {
+            context.note("already-removed", "\(what): the backend has no push registration for the device (404)")
         }
+        return .success(.forgetKept)
     }
 
     /// The token when it is given without asking anyone: a lone `${input.NAME}` is looked up, not prompted for;
@@ -267,9 +256,7 @@ struct PushRegistrationStep: BuiltinStep, RegistrationDeletingStep {
         }
         context.redactor.add(token)
         let (base, applicationID) = try Backend.base(context)
-        guard let device = context.info[.deviceID] else {
-            throw StepFailure(.missingInfo, "step `\(context.name)` needs `deviceID`")
-        }
+        let device = try context.required(.deviceID)
         let kept = Kept(
             application: applicationID, backend: base, device: device, system: system.rawValue,
             tokenDigest: Self.digest(of: token))

@@ -43,24 +43,20 @@ struct PushStatusStep: BuiltinStep {
         status = try parameters.choice("status", as: Status.self) ?? .consumed
     }
 
-    func onboard(_ context: StepContext) async -> StepOutcome {
-        do throws(StepFailure) {
-            guard let id = try notification.ifGiven(context) else {
-                context.note("push-status", "no notification ID given (`\(notification.text)`): nothing to report")
-                return .success
-            }
-            let (base, applicationID) = try Backend.base(context)
-            let path =
-                "/mobileservices/push/v1/runtime/applications/\(Backend.segment(applicationID))/notifications/"
-                + "\(Backend.segment(id))/status/\(status.rawValue.uppercased())"
-            let url = try Backend.url(path, on: base, for: "the notification's status")
-            _ = try await Backend.fetch(
-                HTTPRequest(method: "PUT", url: url), context: context,
-                what: "reporting notification `\(id)` as \(status.rawValue)")
-            context.note("push-status", "notification `\(id)` reported as \(status.rawValue)")
+    func onboard(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        guard let id = try notification.ifGiven(context) else {
+            context.note("push-status", "no notification ID given (`\(notification.text)`): nothing to report")
             return .success
-        } catch {
-            return Task.isCancelled ? .cancelled : .failure(error)
         }
+        let (base, applicationID) = try Backend.base(context)
+        let path =
+            "/mobileservices/push/v1/runtime/applications/\(Backend.segment(applicationID))/notifications/"
+            + "\(Backend.segment(id))/status/\(status.rawValue.uppercased())"
+        let url = try Backend.url(path, on: base, for: "the notification's status")
+        _ = try await Backend.fetch(
+            HTTPRequest(method: "PUT", url: url), context: context,
+            what: "reporting notification `\(id)` as \(status.rawValue)")
+        context.note("push-status", "notification `\(id)` reported as \(status.rawValue)")
+        return .success
     }
 }

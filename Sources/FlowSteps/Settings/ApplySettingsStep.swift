@@ -50,35 +50,31 @@ struct ApplySettingsStep: BuiltinStep {
         checkUser = try parameters.flag("check-user") ?? true
     }
 
-    func onboard(_ context: StepContext) async -> StepOutcome {
-        do throws(StepFailure) {
-            let logSettings = try required(.logSettings, context)
-            let passcodePolicy = try required(.passcodePolicy, context)
-            guard let logPolicy = RunLogPolicy(logSettings) else {
-                throw StepFailure(
-                    .badSettings,
-                    "the log settings name the level `\(logSettings.text("level") ?? "")`, which is not one of "
-                        + RunLog.Level.allCases.map(\.name).joined(separator: ", "))
-            }
-            logPolicy.apply(context)
-            let usage = Self.usagePolicy(
-                settings: context.info[.usageSettings], consent: context.info[.dataCollectionConsent])
-            context.note("usage-policy", usage.reason ?? "")
-            Self.report(context)
-            if case .int(let seconds)? = passcodePolicy["lockTimeout"] {
-                context.note(
-                    "lock-timeout",
-                    seconds > 0
-                        ? "the passcode policy locks the store after \(seconds) s in the background"
-                        : "the passcode policy's lock timeout is 0: the store locks as soon as the app leaves")
-            }
-            if checkUser { try await self.checkUser(context) }
-            try context.provide(.logPolicy, logPolicy.record)
-            try context.provide(.usagePolicy, usage)
-            return .success
-        } catch {
-            return Task.isCancelled ? .cancelled : .failure(error)
+    func onboard(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        let logSettings = try context.required(.logSettings)
+        let passcodePolicy = try context.required(.passcodePolicy)
+        guard let logPolicy = RunLogPolicy(logSettings) else {
+            throw StepFailure(
+                .badSettings,
+                "the log settings name the level `\(logSettings.text("level") ?? "")`, which is not one of "
+                    + RunLog.Level.allCases.map(\.name).joined(separator: ", "))
         }
+        logPolicy.apply(context)
+        let usage = Self.usagePolicy(
+            settings: context.info[.usageSettings], consent: context.info[.dataCollectionConsent])
+        context.note("usage-policy", usage.reason ?? "")
+        Self.report(context)
+        if case .int(let seconds)? = passcodePolicy["lockTimeout"] {
+            context.note(
+                "lock-timeout",
+                seconds > 0
+                    ? "the passcode policy locks the store after \(seconds) s in the background"
+                    : "the passcode policy's lock timeout is 0: the store locks as soon as the app leaves")
+        }
+        if checkUser { try await self.checkUser(context) }
+        try context.provide(.logPolicy, logPolicy.record)
+        try context.provide(.usagePolicy, usage)
+        return .success
     }
 
     /// Whether usage may be uploaded: the settings' usage policy turns data collection on (the SDKs collect nothing
@@ -137,12 +133,5 @@ struct ApplySettingsStep: BuiltinStep {
         } catch  where error.code == .http(404) {
             context.note("user-state", "the role service knows no user here (a client's own login): nothing checked")
         }
-    }
-
-    private func required<Value>(_ key: InfoKey<Value>, _ context: StepContext) throws(StepFailure) -> Value {
-        guard let value = context.info[key] else {
-            throw StepFailure(.missingInfo, "step `\(context.name)` needs `\(key.name)`, which no step provided")
-        }
-        return value
     }
 }

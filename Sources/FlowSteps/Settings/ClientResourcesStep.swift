@@ -119,7 +119,7 @@ struct ClientResourcesStep: BuiltinStep {
 
     /// Removes the file the step downloaded, if it still holds what was downloaded, and the folders the step made
     /// for it, when they are empty: nothing the person put there or changed is removed.
-    func reset(_ context: StepContext) async -> StepOutcome {
+    func reset(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
         guard let kept = Kept(context.kept) else { return .success(.forgetKept) }
         Self.remove(kept, context: context)
         return .success(.forgetKept)
@@ -138,47 +138,43 @@ struct ClientResourcesStep: BuiltinStep {
         }
     }
 
-    func onboard(_ context: StepContext) async -> StepOutcome {
-        await run(context, kept: nil)
+    func onboard(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        try await run(context, kept: nil)
     }
 
-    func restore(_ context: StepContext) async -> StepOutcome {
-        await run(context, kept: Kept(context.kept))
+    func restore(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        try await run(context, kept: Kept(context.kept))
     }
 
-    private func run(_ context: StepContext, kept: Kept?) async -> StepOutcome {
-        do throws(StepFailure) {
-            let base = try Self.base(context)
-            let listed = try await Self.list(base, context: context)
-            guard let folder else {
-                try provide(listed, file: nil, context: context)
-                context.note("client-resources", Self.summary(listed))
-                return .success
-            }
-            let chosen = try choose(from: listed)
-            let path = try Self.path(in: folder, context: context, fileName: chosen?.fileName)
-            if let chosen, let kept, kept.name == chosen.name, kept.version == chosen.version, kept.file == path,
-                let found = Self.digest(ofFileAt: path)
-            {
-                // The version downloaded before: nothing to fetch. A file changed since is the person's now.
-                try provide(listed, file: (chosen, path), context: context)
-                context.keep(kept.json)
-                context.note(
-                    "client-resources",
-                    found == kept.digest
-                        ? "bundle `\(chosen.name)` \(chosen.version) is unchanged at \(path)"
-                        : "bundle `\(chosen.name)` \(chosen.version) at \(path) was changed since it was downloaded; "
-                            + "it is left as it is")
-                return .success
-            }
-            let (bundle, written) = try await download(chosen, base: base, folder: folder, kept: kept, context: context)
-            try provide(listed, file: (bundle, written.file), context: context)
-            context.keep(written.json)
-            context.note("client-resources", "bundle `\(bundle.name)` \(bundle.version) written to \(written.file)")
+    private func run(_ context: StepContext, kept: Kept?) async throws(StepFailure) -> StepOutcome {
+        let base = try Self.base(context)
+        let listed = try await Self.list(base, context: context)
+        guard let folder else {
+            try provide(listed, file: nil, context: context)
+            context.note("client-resources", Self.summary(listed))
             return .success
-        } catch {
-            return Task.isCancelled ? .cancelled : .failure(error)
         }
+        let chosen = try choose(from: listed)
+        let path = try Self.path(in: folder, context: context, fileName: chosen?.fileName)
+        if let chosen, let kept, kept.name == chosen.name, kept.version == chosen.version, kept.file == path,
+            let found = Self.digest(ofFileAt: path)
+        {
+            // The version downloaded before: nothing to fetch. A file changed since is the person's now.
+            try provide(listed, file: (chosen, path), context: context)
+            context.keep(kept.json)
+            context.note(
+                "client-resources",
+                found == kept.digest
+                    ? "bundle `\(chosen.name)` \(chosen.version) is unchanged at \(path)"
+                    : "bundle `\(chosen.name)` \(chosen.version) at \(path) was changed since it was downloaded; "
+                        + "it is left as it is")
+            return .success
+        }
+        let (bundle, written) = try await download(chosen, base: base, folder: folder, kept: kept, context: context)
+        try provide(listed, file: (bundle, written.file), context: context)
+        context.keep(written.json)
+        context.note("client-resources", "bundle `\(bundle.name)` \(bundle.version) written to \(written.file)")
+        return .success
     }
 
     /// `…/mobileservices/application/<app>/bundles/v1/runtime/bundle/application/<app>`.

@@ -59,40 +59,36 @@ struct CrashReportUploadStep: BuiltinStep {
         var digest: String
     }
 
-    func onboard(_ context: StepContext) async -> StepOutcome {
-        do throws(StepFailure) {
-            let sent = Self.sentDigests(context.kept)
-            let (_, applicationID) = try Backend.base(context)
-            guard context.info[.usageSettings]?["crashLogUploadEnabled"] == .bool(true) else {
-                context.note(
-                    "crash-reports", "nothing sent: the tenant's usage settings do not enable crash reports")
-                context.keep(Self.kept(sent))
-                return .success
-            }
-            let path =
-                folder.hasPrefix("/") ? folder : flowFolder.appendingPathComponent(folder).standardizedFileURL.path
-            let waiting = try Self.reports(in: path).filter { !sent.contains($0.digest) }
-            guard !waiting.isEmpty else {
-                context.note("crash-reports", "no new crash report in \(path)")
-                context.keep(Self.kept(sent))
-                return .success
-            }
-            let batch = Array(waiting.prefix(Self.reportsPerRun))
-            let body = Self.report(batch, network: network, context: context, applicationID: applicationID)
-            _ = try await ServiceUpload.post(
-                Array(body.rendered(pretty: false).utf8), contentType: "application/json",
-                to: { _ in "/mobileservices/clientdata/v1/runtime/crashlog" }, context: context,
-                what: "uploading crash reports")
-            context.keep(Self.kept(sent + batch.map(\.digest)))
-            let left = waiting.count - batch.count
+    func onboard(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        let sent = Self.sentDigests(context.kept)
+        let (_, applicationID) = try Backend.base(context)
+        guard context.info[.usageSettings]?["crashLogUploadEnabled"] == .bool(true) else {
             context.note(
-                "crash-reports",
-                "sent \(batch.count) crash report(s): \(batch.map(\.name).joined(separator: ", "))"
-                    + (left > 0 ? "; \(left) left for the next run" : ""))
+                "crash-reports", "nothing sent: the tenant's usage settings do not enable crash reports")
+            context.keep(Self.kept(sent))
             return .success
-        } catch {
-            return Task.isCancelled ? .cancelled : .failure(error)
         }
+        let path =
+            folder.hasPrefix("/") ? folder : flowFolder.appendingPathComponent(folder).standardizedFileURL.path
+        let waiting = try Self.reports(in: path).filter { !sent.contains($0.digest) }
+        guard !waiting.isEmpty else {
+            context.note("crash-reports", "no new crash report in \(path)")
+            context.keep(Self.kept(sent))
+            return .success
+        }
+        let batch = Array(waiting.prefix(Self.reportsPerRun))
+        let body = Self.report(batch, network: network, context: context, applicationID: applicationID)
+        _ = try await ServiceUpload.post(
+            Array(body.rendered(pretty: false).utf8), contentType: "application/json",
+            to: { _ in "/mobileservices/clientdata/v1/runtime/crashlog" }, context: context,
+            what: "uploading crash reports")
+        context.keep(Self.kept(sent + batch.map(\.digest)))
+        let left = waiting.count - batch.count
+        context.note(
+            "crash-reports",
+            "sent \(batch.count) crash report(s): \(batch.map(\.name).joined(separator: ", "))"
+                + (left > 0 ? "; \(left) left for the next run" : ""))
+        return .success
     }
 
     /// The `*.crash` regular files of `path`, oldest first; links and anything else are passed over.

@@ -27,24 +27,20 @@ struct DestinationsDownloadStep: BuiltinStep {
 
     init(_ parameters: BuiltinParameters) throws(ParameterProblem) {}
 
-    func onboard(_ context: StepContext) async -> StepOutcome {
-        do throws(StepFailure) {
-            let (base, applicationID) = try Backend.base(context)
-            let url = try Backend.url(
-                "/odata/applications/v4/\(Backend.segment(applicationID))/Endpoints", on: base, for: "the destinations")
-            let what = "downloading the destinations"
-            let response = try await Backend.fetch(
-                HTTPRequest(url: url, headers: [("Accept", "application/json")]), context: context, what: what)
-            let destinations = try Self.read(try Backend.json(response, what: what), base: base, from: url)
-            try context.provide(.destinations, destinations)
-            let names = destinations.entries.compactMap { $0.text("name") }
-            context.note(
-                "destinations",
-                names.isEmpty ? "the backend lists no destinations" : "destinations: \(names.joined(separator: ", "))")
-            return .success
-        } catch {
-            return Task.isCancelled ? .cancelled : .failure(error)
-        }
+    func onboard(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        let (base, applicationID) = try Backend.base(context)
+        let url = try Backend.url(
+            "/odata/applications/v4/\(Backend.segment(applicationID))/Endpoints", on: base, for: "the destinations")
+        let what = "downloading the destinations"
+        let response = try await Backend.fetch(
+            HTTPRequest(url: url, headers: [("Accept", "application/json")]), context: context, what: what)
+        let destinations = try Self.read(try Backend.json(response, what: what), base: base, from: url)
+        try context.provide(.destinations, destinations)
+        let names = destinations.entries.compactMap { $0.text("name") }
+        context.note(
+            "destinations",
+            names.isEmpty ? "the backend lists no destinations" : "destinations: \(names.joined(separator: ", "))")
+        return .success
     }
 
     /// An OData `Endpoints` answer (`{"d": {"results": [{"EndpointName": …}]}}`, or `{"value": […]}` of OData

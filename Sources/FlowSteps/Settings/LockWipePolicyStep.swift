@@ -25,22 +25,16 @@ struct LockWipePolicyStep: BuiltinStep {
 
     init(_ parameters: BuiltinParameters) throws(ParameterProblem) {}
 
-    func onboard(_ context: StepContext) async -> StepOutcome {
-        apply(context)
+    func onboard(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        try apply(context)
     }
 
-    func restore(_ context: StepContext) async -> StepOutcome {
-        apply(context)
+    func restore(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        try apply(context)
     }
 
-    private func apply(_ context: StepContext) -> StepOutcome {
-        guard let policy = context.info[.lockWipePolicy] else {
-            return .failure(
-                StepFailure(
-                    .missingInfo,
-                    "step `\(context.name)` needs `lockWipePolicy`, which no step provided (a `settings-download` "
-                        + "before it provides it)"))
-        }
+    private func apply(_ context: StepContext) throws(StepFailure) -> StepOutcome {
+        let policy = try context.required(.lockWipePolicy, hint: "a `settings-download` before it provides it")
         guard policy["enabled"] == .bool(true) else {
             context.note("lock-wipe-policy", "the settings have no lock and wipe policy: nothing applies")
             return context.kept == nil ? .success : .success(.forgetKept)
@@ -59,19 +53,17 @@ struct LockWipePolicyStep: BuiltinStep {
         context.keep(context.kept ?? .object([]))
         let days = Int(context.now.timeIntervalSince(contacted) / 86_400)
         if case .int(let wipe)? = policy["wipeDisconnectedPeriod"], wipe > 0, days >= wipe {
-            return .failure(
-                StepFailure(
-                    .wiped,
-                    "the lock and wipe policy wipes after \(wipe) days without reaching the backend, and it was last "
-                        + "reached \(days) days ago (\(text)); this onboarding's state and store were removed",
-                    wipes: true))
+            throw StepFailure(
+                .wiped,
+                "the lock and wipe policy wipes after \(wipe) days without reaching the backend, and it was last "
+                    + "reached \(days) days ago (\(text)); this onboarding's state and store were removed",
+                wipes: true)
         }
         if case .int(let lock)? = policy["lockDisconnectedPeriod"], lock > 0, days >= lock {
-            return .failure(
-                StepFailure(
-                    .locked,
-                    "the lock and wipe policy locks after \(lock) days without reaching the backend, and it was last "
-                        + "reached \(days) days ago (\(text)); reach the backend to unlock"))
+            throw StepFailure(
+                .locked,
+                "the lock and wipe policy locks after \(lock) days without reaching the backend, and it was last "
+                    + "reached \(days) days ago (\(text)); reach the backend to unlock")
         }
         context.note("lock-wipe-policy", "the backend was last reached \(days) days ago: within the policy")
         return .success

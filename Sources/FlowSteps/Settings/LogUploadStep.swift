@@ -27,28 +27,22 @@ struct LogUploadStep: BuiltinStep {
 
     init(_ parameters: BuiltinParameters) throws(ParameterProblem) {}
 
-    func onboard(_ context: StepContext) async -> StepOutcome {
-        do throws(StepFailure) {
-            guard let policy = context.info[.logPolicy] else {
-                throw StepFailure(.missingInfo, "step `\(context.name)` needs `logPolicy`, which no step provided")
-            }
-            guard policy.upload else {
-                let reason = "the log settings do not allow uploads (log level \(policy.level ?? "NONE"))"
-                context.note("log-upload", "nothing sent: \(reason)")
-                context.say("The log was not uploaded: \(reason).")
-                return .success
-            }
-            let text = Self.text(context)
-            let url = try await ServiceUpload.post(
-                FileUpload(fileName: "upload.log", bytes: Array(text.utf8)),
-                to: { "/mobileservices/application/\($0)/clientlogs/v1/runtime/log/application/\($0)" },
-                context: context, what: "uploading the log")
-            let lines = text.split(separator: "\n").count
-            context.note("log-upload", "sent \(lines) lines (\(text.utf8.count) bytes) to \(url.absoluteString)")
+    func onboard(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        let policy = try context.required(.logPolicy)
+        guard policy.upload else {
+            let reason = "the log settings do not allow uploads (log level \(policy.level ?? "NONE"))"
+            context.note("log-upload", "nothing sent: \(reason)")
+            context.say("The log was not uploaded: \(reason).")
             return .success
-        } catch {
-            return Task.isCancelled ? .cancelled : .failure(error)
         }
+        let text = Self.text(context)
+        let url = try await ServiceUpload.post(
+            FileUpload(fileName: "upload.log", bytes: Array(text.utf8)),
+            to: { "/mobileservices/application/\($0)/clientlogs/v1/runtime/log/application/\($0)" },
+            context: context, what: "uploading the log")
+        let lines = text.split(separator: "\n").count
+        context.note("log-upload", "sent \(lines) lines (\(text.utf8.count) bytes) to \(url.absoluteString)")
+        return .success
     }
 
     /// The log as sent, in the SDKs' log file format (docs/emulator.md gives the source): one line per entry,

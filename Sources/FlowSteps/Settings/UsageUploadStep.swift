@@ -30,41 +30,35 @@ struct UsageUploadStep: BuiltinStep {
 
     init(_ parameters: BuiltinParameters) throws(ParameterProblem) {}
 
-    func onboard(_ context: StepContext) async -> StepOutcome {
-        do throws(StepFailure) {
-            guard let policy = context.info[.usagePolicy] else {
-                throw StepFailure(.missingInfo, "step `\(context.name)` needs `usagePolicy`, which no step provided")
-            }
-            guard policy.upload else {
-                let reason = policy.reason ?? "the usage policy does not allow it"
-                context.note("usage-upload", "nothing sent: \(reason)")
-                context.say("No usage report was sent: \(reason).")
-                return .success
-            }
-            if let wait = Self.interval(context), let last = Self.lastUpload(context),
-                context.now.timeIntervalSince(last) < Double(wait) * 86_400
-            {
-                let reason =
-                    "the usage policy uploads every \(wait) days and the last upload was "
-                    + last.formatted(.iso8601)
-                context.note("usage-upload", "nothing sent: \(reason)")
-                context.say("No usage report was sent: \(reason).")
-                context.keep(context.kept ?? .object([]))
-                return .success
-            }
-            let (_, applicationID) = try Backend.base(context)
-            let report = Self.report(context, applicationID: applicationID)
-            let version = context.info[.settingsParameters]?.applicationVersion ?? "0"
-            _ = try await ServiceUpload.post(
-                FileUpload(fileName: "usage.\(version)", bytes: Array(report.rendered(pretty: false).utf8)),
-                to: { "/mobileservices/application/\($0)/clientusage/v1/runtime/clientusage/application/\($0)" },
-                context: context, what: "uploading the usage report")
-            context.keep(.object([("uploaded", .string(context.now.formatted(.iso8601)))]))
-            context.note("usage-upload", "sent a usage report of \(context.history.entries.count) steps")
+    func onboard(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        let policy = try context.required(.usagePolicy)
+        guard policy.upload else {
+            let reason = policy.reason ?? "the usage policy does not allow it"
+            context.note("usage-upload", "nothing sent: \(reason)")
+            context.say("No usage report was sent: \(reason).")
             return .success
-        } catch {
-            return Task.isCancelled ? .cancelled : .failure(error)
         }
+        if let wait = Self.interval(context), let last = Self.lastUpload(context),
+            context.now.timeIntervalSince(last) < Double(wait) * 86_400
+        {
+            let reason =
+                "the usage policy uploads every \(wait) days and the last upload was "
+                + last.formatted(.iso8601)
+            context.note("usage-upload", "nothing sent: \(reason)")
+            context.say("No usage report was sent: \(reason).")
+            context.keep(context.kept ?? .object([]))
+            return .success
+        }
+        let (_, applicationID) = try Backend.base(context)
+        let report = Self.report(context, applicationID: applicationID)
+        let version = context.info[.settingsParameters]?.applicationVersion ?? "0"
+        _ = try await ServiceUpload.post(
+            FileUpload(fileName: "usage.\(version)", bytes: Array(report.rendered(pretty: false).utf8)),
+            to: { "/mobileservices/application/\($0)/clientusage/v1/runtime/clientusage/application/\($0)" },
+            context: context, what: "uploading the usage report")
+        context.keep(.object([("uploaded", .string(context.now.formatted(.iso8601)))]))
+        context.note("usage-upload", "sent a usage report of \(context.history.entries.count) steps")
+        return .success
     }
 
     /// The settings' upload interval in days; `nil` when it is 0 or not set (every run may upload).

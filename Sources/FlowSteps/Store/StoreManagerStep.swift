@@ -26,7 +26,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
         name: "store-manager", aliases: ["StoreManagerStep"],
         summary:
             "Creates (onboard) or opens (restore) the encrypted store, protected by a passcode that follows the "
-                + "passcode policy.",
+            + "passcode policy.",
         parameters: [
             ParameterSpec(
                 "passcode", .secret, default: ValueReference.prompt,
@@ -59,53 +59,49 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
 
     // MARK: - Modes
 
-    func onboard(_ context: StepContext) async -> StepOutcome {
-        do throws(StepFailure) {
-            let policy = Self.policy(in: context.info)
-            let chosen = try newPasscode(context, policy: policy, input: "passcode")
-            if chosen == nil {
-                context.say(
-                    "The store is not protected by a passcode: the passcode policy "
-                        + "\(policy.enabled ? "allows a default password" : "is off") and none was given."
-                )
-            }
-            let final = path(context)
-            removeLeftovers(in: context.stateFolder)
-            let temporary =
-                context.stateFolder + "/" + storeFile.unfinishedName(onboardingID: context.onboardingID)
-            let recovery = await sendRecoveryKey(context)
-            if chosen != nil {
-                // An event for whoever waits on the run: a Ctrl-C from here on interrupts the derivation's wait.
-                context.note(
-                    "deriving-key", "Deriving the store's key from the passcode (\(KeyDerivation.recommended)).")
-            }
-            let store: SecureStore
-            do throws(StepFailure) {
-                store = try await Self.offThePool { () throws(StepFailure) in
-                    try Self.failure { () throws(StoreError) in
-                        try SecureStore.create(at: temporary, passcode: chosen, policy: policy, recoveryKey: recovery)
-                    }
-                }
-            } catch {
-                // Cancelled while the key is derived: the derivation runs on with its half-made file, which is not
-                // kept (a late one is a leftover the next onboarding removes).
-                do throws(StoreError) {
-                    try SecureStore.remove(at: temporary)
-                } catch {
-                    context.note("store-left", "the unfinished store stays until the next onboarding: \(error)")
-                }
-                throw error
-            }
-            let vault = StoreVault(
-                store: store, finalPath: final, storeFile: storeFile, passcode: chosen, isNew: true, context: context)
-            try context.provide(["store": .record([:])])
-            return .success(.storeOpened(vault))
-        } catch {
-            return .failure(error)
+    func onboard(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        let policy = Self.policy(in: context.info)
+        let chosen = try newPasscode(context, policy: policy, input: "passcode")
+        if chosen == nil {
+            context.say(
+                "The store is not protected by a passcode: the passcode policy "
+                    + "\(policy.enabled ? "allows a default password" : "is off") and none was given."
+            )
         }
+        let final = path(context)
+        removeLeftovers(in: context.stateFolder)
+        let temporary =
+            context.stateFolder + "/" + storeFile.unfinishedName(onboardingID: context.onboardingID)
+        let recovery = await sendRecoveryKey(context)
+        if chosen != nil {
+            // An event for whoever waits on the run: a Ctrl-C from here on interrupts the derivation's wait.
+            context.note(
+                "deriving-key", "Deriving the store's key from the passcode (\(KeyDerivation.recommended)).")
+        }
+        let store: SecureStore
+        do throws(StepFailure) {
+            store = try await Self.offThePool { () throws(StepFailure) in
+                try Self.failure { () throws(StoreError) in
+                    try SecureStore.create(at: temporary, passcode: chosen, policy: policy, recoveryKey: recovery)
+                }
+            }
+        } catch {
+            // Cancelled while the key is derived: the derivation runs on with its half-made file, which is not
+            // kept (a late one is a leftover the next onboarding removes).
+            do throws(StoreError) {
+                try SecureStore.remove(at: temporary)
+            } catch {
+                context.note("store-left", "the unfinished store stays until the next onboarding: \(error)")
+            }
+            throw error
+        }
+        let vault = StoreVault(
+            store: store, finalPath: final, storeFile: storeFile, passcode: chosen, isNew: true, context: context)
+        try context.provide(["store": .record([:])])
+        return .success(.storeOpened(vault))
     }
 
-    func restore(_ context: StepContext) async -> StepOutcome {
+    func restore(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
         do throws(StepFailure) {
             var (store, current) = try await opened(context)
             if store.header.policy.hasExpired(setAt: store.header.passcodeSetAt) {
@@ -117,7 +113,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
             try context.provide(["store": .record([:])])
             return .success(.storeOpened(vault(opened: store, current: current, context: context)))
         } catch {
-            return .failure(Self.unroutable(error))
+            throw Self.unroutable(error)
         }
     }
 
@@ -141,15 +137,11 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
     /// Removes every store of this step in the state folder (any onboarding ID, matched by its exact name) and
     /// unfinished ones, after deleting this onboarding's recovery key on the backend where it can.
     /// A store that cannot be removed fails the reset (`state-unwritable`), naming it.
-    func reset(_ context: StepContext) async -> StepOutcome {
+    func reset(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
         await deleteRecoveryKey(context)
         removeLeftovers(in: context.stateFolder)
-        do throws(StepFailure) {
-            for name in Self.names(in: context.stateFolder) where storeFile.isStore(name) {
-                try Self.removed(context.stateFolder + "/" + name)
-            }
-        } catch {
-            return .failure(error)
+        for name in Self.names(in: context.stateFolder) where storeFile.isStore(name) {
+            try Self.removed(context.stateFolder + "/" + name)
         }
         return .success
     }
@@ -172,7 +164,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
 
     /// Before a reset, opens the store when its passcode can be had (given, in the environment, or asked on a
     /// terminal), so that the steps after it can revoke the tokens it holds; otherwise says that they stay valid.
-    func openForReset(_ context: StepContext) async -> StepOutcome {
+    func openForReset(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
         guard !context.storeIsOpen, FileManager.default.fileExists(atPath: path(context)) else { return .success }
         let given = (try? context.input.given("passcode", secret: true)) ?? nil
         guard !passcode.asksPerson || given != nil || context.input.interactive else {
@@ -192,39 +184,35 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
         }
     }
 
-    func changePasscode(_ context: StepContext) async -> StepOutcome {
-        do throws(StepFailure) {
-            var (store, _) = try await opened(context)
-            defer { store.close() }
-            guard
-                let new = try newPasscode(context, policy: store.header.policy, input: "new-passcode", allowNone: false)
-            else {
-                throw context.input.missing("new-passcode", secret: true)
-            }
-            store = try await Self.changed(store, to: new, policy: store.header.policy, context: context)
-            context.say("The store's passcode was changed; the old one no longer opens it.")
-            return .success
-        } catch {
-            return Task.isCancelled ? .cancelled : .failure(error)
+    func changePasscode(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        var (store, _) = try await opened(context)
+        defer { store.close() }
+        guard
+            let new = try newPasscode(context, policy: store.header.policy, input: "new-passcode", allowNone: false)
+        else {
+            throw context.input.missing("new-passcode", secret: true)
         }
+        store = try await Self.changed(store, to: new, policy: store.header.policy, context: context)
+        context.say("The store's passcode was changed; the old one no longer opens it.")
+        return .success
     }
 
     /// Opens the store with the given passcode and closes it: a wrong one counts as an open's does (at the retry
     /// limit the onboarding is removed); nothing else changes.
-    func verifyPasscode(_ context: StepContext) async -> StepOutcome {
+    func verifyPasscode(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
         do throws(StepFailure) {
             let (store, code) = try await opened(context)
             store.close()
             context.say(code == nil ? "The store has no passcode." : "The passcode opens the store.")
             return .success
         } catch {
-            return .failure(Self.unroutable(error))
+            throw Self.unroutable(error)
         }
     }
 
     /// Before the lock timeout has passed since the onboarding was last used, succeeds without the passcode;
     /// after it (or with a timeout of 0, or no record of a use), opens the store as a restore does.
-    func unlock(_ context: StepContext) async -> StepOutcome {
+    func unlock(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
         let last = LastUse.load(from: context.stateFolder)
         let now = context.now
         if FileManager.default.fileExists(atPath: path(context)), let last,
@@ -240,7 +228,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
                     ? "locked: the passcode policy's lock timeout is 0, so every unlock asks for the passcode"
                     : "locked: \(since) s since the last run, lock timeout \(last.lockTimeout) s")
         }
-        return await restore(context)
+        return try await restore(context)
     }
 
     // MARK: - Recovery
@@ -273,7 +261,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
     /// After the plan's new login, fetches the recovery key the backend keeps for this user and protects the
     /// store with the `new-passcode` input, keeping everything it holds; the store stays open so that the new
     /// login's tokens are kept in it.
-    func forgotPasscode(_ context: StepContext) async -> StepOutcome {
+    func forgotPasscode(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
         let only = "only `--mode reset` can start again"
         do throws(StepFailure) {
             let path = path(context)
@@ -289,7 +277,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
                 response = try await Backend.fetch(
                     HTTPRequest(url: try recoveryURL(context), headers: [("Accept", "application/json")]),
                     context: context, what: what)
-            } catch where error.code == .http(404) || error.code == .http(403) {
+            } catch  where error.code == .http(404) || error.code == .http(403) {
                 throw StepFailure(
                     .noRecovery, "\(what): the backend keeps none for this user (\(error.message)): \(only)")
             }
@@ -317,7 +305,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
             try context.provide(["store": .record([:])])
             return .success(.storeOpened(vault(opened: store, current: new, context: context)))
         } catch {
-            return Task.isCancelled ? .cancelled : .failure(Self.unroutable(error))
+            throw Self.unroutable(error)
         }
     }
 

@@ -1,6 +1,6 @@
 public import FlowCatalog
 public import FlowDescriptor
-public import FlowVocabulary
+import FlowVocabulary
 
 /// A built-in structure transformer: reads a whole structure and provides several keys (`use: NAME`).
 ///
