@@ -205,6 +205,33 @@ let package = Package(
             // (docs/decisions/0010-static-release-executable.md).
             linkerSettings: [.unsafeFlags(["-static-executable"], .when(platforms: [.linux], configuration: .release))]
         ),
+        // What the test targets share: loopback servers, the emulator's start and stop, clean-up on every path.
+        .target(
+            name: "FlowTestSupport",
+            dependencies: [
+                "FlowEmulator",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Tests/FlowTestSupport",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "FlowCatalogTests",
+            dependencies: ["FlowCatalog", "FlowDescriptor"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "FlowConfigTests",
+            dependencies: ["FlowConfig", "FlowEngine", "FlowHTTP", "FlowVocabulary", "FlowDescriptor"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "FlowProcessTests",
+            dependencies: ["FlowProcess"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "FlowDescriptorTests",
             dependencies: ["FlowDescriptor"],
@@ -234,7 +261,8 @@ let package = Package(
         .testTarget(
             name: "FlowStepsTests",
             dependencies: [
-                "FlowVocabulary", "FlowSteps", "FlowEngine", "FlowConfig", "FlowTransform", "FlowDescriptor",
+                "FlowTestSupport", "FlowVocabulary", "FlowSteps", "FlowEngine", "FlowConfig", "FlowTransform",
+                "FlowDescriptor",
                 "FlowCatalog", "FlowCheck",
                 "FlowEmulator", "FlowAuth",
                 "FlowHTTP", "FlowStore",
@@ -257,7 +285,7 @@ let package = Package(
         .testTarget(
             name: "FlowAuthTests",
             dependencies: [
-                "FlowVocabulary", "FlowAuth", "FlowDescriptor", "FlowHTTP", "FlowEmulator",
+                "FlowTestSupport", "FlowVocabulary", "FlowAuth", "FlowDescriptor", "FlowHTTP", "FlowEmulator",
                 // Keys made in the test for client assertions.
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -273,7 +301,7 @@ let package = Package(
         .testTarget(
             name: "FlowEmulatorTests",
             dependencies: [
-                "FlowEmulator",
+                "FlowTestSupport", "FlowEmulator",
                 // The shipped scenarios run by the `flowrun` binary, their requests held to the contract.
                 "FlowScenario",
                 // The session's SAP passport, read back by the emulator.

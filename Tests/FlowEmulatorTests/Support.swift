@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import FlowEmulator
+import FlowTestSupport
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -125,33 +126,16 @@ func makeHTTPClient() -> HTTPClient {
 /// Hands `body` an HTTP client and shuts it down afterwards, whatever `body` does: a client left running ends
 /// the whole test process in its deinit.
 func withHTTPClient<Value>(_ body: (HTTPClient) async throws -> Value) async throws -> Value {
-    let http = makeHTTPClient()
-    do {
-        let value = try await body(http)
-        try await http.shutdown()
-        return value
-    } catch {
-        try? await http.shutdown()
-        throw error
-    }
+    try await using(makeHTTPClient(), stop: { try? await $0.shutdown() }, body)
 }
 
 /// Starts an emulator on a free port, hands it and a client to `body`, and stops both afterwards.
 func withEmulator(
     _ data: EmulatorData = .builtIn, _ body: (BackendEmulator, Client) async throws -> Void
 ) async throws {
-    let emulator = BackendEmulator(data: data)
-    let url = try await emulator.start()
-    let http = makeHTTPClient()
-    do {
-        try await body(emulator, Client(http: http, base: url))
-    } catch {
-        try? await http.shutdown()
-        await emulator.stop()
-        throw error
+    try await withRunningEmulator(data) { emulator, url in
+        try await withHTTPClient { http in try await body(emulator, Client(http: http, base: url)) }
     }
-    try await http.shutdown()
-    await emulator.stop()
 }
 
 /// Paths of the built-in data, one per endpoint. Resources are those of the open application

@@ -3,6 +3,7 @@
 //
 // This file imports Hummingbird but not FlowHTTP: both define `HTTPRequest` and `HTTPResponse`.
 
+import FlowTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -25,16 +26,15 @@ struct TestTokenClaims: JWTPayload {
 
 /// A running issuer: its URL (the `iss` of its tokens), the keys it publishes, the requests for its documents.
 final class TestTokenIssuer: Sendable {
-    let url: URL
     private let state: TestIssuerState
-    private let task: Task<Void, Never>
+    private let server: LoopbackServer
 
-    private init(url: URL, state: TestIssuerState, task: Task<Void, Never>) {
-        self.url = url
+    private init(state: TestIssuerState, server: LoopbackServer) {
         self.state = state
-        self.task = task
+        self.server = server
     }
 
+    var url: URL { server.url }
     /// The issuer's identifier as its tokens name it.
     var issuer: String { url.absoluteString }
     /// The URL of its JWKS.
@@ -50,32 +50,13 @@ final class TestTokenIssuer: Sendable {
     static func start() async throws -> TestTokenIssuer {
         let state = TestIssuerState()
         state.publish(kid: "k1")
-        let (events, sink) = AsyncStream.makeStream(of: Int?.self)
-        let application = Application(
-            responder: TestIssuerResponder(state: state),
-            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0), serverName: "idp"),
-            onServerRunning: { channel in sink.yield(channel.localAddress?.port) },
-            logger: Logger(label: "token-issuer") { _ in SwiftLogNoOpLogHandler() }
-        )
-        let task = Task {
-            try? await application.run()
-            sink.yield(nil)
-            sink.finish()
-        }
-        var iterator = events.makeAsyncIterator()
-        guard let port = await iterator.next() ?? nil else {
-            task.cancel()
-            await task.value
-            throw TokenIssuerDidNotStart()
-        }
-        let url = URL(string: "http://127.0.0.1:\(port)")!
-        state.base.withLock { $0 = url.absoluteString }
-        return TestTokenIssuer(url: url, state: state, task: task)
+        let server = try await LoopbackServer.start(TestIssuerResponder(state: state), name: "idp")
+        state.base.withLock { $0 = server.url.absoluteString }
+        return TestTokenIssuer(state: state, server: server)
     }
 
     func stop() async {
-        task.cancel()
-        await task.value
+        await server.stop()
     }
 
     /// Adds a new key `kid` to the published set (a key rotation).
@@ -93,19 +74,11 @@ final class TestTokenIssuer: Sendable {
     }
 }
 
-struct TokenIssuerDidNotStart: Error {}
 struct UnknownTestKey: Error {}
 
 /// Runs `body` with a token issuer, stopping it afterwards (also when `body` throws).
 func withTokenIssuer(_ body: (TestTokenIssuer) async throws -> Void) async throws {
-    let issuer = try await TestTokenIssuer.start()
-    do {
-        try await body(issuer)
-    } catch {
-        await issuer.stop()
-        throw error
-    }
-    await issuer.stop()
+    try await using(try await TestTokenIssuer.start(), stop: { await $0.stop() }, body)
 }
 
 /// The issuer's keys and what it was asked for.

@@ -3,6 +3,7 @@
 //
 // This file imports Hummingbird and HTTPTypes but not FlowHTTP: both define `HTTPRequest` and `HTTPResponse`.
 
+import FlowTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -24,51 +25,32 @@ struct SiteAnswer: Sendable {
 
 /// A running site: its URL and the requests it received, in order.
 final class LoopbackSite: Sendable {
-    let url: URL
     private let received: SiteRequests
-    private let task: Task<Void, Never>
+    private let server: LoopbackServer
 
-    private init(url: URL, received: SiteRequests, task: Task<Void, Never>) {
-        self.url = url
+    private init(received: SiteRequests, server: LoopbackServer) {
         self.received = received
-        self.task = task
+        self.server = server
     }
 
+    var url: URL { server.url }
     var requests: [IssuerRequest] { received.list.withLock { $0 } }
 
     /// `path` on the site, under `host` (`127.0.0.1` unless given: `localhost` is the same server under
     /// another host name, so another origin).
     func url(_ path: String, host: String = "127.0.0.1") -> URL {
-        URL(string: "http://\(host):\(url.port!)\(path)")!
+        URL(string: "http://\(host):\(server.port)\(path)")!
     }
 
     /// Starts a site on a free loopback port; returns once it accepts connections.
     static func start(_ answer: @escaping @Sendable (IssuerRequest) -> SiteAnswer) async throws -> LoopbackSite {
         let received = SiteRequests()
-        let (events, sink) = AsyncStream.makeStream(of: Int?.self)
-        let application = Application(
-            responder: SiteResponder(received: received, answer: answer),
-            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0), serverName: "site"),
-            onServerRunning: { channel in sink.yield(channel.localAddress?.port) },
-            logger: Logger(label: "site") { _ in SwiftLogNoOpLogHandler() }
-        )
-        let task = Task {
-            try? await application.run()
-            sink.yield(nil)
-            sink.finish()
-        }
-        var iterator = events.makeAsyncIterator()
-        guard let port = await iterator.next() ?? nil else {
-            task.cancel()
-            await task.value
-            throw IssuerDidNotStart()
-        }
-        return LoopbackSite(url: URL(string: "http://127.0.0.1:\(port)")!, received: received, task: task)
+        let server = try await LoopbackServer.start(SiteResponder(received: received, answer: answer), name: "site")
+        return LoopbackSite(received: received, server: server)
     }
 
     func stop() async {
-        task.cancel()
-        await task.value
+        await server.stop()
     }
 }
 
@@ -81,14 +63,7 @@ final class SiteRequests: Sendable {
 func withSite(
     _ answer: @escaping @Sendable (IssuerRequest) -> SiteAnswer, _ body: (LoopbackSite) async throws -> Void
 ) async throws {
-    let site = try await LoopbackSite.start(answer)
-    do {
-        try await body(site)
-    } catch {
-        await site.stop()
-        throw error
-    }
-    await site.stop()
+    try await using(try await LoopbackSite.start(answer), stop: { await $0.stop() }, body)
 }
 
 struct SiteResponder: HTTPResponder {

@@ -5,6 +5,7 @@ import FlowEmulator
 import FlowEngine
 import FlowHTTP
 import FlowSteps
+import FlowTestSupport
 import FlowTransform
 import FlowVocabulary
 import Foundation
@@ -428,18 +429,11 @@ final class Lines: Sendable {
 func withEmulator(
     _ data: EmulatorData = .builtIn, _ body: (BackendEmulator, URL) async throws -> Void
 ) async throws {
-    let emulator = BackendEmulator(data: data)
-    let url = try await emulator.start(port: 0)
-    let opened = OpenHarnesses()
-    do {
-        try await StepHarness.$opened.withValue(opened) { try await body(emulator, url) }
-    } catch {
-        await opened.closeAll()
-        await emulator.stop()
-        throw error
+    try await withRunningEmulator(data) { emulator, url in
+        try await using(OpenHarnesses(), stop: { await $0.closeAll() }) { opened in
+            try await StepHarness.$opened.withValue(opened) { try await body(emulator, url) }
+        }
     }
-    await opened.closeAll()
-    await emulator.stop()
 }
 
 /// Runs `body` with the server the case's step talks to: the emulator.

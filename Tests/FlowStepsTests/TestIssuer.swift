@@ -5,6 +5,7 @@
 // This file imports Hummingbird and HTTPTypes but not FlowHTTP: both define `HTTPRequest` and `HTTPResponse`.
 
 import Crypto
+import FlowTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -38,18 +39,17 @@ struct IssuerSettings: Sendable {
 
 /// A running issuer: its URL, the requests it received, the certificates it retired.
 final class TestIssuer: Sendable {
-    let url: URL
     let authority: Certificate
     private let state: IssuerState
-    private let task: Task<Void, Never>
+    private let server: LoopbackServer
 
-    private init(url: URL, authority: Certificate, state: IssuerState, task: Task<Void, Never>) {
-        self.url = url
+    private init(authority: Certificate, state: IssuerState, server: LoopbackServer) {
         self.authority = authority
         self.state = state
-        self.task = task
+        self.server = server
     }
 
+    var url: URL { server.url }
     /// Every request received, in order.
     var requests: [IssuerRequest] { state.requests.withLock { $0 } }
     /// The serial numbers retired through the certificate service.
@@ -58,48 +58,20 @@ final class TestIssuer: Sendable {
     /// Starts an issuer on a free loopback port; returns once it accepts connections.
     static func start(_ settings: IssuerSettings = IssuerSettings()) async throws -> TestIssuer {
         let state = try IssuerState(settings: settings)
-        let (events, sink) = AsyncStream.makeStream(of: Int?.self)
-        let application = Application(
-            responder: IssuerResponder(state: state),
-            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0), serverName: "issuer"),
-            onServerRunning: { channel in sink.yield(channel.localAddress?.port) },
-            logger: Logger(label: "issuer") { _ in SwiftLogNoOpLogHandler() }
-        )
-        let task = Task {
-            try? await application.run()
-            sink.yield(nil)
-            sink.finish()
-        }
-        var iterator = events.makeAsyncIterator()
-        guard let port = await iterator.next() ?? nil else {
-            task.cancel()
-            await task.value
-            throw IssuerDidNotStart()
-        }
-        return TestIssuer(
-            url: URL(string: "http://127.0.0.1:\(port)")!, authority: state.authority, state: state, task: task)
+        let server = try await LoopbackServer.start(IssuerResponder(state: state), name: "issuer")
+        return TestIssuer(authority: state.authority, state: state, server: server)
     }
 
     func stop() async {
-        task.cancel()
-        await task.value
+        await server.stop()
     }
 }
-
-struct IssuerDidNotStart: Error {}
 
 /// Runs `body` with an issuer, stopping it afterwards (also when `body` throws).
 func withIssuer(
     _ settings: IssuerSettings = IssuerSettings(), _ body: (TestIssuer) async throws -> Void
 ) async throws {
-    let issuer = try await TestIssuer.start(settings)
-    do {
-        try await body(issuer)
-    } catch {
-        await issuer.stop()
-        throw error
-    }
-    await issuer.stop()
+    try await using(try await TestIssuer.start(settings), stop: { await $0.stop() }, body)
 }
 
 /// What the issuer knows: its CA, what it received and retired.
