@@ -3,14 +3,12 @@ import FlowVocabulary
 
 /// The catalog as JSON, for `flowrun steps --json` and tools.
 public enum CatalogDocument {
-    /// Every built-in step with its parameters, the keys it requires and provides, and whether `runnable` says
-    /// this build runs it.
-    public static func steps(_ catalog: Catalog, runnable: (String) -> Bool) -> JSONValue {
+    /// Every built-in step with its parameters and the keys it requires and provides.
+    public static func steps(_ catalog: Catalog) -> JSONValue {
         .array(
             catalog.steps.map { step in
                 .object([
                     ("name", .string(step.name)),
-                    ("runnable", .bool(runnable(step.name))),
                     ("aliases", .array(step.aliases.map { .string($0) })),
                     ("summary", .string(step.summary)),
                     ("waits", .string(step.waits.rawValue)),
@@ -68,9 +66,9 @@ public enum CatalogTables {
     }
 
     /// The three tables, each between its markers, separated by blank lines.
-    public static func all(_ catalog: Catalog, runnable: (String) -> Bool) -> String {
+    public static func all(_ catalog: Catalog) -> String {
         [
-            wrap("steps", steps(catalog, runnable: runnable)), wrap("providers", providers(catalog)),
+            wrap("steps", steps(catalog)), wrap("providers", providers(catalog)),
             wrap("transformers", transformers(catalog)),
         ].joined(separator: "\n\n")
     }
@@ -80,9 +78,9 @@ public enum CatalogTables {
         return "\(begin)\n\(table)\n\(end)"
     }
 
-    /// Every step: whether this build runs it, what it does, its parameters, what it requires and provides.
-    public static func steps(_ catalog: Catalog, runnable: (String) -> Bool) -> String {
-        var rows = ["| step | runs | what it does | parameters | requires | provides |", "|---|---|---|---|---|---|"]
+    /// Every step: what it does, its parameters, what it requires and provides.
+    public static func steps(_ catalog: Catalog) -> String {
+        var rows = ["| step | what it does | parameters | requires | provides |", "|---|---|---|---|---|"]
         for step in catalog.steps {
             var requires = step.requires.map { key in
                 "`\(key.name)`" + (key.optional ? " if present" : "")
@@ -96,7 +94,7 @@ public enum CatalogTables {
             if let parameter = step.providesFromParameter { provides.append("the keys of `\(parameter)`") }
             rows.append(
                 row([
-                    "`\(step.name)`" + aliases(step.aliases), runnable(step.name) ? "yes" : "not yet", step.summary,
+                    "`\(step.name)`" + aliases(step.aliases), step.summary,
                     parameters(step.parameters), list(requires), list(provides),
                 ]))
         }

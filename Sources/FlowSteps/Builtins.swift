@@ -51,7 +51,7 @@ public enum Builtins {
         let base = Catalog(
             steps: [], transformers: TransformerRegistry.builtin.specs, providers: ProviderRegistry.builtin.specs,
             keys: Catalog.builtinKeys, records: Catalog.builtinRecords)
-        return StepRegistry(catalog: base, steps: steps, described: DescribedSteps.all)
+        return StepRegistry(catalog: base, steps: steps)
     }
 }
 

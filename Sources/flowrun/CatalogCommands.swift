@@ -53,25 +53,20 @@ struct StepsCommand: ParsableCommand {
     }
 
     func run() throws {
-        let registry = Builtins.registry
-        let catalog = registry.catalog
+        let catalog = Builtins.registry.catalog
         let format = format ?? (json ? .json : markdown ? .markdown : .text)
         if format == .markdown {
-            Console.print(CatalogTables.all(catalog, runnable: registry.isRunnable))
+            Console.print(CatalogTables.all(catalog))
             return
         }
         if format == .json {
-            Console.print(CatalogDocument.steps(catalog, runnable: registry.isRunnable).rendered())
+            Console.print(CatalogDocument.steps(catalog).rendered())
             return
         }
         for step in catalog.steps {
             let aliases = step.aliases.isEmpty ? "" : " (also " + step.aliases.joined(separator: ", ") + ")"
             Console.print("\(step.name)\(aliases)")
             Console.print("  \(step.summary)")
-            Console.print(
-                "  runs in this build: "
-                    + "\(registry.isRunnable(step.name) ? "yes" : "not yet (flows that use it lint, draw and plan)")"
-            )
             Console.print("  waits on: \(step.waits.rawValue), default timeout \(step.waits.defaultTimeout.flowText)")
             for parameter in step.parameters {
                 let extra = parameter.required ? ", required" : parameter.defaultValue.map { ", default \($0)" } ?? ""

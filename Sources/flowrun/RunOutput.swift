@@ -141,7 +141,6 @@ enum Plan {
         let own = mode.flowMode.map(StepOperation.init)
         var details = [node.operation == own ? node.spec.name : "\(node.spec.name) \(node.operation.rawValue)"]
         details.append("timeout \(node.timeout.flowText)")
-        if node.step == nil { details.append("not runnable in this build") }
         if node.retry.attempts > 1 {
             details.append(
                 "\(node.retry.attempts) attempts, backoff \(node.retry.backoff.flowText)×\(node.retry.multiplier)")

@@ -87,7 +87,6 @@ struct HostileInputTests {
         let loaded = Linter().pipeline.load(bytes: Array(text.utf8), file: "x.yaml", format: .yaml)
         #expect(loaded.report.findings.summary == ["FR304 10:3"])
         let flow = try #require(loaded.flow)
-        #expect(flow.unrunnableSteps.isEmpty, "\(flow.unrunnableSteps.summary)")
     }
 
     @Test("A comment listing thousands of unknown names gets a bounded number of findings")

@@ -9,8 +9,8 @@ import Testing
 /// `run --emulator` serves HTTPS when a step authenticates with a certificate: the engine says which methods its
 /// steps authenticate with, from their specs.
 @Suite struct AuthenticationMethodsTests {
-    private func engine(_ text: String, described: [StepSpec]) throws -> FlowEngine {
-        let registry = StepRegistry(catalog: Builtins.catalog, steps: Builtins.steps, described: described)
+    private func engine(_ text: String) throws -> FlowEngine {
+        let registry = Builtins.registry
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "flowrun-methods-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -24,19 +24,16 @@ import Testing
     }
 
     @Test func aStepWhoseSpecAuthenticatesWithACertificateIsSeen() throws {
-        let step = StepSpec(
-            name: "future-certificate", summary: "Lands in a later build.", waits: .server,
-            authenticates: [.certificate])
         let flow = try engine(
             """
             flowrun: 1
             name: mutual
             steps:
-              identity: {uses: future-certificate}
+              identity: {uses: certificate-authentication}
             flows:
               onboard: [identity]
 
-            """, described: [step])
+            """)
         #expect(flow.authenticationMethods == [.certificate])
     }
 
@@ -50,7 +47,7 @@ import Testing
             flows:
               onboard: [mark]
 
-            """, described: [])
+            """)
         #expect(!flow.authenticationMethods.contains(.certificate))
     }
 }

@@ -21,7 +21,7 @@ struct CountingStep: BuiltinStep {
     }
 
     func onboard(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
-        FileManager.default.createFile(atPath: marker, contents: Data("ran\n".utf8))
+        _ = FileManager.default.createFile(atPath: marker, contents: Data("ran\n".utf8))
         return .success
     }
 }

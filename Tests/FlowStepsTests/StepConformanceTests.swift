@@ -449,7 +449,6 @@ struct StepConformanceTests {
         for type in Builtins.steps {
             #expect(Builtins.catalog.step(named: type.spec.name) == type.catalogSpec)
             for alias in type.spec.aliases { #expect(Builtins.catalog.step(named: alias)?.name == type.spec.name) }
-            #expect(Builtins.registry.isRunnable(type.spec.name))
         }
     }
 

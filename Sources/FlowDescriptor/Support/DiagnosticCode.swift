@@ -167,9 +167,6 @@ public struct DiagnosticCode: Sendable, Hashable, Comparable, CustomStringConver
     public static let invalidParameter = DiagnosticCode(
         "FR700", "invalid-parameter", .error,
         "A built-in step, provider or transformer cannot be made from its parameters.")
-    public static let stepNotRunnable = DiagnosticCode(
-        "FR701", "step-not-runnable", .error,
-        "A step uses a built-in that this build of flowrun cannot run yet (reported by `flowrun run`).")
     public static let stateUnwritable = DiagnosticCode(
         "FR702", "state-unwritable", .error,
         "The state folder cannot be created or written (reported by `flowrun run` before the first step).")
@@ -195,7 +192,7 @@ public struct DiagnosticCode: Sendable, Hashable, Comparable, CustomStringConver
         missingKey, keyTypeMismatch, keyProvidedTwice,
         insecureEndpoint, literalSecret, urlProviderWithoutAllowlist, secretWithoutStore, authenticatorRegisteredTwice,
         identitySourceNeedsInput, stepNeedsStore,
-        invalidParameter, stepNotRunnable, stateUnwritable,
+        invalidParameter, stateUnwritable,
         unknownSuppressedCode, unusedSuppression, malformedSuppression,
     ]
 }

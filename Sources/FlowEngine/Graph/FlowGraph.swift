@@ -33,8 +33,8 @@ public struct StepNode: Sendable {
     public var name: StepName
     /// The built-in it binds (`oauth2-authentication`).
     public var spec: StepSpec
-    /// The step, made when the flow compiled; `nil` when this build cannot run the built-in (a dry run and a
-    /// graph still show it; a run refuses to start, finding FR701).
+    /// The step, made when the flow compiled; `nil` when its parameters could not make it (FR700: the flow does
+    /// not run, and a graph still shows the step).
     public var step: (any Step)?
     public var retry: Retry
     public var timeout: Duration

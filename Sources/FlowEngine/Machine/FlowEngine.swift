@@ -55,10 +55,10 @@ public struct FlowEngine: Sendable {
         Set(descriptor.steps.flatMap { registry.catalog.step(named: $0.uses.value)?.authenticates ?? [] })
     }
 
-    /// What stops this run before its first step: steps this build cannot run (FR701, one per step) and state
-    /// that cannot be written (FR702). Empty when the run can start.
+    /// What stops this run before its first step: state that cannot be written (FR702). Empty when the run can
+    /// start.
     public func readiness(_ options: RunOptions) -> [Diagnostic] {
-        var findings = flow.unrunnableSteps
+        var findings: [Diagnostic] = []
         do throws(StepFailure) {
             try options.state.checkWritable()
         } catch {

@@ -72,7 +72,7 @@ struct ModeDriver<C: Clock>: Sendable where C.Duration == Duration {
         guard let step = node.step else {
             return .failure(
                 StepFailure(
-                    .notRunnable, "step `\(node.name)` uses `\(node.spec.name)`, which this build cannot run"))
+                    .notRunnable, "step `\(node.name)` could not be made from its parameters (FR700)"))
         }
         if let unmet = unmetRequirement(of: node) { return .failure(unmet) }
         let context = run.step(node.name, mode: mode, onboardingID: onboardingID)

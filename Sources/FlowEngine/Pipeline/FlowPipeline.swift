@@ -152,25 +152,4 @@ public struct CompiledFlow: Sendable {
     public var usesStore: Bool {
         graphs.values.contains { $0.nodes.contains { $0.spec.opensStore } }
     }
-
-    /// One finding (FR701) per declared step whose built-in this build cannot run, at its `uses`.
-    public var unrunnableSteps: [Diagnostic] {
-        var reported: Set<String> = []
-        var findings: [Diagnostic] = []
-        let names = registry.runnableNames.map { "`\($0)`" }.joined(separator: ", ")
-        for mode in FlowMode.allCases {
-            for node in graphs[mode]?.nodes ?? [] where node.step == nil && reported.insert(node.name.rawValue).inserted
-            {
-                let declaration = descriptor.step(named: node.name.rawValue)
-                findings.append(
-                    Diagnostic(
-                        .stepNotRunnable,
-                        "Step `\(node.name)` uses `\(node.spec.name)`, which this build of flowrun cannot run yet.",
-                        at: declaration?.uses.location ?? node.location, path: declaration?.path.appending("uses"),
-                        hint: "Built-in steps this build runs: \(names). `flowrun run --dry-run` still shows the plan.")
-                )
-            }
-        }
-        return findings
-    }
 }

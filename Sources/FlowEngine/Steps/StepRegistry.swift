@@ -3,8 +3,7 @@ import FlowDescriptor
 
 /// The steps a flow may use, by name and SDK alias, with the catalog that describes them.
 ///
-/// Built from a list of ``BuiltinStep`` types; steps the format describes but this build cannot run yet are
-/// described without an implementation; an app adds its own with ``register(_:make:)``. The catalog the
+/// Built from a list of ``BuiltinStep`` types; an app adds its own with ``register(_:make:)``. The catalog the
 /// checker, the schema and `flowrun steps` read is this registry's: a step added here is known everywhere.
 public struct StepRegistry: Sendable {
     /// Makes a step from its parameters when the flow compiles. The parameters are handed over, not lent: a step's
@@ -20,10 +19,10 @@ public struct StepRegistry: Sendable {
         catalog = base
     }
 
-    /// A registry of `steps` (runnable) and `described` (catalogued, not runnable in this build) over `base`.
-    public init(catalog base: Catalog, steps: [any BuiltinStep.Type], described: [StepSpec] = []) {
+    /// A registry of `steps` over `base`.
+    public init(catalog base: Catalog, steps: [any BuiltinStep.Type]) {
         var catalog = base
-        catalog.steps = steps.map { $0.catalogSpec } + described
+        catalog.steps = steps.map { $0.catalogSpec }
         self.catalog = catalog
         for type in steps {
             factories[type.spec.name] = type.factory
@@ -42,13 +41,7 @@ public struct StepRegistry: Sendable {
         factories[spec.name] = factory
     }
 
-    /// Whether the step named `name` (a catalog name) can run in this build.
-    public func isRunnable(_ name: String) -> Bool { factories[name] != nil }
-
-    /// The names of the steps this build runs, in catalog order.
-    public var runnableNames: [String] { catalog.steps.map(\.name).filter(isRunnable) }
-
-    /// The step `spec` describes, made from `parameters`; `nil` when this build cannot run it.
+    /// The step `spec` describes, made from `parameters`; `nil` when no step of that name is registered.
     /// - Throws: ``ParameterProblem`` from the step's initialiser.
     public func make(
         _ spec: StepSpec, parameters: consuming BuiltinParameters
