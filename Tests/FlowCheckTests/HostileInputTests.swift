@@ -87,6 +87,8 @@ struct HostileInputTests {
         let loaded = Linter().pipeline.load(bytes: Array(text.utf8), file: "x.yaml", format: .yaml)
         #expect(loaded.report.findings.summary == ["FR304 10:3"])
         let flow = try #require(loaded.flow)
+        let nodes = flow.graphs.values.flatMap(\.nodes)
+        #expect(!nodes.isEmpty && nodes.allSatisfy { $0.step != nil }, "a step was not made")
     }
 
     @Test("A comment listing thousands of unknown names gets a bounded number of findings")

@@ -13,11 +13,6 @@ public struct Checker: Sendable {
         self.catalog = catalog
     }
 
-    /// Every finding for `descriptor`, in no particular order.
-    public func check(_ descriptor: FlowDescriptor) -> [Diagnostic] {
-        checked(descriptor).findings
-    }
-
     /// Every finding for `descriptor`, and the descriptor with the keys its steps declare through parameters
     /// decoded (``StepDeclaration/declaredKeys``): the stages after the check read those, not the raw nodes.
     public func checked(_ descriptor: FlowDescriptor) -> (descriptor: FlowDescriptor, findings: [Diagnostic]) {

@@ -8,6 +8,23 @@ import FlowTransform
 import FlowVocabulary
 import Foundation
 
+/// A login step that onboards by logging in and restores with what it kept at onboarding: the backend asks for a
+/// new login only when it refuses what was kept.
+protocol KeptLoginStep: Step {
+    /// Logs in, first with `kept` (the step's kept state) when there is one.
+    func authenticate(_ context: StepContext, kept: JSONValue?) async throws(StepFailure) -> StepOutcome
+}
+
+extension KeptLoginStep {
+    func onboard(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        try await authenticate(context, kept: nil)
+    }
+
+    func restore(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
+        try await authenticate(context, kept: context.kept)
+    }
+}
+
 /// What the authentication steps share: their common parameters, the validating request and the user check,
 /// presenters made from the flow's choice, and how a `StepFailure` is made from an `HTTPError`.
 enum Authentication {

@@ -11,7 +11,7 @@ import Synchronization
 /// The `basic-authentication` step, the SDK's `BasicAuthenticationStep`: answers the backend's Basic challenge
 /// with a user name and password from the inputs, proves them with the validating request, and keeps them in the
 /// encrypted store so that a restore does not ask again.
-struct BasicAuthenticationStep: BuiltinStep, LoggingOutStep {
+struct BasicAuthenticationStep: BuiltinStep, KeptLoginStep, LoggingOutStep {
     static let spec = StepSpec(
         name: "basic-authentication", aliases: ["BasicAuthenticationStep"],
         summary: "Authenticates with HTTP Basic credentials, proved by the validating request and kept in the store.",
@@ -42,15 +42,6 @@ struct BasicAuthenticationStep: BuiltinStep, LoggingOutStep {
         challenges = try Authentication.challenges(parameters, defaults: ChallengeTest.basic)
     }
 
-    func onboard(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
-        try await authenticate(context, kept: nil)
-    }
-
-    /// Sends the credentials kept at onboarding; only when the backend refuses them are new ones asked for.
-    func restore(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
-        try await authenticate(context, kept: context.kept)
-    }
-
     /// Ends the backend's session with the kept credentials, which the engine then forgets.
     func logout(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
         guard let backend = Authentication.keptBackend(context.kept, context: context) else {
@@ -66,7 +57,7 @@ struct BasicAuthenticationStep: BuiltinStep, LoggingOutStep {
         return .success(.forgetKept)
     }
 
-    private func authenticate(_ context: StepContext, kept: JSONValue?) async throws(StepFailure) -> StepOutcome {
+    func authenticate(_ context: StepContext, kept: JSONValue?) async throws(StepFailure) -> StepOutcome {
         let origin = try Authentication.validatingURL(validatingPath, context: context).origin
         var credentials: BasicAuthenticator.Credentials?
         if let user = kept?["username"]?.string, let password = kept?["password"]?.string {

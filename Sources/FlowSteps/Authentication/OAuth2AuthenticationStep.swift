@@ -13,7 +13,7 @@ import Synchronization
 /// grant (PKCE S256, `state`, a presenter for the login page) or the client credentials grant, proves the login
 /// with the validating request, and keeps the tokens in the encrypted store. A restore sends the kept tokens and
 /// refreshes them when they expire; it logs in again only when the refresh token is refused.
-struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
+struct OAuth2AuthenticationStep: BuiltinStep, KeptLoginStep, LoggingOutStep {
     enum Grant: String {
         case authorizationCode = "authorization-code"
         case clientCredentials = "client-credentials"
@@ -134,14 +134,6 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
                 "`client-authentication: client_secret_jwt` signs with the client secret: give `client-secret`.",
                 at: at, path: parameters.path.appending("client-secret"), missing: true)
         }
-    }
-
-    func onboard(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
-        try await authenticate(context, kept: nil)
-    }
-
-    func restore(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
-        try await authenticate(context, kept: context.kept)
     }
 
     /// Revokes the kept tokens where the server offers revocation (RFC 7009), ends the provider's session when it
@@ -274,7 +266,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, LoggingOutStep {
         }
     }
 
-    private func authenticate(_ context: StepContext, kept json: JSONValue?) async throws(StepFailure) -> StepOutcome {
+    func authenticate(_ context: StepContext, kept json: JSONValue?) async throws(StepFailure) -> StepOutcome {
         let origin = try Authentication.validatingURL(validatingPath, context: context).origin
         let kept = Kept(json)
         if let tokens = kept.tokens { tokens.secrets.forEach(context.redactor.add) }

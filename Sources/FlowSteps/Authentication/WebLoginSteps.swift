@@ -34,7 +34,7 @@ enum SessionCookies {
 /// login page with `com.sap.cloud.security.login: login-request`) by opening the launcher, logging in at the
 /// identity provider through the presenter, and waiting for the finish endpoint; the session cookies that
 /// result are kept in the store, so a restore sends them again.
-struct SAMLAuthenticationStep: BuiltinStep, LoggingOutStep {
+struct SAMLAuthenticationStep: BuiltinStep, KeptLoginStep, LoggingOutStep {
     static let spec = StepSpec(
         name: "saml-authentication", aliases: ["SAMLAuthenticationStep"],
         summary:
@@ -59,13 +59,6 @@ struct SAMLAuthenticationStep: BuiltinStep, LoggingOutStep {
         flowChallenges = challenges.isEmpty ? nil : challenges
     }
 
-    func onboard(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
-        try await authenticate(context, kept: nil)
-    }
-    func restore(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
-        try await authenticate(context, kept: context.kept)
-    }
-
     /// Ends the backend's session with the kept cookies; the engine then forgets them.
     func logout(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
         guard let backend = Authentication.keptBackend(context.kept, context: context) else {
@@ -77,7 +70,7 @@ struct SAMLAuthenticationStep: BuiltinStep, LoggingOutStep {
         return .success(.forgetKept)
     }
 
-    private func authenticate(_ context: StepContext, kept: JSONValue?) async throws(StepFailure) -> StepOutcome {
+    func authenticate(_ context: StepContext, kept: JSONValue?) async throws(StepFailure) -> StepOutcome {
         let validating = try Authentication.validatingURL(validatingPath, context: context)
         guard let parameters = context.info[.samlParameters],
             let launcher = parameters.url("authenticationEndpoint"),

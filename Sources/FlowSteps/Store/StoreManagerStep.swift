@@ -570,14 +570,14 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
         switch error.kind {
         case .missing:
             StepFailure(
-                FailureCode(rawValue: error.kind.rawValue),
+                error.kind.code,
                 "\(error.message): nothing to restore; `--mode reset` starts over")
         case .damaged:
             StepFailure(
-                FailureCode(rawValue: error.kind.rawValue),
+                error.kind.code,
                 "\(error.message); it was not read. `--mode reset` removes it and starts over")
         default:
-            StepFailure(FailureCode(rawValue: error.kind.rawValue), error.message)
+            StepFailure(error.kind.code, error.message)
         }
     }
 
