@@ -72,6 +72,12 @@ struct RunCommand: AsyncParsableCommand {
     var trace: String?
 
     @Option(
+        help: ArgumentHelp(
+            "Write the run's result as a versioned JSON report to this file (what `flowrun test` reads).",
+            valueName: "FILE"))
+    var report: String?
+
+    @Option(
         help: ArgumentHelp("Where the flow keeps its state (default: $XDG_DATA_HOME/flowrun/NAME).", valueName: "DIR"))
     var stateDir: String?
 
@@ -280,6 +286,13 @@ struct RunCommand: AsyncParsableCommand {
             }
         }
         options.trace = TraceFanout(traceFile.map { [$0] } ?? [])
+        let reportFile = report.map { OutputFile(path: $0, kind: .runReport) }
+        do {
+            try reportFile?.checkReplaceable()
+        } catch {
+            Console.error("flowrun: --report: \(error)")
+            throw ExitCode.usage
+        }
         var backend: BackendEmulator?
         // The emulator's data, for the one this run starts or the one another process started (`flowrun test`).
         var data = EmulatorData.builtIn
@@ -326,7 +339,14 @@ struct RunCommand: AsyncParsableCommand {
         stop.onRequest { task.cancel() }
         let report = await task.value
         await backend?.stop()
-        Console.print(Summary.render(report, redactor: redactor))
+        let record = RunRecord(report, redactor: redactor)
+        Console.print(record.summary)
+        do {
+            try reportFile?.writeWhole(Array((record.json.rendered() + "\n").utf8), permissions: 0o600)
+        } catch {
+            Console.error("flowrun: --report: \(error)")
+            throw ExitCode.usage
+        }
         if let lost = traceFile?.failure, let trace {
             Console.error("flowrun: the trace `\(trace)` is incomplete: \(lost)")
             if report.result.isSuccess { throw ExitCode.usage }

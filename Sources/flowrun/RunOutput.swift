@@ -68,54 +68,6 @@ final class ProgressPrinter: ProgressSink {
     }
 }
 
-/// The final summary: the result, the modes that ran, and the info keys produced (secret values masked).
-enum Summary {
-    static func render(_ report: RunReport, redactor: Redactor) -> String {
-        var lines: [String] = []
-        func said(_ failure: StepFailure) -> String {
-            "\(failure.code): \(TerminalText.safe(redactor.redact(failure.message)))"
-        }
-        let ran = report.modes.map(\.rawValue).joined(separator: " → ")
-        switch report.result {
-        case .succeeded:
-            lines.append("succeeded: " + ran)
-        case .recovered(let failure, let step, let mode, let endedInReset):
-            let cause = "\(mode) failed at step `\(step)`: \(said(failure))"
-            lines.append(
-                endedInReset
-                    ? "failed: \(cause); the onboarding was reset (\(ran))"
-                    : "succeeded after a failure: \(cause); then \(ran)")
-        case .failed(let failure, let step, let mode):
-            lines.append("failed in \(mode) at step `\(step)`: \(said(failure))")
-        case .cancelled:
-            lines.append("cancelled: no further step ran and no state was kept")
-        }
-        if let id = report.onboardingID, report.result.isSuccess, report.modes.last != .reset {
-            lines.append("onboarding ID: \(id.uuidString)")
-        }
-        let hidden = [InfoKey<InfoValue>.configuration.name, InfoKey<String>.onboardingID.name]
-        let keys = report.info.keys.filter { !hidden.contains($0) }.sorted()
-        if !keys.isEmpty {
-            lines.append("info:")
-            let width = keys.map(\.count).max() ?? 0
-            for key in keys {
-                let value = report.info[key]!
-                let type = report.types[key].map { " (\($0))" } ?? ""
-                // Text in full (a scenario compares it), control characters shown as pictures; other values in
-                // short.
-                let text: String =
-                    switch value {
-                    case .string(let text), .url(let text): TerminalText.safe(text)
-                    default: value.summary
-                    }
-                let shown = report.types[key]?.isSecret == true ? "<redacted>" : redactor.redact(text)
-                lines.append("  \(key.padding(toLength: width, withPad: " ", startingAt: 0))  \(shown)\(type)")
-            }
-        }
-        return lines.joined(separator: "\n")
-    }
-}
-
 /// `--dry-run`: every mode's plan, with each step's policy: the file's modes, then the ones planned from its steps
 /// (logout, change-passcode, verify-passcode, unlock, delete-registration, forgot-passcode), as the driver will run
 /// them.

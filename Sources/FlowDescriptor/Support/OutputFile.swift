@@ -17,6 +17,8 @@ public struct OutputFile: Sendable {
         case lintReport
         /// A scenario test report in any format (`test --output`).
         case testReport
+        /// A run's JSON report (`run --report`).
+        case runReport
         /// The emulator's CA certificate in PEM (`emulator --ca-out`).
         case certificateAuthority
         /// A file downloaded from the backend (a client resource bundle): any bytes, so an earlier download is
@@ -28,6 +30,7 @@ public struct OutputFile: Sendable {
             case .trace: "a flowrun trace"
             case .lintReport: "a flowrun lint report"
             case .testReport: "a flowrun test report"
+            case .runReport: "a flowrun run report"
             case .certificateAuthority: "a PEM certificate"
             case .download: "the file flowrun downloaded there before"
             }
@@ -154,6 +157,9 @@ public struct OutputFile: Sendable {
             return start.hasPrefix("-----BEGIN CERTIFICATE-----")
         case .download:
             return false
+        case .runReport:
+            // The report's format is its first member.
+            return start.filter { !$0.isWhitespace }.hasPrefix(#"{"flowrunRunReport":"#)
         case .testReport:
             // JUnit names the tool on its root element, JSON starts with the counts, text ends with them.
             if start.contains("<testsuites name=\"flowrun test\"") { return true }

@@ -140,7 +140,7 @@ public struct ScenarioRunner: Sendable {
         }
         var runs: [RunResult] = []
         var leaks: Set<String> = []
-        for run in scenario.runs {
+        for (number, run) in scenario.runs.enumerated() {
             let (inputs, missing) = resolved(scenario.inputs.overridden(by: run.inputs))
             guard missing.isEmpty else {
                 runs.append(
@@ -156,15 +156,21 @@ public struct ScenarioRunner: Sendable {
             for (name, value) in inputs.secretEnvironment {
                 secrets.add(value, as: "secret environment variable `\(name)`")
             }
-            var arguments = [executable, "run", scenario.flow.value, "--mode", run.mode, "--state-dir", state.path]
-            if let address { arguments += ["--emulator-url", address.absoluteString] }
-            if let dataFile { arguments += ["--emulator-data", dataFile] }
-            if let authorityFile { arguments += ["--emulator-ca", authorityFile] }
-            if let presenter = scenario.presenter { arguments += ["--presenter", presenter] }
-            if let config = scenario.config { arguments += ["--config", config.value] }
+            // What every `flowrun run` of this run is given besides its mode: the emulator, the presenter, the inputs.
+            var given: [String] = []
+            if let address { given += ["--emulator-url", address.absoluteString] }
+            if let dataFile { given += ["--emulator-data", dataFile] }
+            if let authorityFile { given += ["--emulator-ca", authorityFile] }
+            if let presenter = scenario.presenter { given += ["--presenter", presenter] }
+            if let config = scenario.config { given += ["--config", config.value] }
             for (name, value) in inputs.values.sorted(by: { $0.key < $1.key }) {
-                arguments += ["--input", "\(name)=\(value)"]
+                given += ["--input", "\(name)=\(value)"]
             }
+            func arguments(mode: String) -> [String] {
+                [executable, "run", scenario.flow.value, "--mode", mode, "--state-dir", state.path] + given
+            }
+            // The run's result is read from its report, never from the summary it prints for a person.
+            let reportFile = folder.appendingPathComponent("run-\(number + 1).report.json").path
             var environment = self.environment
             environment["NO_COLOR"] = "1"
             environment.merge(inputs.environment) { $1 }
@@ -188,7 +194,9 @@ public struct ScenarioRunner: Sendable {
             schedule.arm(run.faults.filter { $0.afterRequests > 0 })
             let requestsBefore = emulator?.requests().count ?? 0
             let runStarted = ContinuousClock.now
-            let done = await Self.spawn(arguments, environment: environment, directory: scenario.file)
+            let done = await Self.spawn(
+                arguments(mode: run.mode) + ["--report", reportFile], environment: environment,
+                directory: scenario.file)
             schedule.arm([])
             emulator?.clearFaults()
             let requests = Array((emulator?.requests() ?? []).dropFirst(requestsBefore))
@@ -205,7 +213,8 @@ public struct ScenarioRunner: Sendable {
             default:
                 break
             }
-            let summary = RunSummary(output: done.output)
+            let summary = RunSummary(FileBytes.read(reportFile, limit: 16 << 20).flatMap(RunRecord.init(report:)))
+            try? FileManager.default.removeItem(atPath: reportFile)
             failures += Self.check(run, summary: summary, output: output, requests: requests)
             if let storeOpens = run.expect.storeOpens {
                 if inputs.secrets["passcode"] == nil {
@@ -213,9 +222,8 @@ public struct ScenarioRunner: Sendable {
                         "\(storeOpens.location): expected the store to be checked with the passcode, but the run has "
                             + "no secret `passcode`")
                 } else {
-                    var verify = Array(arguments.prefix(3)) + ["--mode", "verify-passcode", "--state-dir", state.path]
-                    verify += Array(arguments.dropFirst(7))
-                    let check = await Self.spawn(verify, environment: environment, directory: scenario.file)
+                    let check = await Self.spawn(
+                        arguments(mode: "verify-passcode"), environment: environment, directory: scenario.file)
                     let opened = check.status == 0
                     if opened != storeOpens.value {
                         failures.append(
@@ -255,7 +263,9 @@ public struct ScenarioRunner: Sendable {
         var error: String
     }
 
-    static func spawn(_ arguments: [String], environment: [String: String], directory scenarioFile: String) async
+    static func spawn(
+        _ arguments: [String], environment: [String: String], directory scenarioFile: String
+    ) async
         -> Done
     {
         let directory = URL(fileURLWithPath: scenarioFile).deletingLastPathComponent().path
@@ -288,8 +298,11 @@ public struct ScenarioRunner: Sendable {
     ) -> [String] {
         let expect = run.expect
         var failures: [String] = []
-        let said = summary.outcome.map { "it \($0.rawValue)" + (summary.failure.map { " with `\($0)`" } ?? "")
-            + (summary.step.map { " at step `\($0)`" } ?? "") } ?? "it printed no result"
+        let said =
+            summary.outcome.map {
+                "it \($0.rawValue)" + (summary.failure.map { " with `\($0)`" } ?? "")
+                    + (summary.step.map { " at step `\($0)`" } ?? "")
+            } ?? "it printed no result"
         if expect.outcome == nil, expect.failure == nil, expect.step == nil,
             summary.outcome != .succeeded, summary.outcome != .recovered
         {
@@ -338,8 +351,11 @@ public struct ScenarioRunner: Sendable {
             }
             let count = matching.count
             if count < request.value.atLeast || request.value.atMost.map({ count > $0 }) == true {
-                let made = requests.isEmpty ? "none" : Set(requests.map { $0.endpoint?.rawValue ?? $0.path })
-                    .sorted().joined(separator: ", ")
+                let made =
+                    requests.isEmpty
+                    ? "none"
+                    : Set(requests.map { $0.endpoint?.rawValue ?? $0.path })
+                        .sorted().joined(separator: ", ")
                 let by = request.value.step.map { " by step `\($0)`" } ?? ""
                 failures.append(
                     "\(request.location): expected \(request.value.countDescription) request(s) to "
