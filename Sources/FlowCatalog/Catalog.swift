@@ -5,7 +5,8 @@ import FlowVocabulary
 ///
 /// The checker, the schema, `flowrun steps` and the reference docs read it. It is not written by hand: the
 /// built-in steps, providers and transformers each describe themselves, and their registries assemble the
-/// catalog from those descriptions beside the info model's keys and records (``builtinKeys``, ``builtinRecords``).
+/// catalog from those descriptions beside the info model's keys (FlowTransform's `InfoKeys.builtins`) and records
+/// (``builtinRecords``).
 public struct Catalog: Sendable {
     /// The tables a catalog is made of.
     private struct Parts: Sendable {
@@ -133,82 +134,6 @@ public struct Catalog: Sendable {
 }
 
 extension Catalog {
-    /// The info keys every flow may use without declaring them: the info model, shared by all built-ins.
-    public static let builtinKeys: [BuiltinKey] = [
-        BuiltinKey(name: "onboardingID", type: .string, summary: "The onboarding's UUID, kept in the state folder."),
-        BuiltinKey(
-            name: "configuration", type: .value,
-            summary: "The configuration document the loader found, before transformation."),
-        BuiltinKey(name: "backendURL", type: .url, summary: "The backend: `protocol://host[:port]`."),
-        BuiltinKey(
-            name: "authenticationURL", type: .url,
-            summary: "The URL of the validating request that triggers authentication."),
-        BuiltinKey(name: "applicationID", type: .string, summary: "The application's ID on the backend."),
-        BuiltinKey(name: "deviceID", type: .string, summary: "The device ID sent as `X-SMP-DEVICEID`."),
-        BuiltinKey(
-            name: "authenticationMethod", type: .string,
-            summary:
-                "The method in the configuration: \(AuthenticationMethod.listed(AuthenticationMethod.configured))."),
-        BuiltinKey(
-            name: "settingsParameters", type: .record("settings-parameters"),
-            summary: "Backend URL, application ID and version, device ID."),
-        BuiltinKey(
-            name: "oauth2Parameters", type: .record("oauth2-parameters"),
-            summary: "OAuth 2.0 authorization code parameters."),
-        BuiltinKey(
-            name: "oauth2ClientCredentialsParameters", type: .record("oauth2-client-credentials-parameters"),
-            summary: "OAuth 2.0 client credentials parameters."),
-        BuiltinKey(name: "samlParameters", type: .record("saml-parameters"), summary: "SAML 2.0 parameters."),
-        BuiltinKey(name: "otpParameters", type: .record("otp-parameters"), summary: "OTP form parameters."),
-        BuiltinKey(
-            name: "userIdentityParameters", type: .record("user-identity-parameters"),
-            summary: "The certificate service's endpoints and the pins of the backend's key."),
-        BuiltinKey(
-            name: "passcodePolicy", type: .record("passcode-policy"),
-            summary: "The passcode policy from the settings."),
-        BuiltinKey(
-            name: "logSettings", type: .record("log-settings"), summary: "The log settings; they set the log level."),
-        BuiltinKey(
-            name: "featureVectorPolicies", type: .record("feature-vector-policies"), summary: "Feature vector policies."
-        ),
-        BuiltinKey(
-            name: "usageSettings", type: .record("usage-settings"),
-            summary: "The settings' usage policy: may usage be collected, upload interval, crash reports."),
-        BuiltinKey(
-            name: "lockWipePolicy", type: .record("lock-wipe-policy"),
-            summary: "The settings' lock and wipe policy: days without the backend before a restore locks or wipes."),
-        BuiltinKey(
-            name: "reportedPolicies", type: .value,
-            summary:
-                "The settings groups flowrun shows but cannot apply (`networkPolicy`, `securityPolicy`, "
-                + "`attestationSettings`), as the backend sent them."),
-        BuiltinKey(name: "store", type: .record("store"), summary: "The open encrypted store."),
-        BuiltinKey(
-            name: "dataCollectionConsent", type: .bool,
-            summary:
-                "Whether the person allowed usage data to be collected and uploaded (the data-collection consent)."),
-        BuiltinKey(
-            name: "destinations", type: .list(.record("destination")),
-            summary: "The destinations the application may use, each a name and its URL on the backend."),
-        BuiltinKey(
-            name: "clientResources", type: .list(.record("client-resource-bundle")),
-            summary: "The application's client resource bundles, and the file each downloaded one was written to."),
-        BuiltinKey(
-            name: "logPolicy", type: .record("log-policy"),
-            summary: "What the log settings allow: the run's log level and whether its log may be uploaded."),
-        BuiltinKey(
-            name: "usagePolicy", type: .record("usage-policy"),
-            summary: "Whether usage may be collected and uploaded (feature vectors and consent allow it), and why."),
-        BuiltinKey(
-            name: "registrationID", type: .string,
-            summary: "The device registration's ID on the backend (its `Connections` entity's connection ID)."),
-        BuiltinKey(
-            name: "userID", type: .string,
-            summary:
-                "The user a login step found in the backend's role service (`Me`'s `id`, else its `userName`); "
-                + "absent when the backend has none."),
-    ]
-
     /// The built-in record types (`oauth2-parameters`, `passcode-policy`, ...).
     public static let builtinRecords: [RecordSpec] = [
         RecordSpec(
@@ -320,9 +245,10 @@ extension Catalog {
             fields: [.init(name: "upload", type: .bool), .init(name: "reason", type: .string)]),
     ]
 
-    /// A catalog of the info model alone: no steps, transformers or providers. The built-ins add theirs through
-    /// their registries (see `Builtins` in FlowSteps), so each is described in one place, beside its code.
-    public static var infoModel: Catalog {
-        Catalog(steps: [], transformers: [], providers: [], keys: builtinKeys, records: builtinRecords)
+    /// A catalog of the record types alone. The built-in keys are added from their typed constants
+    /// (`InfoKeys.builtins` in FlowTransform) and the steps, transformers and providers through their registries
+    /// (see `Builtins` in FlowSteps), so each is described in one place, beside its code.
+    public static var recordTypes: Catalog {
+        Catalog(steps: [], transformers: [], providers: [], keys: [], records: builtinRecords)
     }
 }

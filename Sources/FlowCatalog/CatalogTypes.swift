@@ -364,6 +364,12 @@ public struct BuiltinKey: Sendable, Hashable {
     public var name: String
     public var type: ValueType
     public var summary: String
+
+    public init(name: String, type: ValueType, summary: String) {
+        self.name = name
+        self.type = type
+        self.summary = summary
+    }
 }
 
 /// A built-in record type such as `oauth2-parameters`.

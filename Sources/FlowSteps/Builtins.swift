@@ -50,7 +50,7 @@ public enum Builtins {
     public static func makeRegistry() -> StepRegistry {
         let base = Catalog(
             steps: [], transformers: TransformerRegistry.builtin.specs, providers: ProviderRegistry.builtin.specs,
-            keys: Catalog.builtinKeys, records: Catalog.builtinRecords)
+            keys: InfoKeys.builtins, records: Catalog.builtinRecords)
         return StepRegistry(catalog: base, steps: steps)
     }
 }

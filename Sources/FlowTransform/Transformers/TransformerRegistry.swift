@@ -29,7 +29,7 @@ public struct TransformerRegistry: Sendable {
     /// A catalog of the info model and these transformers (no steps or providers): enough to build a tree.
     public var catalog: Catalog {
         Catalog(
-            steps: [], transformers: specs, providers: [], keys: Catalog.builtinKeys, records: Catalog.builtinRecords)
+            steps: [], transformers: specs, providers: [], keys: InfoKeys.builtins, records: Catalog.builtinRecords)
     }
 
     /// flowrun's built-in transformers.

@@ -4,7 +4,7 @@ public import FlowDescriptor
 /// Converts single values to declared types, as the transform tree's leaves do; for values that arrive from
 /// elsewhere (a program's output, an input).
 public enum ValueConversion {
-    private static let builtinRecords = RecordTable(catalog: .infoModel)
+    private static let builtinRecords = RecordTable(catalog: .recordTypes)
 
     /// `node` read as `type`.
     /// - Throws: ``TransformError`` saying what was expected and found.

@@ -1,6 +1,7 @@
 public import FlowCatalog
 public import FlowDescriptor
 public import Foundation
+import FlowVocabulary
 
 /// A Swift type an info value converts to and from, with the value type keys of that type have.
 public protocol InfoConvertible: Sendable {
@@ -15,176 +16,214 @@ public protocol InfoConvertible: Sendable {
 /// A built-in info key that carries its value's Swift type: `InfoKey<String>.deviceID`, read as
 /// `context.info[.deviceID]` (a `String?`).
 ///
-/// The catalog's key table (``Catalog/builtinKeys``) says each built-in key's name and type, for the checker and
-/// the docs; the constants here are checked against it (`InfoKeyTests`). Keys a flow declares in `keys:` and
-/// what `command` steps provide have no constant: they are read by name.
+/// Each built-in key is written once, below, with its name and what it means; its type is its Swift type's
+/// (``InfoConvertible/valueType``). ``InfoKeys/builtins`` lists them, and the catalog's key table, which the checker,
+/// the schema and the docs read, is made from that list. Keys a flow declares in `keys:` and what `command` steps
+/// provide have no constant: they are read by name.
 public struct InfoKey<Value: InfoConvertible>: Sendable, Hashable, CustomStringConvertible {
     public let name: String
+    /// What the key holds, for the catalog and the docs.
+    public let summary: String
 
-    public init(_ name: String) {
+    init(_ name: String, _ summary: String) {
         self.name = name
+        self.summary = summary
     }
 
     /// The value type the key has, from its Swift type.
     public var valueType: ValueType { Value.valueType }
 
-    /// The key without its Swift type, for tables.
-    public var erased: AnyInfoKey { AnyInfoKey(name: name, valueType: valueType) }
+    /// The key as the catalog describes it: name, type and summary.
+    public var builtin: BuiltinKey { BuiltinKey(name: name, type: valueType, summary: summary) }
 
     public var description: String { name }
 }
 
-/// An info key's name and value type, without its Swift type.
-public struct AnyInfoKey: Sendable, Hashable {
-    public var name: String
-    public var valueType: ValueType
+extension InfoKey where Value == String {
+    public static var onboardingID: Self {
+        Self("onboardingID", "The onboarding's UUID, kept in the state folder.")
+    }
+    public static var applicationID: Self {
+        Self("applicationID", "The application's ID on the backend.")
+    }
+    public static var deviceID: Self {
+        Self("deviceID", "The device ID sent as `X-SMP-DEVICEID`.")
+    }
+    public static var authenticationMethod: Self {
+        Self(
+            "authenticationMethod",
+            "The method in the configuration: \(AuthenticationMethod.listed(AuthenticationMethod.configured)).")
+    }
+}
 
-    public init(name: String, valueType: ValueType) {
-        self.name = name
-        self.valueType = valueType
+extension InfoKey where Value == URL {
+    public static var backendURL: Self {
+        Self("backendURL", "The backend: `protocol://host[:port]`.")
+    }
+    public static var authenticationURL: Self {
+        Self("authenticationURL", "The URL of the validating request that triggers authentication.")
+    }
+}
+
+extension InfoKey where Value == InfoValue {
+    public static var configuration: Self {
+        Self("configuration", "The configuration document the loader found, before transformation.")
+    }
+}
+
+extension InfoKey where Value == SettingsParameters {
+    public static var settingsParameters: Self {
+        Self("settingsParameters", "Backend URL, application ID and version, device ID.")
+    }
+}
+
+extension InfoKey where Value == OAuth2Parameters {
+    public static var oauth2Parameters: Self {
+        Self("oauth2Parameters", "OAuth 2.0 authorization code parameters.")
+    }
+}
+
+extension InfoKey where Value == OAuth2ClientCredentialsParameters {
+    public static var oauth2ClientCredentialsParameters: Self {
+        Self("oauth2ClientCredentialsParameters", "OAuth 2.0 client credentials parameters.")
+    }
+}
+
+extension InfoKey where Value == SAMLParameters {
+    public static var samlParameters: Self {
+        Self("samlParameters", "SAML 2.0 parameters.")
+    }
+}
+
+extension InfoKey where Value == OTPParameters {
+    public static var otpParameters: Self {
+        Self("otpParameters", "OTP form parameters.")
+    }
+}
+
+extension InfoKey where Value == UserIdentityParameters {
+    public static var userIdentityParameters: Self {
+        Self("userIdentityParameters", "The certificate service's endpoints and the pins of the backend's key.")
+    }
+}
+
+extension InfoKey where Value == PasscodePolicyRecord {
+    public static var passcodePolicy: Self {
+        Self("passcodePolicy", "The passcode policy from the settings.")
+    }
+}
+
+extension InfoKey where Value == LogSettings {
+    public static var logSettings: Self {
+        Self("logSettings", "The log settings; they set the log level.")
+    }
+}
+
+extension InfoKey where Value == FeatureVectorPolicies {
+    public static var featureVectorPolicies: Self {
+        Self("featureVectorPolicies", "Feature vector policies.")
+    }
+}
+
+extension InfoKey where Value == UsageSettings {
+    public static var usageSettings: Self {
+        Self("usageSettings", "The settings' usage policy: may usage be collected, upload interval, crash reports.")
+    }
+}
+
+extension InfoKey where Value == LockWipePolicy {
+    public static var lockWipePolicy: Self {
+        Self(
+            "lockWipePolicy",
+            "The settings' lock and wipe policy: days without the backend before a restore locks or wipes.")
+    }
+}
+
+extension InfoKey where Value == InfoValue {
+    public static var reportedPolicies: Self {
+        Self(
+            "reportedPolicies",
+            "The settings groups flowrun shows but cannot apply (`networkPolicy`, `securityPolicy`, "
+                + "`attestationSettings`), as the backend sent them.")
+    }
+}
+
+extension InfoKey where Value == StoreRecord {
+    public static var store: Self {
+        Self("store", "The open encrypted store.")
+    }
+}
+
+extension InfoKey where Value == Bool {
+    public static var dataCollectionConsent: Self {
+        Self(
+            "dataCollectionConsent",
+            "Whether the person allowed usage data to be collected and uploaded (the data-collection consent).")
+    }
+}
+
+extension InfoKey where Value == Destinations {
+    public static var destinations: Self {
+        Self("destinations", "The destinations the application may use, each a name and its URL on the backend.")
+    }
+}
+
+extension InfoKey where Value == ClientResourceBundles {
+    public static var clientResources: Self {
+        Self(
+            "clientResources",
+            "The application's client resource bundles, and the file each downloaded one was written to.")
+    }
+}
+
+extension InfoKey where Value == LogPolicy {
+    public static var logPolicy: Self {
+        Self("logPolicy", "What the log settings allow: the run's log level and whether its log may be uploaded.")
+    }
+}
+
+extension InfoKey where Value == UsagePolicy {
+    public static var usagePolicy: Self {
+        Self(
+            "usagePolicy",
+            "Whether usage may be collected and uploaded (feature vectors and consent allow it), and why.")
     }
 }
 
 extension InfoKey where Value == String {
-    /// The onboarding's UUID, kept in the state folder.
-    public static var onboardingID: Self { Self("onboardingID") }
-    /// The application's ID on the backend.
-    public static var applicationID: Self { Self("applicationID") }
-    /// The device ID sent as `X-SMP-DEVICEID`.
-    public static var deviceID: Self { Self("deviceID") }
-    /// The method in the configuration: `basic`, `oauth2`, `oauth2-client-credentials`, `saml` or `none`.
-    public static var authenticationMethod: Self { Self("authenticationMethod") }
+    public static var registrationID: Self {
+        Self(
+            "registrationID", "The device registration's ID on the backend (its `Connections` entity's connection ID).")
+    }
+    public static var userID: Self {
+        Self(
+            "userID",
+            "The user a login step found in the backend's role service (`Me`'s `id`, else its `userName`); "
+                + "absent when the backend has none.")
+    }
 }
 
-extension InfoKey where Value == URL {
-    /// The backend: `protocol://host[:port]`.
-    public static var backendURL: Self { Self("backendURL") }
-    /// The URL of the validating request that triggers authentication.
-    public static var authenticationURL: Self { Self("authenticationURL") }
-}
-
-extension InfoKey where Value == InfoValue {
-    /// The configuration document the loader found, before transformation.
-    public static var configuration: Self { Self("configuration") }
-}
-
-extension InfoKey where Value == SettingsParameters {
-    /// Backend URL, application ID and version, device ID.
-    public static var settingsParameters: Self { Self("settingsParameters") }
-}
-
-extension InfoKey where Value == OAuth2Parameters {
-    /// OAuth 2.0 authorization code parameters.
-    public static var oauth2Parameters: Self { Self("oauth2Parameters") }
-}
-
-extension InfoKey where Value == OAuth2ClientCredentialsParameters {
-    /// OAuth 2.0 client credentials parameters.
-    public static var oauth2ClientCredentialsParameters: Self { Self("oauth2ClientCredentialsParameters") }
-}
-
-extension InfoKey where Value == SAMLParameters {
-    /// SAML 2.0 parameters.
-    public static var samlParameters: Self { Self("samlParameters") }
-}
-
-extension InfoKey where Value == OTPParameters {
-    /// OTP form parameters.
-    public static var otpParameters: Self { Self("otpParameters") }
-}
-
-extension InfoKey where Value == UserIdentityParameters {
-    /// The certificate service's endpoints and the pins of the backend's key.
-    public static var userIdentityParameters: Self { Self("userIdentityParameters") }
-}
-
-extension InfoKey where Value == PasscodePolicyRecord {
-    /// The passcode policy from the settings.
-    public static var passcodePolicy: Self { Self("passcodePolicy") }
-}
-
-extension InfoKey where Value == LogSettings {
-    /// The log settings; they set the log level.
-    public static var logSettings: Self { Self("logSettings") }
-}
-
-extension InfoKey where Value == FeatureVectorPolicies {
-    /// Feature vector policies.
-    public static var featureVectorPolicies: Self { Self("featureVectorPolicies") }
-}
-
-extension InfoKey where Value == UsageSettings {
-    /// The settings' usage policy: whether usage may be collected, how often it is uploaded, crash reports.
-    public static var usageSettings: Self { Self("usageSettings") }
-}
-
-extension InfoKey where Value == LockWipePolicy {
-    /// The settings' lock and wipe policy: days without reaching the backend before the app locks or wipes.
-    public static var lockWipePolicy: Self { Self("lockWipePolicy") }
-}
-
-extension InfoKey where Value == InfoValue {
-    /// The settings groups a command-line client cannot apply (`networkPolicy`, `securityPolicy`,
-    /// `attestationSettings`), as the backend sent them.
-    public static var reportedPolicies: Self { Self("reportedPolicies") }
-}
-
-extension InfoKey where Value == StoreRecord {
-    /// The open encrypted store.
-    public static var store: Self { Self("store") }
-}
-
-extension InfoKey where Value == Bool {
-    /// Whether the person allowed usage data to be collected and uploaded (the data-collection consent).
-    public static var dataCollectionConsent: Self { Self("dataCollectionConsent") }
-}
-
-extension InfoKey where Value == Destinations {
-    /// The destinations the application may use, each a name and its URL.
-    public static var destinations: Self { Self("destinations") }
-}
-
-extension InfoKey where Value == ClientResourceBundles {
-    /// The application's client resource bundles, and the file each downloaded one was written to.
-    public static var clientResources: Self { Self("clientResources") }
-}
-
-extension InfoKey where Value == LogPolicy {
-    /// What the log settings allow: the run's log level and whether its log may be uploaded.
-    public static var logPolicy: Self { Self("logPolicy") }
-}
-
-extension InfoKey where Value == UsagePolicy {
-    /// Whether usage may be collected and uploaded, and why.
-    public static var usagePolicy: Self { Self("usagePolicy") }
-}
-
-extension InfoKey where Value == String {
-    /// The device registration's ID on the backend (the connection ID its `Connections` entity answered).
-    public static var registrationID: Self { Self("registrationID") }
-    /// The user the backend's role service (`Me`) named after the login: its `id`, else its `userName`.
-    public static var userID: Self { Self("userID") }
-}
-
-extension AnyInfoKey {
-    /// Every built-in key constant, in the catalog's order.
-    public static let builtins: [AnyInfoKey] = [
-        InfoKey<String>.onboardingID.erased, InfoKey<InfoValue>.configuration.erased,
-        InfoKey<URL>.backendURL.erased, InfoKey<URL>.authenticationURL.erased,
-        InfoKey<String>.applicationID.erased, InfoKey<String>.deviceID.erased,
-        InfoKey<String>.authenticationMethod.erased, InfoKey<SettingsParameters>.settingsParameters.erased,
-        InfoKey<OAuth2Parameters>.oauth2Parameters.erased,
-        InfoKey<OAuth2ClientCredentialsParameters>.oauth2ClientCredentialsParameters.erased,
-        InfoKey<SAMLParameters>.samlParameters.erased, InfoKey<OTPParameters>.otpParameters.erased,
-        InfoKey<UserIdentityParameters>.userIdentityParameters.erased,
-        InfoKey<PasscodePolicyRecord>.passcodePolicy.erased, InfoKey<LogSettings>.logSettings.erased,
-        InfoKey<FeatureVectorPolicies>.featureVectorPolicies.erased, InfoKey<UsageSettings>.usageSettings.erased,
-        InfoKey<LockWipePolicy>.lockWipePolicy.erased, InfoKey<InfoValue>.reportedPolicies.erased,
-        InfoKey<StoreRecord>.store.erased,
-        InfoKey<Bool>.dataCollectionConsent.erased, InfoKey<Destinations>.destinations.erased,
-        InfoKey<ClientResourceBundles>.clientResources.erased,
-        InfoKey<LogPolicy>.logPolicy.erased, InfoKey<UsagePolicy>.usagePolicy.erased,
-        InfoKey<String>.registrationID.erased, InfoKey<String>.userID.erased,
+/// The built-in info keys.
+public enum InfoKeys {
+    /// Every built-in key, in the catalog's order: the catalog's key table is made from this list (a test checks
+    /// that it holds every constant).
+    public static let builtins: [BuiltinKey] = [
+        InfoKey<String>.onboardingID.builtin, InfoKey<InfoValue>.configuration.builtin,
+        InfoKey<URL>.backendURL.builtin, InfoKey<URL>.authenticationURL.builtin,
+        InfoKey<String>.applicationID.builtin, InfoKey<String>.deviceID.builtin,
+        InfoKey<String>.authenticationMethod.builtin, InfoKey<SettingsParameters>.settingsParameters.builtin,
+        InfoKey<OAuth2Parameters>.oauth2Parameters.builtin,
+        InfoKey<OAuth2ClientCredentialsParameters>.oauth2ClientCredentialsParameters.builtin,
+        InfoKey<SAMLParameters>.samlParameters.builtin, InfoKey<OTPParameters>.otpParameters.builtin,
+        InfoKey<UserIdentityParameters>.userIdentityParameters.builtin,
+        InfoKey<PasscodePolicyRecord>.passcodePolicy.builtin, InfoKey<LogSettings>.logSettings.builtin,
+        InfoKey<FeatureVectorPolicies>.featureVectorPolicies.builtin, InfoKey<UsageSettings>.usageSettings.builtin,
+        InfoKey<LockWipePolicy>.lockWipePolicy.builtin, InfoKey<InfoValue>.reportedPolicies.builtin,
+        InfoKey<StoreRecord>.store.builtin,
+        InfoKey<Bool>.dataCollectionConsent.builtin, InfoKey<Destinations>.destinations.builtin,
+        InfoKey<ClientResourceBundles>.clientResources.builtin,
+        InfoKey<LogPolicy>.logPolicy.builtin, InfoKey<UsagePolicy>.usagePolicy.builtin,
+        InfoKey<String>.registrationID.builtin, InfoKey<String>.userID.builtin,
     ]
 }
 
