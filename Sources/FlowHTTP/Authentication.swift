@@ -60,6 +60,9 @@ public protocol Authenticator: Sendable {
     /// The `scheme://host:port` whose requests carry these credentials and whose challenges this answers.
     var origin: String { get }
     var challenges: [ChallengeTest] { get }
+    /// Whether this answers with a client certificate (a user identity): it then also answers a TLS handshake the
+    /// server ended for want of one, and a request counts the identities it obtains apart from its logins.
+    var presentsClientIdentity: Bool { get }
     /// Whether `response` is a challenge this answers: by default, one that matches one of ``challenges``.
     func isChallenge(_ response: HTTPResponse) -> Bool
     /// Adds the current credentials (a header) to a request for ``origin``.
@@ -71,6 +74,8 @@ public protocol Authenticator: Sendable {
 }
 
 extension Authenticator {
+    public var presentsClientIdentity: Bool { false }
+
     public func decorate(_ request: inout HTTPRequest) async throws(HTTPError) {}
 
     public func isChallenge(_ response: HTTPResponse) -> Bool {

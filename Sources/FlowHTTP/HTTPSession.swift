@@ -365,7 +365,7 @@ public final class HTTPSession: Sendable {
                 // origin answers it as it answers the same demand made over HTTP.
                 guard error.code == .certificateRequired,
                     let slot = slots.first(where: {
-                        $0.origin == decorated.url.origin && $0.authenticator is UserIdentityAuthenticator
+                        $0.origin == decorated.url.origin && $0.authenticator.presentsClientIdentity
                     })
                 else { throw error }
                 let demand = HTTPResponse(
@@ -397,7 +397,7 @@ public final class HTTPSession: Sendable {
             if let slot = slots.first(where: { slot in
                 slot.origin == decorated.url.origin && slot.authenticator.isChallenge(response)
             }) {
-                if slot.authenticator is UserIdentityAuthenticator {
+                if slot.authenticator.presentsClientIdentity {
                     try await obtainIdentity(
                         slot, demand: response, seen: generations[slot.id] ?? slot.generation, obtained: identities,
                         request: decorated)

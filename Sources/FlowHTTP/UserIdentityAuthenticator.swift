@@ -11,6 +11,7 @@ public import FlowVocabulary
 /// an identity was obtained fails as `certificate-rejected`.
 public struct UserIdentityAuthenticator: Authenticator {
     public let method = AuthenticationMethod.certificate
+    public let presentsClientIdentity = true
     public let origin: String
     /// Challenges besides the certificate demands (a backend's own marker, from a step's `challenge-*`).
     public let challenges: [ChallengeTest]

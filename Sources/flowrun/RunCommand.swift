@@ -50,23 +50,8 @@ struct RunCommand: AsyncParsableCommand {
             valueName: "NAME"))
     var presenter: PresenterKind?
 
-    @Option(
-        name: .customLong("input"),
-        help: ArgumentHelp("An input a step asks for, as NAME=VALUE (repeatable).", valueName: "NAME=VALUE"))
-    var inputs: [String] = []
-
-    @Option(
-        name: .customLong("input-fd"),
-        help: ArgumentHelp(
-            "Read input NAME (a secret, such as `passcode`) from file descriptor FD, up to its end (repeatable).",
-            valueName: "NAME=FD"))
-    var inputDescriptors: [String] = []
-
-    @Option(
-        help: ArgumentHelp(
-            "A configuration document for the `json` provider: a JSON file, or - for standard input.",
-            valueName: "FILE|-"))
-    var config: String?
+    @OptionGroup(title: "Inputs")
+    var given: InputOptions
 
     @Option(help: ArgumentHelp("Write a JSON-lines trace of every state transition to this file.", valueName: "FILE"))
     var trace: String?
@@ -84,31 +69,8 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Compile the flow and print the plan of every mode; run nothing.")
     var dryRun = false
 
-    @Flag(help: "Start the built-in backend emulator on a free loopback port and point the flow at it.")
-    var emulator = false
-
-    @Option(
-        help: ArgumentHelp("The emulator's data file (with --emulator; default: the built-in data).", valueName: "FILE")
-    )
-    var emulatorData: String?
-
-    @Flag(
-        help: ArgumentHelp(
-            "Serve the emulator over HTTPS and trust its CA for this run (with --emulator; on by itself when a step "
-                + "authenticates with a certificate)."))
-    var emulatorTLS = false
-
-    /// Internal (`flowrun test`): send every request to an emulator that already runs at this address, as
-    /// `--emulator` does with its own; `--emulator-data` names its data (for the identity provider it keeps).
-    @Option(help: ArgumentHelp(visibility: .private))
-    var emulatorURL: String?
-
-    /// Internal (`flowrun test`): the PEM CA of the emulator at `--emulator-url`, trusted for this run only.
-    @Option(help: ArgumentHelp(visibility: .private))
-    var emulatorCA: String?
-
-    @Option(help: ArgumentHelp("An onboarding link for the `url` provider.", valueName: "URL"))
-    var link: String?
+    @OptionGroup(title: "The built-in emulator")
+    var emulation: EmulatorOptions
 
     @Option(
         help: ArgumentHelp(
@@ -116,81 +78,8 @@ struct RunCommand: AsyncParsableCommand {
             valueName: "LEVEL"))
     var logLevel: String = "warn"
 
-    @Option(help: ArgumentHelp("A PEM file of CA certificates trusted besides the system's.", valueName: "FILE"))
-    var caBundle: String?
-
-    @Option(
-        name: .customLong("pin"),
-        help: ArgumentHelp(
-            "An SPKI SHA-256 pin in base64 the server's key must match (repeatable; replaces the flow's pins).",
-            valueName: "BASE64"))
-    var pins: [String] = []
-
-    @Option(help: ArgumentHelp("The lowest TLS version accepted: 1.2 or 1.3.", valueName: "VERSION"))
-    var minTLSVersion: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "A PEM client certificate chain, leaf first, sent when a server asks for one (with --client-key).",
-            valueName: "FILE"))
-    var clientCertificate: String?
-
-    @Option(help: ArgumentHelp("The PEM private key of --client-certificate.", valueName: "FILE"))
-    var clientKey: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "The proxy of every request (http://[user:password@]host[:port] or socks5://host[:port]), over "
-                + "HTTPS_PROXY and http_proxy.",
-            valueName: "URL"))
-    var proxy: String?
-
-    @Option(
-        name: .customLong("noproxy"),
-        help: ArgumentHelp("Hosts reached without the proxy, comma-separated (over NO_PROXY).", valueName: "HOSTS"))
-    var noProxy: String?
-
-    /// The environment's proxies, as curl reads them, with --proxy and --noproxy over them. A proxy flowrun cannot
-    /// use is no usage error: a request that would go through it fails `proxy-failed`, and a run that sends none
-    /// there is not broken by a machine-wide setting.
-    private func proxies() -> ProxySettings {
-        var settings = ProxySettings.fromEnvironment(ProcessInfo.processInfo.environment)
-        if let proxy {
-            let setting = ProxySettings.Setting(proxy, source: "--proxy")
-            settings.https = setting
-            settings.http = setting
-        }
-        if let noProxy { settings.noProxy = ProxySettings.hosts(noProxy) }
-        return settings
-    }
-
-    /// The flow's `security` trust with the flags over it, field by field.
-    private func trust(_ security: Security) throws -> TLSSettings {
-        let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
-        var tls = TLSSettings(security, relativeTo: folder)
-        if let caBundle { tls.caBundle = caBundle }
-        if !pins.isEmpty {
-            tls.pins = try pins.map { text in
-                guard let pin = PublicKeyPin(base64: text) else {
-                    throw ValidationError(
-                        "--pin takes the base64 SHA-256 of a SubjectPublicKeyInfo (32 bytes), found `\(text)`.")
-                }
-                return pin
-            }
-        }
-        if let minTLSVersion {
-            guard let version = TLSMinimumVersion(rawValue: minTLSVersion) else {
-                throw ValidationError("--min-tls-version takes 1.2 or 1.3, found `\(minTLSVersion)`.")
-            }
-            tls.minimumVersion = version
-        }
-        switch (clientCertificate, clientKey) {
-        case (let certificate?, let key?): tls.identity = .pem(certificateChain: certificate, privateKey: key)
-        case (nil, nil): break
-        default: throw ValidationError("--client-certificate and --client-key go together.")
-        }
-        return tls
-    }
+    @OptionGroup(title: "Trust and proxies")
+    var network: TrustOptions
 
     func run() async throws {
         // Signals are caught before anything is printed: Ctrl-C at any moment ends with 130, never by the signal.
@@ -202,45 +91,13 @@ struct RunCommand: AsyncParsableCommand {
         defer { interrupt.cancel() }
         let flow = try Self.load(file, pipeline: FlowPipeline(registry: Builtins.registry))
         // Read before a dry run returns, so that it checks the document (and its size limit) too.
-        let configuration = try config.map(Self.configurationDocument)
-        if config != nil { try Self.checkConfigurationIsRead(by: flow.descriptor) }
+        let configuration = try given.config.map(Self.configurationDocument)
+        if given.config != nil { try Self.checkConfigurationIsRead(by: flow.descriptor) }
         if dryRun {
             Console.print(Plan.render(flow))
             return
         }
-        var flags: [String: String] = [:]
-        for input in inputs {
-            guard let equals = input.firstIndex(of: "="), equals != input.startIndex else {
-                throw ValidationError("--input takes NAME=VALUE, found `\(input)`.")
-            }
-            let name = String(input[..<equals])
-            if Self.secretInputs.contains(name) {
-                throw ValidationError(
-                    "--input \(name)=... would show a secret to every user in the process list: set "
-                        + "\(InputSource.environmentName(for: name)) or use --input-fd \(name)=FD."
-                )
-            }
-            flags[name] = String(input[input.index(after: equals)...])
-        }
-        let descriptorValues = try Self.readDescriptors(inputDescriptors)
-        var linkURL: URL?
-        if let link {
-            guard let url = URL(string: link), url.scheme != nil, url.host != nil else {
-                throw ValidationError("--link takes an absolute URL, found `\(link)`.")
-            }
-            linkURL = url
-        }
-        if emulatorData != nil, !emulator, emulatorURL == nil {
-            throw ValidationError("--emulator-data goes with --emulator.")
-        }
-        if emulator, emulatorURL != nil { throw ValidationError("--emulator and --emulator-url exclude each other.") }
-        let runningEmulator = try emulatorURL.map { text in
-            guard let url = URL(string: text), url.scheme != nil, url.host != nil else {
-                throw ValidationError("--emulator-url takes an absolute URL, found `\(text)`.")
-            }
-            return url
-        }
-        if emulatorTLS, !emulator { throw ValidationError("--emulator-tls goes with --emulator.") }
+        let descriptorValues = try Self.readDescriptors(given.inputDescriptors)
         guard let level = RunLog.Level(backendName: logLevel) else {
             throw ValidationError(
                 "--log-level takes none, fatal, error, warn, info, debug or path, found `\(logLevel)`.")
@@ -256,13 +113,15 @@ struct RunCommand: AsyncParsableCommand {
         var options = RunOptions(
             mode: mode,
             input: InputSource(
-                flags: flags, interactive: interactive, prompter: prompter, document: configuration, link: linkURL),
+                flags: try given.flags(), interactive: interactive, prompter: prompter, document: configuration,
+                link: try given.linkURL()),
             state: stateDir.map { StateFolder(url: URL(fileURLWithPath: $0)) }
                 ?? StateFolder.default(flowName: engine.name),
             progress: progress, redactor: redactor)
         options.input.descriptorValues = descriptorValues
-        options.tls = try trust(engine.descriptor.security)
-        options.proxy = proxies()
+        options.tls = try network.trust(
+            engine.descriptor.security, relativeTo: URL(fileURLWithPath: file).deletingLastPathComponent())
+        options.proxy = network.proxies()
         options.presenter = presenter
         // A mode the flow does not offer (change-passcode without a store, logout without a login) is the
         // planner's failure, said by the engine before any step runs: exit status 1 with its failure code, the same
@@ -293,44 +152,7 @@ struct RunCommand: AsyncParsableCommand {
             Console.error("flowrun: --report: \(error)")
             throw ExitCode.usage
         }
-        var backend: BackendEmulator?
-        // The emulator's data, for the one this run starts or the one another process started (`flowrun test`).
-        var data = EmulatorData.builtIn
-        if let emulatorData { data = try Self.loadEmulatorData(emulatorData) }
-        /// The one place the emulator is known: the run's HTTP session sends every request to `address`, except
-        /// those to an identity provider the emulator's data names outside it, and names its steps to it.
-        func pointAtEmulator(_ address: URL) {
-            options.urlRewrite = URLRewrite(target: address, keeping: data.identityProvider.map { [$0.ssoURL] } ?? [])
-            options.stepNamingOrigins = [address.origin]
-        }
-        if emulator {
-            let server = BackendEmulator(data: data)
-            // HTTPS when a step authenticates with a certificate (mutual TLS needs TLS); plain http otherwise.
-            let tls = emulatorTLS || engine.authenticationMethods.contains(.certificate)
-            let address: URL
-            do {
-                address = try await server.start(port: 0, tls: tls)
-            } catch {
-                Console.error("flowrun: cannot start the emulator: \(error)")
-                throw ExitCode(1)
-            }
-            backend = server
-            // Its CA is trusted in memory, for this run only.
-            if tls { options.tls.additionalRootsPEM.append(server.certificateAuthorityPEM) }
-            pointAtEmulator(address)
-            FileHandle.standardError.write(Data("emulator: \(address.absoluteString)\n".utf8))
-        }
-        if let runningEmulator {
-            // The same hook as --emulator's: an emulator another process started (`flowrun test`).
-            pointAtEmulator(runningEmulator)
-            if let emulatorCA {
-                guard let pem = FileBytes.read(emulatorCA, limit: 1 << 20) else {
-                    Console.error("flowrun: --emulator-ca: cannot read `\(emulatorCA)`.")
-                    throw ExitCode.usage
-                }
-                options.tls.additionalRootsPEM.append(String(decoding: pem, as: UTF8.self))
-            }
-        }
+        let backend = try await emulation.attach(to: &options, authenticationMethods: engine.authenticationMethods)
         options.log = RunLog(level: level, redactor: redactor) { level, message in
             FileHandle.standardError.write(Data("[\(level.name)] \(message)\n".utf8))
         }
@@ -357,9 +179,6 @@ struct RunCommand: AsyncParsableCommand {
         default: throw ExitCode.findings
         }
     }
-
-    /// Inputs that are refused on the command line (the store passcodes).
-    static let secretInputs = InputSource.neverOnCommandLine
 
     /// The values of `--input-fd NAME=FD`: each descriptor read to its end, one trailing line break dropped.
     static func readDescriptors(_ specs: [String]) throws -> [String: String] {
