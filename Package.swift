@@ -251,7 +251,8 @@ let package = Package(
         .testTarget(
             name: "FlowEngineTests",
             dependencies: [
-                "FlowVocabulary", "FlowEngine", "FlowConfig", "FlowSteps", "FlowTransform", "FlowDescriptor",
+                "FlowTestSupport", "FlowVocabulary", "FlowEngine", "FlowConfig", "FlowSteps", "FlowTransform",
+                "FlowDescriptor",
                 "FlowCatalog", "FlowCheck",
                 "FlowEmulator",
                 "FlowHTTP", .product(name: "Clocks", package: "swift-clocks"),

@@ -1,6 +1,7 @@
 import FlowDescriptor
 import FlowEmulator
 import FlowScenario
+import FlowTestSupport
 import Foundation
 import Testing
 
@@ -154,21 +155,13 @@ struct EmulatorContractTests {
 
     /// docs/emulator.md holds the table rendered from the contract; `FLOWRUN_WRITE_DOCS=1` writes it.
     @Test func theEmulatorDocsHoldTheContractTable() throws {
-        let contract = try Contract.load()
-        let docs = Contract.repository.appendingPathComponent("docs/emulator.md")
-        let text = try String(contentsOf: docs, encoding: .utf8)
-        let begin = "<!-- contract table: rendered from docs/contract.yaml -->\n"
-        let end = "\n<!-- end of contract table -->"
-        let start = try #require(text.range(of: begin), "docs/emulator.md has no contract table")
-        let stop = try #require(text.range(of: end, range: start.upperBound..<text.endIndex))
-        let rendered = contract.table()
-        if ProcessInfo.processInfo.environment["FLOWRUN_WRITE_DOCS"] == "1" {
-            let updated = text.replacingCharacters(in: start.upperBound..<stop.lowerBound, with: rendered)
-            try updated.write(to: docs, atomically: true, encoding: .utf8)
-            return
-        }
+        let rendered = try Contract.load().table()
+        let section = try generatedSection(
+            of: Contract.repository.appendingPathComponent("docs/emulator.md"),
+            between: "<!-- contract table: rendered from docs/contract.yaml -->\n",
+            and: "\n<!-- end of contract table -->", writing: rendered)
         #expect(
-            String(text[start.upperBound..<stop.lowerBound]) == rendered,
+            section == rendered,
             """
             docs/emulator.md's table differs from docs/contract.yaml: run FLOWRUN_WRITE_DOCS=1 swift test --filter \
             theEmulatorDocsHoldTheContractTable

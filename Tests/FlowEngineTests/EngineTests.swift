@@ -325,7 +325,7 @@ struct EngineTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let leftovers = [".state.json.0B1E5C2A-1111-4222-8333-944455556666.tmp", ".dat.nosync1a2b.Xy9Zq1"]
         for name in leftovers {
-            FileManager.default.createFile(
+            _ = FileManager.default.createFile(
                 atPath: folder.appendingPathComponent(name).path, contents: Data("partial".utf8),
                 attributes: [.posixPermissions: 0o644])
         }

@@ -1,4 +1,5 @@
 import FlowEngine
+import FlowTestSupport
 import FlowTransform
 import FlowVocabulary
 import Foundation
@@ -31,23 +32,16 @@ struct FailureCodeTests {
 
     /// docs/engine.md's table is made from the constants and the families; `FLOWRUN_WRITE_DOCS=1` writes it.
     @Test func theEngineDocumentHoldsTheTableMadeFromTheConstants() throws {
-        let docs = Self.root.appendingPathComponent("docs/engine.md")
-        let text = try String(contentsOf: docs, encoding: .utf8)
-        let begin = "<!-- failure codes: made from Sources/FlowVocabulary/FailureCode.swift -->\n"
-        let end = "\n<!-- end of failure codes -->"
-        let start = try #require(text.range(of: begin), "docs/engine.md has no failure-code table")
-        let stop = try #require(text.range(of: end, range: start.upperBound..<text.endIndex))
         let rows =
             FailureCode.known.map { "| `\($0.rawValue)` | \($0.summary) |" }
             + FailureCode.families.map { "| `\($0.pattern)` | \($0.summary) |" }
         let table = (["| code | meaning |", "| --- | --- |"] + rows).joined(separator: "\n")
-        if ProcessInfo.processInfo.environment["FLOWRUN_WRITE_DOCS"] == "1" {
-            let updated = text.replacingCharacters(in: start.upperBound..<stop.lowerBound, with: table)
-            try updated.write(to: docs, atomically: true, encoding: .utf8)
-        }
-        let written = try String(contentsOf: docs, encoding: .utf8)
+        let section = try generatedSection(
+            of: Self.root.appendingPathComponent("docs/engine.md"),
+            between: "<!-- failure codes: made from Sources/FlowVocabulary/FailureCode.swift -->\n",
+            and: "\n<!-- end of failure codes -->", writing: table)
         #expect(
-            written.contains(begin + table + end),
+            section == table,
             """
             docs/engine.md's failure codes differ from FailureCode.swift: run FLOWRUN_WRITE_DOCS=1 swift test \
             --filter theEngineDocumentHoldsTheTableMadeFromTheConstants

@@ -51,7 +51,7 @@ struct RegistrationProbeStep: BuiltinStep, RegistrationDeletingStep {
 
     private func write(_ line: String) {
         guard let handle = FileHandle(forWritingAtPath: log) else {
-            FileManager.default.createFile(atPath: log, contents: Data((line + "\n").utf8))
+            _ = FileManager.default.createFile(atPath: log, contents: Data((line + "\n").utf8))
             return
         }
         handle.seekToEndOfFile()

@@ -34,30 +34,38 @@ struct RequirementTests {
         return registry
     }()
 
-    /// The step that provides `count` fails and the flow goes on past it: the step that needs it is failed by the
-    /// engine with `missing-info`, naming the step and the key, and never runs.
-    @Test func aRequiredKeyThatNoStepProvidedFailsTheStepBeforeItRuns() async throws {
+    /// Runs `onboard` of a flow whose step `need` needs `count`, after `make` (a command step, `run`) that
+    /// provides it; says whether `need` ran.
+    static func run(make: String, flows: String) async throws -> (report: RunReport, needRan: Bool) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowrun-needs-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
         let marker = folder.appendingPathComponent("ran").path
         let fixture = try EngineFixture(
             commandFlow(
                 keys: "{count: int}",
                 steps: """
-                      make: {uses: command, with: {run: [sh, -c, "exit 3"], provides: {count: int}}}
+                      make: {uses: command, with: {run: [sh, -c, "\(make)"], provides: {count: int}}}
                       need: {uses: needs-count, with: {marker: "\(marker)"}}
                     """,
-                flows: """
-                      onboard:
-                        - step: make
-                          on-failure: continue
-                        - need
-                    """),
-            registry: Self.registry)
+                flows: flows),
+            registry: registry)
         defer { fixture.remove() }
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-
         let report = await fixture.run(.onboard)
+        return (report, FileManager.default.fileExists(atPath: marker))
+    }
+
+    /// The step that provides `count` fails and the flow goes on past it: the step that needs it is failed by the
+    /// engine with `missing-info`, naming the step and the key, and never runs.
+    @Test func aRequiredKeyThatNoStepProvidedFailsTheStepBeforeItRuns() async throws {
+        let (report, needRan) = try await Self.run(
+            make: "exit 3",
+            flows: """
+                  onboard:
+                    - step: make
+                      on-failure: continue
+                    - need
+                """)
         guard case .failed(let failure, let step, _) = report.result else {
             Issue.record("the run did not fail: \(report.result)")
             return
@@ -65,28 +73,13 @@ struct RequirementTests {
         #expect(step == "need")
         #expect(failure.code == .missingInfo)
         #expect(failure.message == "step `need` needs `count`, which no step provided")
-        #expect(!FileManager.default.fileExists(atPath: marker), "the step ran without what it needs")
+        #expect(!needRan, "the step ran without what it needs")
     }
 
     /// With the key there, the same step runs.
     @Test func aRequiredKeyThatAStepProvidedLetsTheStepRun() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowrun-needs-\(UUID())")
-        let marker = folder.appendingPathComponent("ran").path
-        let fixture = try EngineFixture(
-            commandFlow(
-                keys: "{count: int}",
-                steps: """
-                      make: {uses: command, with: {run: [sh, -c, "echo '{\\"count\\": 3}'"], provides: {count: int}}}
-                      need: {uses: needs-count, with: {marker: "\(marker)"}}
-                    """,
-                flows: "  onboard: [make, need]"),
-            registry: Self.registry)
-        defer { fixture.remove() }
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-
-        let report = await fixture.run(.onboard)
+        let (report, needRan) = try await Self.run(make: #"echo '{\"count\": 3}'"#, flows: "  onboard: [make, need]")
         #expect(report.result == .succeeded, "\(report.result)")
-        #expect(FileManager.default.fileExists(atPath: marker))
+        #expect(needRan)
     }
 }

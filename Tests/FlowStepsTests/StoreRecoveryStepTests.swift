@@ -46,6 +46,15 @@ struct StoreRecoveryStepTests {
     }
 
     /// Onboards: creates the store and writes one record into it, as the engine does when onboarding ends.
+    /// The store step's forgot-passcode operation, with a new passcode.
+    static func forgotPasscode(_ harness: StepHarness, id: UUID) async -> StepOutcome {
+        #expect(harness.step is any PasscodeRecoveringStep)
+        return await harness.step.perform(
+            .forgotPasscode,
+            context: harness.context(
+                .forgotPasscode, onboardingID: id, environment: ["FLOWRUN_INPUT_NEW_PASSCODE": newPasscode]))
+    }
+
     static func onboard(_ harness: StepHarness, id: UUID) async throws -> StepOutcome {
         let outcome = await harness.step.perform(
             .onboard,
@@ -76,13 +85,7 @@ struct StoreRecoveryStepTests {
             #expect(try SecureStore.header(at: path).hasRecovery)
             #expect(harness.trace.events.contains { $0.outcome == "recovery-kept" })
 
-            #expect(harness.step is any PasscodeRecoveringStep)
-            let recovered = await harness.step.perform(
-                .forgotPasscode,
-                context:
-                    harness.context(
-                        .forgotPasscode, onboardingID: id, environment: ["FLOWRUN_INPUT_NEW_PASSCODE": Self.newPasscode]
-                    ))
+            let recovered = await Self.forgotPasscode(harness, id: id)
             #expect(recovered.succeeded, "\(recovered)")
             let store = try SecureStore.open(at: path, passcode: Secret(Self.newPasscode))
             let kept = try store.values()["step/settings"].map { String(decoding: $0, as: UTF8.self) }
@@ -121,13 +124,7 @@ struct StoreRecoveryStepTests {
             #expect(try !SecureStore.header(at: Self.storePath(harness, id: id)).hasRecovery)
             #expect(harness.trace.events.contains { $0.outcome == "no-recovery" })
 
-            #expect(harness.step is any PasscodeRecoveringStep)
-            let recovered = await harness.step.perform(
-                .forgotPasscode,
-                context:
-                    harness.context(
-                        .forgotPasscode, onboardingID: id, environment: ["FLOWRUN_INPUT_NEW_PASSCODE": Self.newPasscode]
-                    ))
+            let recovered = await Self.forgotPasscode(harness, id: id)
             #expect(recovered.failure?.code == .noRecovery, "\(recovered)")
             #expect(recovered.failure?.message.contains("only `--mode reset`") == true)
         }
