@@ -88,7 +88,7 @@ struct URLRedactionTests {
         let trace = MemoryTrace()
         _ = await fixture.run(.onboard, email: "grace.hopper@example.com", trace: trace)
         await fixture.stop()
-        let text = trace.events.map { "\($0.message ?? "") \($0.errorCode ?? "")" }.joined(separator: "\n")
+        let text = trace.events.map { "\($0.message ?? "") \($0.errorCode?.rawValue ?? "")" }.joined(separator: "\n")
         #expect(text.contains("getApplicationConfiguration("), "the failure names what was asked: \(text)")
         #expect(!text.contains("grace.hopper"), "\(text)")
     }

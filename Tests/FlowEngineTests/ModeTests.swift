@@ -119,7 +119,7 @@ struct ModeTests {
         }
         #expect(failure.code == .timeout)
         #expect(failedMode.rawValue == mode.rawValue)
-        #expect(trace.events.contains { $0.outcome == "failed" && $0.errorCode == "timeout" })
+        #expect(trace.events.contains { $0.outcome == "failed" && $0.errorCode == .timeout })
     }
 
     @Test func aWipeInAStepsOutcomeRemovesTheOnboardingAndFailsTheRun() async throws {

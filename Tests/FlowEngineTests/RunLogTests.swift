@@ -1,4 +1,5 @@
 import FlowEngine
+import FlowVocabulary
 import Testing
 
 @Suite("The run's log keeps what it wrote, bounded")
@@ -40,7 +41,7 @@ struct StepHistoryTests {
         history.record(
             TraceEvent(
                 mode: .onboard, step: "login", from: "running login", to: "failed", outcome: "failed",
-                duration: .milliseconds(20), errorCode: "credentials-refused", message: "password hunter2 refused"))
+                duration: .milliseconds(20), errorCode: .credentialsRefused, message: "password hunter2 refused"))
         history.record(
             TraceEvent(mode: .onboard, step: nil, from: "running", to: "running", outcome: "configuration"))
         let entries = history.entries
@@ -48,7 +49,7 @@ struct StepHistoryTests {
         #expect(entries.first?.step == "login")
         #expect(entries.first?.outcome == "failed")
         #expect(entries.first?.duration == .milliseconds(20))
-        #expect(entries.first?.errorCode == "credentials-refused")
+        #expect(entries.first?.errorCode == .credentialsRefused)
         #expect(!"\(entries)".contains("hunter2"))
     }
 }

@@ -34,7 +34,7 @@ private func leaf(of chain: String) throws -> Certificate {
 /// What the trace and the log say: where a secret must never appear.
 private func traceAndLog(_ harness: StepHarness, _ outcome: StepOutcome) -> String {
     "\(outcome)\n"
-        + harness.trace.events.map { "\($0.outcome) \($0.errorCode ?? "") \($0.message ?? "")" }
+        + harness.trace.events.map { "\($0.outcome) \($0.errorCode?.rawValue ?? "") \($0.message ?? "")" }
         .joined(separator: "\n") + harness.lines.all.joined(separator: "\n")
 }
 

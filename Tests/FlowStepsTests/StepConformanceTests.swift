@@ -384,7 +384,8 @@ final class StepHarness: Sendable {
     /// Everything the step has said anywhere: trace, log, kept state, info.
     func everythingSaid(_ outcome: StepOutcome) -> String {
         var text = "\(outcome)\n"
-        text += trace.events.map { "\($0.outcome) \($0.errorCode ?? "") \($0.message ?? "")" }.joined(separator: "\n")
+        text += trace.events.map { "\($0.outcome) \($0.errorCode?.rawValue ?? "") \($0.message ?? "")" }.joined(
+            separator: "\n")
         text += lines.all.joined(separator: "\n")
         text += staging.staged.values.map { $0.rendered(pretty: false) }.joined(separator: "\n")
         text += info.snapshot.values.map(\.summary).joined(separator: "\n")

@@ -173,8 +173,8 @@ public struct FlowEngine: Sendable {
             case .handOver(let mode, let step, let failure, let modes):
                 options.trace.record(
                     TraceEvent(
-                        mode: mode, step: step.rawValue, from: "failed", to: "handover", outcome: "handover",
-                        errorCode: failure.code.rawValue,
+                        mode: mode, step: step, from: "failed", to: "handover", outcome: .handover,
+                        errorCode: failure.code,
                         message: "running " + modes.map(\.rawValue).joined(separator: ", ")))
             case .finish(let end):
                 result = end

@@ -16,15 +16,15 @@ struct RunTracer {
         let actions = machine.handle(event)
         guard trace.isRecording else { return actions }
         let to = machine.state
-        var errorCode: String?
+        var errorCode: FailureCode?
         var message: String?
         if case .stepFailed(let failure) = event {
-            errorCode = failure.code.rawValue
+            errorCode = failure.code
             message = failure.message
         }
         trace.record(
             TraceEvent(
-                mode: graph.mode, step: (stepName(from) ?? stepName(to))?.rawValue, from: describe(from),
+                mode: graph.mode, step: stepName(from) ?? stepName(to), from: describe(from),
                 to: describe(to),
                 outcome: Self.outcome(event, to: to), attempt: Self.attempt(from) ?? Self.attempt(to),
                 duration: duration, errorCode: errorCode, message: message.map(redactor.redact)))
@@ -60,14 +60,14 @@ struct RunTracer {
         }
     }
 
-    private static func outcome(_ event: RunMachine.Event, to state: RunMachine.State) -> String {
+    private static func outcome(_ event: RunMachine.Event, to state: RunMachine.State) -> TraceOutcome {
         switch event {
-        case .start: "started"
-        case .conditionEvaluated(let holds): holds ? "condition-true" : "skipped"
-        case .stepSucceeded: "succeeded"
-        case .stepFailed: if case .backingOff = state { "retrying" } else { "failed" }
-        case .backoffElapsed: "retry"
-        case .cancelRequested: "cancelled"
+        case .start: .started
+        case .conditionEvaluated(let holds): holds ? .conditionTrue : .skipped
+        case .stepSucceeded: .succeeded
+        case .stepFailed: if case .backingOff = state { .retrying } else { .failed }
+        case .backoffElapsed: .retry
+        case .cancelRequested: .cancelled
         }
     }
 }

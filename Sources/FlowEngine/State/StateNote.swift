@@ -6,7 +6,7 @@ import Foundation
 /// `(state)`: a folder open to others, files of the user's that a reset left, a record that could not be written.
 struct StateNote: Sendable, Equatable {
     /// The trace's outcome for the note (`state-left`, `state-open`, `last-use-not-recorded`, `wipe-failed`).
-    var outcome: String
+    var outcome: TraceOutcome
     var text: String
 
     /// What a reset or a wipe left in `folder` beside flowrun's files (which it removed): the user's files and
@@ -24,7 +24,7 @@ struct StateNote: Sendable, Equatable {
         let masked = redactor.redact(text)
         trace.record(
             TraceEvent(
-                mode: mode, step: StepName.state.rawValue, from: "running", to: "running", outcome: outcome,
+                mode: mode, step: .state, from: "running", to: "running", outcome: outcome,
                 message: masked))
         progress?.stepSays(mode: mode, step: .state, text: masked)
     }

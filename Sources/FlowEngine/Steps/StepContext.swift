@@ -130,10 +130,10 @@ public struct StepContext: Sendable {
     }
 
     /// Records a note in the trace (for example the configuration keys no transformer matched).
-    public func note(_ outcome: String, _ message: String) {
+    public func note(_ kind: TraceOutcome, _ message: String) {
         trace.record(
             TraceEvent(
-                mode: mode, step: name.rawValue, from: "running", to: "running", outcome: outcome,
+                mode: mode, step: name, from: "running", to: "running", outcome: kind,
                 message: redactor.redact(message)))
     }
 

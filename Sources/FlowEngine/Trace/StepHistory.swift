@@ -1,3 +1,4 @@
+public import FlowVocabulary
 public import Foundation
 import Synchronization
 
@@ -9,12 +10,12 @@ public final class StepHistory: TraceSink {
     public struct Entry: Sendable, Hashable {
         public var mode: Mode
         /// The step's declared name.
-        public var step: String
-        /// `succeeded`, `failed`, `retrying`, `skipped` or `cancelled`.
-        public var outcome: String
+        public var step: StepName
+        /// One of ``TraceOutcome/endsAnAttempt``.
+        public var outcome: TraceOutcome
         public var duration: Duration?
         /// The failure code of a failed attempt.
-        public var errorCode: String?
+        public var errorCode: FailureCode?
         /// When the attempt ended.
         public var time: Date?
     }
@@ -27,8 +28,7 @@ public final class StepHistory: TraceSink {
     public init() {}
 
     public func record(_ event: TraceEvent) {
-        let outcomes: Set<String> = ["succeeded", "failed", "retrying", "skipped", "cancelled"]
-        guard let step = event.step, outcomes.contains(event.outcome) else { return }
+        guard let step = event.step, TraceOutcome.endsAnAttempt.contains(event.outcome) else { return }
         storage.withLock { entries in
             guard entries.count < Self.limit else { return }
             entries.append(

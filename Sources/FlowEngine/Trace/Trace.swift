@@ -1,4 +1,5 @@
 public import FlowDescriptor
+public import FlowVocabulary
 public import Foundation
 import Synchronization
 
@@ -6,19 +7,19 @@ import Synchronization
 public struct TraceEvent: Sendable {
     public var time: Date
     public var mode: Mode
-    public var step: String?
+    public var step: StepName?
     public var from: String
     public var to: String
-    /// `started`, `succeeded`, `failed`, `skipped`, `retrying`, `cancelled`, `finished`, or a note (`unmatched`).
-    public var outcome: String
+    /// A transition (`started`, `succeeded`, `failed`, …) or a note (`unmatched`).
+    public var outcome: TraceOutcome
     public var attempt: Int?
     public var duration: Duration?
-    public var errorCode: String?
+    public var errorCode: FailureCode?
     public var message: String?
 
     public init(
-        time: Date = Date(), mode: Mode, step: String?, from: String, to: String, outcome: String,
-        attempt: Int? = nil, duration: Duration? = nil, errorCode: String? = nil, message: String? = nil
+        time: Date = Date(), mode: Mode, step: StepName?, from: String, to: String, outcome: TraceOutcome,
+        attempt: Int? = nil, duration: Duration? = nil, errorCode: FailureCode? = nil, message: String? = nil
     ) {
         self.time = time
         self.mode = mode
@@ -37,11 +38,11 @@ public struct TraceEvent: Sendable {
         var members: [(String, JSONValue)] = [
             ("time", .string(Self.timestamp(time))), ("mode", .string(mode.rawValue)),
         ]
-        if let step { members.append(("step", .string(step))) }
-        members += [("from", .string(from)), ("to", .string(to)), ("outcome", .string(outcome))]
+        if let step { members.append(("step", .string(step.rawValue))) }
+        members += [("from", .string(from)), ("to", .string(to)), ("outcome", .string(outcome.rawValue))]
         if let attempt { members.append(("attempt", .int(attempt))) }
         if let duration { members.append(("duration_ms", .double(duration.milliseconds))) }
-        if let errorCode { members.append(("error", .string(errorCode))) }
+        if let errorCode { members.append(("error", .string(errorCode.rawValue))) }
         if let message { members.append(("message", .string(message))) }
         return JSONValue.object(members).rendered(pretty: false)
     }

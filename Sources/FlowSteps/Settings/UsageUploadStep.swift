@@ -78,14 +78,16 @@ struct UsageUploadStep: BuiltinStep {
     static func report(_ context: StepContext, applicationID: String) -> JSONValue {
         let parameters = context.info[.settingsParameters]
         let events = context.history.entries.map { entry -> JSONValue in
-            var members: [(String, JSONValue)] = [("type", .string("flowrun.step")), ("key", .string(entry.step))]
+            var members: [(String, JSONValue)] = [
+                ("type", .string("flowrun.step")), ("key", .string(entry.step.rawValue)),
+            ]
             if let time = entry.time { members.append(("time", .string(LogUploadStep.timeText(time)))) }
             if let duration = entry.duration {
                 members.append(("duration", .string(String(Double(duration.milliseconds) / 1000))))
             }
             members.append(("category", .string(entry.mode.rawValue)))
-            members.append(("result", .string(entry.outcome)))
-            if let code = entry.errorCode { members.append(("others", .string(code))) }
+            members.append(("result", .string(entry.outcome.rawValue)))
+            if let code = entry.errorCode { members.append(("others", .string(code.rawValue))) }
             return .object(members)
         }
         let device = context.info[.deviceID] ?? parameters?.deviceID ?? ""
