@@ -208,7 +208,7 @@ public final class FileTrace: TraceSink {
     }
 
     deinit {
-        writer.withLock { close($0.descriptor) }
+        _ = writer.withLock { close($0.descriptor) }
     }
 
     public func record(_ event: TraceEvent) {

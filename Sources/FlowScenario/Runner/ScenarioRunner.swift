@@ -85,7 +85,8 @@ public struct ScenarioRunner: Sendable {
         return outcome
     }
 
-    /// Runs `scenario` with its state in `folder`, which the caller made and removes.
+    /// Runs `scenario` with its state in `folder`, which the caller made and removes: its emulator started, then
+    /// each run in turn, then the emulator stopped.
     private func run(_ scenario: Scenario, in folder: URL) async -> ScenarioResult {
         let started = ContinuousClock.now
         func result(_ runs: [RunResult], _ failures: [String]) -> ScenarioResult {
@@ -93,167 +94,121 @@ public struct ScenarioRunner: Sendable {
                 file: scenario.file, name: scenario.name, runs: runs, failures: failures,
                 duration: ContinuousClock.now - started)
         }
+        let backend: ScenarioBackend
+        switch await ScenarioBackend.start(for: scenario, in: folder) {
+        case .success(let started): backend = started
+        case .failure(let stop): return result([], [stop.message])
+        }
         let state = folder.appendingPathComponent("state")
-
-        var data: EmulatorData?
-        var dataFile: String?
-        switch scenario.emulator {
-        case .none: break
-        case .builtIn: data = .builtIn
-        case .data(let path):
-            do {
-                // The files the data names stay in the scenario's tree, as `flowrun test` checked them first.
-                data = try EmulatorData.load(path: path.value, within: TreePath(holding: scenario.file))
-                dataFile = path.value
-            } catch {
-                return result([], ["the emulator data \(path.value) cannot be used:\n\(error)"])
-            }
-        }
-        let schedule = FaultSchedule()
-        var emulator: BackendEmulator?
-        var address: URL?
-        var authorityFile: String?
-        if let data {
-            let server = BackendEmulator(data: data) { _ in schedule.requestRecorded() }
-            schedule.attach(server)
-            do {
-                address = try await server.start(port: 0, tls: scenario.emulatorTLS)
-            } catch {
-                return result([], ["cannot start the emulator: \(error)"])
-            }
-            if scenario.emulatorTLS {
-                let file = folder.appendingPathComponent("emulator-ca.pem")
-                do {
-                    try Data(server.certificateAuthorityPEM.utf8).write(to: file)
-                } catch {
-                    await server.stop()
-                    return result([], ["cannot write the emulator's CA to \(file.path): \(error)"])
-                }
-                authorityFile = file.path
-            }
-            emulator = server
-        }
-
         var secrets = Secrets()
-        for user in data?.users ?? [] {
+        for user in backend.data?.users ?? [] {
             if let password = user.password { secrets.add(password, as: "the emulator's password of \(user.email)") }
         }
         var runs: [RunResult] = []
         var leaks: Set<String> = []
         for (number, run) in scenario.runs.enumerated() {
-            let (inputs, missing) = resolved(scenario.inputs.overridden(by: run.inputs))
-            guard missing.isEmpty else {
-                runs.append(
-                    RunResult(
-                        name: run.name, mode: run.mode, exitStatus: nil,
-                        failures: missing.map {
-                            "\(run.location): the scenario takes a value from `${env.\($0)}`, but `flowrun test` was "
-                                + "started without `\($0)` in its environment"
-                        }, duration: .zero, output: ""))
-                continue
-            }
-            for (name, value) in inputs.secrets { secrets.add(value, as: "secret input `\(name)`") }
-            for (name, value) in inputs.secretEnvironment {
-                secrets.add(value, as: "secret environment variable `\(name)`")
-            }
-            // What every `flowrun run` of this run is given besides its mode: the emulator, the presenter, the inputs.
-            var given: [String] = []
-            if let address { given += ["--emulator-url", address.absoluteString] }
-            if let dataFile { given += ["--emulator-data", dataFile] }
-            if let authorityFile { given += ["--emulator-ca", authorityFile] }
-            if let presenter = scenario.presenter { given += ["--presenter", presenter] }
-            if let config = scenario.config { given += ["--config", config.value] }
-            for (name, value) in inputs.values.sorted(by: { $0.key < $1.key }) {
-                given += ["--input", "\(name)=\(value)"]
-            }
-            func arguments(mode: String) -> [String] {
-                [executable, "run", scenario.flow.value, "--mode", mode, "--state-dir", state.path] + given
-            }
-            // The run's result is read from its report, never from the summary it prints for a person.
-            let reportFile = folder.appendingPathComponent("run-\(number + 1).report.json").path
-            var environment = self.environment
-            environment["NO_COLOR"] = "1"
-            environment.merge(inputs.environment) { $1 }
-            environment.merge(inputs.secretEnvironment) { $1 }
-            for (name, value) in inputs.secrets { environment[InputSource.environmentName(for: name)] = value }
-
-            for (email, userState) in run.userStates { emulator?.setUserState(userState, email: email) }
-            for (application, state) in run.registrationStates {
-                emulator?.setRegistrationState(state, application: application)
-            }
-            if run.clockAdvance > .zero { emulator?.advanceClock(by: run.clockAdvance) }
-            // Each endpoint's first fault replaces what the emulator had (a data file's); the rest queue behind it.
-            var replaced: Set<EmulatorEndpoint> = []
-            for fault in run.faults where fault.afterRequests == 0 {
-                if replaced.insert(fault.endpoint).inserted {
-                    emulator?.setFault(fault.fault, for: fault.endpoint)
-                } else {
-                    emulator?.queueFault(fault.fault, for: fault.endpoint)
-                }
-            }
-            schedule.arm(run.faults.filter { $0.afterRequests > 0 })
-            let requestsBefore = emulator?.requests().count ?? 0
-            let runStarted = ContinuousClock.now
-            let done = await Self.spawn(
-                arguments(mode: run.mode) + ["--report", reportFile], environment: environment,
-                directory: scenario.file)
-            schedule.arm([])
-            emulator?.clearFaults()
-            let requests = Array((emulator?.requests() ?? []).dropFirst(requestsBefore))
-
-            var failures: [String] = []
-            let output = (done.output + done.error)
-            switch done.status {
-            case nil:
-                failures.append("\(run.location): `flowrun run` could not start: \(done.error)")
-            case let status? where status != 0 && status != 1:
-                failures.append(
-                    "\(run.location): `flowrun run` exited with \(status) (not a run's 0 or 1): "
-                        + Self.tail(done.error))
-            default:
-                break
-            }
-            let summary = RunSummary(FileBytes.read(reportFile, limit: 16 << 20).flatMap(RunRecord.init(report:)))
-            try? FileManager.default.removeItem(atPath: reportFile)
-            failures += Self.check(run, summary: summary, output: output, requests: requests)
-            if let storeOpens = run.expect.storeOpens {
-                if inputs.secrets["passcode"] == nil {
-                    failures.append(
-                        "\(storeOpens.location): expected the store to be checked with the passcode, but the run has "
-                            + "no secret `passcode`")
-                } else {
-                    let check = await Self.spawn(
-                        arguments(mode: "verify-passcode"), environment: environment, directory: scenario.file)
-                    let opened = check.status == 0
-                    if opened != storeOpens.value {
-                        failures.append(
-                            "\(storeOpens.location): "
-                                + (storeOpens.value
-                                    ? "expected the store to open with the passcode; verify-passcode said: "
-                                        + Self.tail(check.output + check.error)
-                                    : "expected the store not to open with the passcode, but it did"))
-                    }
-                }
-            }
-            runs.append(
-                RunResult(
-                    name: run.name, mode: run.mode, exitStatus: done.status,
-                    failures: failures.map(secrets.masked), duration: ContinuousClock.now - runStarted,
-                    output: secrets.masked(output), requests: requests))
+            var result = await perform(
+                run, number: number + 1, of: scenario, on: backend, state: state, folder: folder, secrets: &secrets)
             if scenario.checksSecrets {
-                for name in secrets.found(in: Data(output.utf8)) {
-                    runs[runs.count - 1].failures.append(
-                        "\(run.location): expected no secret in the run's output, but found \(name)")
-                }
                 // The state folder after each run, so that the run that left a secret there is the one named.
                 for (file, name) in secrets.found(under: state) where leaks.insert("\(file)\u{0}\(name)").inserted {
-                    runs[runs.count - 1].failures.append(
+                    result.failures.append(
                         "\(run.location): expected no secret in the state folder, but found \(name) in `\(file)`")
                 }
             }
+            runs.append(result)
         }
-        await emulator?.stop()
+        await backend.server?.stop()
         return result(runs, [])
+    }
+
+    /// One run of `scenario`: its inputs resolved, the emulator set up for it, a `flowrun run` process, and what it
+    /// did checked against the run's expectations. Adds the run's secrets to `secrets`.
+    private func perform(
+        _ run: ScenarioRun, number: Int, of scenario: Scenario, on backend: ScenarioBackend, state: URL, folder: URL,
+        secrets: inout Secrets
+    ) async -> RunResult {
+        let (inputs, missing) = resolved(scenario.inputs.overridden(by: run.inputs))
+        guard missing.isEmpty else {
+            return RunResult(
+                name: run.name, mode: run.mode, exitStatus: nil,
+                failures: missing.map {
+                    "\(run.location): the scenario takes a value from `${env.\($0)}`, but `flowrun test` was "
+                        + "started without `\($0)` in its environment"
+                }, duration: .zero, output: "")
+        }
+        for (name, value) in inputs.secrets { secrets.add(value, as: "secret input `\(name)`") }
+        for (name, value) in inputs.secretEnvironment {
+            secrets.add(value, as: "secret environment variable `\(name)`")
+        }
+        // What every `flowrun run` of this run is given besides its mode: the emulator, the presenter, the inputs.
+        var given = backend.arguments
+        if let presenter = scenario.presenter { given += ["--presenter", presenter] }
+        if let config = scenario.config { given += ["--config", config.value] }
+        for (name, value) in inputs.values.sorted(by: { $0.key < $1.key }) {
+            given += ["--input", "\(name)=\(value)"]
+        }
+        func arguments(mode: String) -> [String] {
+            [executable, "run", scenario.flow.value, "--mode", mode, "--state-dir", state.path] + given
+        }
+        // The run's result is read from its report, never from the summary it prints for a person.
+        let reportFile = folder.appendingPathComponent("run-\(number).report.json").path
+        var environment = self.environment
+        environment["NO_COLOR"] = "1"
+        environment.merge(inputs.environment) { $1 }
+        environment.merge(inputs.secretEnvironment) { $1 }
+        for (name, value) in inputs.secrets { environment[InputSource.environmentName(for: name)] = value }
+
+        backend.prepare(for: run)
+        let requestsBefore = backend.server?.requests().count ?? 0
+        let runStarted = ContinuousClock.now
+        let done = await Self.spawn(
+            arguments(mode: run.mode) + ["--report", reportFile], environment: environment, directory: scenario.file)
+        backend.schedule.arm([])
+        backend.server?.clearFaults()
+        let requests = Array((backend.server?.requests() ?? []).dropFirst(requestsBefore))
+
+        var failures: [String] = []
+        let output = (done.output + done.error)
+        switch done.status {
+        case nil:
+            failures.append("\(run.location): `flowrun run` could not start: \(done.error)")
+        case let status? where status != 0 && status != 1:
+            failures.append(
+                "\(run.location): `flowrun run` exited with \(status) (not a run's 0 or 1): " + Self.tail(done.error))
+        default:
+            break
+        }
+        let summary = RunSummary(FileBytes.read(reportFile, limit: 16 << 20).flatMap(RunRecord.init(report:)))
+        try? FileManager.default.removeItem(atPath: reportFile)
+        failures += Self.check(run, summary: summary, output: output, requests: requests)
+        if let storeOpens = run.expect.storeOpens {
+            if inputs.secrets["passcode"] == nil {
+                failures.append(
+                    "\(storeOpens.location): expected the store to be checked with the passcode, but the run has "
+                        + "no secret `passcode`")
+            } else {
+                let check = await Self.spawn(
+                    arguments(mode: "verify-passcode"), environment: environment, directory: scenario.file)
+                let opened = check.status == 0
+                if opened != storeOpens.value {
+                    failures.append(
+                        "\(storeOpens.location): "
+                            + (storeOpens.value
+                                ? "expected the store to open with the passcode; verify-passcode said: "
+                                    + Self.tail(check.output + check.error)
+                                : "expected the store not to open with the passcode, but it did"))
+                }
+            }
+        }
+        if scenario.checksSecrets {
+            for name in secrets.found(in: Data(output.utf8)) {
+                failures.append("\(run.location): expected no secret in the run's output, but found \(name)")
+            }
+        }
+        return RunResult(
+            name: run.name, mode: run.mode, exitStatus: done.status, failures: failures.map(secrets.masked),
+            duration: ContinuousClock.now - runStarted, output: secrets.masked(output), requests: requests)
     }
 
     /// A program's status (`nil` when it could not start) and output.
