@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the flowrun a user runs: the static release executable (decision 10), stripped of its symbol table
-# and debug information (decision 26), into a folder (default ~/.local/bin).
+# and debug information (decision 51), into a folder (default ~/.local/bin).
 #
 #   bash .ci/install.sh                    # builds this clone, installs ~/.local/bin/flowrun
 #   bash .ci/install.sh /usr/local/bin     # another folder

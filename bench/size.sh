@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Size of the release executable: as built, without debug information, stripped as .ci/install.sh ships it
-# (decision 26), and that compressed with gzip (what a download or a CI cache moves). Checks that the stripped
+# (decision 51), and that compressed with gzip (what a download or a CI cache moves). Checks that the stripped
 # binary still runs: its version, and a lint of the shipped flows. Prints the figures.
 #
 #   bash bench/size.sh                          # builds the static release binary first
