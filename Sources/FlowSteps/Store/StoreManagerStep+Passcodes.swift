@@ -154,20 +154,25 @@ extension StoreManagerStep {
         }
     }
 
+    /// Fails with `passcode-change-required`, saying `reason` and how to change the passcode, when a new one can
+    /// be had neither from the inputs nor from a person at a terminal.
+    static func requireNewPasscode(_ context: StepContext, reason: String) throws(StepFailure) {
+        let given = try context.input.given("new-passcode", secret: true)
+        guard context.input.interactive || given != nil else {
+            throw StepFailure(
+                .passcodeChangeRequired,
+                "\(reason): change it with `flowrun run FLOW --mode change-passcode` (or give "
+                    + "FLOWRUN_INPUT_NEW_PASSCODE), then restore")
+        }
+    }
+
     /// Asks for a new passcode and re-wraps `store` with it; without one given and no terminal, fails saying
     /// why and how to change it.
     /// Returns the new passcode.
     func replacePasscode(
         of store: inout SecureStore, context: StepContext, policy: PasscodePolicy, reason: String
     ) async throws(StepFailure) -> Secret {
-        let given = try context.input.given("new-passcode", secret: true)
-        guard context.input.interactive || given != nil else {
-            throw StepFailure(
-                .passcodeChangeRequired,
-                "\(reason): change it with `flowrun run FLOW --mode change-passcode` (or give "
-                    + "FLOWRUN_INPUT_NEW_PASSCODE), then restore"
-            )
-        }
+        try Self.requireNewPasscode(context, reason: reason)
         context.say("\(reason.prefix(1).uppercased() + reason.dropFirst()); choose a new one.")
         guard let new = try newPasscode(context, policy: policy, input: "new-passcode", allowNone: false) else {
             throw context.input.missing("new-passcode", secret: true)

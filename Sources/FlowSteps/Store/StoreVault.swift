@@ -98,14 +98,7 @@ final class StoreVault: KeptStateVault {
         guard !broken.isEmpty else { return }
         let reason =
             "the passcode no longer follows the downloaded passcode policy (" + broken.joined(separator: "; ") + ")"
-        let given = try context.input.given("new-passcode", secret: true)
-        guard context.input.interactive || given != nil else {
-            throw StepFailure(
-                .passcodeChangeRequired,
-                "\(reason): change it with `flowrun run FLOW --mode change-passcode` (or give "
-                    + "FLOWRUN_INPUT_NEW_PASSCODE), then restore"
-            )
-        }
+        try StoreManagerStep.requireNewPasscode(context, reason: reason)
         let typed = try context.input.newSecret("new-passcode", question: "New passcode: ")
         context.redactor.add(typed)
         let new = Secret(typed)
