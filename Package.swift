@@ -3,8 +3,7 @@ import PackageDescription
 
 /// Strict settings shared by every target, set once (as swift-configuration does). Release builds also optimize
 /// across the project's modules: small getters and generic helpers of one module inline into the next
-/// (with the boxes of decision 29 spared the exclusivity check, lint costs 3 % fewer instructions; bench/README,
-/// "Sixth figures"). And they reach generic types' metadata through accessor functions, not mangled names: the
+/// (bench/README, "Sixth figures"). And they reach generic types' metadata through accessor functions, not mangled names: the
 /// runtime resolves a name by searching every conformance in the executable, which was a third of linting one file
 /// (decision 32).
 let strictSettings: [SwiftSetting] = [

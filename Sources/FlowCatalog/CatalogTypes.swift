@@ -159,115 +159,32 @@ public enum WaitKind: String, Sendable, Hashable, CaseIterable {
     }
 }
 
-/// A built-in step.
-///
-/// The description is kept in one shared box: a spec is read far more often than it is changed (the checker and
-/// the compiler copy it per step and per mode), so a copy is one reference, and a change copies the box first.
+/// A built-in step: what it takes, requires, provides and waits on.
 public struct StepSpec: Sendable, Hashable {
-    /// Every field of the description, compared and hashed as one value.
-    private struct Fields: Sendable, Hashable {
-        var name: String
-        var aliases: [String]
-        var summary: String
-        var parameters: [ParameterSpec]
-        var requires: [KeySpec]
-        var provides: [KeySpec]
-        var waits: WaitKind
-        var providesTransformKeys: Bool
-        var opensStore: Bool
-        var requiresFromParameter: String?
-        var providesFromParameter: String?
-        var authenticates: [AuthenticationMethod]
-        var operations: [FlowMode] = []
-        var needsStore: Bool
-    }
-
-    /// Changed only while no other spec shares it (see `change`), which is what makes it safe to send (and makes
-    /// the run-time exclusivity check of a class's stored property redundant).
-    private final class Box: @unchecked Sendable {
-        @exclusivity(unchecked) var fields: Fields
-
-        init(_ fields: Fields) {
-            self.fields = fields
-        }
-    }
-
-    private var box: Box
-
-    private var fields: Fields { box.fields }
-
-    /// Changes the fields, after copying the box if another spec shares it.
-    private mutating func change(_ body: (inout Fields) -> Void) {
-        if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
-        body(&box.fields)
-    }
-
-    public var name: String {
-        get { fields.name }
-        set { change { $0.name = newValue } }
-    }
+    public var name: String
     /// The SDK's class names, accepted as aliases.
-    public var aliases: [String] {
-        get { fields.aliases }
-        set { change { $0.aliases = newValue } }
-    }
-    public var summary: String {
-        get { fields.summary }
-        set { change { $0.summary = newValue } }
-    }
-    public var parameters: [ParameterSpec] {
-        get { fields.parameters }
-        set { change { $0.parameters = newValue } }
-    }
-    public var requires: [KeySpec] {
-        get { fields.requires }
-        set { change { $0.requires = newValue } }
-    }
-    public var provides: [KeySpec] {
-        get { fields.provides }
-        set { change { $0.provides = newValue } }
-    }
-    public var waits: WaitKind {
-        get { fields.waits }
-        set { change { $0.waits = newValue } }
-    }
+    public var aliases: [String]
+    public var summary: String
+    public var parameters: [ParameterSpec]
+    public var requires: [KeySpec]
+    public var provides: [KeySpec]
+    public var waits: WaitKind
     /// The step also provides every key of the flow's transform tree (the welcome step).
-    public var providesTransformKeys: Bool {
-        get { fields.providesTransformKeys }
-        set { change { $0.providesTransformKeys = newValue } }
-    }
+    public var providesTransformKeys: Bool
     /// The step opens or creates the encrypted store.
-    public var opensStore: Bool {
-        get { fields.opensStore }
-        set { change { $0.opensStore = newValue } }
-    }
+    public var opensStore: Bool
     /// The parameter that lists further required keys (a `command` step's `inputs`).
-    public var requiresFromParameter: String? {
-        get { fields.requiresFromParameter }
-        set { change { $0.requiresFromParameter = newValue } }
-    }
+    public var requiresFromParameter: String?
     /// The parameter that declares further provided keys with types (a `command` step's `provides`).
-    public var providesFromParameter: String? {
-        get { fields.providesFromParameter }
-        set { change { $0.providesFromParameter = newValue } }
-    }
+    public var providesFromParameter: String?
     /// The authentication methods the step implements.
-    public var authenticates: [AuthenticationMethod] {
-        get { fields.authenticates }
-        set { change { $0.authenticates = newValue } }
-    }
+    public var authenticates: [AuthenticationMethod]
     /// The operations on an earlier onboarding (``FlowMode/isOperation``) the step performs when a flow lists it
     /// in that mode. For a built-in step the registry derives them from the protocols its type conforms to.
-    public var operations: [FlowMode] {
-        get { fields.operations }
-        set { change { $0.operations = newValue } }
-    }
+    public var operations: [FlowMode] = []
     /// The step keeps what only the encrypted store may hold (a consent step's answers), so its flow needs a
     /// store-manager step.
-    public var needsStore: Bool {
-        get { fields.needsStore }
-        set { change { $0.needsStore = newValue } }
-    }
+    public var needsStore: Bool
 
     /// A step's description: what it takes, requires and provides. Custom steps registered through
     /// `StepRegistry.register` describe themselves with one.
@@ -278,20 +195,19 @@ public struct StepSpec: Sendable, Hashable {
         requiresFromParameter: String? = nil, providesFromParameter: String? = nil,
         authenticates: [AuthenticationMethod] = [], needsStore: Bool = false
     ) {
-        box = Box(
-            Fields(
-                name: name, aliases: aliases, summary: summary, parameters: parameters, requires: requires,
-                provides: provides, waits: waits, providesTransformKeys: providesTransformKeys, opensStore: opensStore,
-                requiresFromParameter: requiresFromParameter, providesFromParameter: providesFromParameter,
-                authenticates: authenticates, needsStore: needsStore))
-    }
-
-    public static func == (lhs: StepSpec, rhs: StepSpec) -> Bool {
-        lhs.box === rhs.box || lhs.fields == rhs.fields
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(fields)
+        self.name = name
+        self.aliases = aliases
+        self.summary = summary
+        self.parameters = parameters
+        self.requires = requires
+        self.provides = provides
+        self.waits = waits
+        self.providesTransformKeys = providesTransformKeys
+        self.opensStore = opensStore
+        self.requiresFromParameter = requiresFromParameter
+        self.providesFromParameter = providesFromParameter
+        self.authenticates = authenticates
+        self.needsStore = needsStore
     }
 
     /// The parameter spec named `name`.

@@ -2,106 +2,25 @@ public import FlowVocabulary
 
 /// A flow file, decoded: every value keeps the location it was written at.
 public struct FlowDescriptor: Sendable {
-    /// Every field, kept in one shared box: the checker, the steps' parameters and the transformer tree each keep
-    /// the whole descriptor, so a copy is one reference, and a change copies the box first (decision 29).
-    private struct Fields: Sendable {
-        var file: String
-        var formatVersion: Located<Int>? = nil
-        var name: Located<String>? = nil
-        var description: String? = nil
-        var application: Application? = nil
-        var keys: [KeyDeclaration] = []
-        var configuration: Configuration? = nil
-        var authentication: Located<AuthenticationMethod>? = nil
-        var security: Security = Security()
-        var steps: [StepDeclaration] = []
-        var groups: [StepGroup] = []
-        var flows: [Flow] = []
-        var root: Node? = nil
-    }
-
-    /// Changed only while no other descriptor shares it, which is what makes it safe to send (and makes the
-    /// run-time exclusivity check of a class's stored property redundant).
-    private final class Box: @unchecked Sendable {
-        @exclusivity(unchecked) var fields: Fields
-
-        init(_ fields: Fields) {
-            self.fields = fields
-        }
-    }
-
-    private var box: Box
-
-    /// The box, copied first if another descriptor shares it.
-    private var uniqueBox: Box {
-        mutating get {
-            if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
-            return box
-        }
-    }
+    /// The file the descriptor was read from.
+    public var file: String
+    public var formatVersion: Located<Int>? = nil
+    public var name: Located<String>? = nil
+    public var description: String? = nil
+    public var application: Application? = nil
+    public var keys: [KeyDeclaration] = []
+    public var configuration: Configuration? = nil
+    public var authentication: Located<AuthenticationMethod>? = nil
+    public var security: Security = Security()
+    public var steps: [StepDeclaration] = []
+    /// The step groups under `groups`, as written: entries shared by several modes.
+    public var groups: [StepGroup] = []
+    public var flows: [Flow] = []
+    /// The document tree, for checks that look at raw values.
+    public var root: Node? = nil
 
     public init(file: String) {
-        box = Box(Fields(file: file))
-    }
-
-    /// The file the descriptor was read from.
-    public var file: String {
-        get { box.fields.file }
-        _modify { yield &uniqueBox.fields.file }
-    }
-    public var formatVersion: Located<Int>? {
-        get { box.fields.formatVersion }
-        _modify { yield &uniqueBox.fields.formatVersion }
-    }
-    public var name: Located<String>? {
-        get { box.fields.name }
-        _modify { yield &uniqueBox.fields.name }
-    }
-    public var description: String? {
-        get { box.fields.description }
-        _modify { yield &uniqueBox.fields.description }
-    }
-    public var application: Application? {
-        get { box.fields.application }
-        _modify { yield &uniqueBox.fields.application }
-    }
-    public var keys: [KeyDeclaration] {
-        get { box.fields.keys }
-        // Yields the field in place: the decoder appends to the lists one entry at a time.
-        _modify { yield &uniqueBox.fields.keys }
-    }
-    public var configuration: Configuration? {
-        get { box.fields.configuration }
-        _modify { yield &uniqueBox.fields.configuration }
-    }
-    public var authentication: Located<AuthenticationMethod>? {
-        get { box.fields.authentication }
-        _modify { yield &uniqueBox.fields.authentication }
-    }
-    public var security: Security {
-        get { box.fields.security }
-        _modify { yield &uniqueBox.fields.security }
-    }
-    public var steps: [StepDeclaration] {
-        get { box.fields.steps }
-        // Yields the field in place: the decoder appends to the lists one entry at a time.
-        _modify { yield &uniqueBox.fields.steps }
-    }
-    /// The step groups under `groups`, as written: entries shared by several modes.
-    public var groups: [StepGroup] {
-        get { box.fields.groups }
-        // Yields the field in place: the decoder appends to the lists one entry at a time.
-        _modify { yield &uniqueBox.fields.groups }
-    }
-    public var flows: [Flow] {
-        get { box.fields.flows }
-        // Yields the field in place: the decoder appends to the lists one entry at a time.
-        _modify { yield &uniqueBox.fields.flows }
-    }
-    /// The document tree, for checks that look at raw values.
-    public var root: Node? {
-        get { box.fields.root }
-        _modify { yield &uniqueBox.fields.root }
+        self.file = file
     }
 
     /// The step declared under `name`, if any.
@@ -242,91 +161,37 @@ public struct Security: Sendable {
 
 /// A named step instance: a built-in bound by `uses`, with its parameters.
 public struct StepDeclaration: Sendable {
-    /// Every field, kept in one shared box: the checks and the compiler copy a declaration per look-up and per
-    /// mode, so a copy is one reference, and a change copies the box first.
-    private struct Fields: Sendable {
-        var name: Located<String>
-        var uses: Located<String>
-        var parameters: [Parameter]
-        var description: String?
-        var location: SourceLocation
-        var path: DescriptorPath
-        var declaredKeys: [KeyDeclaration]
-        var declaredInputs: [Located<String>]
-        var namesBuiltin: Bool
-    }
-
-    /// Changed only while no other declaration shares it (see `change`), which is what makes it safe to send (and makes
-    /// the run-time exclusivity check of a class's stored property redundant).
-    private final class Box: @unchecked Sendable {
-        @exclusivity(unchecked) var fields: Fields
-
-        init(_ fields: Fields) {
-            self.fields = fields
-        }
-    }
-
-    private var box: Box
-
-    /// Changes the fields, after copying the box if another declaration shares it.
-    private mutating func change(_ body: (inout Fields) -> Void) {
-        if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
-        body(&box.fields)
-    }
+    public var name: Located<String>
+    public var uses: Located<String>
+    public var parameters: [Parameter]
+    public var description: String?
+    public var location: SourceLocation
+    public var path: DescriptorPath
+    /// The keys the step declares with their types through a parameter (a `command` step's `provides`), decoded
+    /// once when the flow is checked (`Checker.checked(_:)`, which knows the step's parameters); the decoder
+    /// leaves it empty. The checks, the compiled step and the run's key table all read this list.
+    public var declaredKeys: [KeyDeclaration]
+    /// The keys the step requires through a parameter (a `command` step's `inputs`), read with the same pass.
+    public var declaredInputs: [Located<String>]
+    /// Whether the step names its built-in. A step whose `uses` is missing or unreadable was reported where it is
+    /// declared (`uses` is then empty): it still counts as declared, so that the flows running it and the checks
+    /// of its parameters do not report it again.
+    public var namesBuiltin: Bool
 
     init(
         name: Located<String>, uses: Located<String>, parameters: [Parameter], description: String? = nil,
         location: SourceLocation, path: DescriptorPath, declaredKeys: [KeyDeclaration] = [],
         declaredInputs: [Located<String>] = [], namesBuiltin: Bool = true
     ) {
-        box = Box(
-            Fields(
-                name: name, uses: uses, parameters: parameters, description: description, location: location,
-                path: path, declaredKeys: declaredKeys, declaredInputs: declaredInputs, namesBuiltin: namesBuiltin))
-    }
-
-    public var name: Located<String> {
-        get { box.fields.name }
-        set { change { $0.name = newValue } }
-    }
-    public var uses: Located<String> {
-        get { box.fields.uses }
-        set { change { $0.uses = newValue } }
-    }
-    public var parameters: [Parameter] {
-        get { box.fields.parameters }
-        set { change { $0.parameters = newValue } }
-    }
-    public var description: String? {
-        get { box.fields.description }
-        set { change { $0.description = newValue } }
-    }
-    public var location: SourceLocation {
-        get { box.fields.location }
-        set { change { $0.location = newValue } }
-    }
-    public var path: DescriptorPath {
-        get { box.fields.path }
-        set { change { $0.path = newValue } }
-    }
-    /// The keys the step declares with their types through a parameter (a `command` step's `provides`), decoded
-    /// once when the flow is checked (`Checker.checked(_:)`, which knows the step's parameters); the decoder
-    /// leaves it empty. The checks, the compiled step and the run's key table all read this list.
-    public var declaredKeys: [KeyDeclaration] {
-        get { box.fields.declaredKeys }
-        set { change { $0.declaredKeys = newValue } }
-    }
-    /// The keys the step requires through a parameter (a `command` step's `inputs`), read with the same pass.
-    public var declaredInputs: [Located<String>] {
-        get { box.fields.declaredInputs }
-        set { change { $0.declaredInputs = newValue } }
-    }
-    /// Whether the step names its built-in. A step whose `uses` is missing or unreadable was reported where it is
-    /// declared (`uses` is then empty): it still counts as declared, so that the flows running it and the checks
-    /// of its parameters do not report it again.
-    public var namesBuiltin: Bool {
-        get { box.fields.namesBuiltin }
-        set { change { $0.namesBuiltin = newValue } }
+        self.name = name
+        self.uses = uses
+        self.parameters = parameters
+        self.description = description
+        self.location = location
+        self.path = path
+        self.declaredKeys = declaredKeys
+        self.declaredInputs = declaredInputs
+        self.namesBuiltin = namesBuiltin
     }
 }
 
@@ -444,82 +309,30 @@ public struct GroupUse: Sendable {
 
 /// One entry of a flow: a step and how to run it.
 public struct FlowEntry: Sendable {
-    /// Every field, kept in one shared box: the checks copy an entry per mode and per check, so a copy is one
-    /// reference, and a change copies the box first.
-    private struct Fields: Sendable {
-        var step: Located<String>
-        var retry: RetryPolicy?
-        var timeout: Located<Duration>?
-        var condition: Condition?
-        var onFailure: FailureRoute?
-        var location: SourceLocation
-        var path: DescriptorPath
-        var reachedThrough: [GroupUse] = []
-    }
-
-    /// Changed only while no other entry shares it (see `change`), which is what makes it safe to send (and makes
-    /// the run-time exclusivity check of a class's stored property redundant).
-    private final class Box: @unchecked Sendable {
-        @exclusivity(unchecked) var fields: Fields
-
-        init(_ fields: Fields) {
-            self.fields = fields
-        }
-    }
-
-    private var box: Box
-
-    /// Changes the fields, after copying the box if another entry shares it.
-    private mutating func change(_ body: (inout Fields) -> Void) {
-        if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
-        body(&box.fields)
-    }
-
-    public var step: Located<String> {
-        get { box.fields.step }
-        set { change { $0.step = newValue } }
-    }
-    public var retry: RetryPolicy? {
-        get { box.fields.retry }
-        set { change { $0.retry = newValue } }
-    }
-    public var timeout: Located<Duration>? {
-        get { box.fields.timeout }
-        set { change { $0.timeout = newValue } }
-    }
-    public var condition: Condition? {
-        get { box.fields.condition }
-        set { change { $0.condition = newValue } }
-    }
-    public var onFailure: FailureRoute? {
-        get { box.fields.onFailure }
-        set { change { $0.onFailure = newValue } }
-    }
+    public var step: Located<String>
+    public var retry: RetryPolicy?
+    public var timeout: Located<Duration>?
+    public var condition: Condition?
+    public var onFailure: FailureRoute?
     /// Where the entry is written: in the mode, or in a group.
-    public var location: SourceLocation {
-        get { box.fields.location }
-        set { change { $0.location = newValue } }
-    }
-    public var path: DescriptorPath {
-        get { box.fields.path }
-        set { change { $0.path = newValue } }
-    }
+    public var location: SourceLocation
+    public var path: DescriptorPath
     /// The group uses through which the mode reached this entry, outermost first; empty for an entry written in
     /// the mode. The uses' conditions are already part of ``condition``.
-    public var reachedThrough: [GroupUse] {
-        get { box.fields.reachedThrough }
-        set { change { $0.reachedThrough = newValue } }
-    }
+    public var reachedThrough: [GroupUse] = []
 
     public init(
         step: Located<String>, retry: RetryPolicy? = nil, timeout: Located<Duration>? = nil,
         condition: Condition? = nil,
         onFailure: FailureRoute? = nil, location: SourceLocation, path: DescriptorPath
     ) {
-        box = Box(
-            Fields(
-                step: step, retry: retry, timeout: timeout, condition: condition, onFailure: onFailure,
-                location: location, path: path))
+        self.step = step
+        self.retry = retry
+        self.timeout = timeout
+        self.condition = condition
+        self.onFailure = onFailure
+        self.location = location
+        self.path = path
     }
 }
 
