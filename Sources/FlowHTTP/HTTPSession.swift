@@ -205,7 +205,7 @@ public final class HTTPSession: Sendable {
     public static let csrfHeader = "X-CSRF-Token"
 
     /// The CSRF token for `request`, fetched first when there is none yet; `nil` when the request needs none.
-    private func csrfToken(for request: HTTPRequest) async throws(HTTPError) -> String? {
+    func csrfToken(for request: HTTPRequest) async throws(HTTPError) -> String? {
         guard ["POST", "PUT", "PATCH", "DELETE"].contains(request.method.uppercased()),
             let csrf = state.withLock({ $0.csrf }), csrf.fetchURL.origin == request.url.origin
         else { return nil }
@@ -227,7 +227,7 @@ public final class HTTPSession: Sendable {
     }
 
     /// Forgets the CSRF token `token`, so the next modifying request fetches a new one.
-    private func forgetCSRFToken(_ token: String) {
+    func forgetCSRFToken(_ token: String) {
         state.withLock { if $0.csrf?.token == token { $0.csrf?.token = nil } }
     }
 
@@ -316,168 +316,35 @@ public final class HTTPSession: Sendable {
         try await send(request, redirects: redirects, authenticated: true)
     }
 
-    /// `csrf`: whether a modifying request gets the CSRF token (`nil`: when `authenticated`; a logout sent without
-    /// authenticators still needs it).
-    func send(
-        _ request: HTTPRequest, redirects: @Sendable (URL, URL) -> RedirectDecision, authenticated: Bool,
-        csrf: Bool? = nil
-    ) async throws(HTTPError) -> HTTPResponse {
-        var request = request
-        request.url = rewritten(request.url)
-        var current = request
-        var redirectCount = 0
-        var resends = 0
-        var logins = 0
-        // Identities obtained for this request, counted apart from logins: a login before a demand is no identity.
-        var identities = 0
-        let originalOrigin = request.url.origin
-        let requestID = UUID()
-        let (correlation, passport) = state.withLock { state in
-            let passport = state.passport.map { passport in
+    /// The observers and authenticators a request sees, as they are when its hop is prepared.
+    func hooks() -> (observers: [any HTTPObserver], slots: [AuthenticatorSlot]) {
+        state.withLock { ($0.observers, $0.authenticators) }
+    }
+
+    /// The headers every hop of one `send` carries: the correlation ID and the passport, both made from
+    /// `requestID` (the passport counting the requests it was sent with).
+    func perRequestHeaders(requestID: UUID) -> [(name: String, value: String)] {
+        state.withLock { state in
+            var headers: [(name: String, value: String)] = []
+            if let name = state.correlationHeader { headers.append((name, requestID.uuidString.lowercased())) }
+            if let passport = state.passport {
                 state.passportsSent &+= 1
-                return (name: SAPPassport.headerName,
-                        value: passport.header(transactionID: requestID, counter: state.passportsSent))
+                headers.append(
+                    (SAPPassport.headerName, passport.header(transactionID: requestID, counter: state.passportsSent)))
             }
-            return (state.correlationHeader.map { (name: $0, value: requestID.uuidString.lowercased()) }, passport)
-        }
-        var csrfRefetched = false
-        while true {
-            var decorated = withSessionHeaders(current, correlation: correlation, passport: passport)
-            let csrfToken = csrf ?? authenticated ? try await csrfToken(for: decorated) : nil
-            if let csrfToken { decorated.setHeader(Self.csrfHeader, csrfToken) }
-            let (observers, slots) = authenticated ? state.withLock { ($0.observers, $0.authenticators) } : ([], [])
-            // Each authenticator's credentials go to its own origin only; it notes which login they came from.
-            var generations: [UInt64: Int] = [:]
-            for slot in slots where slot.origin == decorated.url.origin {
-                generations[slot.id] = slot.generation
-                try await slot.authenticator.decorate(&decorated)
-            }
-            // Credentials an observer adds belong to the request's own origin only.
-            if decorated.url.origin == originalOrigin {
-                for observer in observers { try await observer.decorate(&decorated) }
-            }
-            if let cookie = cookies.header(for: decorated.url) { decorated.setHeader("Cookie", cookie) }
-            let response: HTTPResponse
-            do throws(HTTPError) {
-                response = try await transmit(decorated)
-            } catch {
-                // A handshake the server ended for want of a certificate: a user-identity authenticator of the
-                // origin answers it as it answers the same demand made over HTTP.
-                guard error.code == .certificateRequired,
-                    let slot = slots.first(where: {
-                        $0.origin == decorated.url.origin && $0.authenticator.presentsClientIdentity
-                    })
-                else { throw error }
-                let demand = HTTPResponse(
-                    status: 496, headers: [(ClientCertificateDemand.header, "certificate-required")], body: [],
-                    url: decorated.url)
-                try await obtainIdentity(
-                    slot, demand: demand, seen: generations[slot.id] ?? slot.generation, obtained: identities,
-                    request: decorated)
-                identities += 1
-                current = request
-                redirectCount = 0
-                continue
-            }
-            cookies.store(response.headers(named: "Set-Cookie"), from: decorated.url)
-            if let csrfToken, response.status == 403,
-                response.header(Self.csrfHeader)?.caseInsensitiveCompare("Required") == .orderedSame
-            {
-                guard !csrfRefetched else {
-                    throw HTTPError(
-                        .csrfFailed,
-                        "\(decorated.method) \(decorated.url.absoluteString) still asks for a CSRF token after a new "
-                            + "one was fetched",
-                        transient: false)
-                }
-                csrfRefetched = true
-                forgetCSRFToken(csrfToken)
-                continue
-            }
-            if let slot = slots.first(where: { slot in
-                slot.origin == decorated.url.origin && slot.authenticator.isChallenge(response)
-            }) {
-                if slot.authenticator.presentsClientIdentity {
-                    try await obtainIdentity(
-                        slot, demand: response, seen: generations[slot.id] ?? slot.generation, obtained: identities,
-                        request: decorated)
-                    identities += 1
-                    current = request
-                    redirectCount = 0
-                    continue
-                }
-                guard logins < 2 else {
-                    throw HTTPError(
-                        .authenticationFailed,
-                        "\(request.method) \(request.url.absoluteString) was still challenged for "
-                            + "\(slot.authenticator.method.rawValue) "
-                            + "authentication after logging in (\(decorated.url.absoluteString) "
-                            + "answered \(response.status))",
-                        transient: false)
-                }
-                logins += 1
-                try await slot.authenticate(
-                    seen: generations[slot.id] ?? slot.generation, challenge: response, request: decorated,
-                    transport: transport)
-                // The original request again, from its first hop.
-                current = request
-                redirectCount = 0
-                continue
-            }
-            // A demand for a client certificate that no authenticator answered ends the request, named.
-            if let demand = ClientCertificateDemand(response) {
-                throw demand.failure(endpoint: "\(decorated.method) \(decorated.url.absoluteString)")
-            }
-            if response.isRedirect, decorated.url.origin == originalOrigin {
-                var decision = ObserverDecision.proceed
-                for observer in observers where decision == .proceed {
-                    decision = try await observer.inspect(response, for: decorated)
-                }
-                if decision == .resend, resends < 2 {
-                    resends += 1
-                    continue
-                }
-            }
-            if response.isRedirect, let location = response.header("Location"),
-                let target = URL(string: location, relativeTo: decorated.url).map({ rewritten($0.absoluteURL) })
-            {
-                guard redirects(decorated.url, target) == .follow else { return response }
-                redirectCount += 1
-                guard redirectCount <= configuration.maxRedirects else {
-                    throw HTTPError(
-                        .tooManyRedirects,
-                        "\(request.method) \(request.url.absoluteString) redirected more than "
-                            + "\(configuration.maxRedirects) times",
-                        transient: false)
-                }
-                current = try Self.nextHop(after: response, of: current, to: target)
-                continue
-            }
-            var decision = ObserverDecision.proceed
-            if !response.isRedirect, decorated.url.origin == originalOrigin {
-                for observer in observers where decision == .proceed {
-                    decision = try await observer.inspect(response, for: decorated)
-                }
-            }
-            if decision == .resend, resends < 2 {
-                resends += 1
-                continue
-            }
-            return response
+            return headers
         }
     }
 
     /// `request` with the session's headers it does not have itself: the default headers whose reach takes in the
     /// request's origin (checked on every hop, so a redirect to another origin never gets a header meant for the
     /// first one), the correlation ID and passport of the `send`, and the step's name for a step-naming origin.
-    private func withSessionHeaders(
-        _ request: HTTPRequest, correlation: (name: String, value: String)?, passport: (name: String, value: String)?
-    ) -> HTTPRequest {
+    func withSessionHeaders(_ request: HTTPRequest, perRequest: [(name: String, value: String)]) -> HTTPRequest {
         var decorated = request
         for header in defaultHeaders(for: decorated.url) where decorated.header(header.name) == nil {
             decorated.headers.append((header.name, header.value))
         }
-        for header in [correlation, passport].compactMap({ $0 }) where decorated.header(header.name) == nil {
+        for header in perRequest where decorated.header(header.name) == nil {
             decorated.headers.append(header)
         }
         if let step = Self.currentStep, configuration.stepNamingOrigins.contains(decorated.url.origin) {
@@ -490,13 +357,12 @@ public final class HTTPSession: Sendable {
     /// or 308 keeps both; a hop to another origin drops the request's own credentials.
     /// - Throws: ``HTTPError`` `secret-body-redirect` when the body, which holds a secret, would go to another
     ///   origin: a recovery key, a password or a refresh token stays with the origin it was meant for.
-    private static func nextHop(
+    static func nextHop(
         after response: HTTPResponse, of current: HTTPRequest, to target: URL
     ) throws(HTTPError) -> HTTPRequest {
         var next = current
         next.url = target
-        if response.status == 303 || ((response.status == 301 || response.status == 302) && current.method == "POST")
-        {
+        if response.status == 303 || ((response.status == 301 || response.status == 302) && current.method == "POST") {
             next.method = "GET"
             next.body = nil
         }
@@ -518,19 +384,8 @@ public final class HTTPSession: Sendable {
         return next
     }
 
-    /// Has a user-identity authenticator obtain an identity after `demand` answered `request`, at most once per
-    /// request: a demand that remains after an identity was obtained means the server refuses that identity.
-    private func obtainIdentity(
-        _ slot: AuthenticatorSlot, demand: HTTPResponse, seen: Int, obtained: Int, request: HTTPRequest
-    ) async throws(HTTPError) {
-        guard obtained == 0 else {
-            throw ClientCertificateDemand.rejected.failure(endpoint: "\(request.method) \(request.url.absoluteString)")
-        }
-        try await slot.authenticate(seen: seen, challenge: demand, request: request, transport: transport)
-    }
-
     /// Sends one request with no redirect handling.
-    private func transmit(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
+    func transmit(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
         let scheme = request.url.scheme?.lowercased()
         guard scheme == "https" || (scheme == "http" && (request.url.isLoopback || configuration.allowInsecureHTTP))
         else {
