@@ -3,9 +3,9 @@ import PackageDescription
 
 /// Strict settings shared by every target, set once (as swift-configuration does). Release builds also optimize
 /// across the project's modules: small getters and generic helpers of one module inline into the next
-/// (bench/README, "Sixth figures"). And they reach generic types' metadata through accessor functions, not mangled names: the
-/// runtime resolves a name by searching every conformance in the executable, which was a third of linting one file
-/// (decision 32).
+/// (bench/README, "Sixth figures"). And they reach generic types' metadata through accessor functions, not mangled
+/// names: the runtime resolves a name by searching every conformance in the executable, which was a third of
+/// linting one file (decision 32).
 let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
@@ -233,7 +233,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FlowDescriptorTests",
-            dependencies: ["FlowDescriptor"],
+            dependencies: ["FlowDescriptor", "FlowVocabulary"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -179,9 +179,9 @@ public struct StepSpec: Sendable, Hashable {
     public var providesFromParameter: String?
     /// The authentication methods the step implements.
     public var authenticates: [AuthenticationMethod]
-    /// The operations on an earlier onboarding (``FlowMode/isOperation``) the step performs when a flow lists it
+    /// The operations on an earlier onboarding (``Mode/isOperation``) the step performs when a flow lists it
     /// in that mode. For a built-in step the registry derives them from the protocols its type conforms to.
-    public var operations: [FlowMode] = []
+    public var operations: [Mode] = []
     /// The step keeps what only the encrypted store may hold (a consent step's answers), so its flow needs a
     /// store-manager step.
     public var needsStore: Bool

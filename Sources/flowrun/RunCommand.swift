@@ -3,14 +3,13 @@ import FlowCatalog
 import FlowCheck
 public import FlowDescriptor
 import FlowEmulator
-public import FlowEngine
+import FlowEngine
 import FlowHTTP
 import FlowSteps
 import FlowTransform
 import FlowVocabulary
 import Foundation
 
-extension RunMode: ExpressibleByArgument {}
 extension PresenterKind: ExpressibleByArgument {}
 
 /// `flowrun run FILE` (or `flowrun FILE`): compiles the flow and runs it.
@@ -38,10 +37,8 @@ struct RunCommand: AsyncParsableCommand {
     var file: String
 
     @Option(
-        help: ArgumentHelp(
-            "auto (restore when there is an onboarding, else onboard), onboard, restore, reset, change-passcode, "
-                + "logout, verify-passcode, unlock, delete-registration or forgot-passcode."))
-    var mode: RunMode = .auto
+        help: ArgumentHelp("auto (restore when there is an onboarding, else onboard), or the mode to run."))
+    var mode = ModeArgument(mode: nil)
 
     @Option(
         help: ArgumentHelp(
@@ -111,7 +108,7 @@ struct RunCommand: AsyncParsableCommand {
             return Prompt.ask(question, secret: secret)
         }
         var options = RunOptions(
-            mode: mode,
+            mode: mode.mode,
             input: InputSource(
                 flags: try given.flags(), interactive: interactive, prompter: prompter, document: configuration,
                 link: try given.linkURL()),

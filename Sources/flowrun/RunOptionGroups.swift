@@ -242,3 +242,27 @@ struct EmulatorOptions: ParsableArguments {
         }
     }
 }
+
+/// `--mode`: `auto`, or one of the modes by name.
+struct ModeArgument: ExpressibleByArgument {
+    /// The mode asked for; `nil` for `auto`.
+    var mode: Mode?
+
+    init(mode: Mode?) {
+        self.mode = mode
+    }
+
+    init?(argument: String) {
+        if argument == "auto" {
+            mode = nil
+        } else if let mode = Mode(rawValue: argument) {
+            self.mode = mode
+        } else {
+            return nil
+        }
+    }
+
+    static var allValueStrings: [String] { ["auto"] + Mode.allCases.map(\.rawValue) }
+
+    var defaultValueDescription: String { mode?.rawValue ?? "auto" }
+}

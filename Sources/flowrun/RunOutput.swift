@@ -75,7 +75,7 @@ enum Plan {
     static func render(_ flow: CompiledFlow) -> String {
         let plans = ModePlanner.plans(for: flow).plans
         var lines: [String] = []
-        for mode in Mode.all {
+        for mode in Mode.allCases {
             guard let plan = plans[mode] else { continue }
             let byDefault =
                 mode == .reset && flow.descriptor.flow(for: .reset) == nil
@@ -90,7 +90,8 @@ enum Plan {
 
     /// The built-in, the operation when it is not the mode's own, and the run policy.
     private static func details(_ node: StepNode, in mode: Mode) -> [String] {
-        let own = mode.flowMode.map(StepOperation.init)
+        // The modes no file lists (logout, change-passcode) name every node's operation: they are all planned.
+        let own = mode.canBeListed ? StepOperation(mode) : nil
         var details = [node.operation == own ? node.spec.name : "\(node.spec.name) \(node.operation.rawValue)"]
         details.append("timeout \(node.timeout.flowText)")
         if node.retry.attempts > 1 {

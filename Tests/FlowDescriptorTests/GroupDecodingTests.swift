@@ -1,3 +1,4 @@
+import FlowVocabulary
 import Testing
 
 @testable import FlowDescriptor

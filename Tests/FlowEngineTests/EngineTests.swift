@@ -32,7 +32,7 @@ struct EngineFixture {
     /// Runs the flow. The clock is a test clock unless a test gives another: a step's timeout fires only when a
     /// test moves it, never because a busy machine was slow (CI once saw a one-minute timeout end an `echo`).
     func run(
-        _ mode: RunMode = .auto, inputs: [String: String] = [:], environment: [String: String] = [:],
+        _ mode: Mode? = nil, inputs: [String: String] = [:], environment: [String: String] = [:],
         trace: MemoryTrace = MemoryTrace(), configuration: Node? = nil, clock: any Clock<Duration> = TestClock()
     ) async -> RunReport {
         var env = ProcessInfo.processInfo.environment
@@ -101,7 +101,7 @@ struct EngineTests {
             commandFlow(
                 steps:
                     "  make: {uses: command, with: {run: [sh, -c, \"echo '{\\\"count\\\": \\\"many\\\"}'\"], provides: "
-                        + "{count: int}}}",
+                    + "{count: int}}}",
                 flows: "  onboard: [make]"))
         defer { fixture.remove() }
         let report = await fixture.run(.onboard)
@@ -137,7 +137,7 @@ struct EngineTests {
             commandFlow(
                 steps:
                     "  make:\n    uses: command\n    with:\n      run: [sh, -c, 'cat output']\n      provides: {count: "
-                        + "int}",
+                    + "int}",
                 flows: "  onboard: [make]"), files: ["output": output])
         defer { fixture.remove() }
         let report = await fixture.run(.onboard)
@@ -159,7 +159,7 @@ struct EngineTests {
                 steps: "  slow: {uses: command, with: {run: [sh, -c, \"sleep 3600 & echo $! >> children; wait\"]}}",
                 flows:
                     "  onboard:\n    - step: slow\n      timeout: 200ms\n      retry: {attempts: 2, backoff: 0ms, "
-                        + "jitter: false}"
+                    + "jitter: false}"
             ))
         defer { fixture.remove() }
         let trace = MemoryTrace()
@@ -209,7 +209,7 @@ struct EngineTests {
             commandFlow(
                 steps:
                     "  chatty: {uses: command, with: {run: [sh, -c, \"echo $$ > shell.tmp && mv shell.tmp shell && "
-                        + "exec yes\"]}}",
+                    + "exec yes\"]}}",
                 flows: "  onboard: [chatty]"))
         defer { fixture.remove() }
         let report = await fixture.run(.onboard)
@@ -228,7 +228,7 @@ struct EngineTests {
             commandFlow(
                 steps:
                     "  flaky: {uses: command, with: {run: [sh, -c, \"if [ -e tried ]; then echo '{}'; else touch "
-                        + "tried; exit 75; fi\"]}}",
+                    + "tried; exit 75; fi\"]}}",
                 flows: "  onboard:\n    - step: flaky\n      retry: {attempts: 3, backoff: 0ms}"))
         defer { fixture.remove() }
         let trace = MemoryTrace()
@@ -264,7 +264,7 @@ struct EngineTests {
             commandFlow(
                 steps:
                     "  ok: {uses: command, with: {run: [sh, -c, \"echo '{}'\"]}}\n  bad: {uses: command, with: {run: "
-                        + "[\"false\"]}}",
+                    + "[\"false\"]}}",
                 flows: "  onboard: [ok, bad]"))
         defer { fixture.remove() }
         let report = await fixture.run(.onboard)
@@ -277,10 +277,10 @@ struct EngineTests {
             commandFlow(
                 steps:
                     "  ok: {uses: command, with: {run: [sh, -c, \"echo '{}'\"]}}\n  gate: {uses: command, with: {run: "
-                        + "[sh, -c, \"test ! -e broken && echo '{}'\"]}}",
+                    + "[sh, -c, \"test ! -e broken && echo '{}'\"]}}",
                 flows:
                     "  onboard: [ok]\n  restore:\n    - step: gate\n      on-failure: {modes: [reset, onboard]}\n  "
-                        + "reset: [ok]"
+                    + "reset: [ok]"
             ))
         defer { fixture.remove() }
         _ = await fixture.run(.onboard)
@@ -376,7 +376,7 @@ struct EngineTests {
             commandFlow(
                 steps:
                     "  leak: {uses: command, with: {run: [sh, -c, \"echo \\\"token was $TOKEN\\\" >&2; exit 1\"], env: "
-                        + "{TOKEN: \"${env.FLOW_TOKEN}\"}}}",
+                    + "{TOKEN: \"${env.FLOW_TOKEN}\"}}}",
                 flows: "  onboard: [leak]"))
         defer { fixture.remove() }
         let trace = MemoryTrace()
@@ -443,7 +443,7 @@ struct EngineTests {
             commandFlow(
                 steps:
                     "  a: {uses: command, with: {run: [sh, -c, \"echo '{}'\"]}}\n  b: {uses: command, with: {run: [sh, "
-                        + "-c, \"echo '{}'\"]}}",
+                    + "-c, \"echo '{}'\"]}}",
                 flows: "  onboard: [a, b]"))
         defer { fixture.remove() }
         let trace = MemoryTrace()

@@ -2,6 +2,7 @@ import FlowCheck
 import FlowDescriptor
 import FlowEngine
 import FlowSteps
+import FlowVocabulary
 import Testing
 
 /// The graph renderer, called as a library: every kind of edge in both formats, without the CLI.
@@ -34,7 +35,7 @@ import Testing
           reset: [welcome]
         """
 
-    static func graphs() throws -> [FlowMode: FlowGraph] {
+    static func graphs() throws -> [Mode: FlowGraph] {
         let loaded = FlowPipeline(registry: Builtins.registry).load(
             bytes: Array(flow.utf8), file: "drawn.yaml", format: .yaml)
         #expect(loaded.report.findings.isEmpty, "\(loaded.report.findings.map(\.message))")

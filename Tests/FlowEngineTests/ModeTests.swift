@@ -95,8 +95,8 @@ struct ModeTests {
     }
 
     /// The operations planned from the steps have the same step timeout as any mode: the watchdog ends them.
-    @Test(.timeLimit(.minutes(10)), arguments: [("hang-logout", RunMode.logout), ("hang-change", .changePasscode)])
-    func aPlannedOperationThatHangsTimesOut(_ behaviour: String, _ mode: RunMode) async throws {
+    @Test(.timeLimit(.minutes(10)), arguments: [("hang-logout", Mode.logout), ("hang-change", .changePasscode)])
+    func aPlannedOperationThatHangsTimesOut(_ behaviour: String, _ mode: Mode) async throws {
         let fixture = try EngineFixture(Self.flow(behaviour), registry: Self.registry)
         defer { fixture.remove() }
         #expect(await fixture.run(.onboard).result == .succeeded)
@@ -118,7 +118,7 @@ struct ModeTests {
             return
         }
         #expect(failure.code == .timeout)
-        #expect(failedMode.rawValue == mode.rawValue)
+        #expect(failedMode == mode)
         #expect(trace.events.contains { $0.outcome == "failed" && $0.errorCode == .timeout })
     }
 
@@ -144,7 +144,7 @@ struct ModeTests {
             commandFlow(steps: "  ok: {uses: command, with: {run: [sh, -c, \"echo '{}'\"]}}", flows: "  onboard: [ok]"))
         defer { fixture.remove() }
         #expect(await fixture.run(.onboard).result == .succeeded)
-        for (mode, code) in [(RunMode.logout, FailureCode.nothingToLogOut), (.changePasscode, .noStore)] {
+        for (mode, code) in [(Mode.logout, FailureCode.nothingToLogOut), (.changePasscode, .noStore)] {
             guard case .failed(let failure, "(flow)", _) = await fixture.run(mode).result else {
                 Issue.record("expected \(mode) to fail")
                 continue

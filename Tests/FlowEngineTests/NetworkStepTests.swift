@@ -53,7 +53,7 @@ struct EmulatorFixture {
     /// Runs the flow on a test clock (a step times out only when a test moves it) and with requests that may take
     /// ten minutes: no test here depends on how busy the machine is.
     func run(
-        _ mode: RunMode = .auto, email: String = "ada@example.com", trace: MemoryTrace = MemoryTrace(),
+        _ mode: Mode? = nil, email: String = "ada@example.com", trace: MemoryTrace = MemoryTrace(),
         link: URL? = nil,
         clock: any Clock<Duration> = TestClock()
     ) async -> RunReport {

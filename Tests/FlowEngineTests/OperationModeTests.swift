@@ -1,8 +1,8 @@
 import Clocks
 import FlowCatalog
 import FlowDescriptor
-import FlowStore
 import FlowSteps
+import FlowStore
 import FlowVocabulary
 import Foundation
 import Synchronization
@@ -121,7 +121,7 @@ struct OperationModeTests {
     }
 
     static func run(
-        _ fixture: EngineFixture, _ mode: RunMode, environment: [String: String] = [:], clock: SetClock,
+        _ fixture: EngineFixture, _ mode: Mode, environment: [String: String] = [:], clock: SetClock,
         said: SaidRecorder = SaidRecorder(), trace: MemoryTrace = MemoryTrace()
     ) async -> RunReport {
         var options = RunOptions(
@@ -183,7 +183,7 @@ struct OperationModeTests {
             commandFlow(steps: "  ok: {uses: command, with: {run: [sh, -c, \"echo '{}'\"]}}", flows: "  onboard: [ok]"))
         defer { fixture.remove() }
         #expect(await fixture.run(.onboard).result == .succeeded)
-        let expected: [(RunMode, FailureCode)] = [
+        let expected: [(Mode, FailureCode)] = [
             (.verifyPasscode, .noStore), (.unlock, .noStore), (.deleteRegistration, .noRegistration),
             (.forgotPasscode, .noStore),
         ]
@@ -194,7 +194,7 @@ struct OperationModeTests {
                 continue
             }
             #expect(failure.code == code, "\(mode)")
-            #expect(failedMode.rawValue == mode.rawValue)
+            #expect(failedMode == mode)
             #expect(report.modes.isEmpty, "no step ran")
         }
     }

@@ -18,37 +18,37 @@ struct SessionMachineTests {
 
     /// A machine started as the engine starts it for `request`.
     static func started(
-        _ request: RunMode, kept: Bool, modes: [Mode: ModePlan.Rules] = all
+        _ request: Mode?, kept: Bool, modes: [Mode: ModePlan.Rules] = all
     ) -> (SessionMachine, [SessionMachine.Action]) {
         var machine = SessionMachine()
-        let first = request.firstMode(hasKeptState: kept, modes: Set(modes.keys))
+        let first = SessionMachine.firstMode(requested: request, hasKeptState: kept, modes: Set(modes.keys))
         let actions = machine.handle(
             .start(first: first, hasKeptState: kept, modes: modes, stateLocation: "/state"))
         return (machine, actions)
     }
 
     @Test(arguments: [
-        (RunMode.auto, false, Mode.onboard),
-        (.auto, true, .restore),
+        (Mode?.none, false, Mode.onboard),
+        (nil, true, .restore),
         (.onboard, true, .onboard),
         (.reset, true, .reset),
         (.restore, true, .restore),
         (.logout, true, .logout),
         (.changePasscode, true, .changePasscode),
     ])
-    func theFirstModeFollowsTheRequestAndTheKeptState(_ requested: RunMode, _ kept: Bool, _ first: Mode) {
+    func theFirstModeFollowsTheRequestAndTheKeptState(_ requested: Mode?, _ kept: Bool, _ first: Mode) {
         let (machine, actions) = Self.started(requested, kept: kept)
         #expect(actions == [.runMode(first)])
         #expect(machine.state == .running(first))
     }
 
     @Test func autoOnboardsWhenTheFlowHasNoRestore() {
-        let (_, actions) = Self.started(.auto, kept: true, modes: [.onboard: Self.onboard, .reset: Self.reset])
+        let (_, actions) = Self.started(nil, kept: true, modes: [.onboard: Self.onboard, .reset: Self.reset])
         #expect(actions == [.runMode(.onboard)])
     }
 
-    @Test(arguments: [RunMode.restore, .logout, .changePasscode])
-    func aModeThatNeedsAnOnboardingFailsWithoutOneBeforeAnyStep(_ requested: RunMode) {
+    @Test(arguments: [Mode.restore, .logout, .changePasscode])
+    func aModeThatNeedsAnOnboardingFailsWithoutOneBeforeAnyStep(_ requested: Mode) {
         let (machine, actions) = Self.started(requested, kept: false)
         guard case .finish(.failed(let failure, "(state)", _))? = actions.first else {
             Issue.record("expected a failure, got \(actions)")
@@ -93,7 +93,7 @@ struct SessionMachineTests {
     }
 
     @Test func aFailedRestoreHandsOverToResetThenOnboardAndSaysItRecovered() {
-        var (machine, _) = Self.started(.auto, kept: true)
+        var (machine, _) = Self.started(nil, kept: true)
         #expect(
             machine.handle(.modeEnded(.handedOver([.reset, .onboard], failure: Self.failure, step: "login"))) == [
                 .handOver(from: .restore, step: "login", failure: Self.failure, to: [.reset, .onboard]),

@@ -45,7 +45,7 @@ import Testing
           reset: [welcome]
         """
 
-    static func graphs() throws -> [FlowMode: FlowGraph] {
+    static func graphs() throws -> [Mode: FlowGraph] {
         let loaded = FlowPipeline(registry: Builtins.registry).load(
             bytes: Array(flow.utf8), file: "grouped.yaml", format: .yaml)
         // The restore flow runs `second` twice on purpose (two uses of `tail`): that warning only.

@@ -290,7 +290,7 @@ struct CertificateStepTests {
                 trace: harness.trace, log: RunLog(level: .path, redactor: harness.redactor) { _, _ in },
                 redactor: harness.redactor, stateFolder: harness.folder.path, book: KeptBook())
             let outcome = await harness.step.perform(
-                .onboard, context: run.step("subject", mode: Mode(.onboard), onboardingID: UUID()))
+                .onboard, context: run.step("subject", mode: .onboard, onboardingID: UUID()))
             await harness.close()
             #expect(outcome.failure?.code == .identityNeedsStore, "\(outcome)")
             #expect(run.book.staged.isEmpty)

@@ -53,7 +53,7 @@ private struct ConsentRig {
     }
 
     func context(
-        _ mode: FlowMode = .onboard, kept: JSONValue? = nil, inputs: [String: String] = [:],
+        _ mode: Mode = .onboard, kept: JSONValue? = nil, inputs: [String: String] = [:],
         environment: [String: String] = [:], terminal: Terminal? = nil
     ) -> StepContext {
         harness.staging.replaceKept(kept.map { ["subject": $0] } ?? [:])
@@ -65,11 +65,11 @@ private struct ConsentRig {
         let run = RunContext(
             info: harness.info, http: harness.http, input: input, trace: harness.trace, redactor: harness.redactor,
             progress: progress, stateFolder: harness.folder.path, book: harness.staging)
-        return run.step("subject", mode: Mode(mode), onboardingID: UUID())
+        return run.step("subject", mode: mode, onboardingID: UUID())
     }
 
     func run(
-        _ mode: FlowMode = .onboard, kept: JSONValue? = nil, inputs: [String: String] = [:],
+        _ mode: Mode = .onboard, kept: JSONValue? = nil, inputs: [String: String] = [:],
         environment: [String: String] = [:], terminal: Terminal? = nil
     ) async -> StepOutcome {
         let context = context(mode, kept: kept, inputs: inputs, environment: environment, terminal: terminal)

@@ -2,6 +2,7 @@ import FlowDescriptor
 import FlowEngine
 import FlowHTTP
 import FlowStore
+import FlowVocabulary
 import Foundation
 import Testing
 

@@ -299,7 +299,7 @@ struct SLSIdentitySourceTests {
                 info: harness.info, http: harness.http, input: input, trace: harness.trace,
                 redactor: harness.redactor, stateFolder: harness.folder.path, book: harness.staging)
             let outcome = await harness.step.perform(
-                .onboard, context: run.step("subject", mode: Mode(.onboard), onboardingID: UUID()))
+                .onboard, context: run.step("subject", mode: .onboard, onboardingID: UUID()))
             await harness.close()
             #expect(outcome.succeeded, "\(outcome)")
             #expect(

@@ -351,7 +351,7 @@ final class StepHarness: Sendable {
 
     /// `now`: the run's wall-clock date, which the test sets (a certificate's renewal); the clock's when `nil`.
     func context(
-        _ mode: FlowMode, kept: JSONValue? = nil, onboardingID: UUID = UUID(),
+        _ mode: Mode, kept: JSONValue? = nil, onboardingID: UUID = UUID(),
         environment extra: [String: String] = [:], link: URL? = nil, now: Date? = nil
     ) -> StepContext {
         var environment = ProcessInfo.processInfo.environment
@@ -378,7 +378,7 @@ final class StepHarness: Sendable {
                 environment: environment, interactive: false, link: link),
             trace: trace, log: log, redactor: redactor, stateFolder: folder.path, book: staging,
             now: { now ?? Date() })
-        return run.step("subject", mode: Mode(mode), onboardingID: onboardingID)
+        return run.step("subject", mode: mode, onboardingID: onboardingID)
     }
 
     /// Everything the step has said anywhere: trace, log, kept state, info.

@@ -1,5 +1,6 @@
 import FlowCatalog
 import FlowDescriptor
+import FlowVocabulary
 
 extension CheckContext {
     /// For the onboard and restore modes, follows the info keys through the flow: every key a step requires must be

@@ -108,22 +108,11 @@ extension CheckContext {
                 Diagnostic(
                     .operationNotOffered,
                     "The \(flow.mode.rawValue) flow runs step `\(entry.step.value)`, but `\(spec.name)` cannot "
-                        + "\(Self.doing(flow.mode)).",
+                        + "\(flow.mode.stepsAction).",
                     at: entry.step.location, path: entry.path,
                     hint: offering.isEmpty
                         ? "No built-in step offers \(flow.mode.rawValue) in this build."
                         : "Steps that offer it: \(offering.joined(separator: ", "))."))
-        }
-    }
-
-    /// What an operation mode's steps do, as the end of a sentence.
-    private static func doing(_ mode: FlowMode) -> String {
-        switch mode {
-        case .verifyPasscode: "verify a passcode"
-        case .unlock: "unlock"
-        case .deleteRegistration: "delete a registration"
-        case .forgotPasscode: "recover a forgotten passcode"
-        case .onboard, .restore, .reset: mode.rawValue
         }
     }
 
@@ -285,8 +274,8 @@ extension CheckContext {
     /// Linear in the routes: the modes' hand-overs are a graph of at most five nodes, whose reachability is
     /// worked out once; each route is then looked up, however many thousands a flow has.
     private mutating func checkModeCycles() {
-        var edges: [FlowMode: [(FlowMode, Located<FlowMode>)]] = [:]
-        var next: [FlowMode: Set<FlowMode>] = [:]
+        var edges: [Mode: [(Mode, Located<Mode>)]] = [:]
+        var next: [Mode: Set<Mode>] = [:]
         for flow in descriptor.flows {
             for entry in flow.entries {
                 guard case .modes(let modes)? = entry.onFailure else { continue }
@@ -297,8 +286,8 @@ extension CheckContext {
             }
         }
         guard !edges.isEmpty else { return }
-        var reachable: [FlowMode: Set<FlowMode>] = [:]
-        for mode in FlowMode.allCases { reachable[mode] = Self.modes(reachableFrom: mode, next: next) }
+        var reachable: [Mode: Set<Mode>] = [:]
+        for mode in Mode.listable { reachable[mode] = Self.modes(reachableFrom: mode, next: next) }
         for (mode, targets) in edges.sorted(by: { $0.key < $1.key }) {
             for (target, located) in targets where reachable[target]?.contains(mode) == true {
                 report(
@@ -316,9 +305,9 @@ extension CheckContext {
     }
 
     /// The modes that `start` reaches through hand-overs, itself included.
-    private static func modes(reachableFrom start: FlowMode, next: [FlowMode: Set<FlowMode>]) -> Set<FlowMode> {
+    private static func modes(reachableFrom start: Mode, next: [Mode: Set<Mode>]) -> Set<Mode> {
         var stack = [start]
-        var visited: Set<FlowMode> = []
+        var visited: Set<Mode> = []
         while let mode = stack.popLast() {
             guard visited.insert(mode).inserted else { continue }
             stack += next[mode] ?? []

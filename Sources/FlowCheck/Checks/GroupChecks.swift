@@ -1,4 +1,5 @@
 import FlowDescriptor
+import FlowVocabulary
 
 /// Step groups: what `groups:` and the `{group: NAME}` uses say is checked, and every mode's uses are expanded
 /// into their groups' entries, so that the later checks, the compiler and the run see plain steps in order.

@@ -170,11 +170,11 @@ public enum FlowSchema {
                             (
                                 "properties",
                                 .object(
-                                    FlowMode.allCases.map { mode in
+                                    Mode.listable.map { mode in
                                         (
                                             mode.rawValue,
                                             .object([
-                                                ("description", .string(modeDescription(mode))),
+                                                ("description", .string(mode.summary)),
                                                 ("type", "array"),
                                                 ("items", .object([("$ref", "#/definitions/entry")])),
                                             ])
@@ -204,18 +204,6 @@ public enum FlowSchema {
                 ])
             ),
         ])
-    }
-
-    private static func modeDescription(_ mode: FlowMode) -> String {
-        switch mode {
-        case .onboard: "First start: gather configuration, authenticate, download settings, create the store."
-        case .restore: "Later starts: open the store first, then restore what onboarding made."
-        case .reset: "Forget the onboarding: by default each step's reset in reverse order."
-        case .verifyPasscode: "The steps that check a passcode against the store (by default the store step)."
-        case .unlock: "The steps that unlock after a pause (by default the store step)."
-        case .deleteRegistration: "The steps that remove the device's registrations on the backend, before a reset."
-        case .forgotPasscode: "The steps that recover the store with a new login (by default the store step)."
-        }
     }
 
     private static let application: JSONValue = .object([
@@ -596,7 +584,7 @@ public enum FlowSchema {
                                                                         (
                                                                             "enum",
                                                                             .array(
-                                                                                FlowMode.lifecycle.map {
+                                                                                Mode.lifecycle.map {
                                                                                     .string($0.rawValue)
                                                                                 })
                                                                         )

@@ -493,7 +493,7 @@ public struct FlowDecoder {
     // MARK: flows
 
     /// The modes' names, the fields of `flows`.
-    private static let modeNames = FlowMode.allCases.map(\.rawValue)
+    private static let modeNames = Mode.listable.map(\.rawValue)
 
     private mutating func decodeFlows(_ node: Node) {
         let path = DescriptorPath.root.appending("flows")
@@ -501,7 +501,7 @@ public struct FlowDecoder {
             let fields = decoding.fields(of: node, at: path, known: Self.modeNames, what: "`flows`")
         else { return }
         descriptor.flows.reserveCapacity(fields.count)
-        for mode in FlowMode.allCases {
+        for mode in Mode.listable {
             guard let pair = fields[mode.rawValue] else { continue }
             let flowPath = path.appending(mode.rawValue)
             guard let elements = decoding.sequence(pair.value, at: flowPath, what: "the \(mode.rawValue) flow") else {
@@ -744,7 +744,7 @@ public struct FlowDecoder {
             let nodes = modes.value.elements ?? [modes.value]
             let parsed = nodes.enumerated().compactMap {
                 decoding.oneOf(
-                    FlowMode.self, $0.element, at: path.appending("modes").appending(index: $0.offset), what: "mode")
+                    Mode.self, $0.element, at: path.appending("modes").appending(index: $0.offset), what: "mode")
             }
             if fields.contains("goto") {
                 decoding.report(

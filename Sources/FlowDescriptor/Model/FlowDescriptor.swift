@@ -34,7 +34,7 @@ public struct FlowDescriptor: Sendable {
     }
 
     /// The flow for `mode`, if the file has one.
-    public func flow(for mode: FlowMode) -> Flow? {
+    public func flow(for mode: Mode) -> Flow? {
         flows.first { $0.mode == mode }
     }
 }
@@ -195,35 +195,9 @@ public struct StepDeclaration: Sendable {
     }
 }
 
-/// The modes a flow file can define: the three that onboard, restore and reset, and the operations on an earlier
-/// onboarding whose steps a file may list (when it does not, the engine plans them from the steps that offer them).
-public enum FlowMode: String, Sendable, CaseIterable, Hashable, Comparable {
-    case onboard
-    case restore
-    case reset
-    /// Say whether a passcode opens the store, changing nothing else.
-    case verifyPasscode = "verify-passcode"
-    /// Open the onboarding again after a pause: without the passcode before the policy's lock timeout.
-    case unlock
-    /// Remove the device's registrations on the backend, then reset.
-    case deleteRegistration = "delete-registration"
-    /// Log in again and protect the store with a new passcode, keeping what it holds.
-    case forgotPasscode = "forgot-passcode"
-
-    /// The modes that onboard, restore and reset: the ones a failure route may hand over to.
-    public static let lifecycle: [FlowMode] = [.onboard, .restore, .reset]
-
-    /// Whether this is an operation on an earlier onboarding (its list names the steps that perform it).
-    public var isOperation: Bool { !Self.lifecycle.contains(self) }
-
-    public static func < (lhs: FlowMode, rhs: FlowMode) -> Bool {
-        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
-    }
-}
-
 /// The ordered steps of one mode.
 public struct Flow: Sendable {
-    public var mode: FlowMode
+    public var mode: Mode
     /// The steps the mode runs, in order, every group use expanded into its group's entries.
     ///
     /// The decoder lists the entries written in the mode; the check expands the group uses of ``items`` into
@@ -234,12 +208,12 @@ public struct Flow: Sendable {
     public var location: SourceLocation
     public var path: DescriptorPath
 
-    public init(mode: FlowMode, entries: [FlowEntry], location: SourceLocation, path: DescriptorPath) {
+    public init(mode: Mode, entries: [FlowEntry], location: SourceLocation, path: DescriptorPath) {
         self.init(mode: mode, items: entries.map { .step($0) }, location: location, path: path)
     }
 
     /// A mode as written; ``entries`` holds its step entries until the check expands the group uses.
-    public init(mode: FlowMode, items: [FlowItem], location: SourceLocation, path: DescriptorPath) {
+    public init(mode: Mode, items: [FlowItem], location: SourceLocation, path: DescriptorPath) {
         self.mode = mode
         self.items = items
         // Room for every item first: a mode lists a dozen or so, and growing one at a time reallocates at each
@@ -404,7 +378,7 @@ public enum FailureRoute: Sendable {
     /// Jump to another entry of the same flow; `limit` bounds how often (required for a jump back).
     case step(Located<String>, limit: Int?)
     /// Run these modes in order instead (a failed restore: `[reset, onboard]`).
-    case modes([Located<FlowMode>])
+    case modes([Located<Mode>])
 
     public var location: SourceLocation {
         switch self {

@@ -12,11 +12,6 @@ public struct FlowGraph: Sendable {
         self.nodes = nodes
     }
 
-    /// A graph of one of the file's modes.
-    public init(mode: FlowMode, nodes: [StepNode]) {
-        self.init(mode: Mode(mode), nodes: nodes)
-    }
-
     /// What ``RunMachine`` needs of the nodes: their policies, not their steps.
     public var policies: [NodePolicy] { nodes.map(\.policy) }
 
@@ -80,7 +75,7 @@ public enum FailureRoute: Sendable, Hashable {
     /// Jump to the node at `index`, at most `limit` times.
     case jump(to: Int, name: StepName, limit: Int)
     /// Abandon this mode and run these modes in order.
-    case modes([FlowMode])
+    case modes([Mode])
 }
 
 /// How one node runs, without its step: what the run machine decides by.

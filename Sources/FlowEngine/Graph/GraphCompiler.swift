@@ -1,6 +1,6 @@
 public import FlowCatalog
 public import FlowDescriptor
-import FlowVocabulary
+public import FlowVocabulary
 
 /// Compiles a checked descriptor into one graph per mode, making each declared step from its typed parameters.
 ///
@@ -68,8 +68,8 @@ public enum GraphCompiler {
     }
 
     /// The graph of each mode from the made steps.
-    public static func graphs(_ descriptor: FlowDescriptor, steps: NameTable<MadeStep>) -> [FlowMode: FlowGraph] {
-        var graphs: [FlowMode: FlowGraph] = [:]
+    public static func graphs(_ descriptor: FlowDescriptor, steps: NameTable<MadeStep>) -> [Mode: FlowGraph] {
+        var graphs: [Mode: FlowGraph] = [:]
         for flow in descriptor.flows {
             graphs[flow.mode] = graph(for: flow, steps: steps)
         }

@@ -1,6 +1,6 @@
 import FlowCatalog
-public import FlowDescriptor
-import FlowVocabulary
+import FlowDescriptor
+public import FlowVocabulary
 
 /// The languages a compiled flow is drawn in.
 public enum GraphFormat: String, Sendable, CaseIterable {
@@ -32,12 +32,12 @@ public enum GraphRenderer {
         var groups: [GroupUse] = []
     }
 
-    /// The file's graphs, every mode in the order of ``FlowMode``, as one Mermaid flowchart or Graphviz digraph.
-    public static func render(_ graphs: [FlowMode: FlowGraph], format: GraphFormat) -> String {
-        render(modes: Dictionary(uniqueKeysWithValues: graphs.map { (Mode($0.key), $0.value) }), format: format)
+    /// The file's graphs, every mode in the order of ``Mode``, as one Mermaid flowchart or Graphviz digraph.
+    public static func render(_ graphs: [Mode: FlowGraph], format: GraphFormat) -> String {
+        render(modes: graphs, format: format)
     }
 
-    /// Every mode a run may reach, the planned ones too (``FlowEngine/plans``), in the order of ``Mode/all``.
+    /// Every mode a run may reach, the planned ones too (``FlowEngine/plans``), in the order of ``Mode``.
     public static func render(_ plans: [Mode: ModePlan], format: GraphFormat) -> String {
         render(modes: plans.mapValues(\.graph), format: format)
     }
@@ -47,7 +47,7 @@ public enum GraphRenderer {
             format == .mermaid ? ["flowchart TD"] : ["digraph flow {", "  rankdir=TB;", "  node [shape=box];"]
         var edges: [Edge] = []
         var handOvers: Set<[Mode]> = []
-        for mode in Mode.all {
+        for mode in Mode.allCases {
             guard let graph = graphs[mode] else { continue }
             let name = identifier(mode)
             let id = { (index: Int) in "\(name)_\(index)" }
@@ -84,7 +84,7 @@ public enum GraphRenderer {
                     edges.append(Edge(from: id(index), to: entry(target), label: bounded, failure: true))
                     edges.append(Edge(from: id(index), to: failed, label: "failure", failure: true))
                 case .modes(let modes):
-                    let reachable = modes.map(Mode.init).filter { $0 != mode && graphs[$0] != nil }
+                    let reachable = modes.filter { $0 != mode && graphs[$0] != nil }
                     if let first = reachable.first {
                         edges.append(
                             Edge(

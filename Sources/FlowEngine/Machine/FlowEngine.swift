@@ -13,7 +13,7 @@ public struct FlowEngine: Sendable {
     private let unavailable: [Mode: StepFailure]
 
     public var descriptor: FlowDescriptor { flow.descriptor }
-    public var graphs: [FlowMode: FlowGraph] { flow.graphs }
+    public var graphs: [Mode: FlowGraph] { flow.graphs }
     public var registry: StepRegistry { flow.registry }
 
     /// An engine for a flow the pipeline compiled.
@@ -39,7 +39,7 @@ public struct FlowEngine: Sendable {
     /// The files this flow writes in its state folder: what a reset or a wipe removes, and nothing else.
     public var stateFiles: StateFiles {
         var files = StateFiles()
-        for mode in FlowMode.allCases {
+        for mode in Mode.listable {
             for node in graphs[mode]?.nodes ?? [] {
                 if let step = node.step as? any StoreOpeningStep, !files.stores.contains(step.storeFile) {
                     files.stores.append(step.storeFile)
@@ -76,9 +76,9 @@ public struct FlowEngine: Sendable {
     public func run(_ options: RunOptions) async -> RunReport {
         let lock: StateLock?
         do throws(StepFailure) {
-            lock = try await options.state.lock(purpose: "--mode \(options.mode.rawValue)")
+            lock = try await options.state.lock(purpose: "--mode \(options.mode?.rawValue ?? "auto")")
         } catch {
-            return RunReport(result: .failed(error, step: .state, mode: Mode(rawValue: options.mode.rawValue)))
+            return RunReport(result: .failed(error, step: .state, mode: options.mode))
         }
         defer { lock?.release() }
         let http = HTTPSession(
@@ -95,14 +95,13 @@ public struct FlowEngine: Sendable {
     private func drive<C: Clock>(
         _ options: RunOptions, http: HTTPSession, clock: C, folderWarning: String?
     ) async -> RunReport where C.Duration == Duration {
-        let requested = Mode(rawValue: options.mode.rawValue)
         var kept: KeptState?
         do throws(StepFailure) {
             kept = try options.state.load()
         } catch {
-            return RunReport(result: .failed(error, step: .state, mode: requested))
+            return RunReport(result: .failed(error, step: .state, mode: options.mode))
         }
-        let first = options.mode.firstMode(hasKeptState: kept != nil, modes: Set(plans.keys))
+        let first = SessionMachine.firstMode(requested: options.mode, hasKeptState: kept != nil, modes: Set(plans.keys))
         if let folderWarning {
             StateNote(outcome: "state-open", text: folderWarning).report(
                 mode: first, trace: options.trace, progress: options.progress, redactor: options.redactor)

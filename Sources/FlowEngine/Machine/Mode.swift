@@ -1,42 +1,4 @@
-public import FlowDescriptor
-
-/// A mode the machines run: one of the flow file's modes (onboard, restore, reset), or an operation on an earlier
-/// onboarding that the engine plans from the flow's steps (logout, change-passcode) or from the list the file
-/// gives (verify-passcode, unlock, delete-registration, forgot-passcode). Traces, progress and reports name it by
-/// its text.
-public struct Mode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: String
-
-    public init(rawValue: String) {
-        self.rawValue = rawValue
-    }
-
-    /// The engine's mode for one of the file's modes.
-    public init(_ mode: FlowMode) {
-        rawValue = mode.rawValue
-    }
-
-    public static let onboard = Mode(.onboard)
-    public static let restore = Mode(.restore)
-    public static let reset = Mode(.reset)
-    public static let logout = Mode(rawValue: "logout")
-    public static let changePasscode = Mode(rawValue: "change-passcode")
-    public static let verifyPasscode = Mode(.verifyPasscode)
-    public static let unlock = Mode(.unlock)
-    public static let deleteRegistration = Mode(.deleteRegistration)
-    public static let forgotPasscode = Mode(.forgotPasscode)
-
-    /// Every mode a run may reach, in the order `--dry-run` and `flowrun graph` show them.
-    public static let all: [Mode] = [
-        .onboard, .restore, .reset, .logout, .changePasscode, .verifyPasscode, .unlock, .deleteRegistration,
-        .forgotPasscode,
-    ]
-
-    /// The file's mode this is, if it is one.
-    public var flowMode: FlowMode? { FlowMode(rawValue: rawValue) }
-
-    public var description: String { rawValue }
-}
+public import FlowVocabulary
 
 /// Which of a step's methods a node calls.
 public enum StepOperation: String, Sendable, Hashable {
@@ -60,12 +22,14 @@ public enum StepOperation: String, Sendable, Hashable {
     /// With a new login, recover the store's key and protect it with a new passcode (``PasscodeRecoveringStep``).
     case forgotPasscode = "forgot-passcode"
 
-    /// The operation each node of a file's mode runs.
-    public init(_ mode: FlowMode) {
+    /// The operation each node of a mode runs.
+    public init(_ mode: Mode) {
         switch mode {
         case .onboard: self = .onboard
         case .restore: self = .restore
         case .reset: self = .reset
+        case .logout: self = .logout
+        case .changePasscode: self = .changePasscode
         case .verifyPasscode: self = .verifyPasscode
         case .unlock: self = .unlock
         case .deleteRegistration: self = .deleteRegistration
@@ -75,8 +39,8 @@ public enum StepOperation: String, Sendable, Hashable {
 
     /// The operations of a file's modes that `type` offers, from the role protocols it conforms to: what a
     /// built-in's ``BuiltinStep/offeredModes`` must say (a test checks), so that spec and code cannot disagree.
-    public static func offered(by type: any Step.Type) -> [FlowMode] {
-        var modes: [FlowMode] = []
+    public static func offered(by type: any Step.Type) -> [Mode] {
+        var modes: [Mode] = []
         if type is any PasscodeVerifyingStep.Type { modes.append(.verifyPasscode) }
         if type is any UnlockingStep.Type { modes.append(.unlock) }
         if type is any RegistrationDeletingStep.Type { modes.append(.deleteRegistration) }
@@ -123,43 +87,4 @@ public struct ModePlan: Sendable {
     }
 
     public var mode: Mode { graph.mode }
-}
-
-/// Which mode a run starts with, as `--mode` names it.
-public enum RunMode: String, Sendable, CaseIterable {
-    /// Restore when an earlier onboarding left state and the flow has a restore flow, else onboard.
-    case auto
-    case onboard
-    case restore
-    case reset
-    /// Open the store with the current passcode and protect it with a new one.
-    case changePasscode = "change-passcode"
-    /// Open the store, end the backend session, revoke the tokens the authentication steps kept, and forget
-    /// them: the next start logs in again.
-    case logout
-    /// Say whether the passcode opens the store (exit 0) or not (exit 1, `wrong-passcode`), changing nothing.
-    case verifyPasscode = "verify-passcode"
-    /// Before the passcode policy's lock timeout has passed since the last run, succeed without the passcode;
-    /// after it, open the store with the passcode.
-    case unlock
-    /// Remove the device's registrations on the backend (after the restore's login), then reset.
-    case deleteRegistration = "delete-registration"
-    /// Log in again and protect the store with a new passcode, keeping what it holds.
-    case forgotPasscode = "forgot-passcode"
-
-    /// The mode to start with, given whether an earlier onboarding kept state and the modes the flow has.
-    public func firstMode(hasKeptState: Bool, modes: Set<Mode>) -> Mode {
-        switch self {
-        case .auto: hasKeptState && modes.contains(.restore) ? .restore : .onboard
-        case .onboard: .onboard
-        case .restore: .restore
-        case .reset: .reset
-        case .changePasscode: .changePasscode
-        case .logout: .logout
-        case .verifyPasscode: .verifyPasscode
-        case .unlock: .unlock
-        case .deleteRegistration: .deleteRegistration
-        case .forgotPasscode: .forgotPasscode
-        }
-    }
 }

@@ -60,7 +60,7 @@ struct ModeDriver<C: Clock>: Sendable where C.Duration == Duration {
         switch machine.state {
         case .failed(let failure, let step): return .failed(failure, step: step)
         case .handedOver(let modes, let failure, let step):
-            return .handedOver(modes.map(Mode.init), failure: failure, step: step)
+            return .handedOver(modes, failure: failure, step: step)
         case .cancelled: return .cancelled
         default: return .succeeded
         }

@@ -1,6 +1,6 @@
 import FlowCatalog
 import FlowDescriptor
-import FlowVocabulary
+public import FlowVocabulary
 
 /// Plans every mode a run may reach: the file's modes as they are compiled, and the operations on an earlier
 /// onboarding (logout, change-passcode, verify-passcode, unlock, delete-registration, forgot-passcode) made from
@@ -12,7 +12,7 @@ public enum ModePlanner {
         var plans: [Mode: ModePlan] = [:]
         var unavailable: [Mode: StepFailure] = [:]
         for (mode, graph) in flow.graphs where !mode.isOperation {
-            plans[Mode(mode)] = ModePlan(graph: graph, rules: rules(of: mode))
+            plans[mode] = ModePlan(graph: graph, rules: rules(of: mode))
         }
         let storeNode = node(in: flow, from: [.restore, .onboard, .reset]) { $0 is any StoreOpeningStep }
         if var reset = plans[.reset], let storeNode,
@@ -29,9 +29,8 @@ public enum ModePlanner {
             }
             plans[.reset] = reset
         }
-        let needsOnboarding = ModePlan.Rules(needsOnboarding: true, afterSuccess: .keepState)
         var seen: Set<StepName> = []
-        let loggingOut = [FlowMode.restore, .onboard].compactMap { flow.graphs[$0] }.flatMap(\.nodes).filter {
+        let loggingOut = [Mode.restore, .onboard].compactMap { flow.graphs[$0] }.flatMap(\.nodes).filter {
             $0.step is any LoggingOutStep && seen.insert($0.name).inserted
         }
         if loggingOut.isEmpty {
@@ -39,19 +38,19 @@ public enum ModePlanner {
         } else {
             let opening = flow.usesStore ? storeNode.map { [planned($0, .restore)] } ?? [] : []
             let nodes = opening + loggingOut.map { planned($0, .logout) }
-            plans[.logout] = ModePlan(graph: FlowGraph(mode: .logout, nodes: nodes), rules: needsOnboarding)
+            plans[.logout] = ModePlan(graph: FlowGraph(mode: .logout, nodes: nodes), rules: rules(of: .logout))
         }
         if let changing = node(in: flow, from: [.restore, .onboard, .reset], where: { $0 is any PasscodeChangingStep })
         {
             plans[.changePasscode] = ModePlan(
                 graph: FlowGraph(mode: .changePasscode, nodes: [planned(changing, .changePasscode)]),
-                rules: ModePlan.Rules(needsOnboarding: true, afterSuccess: .nothing))
+                rules: rules(of: .changePasscode))
         } else {
             unavailable[.changePasscode] = StepFailure(
                 .noStore, "flow `\(flow.name)` has no store-manager step, so no passcode protects its state")
         }
         let noStore = "flow `\(flow.name)` has no store-manager step, so no passcode protects its state"
-        let operations: [(FlowMode, (any Step) -> Bool)] = [
+        let operations: [(Mode, (any Step) -> Bool)] = [
             (.verifyPasscode, { $0 is any PasscodeVerifyingStep }), (.unlock, { $0 is any UnlockingStep }),
         ]
         for (mode, offers) in operations {
@@ -59,9 +58,9 @@ public enum ModePlanner {
                 flow.graphs[mode]?.nodes
                 ?? node(in: flow, from: [.restore, .onboard, .reset], where: offers).map { [planned($0, .init(mode))] }
             if let nodes {
-                plans[Mode(mode)] = ModePlan(graph: FlowGraph(mode: mode, nodes: nodes), rules: rules(of: mode))
+                plans[mode] = ModePlan(graph: FlowGraph(mode: mode, nodes: nodes), rules: rules(of: mode))
             } else {
-                unavailable[Mode(mode)] = StepFailure(.noStore, noStore)
+                unavailable[mode] = StepFailure(.noStore, noStore)
             }
         }
         switch deletingRegistrations(flow, reset: plans[.reset]) {
@@ -84,7 +83,7 @@ public enum ModePlanner {
         var seen: Set<StepName> = []
         let deleting =
             flow.graphs[.deleteRegistration]?.nodes
-            ?? [FlowMode.restore, .onboard].compactMap { flow.graphs[$0] }.flatMap(\.nodes).filter {
+            ?? [Mode.restore, .onboard].compactMap { flow.graphs[$0] }.flatMap(\.nodes).filter {
                 $0.step is any RegistrationDeletingStep && seen.insert($0.name).inserted
             }.map { planned($0, StepOperation.deleteRegistration) }
         guard !deleting.isEmpty else {
@@ -177,11 +176,14 @@ public enum ModePlanner {
     /// does; forgot-passcode keeps the new login's state in the recovered store as a restore does; the others leave
     /// the kept state as it is (a new passcode is written by the store step itself), and an unlock or a recovery that
     /// succeeds is a use of the onboarding (``LastUse``).
-    static func rules(of mode: FlowMode) -> ModePlan.Rules {
+    static func rules(of mode: Mode) -> ModePlan.Rules {
         switch mode {
         case .onboard: ModePlan.Rules(needsOnboarding: false, afterSuccess: .keepState)
         case .restore: ModePlan.Rules(needsOnboarding: true, afterSuccess: .keepState)
         case .reset: ModePlan.Rules(needsOnboarding: false, afterSuccess: .clearState)
+        // What the logout steps forgot is written over what was kept.
+        case .logout: ModePlan.Rules(needsOnboarding: true, afterSuccess: .keepState)
+        case .changePasscode: ModePlan.Rules(needsOnboarding: true, afterSuccess: .nothing)
         case .verifyPasscode: ModePlan.Rules(needsOnboarding: true, afterSuccess: .nothing)
         case .unlock: ModePlan.Rules(needsOnboarding: true, afterSuccess: .nothing, countsAsUse: true)
         // The new login's tokens are kept in the recovered store, over what it held, as a restore keeps them.
@@ -192,7 +194,7 @@ public enum ModePlanner {
 
     /// The first node of `modes`' graphs whose step passes `test`.
     private static func node(
-        in flow: CompiledFlow, from modes: [FlowMode], where test: (any Step) -> Bool
+        in flow: CompiledFlow, from modes: [Mode], where test: (any Step) -> Bool
     ) -> StepNode? {
         modes.lazy.compactMap { flow.graphs[$0] }.flatMap(\.nodes).first { $0.step.map(test) ?? false }
     }

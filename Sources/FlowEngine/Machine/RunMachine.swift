@@ -1,4 +1,4 @@
-public import FlowDescriptor
+import FlowDescriptor
 public import FlowVocabulary
 
 /// The interpreter of one mode as a value: events in, actions out, no I/O, no clocks and no steps.
@@ -21,7 +21,7 @@ public struct RunMachine: Sendable {
         /// A step failed for good and its route said to stop.
         case failed(StepFailure, step: StepName)
         /// A step failed for good and its route hands over to other modes.
-        case handedOver([FlowMode], failure: StepFailure, step: StepName)
+        case handedOver([Mode], failure: StepFailure, step: StepName)
         /// Stopped on request; no further step runs.
         case cancelled
     }

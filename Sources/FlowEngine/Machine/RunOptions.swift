@@ -20,7 +20,9 @@ extension ProgressSink {
 
 /// What a run needs from outside the flow file, as values.
 public struct RunOptions: Sendable {
-    public var mode: RunMode
+    /// The mode to start with; `nil` (`--mode auto`) restores when an earlier onboarding left state and the
+    /// flow has a restore, and onboards otherwise (``SessionMachine/firstMode(requested:hasKeptState:modes:)``).
+    public var mode: Mode?
     /// What a person supplies, and the `--config` document and `--link`.
     public var input: InputSource
     /// Where the run keeps state for a later start.
@@ -51,7 +53,7 @@ public struct RunOptions: Sendable {
     public var now: @Sendable () -> Date = { Date() }
 
     public init(
-        mode: RunMode = .auto, input: InputSource = InputSource(), state: any StateStore,
+        mode: Mode? = nil, input: InputSource = InputSource(), state: any StateStore,
         trace: any TraceSink = MemoryTrace(), progress: (any ProgressSink)? = nil, redactor: Redactor = Redactor(),
         urlRewrite: URLRewrite? = nil, presenter: PresenterKind? = nil, log: RunLog = RunLog(),
         clock: any Clock<Duration> = ContinuousClock(),

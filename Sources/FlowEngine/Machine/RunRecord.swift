@@ -1,8 +1,8 @@
 import FlowCheck
 public import FlowDescriptor
 import FlowTransform
-import Foundation
 public import FlowVocabulary
+import Foundation
 
 /// What a run says about itself, made once for both its readers: the summary a person reads on standard output and
 /// the versioned JSON report a program reads (`flowrun run --report FILE`; `flowrun test` reads it, never the
@@ -54,9 +54,10 @@ public struct RunRecord: Sendable, Hashable {
         case .cancelled: outcome = .cancelled
         }
         switch report.result {
-        case .recovered(let failure, let step, let mode, _), .failed(let failure, let step, let mode):
+        case .recovered(let failure, let step, let mode as Mode?, _), .failed(let failure, let step, let mode):
+            // A run that failed before its first mode was chosen names the mode it was asked for: `auto`.
             self.failure = Failure(
-                mode: mode.rawValue, step: step, code: failure.code,
+                mode: mode?.rawValue ?? "auto", step: step, code: failure.code,
                 message: TerminalText.safe(redactor.redact(failure.message)))
         case .succeeded, .cancelled:
             failure = nil

@@ -25,7 +25,9 @@ public struct SessionMachine: Sendable {
         /// A step failed for good in `mode` and its route handed the run over to other modes, which succeeded.
         /// `endedInReset`: the last of them removed the onboarding, so the run did not do what was asked.
         case recovered(StepFailure, step: StepName, mode: Mode, endedInReset: Bool)
-        case failed(StepFailure, step: StepName, mode: Mode)
+        /// `mode` is `nil` when the run failed before its first mode was chosen (`--mode auto` with a state
+        /// folder that could not be locked or read).
+        case failed(StepFailure, step: StepName, mode: Mode?)
         case cancelled
 
         /// The failure that ended the run, or handed it over.
@@ -87,6 +89,12 @@ public struct SessionMachine: Sendable {
     private var handedOverFrom: (failure: StepFailure, step: StepName, mode: Mode)?
 
     public init() {}
+
+    /// The mode a run starts with: the one asked for, or with none (`--mode auto`) restore when an earlier
+    /// onboarding left state and the flow has a restore, and onboard otherwise.
+    public static func firstMode(requested: Mode?, hasKeptState: Bool, modes: Set<Mode>) -> Mode {
+        requested ?? (hasKeptState && modes.contains(.restore) ? .restore : .onboard)
+    }
 
     public var isFinished: Bool {
         if case .finished = state { true } else { false }

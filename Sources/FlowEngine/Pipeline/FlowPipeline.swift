@@ -1,7 +1,7 @@
 import FlowCatalog
 public import FlowCheck
 public import FlowDescriptor
-import FlowVocabulary
+public import FlowVocabulary
 
 /// The one way a flow file becomes something to lint, draw or run: read → decode → check → compile.
 ///
@@ -142,7 +142,7 @@ public struct LoadedFlow: Sendable {
 /// A flow that compiled: its graphs, with every step made from its parameters.
 public struct CompiledFlow: Sendable {
     public let descriptor: FlowDescriptor
-    public let graphs: [FlowMode: FlowGraph]
+    public let graphs: [Mode: FlowGraph]
     public let registry: StepRegistry
 
     /// The flow's name, for the state folder.

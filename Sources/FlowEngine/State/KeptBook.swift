@@ -1,4 +1,5 @@
 public import FlowDescriptor
+public import FlowVocabulary
 import Synchronization
 
 /// Where a flow with an encrypted store keeps what its steps kept, in place of the plain state folder.
@@ -137,7 +138,7 @@ public protocol RegistrationDeletingStep: Step {
 }
 
 extension RegistrationDeletingStep {
-    public static var offeredModes: [FlowMode] { [.deleteRegistration] }
+    public static var offeredModes: [Mode] { [.deleteRegistration] }
 }
 
 /// A built-in step that logs in, and can log out of what it kept (`flowrun run FILE --mode logout`): end the
@@ -171,7 +172,7 @@ public protocol PasscodeVerifyingStep: Step {
 }
 
 extension PasscodeVerifyingStep {
-    public static var offeredModes: [FlowMode] { [.verifyPasscode] }
+    public static var offeredModes: [Mode] { [.verifyPasscode] }
 }
 
 /// A built-in step that unlocks an onboarding after a pause (`flowrun run FILE --mode unlock`): before the
@@ -182,7 +183,7 @@ public protocol UnlockingStep: Step {
 }
 
 extension UnlockingStep {
-    public static var offeredModes: [FlowMode] { [.unlock] }
+    public static var offeredModes: [Mode] { [.unlock] }
 }
 
 /// A built-in step that can protect the store with a new passcode when the old one is forgotten (`flowrun run
@@ -192,5 +193,5 @@ public protocol PasscodeRecoveringStep: Step {
 }
 
 extension PasscodeRecoveringStep {
-    public static var offeredModes: [FlowMode] { [.forgotPasscode] }
+    public static var offeredModes: [Mode] { [.forgotPasscode] }
 }

@@ -1,7 +1,8 @@
 public import FlowCatalog
-public import FlowDescriptor
+import FlowDescriptor
 import FlowHTTP
 import FlowTransform
+public import FlowVocabulary
 import Foundation
 import Synchronization
 
@@ -22,7 +23,7 @@ public protocol Step: Sendable {
     /// The modes beyond onboard, restore and reset whose operations the type offers. Each role protocol
     /// (``UnlockingStep`` and the like) supplies its own; a type with two roles or more lists them (the compiler
     /// asks it to), and a test holds every built-in to ``StepOperation/offered(by:)``.
-    static var offeredModes: [FlowMode] { get }
+    static var offeredModes: [Mode] { get }
 }
 
 extension Step {
@@ -30,7 +31,7 @@ extension Step {
     /// than found at start-up, because each failed `is` check of a type against a protocol scans every
     /// conformance record of the binary: four checks of each built-in were 37 M of the 44 M instructions of
     /// linting one file.
-    public static var offeredModes: [FlowMode] { [] }
+    public static var offeredModes: [Mode] { [] }
     /// By default a step restores by onboarding again.
     public func restore(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
         try await onboard(context)

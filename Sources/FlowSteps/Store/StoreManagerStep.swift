@@ -21,7 +21,7 @@ import Synchronization
 struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, PasscodeVerifyingStep, UnlockingStep,
     PasscodeRecoveringStep
 {
-    static let offeredModes: [FlowMode] = [.verifyPasscode, .unlock, .forgotPasscode]
+    static let offeredModes: [Mode] = [.verifyPasscode, .unlock, .forgotPasscode]
     static let spec = StepSpec(
         name: "store-manager", aliases: ["StoreManagerStep"],
         summary:
