@@ -18,7 +18,7 @@ enum Console {
     /// ``exit(_:)`` reports it: output that was asked for and lost is an error, never an exit 0.
     /// (Plain `write(2)` rather than `FileHandle`: building a `Data` cost a protocol-conformance scan of the whole
     /// binary, a measurable part of linting one file.)
-    private static func write(_ text: String, to descriptor: Int32) {
+    static func write(_ text: String, to descriptor: Int32) {
         guard let problem = OutputFile.writeAll(Array(text.utf8), to: descriptor), errno != EPIPE else { return }
         let stream = descriptor == STDOUT_FILENO ? "standard output" : "standard error"
         lostOutput.withLock { $0 = $0 ?? "cannot write to \(stream): \(problem)" }

@@ -75,7 +75,21 @@ struct TestCommand: AsyncParsableCommand {
             }
         }
         let runner = ScenarioRunner(executable: Self.executable)
-        let results = await runner.run(scenarios, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+        // A line on standard error as each scenario ends, numbered; on a terminal, a count of the finished ones
+        // below them, rewritten in place, until the last has ended.
+        let live = isatty(STDERR_FILENO) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+        var ended = 0
+        if live { Console.write("0/\(scenarios.count) scenarios ended", to: STDERR_FILENO) }
+        let results = await runner.run(scenarios, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount) {
+            ended += 1
+            let line = "[\(ended)/\(scenarios.count)] \(TerminalText.safe($0.summaryLine))"
+            if live {
+                let count = ended < scenarios.count ? "\(ended)/\(scenarios.count) scenarios ended" : ""
+                Console.write("\r\u{1B}[2K" + line + "\n" + count, to: STDERR_FILENO)
+            } else {
+                Console.error(line)
+            }
+        }
         let report = ScenarioReport(results: results)
         if let output {
             do {
@@ -172,8 +186,11 @@ struct TestCommand: AsyncParsableCommand {
                 "which is not emulator data: \(unknown.count) of its top-level keys "
                     + "\(unknown.count == 1 ? "is" : "are") "
                     + "not emulator data's (\(EmulatorData.topLevelKeys.map { "`\($0)`" }.joined(separator: ", ")))"
-                    + (suggestions.isEmpty ? "" : "; did you mean " + suggestions.sorted().map { "`\($0)`" }
-                        .joined(separator: " or ") + "?") + "; its content is not shown.")
+                    + (suggestions.isEmpty
+                        ? ""
+                        : "; did you mean "
+                            + suggestions.sorted().map { "`\($0)`" }
+                            .joined(separator: " or ") + "?") + "; its content is not shown.")
         }
         // The data file is checked with the scenario, by `flowrun test` before anything runs and by lint.
         do {

@@ -228,6 +228,12 @@ extension ProcessSuites {
             #expect(json["failed"] as? Int == 0)
             let names = (json["scenarios"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
             #expect(names == ["a", "b", "c", "d"])
+            // Standard error has a numbered line as each scenario ended, in the order they ended; standard output
+            // only the report.
+            let ended = result.standardError.split(separator: "\n").filter { $0.hasPrefix("[") }
+            #expect(ended.map { $0.prefix(6) } == ["[1/4] ", "[2/4] ", "[3/4] ", "[4/4] "], "\(result.standardError)")
+            #expect(Set(ended.map { $0.split(separator: " ")[2] }) == ["a", "b", "c", "d"], "\(ended)")
+            #expect(ended.allSatisfy { $0.contains("] PASS  ") && $0.contains(".scenario.yaml, ") }, "\(ended)")
         }
 
         @Test func aSecretInARunsOutputFailsTheRunAndIsNamedNeverShown() async throws {

@@ -31,8 +31,7 @@ public struct ScenarioReport: Sendable {
     var text: String {
         var lines: [String] = []
         for result in results {
-            lines.append(
-                "\(result.passed ? "PASS" : "FAIL")  \(result.name)  (\(result.file), \(seconds(result.duration)))")
+            lines.append(result.summaryLine)
             for run in result.runs {
                 lines.append("  \(run.passed ? "ok  " : "FAIL")  \(run.name)")
                 for failure in run.failures { lines.append("        \(failure)") }
@@ -44,7 +43,7 @@ public struct ScenarioReport: Sendable {
     }
 
     func seconds(_ duration: Duration) -> String {
-        String(format: "%.2fs", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+        duration.secondsText
     }
 
     // MARK: JSON

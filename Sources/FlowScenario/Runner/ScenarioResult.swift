@@ -20,6 +20,20 @@ public struct ScenarioResult: Sendable {
 
     /// Whether the scenario and all its runs passed.
     public var passed: Bool { failures.isEmpty && runs.allSatisfy(\.passed) }
+
+    /// The scenario in one line: `PASS  name  (file, 1.25s)`.
+    public var summaryLine: String {
+        "\(passed ? "PASS" : "FAIL")  \(name)  (\(file), \(duration.secondsText))"
+    }
+}
+
+extension Duration {
+    /// The duration in seconds with two decimals and a unit: `1.25s`.
+    var secondsText: String {
+        let seconds = Double(components.seconds) + Double(components.attoseconds) / 1e18
+        let hundredths = Int((seconds * 100).rounded())
+        return "\(hundredths / 100).\(hundredths % 100 < 10 ? "0" : "")\(hundredths % 100)s"
+    }
 }
 
 /// What came of one run: how it exited, and each expectation it did not meet, said as expected and found.

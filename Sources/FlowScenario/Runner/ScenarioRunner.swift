@@ -41,8 +41,11 @@ public struct ScenarioRunner: Sendable {
         return (resolved, Array(Set(missing)).sorted())
     }
 
-    /// Runs `scenarios`, at most `jobs` at once, and returns their results in the order given.
-    public func run(_ scenarios: [Scenario], jobs: Int) async -> [ScenarioResult] {
+    /// Runs `scenarios`, at most `jobs` at once, and returns their results in the order given. `ended` is called
+    /// with each result as its scenario ends, one at a time, in the order they end.
+    public func run(
+        _ scenarios: [Scenario], jobs: Int, ended: (ScenarioResult) -> Void = { _ in }
+    ) async -> [ScenarioResult] {
         await withTaskGroup(of: (Int, ScenarioResult).self) { group in
             var results = [ScenarioResult?](repeating: nil, count: scenarios.count)
             var next = 0
@@ -55,6 +58,7 @@ public struct ScenarioRunner: Sendable {
             for _ in 0..<max(1, jobs) { startNext(&group) }
             while let (index, result) = await group.next() {
                 results[index] = result
+                ended(result)
                 startNext(&group)
             }
             return results.map { $0! }
