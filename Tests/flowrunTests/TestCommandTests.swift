@@ -134,6 +134,33 @@ extension ProcessSuites {
             #expect(result.standardOutput.isEmpty)
         }
 
+        /// A file given to the command of another kind gets one finding that names its kind and the command that
+        /// takes it, and nothing runs.
+        @Test func aFileOfAnotherKindIsNamedAsSuchWithTheCommandThatTakesIt() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try scratch.write("gate.yaml", Self.commandFlow.replacingOccurrences(of: "echo", with: "touch ran; echo"))
+            try scratch.write("gate.scenario.yaml", Self.onboardAndRestore)
+            try scratch.write("backend.emulator.yaml", "applications:\n  - id: com.example.app\nusers: []\n")
+            let cases: [([String], String, String)] = [
+                (
+                    ["run", "gate.scenario.yaml"], "gate.scenario.yaml:1:1: error[FR207]: This is a scenario file",
+                    "`flowrun test FILE`"
+                ),
+                (["test", "gate.yaml"], "gate.yaml:1:1: error[FR207]: This is a flow file", "`flowrun run FILE`"),
+                (["run", "backend.emulator.yaml"], "error[FR207]: This is an emulator data file", "--emulator-data"),
+            ]
+            for (arguments, finding, command) in cases {
+                let result = try await CommandRunner.run(arguments, in: scratch.url)
+                #expect(result.status == 2, "\(arguments): \(result.standardError)")
+                #expect(result.standardError.contains(finding), "\(arguments): \(result.standardError)")
+                #expect(result.standardError.contains(command), "\(arguments): \(result.standardError)")
+                let errors = result.standardError.components(separatedBy: ": error[").count - 1
+                #expect(errors == 1, "one finding, not one per field: \(result.standardError)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent("ran").path))
+        }
+
         @Test func aBadScenarioFileExitsTwoWithEveryLocatedErrorAndRunsNothing() async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }

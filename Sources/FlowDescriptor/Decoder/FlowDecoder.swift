@@ -37,6 +37,10 @@ public struct FlowDecoder {
                     at: root.location, hint: "A flow file starts with `flowrun: 1` and `name:`."))
             return
         }
+        if let kind = DocumentKind.of(root), kind != .flow {
+            decoding.report(kind.finding(readAs: "a flow file", at: root))
+            return
+        }
         guard
             let fields = decoding.fields(
                 of: root, at: .root, known: Self.topLevelFields, required: ["flowrun", "name", "flows"],

@@ -81,6 +81,8 @@ public struct DiagnosticCode: Sendable, Hashable, Comparable, CustomStringConver
         "FR205", "root-not-mapping", .error, "The document is not a mapping.")
     public static let invalidReference = DiagnosticCode(
         "FR206", "invalid-reference", .error, "A `${...}` reference is malformed or names an unknown namespace.")
+    public static let wrongKindOfFile = DiagnosticCode(
+        "FR207", "wrong-kind-of-file", .error, "A scenario or emulator data file read as a flow, or the other way.")
 
     // MARK: Names (FR3xx)
     public static let unknownStep = DiagnosticCode(
@@ -184,6 +186,7 @@ public struct DiagnosticCode: Sendable, Hashable, Comparable, CustomStringConver
         syntax, duplicateKey, aliasLimit, depthLimit, fileTooLarge, encoding, multipleDocuments, emptyDocument,
         tabIndentation, unsupportedTag, unreadable, undefinedAlias,
         unknownField, missingField, wrongType, invalidValue, unsupportedVersion, rootNotMapping, invalidReference,
+        wrongKindOfFile,
         unknownStep, unknownTransformer, unknownProvider, undeclaredStep, unusedStep, unknownKey, unknownParameter,
         unknownType, authenticationMismatch, duplicateStepInFlow, builtinKeyRedeclared,
         restoreWithoutStore, unknownRouteTarget, endlessCycle, missingOnboardFlow, emptyFlow, otpAfterAuthentication,

@@ -47,6 +47,9 @@ public enum ScenarioDecoder {
             }
             return Result(scenario: nil, diagnostics: diagnostics)
         }
+        if let kind = DocumentKind.of(root), kind != .scenario {
+            return Result(scenario: nil, diagnostics: read.diagnostics + [kind.finding(readAs: "a scenario", at: root)])
+        }
         var decoder = Fields(file: file)
         let scenario = decoder.scenario(root)
         let diagnostics = (read.diagnostics + decoder.diagnostics).sorted(by: Diagnostic.inSourceOrder)
