@@ -36,6 +36,7 @@ extension CheckContext {
             let (node, path) = Self.node(at: candidate, in: root, from: .root)
             guard let text = node.scalar?.text else { continue }
             if Reference.containsReference(text) { checkReferences(in: node, text: text, path: path) }
+            if text.contains("{") { checkReferencesWithoutDollar(in: node, text: text, path: path) }
             if clearText, CheckContext.mentionsClearText(text) { checkClearText(in: node, path: path) }
         }
     }
@@ -64,18 +65,21 @@ extension CheckContext {
         }
     }
 
-    /// Whether `text` holds `${` or (with `clearText`) `://`, in one pass over its bytes: the cheap filter
-    /// in front of the exact checks, which most values never reach.
+    /// Whether `text` holds `${`, `{e` or `{i`, or (with `clearText`) `://`, in one pass over its bytes: the cheap
+    /// filter in front of the exact checks, which most values never reach.
     static func mayHoldReferenceOrURL(_ text: String, clearText: Bool) -> Bool {
         let utf8 = text.utf8
         // Most values are too short to hold either, or are checked in place without a copy of the string.
         guard utf8.count >= 2 else { return false }
         return utf8.withContiguousStorageIfAvailable { bytes in
             guard containsBraceOrSlash(bytes) else { return false }
-            for index in 1..<bytes.count {
+            for index in 0..<bytes.count {
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "{") {
-                    if bytes[index - 1] == UInt8(ascii: "$") { return true }
+                    if index > 0, bytes[index - 1] == UInt8(ascii: "$") { return true }
+                    // `{env.`, `{input.`, `{info.` without the `$` (FR311).
+                    let next = index + 1 < bytes.count ? bytes[index + 1] : 0
+                    if next == UInt8(ascii: "e") || next == UInt8(ascii: "i") { return true }
                 } else if byte == UInt8(ascii: "/"), clearText, index >= 2,
                     bytes[index - 1] == UInt8(ascii: "/"), bytes[index - 2] == UInt8(ascii: ":")
                 {
@@ -148,6 +152,33 @@ extension CheckContext {
             if namespace == .info, !declaredCommandOutputs.contains(reference.name) {
                 _ = requireKnownKey(Located(reference.name, at: location), path: path, context: "a reference")
             }
+        }
+    }
+
+    /// `{input.NAME}` (or `env`, `info`) without the `$` that makes it a reference: the value would be sent as
+    /// written. A warning at the brace, with the reference it surely meant.
+    private mutating func checkReferencesWithoutDollar(in node: Node, text: String, path: DescriptorPath) {
+        if case .key("description")? = path.lastComponent { return }
+        let style = node.scalar!.style
+        let singleLine = style != .literal && style != .folded && !Self.containsNewline(text)
+        let scalars = Array(text.unicodeScalars)
+        for (offset, scalar) in scalars.enumerated() where scalar == "{" && (offset == 0 || scalars[offset - 1] != "$")
+        {
+            guard let close = scalars[offset...].firstIndex(of: "}") else { break }
+            let inner = String(String.UnicodeScalarView(scalars[(offset + 1)..<close]))
+            guard let dot = inner.firstIndex(of: "."),
+                let namespace = Reference.Namespace(rawValue: String(inner[..<dot])),
+                Self.isReferenceName(String(inner[inner.index(after: dot)...]))
+            else { continue }
+            let location =
+                singleLine ? node.location.advanced(byColumns: offset + (style == .plain ? 0 : 1)) : node.location
+            report(
+                Diagnostic(
+                    .referenceWithoutDollar,
+                    "`{\(inner)}` is text, not a reference: a reference starts with `$`.", at: location, path: path,
+                    hint:
+                        "Write `${\(inner)}` for the \(namespace.rawValue) value; without the `$` the text is used as "
+                        + "it is written."))
         }
     }
 

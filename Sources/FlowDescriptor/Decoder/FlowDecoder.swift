@@ -467,7 +467,11 @@ public struct FlowDecoder {
                 let fields = decoding.fields(
                     of: pairs[index].value, at: stepPath, known: ["uses", "with", "description"],
                     required: ["uses"],
-                    what: "step `\(name.value)`")
+                    what: "step `\(name.value)`",
+                    unknownHint: {
+                        "A step's parameters go under `with:`: indent `\($0)` below a `with:` of the step "
+                            + "(`with: {\($0): …}`). A step's own fields are `uses`, `with` and `description`."
+                    })
             else {
                 descriptor.steps.append(
                     StepDeclaration(
@@ -640,12 +644,12 @@ public struct FlowDecoder {
             maxBackoff: RetryPolicy.defaultMaxBackoff,
             jitter: true, location: node.location)
         if let value = fields.value("backoff").flatMap({
-            decoding.duration($0, at: path.appending("backoff"), what: "`backoff`")
+            decoding.duration($0, at: path.appending("backoff"), what: "`backoff`", millisecondsFrom: 100)
         }) {
             policy.backoff = value.value
         }
         if let value = fields.value("max-backoff").flatMap({
-            decoding.duration($0, at: path.appending("max-backoff"), what: "`max-backoff`")
+            decoding.duration($0, at: path.appending("max-backoff"), what: "`max-backoff`", millisecondsFrom: 100)
         }) {
             policy.maxBackoff = value.value
         }

@@ -46,9 +46,11 @@ struct NodeDecoding {
     }
 
     /// The fields of a mapping, after reporting unknown ones (with "did you mean") and missing required ones.
+    /// `unknownHint`: what to say about a field that is not known and resembles none (a step's parameter written
+    /// beside `uses:` instead of under `with:`); by default the known fields.
     mutating func fields(
         of node: Node, at path: @autoclosure () -> DescriptorPath, known: [String], required: [String] = [],
-        what: @autoclosure () -> String
+        what: @autoclosure () -> String, unknownHint: ((String) -> String)? = nil
     ) -> Fields? {
         guard let pairs = node.pairs else {
             report(
@@ -70,8 +72,10 @@ struct NodeDecoding {
                     .unknownField,
                     "Unknown field `\(name)` in \(what())" + (suggestion.map { "; did you mean `\($0)`?" } ?? "."),
                     at: pair.key.location, path: path().appending(name),
-                    hint: suggestion == nil
-                        ? "Known fields: " + known.map { "`\($0)`" }.joined(separator: ", ") + "." : nil,
+                    hint: suggestion != nil
+                        ? nil
+                        : unknownHint?(name) ?? "Known fields: " + known.map { "`\($0)`" }.joined(separator: ", ")
+                            + ".",
                     replacement: suggestion))
         }
         for name in required where !result.contains(name) {
@@ -156,9 +160,12 @@ struct NodeDecoding {
         return nil
     }
 
-    /// A duration such as `500ms`, `2s`, `1.5m`, `1h` or `1m30s`.
+    /// A duration such as `500ms`, `2s`, `1.5m`, `1h` or `1m30s`. A bare number gets a unit as its fix: seconds,
+    /// or milliseconds from `millisecondsFrom` on (a `backoff: 500` means half a second, a `timeout: 30` half a
+    /// minute).
     mutating func duration(
-        _ node: Node, at path: @autoclosure () -> DescriptorPath, what: @autoclosure () -> String
+        _ node: Node, at path: @autoclosure () -> DescriptorPath, what: @autoclosure () -> String,
+        millisecondsFrom: Int = 1000
     ) -> Located<Duration>? {
         if let scalar = node.scalar, let milliseconds = Duration.flowMilliseconds(scalar.text),
             milliseconds > Duration.maximumFlowMilliseconds
@@ -171,14 +178,14 @@ struct NodeDecoding {
             return nil
         }
         guard let scalar = node.scalar, let value = Duration.parse(flowText: scalar.text) else {
-            let bareNumber = node.scalar.map { Int($0.text) != nil } ?? false
+            let number = node.scalar.flatMap { Int($0.text) }
             report(
                 Diagnostic(
                     .wrongType,
                     "Expected \(what()) to be a duration such as `500ms` or `30s`, found \(node.kindDescription).",
                     at: node.location, path: path(),
-                    hint: bareNumber ? "Add a unit: `ms`, `s`, `m` or `h`." : nil,
-                    replacement: bareNumber ? node.scalar!.text + "s" : nil))
+                    hint: number.map { "Add a unit: `\($0)ms` for milliseconds, `\($0)s` for seconds (or `m`, `h`)." },
+                    replacement: number.map { "\($0)" + ($0 >= millisecondsFrom ? "ms" : "s") }))
             return nil
         }
         return Located(value, at: node.location)

@@ -106,6 +106,8 @@ public struct DiagnosticCode: Sendable, Hashable, Comparable, CustomStringConver
         "FR309", "duplicate-step-in-flow", .warning, "A flow runs the same step twice.")
     public static let builtinKeyRedeclared = DiagnosticCode(
         "FR310", "builtin-key-redeclared", .error, "`keys` declares a built-in key with another type.")
+    public static let referenceWithoutDollar = DiagnosticCode(
+        "FR311", "reference-without-dollar", .warning, "`{input.NAME}` without `$`: text, not a reference.")
 
     // MARK: Flow shape (FR4xx)
     public static let restoreWithoutStore = DiagnosticCode(
@@ -188,7 +190,7 @@ public struct DiagnosticCode: Sendable, Hashable, Comparable, CustomStringConver
         unknownField, missingField, wrongType, invalidValue, unsupportedVersion, rootNotMapping, invalidReference,
         wrongKindOfFile,
         unknownStep, unknownTransformer, unknownProvider, undeclaredStep, unusedStep, unknownKey, unknownParameter,
-        unknownType, authenticationMismatch, duplicateStepInFlow, builtinKeyRedeclared,
+        unknownType, authenticationMismatch, duplicateStepInFlow, builtinKeyRedeclared, referenceWithoutDollar,
         restoreWithoutStore, unknownRouteTarget, endlessCycle, missingOnboardFlow, emptyFlow, otpAfterAuthentication,
         unknownGroup, unusedGroup, groupCycle, emptyGroup, groupStepConfusion,
         operationNotOffered,
