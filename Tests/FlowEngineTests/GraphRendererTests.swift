@@ -77,7 +77,7 @@ import Testing
               restore_0 -.->|failure: reset → onboard| reset_0
               reset_0 -->|success| reset_done
               reset_0 -.->|failure| reset_failed
-              reset_done -.->|hand-over: then onboard| onboard_0
+              reset_done -.->|after a hand-over from restore: then onboard| onboard_0
             """#
         #expect(GraphRenderer.render(try Self.graphs(), format: .mermaid) == expected)
     }
@@ -122,7 +122,7 @@ import Testing
               restore_0 -> reset_0 [label="failure: reset → onboard", style=dashed, color=red];
               reset_0 -> reset_done [label="success"];
               reset_0 -> reset_failed [label="failure", style=dashed, color=red];
-              reset_done -> onboard_0 [label="hand-over: then onboard", style=dashed, color=red];
+              reset_done -> onboard_0 [label="after a hand-over from restore: then onboard", style=dashed, color=red];
             }
             """#
         #expect(GraphRenderer.render(try Self.graphs(), format: .dot) == expected)

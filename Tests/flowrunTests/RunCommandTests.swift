@@ -290,7 +290,9 @@ extension ProcessSuites {
 
             let handOver = try await CommandRunner.run(["graph", "flows/oauth2-device-check.yaml"])
             #expect(handOver.standardOutput.contains("restore_0 -.->|failure: reset → onboard| reset_0"))
-            #expect(handOver.standardOutput.contains("reset_done -.->|hand-over: then onboard| onboard_0"))
+            #expect(
+                handOver.standardOutput.contains(
+                    "reset_done -.->|after a hand-over from restore: then onboard| onboard_0"))
             let dot = try await CommandRunner.run(["graph", "flows/from-configuration.yaml", "--format", "dot"])
             #expect(
                 dot.standardOutput.contains(

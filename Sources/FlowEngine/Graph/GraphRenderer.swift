@@ -91,7 +91,7 @@ public enum GraphRenderer {
                                 from: id(index), to: firstEntry(of: first, in: graphs),
                                 label: "failure: " + reachable.map(\.rawValue).joined(separator: " → "),
                                 failure: true))
-                        handOvers.insert(reachable)
+                        handOvers.insert([mode] + reachable)
                     } else {
                         edges.append(Edge(from: id(index), to: failed, label: "failure", failure: true))
                     }
@@ -101,15 +101,18 @@ public enum GraphRenderer {
             boxes.append(Box(id: failed, label: "\(mode.rawValue) failed"))
             lines += cluster(name, boxes: boxes, ends: [done, failed], format: format)
         }
-        // A hand-over runs its modes in order: each one's end leads to the next one's start.
+        // A hand-over runs its modes in order: each one's end leads to the next one's start, only in a hand-over
+        // from the mode that routes there (a reset run on its own ends at its end), which the label names.
         var followed: Set<String> = []
         for chain in handOvers.sorted(by: { $0.map(\.rawValue).joined() < $1.map(\.rawValue).joined() }) {
-            for (from, to) in zip(chain, chain.dropFirst())
-            where followed.insert("\(from.rawValue)>\(to.rawValue)").inserted {
+            let origin = chain[0]
+            let modes = chain.dropFirst()
+            for (from, to) in zip(modes, modes.dropFirst())
+            where followed.insert("\(origin.rawValue):\(from.rawValue)>\(to.rawValue)").inserted {
                 edges.append(
                     Edge(
                         from: "\(identifier(from))_done", to: firstEntry(of: to, in: graphs),
-                        label: "hand-over: then \(to.rawValue)", failure: true))
+                        label: "after a hand-over from \(origin.rawValue): then \(to.rawValue)", failure: true))
             }
         }
         for edge in edges {
