@@ -48,6 +48,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // The emulator's request log: a ring buffer, so a full log drops its oldest entry without moving the rest.
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         // The emulator's check of JSON Web Tokens from outside OAuth 2.0 issuers (signatures, JWKS, claims).
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
     ],
@@ -101,6 +103,7 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ],
             swiftSettings: strictSettings
         ),

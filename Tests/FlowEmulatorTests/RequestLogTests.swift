@@ -176,6 +176,22 @@ struct EmulatorBoundTests {
         )
     }
 
+    /// Past its count bound the log drops its oldest requests, one for each new one, and keeps the newest in order.
+    @Test func theRequestLogKeepsTheNewestTenThousandInOrder() {
+        var state = EmulatorState(data: .builtIn)
+        for index in 0..<(EmulatorState.logLimit + 2000) {
+            state.record(
+                RecordedRequest(
+                    time: Date(), method: "GET", path: "/p/\(index)", query: nil, headers: [], endpoint: .me,
+                    status: 200, fault: nil))
+        }
+        #expect(state.log.count == EmulatorState.logLimit)
+        #expect(state.log.first?.path == "/p/2000")
+        #expect(state.log.last?.path == "/p/\(EmulatorState.logLimit + 1999)")
+        #expect(state.log.map(\.path) == (2000..<(EmulatorState.logLimit + 2000)).map { "/p/\($0)" })
+        #expect(state.logBytes == state.log.reduce(0) { $0 + EmulatorState.weight(of: $1) })
+    }
+
     /// A client that sends its headers a byte at a time (never idle for long) is disconnected once they take
     /// longer than the limit.
     @Test(.timeLimit(.minutes(15)))

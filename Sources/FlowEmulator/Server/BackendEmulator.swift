@@ -285,8 +285,9 @@ public final class BackendEmulator: Sendable {
         state.withLock { state in
             Backend(
                 data: state.data, registrations: state.registrations, ownHost: "", ownPort: 0,
-                certificates: state.certificates)
-                .registrationState(application: application, device: device)
+                certificates: state.certificates
+            )
+            .registrationState(application: application, device: device)
         }
     }
 
@@ -360,12 +361,15 @@ public final class BackendEmulator: Sendable {
 
     /// Every request received so far (admin requests excepted), oldest first, with secrets masked.
     public func requests() -> [RecordedRequest] {
-        state.withLock { $0.log }
+        state.withLock { Array($0.log) }
     }
 
     /// Empties the request log.
     public func clearRequests() {
-        state.withLock { $0.log = [] }
+        state.withLock {
+            $0.log.removeAll()
+            $0.logBytes = 0
+        }
     }
 
     // MARK: Clock

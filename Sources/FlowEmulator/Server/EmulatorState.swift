@@ -1,3 +1,4 @@
+import DequeModule
 internal import Foundation
 
 /// The emulator's shared, changing state, kept in one `Mutex`.
@@ -9,7 +10,8 @@ struct EmulatorState: Sendable {
     var registrations: [RegistrationKey: RegistrationState]
     /// The device (`Connections`) and push registrations the backend keeps.
     var devices = DeviceRegistry()
-    var log: [RecordedRequest] = []
+    /// The request log, oldest first: a ring buffer, so dropping the oldest of a full log moves nothing.
+    var log: Deque<RecordedRequest> = []
     var server: ServerState = .stopped
     /// Requests that have arrived, by endpoint, and the tests waiting for a number of them.
     var arrivals: [EmulatorEndpoint: Int] = [:]
