@@ -160,6 +160,7 @@ struct RunCommand: AsyncParsableCommand {
         await backend?.stop()
         let record = RunRecord(report, redactor: redactor)
         Console.print(record.summary)
+        if backend == nil, let hint = ExampleHostHint.hint(for: record) { Console.error(hint) }
         do {
             try reportFile?.writeWhole(Array((record.json.rendered() + "\n").utf8), permissions: 0o600)
         } catch {

@@ -51,6 +51,32 @@ extension ProcessSuites {
                 "\(result.standardError)")
         }
 
+        /// A flow run without `--emulator` against a host of a reserved example domain fails to connect, and is
+        /// told to add `--emulator`; a flow that fails otherwise is not.
+        @Test func aFailureToReachAnExampleHostSuggestsTheEmulator() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let state = scratch.url.appendingPathComponent("state").path
+            let basic = CommandRunner.root.appendingPathComponent("flows/basic.yaml").path
+            let result = try await CommandRunner.run(
+                ["run", basic, "--state-dir", state, "--input", "username=ada@example.com"], in: scratch.url,
+                environment: [
+                    "FLOWRUN_INPUT_PASSWORD": "analytical-engine", "FLOWRUN_INPUT_PASSCODE": "Wareh0use-pass",
+                ])
+            #expect(result.status == 1, "\(result.standardOutput)\(result.standardError)")
+            #expect(result.standardOutput.contains("connection-failed"), "\(result.standardOutput)")
+            #expect(
+                result.standardError.contains(
+                    "hint: `warehouse-mobile.example.com` is in a reserved example domain (RFC 2606) that no server "
+                        + "answers; to try this flow on the built-in emulator, add --emulator."),
+                "\(result.standardError)")
+            let restore = try await CommandRunner.run(
+                ["run", basic, "--state-dir", state, "--mode", "restore"], in: scratch.url)
+            #expect(restore.status == 1)
+            #expect(restore.standardOutput.contains("no-onboarding"), "\(restore.standardOutput)")
+            #expect(!restore.standardError.contains("hint: `"), "\(restore.standardError)")
+        }
+
         @Test func inputsSecretsAndModes() async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }
