@@ -77,6 +77,12 @@ extension ProcessSuites {
                 output.contains(
                     "the discovery service has no configuration `com.example.shop:1.0` for the email address "
                         + "<redacted>@shop.example.com"), "\(output)")
+            // The flow's application is version 2.0 while the provider asks for its default: the parameter is named.
+            #expect(
+                output.contains(
+                    "(the provider asks for version `1.0`, its `version` parameter's default, while the flow's "
+                        + "application is version `2.0`: set `version: \"2.0\"` on the provider if that is the one)"),
+                "\(output)")
             #expect(!output.contains("lin@"))
         }
 

@@ -35,6 +35,9 @@ struct DiscoveryServiceProvider: ConfigurationProvider {
 
     let applicationID: String
     let version: String
+    /// The flow's `application.version`, when the provider's `version` is left at its default and differs from
+    /// it: a lookup that finds nothing then names the parameter.
+    let differingApplicationVersion: String?
     let host: URL
     let input: Input
 
@@ -47,6 +50,9 @@ struct DiscoveryServiceProvider: ConfigurationProvider {
         }
         applicationID = application
         version = try parameters.requiredText("version")
+        let flowVersion = parameters.flow.application?.version?.value
+        differingApplicationVersion =
+            parameters.node("version") == nil && flowVersion != nil && flowVersion != version ? flowVersion : nil
         guard !version.isEmpty, !version.contains(where: { $0 == ":" || $0.isWhitespace }) else {
             throw ParameterProblem(
                 "`version` `\(version)` of provider `discovery-service` is not a version such as `1.0`.",
@@ -87,7 +93,11 @@ struct DiscoveryServiceProvider: ConfigurationProvider {
         let what = "discovery of AppConfigID `\(configID)` for \(asked)"
         return await ConfigurationFile.fetch(
             url, context: context, what: what,
-            notFound: "the discovery service has no configuration `\(configID)` for \(asked)")
+            notFound: "the discovery service has no configuration `\(configID)` for \(asked)"
+                + (differingApplicationVersion.map {
+                    " (the provider asks for version `\(version)`, its `version` parameter's default, while the flow's "
+                        + "application is version `\($0)`: set `version: \"\($0)\"` on the provider if that is the one)"
+                } ?? ""))
     }
 
     /// The AppConfigID the lookup asks for: `com.example.travel:1.0`.
