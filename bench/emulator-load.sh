@@ -19,13 +19,8 @@ connections="${CONNECTIONS:-50}"
 for tool in wrk nginx curl; do
     command -v "$tool" >/dev/null || { echo "bench: $tool not found (apt-get install wrk nginx curl)" >&2; exit 2; }
 done
-if [[ -n "${FLOWRUN:-}" ]]; then
-    flowrun="$FLOWRUN"
-else
-    echo "bench: building flowrun (release, --static-swift-stdlib)..." >&2
-    (cd "$root" && swift build -c release --static-swift-stdlib --scratch-path .build-release --product flowrun) >&2
-    flowrun="$root/.build-release/release/flowrun"
-fi
+source "$here/release-flowrun.sh"
+release_flowrun "$root"
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/flowrun-load.XXXXXX")"
 emulator_pid=""

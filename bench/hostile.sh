@@ -4,13 +4,8 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
-if [[ -n "${FLOWRUN:-}" ]]; then
-    flowrun="$(cd "$(dirname "$FLOWRUN")" && pwd)/$(basename "$FLOWRUN")"
-else
-    echo "bench: building flowrun (release, --static-swift-stdlib)..." >&2
-    (cd "$root" && swift build -c release --static-swift-stdlib --scratch-path .build-release --product flowrun) >&2
-    flowrun="$root/.build-release/release/flowrun"
-fi
+source "$here/release-flowrun.sh"
+release_flowrun "$root"
 work="$(mktemp -d "${TMPDIR:-/tmp}/flowrun-hostile.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 python3 "$here/hostile.py" "$flowrun" "$work"

@@ -24,15 +24,8 @@ for tool in python3 cc pkg-config valgrind; do
 done
 pkg-config --exists yaml-0.1 || { echo "bench: libyaml (pkg-config yaml-0.1) not found" >&2; exit 2; }
 
-if [[ -n "${FLOWRUN:-}" ]]; then
-    flowrun="$FLOWRUN"
-else
-    echo "bench: building flowrun (release, --static-swift-stdlib)..." >&2
-    (cd "$root" && swift build -c release --static-swift-stdlib --scratch-path .build-release --product flowrun) >&2
-    flowrun="$root/.build-release/release/flowrun"
-fi
-[[ -x "$flowrun" ]] || { echo "bench: $flowrun is not an executable" >&2; exit 2; }
-flowrun="$(cd "$(dirname "$flowrun")" && pwd)/$(basename "$flowrun")"
+source "$here/release-flowrun.sh"
+release_flowrun "$root"
 
 venv="$root/.build-ci/actionlint-venv"
 if [[ ! -x "$venv/bin/actionlint" ]]; then

