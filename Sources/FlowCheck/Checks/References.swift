@@ -110,17 +110,21 @@ extension CheckContext {
         return false
     }
 
+    /// Where the text at a scalar offset of `node`'s value `text` is: the exact column within a one-line scalar
+    /// (past its opening quote), the scalar itself in a block scalar or one that spans lines.
+    private static func locator(in node: Node, text: String) -> (Int) -> SourceLocation {
+        let style = node.scalar!.style
+        let singleLine = style != .literal && style != .folded && !containsNewline(text)
+        let location = node.location
+        return { offset in singleLine ? location.advanced(byColumns: offset + (style == .plain ? 0 : 1)) : location }
+    }
+
     private mutating func checkReferences(in node: Node, text: String, path: DescriptorPath) {
         // A description is prose for people: a `${...}` there is text, not a reference.
         if case .key("description")? = path.lastComponent { return }
-        let style = node.scalar!.style
-        let singleLine = style != .literal && style != .folded && !Self.containsNewline(text)
+        let locate = Self.locator(in: node, text: text)
         for reference in Reference.all(in: text) {
-            // Within a one-line scalar the column is exact; in a block scalar, point at the scalar itself.
-            let location =
-                singleLine
-                ? node.location.advanced(byColumns: reference.offset + (style == .plain ? 0 : 1))
-                : node.location
+            let location = locate(reference.offset)
             guard reference.closed else {
                 report(
                     Diagnostic(
@@ -159,8 +163,7 @@ extension CheckContext {
     /// written. A warning at the brace, with the reference it surely meant.
     private mutating func checkReferencesWithoutDollar(in node: Node, text: String, path: DescriptorPath) {
         if case .key("description")? = path.lastComponent { return }
-        let style = node.scalar!.style
-        let singleLine = style != .literal && style != .folded && !Self.containsNewline(text)
+        let locate = Self.locator(in: node, text: text)
         let scalars = Array(text.unicodeScalars)
         for (offset, scalar) in scalars.enumerated() where scalar == "{" && (offset == 0 || scalars[offset - 1] != "$")
         {
@@ -170,12 +173,11 @@ extension CheckContext {
                 let namespace = Reference.Namespace(rawValue: String(inner[..<dot])),
                 Self.isReferenceName(String(inner[inner.index(after: dot)...]))
             else { continue }
-            let location =
-                singleLine ? node.location.advanced(byColumns: offset + (style == .plain ? 0 : 1)) : node.location
             report(
                 Diagnostic(
                     .referenceWithoutDollar,
-                    "`{\(inner)}` is text, not a reference: a reference starts with `$`.", at: location, path: path,
+                    "`{\(inner)}` is text, not a reference: a reference starts with `$`.", at: locate(offset),
+                    path: path,
                     hint:
                         "Write `${\(inner)}` for the \(namespace.rawValue) value; without the `$` the text is used as "
                         + "it is written."))

@@ -10,8 +10,9 @@ public enum DocumentKind: Sendable, Equatable {
     /// `flow:` with `runs:` a scenario's, `users:` or `applications:` without either an emulator data file's.
     public static func of(_ root: Node) -> DocumentKind? {
         guard let pairs = root.pairs else { return nil }
+        // A flow file, what lint and run read nearly always, is told without gathering the other fields.
+        if pairs.contains(where: { $0.key.scalar?.text == "flowrun" }) { return .flow }
         let fields = Set(pairs.compactMap { $0.key.scalar?.text })
-        if fields.contains("flowrun") { return .flow }
         if fields.contains("flow"), fields.contains("runs") { return .scenario }
         if !fields.contains("flows"), !fields.contains("steps"),
             fields.contains("users") || fields.contains("applications")

@@ -32,17 +32,13 @@ public enum GraphRenderer {
         var groups: [GroupUse] = []
     }
 
-    /// The file's graphs, every mode in the order of ``Mode``, as one Mermaid flowchart or Graphviz digraph.
-    public static func render(_ graphs: [Mode: FlowGraph], format: GraphFormat) -> String {
-        render(modes: graphs, format: format)
-    }
-
     /// Every mode a run may reach, the planned ones too (``FlowEngine/plans``), in the order of ``Mode``.
     public static func render(_ plans: [Mode: ModePlan], format: GraphFormat) -> String {
-        render(modes: plans.mapValues(\.graph), format: format)
+        render(plans.mapValues(\.graph), format: format)
     }
 
-    private static func render(modes graphs: [Mode: FlowGraph], format: GraphFormat) -> String {
+    /// The graphs, every mode in the order of ``Mode``, as one Mermaid flowchart or Graphviz digraph.
+    public static func render(_ graphs: [Mode: FlowGraph], format: GraphFormat) -> String {
         var lines: [String] =
             format == .mermaid ? ["flowchart TD"] : ["digraph flow {", "  rankdir=TB;", "  node [shape=box];"]
         var edges: [Edge] = []

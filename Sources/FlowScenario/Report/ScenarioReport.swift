@@ -42,10 +42,6 @@ public struct ScenarioReport: Sendable {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    func seconds(_ duration: Duration) -> String {
-        duration.secondsText
-    }
-
     // MARK: JSON
 
     var json: JSONValue {
@@ -60,7 +56,7 @@ public struct ScenarioReport: Sendable {
                             ("name", .string(result.name)),
                             ("file", .string(result.file)),
                             ("passed", .bool(result.passed)),
-                            ("seconds", .double(Double(seconds(result.duration).dropLast()) ?? 0)),
+                            ("seconds", .double(Double(result.duration.secondsText.dropLast()) ?? 0)),
                             ("failures", .array(result.failures.map(JSONValue.string))),
                             (
                                 "runs",
@@ -110,7 +106,8 @@ public struct ScenarioReport: Sendable {
             failures += suiteFailures
             suites.append(
                 "  <testsuite name=\"\(escaped(result.name))\" tests=\"\(count)\" failures=\"\(suiteFailures)\" "
-                    + "errors=\"0\" time=\"\(seconds(result.duration).dropLast())\" file=\"\(escaped(result.file))\">\n"
+                    + "errors=\"0\" time=\"\(result.duration.secondsText.dropLast())\" "
+                    + "file=\"\(escaped(result.file))\">\n"
                     + body.joined() + "  </testsuite>\n")
         }
         return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -121,7 +118,7 @@ public struct ScenarioReport: Sendable {
     func testCase(name: String, className: String, duration: Duration, failures: [String], output: String) -> String {
         var text =
             "    <testcase name=\"\(escaped(name))\" classname=\"\(escaped(className))\" "
-            + "time=\"\(seconds(duration).dropLast())\">\n"
+            + "time=\"\(duration.secondsText.dropLast())\">\n"
         if !failures.isEmpty {
             text +=
                 "      <failure message=\"\(escaped(failures[0]))\">\(escaped(failures.joined(separator: "\n")))"
