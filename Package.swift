@@ -31,8 +31,17 @@ let package = Package(
         .library(name: "FlowStore", targets: ["FlowStore"]),
         .library(name: "FlowAuth", targets: ["FlowAuth"]),
         .library(name: "FlowProcess", targets: ["FlowProcess"]),
+        .library(name: "FlowEmulatorData", targets: ["FlowEmulatorData"]),
         .library(name: "FlowEmulator", targets: ["FlowEmulator"]),
         .library(name: "FlowScenario", targets: ["FlowScenario"]),
+        .library(name: "FlowScenarioRunner", targets: ["FlowScenarioRunner"]),
+    ],
+    // `Emulator`: the built-in backend emulator and what runs against it (`run --emulator`, `flowrun test`,
+    // `flowrun emulator`). On in a source build; the installed and released executables leave it out
+    // (`--disable-default-traits`, decision 63).
+    traits: [
+        .trait(name: "Emulator", description: "The built-in backend emulator, `flowrun test` and `flowrun emulator`."),
+        .default(enabledTraits: ["Emulator"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -81,10 +90,24 @@ let package = Package(
             dependencies: ["FlowVocabulary", "FlowDescriptor", "FlowCatalog"],
             swiftSettings: strictSettings
         ),
+        // The emulator's data file: its model and reader, which `lint` uses too (no server in here).
+        .target(
+            name: "FlowEmulatorData",
+            dependencies: [
+                "FlowDescriptor",
+                .product(name: "Crypto", package: "swift-crypto"),
+                // The trusted SAML certificate's RSA key, the emulator's CA read from PEM.
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The emulator's server: in `flowrun` only with the `Emulator` trait (decision 63).
         .target(
             name: "FlowEmulator",
             dependencies: [
-                "FlowDescriptor",
+                "FlowDescriptor", "FlowEmulatorData",
                 // The SDKs' `multipart/form-data` uploads, read with the client's own reader of the shape.
                 "FlowHTTP",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -186,19 +209,29 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // Scenarios (`flowrun test`): their format, and a runner that makes each run a `flowrun run` process.
+        // Scenarios (`flowrun test`): their format and its reader, which `lint` uses too.
         .target(
             name: "FlowScenario",
-            dependencies: ["FlowVocabulary", "FlowDescriptor", "FlowEmulator", "FlowEngine", "FlowProcess"],
+            dependencies: ["FlowVocabulary", "FlowDescriptor", "FlowEmulatorData", "FlowEngine"],
+            swiftSettings: strictSettings
+        ),
+        // The scenario runner: the emulator started once, each run a `flowrun run` process, the reports.
+        .target(
+            name: "FlowScenarioRunner",
+            dependencies: [
+                "FlowVocabulary", "FlowDescriptor", "FlowEmulatorData", "FlowEmulator", "FlowEngine", "FlowProcess",
+                "FlowScenario",
+            ],
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "flowrun",
             dependencies: [
                 "FlowVocabulary", "FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowTransform", "FlowEngine",
-                "FlowSteps",
-                "FlowEmulator", "FlowHTTP", "FlowScenario",
-                "FlowProcess",
+                "FlowSteps", "FlowEmulatorData", "FlowHTTP", "FlowScenario", "FlowProcess",
+                // The emulator and what runs against it (`run --emulator`, `test`, `emulator`), with the trait only.
+                .target(name: "FlowEmulator", condition: .when(traits: ["Emulator"])),
+                .target(name: "FlowScenarioRunner", condition: .when(traits: ["Emulator"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings,
@@ -211,7 +244,7 @@ let package = Package(
         .target(
             name: "FlowTestSupport",
             dependencies: [
-                "FlowEmulator",
+                "FlowEmulator", "FlowEmulatorData",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -256,7 +289,7 @@ let package = Package(
                 "FlowTestSupport", "FlowVocabulary", "FlowEngine", "FlowConfig", "FlowSteps", "FlowTransform",
                 "FlowDescriptor",
                 "FlowCatalog", "FlowCheck",
-                "FlowEmulator",
+                "FlowEmulator", "FlowEmulatorData",
                 "FlowHTTP", .product(name: "Clocks", package: "swift-clocks"),
             ],
             swiftSettings: strictSettings
@@ -267,7 +300,7 @@ let package = Package(
                 "FlowTestSupport", "FlowVocabulary", "FlowSteps", "FlowEngine", "FlowConfig", "FlowTransform",
                 "FlowDescriptor",
                 "FlowCatalog", "FlowCheck",
-                "FlowEmulator", "FlowAuth",
+                "FlowEmulator", "FlowEmulatorData", "FlowAuth",
                 "FlowHTTP", "FlowStore",
                 // A certificate issuer in the tests (SLS, the certificate service): a CA made at test time.
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -288,7 +321,7 @@ let package = Package(
         .testTarget(
             name: "FlowAuthTests",
             dependencies: [
-                "FlowTestSupport", "FlowVocabulary", "FlowAuth", "FlowDescriptor", "FlowHTTP", "FlowEmulator",
+                "FlowTestSupport", "FlowVocabulary", "FlowAuth", "FlowDescriptor", "FlowHTTP", "FlowEmulator", "FlowEmulatorData",
                 // Keys made in the test for client assertions.
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -304,9 +337,9 @@ let package = Package(
         .testTarget(
             name: "FlowEmulatorTests",
             dependencies: [
-                "FlowTestSupport", "FlowEmulator",
+                "FlowTestSupport", "FlowEmulator", "FlowEmulatorData",
                 // The shipped scenarios run by the `flowrun` binary, their requests held to the contract.
-                "FlowScenario",
+                "FlowScenario", "FlowScenarioRunner",
                 // The session's SAP passport, read back by the emulator.
                 "FlowHTTP",
                 // Tokens of an outside OAuth 2.0 issuer, signed in the test with keys made there.

@@ -32,17 +32,16 @@ public final class HTTPSession: Sendable {
         public var tls: TLSSettings
         /// The proxies requests go through (none: every request goes directly).
         public var proxy: ProxySettings
-        /// The origins (flowrun's own emulator) whose requests name the step that sends them in
-        /// ``HTTPSession/stepHeader``, so that its request log and faults can tell steps apart.
-        public var stepNamingOrigins: Set<String>
+        /// Headers put on every request as it leaves (``RequestLabel``); none for a run against a real backend.
+        public var labels: [any RequestLabel]
 
         public init(
             timeout: Duration = .seconds(30), connectTimeout: Duration = .seconds(10), maxRedirects: Int = 10,
             maxBodyBytes: Int = 8 << 20, allowInsecureHTTP: Bool = false, rewrite: URLRewrite? = nil,
             tls: TLSSettings = TLSSettings(), proxy: ProxySettings = ProxySettings(),
-            stepNamingOrigins: Set<String> = []
+            labels: [any RequestLabel] = []
         ) {
-            self.stepNamingOrigins = stepNamingOrigins
+            self.labels = labels
             self.rewrite = rewrite
             self.tls = tls
             self.proxy = proxy
@@ -59,8 +58,6 @@ public final class HTTPSession: Sendable {
 
     /// The step whose requests the current task sends (set by the engine around each step).
     @TaskLocal public static var currentStep: String?
-    /// The header that names the sending step to the origins of ``Configuration/stepNamingOrigins``.
-    public static let stepHeader = "X-Flowrun-Step"
     private let client: HTTPClient
     /// One client per proxy: AsyncHTTPClient sets its proxy per client, and `NO_PROXY` hosts use ``client``.
     private let proxiedClients: [ProxySettings.Server: HTTPClient]
@@ -338,7 +335,7 @@ public final class HTTPSession: Sendable {
 
     /// `request` with the session's headers it does not have itself: the default headers whose reach takes in the
     /// request's origin (checked on every hop, so a redirect to another origin never gets a header meant for the
-    /// first one), the correlation ID and passport of the `send`, and the step's name for a step-naming origin.
+    /// first one), the correlation ID and passport of the `send`, and the configuration's labels.
     func withSessionHeaders(_ request: HTTPRequest, perRequest: [(name: String, value: String)]) -> HTTPRequest {
         var decorated = request
         for header in defaultHeaders(for: decorated.url) where decorated.header(header.name) == nil {
@@ -347,8 +344,8 @@ public final class HTTPSession: Sendable {
         for header in perRequest where decorated.header(header.name) == nil {
             decorated.headers.append(header)
         }
-        if let step = Self.currentStep, configuration.stepNamingOrigins.contains(decorated.url.origin) {
-            decorated.setHeader(Self.stepHeader, step)
+        for label in configuration.labels {
+            if let header = label.header(for: decorated) { decorated.setHeader(header.name, header.value) }
         }
         return decorated
     }

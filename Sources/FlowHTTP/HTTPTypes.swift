@@ -139,6 +139,14 @@ extension HTTPObserver {
     { .proceed }
 }
 
+/// A header the session's owner puts on every request the session sends, login traffic and every hop included,
+/// when it gives one for the request as it leaves (its URL rewritten): how a test harness tells requests apart
+/// without the session knowing the harness.
+public protocol RequestLabel: Sendable {
+    /// The header's name and value for `request`, or `nil` to send it without one.
+    func header(for request: HTTPRequest) -> (name: String, value: String)?
+}
+
 /// Whether the session follows a redirect or hands it back to the caller (an authentication step stops at its
 /// finish endpoint or at a loopback callback this way).
 public enum RedirectDecision: Sendable {

@@ -1,7 +1,11 @@
 import ArgumentParser
 import FlowDescriptor
-import FlowEmulator
+import FlowEmulatorData
 import Foundation
+
+#if Emulator
+import FlowEmulator
+#endif
 
 /// `flowrun emulator`: a local mobile backend to run flows against, with no network.
 struct EmulatorCommand: AsyncParsableCommand {
@@ -45,6 +49,16 @@ struct EmulatorCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        #if Emulator
+        try await serve()
+        #else
+        throw EmulatorMissing.refuse("flowrun emulator")
+        #endif
+    }
+
+    #if Emulator
+    /// Serves until Ctrl-C or SIGTERM.
+    func serve() async throws {
         let data: EmulatorData
         if let config {
             data = try RunCommand.loadEmulatorData(config)
@@ -81,4 +95,5 @@ struct EmulatorCommand: AsyncParsableCommand {
         stop.onRequest { Task { await emulator.stop() } }
         await emulator.wait()
     }
+    #endif
 }

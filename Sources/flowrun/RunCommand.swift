@@ -2,13 +2,17 @@ public import ArgumentParser
 import FlowCatalog
 import FlowCheck
 public import FlowDescriptor
-import FlowEmulator
+import FlowEmulatorData
 import FlowEngine
 import FlowHTTP
 import FlowSteps
 import FlowTransform
 import FlowVocabulary
 import Foundation
+
+#if Emulator
+import FlowEmulator
+#endif
 
 extension PresenterKind: ExpressibleByArgument {}
 

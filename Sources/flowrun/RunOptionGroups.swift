@@ -1,6 +1,6 @@
 import ArgumentParser
 import FlowDescriptor
-import FlowEmulator
+import FlowEmulatorData
 import FlowEngine
 import FlowHTTP
 import FlowVocabulary
@@ -156,7 +156,8 @@ struct TrustOptions: ParsableArguments {
     }
 }
 
-/// The built-in backend emulator: one this run starts, or (for `flowrun test`) one that already runs.
+/// The built-in backend emulator: one this run starts, or (for `flowrun test`) one that already runs. Its flags
+/// are parsed by every build, so that a build without the emulator (the `Emulator` trait, decision 63) says so.
 struct EmulatorOptions: ParsableArguments {
     @Flag(help: "Start the built-in backend emulator on a free loopback port and point the flow at it.")
     var emulator = false
@@ -172,6 +173,7 @@ struct EmulatorOptions: ParsableArguments {
                 + "authenticates with a certificate)."))
     var emulatorTLS = false
 
+    #if Emulator
     /// Internal (`flowrun test`): send every request to an emulator that already runs at this address, as
     /// `--emulator` does with its own; `--emulator-data` names its data (for the identity provider it keeps).
     @Option(help: ArgumentHelp(visibility: .private))
@@ -180,6 +182,9 @@ struct EmulatorOptions: ParsableArguments {
     /// Internal (`flowrun test`): the PEM CA of the emulator at `--emulator-url`, trusted for this run only.
     @Option(help: ArgumentHelp(visibility: .private))
     var emulatorCA: String?
+    #else
+    let emulatorURL: String? = nil
+    #endif
 
     func validate() throws {
         if emulatorData != nil, !emulator, emulatorURL == nil {
@@ -188,48 +193,6 @@ struct EmulatorOptions: ParsableArguments {
         if emulator, emulatorURL != nil { throw ValidationError("--emulator and --emulator-url exclude each other.") }
         _ = try runningEmulator()
         if emulatorTLS, !emulator { throw ValidationError("--emulator-tls goes with --emulator.") }
-    }
-
-    /// Points the run at the emulator the options name: one started here (returned, for the caller to stop once
-    /// the run ends) or one another process runs. The one place the emulator is known: the run's HTTP session sends
-    /// every request to its address, except those to an identity provider its data names outside it, and names its
-    /// steps to it. A run without these options is left as it is.
-    func attach(
-        to options: inout RunOptions, authenticationMethods: Set<AuthenticationMethod>
-    ) async throws -> BackendEmulator? {
-        guard emulator || emulatorURL != nil else { return nil }
-        // The emulator's data, for the one this run starts or the one another process started (`flowrun test`).
-        let data = try emulatorData.map(RunCommand.loadEmulatorData) ?? .builtIn
-        func point(at address: URL) {
-            options.urlRewrite = URLRewrite(target: address, keeping: data.identityProvider.map { [$0.ssoURL] } ?? [])
-            options.stepNamingOrigins = [address.origin]
-        }
-        if let running = try runningEmulator() {
-            point(at: running)
-            if let emulatorCA {
-                guard let pem = FileBytes.read(emulatorCA, limit: 1 << 20) else {
-                    Console.error("flowrun: --emulator-ca: cannot read `\(emulatorCA)`.")
-                    throw ExitCode.usage
-                }
-                options.tls.additionalRootsPEM.append(String(decoding: pem, as: UTF8.self))
-            }
-            return nil
-        }
-        let server = BackendEmulator(data: data)
-        // HTTPS when a step authenticates with a certificate (mutual TLS needs TLS); plain http otherwise.
-        let tls = emulatorTLS || authenticationMethods.contains(.certificate)
-        let address: URL
-        do {
-            address = try await server.start(port: 0, tls: tls)
-        } catch {
-            Console.error("flowrun: cannot start the emulator: \(error)")
-            throw ExitCode(1)
-        }
-        // Its CA is trusted in memory, for this run only.
-        if tls { options.tls.additionalRootsPEM.append(server.certificateAuthorityPEM) }
-        point(at: address)
-        FileHandle.standardError.write(Data("emulator: \(address.absoluteString)\n".utf8))
-        return server
     }
 
     /// `--emulator-url` as an absolute URL.

@@ -1,9 +1,13 @@
 public import ArgumentParser
 import FlowCheck
 import FlowDescriptor
-import FlowEmulator
+import FlowEmulatorData
 public import FlowScenario
 import Foundation
+
+#if Emulator
+import FlowScenarioRunner
+#endif
 
 extension ScenarioReport.Format: ExpressibleByArgument {}
 
@@ -74,22 +78,11 @@ struct TestCommand: AsyncParsableCommand {
                 throw ExitCode.usage
             }
         }
-        let runner = ScenarioRunner(executable: Self.executable)
-        // A line on standard error as each scenario ends, numbered; on a terminal, a count of the finished ones
-        // below them, rewritten in place, until the last has ended.
-        let live = isatty(STDERR_FILENO) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
-        var ended = 0
-        if live { Console.write("0/\(scenarios.count) scenarios ended", to: STDERR_FILENO) }
-        let results = await runner.run(scenarios, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount) {
-            ended += 1
-            let line = "[\(ended)/\(scenarios.count)] \(TerminalText.safe($0.summaryLine))"
-            if live {
-                let count = ended < scenarios.count ? "\(ended)/\(scenarios.count) scenarios ended" : ""
-                Console.write("\r\u{1B}[2K" + line + "\n" + count, to: STDERR_FILENO)
-            } else {
-                Console.error(line)
-            }
-        }
+        #if Emulator
+        let results = await runScenarios(scenarios)
+        #else
+        throw EmulatorMissing.refuse("flowrun test")
+        #endif
         let report = ScenarioReport(results: results)
         if let output {
             do {
@@ -104,6 +97,28 @@ struct TestCommand: AsyncParsableCommand {
         }
         if report.failed > 0 { throw ExitCode.findings }
     }
+
+    #if Emulator
+    /// Runs `scenarios`, a line on standard error as each ends, numbered; on a terminal, a count of the finished
+    /// ones below them, rewritten in place, until the last has ended.
+    func runScenarios(_ scenarios: [Scenario]) async -> [ScenarioResult] {
+        let runner = ScenarioRunner(executable: Self.executable)
+        let live = isatty(STDERR_FILENO) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+        var ended = 0
+        if live { Console.write("0/\(scenarios.count) scenarios ended", to: STDERR_FILENO) }
+        let results = await runner.run(scenarios, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount) {
+            ended += 1
+            let line = "[\(ended)/\(scenarios.count)] \(TerminalText.safe($0.summaryLine))"
+            if live {
+                let count = ended < scenarios.count ? "\(ended)/\(scenarios.count) scenarios ended" : ""
+                Console.write("\r\u{1B}[2K" + line + "\n" + count, to: STDERR_FILENO)
+            } else {
+                Console.error(line)
+            }
+        }
+        return results
+    }
+    #endif
 
     /// A scenario file read and checked: the decoder's findings, and a finding for a flow or data file that is
     /// not there.

@@ -1,4 +1,5 @@
 import FlowEmulator
+import FlowEmulatorData
 import FlowHTTP
 import FlowTestSupport
 import Foundation

@@ -2,6 +2,7 @@ import Crypto
 import FlowAuth
 import FlowDescriptor
 import FlowEmulator
+import FlowEmulatorData
 import FlowHTTP
 import FlowVocabulary
 import Foundation

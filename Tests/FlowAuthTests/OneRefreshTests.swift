@@ -1,6 +1,7 @@
 import FlowAuth
 import FlowDescriptor
 import FlowEmulator
+import FlowEmulatorData
 import FlowHTTP
 import FlowVocabulary
 import Foundation

@@ -1,5 +1,6 @@
 import Crypto
 import FlowEmulator
+import FlowEmulatorData
 import Foundation
 import Testing
 

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import FlowEmulator
+@testable import FlowEmulatorData
 
 @Suite("The emulator's CSRF tokens")
 struct EmulatorCSRFTests {

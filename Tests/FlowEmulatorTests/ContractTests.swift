@@ -1,6 +1,8 @@
 import FlowDescriptor
 import FlowEmulator
+import FlowEmulatorData
 import FlowScenario
+import FlowScenarioRunner
 import FlowTestSupport
 import Foundation
 import Testing

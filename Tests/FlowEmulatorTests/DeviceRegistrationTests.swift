@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import FlowEmulator
+@testable import FlowEmulatorData
 
 /// The built-in Basic application, whose registrations belong to the user who made them.
 private let warehouse = "com.example.warehouse"

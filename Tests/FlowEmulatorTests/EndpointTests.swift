@@ -1,4 +1,5 @@
 import FlowEmulator
+import FlowEmulatorData
 import Foundation
 import Testing
 

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import FlowDescriptor
 import FlowEmulator
+import FlowEmulatorData
 import Foundation
 import Glibc
 import Testing

@@ -1,5 +1,6 @@
 import FlowDescriptor
 import FlowEmulator
+import FlowEmulatorData
 import Foundation
 import Testing
 

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import FlowEmulator
+@testable import FlowEmulatorData
 
 @Suite("The SAP passport")
 struct PassportTests {

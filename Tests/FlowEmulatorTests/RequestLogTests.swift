@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import FlowEmulator
+@testable import FlowEmulatorData
 
 @Suite("Request log")
 struct RequestLogTests {

@@ -11,6 +11,7 @@ import Foundation
 import Testing
 
 @testable import FlowEmulator
+@testable import FlowEmulatorData
 
 @Suite("SAML signature: nanoidp's signed assertion")
 struct SAMLSignatureTests {

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import FlowEmulator
+import FlowEmulatorData
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import FlowEmulator
+import FlowEmulatorData
 import FlowTestSupport
 import Foundation
 import NIOCore

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Crypto
 import FlowEmulator
+import FlowEmulatorData
 import Foundation
 import NIOSSL
 import SwiftASN1

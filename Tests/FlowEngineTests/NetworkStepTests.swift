@@ -8,6 +8,7 @@ import Synchronization
 import Testing
 
 @testable import FlowEmulator
+@testable import FlowEmulatorData
 @testable import FlowEngine
 
 /// The policy-preview flow: discovery, session headers, settings download. Retries do not wait (a zero

@@ -1,6 +1,7 @@
 import FlowCatalog
 import FlowDescriptor
 import FlowEmulator
+import FlowEmulatorData
 import FlowEngine
 import FlowHTTP
 import FlowSteps

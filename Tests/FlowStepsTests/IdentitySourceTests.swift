@@ -1,6 +1,7 @@
 import FlowAuth
 import FlowDescriptor
 import FlowEmulator
+import FlowEmulatorData
 import FlowEngine
 import FlowHTTP
 import FlowTransform

@@ -1,6 +1,7 @@
 import FlowCheck
 import FlowDescriptor
 import FlowEmulator
+import FlowEmulatorData
 import FlowEngine
 import FlowHTTP
 import FlowTransform

@@ -2,6 +2,7 @@ import FlowCatalog
 import FlowCheck
 import FlowDescriptor
 import FlowEmulator
+import FlowEmulatorData
 import FlowEngine
 import FlowHTTP
 import FlowSteps

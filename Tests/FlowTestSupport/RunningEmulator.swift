@@ -1,4 +1,5 @@
 public import FlowEmulator
+public import FlowEmulatorData
 public import Foundation
 
 /// Runs `body` with an emulator serving `data` on a free loopback port and its URL; stops it afterwards, also when

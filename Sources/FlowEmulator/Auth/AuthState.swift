@@ -1,4 +1,5 @@
 internal import FlowDescriptor
+import FlowEmulatorData
 internal import Foundation
 
 /// The emulator's time: a base time source plus an offset that tests and the admin API move forward, so that

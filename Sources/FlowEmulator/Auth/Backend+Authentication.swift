@@ -1,4 +1,5 @@
 internal import FlowDescriptor
+import FlowEmulatorData
 internal import Foundation
 
 /// Who a request to a protected resource comes from.

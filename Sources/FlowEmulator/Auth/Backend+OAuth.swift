@@ -1,4 +1,5 @@
 internal import FlowDescriptor
+import FlowEmulatorData
 internal import Foundation
 
 /// A client registered in an application's `oauth2.clients`.

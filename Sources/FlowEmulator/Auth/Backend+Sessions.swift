@@ -1,4 +1,5 @@
 internal import FlowDescriptor
+import FlowEmulatorData
 internal import Foundation
 
 extension Backend {

@@ -1,4 +1,5 @@
 internal import AsyncHTTPClient
+import FlowEmulatorData
 internal import Foundation
 internal import JWTKit
 internal import NIOCore

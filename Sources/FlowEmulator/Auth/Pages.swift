@@ -1,3 +1,4 @@
+import FlowEmulatorData
 /// The small HTML pages of the emulated login, IdP and OTP forms. Every value put into a page is escaped.
 enum Page {
     static func escape(_ text: String) -> String {

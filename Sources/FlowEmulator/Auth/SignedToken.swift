@@ -1,4 +1,5 @@
 internal import Crypto
+import FlowEmulatorData
 internal import Foundation
 
 /// What an access token, a refresh token or a session cookie says: everything the emulator needs to accept it,

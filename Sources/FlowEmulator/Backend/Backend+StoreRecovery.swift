@@ -1,4 +1,5 @@
 internal import FlowDescriptor
+import FlowEmulatorData
 internal import Foundation
 
 /// A store's recovery key the backend keeps for one user of one device of one application (I); the key is

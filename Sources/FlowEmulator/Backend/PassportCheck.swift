@@ -1,3 +1,4 @@
+import FlowEmulatorData
 /// What the emulator checks of an `SAP-PASSPORT` header: the backend's monitoring reads it, and a client that sends
 /// one should send one that can be read. The check reads the fixed part of a version 3 passport: the two `*TH*` eye
 /// catchers, the version, the length, and a transaction ID of 32 hex digits.

@@ -1,3 +1,4 @@
+import FlowEmulatorData
 internal import Foundation
 
 /// Where a request goes: which endpoint, with the values its path carries. Matching is pure, so it is tested

@@ -1,5 +1,6 @@
 import Crypto
 import CryptoExtras
+import FlowEmulatorData
 import Foundation
 
 /// The one shape of XML signature (XML-DSig) accepted on a SAML assertion: enveloped, RSA-SHA256 over a SHA-256

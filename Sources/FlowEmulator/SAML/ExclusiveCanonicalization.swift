@@ -1,3 +1,4 @@
+import FlowEmulatorData
 /// Exclusive XML Canonicalization 1.0 without comments (W3C, https://www.w3.org/TR/xml-exc-c14n/) of one element
 /// and everything in it: the bytes an XML signature's digest and signature are computed over.
 ///

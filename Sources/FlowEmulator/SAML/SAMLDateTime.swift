@@ -1,3 +1,4 @@
+import FlowEmulatorData
 import Foundation
 
 /// The `xs:dateTime` values of SAML (`2026-11-24T10:52:26Z`, fractions of a second and offsets allowed; a time zone

@@ -1,18 +1,5 @@
+import FlowEmulatorData
 import Foundation
-
-/// Why a SAML response is refused, in words for an error page.
-///
-/// The words name the check that failed and, where it helps, the value this service provider expected; they never
-/// quote the response (whose text an attacker chooses).
-struct SAMLRefusal: Error, Sendable, Equatable, CustomStringConvertible {
-    var reason: String
-
-    init(_ reason: String) {
-        self.reason = reason
-    }
-
-    var description: String { reason }
-}
 
 /// What a verified SAML response says: the facts of its one signed assertion.
 struct VerifiedSAMLResponse: Sendable, Equatable {

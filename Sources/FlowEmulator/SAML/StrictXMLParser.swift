@@ -1,3 +1,4 @@
+import FlowEmulatorData
 /// Why a document is not the strict XML that ``StrictXMLParser`` accepts, and where.
 struct XMLSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
     var mark: XMLTree.Mark

@@ -1,3 +1,4 @@
+import FlowEmulatorData
 /// A parsed XML document: its root element with everything inside it, namespaces resolved.
 ///
 /// What surrounds the root (the XML declaration, comments and processing instructions before or after it) is not

@@ -1,4 +1,5 @@
 internal import FlowDescriptor
+public import FlowEmulatorData
 public import Foundation
 internal import Hummingbird
 internal import HummingbirdCore

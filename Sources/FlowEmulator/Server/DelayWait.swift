@@ -1,3 +1,4 @@
+import FlowEmulatorData
 internal import NIOCore
 import Synchronization
 

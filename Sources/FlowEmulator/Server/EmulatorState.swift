@@ -1,4 +1,5 @@
 import DequeModule
+import FlowEmulatorData
 internal import Foundation
 
 /// The emulator's shared, changing state, kept in one `Mutex`.

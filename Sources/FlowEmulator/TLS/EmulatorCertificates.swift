@@ -1,3 +1,4 @@
+import FlowEmulatorData
 internal import Foundation
 internal import SwiftASN1
 internal import X509

@@ -1,4 +1,5 @@
 internal import Crypto
+import FlowEmulatorData
 internal import Foundation
 internal import HummingbirdTLS
 internal import NIOCore

@@ -85,7 +85,7 @@ public struct FlowEngine: Sendable {
             configuration: .init(
                 timeout: options.requestTimeout,
                 allowInsecureHTTP: descriptor.security.allowInsecureHTTP?.value == true, rewrite: options.urlRewrite,
-                tls: options.tls, proxy: options.proxy, stepNamingOrigins: options.stepNamingOrigins))
+                tls: options.tls, proxy: options.proxy, labels: options.requestLabels))
         let report = await drive(options, http: http, clock: options.clock, folderWarning: lock?.warning)
         await http.shutdown()
         return report

@@ -45,9 +45,9 @@ public struct RunOptions: Sendable {
     public var tls: TLSSettings = TLSSettings()
     /// The proxies of the run's requests: the environment's, as curl reads them, or `--proxy`.
     public var proxy: ProxySettings = ProxySettings()
-    /// The origins of flowrun's own emulator: their requests name the step that sends them
-    /// (``HTTPSession/stepHeader``), never a real backend's.
-    public var stepNamingOrigins: Set<String> = []
+    /// Headers put on every request of the run as it leaves (``RequestLabel``): the emulator's step names when
+    /// the run is against it; none against a real backend.
+    public var requestLabels: [any RequestLabel] = []
     /// The wall-clock date, for what is measured across runs (the unlock's lock timeout, ``LastUse``): a fixed
     /// or moved date in tests, so that no test waits for real time to pass.
     public var now: @Sendable () -> Date = { Date() }

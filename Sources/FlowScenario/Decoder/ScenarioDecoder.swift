@@ -1,5 +1,5 @@
 public import FlowDescriptor
-import FlowEmulator
+import FlowEmulatorData
 import FlowEngine
 import FlowVocabulary
 import Foundation

@@ -1,5 +1,5 @@
 public import FlowDescriptor
-public import FlowEmulator
+public import FlowEmulatorData
 import Foundation
 
 /// One scenario file: a flow, the backend it runs against, and the runs to make in order with what each must show.

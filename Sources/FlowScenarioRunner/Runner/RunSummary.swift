@@ -1,4 +1,5 @@
 import FlowEngine
+import FlowScenario
 import FlowVocabulary
 
 /// What a `flowrun run` reported (its `--report` file, ``RunRecord``): how it ended, the failure, the info shown.

@@ -1,20 +1,20 @@
-import CryptoExtras
-import SwiftASN1
-import X509
+package import CryptoExtras
+package import SwiftASN1
+package import X509
 
 /// The identity provider's signing certificate that the service provider trusts (pinned), and its RSA key.
 ///
 /// Only this key verifies assertions: a certificate sent along in a response's `KeyInfo` is never trusted. The
 /// certificate's validity dates are not checked, as usual for a pinned certificate from the provider's metadata.
-struct SAMLTrust: Sendable {
+package struct SAMLTrust: Sendable {
     /// The certificate's RSA public key.
-    let publicKey: _RSA.Signing.PublicKey
+    package let publicKey: _RSA.Signing.PublicKey
     /// The certificate, DER-encoded (to tell whether a response names it).
-    let certificateDER: [UInt8]
+    package let certificateDER: [UInt8]
 
     /// Trusts the certificate in `certificatePEM` (`-----BEGIN CERTIFICATE-----`).
     /// - Throws: ``SAMLRefusal`` when it is not a PEM certificate, or its key is not an RSA key of 2048 bits or more.
-    init(certificatePEM: String) throws(SAMLRefusal) {
+    package init(certificatePEM: String) throws(SAMLRefusal) {
         let certificate: Certificate
         let document: PEMDocument
         do {
@@ -34,4 +34,18 @@ struct SAMLTrust: Sendable {
         publicKey = key
         certificateDER = document.derBytes
     }
+}
+
+/// Why a SAML response is refused, in words for an error page.
+///
+/// The words name the check that failed and, where it helps, the value this service provider expected; they never
+/// quote the response (whose text an attacker chooses).
+package struct SAMLRefusal: Error, Sendable, Equatable, CustomStringConvertible {
+    package var reason: String
+
+    package init(_ reason: String) {
+        self.reason = reason
+    }
+
+    package var description: String { reason }
 }

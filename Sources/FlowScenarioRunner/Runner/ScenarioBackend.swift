@@ -1,5 +1,7 @@
 import FlowDescriptor
 import FlowEmulator
+import FlowEmulatorData
+import FlowScenario
 import Foundation
 
 /// The emulator a scenario runs against, started once for all of its runs; none when the scenario names none.

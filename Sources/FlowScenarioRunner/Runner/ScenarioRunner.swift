@@ -1,5 +1,7 @@
 import FlowDescriptor
 import FlowEmulator
+import FlowEmulatorData
+public import FlowScenario
 import FlowEngine
 import FlowProcess
 public import Foundation

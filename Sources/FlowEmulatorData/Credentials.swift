@@ -1,9 +1,9 @@
-internal import Crypto
-internal import Foundation
+package import Crypto
+package import Foundation
 
 /// Random values for one-time codes, transactions and relay states: 256 bits, base64url without padding.
-enum RandomToken {
-    static func make(prefix: String = "") -> String {
+package enum RandomToken {
+    package static func make(prefix: String = "") -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
         return prefix + Base64URL.encode(bytes)
@@ -11,8 +11,8 @@ enum RandomToken {
 }
 
 /// base64url without padding (RFC 4648 §5), as PKCE and the tokens use it.
-enum Base64URL {
-    static func encode(_ bytes: some Sequence<UInt8>) -> String {
+package enum Base64URL {
+    package static func encode(_ bytes: some Sequence<UInt8>) -> String {
         Data(bytes).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_")
@@ -20,7 +20,7 @@ enum Base64URL {
     }
 
     /// The bytes unpadded base64url `text` encodes; `nil` when it is not that.
-    static func decode(_ text: String) -> [UInt8]? {
+    package static func decode(_ text: String) -> [UInt8]? {
         guard !text.contains(where: { "+/=".contains($0) }) else { return nil }
         var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         standard += String(repeating: "=", count: (4 - standard.utf8.count % 4) % 4)
@@ -30,11 +30,11 @@ enum Base64URL {
 
 /// RFC 4648 base32, the encoding of OTP secrets: `A`–`Z` and `2`–`7`; case, spaces and dashes ignored, `=` padding
 /// optional.
-enum Base32 {
+package enum Base32 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
 
     /// The bytes `text` encodes; `nil` when it is not base32.
-    static func decode(_ text: String) -> [UInt8]? {
+    package static func decode(_ text: String) -> [UInt8]? {
         let cleaned = text.uppercased().filter { $0 != " " && $0 != "-" }
         let letters = cleaned.prefix { $0 != "=" }
         guard cleaned.dropFirst(letters.count).allSatisfy({ $0 == "=" }) else { return nil }
@@ -55,16 +55,16 @@ enum Base32 {
 }
 
 /// Time-based one-time passcodes (RFC 6238): HMAC-SHA-1, 6 digits, 30-second steps.
-enum TOTP {
-    static let step: Int64 = 30
-    static let digits = 6
+package enum TOTP {
+    package static let step: Int64 = 30
+    package static let digits = 6
 
     /// The passcode for `secret` at `time`.
-    static func code(secret: [UInt8], at time: Date) -> String {
+    package static func code(secret: [UInt8], at time: Date) -> String {
         code(secret: secret, counter: Int64((time.timeIntervalSince1970 / Double(step)).rounded(.down)))
     }
 
-    static func code(secret: [UInt8], counter: Int64) -> String {
+    package static func code(secret: [UInt8], counter: Int64) -> String {
         let message = withUnsafeBytes(of: UInt64(bitPattern: counter).bigEndian) { Array($0) }
         let mac = Array(HMAC<Insecure.SHA1>.authenticationCode(for: message, using: SymmetricKey(data: secret)))
         let offset = Int(mac[mac.count - 1] & 0x0F)
@@ -76,7 +76,7 @@ enum TOTP {
     }
 
     /// Whether `passcode` is the code of the step `time` falls in or of a step next to it (clock drift).
-    static func verify(_ passcode: String, secret: [UInt8], at time: Date) -> Bool {
+    package static func verify(_ passcode: String, secret: [UInt8], at time: Date) -> Bool {
         let trimmed = passcode.trimmingCharacters(in: .whitespaces)
         guard trimmed.count == digits, trimmed.allSatisfy(\.isASCII), trimmed.allSatisfy(\.isNumber) else {
             return false
@@ -87,27 +87,27 @@ enum TOTP {
 }
 
 /// PKCE (RFC 7636) with the S256 method, the only one the emulator accepts.
-enum PKCE {
+package enum PKCE {
     private static let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     /// `BASE64URL(SHA256(verifier))`.
-    static func challenge(verifier: String) -> String {
+    package static func challenge(verifier: String) -> String {
         Base64URL.encode(SHA256.hash(data: Array(verifier.utf8)))
     }
 
     /// Whether `text` may be a verifier, or an S256 challenge: 43 to 128 unreserved characters.
-    static func isWellFormed(_ text: String) -> Bool {
+    package static func isWellFormed(_ text: String) -> Bool {
         (43...128).contains(text.count) && text.allSatisfy { unreserved.contains($0) }
     }
 
-    static func verify(verifier: String, challenge: String) -> Bool {
+    package static func verify(verifier: String, challenge: String) -> Bool {
         isWellFormed(verifier) && Secrets.equal(Self.challenge(verifier: verifier), challenge)
     }
 }
 
 /// Comparing secrets without leaking, through timing, how much of a guess was right.
-enum Secrets {
-    static func equal(_ lhs: String, _ rhs: String) -> Bool {
+package enum Secrets {
+    package static func equal(_ lhs: String, _ rhs: String) -> Bool {
         let left = Array(lhs.utf8)
         let right = Array(rhs.utf8)
         var difference = UInt8(left.count == right.count ? 0 : 1)
@@ -119,15 +119,15 @@ enum Secrets {
 }
 
 /// The parameters of a query or an `application/x-www-form-urlencoded` body, in the order sent.
-struct FormFields: Sendable, Equatable {
-    var pairs: [(name: String, value: String)] = []
+package struct FormFields: Sendable, Equatable {
+    package var pairs: [(name: String, value: String)] = []
 
-    init(pairs: [(name: String, value: String)] = []) {
+    package init(pairs: [(name: String, value: String)] = []) {
         self.pairs = pairs
     }
 
     /// Reads `name=value&…`, `+` as a space and percent-escapes decoded.
-    init(encoded text: String) {
+    package init(encoded text: String) {
         pairs = text.split(separator: "&", omittingEmptySubsequences: true).map { item in
             let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let value = parts.count > 1 ? String(parts[1]) : ""
@@ -135,13 +135,13 @@ struct FormFields: Sendable, Equatable {
         }
     }
 
-    static func decode(_ text: String) -> String {
+    package static func decode(_ text: String) -> String {
         let spaced = text.replacingOccurrences(of: "+", with: " ")
         return spaced.removingPercentEncoding ?? spaced
     }
 
     /// `name=value&…`, every value percent-encoded.
-    static func encode(_ pairs: [(String, String)]) -> String {
+    package static func encode(_ pairs: [(String, String)]) -> String {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
         return pairs.map { name, value in
@@ -150,32 +150,32 @@ struct FormFields: Sendable, Equatable {
     }
 
     /// The first value of `name`, if it was sent.
-    subscript(name: String) -> String? {
+    package subscript(name: String) -> String? {
         pairs.first { $0.name == name }?.value
     }
 
     /// The first value of `name` when it is not empty.
-    func nonEmpty(_ name: String) -> String? {
+    package func nonEmpty(_ name: String) -> String? {
         self[name].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// The names of the given parameters sent more than once (OAuth 2.0 forbids that for its own).
-    func repeated(among names: [String]) -> [String] {
+    package func repeated(among names: [String]) -> [String] {
         names.filter { name in pairs.filter { $0.name == name }.count > 1 }
     }
 
-    static func == (lhs: FormFields, rhs: FormFields) -> Bool {
+    package static func == (lhs: FormFields, rhs: FormFields) -> Bool {
         lhs.pairs.elementsEqual(rhs.pairs) { $0 == $1 }
     }
 }
 
 /// What an `Authorization` header carries.
-enum AuthorizationHeader: Equatable {
+package enum AuthorizationHeader: Equatable {
     case basic(user: String, password: String)
     case bearer(String)
     case other
 
-    init?(_ value: String?) {
+    package init?(_ value: String?) {
         guard let value else { return nil }
         let parts = value.split(separator: " ", maxSplits: 1)
         guard parts.count == 2 else {
@@ -201,8 +201,8 @@ enum AuthorizationHeader: Equatable {
 }
 
 /// The cookies of `Cookie` headers: `name=value` pairs separated by `;`.
-enum Cookies {
-    static func parse(_ headers: [String]) -> [String: String] {
+package enum Cookies {
+    package static func parse(_ headers: [String]) -> [String: String] {
         var cookies: [String: String] = [:]
         for header in headers {
             for part in header.split(separator: ";") {
@@ -216,7 +216,7 @@ enum Cookies {
     }
 
     /// A `Set-Cookie` value for a session-like cookie: HttpOnly, SameSite=Lax; `nil` deletes the cookie.
-    static func set(_ name: String, _ value: String?, path: String = "/") -> (String, String) {
+    package static func set(_ name: String, _ value: String?, path: String = "/") -> (String, String) {
         guard let value else {
             return ("Set-Cookie", "\(name)=; Path=\(path); Max-Age=0; HttpOnly; SameSite=Lax")
         }

@@ -1,4 +1,4 @@
-public import FlowEmulator
+public import FlowEmulatorData
 import Foundation
 
 /// What came of one scenario: each run's result, and the problems of the scenario as a whole.

@@ -93,7 +93,7 @@ extension Registration {
 
 extension DataReader {
     /// One value read on its own (the admin API's bodies): the value, or every problem found reading it.
-    static func readOne<Value>(_ read: (inout DataReader) -> Value?) throws(EmulatorDataError) -> Value {
+    package static func readOne<Value>(_ read: (inout DataReader) -> Value?) throws(EmulatorDataError) -> Value {
         var reader = DataReader()
         let value = read(&reader)
         guard reader.problems.isEmpty, let value else { throw EmulatorDataError(reader.problems) }
@@ -102,24 +102,24 @@ extension DataReader {
 }
 
 /// Reads the node tree into emulator data, collecting every problem instead of stopping at the first.
-struct DataReader {
+package struct DataReader {
     private(set) var problems: [EmulatorDataError.Problem] = []
     /// The tree every file the data names must be in (lint, `flowrun test`); `nil`: any file (the data file was
     /// named by the person running the emulator).
-    var tree: TreePath?
+    package var tree: TreePath?
 
     /// Path segments the emulator answers itself; a destination may not take them.
-    static let reservedDestinations: Set<String> = [
+    package static let reservedDestinations: Set<String> = [
         "mobileservices", "config-api.svc", "_emulator", "oauth2", "SAMLAuthLauncher", "saml", "SecureLoginServer",
     ]
 
-    mutating func fail(_ message: String, at node: Node) {
+    package mutating func fail(_ message: String, at node: Node) {
         problems.append(.init(message, at: node.location))
     }
 
     // MARK: The document
 
-    mutating func data(_ root: Node) -> EmulatorData? {
+    package mutating func data(_ root: Node) -> EmulatorData? {
         guard let fields = mapping(root, path: "the emulator data", keys: EmulatorData.topLevelKeys) else {
             return nil
         }
@@ -234,7 +234,7 @@ struct DataReader {
 
     // MARK: Entries
 
-    mutating func application(_ node: Node, path: String) -> EmulatorApplication? {
+    package mutating func application(_ node: Node, path: String) -> EmulatorApplication? {
         let keys = [
             "id", "version", "host", "port", "protocol", "auth", "settings", "user-settings", "device-settings",
             "destinations", "protected", "challenge", "otp-challenge", "token-lifetime", "client-certificate",
@@ -367,7 +367,7 @@ struct DataReader {
     }
 
     /// `{name, version, extension, default, content}`: a bundle whose file holds `content`'s text.
-    mutating func resourceBundle(_ node: Node, path: String) -> ResourceBundle? {
+    package mutating func resourceBundle(_ node: Node, path: String) -> ResourceBundle? {
         guard let fields = mapping(node, path: path, keys: ["name", "version", "extension", "default", "content"])
         else { return nil }
         let name = required(fields, "name", in: node, path: path).flatMap { string($0, path: "\(path).name") }
@@ -385,7 +385,7 @@ struct DataReader {
             content: Array(content.utf8))
     }
 
-    mutating func authEntry(_ node: Node, path: String) -> AuthEntry? {
+    package mutating func authEntry(_ node: Node, path: String) -> AuthEntry? {
         guard let fields = mapping(node, path: path, keys: ["type", "config", "requireOtp"]) else { return nil }
         let type = required(fields, "type", in: node, path: path).flatMap { string($0, path: "\(path).type") }
         var config = JSONValue.object([])
@@ -404,7 +404,7 @@ struct DataReader {
     }
 
     /// `{networkPolicy: {…}, securityPolicy: {…}, attestationSettings: {…}}`: each group a mapping, sent as written.
-    mutating func policyGroups(_ node: Node, path: String) -> [PolicyGroup] {
+    package mutating func policyGroups(_ node: Node, path: String) -> [PolicyGroup] {
         guard let pairs = node.pairs else {
             fail("`\(path)` is \(node.kindDescription); expected a mapping of policy groups.", at: node)
             return []
@@ -430,7 +430,7 @@ struct DataReader {
         return groups
     }
 
-    mutating func settingsGroups(_ node: Node, path: String) -> [SettingsGroup] {
+    package mutating func settingsGroups(_ node: Node, path: String) -> [SettingsGroup] {
         guard let pairs = node.pairs else {
             fail(
                 "`\(path)` is \(node.kindDescription); expected a mapping of settings groups (`passwordPolicy`, "
@@ -491,7 +491,7 @@ struct DataReader {
 
     /// What a setting's value must be, when `text` is not that, judged by the kind of the backend's default:
     /// `true` or `false`, a whole number, or a log level.
-    static func settingValueProblem(_ text: String, default value: String?) -> String? {
+    package static func settingValueProblem(_ text: String, default value: String?) -> String? {
         guard let value else { return nil }
         if value == "true" || value == "false" {
             return ["true", "false"].contains(text.lowercased()) ? nil : "true or false"
@@ -506,7 +506,7 @@ struct DataReader {
         return nil
     }
 
-    mutating func user(_ node: Node, path: String) -> EmulatorUser? {
+    package mutating func user(_ node: Node, path: String) -> EmulatorUser? {
         let keys = [
             "email", "id", "user-name", "given-name", "family-name", "roles", "password", "applications", "otp-secret",
             "state",
@@ -544,13 +544,13 @@ struct DataReader {
     }
 
     /// The admin API's `{"state": …}` for one user.
-    mutating func userStateChange(_ node: Node, path: String) -> UserState? {
+    package mutating func userStateChange(_ node: Node, path: String) -> UserState? {
         guard let fields = mapping(node, path: path, keys: ["state"]) else { return nil }
         return required(fields, "state", in: node, path: path).flatMap { userState($0, path: "\(path).state") }
     }
 
     /// A user's `state`: `active`, `blocked` or `deactivated`.
-    mutating func userState(_ node: Node, path: String) -> UserState? {
+    package mutating func userState(_ node: Node, path: String) -> UserState? {
         guard let text = string(node, path: path) else { return nil }
         guard let state = UserState(rawValue: text) else {
             fail(
@@ -560,7 +560,7 @@ struct DataReader {
         return state
     }
 
-    mutating func onboardingCode(_ node: Node, path: String) -> OnboardingCode? {
+    package mutating func onboardingCode(_ node: Node, path: String) -> OnboardingCode? {
         guard let fields = mapping(node, path: path, keys: ["code", "application", "user"]) else { return nil }
         let code = required(fields, "code", in: node, path: path).flatMap { string($0, path: "\(path).code") }
         let application = required(fields, "application", in: node, path: path).flatMap {
@@ -571,7 +571,7 @@ struct DataReader {
         return OnboardingCode(code: code, application: application, user: user)
     }
 
-    mutating func registration(_ node: Node, path: String) -> Registration? {
+    package mutating func registration(_ node: Node, path: String) -> Registration? {
         guard let fields = mapping(node, path: path, keys: ["application", "device", "state"]) else { return nil }
         let application = required(fields, "application", in: node, path: path).flatMap {
             string($0, path: "\(path).application")
@@ -593,7 +593,7 @@ struct DataReader {
         return Registration(application: application, device: device, state: state)
     }
 
-    mutating func fault(_ node: Node, path: String) -> Fault? {
+    package mutating func fault(_ node: Node, path: String) -> Fault? {
         guard
             let fields = mapping(
                 node, path: path, keys: ["status", "delay", "malformed-body", "drop-connection", "count", "step"])
@@ -668,7 +668,7 @@ struct DataReader {
 
     /// The top-level `signing-key`: any text of at least ``EmulatorSigningKey/minimumLength`` bytes. The messages
     /// never repeat the value.
-    mutating func signingKey(_ node: Node) -> EmulatorSigningKey? {
+    package mutating func signingKey(_ node: Node) -> EmulatorSigningKey? {
         let minimum = EmulatorSigningKey.minimumLength
         guard let text = node.scalar?.text, !node.isNull else {
             let kind = node.isNull ? "null" : node.kindDescription
@@ -684,7 +684,7 @@ struct DataReader {
 
     /// The top-level `identity-provider`: `sso-url` (http or https), `certificate` (PEM, read here so that a broken
     /// one is found at load), optional `issuer` and `service-provider`.
-    mutating func identityProvider(_ node: Node) -> ExternalIdentityProvider? {
+    package mutating func identityProvider(_ node: Node) -> ExternalIdentityProvider? {
         let path = "identity-provider"
         guard let fields = mapping(node, path: path, keys: ["sso-url", "issuer", "certificate", "service-provider"])
         else { return nil }
@@ -718,7 +718,7 @@ struct DataReader {
 
     /// One entry of `oauth2-issuers`: `issuer` (an http or https URL), optional `jwks-url` (http or https),
     /// `audience` and `user-claim` (`sub`, `preferred_username` or `email`; `sub` when absent).
-    mutating func tokenIssuer(_ node: Node, path: String) -> TrustedTokenIssuer? {
+    package mutating func tokenIssuer(_ node: Node, path: String) -> TrustedTokenIssuer? {
         guard let fields = mapping(node, path: path, keys: ["issuer", "jwks-url", "audience", "user-claim"]) else {
             return nil
         }
@@ -761,7 +761,7 @@ struct DataReader {
     }
 
     /// The admin clock body `{"advance": "2h"}`: how far to move the clock forward.
-    mutating func clockAdvance(_ node: Node) -> Duration? {
+    package mutating func clockAdvance(_ node: Node) -> Duration? {
         guard let fields = mapping(node, path: "clock", keys: ["advance"]),
             let advance = required(fields, "advance", in: node, path: "clock")
         else { return nil }
@@ -818,7 +818,7 @@ struct DataReader {
         return elements.enumerated().compactMap { index, item in element(&self, item, "\(path)[\(index)]") }
     }
 
-    mutating func string(_ node: Node, path: String) -> String? {
+    package mutating func string(_ node: Node, path: String) -> String? {
         guard let scalar = node.scalar, !node.isNull else {
             fail("`\(path)` is \(node.kindDescription); expected a string.", at: node)
             return nil
@@ -847,16 +847,16 @@ struct DataReader {
         return value
     }
 
-    static func quoted(_ words: [String]) -> String {
+    package static func quoted(_ words: [String]) -> String {
         words.map { "`\($0)`" }.joined(separator: ", ")
     }
 }
 
 /// A mapping's accepted pairs.
 private struct Fields {
-    var ordered: [Pair] = []
+    package var ordered: [Pair] = []
 
-    subscript(key: String) -> Node? {
+    package subscript(key: String) -> Node? {
         ordered.first { $0.key.scalar?.text == key }?.value
     }
 }
@@ -865,10 +865,10 @@ private struct Fields {
 
 extension DataReader {
     /// The longest validity a user certificate may be given: ten years.
-    static let longestCertificateValidity = 3650
+    package static let longestCertificateValidity = 3650
 
     /// `certificate-validity`: a number of days (`30d`) or a shorter duration (`90s`, `2h`).
-    mutating func validity(_ node: Node, path: String) -> Duration? {
+    package mutating func validity(_ node: Node, path: String) -> Duration? {
         if let text = node.scalar?.text, node.integerValue == nil {
             if text.hasSuffix("d"), let days = Int(text.dropLast()),
                 (1...Self.longestCertificateValidity).contains(days)
@@ -885,7 +885,7 @@ extension DataReader {
 
     /// The `tls` section: `ca-certificate` and `ca-key` (files, both or neither), `client-ca` (a file or a list of
     /// files), `faults` (a list of TLS fault names). Files are read relative to the data file.
-    mutating func tls(_ node: Node) -> EmulatorTLSData {
+    package mutating func tls(_ node: Node) -> EmulatorTLSData {
         var tls = EmulatorTLSData()
         guard let fields = mapping(node, path: "tls", keys: ["ca-certificate", "ca-key", "client-ca", "faults"]) else {
             return tls
@@ -965,7 +965,7 @@ extension DataReader {
     }
 
     /// Each certificate of a PEM text, as PEM text of its own; those that do not parse are left out.
-    static func pemCertificates(_ text: String) -> [String] {
+    package static func pemCertificates(_ text: String) -> [String] {
         guard let documents = try? PEMDocument.parseMultiple(pemString: text) else { return [] }
         return documents.filter { $0.discriminator == "CERTIFICATE" }.compactMap { document in
             (try? Certificate(pemDocument: document)).map(EmulatorAuthority.pem)

@@ -1,20 +1,20 @@
-internal import Crypto
-internal import Foundation
-internal import SwiftASN1
-internal import X509
+package import Crypto
+package import Foundation
+package import SwiftASN1
+package import X509
 
 /// The emulator's certificate authority: it signs the listener's server certificate and the user certificates the
 /// certificate service and the Secure Login Server issue. Made at start (P-256, in memory only) unless the data file
 /// names one (`tls.ca-certificate`, `tls.ca-key`).
-struct EmulatorAuthority: Sendable {
-    let certificate: Certificate
-    let key: Certificate.PrivateKey
+package struct EmulatorAuthority: Sendable {
+    package let certificate: Certificate
+    package let key: Certificate.PrivateKey
 
     /// The subject of the CA the emulator makes.
-    static let madeSubject = "flowrun emulator CA"
+    package static let madeSubject = "flowrun emulator CA"
 
     /// A new CA with a P-256 key, valid from a day before `now` for ten years.
-    static func make(now: Date = Date(), name: String = madeSubject) -> EmulatorAuthority {
+    package static func make(now: Date = Date(), name: String = madeSubject) -> EmulatorAuthority {
         let key = Certificate.PrivateKey(P256.Signing.PrivateKey())
         // The values are fixed and valid: swift-certificates throws only for malformed names or extensions.
         let subject = try! DistinguishedName {
@@ -33,14 +33,14 @@ struct EmulatorAuthority: Sendable {
         return EmulatorAuthority(certificate: certificate, key: key)
     }
 
-    init(certificate: Certificate, key: Certificate.PrivateKey) {
+    package init(certificate: Certificate, key: Certificate.PrivateKey) {
         self.certificate = certificate
         self.key = key
     }
 
     /// The CA read from PEM text; `nil` with the reason when either does not parse or the key is not the
     /// certificate's.
-    static func read(certificatePEM: String, keyPEM: String) -> Result<EmulatorAuthority, AuthorityProblem> {
+    package static func read(certificatePEM: String, keyPEM: String) -> Result<EmulatorAuthority, AuthorityProblem> {
         let certificate: Certificate
         do {
             certificate = try Certificate(pemEncoded: certificatePEM)
@@ -60,22 +60,22 @@ struct EmulatorAuthority: Sendable {
     }
 
     /// Why a CA given in the data cannot be used: which of the two files, and the reason.
-    enum AuthorityProblem: Error {
+    package enum AuthorityProblem: Error {
         case certificate(String)
         case key(String)
     }
 
     /// The CA certificate as PEM: what `--ca-out` writes and a client trusts.
-    var certificatePEM: String { Self.pem(certificate) }
+    package var certificatePEM: String { Self.pem(certificate) }
 
     /// The PEM text of `certificate`.
-    static func pem(_ certificate: Certificate) -> String {
+    package static func pem(_ certificate: Certificate) -> String {
         // Serializing a certificate that was parsed or signed here does not fail.
         (try? certificate.serializeAsPEM().pemString) ?? ""
     }
 
     /// What a certificate the authority signs is for.
-    enum Use {
+    package enum Use {
         /// A TLS server on loopback: `127.0.0.1`, `::1` and `localhost`.
         case server
         /// A user: client authentication.
@@ -83,7 +83,7 @@ struct EmulatorAuthority: Sendable {
     }
 
     /// Signs a certificate for `publicKey` named `subject`, valid from `notBefore` to `notAfter`.
-    func issue(
+    package func issue(
         publicKey: Certificate.PublicKey, subject: DistinguishedName, notBefore: Date, notAfter: Date, use: Use
     ) throws -> Certificate {
         try Certificate(
@@ -105,21 +105,21 @@ struct EmulatorAuthority: Sendable {
     }
 
     /// Whether this authority signed `certificate`.
-    func signed(_ other: Certificate) -> Bool {
+    package func signed(_ other: Certificate) -> Bool {
         other.issuer == certificate.subject && certificate.publicKey.isValidSignature(other.signature, for: other)
     }
 }
 
 extension Certificate.SerialNumber {
     /// The serial number in lowercase hex, as ``UserIdentity`` and the retired list keep it.
-    var hex: String {
+    package var hex: String {
         bytes.map { String(format: "%02x", $0) }.joined()
     }
 }
 
 extension DistinguishedName {
     /// The first common name (`CN`) the name holds.
-    var commonName: String? {
+    package var commonName: String? {
         for name in self {
             for attribute in name where attribute.type == .RDNAttributeType.commonName {
                 return String(attribute.value)
@@ -131,7 +131,7 @@ extension DistinguishedName {
 
 extension Certificate.PublicKey {
     /// The base64 SHA-256 of the DER SubjectPublicKeyInfo: an HPKP-style pin.
-    var pin: String {
+    package var pin: String {
         var serializer = DER.Serializer()
         // A parsed or made public key always serializes.
         try? serializer.serialize(self)

@@ -16,7 +16,7 @@ public struct EmulatorSigningKey: Sendable, Hashable {
     public static let builtIn = EmulatorSigningKey(text: "flowrun-emulator-public-test-key-v1-never-a-real-secret")
 
     /// The key's bytes.
-    let bytes: [UInt8]
+    package let bytes: [UInt8]
 
     /// A key made of the UTF-8 bytes of `text`; it should have at least ``minimumLength`` of them.
     public init(text: String) {

@@ -1,4 +1,4 @@
-internal import FlowDescriptor
+package import FlowDescriptor
 public import Foundation
 
 /// One request the emulator received, with its secrets masked, and how it was answered.
@@ -49,8 +49,11 @@ public struct RecordedRequest: Sendable, Hashable {
         self.fault = fault
     }
 
-    /// The flow step that sent the request, as `flowrun run` names it to its emulator (`X-Flowrun-Step`), if any.
-    public var step: String? { header("X-Flowrun-Step") }
+    /// The header in which a run names the step that sends a request to its emulator (decision 53).
+    public static let stepHeader = "X-Flowrun-Step"
+
+    /// The flow step that sent the request, as `flowrun run` names it to its emulator (``stepHeader``), if any.
+    public var step: String? { header(Self.stepHeader) }
 
     /// The value of the header `name` (compared without case), if it was sent.
     public func header(_ name: String) -> String? {
@@ -68,7 +71,7 @@ public struct RecordedRequest: Sendable, Hashable {
     }
 
     /// The request as the admin API shows it.
-    var json: JSONValue {
+    package var json: JSONValue {
         .object([
             ("time", .string(time.formatted(.iso8601))),
             ("method", .string(method)),
@@ -84,8 +87,8 @@ public struct RecordedRequest: Sendable, Hashable {
 }
 
 /// Masks secrets before a request is recorded: nothing secret is kept, so nothing secret can be shown.
-enum Masking {
-    static let masked = "<redacted>"
+package enum Masking {
+    package static let masked = "<redacted>"
 
     private static let secretWords = ["password", "passwd", "secret", "token", "passcode", "apikey", "api-key", "otp"]
     /// Parameters whose values are one-time secrets of a login (codes, verifiers, states, assertions).
@@ -94,13 +97,13 @@ enum Masking {
     ]
 
     /// Whether a header or parameter named `name` carries a secret.
-    static func isSecret(name: String) -> Bool {
+    package static func isSecret(name: String) -> Bool {
         let lowered = name.lowercased()
         return secretWords.contains { lowered.contains($0) }
     }
 
     /// A header's value as it may be recorded.
-    static func header(name: String, value: String) -> String {
+    package static func header(name: String, value: String) -> String {
         switch name.lowercased() {
         case "authorization", "proxy-authorization":
             // Keep the scheme: which credential kind was sent is useful and not secret.
@@ -116,7 +119,7 @@ enum Masking {
     }
 
     /// Cookie names kept, values masked: `JSESSIONID=<redacted>; other=<redacted>`.
-    static func cookies(_ value: String) -> String {
+    package static func cookies(_ value: String) -> String {
         value.split(separator: ";").map { part in
             let trimmed = part.trimmingCharacters(in: .whitespaces)
             guard let equals = trimmed.firstIndex(of: "=") else { return masked }
@@ -125,7 +128,7 @@ enum Masking {
     }
 
     /// A query with the values of secret parameters masked.
-    static func query(_ query: String) -> String {
+    package static func query(_ query: String) -> String {
         query.split(separator: "&", omittingEmptySubsequences: false).map { item in
             guard let equals = item.firstIndex(of: "=") else { return String(item) }
             let name = String(item[..<equals])

@@ -1,4 +1,6 @@
 import FlowEmulator
+import FlowEmulatorData
+import FlowScenario
 import Synchronization
 
 /// Faults waiting for the run to make some requests: each is switched on as the request that reaches its count is

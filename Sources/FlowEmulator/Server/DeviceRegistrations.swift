@@ -1,17 +1,7 @@
 internal import Crypto
 public import FlowDescriptor
+import FlowEmulatorData
 public import Foundation
-
-/// Whether an application's backend needs its devices registered explicitly (`registration` in the data file).
-public enum RegistrationPolicy: String, Sendable, Hashable, CaseIterable {
-    /// A device is known from the `X-SMP-APPID` and `X-SMP-DEVICEID` headers of its authenticated requests, as
-    /// current cloud backends do (the default).
-    case implicit
-    /// A device must be registered with `POST /odata/applications/v4/<appId>/Connections` first, as older backends
-    /// want: until then settings, destinations and the push registration answer 403 with
-    /// `x-message-code: REGISTRATION_REQUIRED` (I).
-    case explicit
-}
 
 /// A device registration (an OData `Connections` entity) the emulated backend keeps.
 public struct DeviceConnection: Sendable, Hashable {

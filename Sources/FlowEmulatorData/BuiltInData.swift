@@ -291,7 +291,7 @@ extension SettingsGroup {
         uniqueKeysWithValues: defaults.map { ($0.name, $0.values.map(\.0)) })
 
     /// The backend's default value of the setting `name`, in any group.
-    static func defaultValue(of name: String) -> String? {
+    package static func defaultValue(of name: String) -> String? {
         for group in defaults {
             if let value = group.values.first(where: { $0.0 == name })?.1 { return value }
         }
@@ -299,5 +299,5 @@ extension SettingsGroup {
     }
 
     /// The log levels the backend's `logLevel` takes.
-    static let logLevels = ["NONE", "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "PATH"]
+    package static let logLevels = ["NONE", "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "PATH"]
 }
