@@ -321,7 +321,8 @@ let package = Package(
         .testTarget(
             name: "FlowAuthTests",
             dependencies: [
-                "FlowTestSupport", "FlowVocabulary", "FlowAuth", "FlowDescriptor", "FlowHTTP", "FlowEmulator", "FlowEmulatorData",
+                "FlowTestSupport", "FlowVocabulary", "FlowAuth", "FlowDescriptor", "FlowHTTP", "FlowEmulator",
+                "FlowEmulatorData",
                 // Keys made in the test for client assertions.
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
