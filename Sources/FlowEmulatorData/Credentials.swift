@@ -1,4 +1,4 @@
-package import Crypto
+internal import Crypto
 package import Foundation
 
 /// Random values for one-time codes, transactions and relay states: 256 bits, base64url without padding.

@@ -1,6 +1,6 @@
-package import Crypto
+internal import Crypto
 package import Foundation
-package import SwiftASN1
+internal import SwiftASN1
 package import X509
 
 /// The emulator's certificate authority: it signs the listener's server certificate and the user certificates the

@@ -1,6 +1,6 @@
 package import CryptoExtras
-package import SwiftASN1
-package import X509
+internal import SwiftASN1
+internal import X509
 
 /// The identity provider's signing certificate that the service provider trusts (pinned), and its RSA key.
 ///

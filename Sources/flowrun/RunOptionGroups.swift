@@ -183,7 +183,7 @@ struct EmulatorOptions: ParsableArguments {
     @Option(help: ArgumentHelp(visibility: .private))
     var emulatorCA: String?
     #else
-    let emulatorURL: String? = nil
+    var emulatorURL: String? { nil }
     #endif
 
     func validate() throws {

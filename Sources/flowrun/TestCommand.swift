@@ -78,11 +78,7 @@ struct TestCommand: AsyncParsableCommand {
                 throw ExitCode.usage
             }
         }
-        #if Emulator
-        let results = await runScenarios(scenarios)
-        #else
-        throw EmulatorMissing.refuse("flowrun test")
-        #endif
+        let results = try await runScenarios(scenarios)
         let report = ScenarioReport(results: results)
         if let output {
             do {
@@ -117,6 +113,11 @@ struct TestCommand: AsyncParsableCommand {
             }
         }
         return results
+    }
+    #else
+    /// Refuses: this build has no emulator for the scenarios to run against.
+    func runScenarios(_ scenarios: [Scenario]) async throws -> [ScenarioResult] {
+        throw EmulatorMissing.refuse("flowrun test")
     }
     #endif
 
