@@ -5,15 +5,29 @@
 #   bash .ci/install.sh                    # builds this clone, installs ~/.local/bin/flowrun
 #   bash .ci/install.sh /usr/local/bin     # another folder
 #   bash .ci/install.sh --source DIR DEST  # builds the flowrun source in DIR (the GitHub Action's `version`)
+#   bash .ci/install.sh --with-emulator    # with the built-in emulator (`run --emulator`, `test`, `emulator`)
+#
+# Without --with-emulator the executable leaves the emulator out (the package's `Emulator` trait off, decision 63):
+# what lints flows and runs them against a real backend. Each kind has a build folder of its own.
 #
 # Needs Swift 6.1 or later with its static SDK libraries (any swift.org toolchain for Linux) and libyaml-dev; the
-# build folder is .build-release in the source, as for the benchmarks, so a second install only links.
+# build folder is .build-release in the source (with the emulator, as for the benchmarks) or .build-release-lean, so
+# a second install only links.
 set -euo pipefail
 source_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+with_emulator=0
+if [[ ${1:-} == --with-emulator ]]; then
+    with_emulator=1
+    shift
+fi
 if [[ ${1:-} == --source ]]; then
     [[ -n ${2:-} ]] || { echo "install: --source needs a folder" >&2; exit 2; }
     source_dir="$(cd "$2" && pwd)"
     shift 2
+fi
+if [[ ${1:-} == --with-emulator ]]; then
+    with_emulator=1
+    shift
 fi
 dest=${1:-$HOME/.local/bin}
 [[ -f $source_dir/Package.swift ]] || { echo "install: $source_dir has no Package.swift" >&2; exit 2; }
@@ -29,9 +43,15 @@ fi
 strip=$(command -v strip || command -v llvm-strip || true)
 [[ -n $strip ]] || { echo "install: neither strip nor llvm-strip is on PATH (binutils)" >&2; exit 2; }
 
-echo "install: building flowrun (release, --static-swift-stdlib) in $source_dir/.build-release..." >&2
-(cd "$source_dir" && swift build -c release --static-swift-stdlib --scratch-path .build-release --product flowrun) >&2
-built="$source_dir/.build-release/release/flowrun"
+if [[ $with_emulator -eq 1 ]]; then
+    scratch=.build-release traits=(--traits Emulator) kind="with the emulator"
+else
+    scratch=.build-release-lean traits=(--disable-default-traits) kind="without the emulator"
+fi
+echo "install: building flowrun $kind (release, --static-swift-stdlib) in $source_dir/$scratch..." >&2
+(cd "$source_dir" && swift build -c release --static-swift-stdlib "${traits[@]}" --scratch-path "$scratch" \
+    --product flowrun) >&2
+built="$source_dir/$scratch/release/flowrun"
 
 mkdir -p "$dest"
 # Stripped beside its destination, then renamed: a running flowrun is never overwritten in place, and an

@@ -163,10 +163,10 @@ fi
 
 # Where flowrun would come from without the `flowrun` input: the plan step alone (the install step would build a
 # release binary, which is .ci/install.sh's and the benchmarks' business).
-plan() {   # plan NAME VERSION: the plan step with INPUT_VERSION, against a copy of this repository with a tag
+plan() {   # plan NAME VERSION [COMMAND]: the plan step with INPUT_VERSION, against a copy of this repository
     status=0
     : > "$work/$1.outputs"
-    INPUT_VERSION=$2 INPUT_FLOWRUN="" FLOWRUN_REPOSITORY="$work/origin.git" FLOWRUN_CACHE_DIR="$work/cache" \
+    INPUT_COMMAND=${3:-lint} INPUT_VERSION=$2 INPUT_FLOWRUN="" FLOWRUN_REPOSITORY="$work/origin.git" FLOWRUN_CACHE_DIR="$work/cache" \
         GITHUB_OUTPUT="$work/$1.outputs" GITHUB_ACTION_PATH="$root" \
         bash "$root/.github/flowrun-action.sh" plan > "$work/$1.log" 2>&1 || status=$?
     echo "  plan with version \`$2\` -> exit $status"
@@ -184,6 +184,9 @@ check "a tag: keyed by the commit it names" contains "$work/tag.outputs" "cache-
 check "to be installed" contains "$work/tag.outputs" "install=true"
 plan hash "$head"
 check "a full hash: keyed by itself" contains "$work/hash.outputs" "cache-key=$system-commit-$head"
+plan scenarios "$head" test
+check "\`test\`: a build with the emulator, cached apart" grep -qE \
+    "^cache-key=$system-commit-$head-emulator$" "$work/scenarios.outputs"
 # Without FLOWRUN_REPOSITORY and with `github.action_repository` empty (as in a composite action), the repository
 # is read from the folder the runner checked the action out into.
 mkdir -p "$work/server/your-org"

@@ -4,7 +4,8 @@
 #   plan      where flowrun comes from: the `flowrun` input (a prebuilt binary), or a build of the action's own
 #             source or of the `version` input, cached under a key made from the source (outputs: install,
 #             flowrun, bin-dir, cache-key)
-#   install   builds that source with .ci/install.sh (static, stripped) into bin-dir; skipped on a cache hit
+#   install   builds that source with .ci/install.sh (static, stripped; with the emulator for `test`) into bin-dir;
+#             skipped on a cache hit
 #   run       `flowrun lint --format github` (annotations) or `flowrun test --format junit --output REPORT`,
 #             with the paths and extra arguments; writes the outputs and a step summary, exits as flowrun did
 #
@@ -93,6 +94,8 @@ plan() {
     else
         key="source-$(source_digest)"
     fi
+    # `test` runs scenarios against the built-in emulator, which only a build that asks for it has (decision 63).
+    [[ ${INPUT_COMMAND:-lint} != test ]] || key="$key-emulator"
     key="flowrun-$(uname -s)-$(uname -m)-$key"
     local bin_dir="${FLOWRUN_CACHE_DIR:-$HOME/.cache/flowrun-action}/$key"
     output install true
@@ -118,7 +121,9 @@ install() {
         [[ $(id -u) -eq 0 ]] || sudo=(sudo -n)
         "${sudo[@]}" apt-get update -qq && "${sudo[@]}" apt-get install -y -qq libyaml-dev >/dev/null
     fi
-    bash "$action_path/.ci/install.sh" --source "$source" "$bin_dir"
+    local -a kind=()
+    [[ ${INPUT_COMMAND:-lint} != test ]] || kind=(--with-emulator)
+    bash "$action_path/.ci/install.sh" "${kind[@]}" --source "$source" "$bin_dir"
 }
 
 run() {

@@ -4,6 +4,7 @@
 # binary still runs: its version, and a lint of the shipped flows. Prints the figures.
 #
 #   bash bench/size.sh                          # builds the static release binary first
+#   EMULATOR=0 bash bench/size.sh               # the binary .ci/install.sh ships: without the emulator
 #   FLOWRUN=path/to/flowrun bash bench/size.sh  # an unstripped release binary: skip the build
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

@@ -97,7 +97,7 @@ struct TestCommand: AsyncParsableCommand {
     #if Emulator
     /// Runs `scenarios`, a line on standard error as each ends, numbered; on a terminal, a count of the finished
     /// ones below them, rewritten in place, until the last has ended.
-    func runScenarios(_ scenarios: [Scenario]) async -> [ScenarioResult] {
+    func runScenarios(_ scenarios: [Scenario]) async throws -> [ScenarioResult] {
         let runner = ScenarioRunner(executable: Self.executable)
         let live = isatty(STDERR_FILENO) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
         var ended = 0
