@@ -228,7 +228,7 @@ let package = Package(
             name: "flowrun",
             dependencies: [
                 "FlowVocabulary", "FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowTransform", "FlowEngine",
-                "FlowSteps", "FlowEmulatorData", "FlowHTTP", "FlowScenario", "FlowProcess",
+                "FlowSteps", "FlowStore", "FlowEmulatorData", "FlowHTTP", "FlowScenario", "FlowProcess",
                 // The emulator and what runs against it (`run --emulator`, `test`, `emulator`), with the trait only.
                 .target(name: "FlowEmulator", condition: .when(traits: ["Emulator"])),
                 .target(name: "FlowScenarioRunner", condition: .when(traits: ["Emulator"])),

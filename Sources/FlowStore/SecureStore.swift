@@ -137,6 +137,18 @@ public struct SecureStore: Sendable {
         }
     }
 
+    /// Refuses a test-only derivation unless `minimum` is one: a store made by `flowrun test` against the emulator
+    /// is never opened, or re-wrapped into a real one, by another run.
+    public static func checkAccepted(
+        _ derivation: KeyDerivation, minimum: KeyDerivation, path: String
+    ) throws(StoreError) {
+        guard derivation.isTestOnly, !minimum.isTestOnly else { return }
+        throw StoreError(
+            .testOnlyKey,
+            "the store \(path) was made by a scenario run against the emulator, with a test-only key derivation "
+                + "(\(derivation)); only such a run opens it")
+    }
+
     /// What `path`'s header says, read without the passcode: whether one protects it, the policy, the failed
     /// opens so far. The fields are checked against the header's digest; the policy is authenticated only by
     /// a successful ``open(at:passcode:minimum:)``.
@@ -150,13 +162,15 @@ public struct SecureStore: Sendable {
     ///
     /// A wrong passcode counts one failed open in the file and throws ``StoreError/Kind/wrongPasscode``; a
     /// right one sets the count back to 0, checks every record and the manifest, and re-wraps the data key when
-    /// the file's derivation is weaker than `minimum`.
+    /// the file's derivation is weaker than `minimum`. A store whose key was derived at the test-only cost opens
+    /// only with a test-only `minimum` (``StoreError/Kind/testOnlyKey`` otherwise, before any key is derived).
     public static func open(
         at path: String, passcode: Secret?, minimum: KeyDerivation = .recommended
     ) throws(StoreError) -> SecureStore {
         let database = try openExisting(path)
         do throws(StoreError) {
             let read = try readHeader(database, path: path)
+            try checkAccepted(read.header.derivation, minimum: minimum, path: path)
             if read.header.isProtected, passcode?.isEmpty ?? true {
                 throw StoreError(.passcodeMissing, "the store \(path) has a passcode and none was given")
             }

@@ -13,6 +13,9 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case damaged
         /// A newer flowrun made the file.
         case unsupportedFormat
+        /// The file's key was derived at the test-only cost (``KeyDerivation/testOnly``) and the caller does not
+        /// accept it.
+        case testOnlyKey
         /// The file or its folder cannot be read or written.
         case io
         /// A new passcode breaks the passcode policy.
@@ -29,6 +32,7 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             case .passcodeMissing: .passcodeMissing
             case .damaged: .storeDamaged
             case .unsupportedFormat: .storeFormat
+            case .testOnlyKey: .storeTestOnlyKey
             case .io: .storeIO
             case .policy: .passcodePolicy
             case .noRecovery: .noRecovery

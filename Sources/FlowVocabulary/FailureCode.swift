@@ -76,7 +76,7 @@ extension FailureCode {
         missingEnvironment, secretOnCommandLine, badReference, missingInfo, undeclaredKey, wrongKeyType, badParameter,
         badInput, badResponse, badSettings, noConfiguration, serverError, locked, wiped, blocked, userBlocked,
         registrationRequired, registrationMissing, commandNotStarted, commandFailed, commandBadOutput,
-        commandMissingOutput, commandUndeclaredOutput, commandOutputTooLarge, storeMissing, storeDamaged, storeFormat,
+        commandMissingOutput, commandUndeclaredOutput, commandOutputTooLarge, storeMissing, storeDamaged, storeFormat, storeTestOnlyKey,
         storeIO, wrongPasscode, passcodeMissing, passcodePolicy, passcodeRetryLimit, passcodeChangeRequired,
         credentialsRefused, noChallenge, userSwitch, authenticationFailed, authenticatorRegisteredTwice, csrfFailed,
         presenterUnsupported, noBrowser, browserNotOpened, browserFailed, browserClosed, loopbackListenerFailed,
@@ -178,6 +178,10 @@ extension FailureCode {
     public static let storeMissing = FailureCode("store-missing", "There is no store to open.")
     public static let storeDamaged = FailureCode("store-damaged", "The store file is damaged or is not a store.")
     public static let storeFormat = FailureCode("store-format", "A newer flowrun made the store.")
+    public static let storeTestOnlyKey = FailureCode(
+        "store-test-only-key",
+        "The store's key was derived at the test-only cost of `flowrun test`; only such a run against the emulator "
+            + "opens it.")
     public static let storeIO = FailureCode("store-io", "The store or its folder cannot be read or written.")
     public static let wrongPasscode = FailureCode(
         "wrong-passcode", "The passcode does not open the store (never routed to `on-failure`).")

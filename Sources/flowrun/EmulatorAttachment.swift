@@ -21,6 +21,7 @@ extension EmulatorOptions {
         to options: inout RunOptions, authenticationMethods: Set<AuthenticationMethod>
     ) async throws -> StartedEmulator? {
         guard emulator || emulatorURL != nil else { return nil }
+        options.testOnlyStoreKeys = emulatorTestKeys
         // The emulator's data, for the one this run starts or the one another process started (`flowrun test`).
         let data = try emulatorData.map(RunCommand.loadEmulatorData) ?? .builtIn
         func point(at address: URL) {

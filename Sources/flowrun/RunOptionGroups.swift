@@ -182,8 +182,14 @@ struct EmulatorOptions: ParsableArguments {
     /// Internal (`flowrun test`): the PEM CA of the emulator at `--emulator-url`, trusted for this run only.
     @Option(help: ArgumentHelp(visibility: .private))
     var emulatorCA: String?
+
+    /// Internal (`flowrun test`): a store made in this run derives its key at the test-only cost, and only a run
+    /// given this opens it (decision 64).
+    @Flag(help: ArgumentHelp(visibility: .private))
+    var emulatorTestKeys = false
     #else
     var emulatorURL: String? { nil }
+    var emulatorTestKeys: Bool { false }
     #endif
 
     func validate() throws {
@@ -193,6 +199,9 @@ struct EmulatorOptions: ParsableArguments {
         if emulator, emulatorURL != nil { throw ValidationError("--emulator and --emulator-url exclude each other.") }
         _ = try runningEmulator()
         if emulatorTLS, !emulator { throw ValidationError("--emulator-tls goes with --emulator.") }
+        if emulatorTestKeys, !emulator, emulatorURL == nil {
+            throw ValidationError("--emulator-test-keys goes with --emulator or --emulator-url.")
+        }
     }
 
     /// `--emulator-url` as an absolute URL.

@@ -3,6 +3,7 @@ import FlowCheck
 import FlowDescriptor
 import FlowEmulatorData
 public import FlowScenario
+import FlowStore
 import Foundation
 
 #if Emulator
@@ -44,6 +45,12 @@ struct TestCommand: AsyncParsableCommand {
             valueName: "FILE"))
     var output: String?
 
+    @Flag(
+        help: ArgumentHelp(
+            "Derive the runs' store keys at the real cost, as `flowrun run` does (default: a test-only cost, said in "
+                + "the report; decision 64)."))
+    var standardStoreKeys = false
+
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs takes a number of at least 1, found \(jobs).") }
     }
@@ -79,7 +86,10 @@ struct TestCommand: AsyncParsableCommand {
             }
         }
         let results = try await runScenarios(scenarios)
-        let report = ScenarioReport(results: results)
+        let report = ScenarioReport(
+            results: results,
+            storeKeys: standardStoreKeys
+                ? nil : "\(KeyDerivation.testOnly) (--standard-store-keys derives them at the real cost)")
         if let output {
             do {
                 try OutputFile(path: output, kind: .testReport).writeWhole(Array(report.rendered(as: format).utf8))
@@ -98,7 +108,8 @@ struct TestCommand: AsyncParsableCommand {
     /// Runs `scenarios`, a line on standard error as each ends, numbered; on a terminal, a count of the finished
     /// ones below them, rewritten in place, until the last has ended.
     func runScenarios(_ scenarios: [Scenario]) async throws -> [ScenarioResult] {
-        let runner = ScenarioRunner(executable: Self.executable)
+        var runner = ScenarioRunner(executable: Self.executable)
+        runner.testOnlyStoreKeys = !standardStoreKeys
         let live = isatty(STDERR_FILENO) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
         var ended = 0
         if live { Console.write("0/\(scenarios.count) scenarios ended", to: STDERR_FILENO) }

@@ -221,6 +221,44 @@ struct SecureStoreTests {
             try texts(SecureStore.open(at: path, passcode: Secret("correct horse 1"), minimum: stronger)) == ["k": "v"])
     }
 
+    @Test("a test-only store is marked in its header, opens with a test-only minimum, and is refused by any other")
+    func testOnlyDerivation() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/s.db"
+        let store = try SecureStore.create(
+            at: path, passcode: Secret("a passcode"), policy: PasscodePolicy(), derivation: .testOnly)
+        try store.write(["k": Data("v".utf8)])
+        store.close()
+        #expect(try SecureStore.header(at: path).derivation == .testOnly)
+        #expect(try SecureStore.header(at: path).derivation.isTestOnly)
+        // Refused before any key is derived, by a run that does not accept the cost: nothing counted, nothing
+        // re-wrapped into a real store.
+        for minimum in [KeyDerivation.recommended, fast, .pbkdf2Minimum] {
+            #expect {
+                try SecureStore.open(at: path, passcode: Secret("a passcode"), minimum: minimum)
+            } throws: { ($0 as? StoreError)?.kind == .testOnlyKey }
+        }
+        #expect(try SecureStore.header(at: path).derivation == .testOnly)
+        #expect(try SecureStore.header(at: path).failedOpens == 0)
+        #expect(StoreError(.testOnlyKey, "").kind.code == .storeTestOnlyKey)
+        #expect(try texts(SecureStore.open(at: path, passcode: Secret("a passcode"), minimum: .testOnly)) == ["k": "v"])
+    }
+
+    @Test("a real store opened by a test-only run keeps its real derivation: the test-only cost never lowers one")
+    func testOnlyNeverLowers() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = try makeStore(folder, values: ["k": "v"]).path
+        let opened = try SecureStore.open(at: path, passcode: Secret("correct horse 1"), minimum: .testOnly)
+        #expect(opened.header.derivation == fast)
+        opened.close()
+        #expect(try SecureStore.header(at: path).derivation == fast)
+        #expect(!KeyDerivation.testOnly.isAtLeast(fast))
+        #expect(fast.isAtLeast(.testOnly))
+        #expect(!KeyDerivation.testOnlyScrypt(logN: 13).isWithinBounds)
+    }
+
     @Test("the recommended derivation is OWASP's minimum, and a store made with it opens")
     func recommendedDerivation() throws {
         #expect(KeyDerivation.recommended == .scrypt(logN: 17, r: 8, p: 1))

@@ -398,6 +398,30 @@ extension ProcessSuites {
             #expect(restore.standardError.contains("it was not read"))
         }
 
+        /// `flowrun test`'s cheap key derivation (`--emulator-test-keys`) is marked in the store, which no other run
+        /// opens or turns into a real one: the run fails with its own code, before a key is derived.
+        @Test func aStoreMadeAtTheTestOnlyCostOpensOnlyInARunThatAsksForIt() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let run = StoreRun(scratch: scratch)
+            let onboard = try await run(["--emulator-test-keys", "--trace", "trace.jsonl"], passcode: "a-good-passcode")
+            #expect(onboard.status == 0, "\(onboard.standardError)")
+            let trace = try String(contentsOf: scratch.url.appendingPathComponent("trace.jsonl"), encoding: .utf8)
+            #expect(trace.contains("test-only: for runs against the emulator"))
+            let file = URL(fileURLWithPath: run.state).appendingPathComponent(try #require(run.storeFiles.first))
+            let before = try Data(contentsOf: file)
+            let plain = try await run(passcode: "a-good-passcode")
+            #expect(plain.status == 1)
+            #expect(plain.standardError.contains("store-test-only-key"), "\(plain.standardError)")
+            #expect(plain.standardError.contains("only such a run opens it"))
+            #expect(try Data(contentsOf: file) == before)
+            #expect(try await run(["--emulator-test-keys"], passcode: "a-good-passcode").status == 0)
+            let alone = try await CommandRunner.run(
+                ["run", run.flow, "--emulator-test-keys", "--state-dir", run.state], in: scratch.url)
+            #expect(alone.status == 2)
+            #expect(alone.standardError.contains("--emulator-test-keys goes with --emulator or --emulator-url"))
+        }
+
         /// A store replaced by a FIFO is refused before SQLite opens it: an open for reading would block until a
         /// writer came, past the store step's timeout. (The suite's time limit guards the test should it block.)
         @Test func aFIFOInPlaceOfTheStoreIsRefusedUnopened() async throws {

@@ -228,6 +228,13 @@ extension ProcessSuites {
             #expect(parsed.status == 0, "\(parsed.standardError)")
             #expect(parsed.standardOutput == "testsuites 4 1 2 4 b/2. reset\n", "\(parsed.standardOutput)")
             #expect(result.standardOutput.hasSuffix("1 passed, 1 failed\n"), "\(result.standardOutput)")
+            #expect(result.standardOutput.contains("\nstore keys: scrypt (N=2^10, r=8, p=1), test-only"))
+            let xml = try String(contentsOf: scratch.url.appendingPathComponent("report.xml"), encoding: .utf8)
+            #expect(xml.contains("<property name=\"storeKeys\" value=\"scrypt (N=2^10"), "\(xml)")
+            let standard = try await CommandRunner.run(
+                ["test", "a.scenario.yaml", "--standard-store-keys"], in: scratch.url)
+            #expect(standard.status == 0, "\(standard.standardOutput)\(standard.standardError)")
+            #expect(!standard.standardOutput.contains("store keys:"), "\(standard.standardOutput)")
         }
 
         @Test func scenariosRunInParallelEachWithAStateFolderOfItsOwn() async throws {
@@ -255,6 +262,8 @@ extension ProcessSuites {
             #expect(json["failed"] as? Int == 0)
             let names = (json["scenarios"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
             #expect(names == ["a", "b", "c", "d"])
+            // The report says at what cost the runs' stores derived their keys (decision 64).
+            #expect((json["storeKeys"] as? String)?.hasPrefix("scrypt (N=2^10, r=8, p=1), test-only") == true)
             // Standard error has a numbered line as each scenario ended, in the order they ended; standard output
             // only the report.
             let ended = result.standardError.split(separator: "\n").filter { $0.hasPrefix("[") }

@@ -114,7 +114,7 @@ public struct FlowEngine: Sendable {
             info: InfoStore(keys: table), http: http, input: options.input, trace: options.trace, log: options.log,
             redactor: options.redactor, progress: options.progress, stateFolder: options.state.location,
             book: KeptBook(kept: kept?.steps ?? [:], keepsInStore: usesStore),
-            presenter: options.presenter, now: options.now)
+            presenter: options.presenter, testOnlyStoreKeys: options.testOnlyStoreKeys, now: options.now)
         let watchdog = Watchdog(clock: clock)
         defer { watchdog.stop() }
         let driver = ModeDriver(

@@ -45,6 +45,9 @@ public struct RunOptions: Sendable {
     public var tls: TLSSettings = TLSSettings()
     /// The proxies of the run's requests: the environment's, as curl reads them, or `--proxy`.
     public var proxy: ProxySettings = ProxySettings()
+    /// Whether a store this run makes derives its key at the test-only cost (``StepContext/testOnlyStoreKeys``):
+    /// only for `flowrun test`'s runs against the emulator; a store made so opens only in such a run.
+    public var testOnlyStoreKeys = false
     /// Headers put on every request of the run as it leaves (``RequestLabel``): the emulator's step names when
     /// the run is against it; none against a real backend.
     public var requestLabels: [any RequestLabel] = []

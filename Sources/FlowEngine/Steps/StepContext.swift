@@ -28,6 +28,8 @@ public final class RunContext: Sendable {
     public let presenter: PresenterKind?
     /// The wall-clock time (``RunOptions/now``): when the run was last used, for an unlock's lock timeout.
     public let now: @Sendable () -> Date
+    /// Whether stores derive their keys at the test-only cost (``RunOptions/testOnlyStoreKeys``).
+    public let testOnlyStoreKeys: Bool
     /// When a request of this run last got a 2xx answer from the backend: the last contact a lock and wipe
     /// policy counts from.
     public let backendContact = BackendContact()
@@ -36,9 +38,10 @@ public final class RunContext: Sendable {
         info: InfoStore, http: HTTPSession, input: InputSource = InputSource(), trace: any TraceSink = MemoryTrace(),
         log: RunLog = RunLog(), redactor: Redactor = Redactor(), progress: (any ProgressSink)? = nil,
         stateFolder: String = "", book: KeptBook = KeptBook(), presenter: PresenterKind? = nil,
-        history: StepHistory = StepHistory(),
+        history: StepHistory = StepHistory(), testOnlyStoreKeys: Bool = false,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.testOnlyStoreKeys = testOnlyStoreKeys
         self.now = now
         self.info = info
         self.http = http
@@ -89,6 +92,8 @@ public struct StepContext: Sendable {
     /// The run's wall-clock date now (``RunOptions/now``).
     public var now: Date { run.now() }
     public var presenter: PresenterKind? { run.presenter }
+    /// Whether a store derives its key at the test-only cost: `flowrun test`'s runs against the emulator only.
+    public var testOnlyStoreKeys: Bool { run.testOnlyStoreKeys }
     /// Whether the store was opened earlier in this run.
     public var storeIsOpen: Bool { run.book.storeIsOpen }
     /// Whether what this step keeps goes into the encrypted store only: the store is open, or the flow opens it

@@ -10,9 +10,13 @@ public struct ScenarioReport: Sendable {
     }
 
     public var results: [ScenarioResult]
+    /// The cost at which the runs' stores derived their keys, when it was not the real one: said in every format,
+    /// so that no one reads a store's timings from this report as a real backend run's.
+    public var storeKeys: String?
 
-    public init(results: [ScenarioResult]) {
+    public init(results: [ScenarioResult], storeKeys: String? = nil) {
         self.results = results
+        self.storeKeys = storeKeys
     }
 
     public var passed: Int { results.filter(\.passed).count }
@@ -38,6 +42,7 @@ public struct ScenarioReport: Sendable {
             }
             for failure in result.failures { lines.append("  FAIL  \(failure)") }
         }
+        if let storeKeys { lines.append("store keys: \(storeKeys)") }
         lines.append("\(passed) passed, \(failed) failed")
         return lines.joined(separator: "\n") + "\n"
     }
@@ -45,9 +50,9 @@ public struct ScenarioReport: Sendable {
     // MARK: JSON
 
     var json: JSONValue {
-        .object([
-            ("passed", .int(passed)),
-            ("failed", .int(failed)),
+        var members: [(String, JSONValue)] = [("passed", .int(passed)), ("failed", .int(failed))]
+        if let storeKeys { members.append(("storeKeys", .string(storeKeys))) }
+        members.append(
             (
                 "scenarios",
                 .array(
@@ -73,8 +78,8 @@ public struct ScenarioReport: Sendable {
                             ),
                         ])
                     })
-            ),
-        ])
+            ))
+        return .object(members)
     }
 
     // MARK: JUnit
@@ -85,6 +90,10 @@ public struct ScenarioReport: Sendable {
         var cases = 0
         var failures = 0
         var suites: [String] = []
+        let properties =
+            storeKeys.map {
+                "    <properties>\n      <property name=\"storeKeys\" value=\"\(escaped($0))\"/>\n    </properties>\n"
+            } ?? ""
         for result in results {
             var body: [String] = []
             var suiteFailures = 0
@@ -108,7 +117,7 @@ public struct ScenarioReport: Sendable {
                 "  <testsuite name=\"\(escaped(result.name))\" tests=\"\(count)\" failures=\"\(suiteFailures)\" "
                     + "errors=\"0\" time=\"\(result.duration.secondsText.dropLast())\" "
                     + "file=\"\(escaped(result.file))\">\n"
-                    + body.joined() + "  </testsuite>\n")
+                    + properties + body.joined() + "  </testsuite>\n")
         }
         return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
             + "<testsuites name=\"flowrun test\" tests=\"\(cases)\" failures=\"\(failures)\" errors=\"0\">\n"

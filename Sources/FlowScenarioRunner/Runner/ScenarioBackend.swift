@@ -20,7 +20,10 @@ struct ScenarioBackend {
 
     /// Starts the scenario's emulator with its data (over HTTPS with `emulator: {tls: true}`, its CA written into
     /// `folder` for the runs to trust).
-    static func start(for scenario: Scenario, in folder: URL) async -> Result<ScenarioBackend, Stop> {
+    /// With `testOnlyStoreKeys`, the runs' stores derive their keys at the test-only cost.
+    static func start(
+        for scenario: Scenario, in folder: URL, testOnlyStoreKeys: Bool
+    ) async -> Result<ScenarioBackend, Stop> {
         var backend = ScenarioBackend()
         switch scenario.emulator {
         case .none: return .success(backend)
@@ -44,6 +47,7 @@ struct ScenarioBackend {
             return .failure(Stop(message: "cannot start the emulator: \(error)"))
         }
         backend.arguments = ["--emulator-url", address.absoluteString] + backend.arguments
+        if testOnlyStoreKeys { backend.arguments.append("--emulator-test-keys") }
         if scenario.emulatorTLS {
             let file = folder.appendingPathComponent("emulator-ca.pem")
             do {

@@ -1,9 +1,9 @@
 import FlowDescriptor
 import FlowEmulator
 import FlowEmulatorData
-public import FlowScenario
 import FlowEngine
 import FlowProcess
+public import FlowScenario
 public import Foundation
 
 /// Runs scenarios the way a user runs a flow: each run is a `flowrun run` process of its own, against an emulator
@@ -15,6 +15,9 @@ public struct ScenarioRunner: Sendable {
     public var environment: [String: String]
     /// The environment `flowrun test` was given, whole: where a scenario's `${env.NAME}` values come from.
     public var outside: [String: String]
+    /// Whether the runs' stores derive their keys at the test-only cost (`--emulator-test-keys`, decision 64): on
+    /// unless `flowrun test --standard-store-keys`.
+    public var testOnlyStoreKeys = true
 
     public init(executable: String, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.executable = executable
@@ -101,7 +104,7 @@ public struct ScenarioRunner: Sendable {
                 duration: ContinuousClock.now - started)
         }
         let backend: ScenarioBackend
-        switch await ScenarioBackend.start(for: scenario, in: folder) {
+        switch await ScenarioBackend.start(for: scenario, in: folder, testOnlyStoreKeys: testOnlyStoreKeys) {
         case .success(let started): backend = started
         case .failure(let stop): return result([], [stop.message])
         }

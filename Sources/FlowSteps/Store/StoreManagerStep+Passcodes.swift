@@ -63,7 +63,7 @@ extension StoreManagerStep {
         while true {
             let code = header.isProtected ? try currentPasscode(context) : nil
             do throws(StoreError) {
-                return (try SecureStore.open(at: path, passcode: code), code)
+                return (try SecureStore.open(at: path, passcode: code, minimum: context.storeKeyDerivation), code)
             } catch  where error.kind == .wrongPasscode {
                 let failed = error.failedOpens ?? header.failedOpens + 1
                 let limit = header.policy.retryLimit
@@ -188,9 +188,12 @@ extension StoreManagerStep {
         _ store: SecureStore, to new: Secret, policy: PasscodePolicy, context: StepContext
     ) async throws(StepFailure) -> SecureStore {
         context.note(
-            "deriving-key", "Deriving the store's key from the new passcode (\(KeyDerivation.recommended)).")
+            "deriving-key", "Deriving the store's key from the new passcode (\(context.storeKeyDerivation)).")
+        let derivation = context.storeKeyDerivation
         let change = try await offThePool { () throws(StepFailure) in
-            try failure { () throws(StoreError) in try store.passcodeChange(to: new, policy: policy) }
+            try failure { () throws(StoreError) in
+                try store.passcodeChange(to: new, policy: policy, derivation: derivation)
+            }
         }
         guard !Task.isCancelled else { throw cancelledDuringDerivation }
         var changed = store
@@ -206,4 +209,10 @@ extension StoreManagerStep {
             )
         }
     }
+}
+
+extension StepContext {
+    /// How a store's key is derived in this run: the recommended cost, or the test-only one in `flowrun test`'s
+    /// runs against the emulator (``FlowEngine/RunOptions/testOnlyStoreKeys``).
+    var storeKeyDerivation: KeyDerivation { testOnlyStoreKeys ? .testOnly : .recommended }
 }

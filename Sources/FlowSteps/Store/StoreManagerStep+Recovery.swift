@@ -46,6 +46,9 @@ extension StoreManagerStep {
         do throws(StepFailure) {
             let path = path(context)
             let header = try Self.failure { () throws(StoreError) in try SecureStore.header(at: path) }
+            try Self.failure { () throws(StoreError) in
+                try SecureStore.checkAccepted(header.derivation, minimum: context.storeKeyDerivation, path: path)
+            }
             guard header.hasRecovery else {
                 throw StepFailure(
                     .noRecovery,

@@ -76,13 +76,15 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
         if chosen != nil {
             // An event for whoever waits on the run: a Ctrl-C from here on interrupts the derivation's wait.
             context.note(
-                "deriving-key", "Deriving the store's key from the passcode (\(KeyDerivation.recommended)).")
+                "deriving-key", "Deriving the store's key from the passcode (\(context.storeKeyDerivation)).")
         }
         let store: SecureStore
         do throws(StepFailure) {
             store = try await Self.offThePool { () throws(StepFailure) in
                 try Self.failure { () throws(StoreError) in
-                    try SecureStore.create(at: temporary, passcode: chosen, policy: policy, recoveryKey: recovery)
+                    try SecureStore.create(
+                        at: temporary, passcode: chosen, policy: policy, derivation: context.storeKeyDerivation,
+                        recoveryKey: recovery)
                 }
             }
         } catch {
