@@ -28,8 +28,23 @@ struct TestCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "Scenario files or folders of *.scenario.yaml files.")
+    @Argument(help: "Scenario files or folders of *.scenario.yaml files; with --merge, the shards' JSON reports.")
     var paths: [String]
+
+    @Option(
+        help: ArgumentHelp(
+            "Run only share I of N of the scenarios, the same split on every machine (a CI matrix: 1/3, 2/3, 3/3).",
+            valueName: "I/N"))
+    var shard: Shard?
+
+    @Option(
+        help: ArgumentHelp(
+            "With --shard: an earlier JSON report whose durations balance the shares (longest scenarios first).",
+            valueName: "REPORT"))
+    var durations: String?
+
+    @Flag(help: "Merge the shards' JSON reports given as paths into one report of the whole suite (in --format).")
+    var merge = false
 
     // `.unconditional`: `--jobs -1` is a value to refuse by name, not a missing one.
     @Option(parsing: .unconditional, help: "How many scenarios run at once (default: the number of cores).")
@@ -52,10 +67,15 @@ struct TestCommand: AsyncParsableCommand {
     var standardStoreKeys = false
 
     func validate() throws {
+        if merge, shard != nil || durations != nil {
+            throw ValidationError("--merge reads reports; --shard and --durations choose scenarios to run.")
+        }
+        if durations != nil, shard == nil { throw ValidationError("--durations goes with --shard.") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs takes a number of at least 1, found \(jobs).") }
     }
 
     func run() async throws {
+        if merge { return try mergeReports() }
         let found = ScenarioFiles.find(paths)
         for missing in found.missing { Console.error("flowrun: cannot read `\(missing)`: no such file or folder.") }
         if found.files.isEmpty, found.missing.isEmpty {
@@ -85,11 +105,23 @@ struct TestCommand: AsyncParsableCommand {
                 throw ExitCode.usage
             }
         }
-        let results = try await runScenarios(scenarios)
+        if let shard {
+            let share = Set(shard.files(of: found.files, seconds: try earlierDurations()))
+            scenarios = scenarios.filter { share.contains($0.file) }
+            Console.error("flowrun: shard \(shard): \(scenarios.count) of the \(found.files.count) scenarios.")
+        }
+        let results = scenarios.isEmpty ? [] : try await runScenarios(scenarios)
         let report = ScenarioReport(
             results: results,
             storeKeys: standardStoreKeys
-                ? nil : "\(KeyDerivation.testOnly) (--standard-store-keys derives them at the real cost)")
+                ? nil : "\(KeyDerivation.testOnly) (--standard-store-keys derives them at the real cost)",
+            shard: shard)
+        try write(report)
+    }
+
+    /// Prints `report` (or writes it to `--output`, the text summary then on standard output) and fails with the
+    /// findings status when a scenario failed.
+    func write(_ report: ScenarioReport) throws {
         if let output {
             do {
                 try OutputFile(path: output, kind: .testReport).writeWhole(Array(report.rendered(as: format).utf8))
@@ -102,6 +134,47 @@ struct TestCommand: AsyncParsableCommand {
             Console.print(report.rendered(as: format), terminator: "")
         }
         if report.failed > 0 { throw ExitCode.findings }
+    }
+
+    /// `--merge`: the shards' JSON reports as one report of the whole suite.
+    func mergeReports() throws {
+        if let output {
+            do { try OutputFile(path: output, kind: .testReport).checkReplaceable() } catch {
+                Console.error("flowrun: --output: \(error)")
+                throw ExitCode.usage
+            }
+        }
+        let merged: ScenarioReport
+        do throws(ReportProblem) {
+            var reports: [(file: String, report: ScenarioReport)] = []
+            for path in paths {
+                guard let bytes = FileBytes.read(path, limit: 1 << 30) else {
+                    throw ReportProblem(description: "cannot read `\(path)`")
+                }
+                reports.append((path, try ScenarioReport(reading: bytes, file: path)))
+            }
+            merged = try ScenarioReport.merged(reports)
+        } catch {
+            Console.error("flowrun: --merge: \(error)")
+            throw ExitCode.usage
+        }
+        try write(merged)
+    }
+
+    /// The seconds each scenario file took in the `--durations` report.
+    func earlierDurations() throws -> [String: Double] {
+        guard let durations else { return [:] }
+        guard let bytes = FileBytes.read(durations, limit: 1 << 30) else {
+            Console.error("flowrun: --durations: cannot read `\(durations)`.")
+            throw ExitCode.usage
+        }
+        do throws(ReportProblem) {
+            let report = try ScenarioReport(reading: bytes, file: durations)
+            return Dictionary(report.results.map { ($0.file, $0.duration.seconds) }) { $1 }
+        } catch {
+            Console.error("flowrun: --durations: \(error)")
+            throw ExitCode.usage
+        }
     }
 
     #if Emulator
@@ -269,5 +342,11 @@ struct TestCommand: AsyncParsableCommand {
         let link = "/proc/self/exe"
         if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: link) { return target }
         return URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
+    }
+}
+
+extension Shard: ExpressibleByArgument {
+    public init?(argument: String) {
+        self.init(argument)
     }
 }

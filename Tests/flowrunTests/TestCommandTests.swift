@@ -532,5 +532,83 @@ extension ProcessSuites {
             let clean = try await CommandRunner.run(["lint", "--strict", shipped.path], in: scratch.url)
             #expect(clean.status == 0, "\(clean.standardOutput)\(clean.standardError)")
         }
+
+        /// The shipped scenarios split three ways (each share run as a CI job would run it), the shares' reports
+        /// merged, and the merge compared with one run of the whole suite: the same scenarios, runs and totals.
+        @Test func threeShardsMergedReportWhatOneRunOfTheWholeSuiteReports() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let scenarios = CommandRunner.root.appendingPathComponent("flows/scenarios").path
+            let whole = try await CommandRunner.run(
+                ["test", scenarios, "--format", "json", "--output", "whole.json"], in: scratch.url)
+            #expect(whole.status == 0, "\(whole.standardOutput)\(whole.standardError)")
+            var counts: [Int] = []
+            for index in 1...3 {
+                let share = try await CommandRunner.run(
+                    [
+                        "test", scenarios, "--shard", "\(index)/3", "--durations", "whole.json", "--format", "json",
+                        "--output", "shard-\(index).json",
+                    ], in: scratch.url)
+                #expect(share.status == 0, "\(share.standardOutput)\(share.standardError)")
+                #expect(share.standardOutput.hasSuffix("failed (shard \(index)/3)\n"), "\(share.standardOutput)")
+                counts.append(try Self.report(scratch, "shard-\(index).json").scenarios.count)
+            }
+            let merge = try await CommandRunner.run(
+                ["test", "--merge", "shard-2.json", "shard-1.json", "shard-3.json", "--format", "json"],
+                in: scratch.url)
+            #expect(merge.status == 0, "\(merge.standardError)")
+            let expected = try Self.report(scratch, "whole.json")
+            let merged = try Self.report(Data(merge.standardOutput.utf8))
+            #expect(counts.allSatisfy { $0 > 0 } && counts.reduce(0, +) == expected.scenarios.count, "\(counts)")
+            #expect(merged.passed == expected.passed && merged.failed == expected.failed)
+            #expect(merged.scenarios == expected.scenarios)
+            // JUnit from the merge counts every run, as the whole suite's does.
+            let junit = try await CommandRunner.run(
+                ["test", "--merge", "shard-1.json", "shard-2.json", "shard-3.json", "--format", "junit"],
+                in: scratch.url)
+            let runs = expected.scenarios.map { $0.split(separator: "|").count - 3 }.reduce(0, +)
+            #expect(junit.standardOutput.contains("<testsuites name=\"flowrun test\" tests=\"\(runs)\" failures=\"0\""))
+            // What cannot be merged is said, naming the file: a share missing, a share twice, not a report.
+            let missing = try await CommandRunner.run(
+                ["test", "--merge", "shard-1.json", "shard-3.json"], in: scratch.url)
+            #expect(missing.status == 2)
+            #expect(missing.standardError.contains("shard 2/3 is missing"), "\(missing.standardError)")
+            let twice = try await CommandRunner.run(
+                ["test", "--merge", "shard-1.json", "shard-1.json", "shard-2.json"], in: scratch.url)
+            #expect(twice.standardError.contains("are both shard 1/3"), "\(twice.standardError)")
+            let notShard = try await CommandRunner.run(["test", "--merge", "whole.json"], in: scratch.url)
+            #expect(notShard.standardError.contains("whole.json is the report of a whole suite"))
+            try scratch.write("other.json", "{\"passed\": 1}")
+            let other = try await CommandRunner.run(["test", "--merge", "other.json"], in: scratch.url)
+            #expect(other.status == 2)
+            #expect(other.standardError.contains("other.json is not a `flowrun test --format json` report"))
+        }
+
+        /// A report's totals and, for each scenario in order, its file, name, result and runs, as one line.
+        struct Summary {
+            var passed: Int
+            var failed: Int
+            var scenarios: [String]
+        }
+
+        static func report(_ scratch: Scratch, _ name: String) throws -> Summary {
+            try report(Data(contentsOf: scratch.url.appendingPathComponent(name)))
+        }
+
+        static func report(_ data: Data) throws -> Summary {
+            let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            #expect(json["flowrunTestReport"] as? Int == 1)
+            let scenarios = try #require(json["scenarios"] as? [[String: Any]])
+            return Summary(
+                passed: try #require(json["passed"] as? Int), failed: try #require(json["failed"] as? Int),
+                scenarios: scenarios.map { scenario in
+                    let runs = (scenario["runs"] as? [[String: Any]] ?? []).map {
+                        "\($0["name"] ?? "")/\($0["mode"] ?? "")/\($0["passed"] ?? "")"
+                    }
+                    return
+                        (["\(scenario["file"] ?? "")", "\(scenario["name"] ?? "")", "\(scenario["passed"] ?? "")"]
+                        + runs).joined(separator: "|")
+                })
+        }
     }
 }

@@ -13,10 +13,16 @@ public struct ScenarioReport: Sendable {
     /// The cost at which the runs' stores derived their keys, when it was not the real one: said in every format,
     /// so that no one reads a store's timings from this report as a real backend run's.
     public var storeKeys: String?
+    /// The share of the suite this report holds (`--shard`); `nil` for a whole suite, merged ones included.
+    public var shard: Shard?
 
-    public init(results: [ScenarioResult], storeKeys: String? = nil) {
+    /// The JSON report's format, its first member (`"flowrunTestReport": 1`); `--merge` refuses any other.
+    public static let format = 1
+
+    public init(results: [ScenarioResult], storeKeys: String? = nil, shard: Shard? = nil) {
         self.results = results
         self.storeKeys = storeKeys
+        self.shard = shard
     }
 
     public var passed: Int { results.filter(\.passed).count }
@@ -43,14 +49,18 @@ public struct ScenarioReport: Sendable {
             for failure in result.failures { lines.append("  FAIL  \(failure)") }
         }
         if let storeKeys { lines.append("store keys: \(storeKeys)") }
-        lines.append("\(passed) passed, \(failed) failed")
+        let share = shard.map { " (shard \($0))" } ?? ""
+        lines.append("\(passed) passed, \(failed) failed\(share)")
         return lines.joined(separator: "\n") + "\n"
     }
 
     // MARK: JSON
 
     var json: JSONValue {
-        var members: [(String, JSONValue)] = [("passed", .int(passed)), ("failed", .int(failed))]
+        var members: [(String, JSONValue)] = [
+            ("flowrunTestReport", .int(Self.format)), ("passed", .int(passed)), ("failed", .int(failed)),
+        ]
+        if let shard { members.append(("shard", .string(shard.description))) }
         if let storeKeys { members.append(("storeKeys", .string(storeKeys))) }
         members.append(
             (
@@ -61,7 +71,7 @@ public struct ScenarioReport: Sendable {
                             ("name", .string(result.name)),
                             ("file", .string(result.file)),
                             ("passed", .bool(result.passed)),
-                            ("seconds", .double(Double(result.duration.secondsText.dropLast()) ?? 0)),
+                            ("seconds", .double(result.duration.seconds)),
                             ("failures", .array(result.failures.map(JSONValue.string))),
                             (
                                 "runs",
@@ -72,7 +82,9 @@ public struct ScenarioReport: Sendable {
                                             ("mode", .string(run.mode)),
                                             ("exit", run.exitStatus.map { .int(Int($0)) } ?? .null),
                                             ("passed", .bool(run.passed)),
+                                            ("seconds", .double(run.duration.seconds)),
                                             ("failures", .array(run.failures.map(JSONValue.string))),
+                                            ("output", .string(run.output)),
                                         ])
                                     })
                             ),

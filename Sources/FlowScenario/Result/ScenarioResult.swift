@@ -28,6 +28,11 @@ public struct ScenarioResult: Sendable {
 }
 
 extension Duration {
+    /// The duration in seconds, to the hundredth (as the reports write it).
+    public var seconds: Double {
+        (((Double(components.seconds) + Double(components.attoseconds) / 1e18) * 100).rounded()) / 100
+    }
+
     /// The duration in seconds with two decimals and a unit: `1.25s`.
     var secondsText: String {
         let seconds = Double(components.seconds) + Double(components.attoseconds) / 1e18
