@@ -45,17 +45,17 @@ public enum Backend {
         _ request: HTTPRequest, context: StepContext, what: String, hops: RedirectHops = RedirectHops()
     ) async throws(StepFailure) -> HTTPResponse {
         let response: HTTPResponse
+        // The log names where the request really went: the emulator's address after a rewrite, not the one the
+        // kept configuration says (an earlier emulator's, after a restore).
+        let sent = context.http.rewritten(request.url).absoluteString
         do {
             response = try await context.http.send(request, redirects: { hops.decide(from: $0, to: $1) })
         } catch {
-            context.log.write(
-                .error, "\(context.name): \(request.method) \(request.url.absoluteString) failed: \(error.code)")
+            context.log.write(.error, "\(context.name): \(request.method) \(sent) failed: \(error.code)")
             throw StepFailure(
                 error.code, "\(what): \(error.message)", transient: error.isTransient)
         }
-        context.log.write(
-            .debug,
-            "\(context.name): \(request.method) \(request.url.absoluteString) → \(response.status)\(hops.summary)")
+        context.log.write(.debug, "\(context.name): \(request.method) \(sent) → \(response.status)\(hops.summary)")
         let endpoint = "\(request.method) \(request.url.absoluteString)"
         if let refusal = refusal(response, endpoint: endpoint, what: what) { throw refusal }
         switch response.status {

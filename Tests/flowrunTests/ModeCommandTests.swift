@@ -102,6 +102,31 @@ extension ProcessSuites {
         ]
         static let people = ["--input", "email-address=ada@example.com", "--input", "username=ada@example.com"]
 
+        /// The configuration discovered at onboarding names that run's emulator; a restore against a new emulator
+        /// sends its requests to the new one, and its debug log says so, not the address the configuration keeps.
+        @Test func aRestoresDebugLogNamesTheEmulatorItRunsAgainst() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let state = scratch.url.appendingPathComponent("state").path
+            let arguments = [
+                "run", Self.authorizationCode, "--emulator", "--presenter", "headless-form", "--state-dir",
+            ]
+            func emulator(_ result: CommandRunner.Result) throws -> String {
+                let line = try #require(
+                    result.standardError.split(separator: "\n").first { $0.hasPrefix("emulator: ") })
+                return String(line.dropFirst("emulator: ".count))
+            }
+            let onboard = try await CommandRunner.run(arguments + [state] + Self.people, environment: Self.login)
+            #expect(onboard.status == 0, "\(onboard.standardError)")
+            let restore = try await CommandRunner.run(
+                arguments + [state, "--log-level", "debug"] + Self.people, environment: Self.login)
+            #expect(restore.status == 0, "\(restore.standardError)")
+            let (first, second) = (try emulator(onboard), try emulator(restore))
+            #expect(first != second)
+            let debug = restore.standardError.split(separator: "\n").filter { $0.hasPrefix("[DEBUG] ") }
+            #expect(!debug.isEmpty && debug.allSatisfy { $0.contains(second) && !$0.contains(first) }, "\(debug)")
+        }
+
         /// A reset opens the store when the passcode is given, so the tokens kept in it are revoked; without the
         /// passcode it says plainly that they stay valid, and still removes the onboarding.
         @Test func aResetRevokesTheTokensInTheStoreOrSaysTheyStayValid() async throws {
