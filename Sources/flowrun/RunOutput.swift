@@ -13,6 +13,9 @@ import Synchronization
 final class ProgressPrinter: ProgressSink {
     private let live: Bool
     private let lock = Mutex(())
+    /// The failure message last printed for each step of each mode: a retry or the final failure that says the same
+    /// again names only its code.
+    private let said = Mutex<[String: String]>([:])
 
     init(live: Bool) {
         self.live = live
@@ -43,11 +46,21 @@ final class ProgressPrinter: ProgressSink {
             switch outcome.ending {
             case .succeeded: "  ok      \(step)  \(time)"
             case .failed(let failure):
-                "  \(willRetry ? "retry " : "failed")  \(step)  \(time)  \(failure.code): "
-                    + "\(TerminalText.safe(failure.message))"
+                "  \(willRetry ? "retry " : "failed")  \(step)  \(time)  \(failure.code)"
+                    + said(failure.message, by: "\(mode)/\(step)")
             case .cancelled: "  stopped \(step)  \(time)"
             }
         write((live ? "\u{1B}[2K\r" : "") + line + "\n")
+    }
+
+    /// `: MESSAGE` (its long URLs shortened) the first time `step` fails with it; ` (as above)` after that.
+    private func said(_ message: String, by step: String) -> String {
+        let shown = TerminalText.shortURLs(TerminalText.safe(message))
+        let again = said.withLock { said in
+            defer { said[step] = shown }
+            return said[step] == shown
+        }
+        return again ? " (as above)" : ": " + shown
     }
 
     func stepSays(mode: Mode, step: StepName, text: String) {

@@ -148,8 +148,7 @@ extension ProcessSuites {
                     mismatched.standardOutput.contains("failed in onboard at step `login`: pin-mismatch: "),
                     "\(mismatched.standardOutput)")
                 #expect(
-                    mismatched.standardOutput.contains(
-                        "GET \(lab.backend())/mobileservices/application/com.example.warehouse/"),
+                    mismatched.standardOutput.contains("GET \(lab.backend())/mobileservices/…/Me: no key"),
                     "\(mismatched.standardOutput)")
                 // The leaf's key and the lab CA's, the chain nginx's certificate is verified by.
                 #expect(

@@ -533,6 +533,45 @@ extension ProcessSuites {
             #expect(clean.status == 0, "\(clean.standardOutput)\(clean.standardError)")
         }
 
+        /// A step that fails on every try says why once, its long URLs shortened: the later tries and the last
+        /// failure name only the code; the run's summary says it once more, whole but for the URLs.
+        @Test func aFailureRetriedIsSaidOnceWithItsURLShortened() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let basic = CommandRunner.root.appendingPathComponent("flows/basic.yaml")
+            try scratch.write("basic.yaml", try String(contentsOf: basic, encoding: .utf8))
+            let configuration = CommandRunner.root.appendingPathComponent("flows/config/warehouse-basic.json")
+            try FileManager.default.createDirectory(
+                at: scratch.url.appendingPathComponent("config"), withIntermediateDirectories: true)
+            try scratch.write("config/warehouse-basic.json", try String(contentsOf: configuration, encoding: .utf8))
+            try scratch.write(
+                "down.scenario.yaml",
+                """
+                flow: basic.yaml
+                inputs: {username: ada@example.com}
+                secrets: {password: analytical-engine, passcode: Wareh0use-passcode}
+                runs:
+                  - mode: onboard
+                    faults: [{endpoint: settings, status: 503}]
+                    expect: {outcome: failed, step: settings}
+
+                """)
+            let result = try await CommandRunner.run(
+                ["test", "down.scenario.yaml", "--format", "json"], in: scratch.url)
+            #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+            let json = try #require(
+                try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+            let run = try #require(((json["scenarios"] as? [[String: Any]])?.first?["runs"] as? [[String: Any]])?.first)
+            let output = try #require(run["output"] as? String)
+            let lines = output.split(separator: "\n")
+            #expect(lines.filter { $0.contains("answered 503") }.count == 2, "\(output)")
+            #expect(lines.filter { $0.hasPrefix("  retry   settings") }.count == 2, "\(output)")
+            #expect(lines.contains { $0.hasPrefix("  retry   settings") && $0.hasSuffix("server-error (as above)") })
+            #expect(lines.contains { $0.hasPrefix("  failed  settings") && $0.hasSuffix("server-error (as above)") })
+            #expect(output.contains("GET https://warehouse-mobile.example.com/mobileservices/…/settingsExchange"))
+            #expect(!output.contains("/global/mobileservices/"), "\(output)")
+        }
+
         /// The shipped scenarios split three ways (each share run as a CI job would run it), the shares' reports
         /// merged, and the merge compared with one run of the whole suite: the same scenarios, runs and totals.
         @Test func threeShardsMergedReportWhatOneRunOfTheWholeSuiteReports() async throws {

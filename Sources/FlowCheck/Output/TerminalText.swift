@@ -22,3 +22,37 @@ public enum TerminalText {
         (scalar.value < 0x20 && scalar.value != 0x09) || (0x7F...0x9F).contains(scalar.value)
     }
 }
+
+extension TerminalText {
+    /// `text` with each `http://` or `https://` URL longer than `limit` characters shortened for a person: its
+    /// origin, its first path segment, `…` and its last one, the query left out (`https://host/mobileservices/…/Me`).
+    /// Reports for programs keep the whole URL.
+    public static func shortURLs(_ text: String, limit: Int = 60) -> String {
+        var result = ""
+        var rest = Substring(text)
+        while let start = rest.indices.first(where: {
+            rest[$0...].hasPrefix("http://") || rest[$0...].hasPrefix("https://")
+        }) {
+            result += rest[..<start]
+            let tail = rest[start...]
+            let end = tail.firstIndex { " \n`\")".contains($0) } ?? tail.endIndex
+            var url = tail[..<end]
+            // A sentence's punctuation after the URL is not part of it.
+            while let last = url.last, ",;.:".contains(last) { url = url.dropLast() }
+            result += url.count > limit ? shortened(url) : String(url)
+            rest = tail[url.endIndex...]
+        }
+        return result + rest
+    }
+
+    private static func shortened(_ url: Substring) -> String {
+        let withoutQuery = url.split(separator: "?", maxSplits: 1).first ?? url
+        let scheme = withoutQuery.hasPrefix("https://") ? "https://" : "http://"
+        let parts = withoutQuery.dropFirst(scheme.count).split(separator: "/", omittingEmptySubsequences: true)
+        let origin = scheme + (parts.first ?? "")
+        let segments = parts.dropFirst()
+        let query = withoutQuery.count < url.count ? "?…" : ""
+        guard segments.count > 2 else { return origin + "/" + segments.joined(separator: "/") + query }
+        return origin + "/" + segments.first! + "/…/" + segments.last! + query
+    }
+}

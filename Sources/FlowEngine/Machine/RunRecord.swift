@@ -144,7 +144,8 @@ public struct RunRecord: Sendable, Hashable {
     public var summary: String {
         var lines: [String] = []
         let ran = modes.joined(separator: " → ")
-        let said = failure.map { "\($0.code): \($0.message)" } ?? ""
+        // For a person: long URLs shortened (the JSON report keeps them whole).
+        let said = failure.map { "\($0.code): \(TerminalText.shortURLs($0.message))" } ?? ""
         let cause = failure.map { "\($0.mode) failed at step `\($0.step)`: \(said)" } ?? ""
         switch outcome {
         case .succeeded: lines.append("succeeded: " + ran)
