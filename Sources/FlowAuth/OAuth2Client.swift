@@ -368,21 +368,20 @@ public struct OAuth2Client: Sendable {
         }
         let response = try await transport.send(HTTPRequest(url: url, headers: [("Accept", "application/json")]))
         log?("discovery: GET \(ExchangeLine.url(url)) → \(response.status)")
-        guard response.status == 200,
-            let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
+        guard response.status == 200, let metadata = JSONValue(parsing: response.body), case .object = metadata
         else {
             throw HTTPError(
                 .oauth2DiscoveryFailed,
                 "GET \(url.absoluteString) answered \(response.status), not the provider's metadata",
                 transient: response.status >= 500)
         }
-        func endpoint(_ name: String) -> URL? { (object[name] as? String).flatMap(URL.init(string:)) }
+        func endpoint(_ name: String) -> URL? { metadata[name]?.string.flatMap(URL.init(string:)) }
         guard let token = endpoint("token_endpoint") else {
             throw HTTPError(
                 .oauth2DiscoveryFailed, "the metadata at \(url.absoluteString) names no `token_endpoint`",
                 transient: false)
         }
-        let published = object["issuer"] as? String
+        let published = metadata["issuer"]?.string
         guard published == nil || published == base || published == issuer.absoluteString else {
             throw HTTPError(
                 .oauth2DiscoveryFailed,
@@ -393,7 +392,8 @@ public struct OAuth2Client: Sendable {
             authorization: endpoint("authorization_endpoint"), token: token,
             revocation: endpoint("revocation_endpoint"),
             endSession: endpoint("end_session_endpoint"), issuer: published ?? base, jwks: endpoint("jwks_uri"),
-            clientAuthenticationMethods: object["token_endpoint_auth_methods_supported"] as? [String])
+            clientAuthenticationMethods: metadata["token_endpoint_auth_methods_supported"]?.elements?.compactMap(
+                \.string))
     }
 
     // MARK: - The token endpoint

@@ -138,3 +138,41 @@ extension JSONValue {
         }
     }
 }
+
+extension JSONValue {
+    /// The JSON document in `bytes`, read by flowrun's own reader (the one flow files go through); `nil` when the
+    /// bytes are not one JSON document.
+    public init?(parsing bytes: [UInt8]) {
+        let read = DocumentReader.read(bytes: bytes, file: "JSON", format: .json)
+        guard let root = read.root, read.diagnostics.isEmpty else { return nil }
+        self.init(node: root)
+    }
+
+    /// The text of a string.
+    public var string: String? {
+        if case .string(let text) = self { text } else { nil }
+    }
+
+    /// A number's value, whole or not.
+    public var number: Double? {
+        switch self {
+        case .int(let value): Double(value)
+        case .double(let value): value
+        default: nil
+        }
+    }
+
+    /// A whole number's value (`3`, or `3.0`).
+    public var int: Int? {
+        switch self {
+        case .int(let value): value
+        case .double(let value): Int(exactly: value)
+        default: nil
+        }
+    }
+
+    /// The elements of an array.
+    public var elements: [JSONValue]? {
+        if case .array(let elements) = self { elements } else { nil }
+    }
+}

@@ -28,8 +28,8 @@ public struct LastUse: Sendable, Equatable {
         guard !folder.isEmpty,
             // A regular file only: a FIFO in its place would block the read (FileBytes refuses it unopened).
             let bytes = FileBytes.read(folder + "/" + fileName, limit: 1 << 16), bytes.count <= 1 << 16,
-            let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
-            let seconds = object["at"] as? Double, let timeout = object["lockTimeout"] as? Int
+            let record = JSONValue(parsing: bytes),
+            let seconds = record["at"]?.number, let timeout = record["lockTimeout"]?.int
         else { return nil }
         return LastUse(at: Date(timeIntervalSince1970: seconds), lockTimeout: timeout)
     }
@@ -49,7 +49,8 @@ public struct LastUse: Sendable, Equatable {
     /// Writes the record into `folder`, whole or not at all; 0600 like the rest of the folder.
     /// - Throws: ``StepFailure`` `state-unwritable` saying why not.
     public func write(to folder: String) throws(StepFailure) {
-        let text = "{\"at\": \(Int(at.timeIntervalSince1970)), \"lockTimeout\": \(lockTimeout)}\n"
+        let record: JSONValue = ["at": .int(Int(at.timeIntervalSince1970)), "lockTimeout": .int(lockTimeout)]
+        let text = record.rendered(pretty: false) + "\n"
         try StateFolder.writeWhole(text, named: Self.fileName, in: folder)
     }
 

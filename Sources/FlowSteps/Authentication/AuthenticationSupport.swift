@@ -387,13 +387,6 @@ enum Authentication {
     }
 }
 
-extension JSONValue {
-    /// The text of a string value.
-    var string: String? {
-        if case .string(let text) = self { text } else { nil }
-    }
-}
-
 // MARK: - Logout
 
 extension Authentication {
