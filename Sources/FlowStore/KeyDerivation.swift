@@ -91,6 +91,13 @@ public enum KeyDerivation: Sendable, Equatable, Codable, CustomStringConvertible
     static let testRepeats = 1
     #endif
 
+    /// scrypt's 256-bit key from the revealed passcode, with the memory bound its parameters need.
+    private static func scrypt(_ passcode: Secret, salt: Data, logN: Int, r: Int, p: Int) throws -> SymmetricKey {
+        try KDF.Scrypt.deriveKey(
+            from: Array(passcode.revealed.utf8), salt: salt, outputByteCount: 32, rounds: 1 << logN, blockSize: r,
+            parallelism: p, maxMemory: 128 * r * (1 << logN) * 2)
+    }
+
     /// The 256-bit key that wraps the data key, derived from the revealed passcode.
     func wrappingKey(passcode: Secret, salt: Data) throws(StoreError) -> SymmetricKey {
         do {
@@ -99,16 +106,12 @@ public enum KeyDerivation: Sendable, Equatable, Codable, CustomStringConvertible
                 var key: SymmetricKey
                 var round = 0
                 repeat {
-                    key = try KDF.Scrypt.deriveKey(
-                        from: Array(passcode.revealed.utf8), salt: salt, outputByteCount: 32, rounds: 1 << logN,
-                        blockSize: r, parallelism: p, maxMemory: 128 * r * (1 << logN) * 2)
+                    key = try Self.scrypt(passcode, salt: salt, logN: logN, r: r, p: p)
                     round += 1
                 } while round < Self.testRepeats
                 return key
             case .testOnlyScrypt(let logN):
-                return try KDF.Scrypt.deriveKey(
-                    from: Array(passcode.revealed.utf8), salt: salt, outputByteCount: 32, rounds: 1 << logN,
-                    blockSize: 8, parallelism: 1, maxMemory: 128 * 8 * (1 << logN) * 2)
+                return try Self.scrypt(passcode, salt: salt, logN: logN, r: 8, p: 1)
             case .pbkdf2SHA256(let iterations):
                 return try KDF.Insecure.PBKDF2.deriveKey(
                     from: Array(passcode.revealed.utf8), salt: salt, using: .sha256, outputByteCount: 32,

@@ -15,7 +15,7 @@ final class ProgressPrinter: ProgressSink {
     private let lock = Mutex(())
     /// The failure message last printed for each step of each mode: a retry or the final failure that says the same
     /// again names only its code.
-    private let said = Mutex<[String: String]>([:])
+    private let lastMessages = Mutex<[String: String]>([:])
 
     init(live: Bool) {
         self.live = live
@@ -56,9 +56,9 @@ final class ProgressPrinter: ProgressSink {
     /// `: MESSAGE` (its long URLs shortened) the first time `step` fails with it; ` (as above)` after that.
     private func said(_ message: String, by step: String) -> String {
         let shown = TerminalText.shortURLs(TerminalText.safe(message))
-        let again = said.withLock { said in
-            defer { said[step] = shown }
-            return said[step] == shown
+        let again = lastMessages.withLock { last in
+            defer { last[step] = shown }
+            return last[step] == shown
         }
         return again ? " (as above)" : ": " + shown
     }

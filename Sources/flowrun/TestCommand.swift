@@ -147,12 +147,7 @@ struct TestCommand: AsyncParsableCommand {
         let merged: ScenarioReport
         do throws(ReportProblem) {
             var reports: [(file: String, report: ScenarioReport)] = []
-            for path in paths {
-                guard let bytes = FileBytes.read(path, limit: 1 << 30) else {
-                    throw ReportProblem(description: "cannot read `\(path)`")
-                }
-                reports.append((path, try ScenarioReport(reading: bytes, file: path)))
-            }
+            for path in paths { reports.append((path, try ScenarioReport(readingFile: path))) }
             merged = try ScenarioReport.merged(reports)
         } catch {
             Console.error("flowrun: --merge: \(error)")
@@ -164,12 +159,8 @@ struct TestCommand: AsyncParsableCommand {
     /// The seconds each scenario file took in the `--durations` report.
     func earlierDurations() throws -> [String: Double] {
         guard let durations else { return [:] }
-        guard let bytes = FileBytes.read(durations, limit: 1 << 30) else {
-            Console.error("flowrun: --durations: cannot read `\(durations)`.")
-            throw ExitCode.usage
-        }
         do throws(ReportProblem) {
-            let report = try ScenarioReport(reading: bytes, file: durations)
+            let report = try ScenarioReport(readingFile: durations)
             return Dictionary(report.results.map { ($0.file, $0.duration.seconds) }) { $1 }
         } catch {
             Console.error("flowrun: --durations: \(error)")

@@ -164,7 +164,7 @@ extension Backend {
     /// The SAML challenge: a login page (200) or a redirect to the launcher (302), with the login-request header.
     private func samlChallenge(_ app: EmulatorApplication) -> Answer {
         let name =
-            app.auth.first?.config["saml2.web.post.authchallengeheader.name"]?.text
+            app.auth.first?.config["saml2.web.post.authchallengeheader.name"]?.string
             ?? Self.defaultSAMLChallengeHeader
         let header = (name, "login-request")
         let launcher = ownBase + Self.samlLauncherPath
@@ -217,13 +217,5 @@ extension Result where Failure == AnswerError {
     /// A request refused with `answer` (a challenge or an error).
     static func refused(_ answer: Answer) -> Result {
         .failure(AnswerError(answer))
-    }
-}
-
-extension JSONValue {
-    /// The string a `.string` holds.
-    var text: String? {
-        if case .string(let text) = self { return text }
-        return nil
     }
 }

@@ -57,11 +57,11 @@ extension Backend {
                 let config = Self.substitute(entry.config, backend: backendURL(of: app))
                 guard case .array(let clients)? = config["oauth2.clients"] else { return [] }
                 return clients.compactMap { client in
-                    guard let id = client["clientID"]?.text else { return nil }
+                    guard let id = client["clientID"]?.string else { return nil }
                     return OAuthClient(
-                        id: id, application: app.id, grantType: client["grantType"]?.text ?? "authorization_code",
-                        redirectURL: client["redirectURL"]?.text, secret: client["clientSecret"]?.text,
-                        authenticationMethod: client["tokenEndpointAuthMethod"]?.text)
+                        id: id, application: app.id, grantType: client["grantType"]?.string ?? "authorization_code",
+                        redirectURL: client["redirectURL"]?.string, secret: client["clientSecret"]?.string,
+                        authenticationMethod: client["tokenEndpointAuthMethod"]?.string)
                 }
             }
         }

@@ -42,7 +42,7 @@ extension Backend {
         case .failure(let error): return error.answer
         case .success(let members): properties = members
         }
-        let bodyDevice = properties.first { $0.0 == "DeviceId" }?.1.text
+        let bodyDevice = properties.first { $0.0 == "DeviceId" }?.1.string
         guard let device = request.deviceHeader ?? bodyDevice, !device.isEmpty else {
             return .error(
                 400, code: "deviceMissing",

@@ -71,6 +71,15 @@ extension ScenarioReport {
         self.init(results: results, storeKeys: root["storeKeys"]?.scalar?.text, shard: shard)
     }
 
+    /// The report in the file at `path`, read as ``init(reading:file:)`` reads it.
+    /// - Throws: ``ReportProblem`` when the file cannot be read or is not such a report.
+    public init(readingFile path: String) throws(ReportProblem) {
+        guard let bytes = FileBytes.read(path, limit: 1 << 30) else {
+            throw ReportProblem(description: "cannot read `\(path)`")
+        }
+        try self.init(reading: bytes, file: path)
+    }
+
     /// The shards' reports as one report of the whole suite, its scenarios in file order.
     /// - Throws: ``ReportProblem`` when the reports are not the shards 1/N to N/N of one split, each once, or a
     ///   scenario file is in two of them.

@@ -28,16 +28,17 @@ public struct ScenarioResult: Sendable {
 }
 
 extension Duration {
-    /// The duration in seconds, to the hundredth (as the reports write it).
-    public var seconds: Double {
-        (((Double(components.seconds) + Double(components.attoseconds) / 1e18) * 100).rounded()) / 100
+    /// The duration in whole hundredths of a second, as the reports write it.
+    private var hundredths: Int {
+        Int(((Double(components.seconds) + Double(components.attoseconds) / 1e18) * 100).rounded())
     }
+
+    /// The duration in seconds, to the hundredth.
+    public var seconds: Double { Double(hundredths) / 100 }
 
     /// The duration in seconds with two decimals and a unit: `1.25s`.
     var secondsText: String {
-        let seconds = Double(components.seconds) + Double(components.attoseconds) / 1e18
-        let hundredths = Int((seconds * 100).rounded())
-        return "\(hundredths / 100).\(hundredths % 100 < 10 ? "0" : "")\(hundredths % 100)s"
+        "\(hundredths / 100).\(hundredths % 100 < 10 ? "0" : "")\(hundredths % 100)s"
     }
 }
 
