@@ -49,19 +49,23 @@ struct WelcomeStep: BuiltinStep {
     }
 
     func restore(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
-        guard let kept = context.kept?["configuration"] else { return try await onboard(context) }
-        let text = kept.rendered(pretty: false)
-        let read = DocumentReader.read(bytes: Array(text.utf8), file: "the kept configuration", format: .json)
-        guard let node = read.root else {
-            throw StepFailure(.stateUnreadable, "the kept configuration cannot be read")
-        }
+        guard let kept = context.kept(as: Kept.self) else { return try await onboard(context) }
+        let node = Node(
+            json: kept.configuration, at: SourceLocation(file: "the kept configuration", line: 1, column: 1))
         try apply(node, from: "the state folder", context: context)
         return .success
     }
 
+    /// What the step keeps: the configuration as the providers gave it, and which one gave it.
+    struct Kept: Codable {
+        var configuration: JSONValue
+        var source: String
+    }
+
     private func apply(_ configuration: Node, from source: String, context: StepContext) throws(StepFailure) {
+        let json = JSONValue(node: configuration)
         var values = InfoEntries()
-        values[.configuration] = InfoValue(node: configuration)
+        values[.configuration] = InfoValue.from(json: json)
         if let tree {
             let result: TransformResult
             do {
@@ -87,7 +91,7 @@ struct WelcomeStep: BuiltinStep {
         try context.provide(values)
         context.note("configuration", "configuration from \(source)")
         if keepsConfiguration {
-            context.keep(.object([("configuration", JSONValue(node: configuration)), ("source", .string(source))]))
+            try context.keep(Kept(configuration: json, source: source))
         }
     }
 }

@@ -22,7 +22,7 @@ struct ProbeStep: BuiltinStep, LoggingOutStep, PasscodeChangingStep {
     }
 
     func onboard(_ context: StepContext) async -> StepOutcome {
-        context.keep(.object([("token", .string("t0k3n"))]))
+        try? context.keep(["token": "t0k3n"])
         return .success
     }
 
@@ -56,7 +56,7 @@ struct ContextProbeStep: BuiltinStep {
     init(_ parameters: BuiltinParameters) throws(ParameterProblem) {}
 
     func onboard(_ context: StepContext) async -> StepOutcome {
-        context.keep(.string(String(describing: ObjectIdentifier(context.run))))
+        try? context.keep(String(describing: ObjectIdentifier(context.run)))
         return .success
     }
 }

@@ -25,7 +25,7 @@ struct RegistrationProbeStep: BuiltinStep, RegistrationDeletingStep {
 
     func onboard(_ context: StepContext) async -> StepOutcome {
         write("register")
-        context.keep(.object([("registration", .string("r-1"))]))
+        try? context.keep(["registration": "r-1"])
         return .success
     }
 
@@ -40,9 +40,7 @@ struct RegistrationProbeStep: BuiltinStep, RegistrationDeletingStep {
     }
 
     func deleteRegistration(_ context: StepContext) async -> StepOutcome {
-        guard case .object(let members)? = context.kept,
-            case .string(let id)? = members.first(where: { $0.0 == "registration" })?.1
-        else {
+        guard let id = context.kept(as: [String: String].self)?["registration"] else {
             return .failure(StepFailure(.missingInfo, "nothing was registered"))
         }
         write("delete \(id)")

@@ -89,7 +89,8 @@ private struct ConsentRig {
 
 /// What a consent step keeps for these answers: `(id, version, accepted)`.
 private func kept(_ answers: (String, String, Bool)...) -> JSONValue {
-    KeptConsents(answers: answers.map { KeptConsents.Answer(id: $0.0, version: $0.1, accepted: $0.2) }).json
+    try! JSONValue(
+        encoding: KeptConsents(answers: answers.map { KeptConsents.Answer(id: $0.0, version: $0.1, accepted: $0.2) }))
 }
 
 private let eula = #"{uses: eula, with: {version: "2", text: "Be kind to the backend."}}"#

@@ -139,6 +139,27 @@ extension JSONValue {
     }
 }
 
+extension Node {
+    /// `value` as a document node, every node at `location` (a value that was not read from a file): strings
+    /// quoted, so that they stay strings; numbers, booleans and null plain. ``JSONValue/init(node:)`` reads it back
+    /// as `value`.
+    public init(json value: JSONValue, at location: SourceLocation) {
+        switch value {
+        case .string(let text):
+            self.init(.scalar(Scalar(text, style: .doubleQuoted)), at: location)
+        case .array(let elements):
+            self.init(.sequence(elements.map { Node(json: $0, at: location) }), at: location)
+        case .object(let members):
+            let pairs = members.map { key, member in
+                Pair(key: Node(.scalar(Scalar(key, style: .doubleQuoted)), at: location), value: Node(json: member, at: location))
+            }
+            self.init(.mapping(pairs), at: location)
+        case .null, .bool, .int, .double:
+            self.init(.scalar(Scalar(value.rendered(pretty: false), style: .plain)), at: location)
+        }
+    }
+}
+
 extension JSONValue {
     /// The JSON document in `bytes`, read by flowrun's own reader (the one flow files go through); `nil` when the
     /// bytes are not one JSON document.
@@ -169,6 +190,11 @@ extension JSONValue {
         case .double(let value): Int(exactly: value)
         default: nil
         }
+    }
+
+    /// A boolean's value.
+    public var bool: Bool? {
+        if case .bool(let value) = self { value } else { nil }
     }
 
     /// The elements of an array.

@@ -153,7 +153,7 @@ extension LoggingOutStep {
     /// Logs out with what onboarding kept, when it could be read (plain state, or a store that was opened); a
     /// logout that fails is noted and does not stop the reset, which removes everything anyway.
     public func reset(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
-        guard context.kept != nil else { return .success }
+        guard context.hasKept else { return .success }
         do {
             _ = try await logout(context)
         } catch  where !Task.isCancelled {

@@ -107,18 +107,38 @@ public struct StepContext: Sendable {
         try info.set(values, by: name.rawValue)
     }
 
-    /// What this step kept in an earlier run (restore), if anything.
-    public var kept: JSONValue? { run.book.kept(by: name.rawValue) }
+    /// Whether this step kept anything in an earlier run (restore).
+    public var hasKept: Bool { run.book.kept(by: name.rawValue) != nil }
 
-    /// Keeps `value` for later runs; written only when the mode succeeds.
-    public func keep(_ value: JSONValue) {
-        run.book.stage(name.rawValue, value)
+    /// What this step kept in an earlier run, read as `Value` (the step's own `Codable` record); `nil` when it kept
+    /// nothing, or what it kept is not a `Value` (an older or damaged record: noted in the trace as `kept-unread`).
+    public func kept<Value: Decodable>(as type: Value.Type = Value.self) -> Value? {
+        guard let value = run.book.kept(by: name.rawValue) else { return nil }
+        do {
+            return try value.decoded(as: type)
+        } catch {
+            note("kept-unread", "what this step kept earlier cannot be read (\(error)); it is not used")
+            return nil
+        }
+    }
+
+    /// Keeps `value` (the step's own `Codable` record) for later runs; written only when the mode succeeds.
+    public func keep(_ value: some Encodable) throws(StepFailure) {
+        run.book.stage(name.rawValue, try Self.encoded(value))
     }
 
     /// Keeps `value` for later runs and, when the encrypted store is open, writes it there now instead of when the
     /// mode succeeds: for what the server has already replaced (a rotated refresh token).
-    public func keepNow(_ value: JSONValue) throws(StepFailure) {
-        try run.book.keepNow(name.rawValue, value)
+    public func keepNow(_ value: some Encodable) throws(StepFailure) {
+        try run.book.keepNow(name.rawValue, try Self.encoded(value))
+    }
+
+    private static func encoded(_ value: some Encodable) throws(StepFailure) -> JSONValue {
+        do {
+            return try JSONValue(encoding: value)
+        } catch {
+            throw StepFailure(.stateUnwritable, "what the step keeps cannot be written: \(error)")
+        }
     }
 
     /// `value` with its `${...}` references and `prompt` resolved; a secret joins the redactor.

@@ -11,8 +11,10 @@ import Foundation
 /// A login step that onboards by logging in and restores with what it kept at onboarding: the backend asks for a
 /// new login only when it refuses what was kept.
 protocol KeptLoginStep: Step {
+    /// What the step keeps for the next restore: its own record, sealed in the store.
+    associatedtype Kept: Codable
     /// Logs in, first with `kept` (the step's kept state) when there is one.
-    func authenticate(_ context: StepContext, kept: JSONValue?) async throws(StepFailure) -> StepOutcome
+    func authenticate(_ context: StepContext, kept: Kept?) async throws(StepFailure) -> StepOutcome
 }
 
 extension KeptLoginStep {
@@ -21,7 +23,7 @@ extension KeptLoginStep {
     }
 
     func restore(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
-        try await authenticate(context, kept: context.kept)
+        try await authenticate(context, kept: context.kept(as: Kept.self))
     }
 }
 
@@ -428,13 +430,8 @@ extension Authentication {
         }
     }
 
-    /// The backend a step kept.
-    static func keptBackend(_ kept: JSONValue?, context: StepContext) -> URL? {
-        kept?["backend"]?.string.flatMap(URL.init(string:))
-    }
-
     /// The backend URL as configured, to keep for logging out later.
-    static func configuredBackend(_ context: StepContext) -> String? {
-        context.info[.settingsParameters]?.text("backendURL")
+    static func configuredBackend(_ context: StepContext) -> URL? {
+        context.info[.settingsParameters]?.text("backendURL").flatMap(URL.init(string:))
     }
 }

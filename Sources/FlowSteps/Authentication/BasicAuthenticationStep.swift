@@ -44,29 +44,36 @@ struct BasicAuthenticationStep: BuiltinStep, KeptLoginStep, LoggingOutStep {
 
     /// Ends the backend's session with the kept credentials, which the engine then forgets.
     func logout(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
-        guard let backend = Authentication.keptBackend(context.kept, context: context) else {
+        guard let kept = context.kept(as: Kept.self), let backend = kept.backend else {
             return .success(.forgetKept)
         }
-        var authorization: String?
-        if let user = context.kept?["username"]?.string, let password = context.kept?["password"]?.string {
-            context.redactor.add(password)
-            authorization = "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
-        }
+        context.redactor.add(kept.password)
+        let authorization = "Basic " + Data("\(kept.username):\(kept.password)".utf8).base64EncodedString()
         try await Authentication.endSession(backend: backend, authorization: authorization, context: context)
         context.http.removeAuthenticators(.basic, origin: backend.origin)
         return .success(.forgetKept)
     }
 
-    func authenticate(_ context: StepContext, kept: JSONValue?) async throws(StepFailure) -> StepOutcome {
+    /// What the step keeps, sealed in the store: the credentials the backend accepted, the user it named and the
+    /// backend, so that a logout can end the session there.
+    struct Kept: Codable {
+        var username: String
+        /// Revealed here only: the record is written to the encrypted store.
+        var password: String
+        var user: String?
+        var backend: URL?
+    }
+
+    func authenticate(_ context: StepContext, kept: Kept?) async throws(StepFailure) -> StepOutcome {
         let origin = try Authentication.validatingURL(validatingPath, context: context).origin
         var credentials: BasicAuthenticator.Credentials?
-        if let user = kept?["username"]?.string, let password = kept?["password"]?.string {
-            context.redactor.add(password)
-            credentials = BasicAuthenticator.Credentials(username: user, password: Secret(password))
+        if let kept {
+            context.redactor.add(kept.password)
+            credentials = BasicAuthenticator.Credentials(username: kept.username, password: Secret(kept.password))
         }
         let username = self.username
         let password = self.password
-        let known = Mutex<String?>(kept?["user"]?.string)
+        let known = Mutex<String?>(kept?.user)
         let authenticator = BasicAuthenticator(
             origin: origin, challenges: challenges, credentials: credentials,
             afterLogin: { authorization, transport throws(HTTPError) in
@@ -99,9 +106,9 @@ struct BasicAuthenticationStep: BuiltinStep, KeptLoginStep, LoggingOutStep {
         }
         try Authentication.register(authenticator, context: context)
         let user = try await Authentication.validate(
-            validatingPath, readUser: true, expected: kept?["user"]?.string, context: context, method: "Basic")
+            validatingPath, readUser: true, expected: kept?.user, context: context, method: "Basic")
         if let user { known.withLock { $0 = user } }
-        try Authentication.provide(user: user ?? kept?["user"]?.string, context: context)
+        try Authentication.provide(user: user ?? kept?.user, context: context)
         guard let sent = authenticator.current else {
             throw StepFailure(
                 .noChallenge,
@@ -109,12 +116,10 @@ struct BasicAuthenticationStep: BuiltinStep, KeptLoginStep, LoggingOutStep {
                     + "authentication"
             )
         }
-        var value: [(String, JSONValue)] = [
-            ("username", .string(sent.username)), ("password", .string(sent.password.revealed)),
-        ]
-        if let user { value.append(("user", .string(user))) }
-        if let backend = Authentication.configuredBackend(context) { value.append(("backend", .string(backend))) }
-        context.keep(.object(value))
+        try context.keep(
+            Kept(
+                username: sent.username, password: sent.password.revealed, user: user,
+                backend: Authentication.configuredBackend(context)))
         return .success
     }
 }

@@ -139,7 +139,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, KeptLoginStep, LoggingOutStep {
     /// Revokes the kept tokens where the server offers revocation (RFC 7009), ends the provider's session when it
     /// offers an end-session endpoint, and ends the backend's session; the engine then forgets the tokens.
     func logout(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
-        let kept = Kept(context.kept)
+        guard let kept = context.kept(as: Kept.self) else { return .success(.forgetKept) }
         kept.tokens?.secrets.forEach(context.redactor.add)
         let transport = context.http.transport
         if let tokens = kept.tokens, let endpoints = kept.endpoints {
@@ -185,7 +185,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, KeptLoginStep, LoggingOutStep {
                 }
             }
         }
-        if let backend = Authentication.keptBackend(context.kept, context: context) {
+        if let backend = kept.backend {
             try await Authentication.endSession(
                 backend: backend, authorization: kept.tokens.map { "Bearer \($0.accessToken.revealed)" },
                 context: context)
@@ -194,81 +194,65 @@ struct OAuth2AuthenticationStep: BuiltinStep, KeptLoginStep, LoggingOutStep {
         return .success(.forgetKept)
     }
 
-    /// What this step keeps: the tokens, the user and where to revoke them.
-    private struct Kept: Sendable {
-        var tokens: OAuth2Tokens?
+    /// What this step keeps, sealed in the store: the tokens (revealed here only), the user, and where to revoke
+    /// them.
+    struct Kept: Codable, Sendable {
+        var accessToken: String?
+        var refreshToken: String?
+        var idToken: String?
+        var expiresAt: Date?
+        var scope: String?
         var user: String?
-        var endpoints: OAuth2Endpoints?
-        var backend: String?
+        var backend: URL?
         var clientID: String?
         /// How the client sent its secret at login, so that a logout revokes the same way.
         var clientAuthentication: ClientAuthentication?
-
-        init(_ json: JSONValue?) {
-            backend = json?["backend"]?.string
-            clientID = json?["clientID"]?.string
-            clientAuthentication = json?["clientAuthentication"]?.string.flatMap(ClientAuthentication.init(rawValue:))
-            if let token = json?["tokenEndpoint"]?.string.flatMap(URL.init(string:)) {
-                endpoints = OAuth2Endpoints(
-                    authorization: nil, token: token,
-                    revocation: json?["revocationEndpoint"]?.string.flatMap(URL.init(string:)),
-                    endSession: json?["endSessionEndpoint"]?.string.flatMap(URL.init(string:)))
-            }
-            guard let json, let access = json["accessToken"]?.string else { return }
-            tokens = OAuth2Tokens(
-                accessToken: Secret(access), refreshToken: json["refreshToken"]?.string.map(Secret.init),
-                idToken: json["idToken"]?.string.map(Secret.init),
-                expiresAt: json["expiresAt"]?.string.flatMap(Double.init).map(Date.init(timeIntervalSince1970:)),
-                scope: json["scope"]?.string)
-            user = json["user"]?.string
-        }
+        var tokenEndpoint: URL?
+        var revocationEndpoint: URL?
+        var endSessionEndpoint: URL?
 
         init(
-            tokens: OAuth2Tokens?, user: String?, endpoints: OAuth2Endpoints?, backend: String?, clientID: String?,
+            tokens: OAuth2Tokens?, user: String?, endpoints: OAuth2Endpoints?, backend: URL?, clientID: String?,
             clientAuthentication: ClientAuthentication? = nil
         ) {
-            self.clientID = clientID
-            self.clientAuthentication = clientAuthentication
             self.tokens = tokens
             self.user = user
-            self.endpoints = endpoints
             self.backend = backend
+            self.clientID = clientID
+            self.clientAuthentication = clientAuthentication
+            tokenEndpoint = endpoints?.token
+            revocationEndpoint = endpoints?.revocation
+            endSessionEndpoint = endpoints?.endSession
         }
 
-        var json: JSONValue {
-            var members: [(String, JSONValue)] = []
-            if let tokens {
-                // Kept in the sealed store: the tokens are revealed here only.
-                members.append(("accessToken", .string(tokens.accessToken.revealed)))
-                if let refresh = tokens.refreshToken { members.append(("refreshToken", .string(refresh.revealed))) }
-                if let id = tokens.idToken { members.append(("idToken", .string(id.revealed))) }
-                if let expiry = tokens.expiresAt {
-                    members.append(("expiresAt", .string(String(expiry.timeIntervalSince1970))))
-                }
-                if let scope = tokens.scope { members.append(("scope", .string(scope))) }
-            }
-            if let user { members.append(("user", .string(user))) }
-            if let backend { members.append(("backend", .string(backend))) }
-            if let clientID { members.append(("clientID", .string(clientID))) }
-            if let clientAuthentication {
-                members.append(("clientAuthentication", .string(clientAuthentication.rawValue)))
-            }
-            if let endpoints {
-                members.append(("tokenEndpoint", .string(endpoints.token.absoluteString)))
-                if let revocation = endpoints.revocation {
-                    members.append(("revocationEndpoint", .string(revocation.absoluteString)))
-                }
-                if let endSession = endpoints.endSession {
-                    members.append(("endSessionEndpoint", .string(endSession.absoluteString)))
+        var tokens: OAuth2Tokens? {
+            get {
+                accessToken.map {
+                    OAuth2Tokens(
+                        accessToken: Secret($0), refreshToken: refreshToken.map(Secret.init),
+                        idToken: idToken.map(Secret.init), expiresAt: expiresAt, scope: scope)
                 }
             }
-            return .object(members)
+            set {
+                accessToken = newValue?.accessToken.revealed
+                refreshToken = newValue?.refreshToken?.revealed
+                idToken = newValue?.idToken?.revealed
+                expiresAt = newValue?.expiresAt
+                scope = newValue?.scope
+            }
+        }
+
+        var endpoints: OAuth2Endpoints? {
+            tokenEndpoint.map {
+                OAuth2Endpoints(
+                    authorization: nil, token: $0, revocation: revocationEndpoint, endSession: endSessionEndpoint)
+            }
         }
     }
 
-    func authenticate(_ context: StepContext, kept json: JSONValue?) async throws(StepFailure) -> StepOutcome {
+    func authenticate(_ context: StepContext, kept: Kept?) async throws(StepFailure) -> StepOutcome {
         let origin = try Authentication.validatingURL(validatingPath, context: context).origin
-        let kept = Kept(json)
+        let kept = kept ?? Kept(tokens: nil, user: nil, endpoints: nil, backend: nil, clientID: nil)
         if let tokens = kept.tokens { tokens.secrets.forEach(context.redactor.add) }
         let (client, redirect) = try await self.client(context, reusing: kept.tokens)
         let presenter = Authentication.presenter(self.presenter, fields: fields, context: context)
@@ -298,7 +282,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, KeptLoginStep, LoggingOutStep {
                 tokens.secrets.forEach(context.redactor.add)
                 let value = latest.withLock {
                     $0.tokens = tokens
-                    return $0.json
+                    return $0
                 }
                 // A restore writes rotated tokens into the open store at once: the server may already have
                 // retired the old refresh token. A write that fails is said, not dropped.
@@ -333,11 +317,10 @@ struct OAuth2AuthenticationStep: BuiltinStep, KeptLoginStep, LoggingOutStep {
         } else if grant == .authorizationCode {
             context.note("logged-in", "a new login through the `\(presenter.name)` presenter")
         }
-        context.keep(
+        try context.keep(
             Kept(
                 tokens: tokens, user: user ?? kept.user, endpoints: client.endpoints, backend: backend,
-                clientID: client.clientID, clientAuthentication: client.chosenClientAuthentication
-            ).json)
+                clientID: client.clientID, clientAuthentication: client.chosenClientAuthentication))
         return .success
     }
 
@@ -440,7 +423,7 @@ struct OAuth2AuthenticationStep: BuiltinStep, KeptLoginStep, LoggingOutStep {
     /// Writes tokens the server rotated during a restore into the open store. A write that fails does not stop
     /// the restore (the new tokens work for this run) but is said and traced (`tokens-not-kept`): the store still
     /// holds the old refresh token, which the server may have retired, so the next restore may need a login.
-    private static func keepRotated(_ value: JSONValue, context: StepContext) {
+    private static func keepRotated(_ value: Kept, context: StepContext) {
         do throws(StepFailure) {
             try context.keepNow(value)
         } catch {

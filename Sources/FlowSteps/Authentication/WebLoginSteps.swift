@@ -61,16 +61,25 @@ struct SAMLAuthenticationStep: BuiltinStep, KeptLoginStep, LoggingOutStep {
 
     /// Ends the backend's session with the kept cookies; the engine then forgets them.
     func logout(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
-        guard let backend = Authentication.keptBackend(context.kept, context: context) else {
+        guard let kept = context.kept(as: Kept.self), let backend = kept.backend else {
             return .success(.forgetKept)
         }
-        SessionCookies.restore(context.kept?["cookies"]?.string, for: backend, context: context)
+        SessionCookies.restore(kept.cookies, for: backend, context: context)
         try await Authentication.endSession(backend: backend, authorization: nil, context: context)
         context.http.cookies.removeAll()
         return .success(.forgetKept)
     }
 
-    func authenticate(_ context: StepContext, kept: JSONValue?) async throws(StepFailure) -> StepOutcome {
+    /// What the step keeps, sealed in the store: the session cookies, the user the backend named and the backend,
+    /// so that a logout can end the session there.
+    struct Kept: Codable {
+        /// The `Cookie` header value; revealed here only.
+        var cookies: String?
+        var user: String?
+        var backend: URL?
+    }
+
+    func authenticate(_ context: StepContext, kept: Kept?) async throws(StepFailure) -> StepOutcome {
         let validating = try Authentication.validatingURL(validatingPath, context: context)
         guard let parameters = context.info[.samlParameters],
             let launcher = parameters.url("authenticationEndpoint"),
@@ -83,8 +92,8 @@ struct SAMLAuthenticationStep: BuiltinStep, KeptLoginStep, LoggingOutStep {
         let header = parameters["challengeHeaderName"]?.text ?? "com.sap.cloud.security.login"
         let challenges =
             flowChallenges ?? [ChallengeTest(statuses: [200, 302, 303], header: header, value: "login-request")]
-        SessionCookies.restore(kept?["cookies"]?.string, for: validating, context: context)
-        let known = Mutex<String?>(kept?["user"]?.string)
+        SessionCookies.restore(kept?.cookies, for: validating, context: context)
+        let known = Mutex<String?>(kept?.user)
         let cookiePresenter = Authentication.cookiePresenter(
             presenter, fields: fields, context: context, method: "SAML")
         let authenticator = WebLoginAuthenticator(
@@ -96,22 +105,17 @@ struct SAMLAuthenticationStep: BuiltinStep, KeptLoginStep, LoggingOutStep {
             })
         try Authentication.register(authenticator, context: context)
         let user = try await Authentication.validate(
-            validatingPath, readUser: true, expected: kept?["user"]?.string, context: context, method: "SAML")
+            validatingPath, readUser: true, expected: kept?.user, context: context, method: "SAML")
         if let user { known.withLock { $0 = user } }
-        try Authentication.provide(user: user ?? kept?["user"]?.string, context: context)
+        try Authentication.provide(user: user ?? kept?.user, context: context)
         if authenticator.logins == 0 {
             context.note("tokens-reused", "the kept session cookies were used; no new login")
         } else {
             context.note("logged-in", "a new login through the `\(cookiePresenter.name)` presenter")
         }
-        var value: [(String, JSONValue)] = []
-        if let cookies = SessionCookies.kept(for: validating, context: context) {
-            context.redactor.add(cookies)
-            value.append(("cookies", .string(cookies)))
-        }
-        if let user { value.append(("user", .string(user))) }
-        if let backend = Authentication.configuredBackend(context) { value.append(("backend", .string(backend))) }
-        context.keep(.object(value))
+        let cookies = SessionCookies.kept(for: validating, context: context)
+        if let cookies { context.redactor.add(cookies) }
+        try context.keep(Kept(cookies: cookies, user: user, backend: Authentication.configuredBackend(context)))
         return .success
     }
 }

@@ -96,12 +96,12 @@ struct CertificateAuthenticationStep: BuiltinStep, LoggingOutStep {
 
     /// Presents the kept identity when the backend asks for one; a new one only when it is about to expire.
     func restore(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
-        try await authenticate(context, kept: UserIdentity(kept: context.kept))
+        try await authenticate(context, kept: context.kept(as: KeptIdentity.self)?.identity)
     }
 
     /// Retires the kept identity through its source, stops presenting it, and has the engine forget it.
     func logout(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
-        if let identity = UserIdentity(kept: context.kept) {
+        if let identity = context.kept(as: KeptIdentity.self)?.identity {
             context.redactor.add(identity.privateKeyPEM.revealed)
             // The certificate itself authenticates its retirement: the login that obtained it may be over.
             try? context.http.useClientIdentity(identity.clientIdentity)
@@ -188,9 +188,9 @@ struct CertificateAuthenticationStep: BuiltinStep, LoggingOutStep {
         if identity != kept {
             context.note("certificate-obtained", "using the user certificate \(identity.summary)")
         }
-        context.keep(
-            identity.kept(
-                source: source.name, backend: (try? IssuerExchange.backend(context))?.absoluteString,
+        try context.keep(
+            KeptIdentity(
+                identity, source: source.name, backend: try? IssuerExchange.backend(context),
                 application: IssuerExchange.applicationID(context)))
         return .success
     }

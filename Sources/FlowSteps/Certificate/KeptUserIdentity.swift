@@ -6,38 +6,42 @@ import Foundation
 import SwiftASN1
 import X509
 
+/// What a certificate step keeps, in the encrypted store only: the identity (its key revealed here only), the
+/// source that gave it, and the backend and application it was used for when known: a logout runs no welcome step,
+/// and retires the certificate there.
+struct KeptIdentity: Codable {
+    var certificate: String
+    var key: String
+    /// Absent from an identity kept before it was written: it is then read from the certificate.
+    var notBefore: Date?
+    var notAfter: Date
+    var serial: String?
+    var subject: String?
+    var source: String?
+    var backend: URL?
+    var application: String?
+
+    init(_ identity: UserIdentity, source: String, backend: URL?, application: String?) {
+        certificate = identity.certificateChainPEM
+        key = identity.privateKeyPEM.revealed
+        notBefore = identity.notBefore
+        notAfter = identity.notAfter
+        serial = identity.serialNumber
+        subject = identity.subject
+        self.source = source
+        self.backend = backend
+        self.application = application
+    }
+
+    var identity: UserIdentity {
+        UserIdentity(
+            certificateChainPEM: certificate, privateKeyPEM: Secret(key),
+            notBefore: notBefore ?? (try? Certificate(pemEncoded: certificate).notValidBefore), notAfter: notAfter,
+            serialNumber: serial ?? "", subject: subject ?? "")
+    }
+}
+
 extension UserIdentity {
-    /// The identity a certificate step kept (``kept(source:)``), or `nil` when `value` is not one.
-    init?(kept value: JSONValue?) {
-        guard let certificate = value?["certificate"]?.string, let key = value?["key"]?.string,
-            let notAfterText = value?["notAfter"]?.string,
-            let notAfter = try? Date(notAfterText, strategy: .iso8601)
-        else { return nil }
-        // An identity kept before `notBefore` was written has it in its certificate.
-        let notBefore =
-            value?["notBefore"]?.string.flatMap { try? Date($0, strategy: .iso8601) }
-            ?? (try? Certificate(pemEncoded: certificate).notValidBefore)
-        self.init(
-            certificateChainPEM: certificate, privateKeyPEM: Secret(key), notBefore: notBefore, notAfter: notAfter,
-            serialNumber: value?["serial"]?.string ?? "", subject: value?["subject"]?.string ?? "")
-    }
-
-    /// What the step keeps, in the encrypted store only:
-    /// `{"certificate", "key", "notBefore", "notAfter", "serial", "subject", "source"}`, with the `backend` and
-    /// `application` it
-    /// was used for when known: a logout runs no welcome step, and retires the certificate there.
-    func kept(source: String, backend: String? = nil, application: String? = nil) -> JSONValue {
-        var fields: [(String, JSONValue)] = [
-            ("certificate", .string(certificateChainPEM)), ("key", .string(privateKeyPEM.revealed)),
-            ("notAfter", .string(notAfter.formatted(.iso8601))), ("serial", .string(serialNumber)),
-            ("subject", .string(subject)), ("source", .string(source)),
-        ]
-        if let notBefore { fields.insert(("notBefore", .string(notBefore.formatted(.iso8601))), at: 2) }
-        if let backend { fields.append(("backend", .string(backend))) }
-        if let application { fields.append(("application", .string(application))) }
-        return .object(fields)
-    }
-
     /// The identity as the session presents it.
     var clientIdentity: ClientIdentity {
         .inMemory(certificateChainPEM: certificateChainPEM, privateKeyPEM: privateKeyPEM)

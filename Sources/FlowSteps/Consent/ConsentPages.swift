@@ -32,46 +32,26 @@ enum ConsentAnswer: String, Sendable, CaseIterable {
 
 /// What a consent step keeps, in the encrypted store only: for each page the version answered and whether it was
 /// accepted, as `{"pages": [{"id", "version", "accepted"}]}`.
-struct KeptConsents: Sendable, Hashable {
-    struct Answer: Sendable, Hashable {
+struct KeptConsents: Codable, Sendable, Hashable {
+    struct Answer: Codable, Sendable, Hashable {
         var id: String
         var version: String
         var accepted: Bool
     }
 
+    /// The answers, page by page (a record that cannot be read as a whole has every page asked again).
     var answers: [Answer] = []
+
+    private enum CodingKeys: String, CodingKey {
+        case answers = "pages"
+    }
 
     init(answers: [Answer] = []) {
         self.answers = answers
     }
 
-    /// What the step kept earlier; entries that cannot be read are left out (the page is then asked again).
-    init(kept value: JSONValue?) {
-        guard case .array(let pages)? = value?["pages"] else { return }
-        for page in pages {
-            guard case .string(let id)? = page["id"], case .string(let version)? = page["version"],
-                case .bool(let accepted)? = page["accepted"]
-            else { continue }
-            answers.append(Answer(id: id, version: version, accepted: accepted))
-        }
-    }
-
     /// The answer kept for page `id`, if any.
     subscript(id: String) -> Answer? { answers.first { $0.id == id } }
-
-    var json: JSONValue {
-        .object([
-            (
-                "pages",
-                .array(
-                    answers.map {
-                        .object([
-                            ("id", .string($0.id)), ("version", .string($0.version)), ("accepted", .bool($0.accepted)),
-                        ])
-                    })
-            )
-        ])
-    }
 }
 
 /// The parameters a consent page is written with, and how they are read: a step's own (`eula`,

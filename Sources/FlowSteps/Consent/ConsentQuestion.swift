@@ -22,7 +22,7 @@ struct ConsentQuestion: Sendable {
                 "step `\(context.name)` keeps the person's consents, which only the encrypted store holds, and this "
                     + "flow has no `store-manager` step")
         }
-        let earlier = KeptConsents(kept: context.kept)
+        let earlier = context.kept(as: KeptConsents.self) ?? KeptConsents()
         var answers = KeptConsents()
         for page in pages {
             let previous = earlier[page.id]
@@ -51,7 +51,7 @@ struct ConsentQuestion: Sendable {
             }
             answers.answers.append(KeptConsents.Answer(id: page.id, version: page.version, accepted: answer.accepted))
         }
-        context.keep(answers.json)
+        try context.keep(answers)
         return answers
     }
 

@@ -213,8 +213,13 @@ struct SessionConfigurationStep: BuiltinStep {
         try configure(context, keptDeviceID: Self.keptDeviceID(context))
     }
 
+    /// What the step keeps: the device ID it sent, so that onboarding again is the same device.
+    struct Kept: Codable {
+        var deviceID: String
+    }
+
     private static func keptDeviceID(_ context: StepContext) -> String? {
-        context.kept?["deviceID"].flatMap { if case .string(let id) = $0 { id } else { nil } }
+        context.kept(as: Kept.self)?.deviceID
     }
 
     private func configure(_ context: StepContext, keptDeviceID: String?) throws(StepFailure) -> StepOutcome {
@@ -251,7 +256,7 @@ struct SessionConfigurationStep: BuiltinStep {
         }
         try Self.pinCertificateService(context, backend: parameters.backendURL)
         try context.provide(.deviceID, deviceID)
-        context.keep(.object([("deviceID", .string(deviceID))]))
+        try context.keep(Kept(deviceID: deviceID))
         context.note(
             "headers",
             "session headers: X-SMP-APPID, X-SMP-DEVICEID"

@@ -76,11 +76,16 @@ struct SettingsDownloadStep: BuiltinStep {
         do {
             return try await download(context)
         } catch {
-            guard !Task.isCancelled, case .object(let fields)? = context.kept?["settings"] else { throw error }
-            try context.provide(Dictionary(uniqueKeysWithValues: fields.map { ($0.0, InfoValue.from(json: $0.1)) }))
+            guard !Task.isCancelled, let kept = context.kept(as: Kept.self) else { throw error }
+            try context.provide(kept.settings.mapValues(InfoValue.from(json:)))
             context.say("The settings download failed; the settings kept when onboarding are used.")
             throw error
         }
+    }
+
+    /// What the step keeps: the settings it provided, by info key, secrets left out (written as `<redacted>`).
+    struct Kept: Codable {
+        var settings: [String: JSONValue]
     }
 
     private func download(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
@@ -125,7 +130,7 @@ struct SettingsDownloadStep: BuiltinStep {
                 "the settings from \(urls.joined(separator: " and ")) cannot be read: \(error.description)")
         }
         try context.provide(values)
-        context.keep(.object([("settings", .object(values.keys.sorted().map { ($0, values[$0]!.json()) }))]))
+        try context.keep(Kept(settings: values.mapValues { $0.json() }))
         if let settings = InfoEntries(values)[.logSettings], let policy = RunLogPolicy(settings) {
             policy.apply(context)
         }

@@ -71,32 +71,11 @@ struct DeviceRegistrationStep: BuiltinStep, RegistrationDeletingStep {
     }
 
     /// What the step keeps: the registration's ID, and where it lives.
-    struct Kept {
+    struct Kept: Codable {
         var id: String
         var application: String
         var backend: URL
         var device: String
-
-        init(id: String, application: String, backend: URL, device: String) {
-            self.id = id
-            self.application = application
-            self.backend = backend
-            self.device = device
-        }
-
-        init?(_ value: JSONValue?) {
-            guard let id = value?["id"]?.string, let application = value?["application"]?.string,
-                let backend = value?["backend"]?.string.flatMap(URL.init(string:))
-            else { return nil }
-            self.init(id: id, application: application, backend: backend, device: value?["device"]?.string ?? "")
-        }
-
-        var json: JSONValue {
-            .object([
-                ("id", .string(id)), ("application", .string(application)),
-                ("backend", .string(backend.absoluteString)), ("device", .string(device)),
-            ])
-        }
 
         /// `…/Connections('<id>')` on `base`, a quote in the ID doubled as OData writes it.
         func url(on base: URL) -> URL? {
@@ -118,7 +97,7 @@ struct DeviceRegistrationStep: BuiltinStep, RegistrationDeletingStep {
     /// Checks that the backend still has the registration kept at onboarding, and provides its ID; a step that
     /// kept none (added to the flow after onboarding) registers now.
     func restore(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
-        guard let kept = Kept(context.kept) else {
+        guard let kept = context.kept(as: Kept.self) else {
             context.note("registering", "no device registration was kept at onboarding: registering the device now")
             return try await onboard(context)
         }
@@ -139,7 +118,7 @@ struct DeviceRegistrationStep: BuiltinStep, RegistrationDeletingStep {
 
     /// Removes the registration kept at onboarding on the backend; one the backend no longer has counts as removed.
     func deleteRegistration(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
-        guard let kept = Kept(context.kept) else {
+        guard let kept = context.kept(as: Kept.self) else {
             context.note("nothing-registered", "no device registration was kept: nothing to delete on the backend")
             return .success(.forgetKept)
         }
@@ -178,7 +157,7 @@ struct DeviceRegistrationStep: BuiltinStep, RegistrationDeletingStep {
                     + "`X-SMP-APPCID` header")
         }
         try context.provide([InfoKey<String>.registrationID.name: .string(id)])
-        context.keep(Kept(id: id, application: applicationID, backend: base, device: device).json)
+        try context.keep(Kept(id: id, application: applicationID, backend: base, device: device))
         context.note("registered", "the device is registered as `\(id)`")
     }
 

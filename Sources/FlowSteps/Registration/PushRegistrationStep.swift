@@ -157,36 +157,17 @@ struct PushRegistrationStep: BuiltinStep, RegistrationDeletingStep {
     }
 
     /// What the step keeps: where the registration lives and the token's digest, never the token.
-    struct Kept {
+    struct Kept: Codable {
         var application: String
         var backend: URL
         var device: String
         var system: String
         var tokenDigest: String
 
-        init(application: String, backend: URL, device: String, system: String, tokenDigest: String) {
-            self.application = application
-            self.backend = backend
-            self.device = device
-            self.system = system
-            self.tokenDigest = tokenDigest
-        }
-
-        init?(_ value: JSONValue?) {
-            guard let application = value?["application"]?.string,
-                let backend = value?["backend"]?.string.flatMap(URL.init(string:)),
-                let device = value?["device"]?.string, let system = value?["os"]?.string
-            else { return nil }
-            self.init(
-                application: application, backend: backend, device: device, system: system,
-                tokenDigest: value?["token-sha256"]?.string ?? "")
-        }
-
-        var json: JSONValue {
-            .object([
-                ("application", .string(application)), ("backend", .string(backend.absoluteString)),
-                ("device", .string(device)), ("os", .string(system)), ("token-sha256", .string(tokenDigest)),
-            ])
+        private enum CodingKeys: String, CodingKey {
+            case application, backend, device
+            case system = "os"
+            case tokenDigest = "token-sha256"
         }
 
         /// The registration's URL on `base`.
@@ -206,7 +187,7 @@ struct PushRegistrationStep: BuiltinStep, RegistrationDeletingStep {
     /// Registers the token again only when it changed since onboarding. A restore that is given no token keeps the
     /// registration it has: asking a person for a token the device has not replaced is no use.
     func restore(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
-        guard let kept = Kept(context.kept) else { return try await onboard(context) }
+        guard let kept = context.kept(as: Kept.self) else { return try await onboard(context) }
         guard let token = try given(context) else {
             context.note("push-kept", "no push token given: the device's push registration stays as it is")
             return .success
@@ -222,7 +203,7 @@ struct PushRegistrationStep: BuiltinStep, RegistrationDeletingStep {
     /// Unregisters the device's push token where onboarding registered it; a failure is noted and does not stop
     /// the reset, which removes everything here anyway.
     func reset(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
-        guard context.kept != nil else { return .success }
+        guard context.hasKept else { return .success }
         do {
             _ = try await deleteRegistration(context)
         } catch  where !Task.isCancelled {
@@ -233,7 +214,7 @@ struct PushRegistrationStep: BuiltinStep, RegistrationDeletingStep {
 
     /// Removes the device's push registration on the backend; one the backend no longer has counts as removed.
     func deleteRegistration(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
-        guard let kept = Kept(context.kept) else { return .success(.forgetKept) }
+        guard let kept = context.kept(as: Kept.self) else { return .success(.forgetKept) }
         let url = try Self.url(kept, context: context)
         let what = "unregistering the push token"
         do throws(StepFailure) {
@@ -281,7 +262,7 @@ struct PushRegistrationStep: BuiltinStep, RegistrationDeletingStep {
             context.note("push-conflict", "\(what): the backend answered 409 (a token conflict): taken as registered")
             context.say("Warning: the backend reports a push token conflict (409); the token counts as registered.")
         }
-        context.keep(kept.json)
+        try context.keep(kept)
         context.note("push-registered", "the push token is registered for device `\(device)` (\(system.rawValue))")
     }
 

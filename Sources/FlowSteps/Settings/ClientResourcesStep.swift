@@ -84,7 +84,7 @@ struct ClientResourcesStep: BuiltinStep {
     }
 
     /// What the step keeps of its download: the bundle, the file and its digest.
-    struct Kept: Equatable {
+    struct Kept: Codable, Equatable {
         var name: String
         var version: String
         var file: String
@@ -100,27 +100,27 @@ struct ClientResourcesStep: BuiltinStep {
             self.madeFolders = madeFolders
         }
 
-        init?(_ value: JSONValue?) {
-            guard let name = value?["name"]?.string, let version = value?["version"]?.string,
-                let file = value?["file"]?.string, let digest = value?["sha256"]?.string
-            else { return nil }
-            var folders: [String] = []
-            if case .array(let made)? = value?["made-folders"] { folders = made.compactMap(\.string) }
-            self.init(name: name, version: version, file: file, digest: digest, madeFolders: folders)
+        private enum CodingKeys: String, CodingKey {
+            case name, version, file
+            case digest = "sha256"
+            case madeFolders = "made-folders"
         }
 
-        var json: JSONValue {
-            .object([
-                ("name", .string(name)), ("version", .string(version)), ("file", .string(file)),
-                ("sha256", .string(digest)), ("made-folders", .array(madeFolders.map { .string($0) })),
-            ])
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            name = try container.decode(String.self, forKey: .name)
+            version = try container.decode(String.self, forKey: .version)
+            file = try container.decode(String.self, forKey: .file)
+            digest = try container.decode(String.self, forKey: .digest)
+            // Absent from what was kept before the step made folders.
+            madeFolders = try container.decodeIfPresent([String].self, forKey: .madeFolders) ?? []
         }
     }
 
     /// Removes the file the step downloaded, if it still holds what was downloaded, and the folders the step made
     /// for it, when they are empty: nothing the person put there or changed is removed.
     func reset(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
-        guard let kept = Kept(context.kept) else { return .success(.forgetKept) }
+        guard let kept = context.kept(as: Kept.self) else { return .success(.forgetKept) }
         Self.remove(kept, context: context)
         return .success(.forgetKept)
     }
@@ -143,7 +143,7 @@ struct ClientResourcesStep: BuiltinStep {
     }
 
     func restore(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
-        try await run(context, kept: Kept(context.kept))
+        try await run(context, kept: context.kept(as: Kept.self))
     }
 
     private func run(_ context: StepContext, kept: Kept?) async throws(StepFailure) -> StepOutcome {
@@ -161,7 +161,7 @@ struct ClientResourcesStep: BuiltinStep {
         {
             // The version downloaded before: nothing to fetch. A file changed since is the person's now.
             try provide(listed, file: (chosen, path), context: context)
-            context.keep(kept.json)
+            try context.keep(kept)
             context.note(
                 "client-resources",
                 found == kept.digest
@@ -172,7 +172,7 @@ struct ClientResourcesStep: BuiltinStep {
         }
         let (bundle, written) = try await download(chosen, base: base, folder: folder, kept: kept, context: context)
         try provide(listed, file: (bundle, written.file), context: context)
-        context.keep(written.json)
+        try context.keep(written)
         context.note("client-resources", "bundle `\(bundle.name)` \(bundle.version) written to \(written.file)")
         return .success
     }

@@ -60,12 +60,12 @@ struct CrashReportUploadStep: BuiltinStep {
     }
 
     func onboard(_ context: StepContext) async throws(StepFailure) -> StepOutcome {
-        let sent = Self.sentDigests(context.kept)
+        let sent = context.kept(as: Kept.self)?.sent ?? []
         let (_, applicationID) = try Backend.base(context)
         guard context.info[.usageSettings]?["crashLogUploadEnabled"] == .bool(true) else {
             context.note(
                 "crash-reports", "nothing sent: the tenant's usage settings do not enable crash reports")
-            context.keep(Self.kept(sent))
+            try context.keep(Kept(sent: sent))
             return .success
         }
         let path =
@@ -73,7 +73,7 @@ struct CrashReportUploadStep: BuiltinStep {
         let waiting = try Self.reports(in: path).filter { !sent.contains($0.digest) }
         guard !waiting.isEmpty else {
             context.note("crash-reports", "no new crash report in \(path)")
-            context.keep(Self.kept(sent))
+            try context.keep(Kept(sent: sent))
             return .success
         }
         let batch = Array(waiting.prefix(Self.reportsPerRun))
@@ -82,7 +82,7 @@ struct CrashReportUploadStep: BuiltinStep {
             Array(body.rendered(pretty: false).utf8), contentType: "application/json",
             to: { _ in "/mobileservices/clientdata/v1/runtime/crashlog" }, context: context,
             what: "uploading crash reports")
-        context.keep(Self.kept(sent + batch.map(\.digest)))
+        try context.keep(Kept(sent: sent + batch.map(\.digest)))
         let left = waiting.count - batch.count
         context.note(
             "crash-reports",
@@ -153,14 +153,12 @@ struct CrashReportUploadStep: BuiltinStep {
         ])
     }
 
-    /// The digests of the reports sent before, from what the step kept.
-    static func sentDigests(_ kept: JSONValue?) -> [String] {
-        guard case .array(let values)? = kept?["sent"] else { return [] }
-        return values.compactMap(\.string)
-    }
-
     /// What the step keeps: the digests of the reports sent, the newest 1000.
-    static func kept(_ digests: [String]) -> JSONValue {
-        .object([("sent", .array(digests.suffix(1000).map { .string($0) }))])
+    struct Kept: Codable {
+        var sent: [String]
+
+        init(sent: [String]) {
+            self.sent = Array(sent.suffix(1000))
+        }
     }
 }

@@ -33,24 +33,30 @@ struct LockWipePolicyStep: BuiltinStep {
         try apply(context)
     }
 
+    /// What the step keeps: when the backend was last reached, from which the disconnected days count.
+    struct Kept: Codable {
+        var contacted: Date
+    }
+
     private func apply(_ context: StepContext) throws(StepFailure) -> StepOutcome {
         let policy = try context.required(.lockWipePolicy, hint: "a `settings-download` before it provides it")
         guard policy["enabled"] == .bool(true) else {
             context.note("lock-wipe-policy", "the settings have no lock and wipe policy: nothing applies")
-            return context.kept == nil ? .success : .success(.forgetKept)
+            return context.hasKept ? .success(.forgetKept) : .success
         }
         if let reached = context.run.backendContact.lastAnswer {
-            context.keep(.object([("contacted", .string(reached.formatted(.iso8601)))]))
+            try context.keep(Kept(contacted: reached))
             context.note("lock-wipe-policy", "the backend was reached at \(reached.formatted(.iso8601))")
             return .success
         }
-        guard case .string(let text)? = context.kept?["contacted"], let contacted = try? Date(text, strategy: .iso8601)
-        else {
+        guard let kept = context.kept(as: Kept.self) else {
             // No contact noted yet: the count starts now, as the SDKs start it.
-            context.keep(.object([("contacted", .string(context.now.formatted(.iso8601)))]))
+            try context.keep(Kept(contacted: context.now))
             return .success
         }
-        context.keep(context.kept ?? .object([]))
+        try context.keep(kept)
+        let contacted = kept.contacted
+        let text = contacted.formatted(.iso8601)
         let days = Int(context.now.timeIntervalSince(contacted) / 86_400)
         if case .int(let wipe)? = policy["wipeDisconnectedPeriod"], wipe > 0, days >= wipe {
             throw StepFailure(

@@ -46,7 +46,7 @@ struct UsageUploadStep: BuiltinStep {
                 + last.formatted(.iso8601)
             context.note("usage-upload", "nothing sent: \(reason)")
             context.say("No usage report was sent: \(reason).")
-            context.keep(context.kept ?? .object([]))
+            try context.keep(Kept(uploaded: last))
             return .success
         }
         let (_, applicationID) = try Backend.base(context)
@@ -56,7 +56,7 @@ struct UsageUploadStep: BuiltinStep {
             FileUpload(fileName: "usage.\(version)", bytes: Array(report.rendered(pretty: false).utf8)),
             to: { "/mobileservices/application/\($0)/clientusage/v1/runtime/clientusage/application/\($0)" },
             context: context, what: "uploading the usage report")
-        context.keep(.object([("uploaded", .string(context.now.formatted(.iso8601)))]))
+        try context.keep(Kept(uploaded: context.now))
         context.note("usage-upload", "sent a usage report of \(context.history.entries.count) steps")
         return .success
     }
@@ -67,10 +67,14 @@ struct UsageUploadStep: BuiltinStep {
         return days
     }
 
+    /// What the step keeps: when it last sent a report.
+    struct Kept: Codable {
+        var uploaded: Date
+    }
+
     /// When this step last sent a report, from what it kept.
     static func lastUpload(_ context: StepContext) -> Date? {
-        guard case .string(let text)? = context.kept?["uploaded"] else { return nil }
-        return try? Date(text, strategy: .iso8601)
+        context.kept(as: Kept.self)?.uploaded
     }
 
     /// SAP's usage document: one session (this run) with one event per step finished so far. Every leaf is a

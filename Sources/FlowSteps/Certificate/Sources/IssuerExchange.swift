@@ -14,7 +14,7 @@ enum IssuerExchange {
     /// - Throws: ``StepFailure`` `missing-info` naming the keys when none is there.
     static func backend(_ context: StepContext) throws(StepFailure) -> URL {
         if let url = context.info[.backendURL] ?? context.info[.settingsParameters]?.backendURL { return url }
-        if let url = context.kept?["backend"]?.string.flatMap(URL.init(string:)) { return url }
+        if let url = context.kept(as: KeptIdentity.self)?.backend { return url }
         throw StepFailure(
             .missingInfo,
             "step `\(context.name)` needs the backend URL: info key `backendURL` or `settingsParameters`")
@@ -24,7 +24,7 @@ enum IssuerExchange {
     /// step kept with its identity (a logout).
     static func applicationID(_ context: StepContext) -> String? {
         context.info[.applicationID] ?? context.info[.settingsParameters]?.applicationID
-            ?? context.kept?["application"]?.string
+            ?? context.kept(as: KeptIdentity.self)?.application
     }
 
     /// `location` (absolute, or a path on `base`) as a URL.
