@@ -1,3 +1,4 @@
+import FlowDescriptor
 public import FlowHTTP
 import FlowVocabulary
 public import Foundation
@@ -74,7 +75,7 @@ public struct IDTokenVerifier: Sendable {
         id: String?, algorithm: String, transport: HTTPTransport
     ) async throws(HTTPError) -> JWTKeyCollection {
         let response = try await transport.send(HTTPRequest(url: keys, headers: [("Accept", "application/json")]))
-        guard response.status == 200, let set = try? JSONDecoder().decode(JWKS.self, from: Data(response.body)) else {
+        guard response.status == 200, let set = try? JSONValue(parsing: response.body)?.decoded(as: JWKS.self) else {
             throw HTTPError(
                 .idTokenKeys, "GET \(keys.absoluteString) answered \(response.status), not a key set",
                 transient: response.status >= 500)

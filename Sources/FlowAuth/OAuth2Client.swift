@@ -1,4 +1,4 @@
-import FlowDescriptor
+public import FlowDescriptor
 public import FlowHTTP
 public import FlowVocabulary
 public import Foundation
@@ -402,14 +402,14 @@ public struct OAuth2Client: Sendable {
         _ pairs: [(String, String)], what: String, transport: HTTPTransport
     ) async throws(HTTPError) -> OAuth2Tokens {
         let response = try await transport.send(try await form(endpoints.token, pairs)) { _, _ in .stop }
-        let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
+        let object = JSONValue(parsing: response.body)
         exchangeLog?(
             "token: POST \(ExchangeLine.url(endpoints.token)) "
                 + "\(ExchangeLine.form(pairs, sentAs: clientAuthenticationText)) → \(response.status) "
                 + ExchangeLine.answer(object))
         guard response.status == 200 else {
-            let error = object?["error"] as? String
-            let description = (object?["error_description"] as? String).map { " (\($0))" } ?? ""
+            let error = object?["error"]?.string
+            let description = object?["error_description"]?.string.map { " (\($0))" } ?? ""
             let endpoint = "POST \(endpoints.token.absoluteString)"
             guard let error else {
                 throw HTTPError(
@@ -420,21 +420,20 @@ public struct OAuth2Client: Sendable {
                 .oauth2(error), "\(what): \(endpoint) answered \(response.status) `\(error)`\(description)",
                 transient: false)
         }
-        guard let object, let access = object["access_token"] as? String, !access.isEmpty else {
+        guard let object, let access = object["access_token"]?.string, !access.isEmpty else {
             throw HTTPError(
                 .oauth2BadTokenResponse, "\(what): the token endpoint's answer has no `access_token`",
                 transient: false)
         }
-        if let type = object["token_type"] as? String, type.lowercased() != "bearer" {
+        if let type = object["token_type"]?.string, type.lowercased() != "bearer" {
             throw HTTPError(
                 .oauth2BadTokenResponse, "\(what): the token type is `\(type)`, not `Bearer`", transient: false)
         }
-        let lifetime =
-            (object["expires_in"] as? NSNumber)?.doubleValue ?? (object["expires_in"] as? String).flatMap(Double.init)
+        let lifetime = object["expires_in"]?.number ?? object["expires_in"]?.string.flatMap(Double.init)
         return OAuth2Tokens(
-            accessToken: Secret(access), refreshToken: (object["refresh_token"] as? String).map(Secret.init),
-            idToken: (object["id_token"] as? String).map(Secret.init),
-            expiresAt: lifetime.map { now().addingTimeInterval($0) }, scope: object["scope"] as? String)
+            accessToken: Secret(access), refreshToken: object["refresh_token"]?.string.map(Secret.init),
+            idToken: object["id_token"]?.string.map(Secret.init),
+            expiresAt: lifetime.map { now().addingTimeInterval($0) }, scope: object["scope"]?.string)
     }
 
     /// How the client authenticates, for the exchange log.
@@ -512,13 +511,13 @@ public enum ExchangeLine {
     }
 
     /// The answer's JSON fields, sorted by name, secret ones masked; `(no JSON)` for any other body.
-    public static func answer(_ object: [String: Any]?) -> String {
-        guard let object else { return "(no JSON)" }
-        let fields = object.keys.sorted().map { name -> String in
+    public static func answer(_ object: JSONValue?) -> String {
+        guard case .object(let members)? = object else { return "(no JSON)" }
+        let fields = members.sorted { $0.0 < $1.0 }.map { name, value -> String in
             guard !isSecret(name) else { return "\(name): \(masked)" }
-            switch object[name] {
-            case let text as String: return "\(name): \(text)"
-            case let number as NSNumber: return "\(name): \(number)"
+            switch value {
+            case .string(let text): return "\(name): \(text)"
+            case .int, .double, .bool: return "\(name): \(value.rendered())"
             default: return "\(name): …"
             }
         }

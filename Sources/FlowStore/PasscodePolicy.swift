@@ -1,4 +1,4 @@
-import FlowDescriptor
+public import FlowDescriptor
 public import FlowVocabulary
 public import Foundation
 
@@ -32,9 +32,9 @@ public struct PasscodePolicy: Sendable, Equatable, Codable {
 
     /// The policy from the `passcodePolicy` info record's fields (names as in the record); a missing or
     /// unreadable field keeps its default.
-    public init(fields: [String: Any]) {
-        func bool(_ name: String, _ fallback: Bool) -> Bool { (fields[name] as? Bool) ?? fallback }
-        func int(_ name: String, _ fallback: Int) -> Int { (fields[name] as? Int).map { max(0, $0) } ?? fallback }
+    public init(fields: [String: JSONValue]) {
+        func bool(_ name: String, _ fallback: Bool) -> Bool { fields[name]?.bool ?? fallback }
+        func int(_ name: String, _ fallback: Int) -> Int { fields[name]?.int.map { max(0, $0) } ?? fallback }
         enabled = bool("enabled", enabled)
         defaultPasswordAllowed = bool("defaultPasswordAllowed", defaultPasswordAllowed)
         minLength = int("minLength", minLength)

@@ -1,3 +1,4 @@
+public import FlowDescriptor
 public import FlowHTTP
 import FlowProcess
 import FlowVocabulary
@@ -90,7 +91,7 @@ public struct WebDriverPresenter: WebPresenter {
             let page = current.absoluteString.split(separator: "?").first.map(String.init) ?? current.absoluteString
             // A document flowrun filled carries a mark; a page without it is new, or the same form come back.
             // (A page between two documents may not answer: it is looked at again on the next round.)
-            let marked = (try? await session.execute(WebDriverScripts.isFilled, arguments: [])) as? Bool
+            let marked = (try? await session.execute(WebDriverScripts.isFilled, arguments: [])).flatMap(\.bool)
             if marked == false {
                 let before = filledPages[page]
                 let filled = try await fill(session, refusing: headless ? before : nil)
@@ -103,7 +104,7 @@ public struct WebDriverPresenter: WebPresenter {
                 throw .login(
                     .loginStalled,
                     "the login stopped at \(HeadlessFormPresenter.plain(current)) for \(stallLimit), which shows: "
-                        + HeadlessFormPresenter.excerpt(text as? String ?? ""))
+                        + HeadlessFormPresenter.excerpt(text?.string ?? ""))
             }
             guard clock.now < deadline else {
                 throw .login(
@@ -127,13 +128,13 @@ public struct WebDriverPresenter: WebPresenter {
         _ session: WebDriverSession, refusing before: Set<HeadlessFormPresenter.FieldKind>?
     ) async throws(HTTPError) -> Set<HeadlessFormPresenter.FieldKind> {
         let visible = try await session.execute(WebDriverScripts.loginFields, arguments: [])
-        guard let entries = visible as? [[String: Any]], !entries.isEmpty else { return [] }
+        guard let entries = visible?.elements, !entries.isEmpty else { return [] }
         let asked = Set(
             entries.compactMap { entry in
                 fields.kind(
                     of: HTMLForm.Field(
-                        name: entry["name"] as? String ?? "", value: "",
-                        type: (entry["type"] as? String ?? "text").lowercased()))
+                        name: entry["name"]?.string ?? "", value: "",
+                        type: (entry["type"]?.string ?? "text").lowercased()))
             })
         if let before,
             asked.contains(.password) && before.contains(.password)
@@ -142,14 +143,14 @@ public struct WebDriverPresenter: WebPresenter {
             let text = try? await session.execute(WebDriverScripts.pageText, arguments: [])
             throw .login(
                 .loginRefused,
-                "the login page refused what was entered: " + HeadlessFormPresenter.excerpt(text as? String ?? ""))
+                "the login page refused what was entered: " + HeadlessFormPresenter.excerpt(text?.string ?? ""))
         }
         var values: [(String, String)] = []
         var unanswered: [String] = []
         for entry in entries {
             let field = HTMLForm.Field(
-                name: entry["name"] as? String ?? "", value: "",
-                type: (entry["type"] as? String ?? "text").lowercased())
+                name: entry["name"]?.string ?? "", value: "",
+                type: (entry["type"]?.string ?? "text").lowercased())
             guard let kind = fields.kind(of: field) else { continue }
             if let value = try answer(kind) {
                 values.append((field.name, value))
@@ -164,9 +165,10 @@ public struct WebDriverPresenter: WebPresenter {
                     + "nobody can type it into the browser: give it as an input (for example FLOWRUN_INPUT_PASSWORD)")
         }
         guard !values.isEmpty else { return [] }
-        let names = values.map(\.0)
-        let texts = values.map(\.1)
-        _ = try await session.execute(WebDriverScripts.fillAndSubmit, arguments: [names, texts, unanswered.isEmpty])
+        let names = JSONValue.array(values.map { .string($0.0) })
+        let texts = JSONValue.array(values.map { .string($0.1) })
+        _ = try await session.execute(
+            WebDriverScripts.fillAndSubmit, arguments: [names, texts, .bool(unanswered.isEmpty)])
         return asked
     }
 }
@@ -237,7 +239,7 @@ final class ChromeDriver: Sendable {
         // Ready when /status says so; a driver that exits or never answers ends the wait (20 s at most).
         for _ in 0..<200 {
             if !process.isRunning { break }
-            if let status = try? await driver.call("GET", "/status"), (status["ready"] as? Bool) == true {
+            if let status = try? await driver.call("GET", "/status"), status["ready"]?.bool == true {
                 return driver
             }
             try? await Task.sleep(for: .milliseconds(100))
@@ -248,11 +250,11 @@ final class ChromeDriver: Sendable {
 
     /// A new browser session with Chromium's command-line `arguments`.
     func newSession(arguments: [String]) async throws(HTTPError) -> WebDriverSession {
-        let capabilities: [String: Any] = [
-            "capabilities": ["alwaysMatch": ["goog:chromeOptions": ["args": arguments]]]
+        let capabilities: JSONValue = [
+            "capabilities": ["alwaysMatch": ["goog:chromeOptions": ["args": .array(arguments.map(JSONValue.string))]]]
         ]
         let value = try await call("POST", "/session", capabilities)
-        guard let id = value["sessionId"] as? String else {
+        guard let id = value["sessionId"]?.string else {
             throw .login(.browserNotOpened, "chromedriver started no browser session")
         }
         sessions.withLock { $0.append(id) }
@@ -261,27 +263,27 @@ final class ChromeDriver: Sendable {
 
     /// Sends a WebDriver command; returns its `value` as an object (`{"value": …}` otherwise wrapped).
     @discardableResult
-    func call(_ method: String, _ path: String, _ body: [String: Any]? = nil) async throws(HTTPError) -> [String: Any] {
+    func call(_ method: String, _ path: String, _ body: JSONValue? = nil) async throws(HTTPError) -> JSONValue {
         let value = try await command(method, path, body)
-        return value as? [String: Any] ?? ["value": value as Any]
+        if case .object? = value { return value! }
+        return ["value": value ?? .null]
     }
 
     /// Sends a WebDriver command and returns its `value`.
-    func command(_ method: String, _ path: String, _ body: [String: Any]? = nil) async throws(HTTPError) -> Any? {
-        let data = body.flatMap { try? JSONSerialization.data(withJSONObject: $0) }
+    func command(_ method: String, _ path: String, _ body: JSONValue? = nil) async throws(HTTPError) -> JSONValue? {
+        let data = body.map { Array($0.rendered(pretty: false).utf8) }
         let response = try await http.send(
             HTTPRequest(
                 method: method, url: base.appendingPathComponent(path),
                 headers: [("Content-Type", "application/json")],
-                body: data.map { Array($0) } ?? (method == "POST" ? Array("{}".utf8) : nil)))
-        let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
-        let value = object?["value"]
+                body: data ?? (method == "POST" ? Array("{}".utf8) : nil)))
+        let value = JSONValue(parsing: response.body)?["value"]
         guard response.status == 200 else {
-            let error = (value as? [String: Any])?["error"] as? String ?? "status \(response.status)"
+            let error = value?["error"]?.string ?? "status \(response.status)"
             if error == "no such window" || error == "invalid session id" {
                 throw .login(.browserClosed, "the browser window was closed before the login finished")
             }
-            let message = ((value as? [String: Any])?["message"] as? String)?.split(separator: "\n").first ?? ""
+            let message = value?["message"]?.string?.split(separator: "\n").first ?? ""
             throw .login(.browserFailed, "the browser answered \(method) \(path) with `\(error)`: \(message)")
         }
         return value
@@ -327,13 +329,13 @@ struct WebDriverSession: Sendable {
     let id: String
 
     func navigate(to url: URL) async throws(HTTPError) {
-        try await driver.call("POST", "/session/\(id)/url", ["url": url.absoluteString])
+        try await driver.call("POST", "/session/\(id)/url", ["url": .string(url.absoluteString)])
     }
 
     /// The page the browser shows; `nil` when its window is gone.
     func currentURL() async throws(HTTPError) -> URL? {
         do {
-            return (try await driver.command("GET", "/session/\(id)/url") as? String).flatMap(URL.init(string:))
+            return try await driver.command("GET", "/session/\(id)/url")?.string.flatMap(URL.init(string:))
         } catch  where error.code == .browserClosed {
             return nil
         }
@@ -344,22 +346,23 @@ struct WebDriverSession: Sendable {
         for pair in header.split(separator: ";") {
             let parts = pair.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2 else { continue }
-            try await driver.call("POST", "/session/\(id)/cookie", ["cookie": ["name": parts[0], "value": parts[1]]])
+            try await driver.call(
+                "POST", "/session/\(id)/cookie", ["cookie": ["name": .string(parts[0]), "value": .string(parts[1])]])
         }
     }
 
-    func execute(_ script: String, arguments: [Any]) async throws(HTTPError) -> Any? {
-        try await driver.command("POST", "/session/\(id)/execute/sync", ["script": script, "args": arguments])
+    func execute(_ script: String, arguments: [JSONValue]) async throws(HTTPError) -> JSONValue? {
+        try await driver.command("POST", "/session/\(id)/execute/sync", ["script": .string(script), "args": .array(arguments)])
     }
 
     /// The cookies of the current page, as `Set-Cookie` header values.
     func cookies() async throws(HTTPError) -> [String] {
-        let list = try await driver.command("GET", "/session/\(id)/cookie") as? [[String: Any]] ?? []
+        let list = try await driver.command("GET", "/session/\(id)/cookie")?.elements ?? []
         return list.compactMap { cookie in
-            guard let name = cookie["name"] as? String, let value = cookie["value"] as? String else { return nil }
-            var header = "\(name)=\(value); Path=\(cookie["path"] as? String ?? "/")"
-            if let domain = cookie["domain"] as? String, domain.hasPrefix(".") { header += "; Domain=\(domain)" }
-            if cookie["secure"] as? Bool == true { header += "; Secure" }
+            guard let name = cookie["name"]?.string, let value = cookie["value"]?.string else { return nil }
+            var header = "\(name)=\(value); Path=\(cookie["path"]?.string ?? "/")"
+            if let domain = cookie["domain"]?.string, domain.hasPrefix(".") { header += "; Domain=\(domain)" }
+            if cookie["secure"]?.bool == true { header += "; Secure" }
             return header
         }
     }

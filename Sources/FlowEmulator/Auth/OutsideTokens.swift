@@ -1,4 +1,5 @@
 internal import AsyncHTTPClient
+import FlowDescriptor
 import FlowEmulatorData
 internal import Foundation
 internal import JWTKit
@@ -151,8 +152,8 @@ final class OutsideTokenVerifier: Sendable {
                 throw KeyProblem(reason: "`\(issuer.issuer)` gives no discovery document URL.")
             }
             let document = try await Self.fetch(discovery)
-            let object = try? JSONSerialization.jsonObject(with: document) as? [String: Any]
-            guard let text = object?["jwks_uri"] as? String, let url = URL(string: text),
+            let object = JSONValue(parsing: Array(document))
+            guard let text = object?["jwks_uri"]?.string, let url = URL(string: text),
                 ["http", "https"].contains(url.scheme)
             else {
                 throw KeyProblem(reason: "The discovery document of `\(issuer.issuer)` names no http(s) `jwks_uri`.")
@@ -160,10 +161,7 @@ final class OutsideTokenVerifier: Sendable {
             source = url
         }
         let body = try await Self.fetch(source)
-        let set: JWKS
-        do {
-            set = try JSONDecoder().decode(JWKS.self, from: body)
-        } catch {
+        guard let set = try? JSONValue(parsing: Array(body))?.decoded(as: JWKS.self) else {
             throw KeyProblem(reason: "The JWKS at \(source.absoluteString) is not a JSON Web Key Set.")
         }
         let keys = JWTKeyCollection()

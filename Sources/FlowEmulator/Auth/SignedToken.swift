@@ -1,4 +1,5 @@
 internal import Crypto
+import FlowDescriptor
 import FlowEmulatorData
 internal import Foundation
 
@@ -72,10 +73,9 @@ struct TokenSigner: Sendable {
 
     /// The signed value of `claims`.
     func sign(_ claims: TokenClaims) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
         // Encoding these plain fields cannot fail.
-        let payload = Base64URL.encode((try? encoder.encode(claims)) ?? Data())
+        let text = (try? JSONValue(encoding: claims).rendered(pretty: false)) ?? "{}"
+        let payload = Base64URL.encode(Array(text.utf8))
         return payload + "." + mac(payload)
     }
 
@@ -86,7 +86,7 @@ struct TokenSigner: Sendable {
         guard parts.count == 2, value.utf8.count <= 4096 else { return nil }
         let payload = String(parts[0])
         guard Secrets.equal(mac(payload), String(parts[1])), let json = Base64URL.decode(payload) else { return nil }
-        return try? JSONDecoder().decode(TokenClaims.self, from: Data(json))
+        return try? JSONValue(parsing: Array(json))?.decoded(as: TokenClaims.self)
     }
 
     /// The base64url HMAC-SHA-256 of `text`.

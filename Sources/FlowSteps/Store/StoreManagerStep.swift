@@ -256,15 +256,7 @@ struct StoreManagerStep: BuiltinStep, PasscodeChangingStep, StoreOpeningStep, Pa
     /// The passcode policy the settings provided, or the client's defaults.
     static func policy(in info: InfoStore) -> PasscodePolicy {
         guard case .record(let fields)? = info["passcodePolicy"] else { return PasscodePolicy() }
-        var plain: [String: Any] = [:]
-        for (name, value) in fields {
-            switch value {
-            case .bool(let flag): plain[name] = flag
-            case .int(let number): plain[name] = number
-            default: break
-            }
-        }
-        return PasscodePolicy(fields: plain)
+        return PasscodePolicy(fields: fields.mapValues { $0.json() })
     }
 
     static func stepFailure(_ error: StoreError) -> StepFailure {
