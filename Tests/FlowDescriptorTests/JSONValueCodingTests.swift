@@ -27,7 +27,9 @@ struct JSONValueCodingTests {
 
     private let record = Record(
         name: "zeta", count: 3, ratio: 0.5, enabled: true, kind: .push, note: nil, tags: ["b", "a"],
-        nested: [.init(id: "n1", at: Date(timeIntervalSince1970: 1_795_000_000), url: URL(string: "https://b.example/x")!)],
+        nested: [
+            .init(id: "n1", at: Date(timeIntervalSince1970: 1_795_000_000), url: URL(string: "https://b.example/x")!)
+        ],
         extra: .object([("z", 1), ("a", ["q", .null])]), byKey: ["m": 2, "b": 1, "x": 3])
 
     @Test("a value is written with its members in declaration order, a dictionary's in key order, nil left out")
@@ -61,7 +63,11 @@ struct JSONValueCodingTests {
 
     @Test("numbers are read across whole and fractional where the value fits, and only there")
     func readsNumbers() throws {
-        struct Numbers: Codable { var whole: Int; var fraction: Double; var small: UInt8 }
+        struct Numbers: Codable {
+            var whole: Int
+            var fraction: Double
+            var small: UInt8
+        }
         let value: JSONValue = .object([("whole", .double(4)), ("fraction", 2), ("small", 255)])
         let numbers = try value.decoded(as: Numbers.self)
         #expect(numbers.whole == 4 && numbers.fraction == 2 && numbers.small == 255)
@@ -75,7 +81,8 @@ struct JSONValueCodingTests {
 
     @Test("a member that is missing or of another kind is named by its path")
     func namesTheMember() {
-        let missing = #"{"name":"a","count":1,"ratio":1,"enabled":true,"kind":"device","tags":[],"nested":[{"id":"x","#
+        let missing =
+            #"{"name":"a","count":1,"ratio":1,"enabled":true,"kind":"device","tags":[],"nested":[{"id":"x","#
             + #""at":"2026-11-18T11:06:40Z"}],"extra":null,"byKey":{}}"#
         let wrongKind = #"{"name":"a","count":"one"}"#
         for (text, path, message) in [
@@ -94,7 +101,9 @@ struct JSONValueCodingTests {
 
     @Test("a node made from a value reads back as that value; strings stay strings")
     func nodeRoundTrip() {
-        let value: JSONValue = .object([("n", "3"), ("m", 3), ("t", true), ("l", [.null, .double(2.5)]), ("s", "true")])
+        let value: JSONValue = .object([
+            ("n", "3"), ("m", 3), ("t", true), ("l", [.null, .double(2.5)]), ("s", "true"),
+        ])
         let node = Node(json: value, at: SourceLocation(file: "x", line: 1, column: 1))
         #expect(JSONValue(node: node) == value)
     }

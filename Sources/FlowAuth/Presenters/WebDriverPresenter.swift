@@ -352,7 +352,8 @@ struct WebDriverSession: Sendable {
     }
 
     func execute(_ script: String, arguments: [JSONValue]) async throws(HTTPError) -> JSONValue? {
-        try await driver.command("POST", "/session/\(id)/execute/sync", ["script": .string(script), "args": .array(arguments)])
+        try await driver.command(
+            "POST", "/session/\(id)/execute/sync", ["script": .string(script), "args": .array(arguments)])
     }
 
     /// The cookies of the current page, as `Set-Cookie` header values.

@@ -151,7 +151,9 @@ extension Node {
             self.init(.sequence(elements.map { Node(json: $0, at: location) }), at: location)
         case .object(let members):
             let pairs = members.map { key, member in
-                Pair(key: Node(.scalar(Scalar(key, style: .doubleQuoted)), at: location), value: Node(json: member, at: location))
+                Pair(
+                    key: Node(.scalar(Scalar(key, style: .doubleQuoted)), at: location),
+                    value: Node(json: member, at: location))
             }
             self.init(.mapping(pairs), at: location)
         case .null, .bool, .int, .double:

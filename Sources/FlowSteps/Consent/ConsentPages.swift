@@ -90,7 +90,9 @@ enum ConsentParameters {
     }
 
     /// The page `parameters` describe; `mandatory` when the page has no such parameter.
-    static func page(_ parameters: BuiltinParameters, mandatory fixed: Bool = true) throws(ParameterProblem)
+    static func page(
+        _ parameters: BuiltinParameters, mandatory fixed: Bool = true
+    ) throws(ParameterProblem)
         -> ConsentPage
     {
         let id = try parameters.requiredText("id")
