@@ -23,6 +23,7 @@ public enum Builtins {
         CertificateAuthenticationStep.self,
         SLSAuthenticationStep.self,
         DestinationsDownloadStep.self,
+        UserRolesStep.self,
         ClientResourcesStep.self,
         ApplySettingsStep.self,
         LogUploadStep.self,

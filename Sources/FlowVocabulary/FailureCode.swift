@@ -88,7 +88,7 @@ extension FailureCode {
         insecureURL, connectionFailed, connectionClosed, requestFailed, tooManyRedirects, secretBodyRedirect,
         responseTooLarge, untrustedServer, pinMismatch, certificateRequired, certificateRejected, tlsFailed,
         badCertificateFile, proxyFailed, identitySourceFailed, certificateServiceFailed, slsLoginFailed,
-        identityNeedsStore, consentDeclined,
+        identityNeedsStore, consentDeclined, roleMissing,
     ]
 
     // The run, the state folder, inputs and info.
@@ -337,4 +337,6 @@ extension FailureCode {
         """
         The person declined a mandatory consent page (an EULA); the message names the page and its version.
         """)
+    public static let roleMissing = FailureCode(
+        "role-missing", "The user lacks a role the `user-roles` step requires; the message names the roles.")
 }

@@ -213,6 +213,11 @@ let conformanceCases: [ConformanceCase] = [
         seed: backendSeed,
         waiting: ({ _ in conformanceFlow("{uses: destinations-download}") }, .server(.destinations))),
     ConformanceCase(
+        name: "user-roles",
+        flow: { _ in conformanceFlow("{uses: user-roles}") },
+        seed: backendSeed,
+        waiting: ({ _ in conformanceFlow("{uses: user-roles}") }, .server(.me))),
+    ConformanceCase(
         name: "client-resources",
         flow: { _ in conformanceFlow("{uses: client-resources}") },
         seed: backendSeed,

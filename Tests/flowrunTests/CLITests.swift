@@ -444,7 +444,7 @@ extension ProcessSuites {
                     "basic-authentication",
                     "oauth2-authentication", "logout", "saml-authentication", "otp-session-configuration",
                     "certificate-authentication",
-                    "sls-authentication", "destinations-download", "client-resources", "apply-settings",
+                    "sls-authentication", "destinations-download", "user-roles", "client-resources", "apply-settings",
                     "log-upload", "usage-upload", "crash-report-upload", "lock-wipe-policy",
                     "eula", "user-consent", "data-collection-consent", "device-registration", "push-registration",
                     "push-status",

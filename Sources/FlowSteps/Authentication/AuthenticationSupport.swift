@@ -212,7 +212,7 @@ enum Authentication {
     }
 
     /// The user a role service answer (`Me`) names: its `id`, else its `userName`.
-    private static func userID(in document: Node) -> String? {
+    static func userID(in document: Node) -> String? {
         document["id"]?.scalar?.text ?? document["userName"]?.scalar?.text
     }
 

@@ -1,7 +1,7 @@
 public import FlowCatalog
 public import FlowDescriptor
-public import Foundation
 import FlowVocabulary
+public import Foundation
 
 /// A Swift type an info value converts to and from, with the value type keys of that type have.
 public protocol InfoConvertible: Sendable {
@@ -203,6 +203,15 @@ extension InfoKey where Value == String {
     }
 }
 
+extension InfoKey where Value == [String] {
+    public static var userRoles: Self {
+        Self(
+            "userRoles",
+            "The user's roles as the backend's role service (`Me`) lists them; empty when the application's access "
+                + "control is off.")
+    }
+}
+
 /// The built-in info keys.
 public enum InfoKeys {
     /// Every built-in key, in the catalog's order: the catalog's key table is made from this list (a test checks
@@ -223,7 +232,7 @@ public enum InfoKeys {
         InfoKey<Bool>.dataCollectionConsent.builtin, InfoKey<Destinations>.destinations.builtin,
         InfoKey<ClientResourceBundles>.clientResources.builtin,
         InfoKey<LogPolicy>.logPolicy.builtin, InfoKey<UsagePolicy>.usagePolicy.builtin,
-        InfoKey<String>.registrationID.builtin, InfoKey<String>.userID.builtin,
+        InfoKey<String>.registrationID.builtin, InfoKey<String>.userID.builtin, InfoKey<[String]>.userRoles.builtin,
     ]
 }
 
@@ -274,6 +283,19 @@ extension Bool: InfoConvertible {
     }
 
     public var infoValue: InfoValue { .bool(self) }
+}
+
+extension Array: InfoConvertible where Element == String {
+    public static var valueType: ValueType { .list(.string) }
+
+    public init?(infoValue value: InfoValue) {
+        guard case .list(let elements) = value else { return nil }
+        let texts = elements.compactMap(String.init(infoValue:))
+        guard texts.count == elements.count else { return nil }
+        self = texts
+    }
+
+    public var infoValue: InfoValue { .list(map(InfoValue.string)) }
 }
 
 extension InfoValue: InfoConvertible {
