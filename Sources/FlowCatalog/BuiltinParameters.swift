@@ -76,15 +76,11 @@ public struct BuiltinParameters: Sendable {
 
     /// The node the flow wrote for `name`, if any (a YAML null counts as absent).
     public func node(_ name: String) -> Parameter? {
-        // Searched by position, lengths first: iterating would copy every entry passed over.
+        // Lengths first: comparing strings is not free, and most names differ in length.
         let length = name.utf8.count
-        for position in entries.indices {
-            let entryName = entries[position].name.value
-            if entryName.utf8.count == length, entryName == name, !entries[position].value.isNull {
-                return entries[position]
-            }
+        return entries.first { entry in
+            entry.name.value.utf8.count == length && entry.name.value == name && !entry.value.isNull
         }
-        return nil
     }
 
     /// The text of `name`, or its default value; `nil` when neither is there.

@@ -97,11 +97,10 @@ public struct ParameterSpec: Sendable, Hashable {
 }
 
 extension [ParameterSpec] {
-    /// The position of the parameter `name`. Searched by position, lengths first: iterating would copy every spec
-    /// passed over (five counted references each).
+    /// The position of the parameter `name` (lengths compared first: most names differ in length).
     public func position(named name: String) -> Int? {
         let length = name.utf8.count
-        return indices.first { self[$0].name.utf8.count == length && self[$0].name == name }
+        return firstIndex { $0.name.utf8.count == length && $0.name == name }
     }
 
     /// The parameter `name`, if there is one.

@@ -67,10 +67,8 @@ struct CheckContext {
         declaredCommandOutputs = Self.commandOutputs(of: descriptor)
         declaredKeyTypes.reserveCapacity(descriptor.keys.count)
         resolvedSteps.reserveCapacity(descriptor.steps.count)
-        // By position: iterating would copy every declaration, with its counted references.
-        let keys = descriptor.keys
-        for position in keys.indices where !declaredKeyTypes.contains(keys[position].name.value) {
-            declaredKeyTypes[keys[position].name.value] = normalized(keys[position].type)
+        for key in descriptor.keys where !declaredKeyTypes.contains(key.name.value) {
+            declaredKeyTypes[key.name.value] = normalized(key.type)
         }
     }
 

@@ -4,14 +4,11 @@ import FlowDescriptor
 extension CheckContext {
     /// Record types in `keys` must exist; built-in keys may be redeclared only with their own type.
     mutating func checkKeyDeclarations() {
-        // By position: iterating would copy every declaration, with its counted references.
-        let keys = descriptor.keys
-        for position in keys.indices {
+        for declaration in descriptor.keys {
             // Made only for a finding: most declarations have none.
-            func path() -> DescriptorPath { DescriptorPath.root.appending("keys").appending(keys[position].name.value) }
-            checkTypeNames(keys[position].type, at: keys[position].typeLocation, path: path())
-            if let builtin = catalog.key(named: keys[position].name.value) {
-                let declaration = keys[position]
+            func path() -> DescriptorPath { DescriptorPath.root.appending("keys").appending(declaration.name.value) }
+            checkTypeNames(declaration.type, at: declaration.typeLocation, path: path())
+            if let builtin = catalog.key(named: declaration.name.value) {
                 guard normalized(declaration.type) != builtin.type else { continue }
                 report(
                     Diagnostic(

@@ -11,10 +11,8 @@ extension CheckContext {
         _ parameters: [Parameter], against specs: [ParameterSpec], owner: @autoclosure () -> String,
         at location: SourceLocation, path: @autoclosure () -> DescriptorPath
     ) {
-        // By position: iterating would copy every parameter and every spec passed over.
-        for index in parameters.indices {
-            guard let position = specs.position(named: parameters[index].name.value) else {
-                let parameter = parameters[index]
+        for parameter in parameters {
+            guard let position = specs.position(named: parameter.name.value) else {
                 let owner = owner()
                 let suggestion = Suggestion.closest(to: parameter.name.value, in: specs.map(\.name))
                 report(
@@ -29,12 +27,10 @@ extension CheckContext {
                         replacement: suggestion))
                 continue
             }
-            checkValue(parameters[index].value, of: specs[position], path: parameters[index].path)
+            checkValue(parameter.value, of: specs[position], path: parameter.path)
         }
-        for position in specs.indices where specs[position].required {
-            let name = specs[position].name
-            guard !parameters.contains(where: { $0.name.value == name }) else { continue }
-            let spec = specs[position]
+        for spec in specs where spec.required {
+            guard !parameters.contains(where: { $0.name.value == spec.name }) else { continue }
             report(
                 Diagnostic(
                     .missingField, "Expected to find parameter `\(spec.name)` in \(owner()), but it is missing.",

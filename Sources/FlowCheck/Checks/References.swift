@@ -51,15 +51,15 @@ extension CheckContext {
         case .scalar(let scalar):
             if mayHoldReferenceOrURL(scalar.text, clearText: clearText) { candidates.append(trail) }
         case .sequence(let elements):
-            for index in elements.indices {
+            for (index, element) in elements.enumerated() {
                 trail.append(index)
-                collectScalarValues(below: elements[index], trail: &trail, clearText: clearText, into: &candidates)
+                collectScalarValues(below: element, trail: &trail, clearText: clearText, into: &candidates)
                 trail.removeLast()
             }
         case .mapping(let pairs):
-            for index in pairs.indices {
+            for (index, pair) in pairs.enumerated() {
                 trail.append(index)
-                collectScalarValues(below: pairs[index].value, trail: &trail, clearText: clearText, into: &candidates)
+                collectScalarValues(below: pair.value, trail: &trail, clearText: clearText, into: &candidates)
                 trail.removeLast()
             }
         }

@@ -99,29 +99,24 @@ extension CheckContext {
     private mutating func checkSecretLookingParameters() {
         for step in descriptor.steps {
             let spec = resolvedSteps[step.name.value]
-            // By position: iterating would copy every parameter.
-            let parameters = step.parameters
-            for index in parameters.indices {
+            for parameter in step.parameters {
                 let type = spec.flatMap { spec in
-                    spec.parameters.position(named: parameters[index].name.value).map { spec.parameters[$0].type }
+                    spec.parameters.position(named: parameter.name.value).map { spec.parameters[$0].type }
                 }
                 if type == .secret { continue }
-                if let pairs = parameters[index].value.pairs, type == .stringMap {
+                if let pairs = parameter.value.pairs, type == .stringMap {
                     for pair in pairs {
                         let name = pair.key.scalar?.text ?? ""
-                        checkLiteralSecret(named: name, in: pair.value, path: parameters[index].path.appending(name))
+                        checkLiteralSecret(named: name, in: pair.value, path: parameter.path.appending(name))
                     }
                 } else {
-                    checkLiteralSecret(
-                        named: parameters[index].name.value, in: parameters[index].value, path: parameters[index].path)
+                    checkLiteralSecret(named: parameter.name.value, in: parameter.value, path: parameter.path)
                 }
             }
         }
         for provider in descriptor.configuration?.providers ?? [] {
-            let parameters = provider.parameters
-            for index in parameters.indices {
-                checkLiteralSecret(
-                    named: parameters[index].name.value, in: parameters[index].value, path: parameters[index].path)
+            for parameter in provider.parameters {
+                checkLiteralSecret(named: parameter.name.value, in: parameter.value, path: parameter.path)
             }
         }
     }

@@ -7,11 +7,9 @@ extension CheckContext {
         guard let tree = descriptor.configuration?.transform else { return }
         walk(tree)
         transformKeyPositions.reserveCapacity(transformKeys.count)
-        // By position: iterating would copy every key.
-        for position in transformKeys.indices {
-            if let firstPosition = transformKeyPositions[transformKeys[position].name] {
+        for (position, key) in transformKeys.enumerated() {
+            if let firstPosition = transformKeyPositions[key.name] {
                 let first = transformKeys[firstPosition]
-                let key = transformKeys[position]
                 report(
                     Diagnostic(
                         .keyProvidedTwice,
@@ -19,7 +17,7 @@ extension CheckContext {
                             + "the first is at line \(first.location.line), column \(first.location.column).",
                         at: key.location, path: key.path, hint: "Give one of them another key."))
             } else {
-                transformKeyPositions[transformKeys[position].name] = position
+                transformKeyPositions[key.name] = position
             }
         }
     }

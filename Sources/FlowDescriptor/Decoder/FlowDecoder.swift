@@ -107,12 +107,11 @@ public struct FlowDecoder {
             return
         }
         descriptor.keys.reserveCapacity(pairs.count)
-        // By position: iterating would copy every pair.
-        for index in pairs.indices {
+        for pair in pairs {
             // Made only for a finding: most declarations have none.
-            func keyPath() -> DescriptorPath { path.appending(pairs[index].key.scalar?.text ?? "") }
-            guard let name = decoding.identifier(pairs[index].key, at: keyPath(), what: "a key name") else { continue }
-            var typeNode = pairs[index].value
+            func keyPath() -> DescriptorPath { path.appending(pair.key.scalar?.text ?? "") }
+            guard let name = decoding.identifier(pair.key, at: keyPath(), what: "a key name") else { continue }
+            var typeNode = pair.value
             var description: String?
             if let fields = typeNode.pairs, fields.firstIndex(ofKey: "type") != nil {
                 guard
@@ -178,12 +177,11 @@ public struct FlowDecoder {
             return nil
         }
         var result: [ValueType.Field] = []
-        // By position: iterating would copy every pair.
-        for index in pairs.indices {
-            guard var name = pairs[index].key.scalar?.text else { continue }
+        for pair in pairs {
+            guard var name = pair.key.scalar?.text else { continue }
             let optional = name.hasSuffix("?")
             if optional { name.removeLast() }
-            guard let type = decodeType(pairs[index].value, at: path().appending("struct").appending(name)) else {
+            guard let type = decodeType(pair.value, at: path().appending("struct").appending(name)) else {
                 continue
             }
             result.append(ValueType.Field(name: name, type: type, optional: optional))
@@ -294,9 +292,8 @@ public struct FlowDecoder {
         var hasMap = false
         var hasTo = false
         var hasKey = false
-        // By position: iterating would copy every pair.
-        for index in pairs.indices {
-            guard case .scalar(let key) = pairs[index].key.content else { continue }
+        for pair in pairs {
+            guard case .scalar(let key) = pair.key.content else { continue }
             // By length first: most keys of a transform map are longer, and comparing strings is not free.
             switch key.text.utf8.count {
             case 2: if key.text == "to" { hasTo = true }
@@ -359,12 +356,10 @@ public struct FlowDecoder {
         }
         var entries: [TransformEntry] = []
         entries.reserveCapacity(pairs.count)
-        // By position: iterating would copy every pair.
-        for index in pairs.indices {
-            guard let key = pairs[index].key.scalar?.text else { continue }
-            if let child = decodeTransform(pairs[index].value, at: path.appending(key), topLevel: false) {
-                entries.append(
-                    TransformEntry(sourceKey: Located(key, at: pairs[index].key.location), transformer: child))
+        for pair in pairs {
+            guard let key = pair.key.scalar?.text else { continue }
+            if let child = decodeTransform(pair.value, at: path.appending(key), topLevel: false) {
+                entries.append(TransformEntry(sourceKey: Located(key, at: pair.key.location), transformer: child))
             }
         }
         return .map(entries, location: node.location, path: path)
@@ -439,33 +434,32 @@ public struct FlowDecoder {
                     at: node.location, path: path))
             return
         }
-        // By position: iterating would copy every pair.
-        for index in pairs.indices {
-            let stepPath = path.appending(pairs[index].key.scalar?.text ?? "")
-            guard let name = decoding.identifier(pairs[index].key, at: stepPath, what: "a step name") else { continue }
-            if pairs[index].value.scalar != nil, !pairs[index].value.isNull {
-                if let uses = decoding.string(pairs[index].value, at: stepPath, what: "step `\(name.value)`") {
+        for pair in pairs {
+            let stepPath = path.appending(pair.key.scalar?.text ?? "")
+            guard let name = decoding.identifier(pair.key, at: stepPath, what: "a step name") else { continue }
+            if pair.value.scalar != nil, !pair.value.isNull {
+                if let uses = decoding.string(pair.value, at: stepPath, what: "step `\(name.value)`") {
                     descriptor.steps.append(
                         StepDeclaration(
-                            name: name, uses: uses, parameters: [], location: pairs[index].key.location,
+                            name: name, uses: uses, parameters: [], location: pair.key.location,
                             path: stepPath))
                 }
                 continue
             }
-            if pairs[index].value.isNull {
+            if pair.value.isNull {
                 decoding.report(
                     Diagnostic(
                         .missingField,
                         "Step `\(name.value)` is empty; expected the built-in step it uses, as `uses: NAME` "
                             + "(e.g. `\(name.value): {uses: settings-download}`).",
-                        at: pairs[index].key.location, path: stepPath.appending("uses")))
+                        at: pair.key.location, path: stepPath.appending("uses")))
             }
             // A step with nothing after its name, or with a list, is reported once (above, or by `fields`) and
             // stays declared without a built-in (see `namesBuiltin`): the flows that run it and the store checks
             // say nothing more.
-            guard !pairs[index].value.isNull,
+            guard !pair.value.isNull,
                 let fields = decoding.fields(
-                    of: pairs[index].value, at: stepPath, known: ["uses", "with", "description"],
+                    of: pair.value, at: stepPath, known: ["uses", "with", "description"],
                     required: ["uses"],
                     what: "step `\(name.value)`",
                     unknownHint: {
@@ -475,8 +469,8 @@ public struct FlowDecoder {
             else {
                 descriptor.steps.append(
                     StepDeclaration(
-                        name: name, uses: Located("", at: pairs[index].value.location), parameters: [],
-                        location: pairs[index].key.location, path: stepPath, namesBuiltin: false))
+                        name: name, uses: Located("", at: pair.value.location), parameters: [],
+                        location: pair.key.location, path: stepPath, namesBuiltin: false))
                 continue
             }
             // A missing or unreadable `uses` is reported once, here; the step stays declared (see `namesBuiltin`).
@@ -492,8 +486,8 @@ public struct FlowDecoder {
             }?.value
             descriptor.steps.append(
                 StepDeclaration(
-                    name: name, uses: uses ?? Located("", at: pairs[index].value.location), parameters: parameters,
-                    description: description, location: pairs[index].key.location, path: stepPath,
+                    name: name, uses: uses ?? Located("", at: pair.value.location), parameters: parameters,
+                    description: description, location: pair.key.location, path: stepPath,
                     namesBuiltin: uses != nil))
         }
     }

@@ -60,11 +60,9 @@ struct NodeDecoding {
             return nil
         }
         var result = Fields(pairs)
-        // By position: iterating would copy every pair.
-        for position in pairs.indices {
-            let name = pairs[position].key.scalar?.text ?? ""
+        for (position, pair) in pairs.enumerated() {
+            let name = pair.key.scalar?.text ?? ""
             if known.contains(name) { continue }
-            let pair = pairs[position]
             result.skip(position)
             let suggestion = Suggestion.closest(to: name, in: known)
             report(

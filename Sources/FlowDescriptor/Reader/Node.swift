@@ -147,11 +147,9 @@ extension [Pair] {
     /// searched in place: lengths first, since comparing two different strings is the slow path of `==`.
     public func firstIndex(ofKey key: String) -> Int? {
         let length = key.utf8.count
-        for position in indices {
-            if case .scalar(let text) = self[position].key.content, text.text.utf8.count == length, text.text == key {
-                return position
-            }
+        return firstIndex { pair in
+            guard case .scalar(let text) = pair.key.content else { return false }
+            return text.text.utf8.count == length && text.text == key
         }
-        return nil
     }
 }

@@ -64,10 +64,7 @@ public struct NameTable<Value> {
     public func position(of name: String) -> Int? {
         if entries.count > Self.searchLimit { return index[name] }
         let length = name.utf8.count
-        for position in entries.indices where entries[position].length == length && entries[position].name == name {
-            return position
-        }
-        return nil
+        return entries.firstIndex { $0.length == length && $0.name == name }
     }
 
     @inlinable
@@ -108,7 +105,7 @@ public struct NameTable<Value> {
         entries.append(Entry(name: name, length: name.utf8.count, value: value))
         if entries.count == Self.searchLimit + 1 {
             index.reserveCapacity(entries.count * 2)
-            for position in entries.indices { index[entries[position].name] = position }
+            for (position, entry) in entries.enumerated() { index[entry.name] = position }
         } else if entries.count > Self.searchLimit + 1 {
             index[name] = entries.count - 1
         }
