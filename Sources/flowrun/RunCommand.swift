@@ -105,24 +105,11 @@ struct RunCommand: AsyncParsableCommand {
         }
         let engine = FlowEngine(flow)
         let redactor = Redactor()
-        let interactive = isatty(STDIN_FILENO) == 1
         let progress = ProgressPrinter(live: isatty(STDERR_FILENO) == 1)
-        let prompter: @Sendable (String, Bool) -> String? = { question, secret in
-            progress.beforePrompt()
-            return Prompt.ask(question, secret: secret)
-        }
-        var options = RunOptions(
-            mode: mode.mode,
-            input: InputSource(
-                flags: try given.flags(), interactive: interactive, prompter: prompter, document: configuration,
-                link: try given.linkURL()),
-            state: stateDir.map { StateFolder(url: URL(fileURLWithPath: $0)) }
-                ?? StateFolder.default(flowName: engine.name),
-            progress: progress, redactor: redactor)
-        options.input.descriptorValues = descriptorValues
-        options.tls = try network.trust(
-            engine.descriptor.security, relativeTo: URL(fileURLWithPath: file).deletingLastPathComponent())
-        options.proxy = network.proxies()
+        var options = try Self.options(
+            for: engine, file: file, mode: mode.mode, given: given, configuration: configuration,
+            descriptorValues: descriptorValues, stateDir: stateDir, network: network, progress: progress,
+            redactor: redactor)
         options.presenter = presenter
         // A mode the flow does not offer (change-passcode without a store, logout without a login) is the
         // planner's failure, said by the engine before any step runs: exit status 1 with its failure code, the same
@@ -180,6 +167,32 @@ struct RunCommand: AsyncParsableCommand {
         case let result where result.isSuccess: return
         default: throw ExitCode.findings
         }
+    }
+
+    /// What a run of `engine` is given: its inputs (flags, the environment, prompts on a terminal), its state
+    /// folder, its trust and proxies. `run` and `request` set a run up alike.
+    static func options(
+        for engine: FlowEngine, file: String, mode: Mode?, given: InputOptions, configuration: Node?,
+        descriptorValues: [String: String], stateDir: String?, network: TrustOptions, progress: ProgressPrinter?,
+        redactor: Redactor
+    ) throws -> RunOptions {
+        let prompter: @Sendable (String, Bool) -> String? = { question, secret in
+            progress?.beforePrompt()
+            return Prompt.ask(question, secret: secret)
+        }
+        var options = RunOptions(
+            mode: mode,
+            input: InputSource(
+                flags: try given.flags(), interactive: isatty(STDIN_FILENO) == 1, prompter: prompter,
+                document: configuration, link: try given.linkURL()),
+            state: stateDir.map { StateFolder(url: URL(fileURLWithPath: $0)) }
+                ?? StateFolder.default(flowName: engine.name),
+            progress: progress, redactor: redactor)
+        options.input.descriptorValues = descriptorValues
+        options.tls = try network.trust(
+            engine.descriptor.security, relativeTo: URL(fileURLWithPath: file).deletingLastPathComponent())
+        options.proxy = network.proxies()
+        return options
     }
 
     /// The values of `--input-fd NAME=FD`: each descriptor read to its end, one trailing line break dropped.

@@ -24,6 +24,8 @@ public struct OutputFile: Sendable {
         /// A file downloaded from the backend (a client resource bundle): any bytes, so an earlier download is
         /// recognised by what flowrun kept about it; `isEarlier` is given the path of a non-empty regular file.
         case download(isEarlier: @Sendable (String) -> Bool)
+        /// A response body (`request --output`): any bytes, so nothing that is already there is replaced.
+        case responseBody
 
         var noun: String {
             switch self {
@@ -33,6 +35,7 @@ public struct OutputFile: Sendable {
             case .runReport: "a flowrun run report"
             case .certificateAuthority: "a PEM certificate"
             case .download: "the file flowrun downloaded there before"
+            case .responseBody: "a response body (which flowrun cannot tell from any other file)"
             }
         }
     }
@@ -155,7 +158,7 @@ public struct OutputFile: Sendable {
         case .certificateAuthority:
             // An earlier `--ca-out`: one PEM certificate, nothing before it.
             return start.hasPrefix("-----BEGIN CERTIFICATE-----")
-        case .download:
+        case .download, .responseBody:
             return false
         case .runReport:
             // The report's format is its first member.

@@ -4,6 +4,7 @@ import FlowHTTP
 import FlowTransform
 public import FlowVocabulary
 import Foundation
+import Synchronization
 
 /// A compiled flow, ready to run: its mode plans, and the one driver that runs them.
 public struct FlowEngine: Sendable {
@@ -74,6 +75,27 @@ public struct FlowEngine: Sendable {
     /// through the same machines and driver, with step timeouts and one trace format.
     /// Cancelling the calling task stops the running step and runs no further step.
     public func run(_ options: RunOptions) async -> RunReport {
+        await perform(options, use: nil)
+    }
+
+    /// Runs the flow as ``run(_:)`` does and, when it succeeds, hands the onboarded session to `body` while the
+    /// state folder's lock is still held: what `body` sends goes through the same authenticators, headers, pins and
+    /// proxy as the steps' requests, and tokens a request refreshes are written into the open store at once.
+    /// - Returns: the run's report, and what `body` returned (`nil` when the run did not succeed).
+    public func run<Used: Sendable>(
+        _ options: RunOptions, using body: @escaping @Sendable (OnboardedSession) async -> Used
+    ) async -> (report: RunReport, used: Used?) {
+        let used = Mutex<Used?>(nil)
+        let report = await perform(options) { session in
+            let value = await body(session)
+            used.withLock { $0 = value }
+        }
+        return (report, used.withLock { $0 })
+    }
+
+    private func perform(
+        _ options: RunOptions, use: (@Sendable (OnboardedSession) async -> Void)?
+    ) async -> RunReport {
         let lock: StateLock?
         do throws(StepFailure) {
             lock = try await options.state.lock(purpose: "--mode \(options.mode?.rawValue ?? "auto")")
@@ -86,14 +108,15 @@ public struct FlowEngine: Sendable {
                 timeout: options.requestTimeout,
                 allowInsecureHTTP: descriptor.security.allowInsecureHTTP?.value == true, rewrite: options.urlRewrite,
                 tls: options.tls, proxy: options.proxy, labels: options.requestLabels))
-        let report = await drive(options, http: http, clock: options.clock, folderWarning: lock?.warning)
+        let report = await drive(options, http: http, clock: options.clock, folderWarning: lock?.warning, use: use)
         await http.shutdown()
         return report
     }
 
     /// Performs the session machine's actions until it finishes.
     private func drive<C: Clock>(
-        _ options: RunOptions, http: HTTPSession, clock: C, folderWarning: String?
+        _ options: RunOptions, http: HTTPSession, clock: C, folderWarning: String?,
+        use: (@Sendable (OnboardedSession) async -> Void)?
     ) async -> RunReport where C.Duration == Duration {
         var kept: KeptState?
         do throws(StepFailure) {
@@ -180,6 +203,9 @@ public struct FlowEngine: Sendable {
             }
         }
         let snapshot = run.info.snapshot
+        if let use, result.isSuccess, !Task.isCancelled {
+            await use(OnboardedSession(http: http, info: snapshot))
+        }
         var types: [String: ValueType] = [:]
         for key in snapshot.keys { types[key] = table.type(of: key) }
         return RunReport(

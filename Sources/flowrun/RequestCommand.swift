@@ -1,0 +1,266 @@
+import ArgumentParser
+import FlowDescriptor
+import FlowEngine
+import FlowHTTP
+import FlowSteps
+import FlowVocabulary
+import Foundation
+
+#if Emulator
+import FlowEmulator
+#endif
+
+/// `flowrun request FLOW [METHOD] PATH|URL`: restores the flow's onboarding and sends one request through its
+/// session, as `gh api` and `az rest` send one through theirs.
+struct RequestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "request",
+        abstract: "Send one request through a restored onboarding's session.",
+        discussion: """
+            Restores the onboarding the flow keeps (logging in again only when the backend refuses what was kept; \
+            with no terminal, a login that needs a person fails naming what is missing), then sends the request \
+            through the same session as the steps: the login's credentials, the app and device headers, CSRF, \
+            pins and proxy. A path is relative to the backend (`/odata/v4/...`); a full URL of another origin \
+            gets none of the session's credentials. Tokens the request refreshes are kept.
+
+            The answer's body goes to standard output (or --output FILE); --include puts the status line and \
+            headers before it, --verbose shows the exchange on standard error, credentials masked.
+
+            Exit status: 0 the answer's status is below 400, 22 it is 400 or above (the body is still written, as \
+            with curl --fail-with-body), 1 the restore or the request failed, 2 the options are wrong, \
+            130 cancelled.
+            """
+    )
+
+    @Argument(help: "The flow file whose onboarding is used.")
+    var file: String
+
+    @Argument(help: ArgumentHelp("[METHOD] PATH|URL: GET unless named (POST with --data).", valueName: "request"))
+    var words: [String] = []
+
+    @Option(
+        name: [.customShort("d"), .long],
+        help: ArgumentHelp("The body: TEXT, @FILE, or @- for standard input.", valueName: "DATA"))
+    var data: String?
+
+    @Option(
+        name: [.customShort("H"), .customLong("header")],
+        help: ArgumentHelp("A header to send, as `Name: value` (repeatable).", valueName: "HEADER"))
+    var headers: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "Send the path to this destination (one `destinations-download` provided) instead of the backend.",
+            valueName: "NAME"))
+    var destination: String?
+
+    @Flag(name: [.customShort("i"), .long], help: "Write the status line and the headers before the body.")
+    var include = false
+
+    @Option(
+        name: [.customShort("o"), .long],
+        help: ArgumentHelp("Write the body to this file (never replacing one that is there).", valueName: "FILE"))
+    var output: String?
+
+    @Flag(name: [.customShort("v"), .long], help: "Show the restore and the exchange on standard error, masked.")
+    var verbose = false
+
+    @Option(
+        help: ArgumentHelp("Where the flow keeps its state (default: $XDG_DATA_HOME/flowrun/NAME).", valueName: "DIR"))
+    var stateDir: String?
+
+    @Option(help: ArgumentHelp("Show a web login, if one is needed, with this presenter.", valueName: "NAME"))
+    var presenter: PresenterKind?
+
+    @OptionGroup(title: "Inputs")
+    var given: InputOptions
+
+    @OptionGroup(title: "The built-in emulator")
+    var emulation: EmulatorOptions
+
+    @OptionGroup(title: "Trust and proxies")
+    var network: TrustOptions
+
+    func validate() throws {
+        if destination != nil, let target = words.last, target.contains("://") {
+            throw ValidationError("--destination takes a path on the destination, found the URL `\(target)`.")
+        }
+        guard (1...2).contains(words.count) else {
+            throw ValidationError("Name the request as [METHOD] PATH|URL, for example `GET /odata/v4/Books`.")
+        }
+        if words.count == 2, words[0].isEmpty || !words[0].allSatisfy({ $0.isLetter && $0.isASCII }) {
+            throw ValidationError("`\(words[0])` is not an HTTP method (GET, POST, PUT, PATCH, DELETE, ...).")
+        }
+        for header in headers where Self.header(header) == nil {
+            throw ValidationError("-H takes `Name: value`, found `\(header)`.")
+        }
+    }
+
+    func run() async throws {
+        let stop = StopRequest()
+        let interrupt = Interrupt.onSignal {
+            Prompt.interruptIfAsking()
+            stop.request()
+        }
+        defer { interrupt.cancel() }
+        let method = words.count == 2 ? words[0].uppercased() : (data == nil ? "GET" : "POST")
+        let target = words.last!
+        let body = try data.map(Self.body)
+        let outputFile = output.map { OutputFile(path: $0, kind: .responseBody) }
+        do {
+            try outputFile?.checkReplaceable()
+        } catch {
+            Console.error("flowrun: --output: \(error)")
+            throw ExitCode.usage
+        }
+        let flow = try RunCommand.load(file, pipeline: FlowPipeline(registry: Builtins.registry))
+        let engine = FlowEngine(flow)
+        let redactor = Redactor()
+        let progress = verbose ? ProgressPrinter(live: false) : nil
+        var options = try RunCommand.options(
+            for: engine, file: file, mode: .restore, given: given, configuration: nil,
+            descriptorValues: try RunCommand.readDescriptors(given.inputDescriptors), stateDir: stateDir,
+            network: network, progress: progress, redactor: redactor)
+        options.presenter = presenter
+        let backend = try await emulation.attach(to: &options, authenticationMethods: engine.authenticationMethods)
+        options.log = RunLog(level: verbose ? .debug : .warn, redactor: redactor) { level, message in
+            FileHandle.standardError.write(Data("[\(level.name)] \(message)\n".utf8))
+        }
+        let headers = self.headers.compactMap(Self.header)
+        let verbose = self.verbose
+        let destination = self.destination
+        let task = Task {
+            await engine.run(options) { session -> Result<HTTPResponse, HTTPError> in
+                if let destination {
+                    guard session.url(for: target, onDestination: destination) != nil else {
+                        let known = session.destinations.keys.sorted().map { "`\($0)`" }.joined(separator: ", ")
+                        return .failure(
+                            HTTPError(
+                                .badParameter,
+                                "the onboarding has no destination `\(destination)` (it has "
+                                    + (known.isEmpty ? "none: the flow runs no `destinations-download`" : known)
+                                    + ")",
+                                transient: false))
+                    }
+                }
+                let url =
+                    destination.flatMap { session.url(for: target, onDestination: $0) } ?? session.url(for: target)
+                guard let url else {
+                    return .failure(
+                        HTTPError(
+                            .badParameter,
+                            "cannot form a URL from `\(target)`: name a path on the backend (the onboarding's "
+                                + "`backendURL`) or a full http(s) URL",
+                            transient: false))
+                }
+                let request = HTTPRequest(method: method, url: url, headers: headers, body: body)
+                if verbose { Exchange.show(request, session: session.http, redactor: redactor) }
+                do throws(HTTPError) {
+                    return .success(try await session.send(request))
+                } catch {
+                    return .failure(error)
+                }
+            }
+        }
+        stop.onRequest { task.cancel() }
+        let (report, sent) = await task.value
+        await backend?.stop()
+        guard report.result.isSuccess, let sent else {
+            Console.error(RunRecord(report, redactor: redactor).summary)
+            if case .cancelled = report.result { throw ExitCode(130) }
+            throw ExitCode.findings
+        }
+        let response: HTTPResponse
+        switch sent {
+        case .failure(let error):
+            Console.error("flowrun: \(method) \(target): \(redactor.redact(error.message)) [\(error.code)]")
+            throw error.code == .cancelled ? ExitCode(130) : ExitCode.findings
+        case .success(let answer):
+            response = answer
+        }
+        if verbose { Exchange.show(response, redactor: redactor) }
+        var written: [UInt8] = []
+        if include { written += Array(Exchange.head(of: response, redactor: redactor).utf8) }
+        written += response.body
+        if let outputFile {
+            do {
+                try outputFile.writeWhole(written, permissions: 0o600)
+            } catch {
+                Console.error("flowrun: --output: \(error)")
+                throw ExitCode.usage
+            }
+        } else {
+            FileHandle.standardOutput.write(Data(written))
+        }
+        if response.status >= 400 { throw ExitCode(22) }
+    }
+
+    /// `Name: value` as a header; `nil` when there is no name before the colon.
+    static func header(_ text: String) -> (String, String)? {
+        guard let colon = text.firstIndex(of: ":") else { return nil }
+        let name = text[..<colon].trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty, !name.contains(" ") else { return nil }
+        return (name, text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+    }
+
+    /// The body `--data` names: its text, a file's bytes (`@FILE`), or standard input (`@-`).
+    static func body(_ data: String) throws -> [UInt8] {
+        let limit = 64 * 1024 * 1024
+        guard data.hasPrefix("@") else { return Array(data.utf8) }
+        let path = String(data.dropFirst())
+        if path == "-" {
+            guard isatty(STDIN_FILENO) == 0 else {
+                throw ValidationError("--data @- reads the body from standard input, which is a terminal; pipe it in.")
+            }
+            guard let bytes = FileBytes.readStandardInput(limit: limit), bytes.count <= limit else {
+                throw ValidationError("--data @-: cannot read standard input, or it is larger than 64 MiB.")
+            }
+            return bytes
+        }
+        guard let bytes = FileBytes.read(path, limit: limit) else {
+            throw ValidationError("--data @\(path): cannot read it: \(FileBytes.whyUnreadable(path)).")
+        }
+        return bytes
+    }
+}
+
+/// How `request` shows an exchange: the lines curl -v and -i show, every credential masked.
+enum Exchange {
+    /// Headers whose whole value is a credential.
+    static let credentialHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "x-csrf-token"]
+
+    /// The request as it leaves: where the session sends it, its own headers and the session's for that origin
+    /// (the login's credentials are added per hop, and shown as the answer's status says).
+    static func show(_ request: HTTPRequest, session: HTTPSession, redactor: Redactor) {
+        let url = session.rewritten(request.url)
+        var lines = ["> \(request.method) \(url.absoluteString)"]
+        let headers = session.defaultHeaders(for: url).map { ($0.name, $0.value) } + request.headers
+        lines += headers.map { "> \($0.0): \(masked($0.0, $0.1, redactor: redactor))" }
+        if let body = request.body { lines.append("> (\(body.count) bytes)") }
+        Console.error(redactor.redact(lines.joined(separator: "\n")))
+    }
+
+    static func show(_ response: HTTPResponse, redactor: Redactor) {
+        var lines = ["< \(response.status) \(response.url.absoluteString)"]
+        lines += response.headers.map { "< \($0.name): \(masked($0.name, $0.value, redactor: redactor))" }
+        Console.error(redactor.redact(lines.joined(separator: "\n")))
+    }
+
+    /// The status line and headers, as `--include` writes them before the body.
+    static func head(of response: HTTPResponse, redactor: Redactor) -> String {
+        var text = "HTTP \(response.status)\r\n"
+        for (name, value) in response.headers { text += "\(name): \(masked(name, value, redactor: redactor))\r\n" }
+        return redactor.redact(text) + "\r\n"
+    }
+
+    /// `value` with what is secret in it masked: a credential header whole, a cookie's value, known secrets.
+    static func masked(_ name: String, _ value: String, redactor: Redactor) -> String {
+        let lowered = name.lowercased()
+        if credentialHeaders.contains(lowered) { return "<redacted>" }
+        if lowered == "set-cookie", let equals = value.firstIndex(of: "=") {
+            let attributes = value.firstIndex(of: ";").map { String(value[$0...]) } ?? ""
+            return value[..<equals] + "=<redacted>" + attributes
+        }
+        return redactor.redact(value)
+    }
+}

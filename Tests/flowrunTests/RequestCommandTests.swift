@@ -1,0 +1,187 @@
+import FlowProcess
+import Foundation
+import Testing
+
+extension ProcessSuites {
+    /// `flowrun request` as a user runs it: the Basic warehouse flow onboarded on the built-in emulator, then
+    /// requests through the restored session (each process starts its own emulator; the restore follows it).
+    @Suite("flowrun request, as a process")
+    struct RequestCommandTests {
+        static let flow = CommandRunner.root.appendingPathComponent("flows/basic.yaml").path
+        static let password = "analytical-engine"
+        static let passcode = "Wareh0use-passcode"
+        static let login = ["FLOWRUN_INPUT_PASSWORD": password, "FLOWRUN_INPUT_PASSCODE": passcode]
+        static let basicCredentials = Data("ada@example.com:\(password)".utf8).base64EncodedString()
+
+        private func onboard(_ scratch: Scratch) async throws {
+            let result = try await CommandRunner.run(
+                ["run", Self.flow, "--emulator", "--state-dir", "state", "--input", "username=ada@example.com"],
+                in: scratch.url, environment: Self.login)
+            #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        }
+
+        private func request(_ scratch: Scratch, _ arguments: [String]) async throws -> CommandRunner.Result {
+            let result = try await CommandRunner.run(
+                ["request", Self.flow, "--emulator", "--state-dir", "state"] + arguments, in: scratch.url,
+                environment: Self.login)
+            for secret in [Self.password, Self.passcode, Self.basicCredentials] {
+                #expect(!result.standardOutput.contains(secret) && !result.standardError.contains(secret))
+            }
+            return result
+        }
+
+        @Test func aRequestGoesThroughTheRestoredSessionAndItsStatusIsTheExitStatus() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try await onboard(scratch)
+
+            let get = try await request(scratch, ["/warehouse/items"])
+            #expect(get.status == 0, "\(get.standardError)")
+            #expect(get.standardOutput.contains(#""method":"GET""#), "\(get.standardOutput)")
+            #expect(get.standardOutput.contains(#""destination":"warehouse""#), "\(get.standardOutput)")
+
+            let missing = try await request(scratch, ["/nothing/here"])
+            #expect(missing.status == 22, "\(missing.standardError)")
+            #expect(missing.standardOutput.contains("notFound"), "the body is written: \(missing.standardOutput)")
+
+            let verbose = try await request(scratch, ["-v", "DELETE", "/warehouse/items/7"])
+            #expect(verbose.status == 0, "\(verbose.standardError)")
+            #expect(verbose.standardError.contains("> DELETE "), "\(verbose.standardError)")
+            #expect(verbose.standardError.contains("< 200 "), "\(verbose.standardError)")
+            #expect(verbose.standardError.contains("ok      login"), "the restore is shown: \(verbose.standardError)")
+        }
+
+        @Test func aBodyFromAFileAndTheHeadIntoAnOutputFileThatIsNeverReplaced() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try await onboard(scratch)
+            try scratch.write("item.json", #"{"sku": "A-1"}"#)
+
+            let post = try await request(
+                scratch, ["-i", "-o", "answer.txt", "--data", "@item.json", "/warehouse/items"])
+            #expect(post.status == 0, "\(post.standardError)")
+            #expect(post.standardOutput.isEmpty)
+            let path = scratch.url.appendingPathComponent("answer.txt").path
+            let written = try String(contentsOfFile: path, encoding: .utf8)
+            #expect(written.hasPrefix("HTTP 200\r\n"), "\(written)")
+            #expect(written.contains(#""method":"POST""#), "--data makes it a POST: \(written)")
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            #expect((attributes[.posixPermissions] as? Int) == 0o600)
+
+            let again = try await request(scratch, ["-o", "answer.txt", "/warehouse/items"])
+            #expect(again.status == 2, "\(again.standardError)")
+            #expect(again.standardError.contains("does not replace it"), "\(again.standardError)")
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == written)
+        }
+
+        @Test func withoutAnOnboardingNothingIsSentAndTheRunSaysWhy() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let result = try await request(scratch, ["/warehouse/items"])
+            #expect(result.status == 1)
+            #expect(result.standardOutput.isEmpty)
+            #expect(result.standardError.contains("no-onboarding"), "\(result.standardError)")
+        }
+
+        /// Against `flowrun emulator` as a backend of its own (not `--emulator`, which takes every origin's
+        /// requests), so that a loopback server on another port is another origin.
+        @Test func anotherOriginGetsNoneOfTheSessionsCredentials() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let (emulator, _, emulatorPort) = try await startEmulatorProcess(in: scratch.url)
+            defer { emulator.signal(SIGTERM) }
+            try scratch.write("flow.yaml", Self.jsonProviderFlow)
+            try scratch.write(
+                "config.json",
+                #"{"host": "127.0.0.1", "port": \#(emulatorPort), "protocol": "http", "auth": [{"type": "basic.default"}]}"#
+            )
+            let onboard = try await CommandRunner.run(
+                [
+                    "run", "flow.yaml", "--config", "config.json", "--state-dir", "state", "--input",
+                    "username=ada@example.com",
+                ], in: scratch.url, environment: Self.login)
+            #expect(onboard.status == 0, "\(onboard.standardOutput)\(onboard.standardError)")
+            // The same session reaches its own backend with its credentials...
+            let own = try await CommandRunner.run(
+                ["request", "flow.yaml", "--state-dir", "state", "/warehouse/items"], in: scratch.url,
+                environment: Self.login)
+            #expect(own.status == 0, "\(own.standardError)")
+            // A path on a destination the onboarding downloaded; an unknown one is named with those there are.
+            let onDestination = try await CommandRunner.run(
+                ["request", "flow.yaml", "--state-dir", "state", "--destination", "warehouse", "/items/7"],
+                in: scratch.url, environment: Self.login)
+            #expect(onDestination.status == 0, "\(onDestination.standardError)")
+            #expect(onDestination.standardOutput.contains(#""path":"/warehouse/items/7""#))
+            let unknown = try await CommandRunner.run(
+                ["request", "flow.yaml", "--state-dir", "state", "--destination", "payroll", "/items"],
+                in: scratch.url, environment: Self.login)
+            #expect(unknown.status == 1)
+            #expect(
+                unknown.standardError.contains("no destination `payroll` (it has `warehouse`)"),
+                "\(unknown.standardError)")
+            // ...and a one-request server on another loopback port, which prints the headers it received.
+            let script = """
+                import http.server, sys
+                class Handler(http.server.BaseHTTPRequestHandler):
+                    def do_GET(self):
+                        sys.stderr.write(str(self.headers)); sys.stderr.flush()
+                        self.send_response(200); self.send_header("Content-Length", "2"); self.end_headers()
+                        self.wfile.write(b"ok")
+                    def log_message(self, *args): pass
+                server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+                print(server.server_address[1], flush=True)
+                server.handle_request()
+                """
+            let server = try SpawnedProcess.start(
+                ["python3", "-c", script], environment: ProcessInfo.processInfo.environment,
+                directory: scratch.url.path)
+            server.closeInput()
+            let running = RunningCommand(
+                process: server, output: OutputCollector(server.outputReader),
+                errors: OutputCollector(server.errorReader!))
+            let port = await running.output.firstLine().trimmingCharacters(in: .whitespacesAndNewlines)
+            let other = try await CommandRunner.run(
+                ["request", "flow.yaml", "--state-dir", "state", "http://127.0.0.1:\(port)/elsewhere"],
+                in: scratch.url, environment: Self.login)
+            // Ended whether or not the request reached it: the headers were written before it answered.
+            running.signal(SIGTERM)
+            _ = await running.exit()
+            let received = await running.errors.all()
+            #expect(other.status == 0, "\(other.standardError)")
+            #expect(other.standardOutput == "ok")
+            #expect(
+                received.contains("X-SMP-APPID"), "the app's headers go everywhere, as the SDK sends them: \(received)")
+            #expect(!received.lowercased().contains("authorization"), "\(received)")
+            #expect(!received.contains(Self.basicCredentials))
+        }
+
+        /// The Basic warehouse flow with its configuration from `--config` (the `json` provider).
+        static let jsonProviderFlow = """
+            flowrun: 1
+            name: warehouse-json
+            application: {id: com.example.warehouse, version: "1.0"}
+            configuration:
+              providers: [json]
+              transform: discovery-service
+            authentication: basic
+            steps:
+              welcome: {uses: welcome}
+              session: {uses: session-configuration}
+              login: {uses: basic-authentication, with: {username: "${input.username}", password: prompt}}
+              destinations: {uses: destinations-download}
+              store: {uses: store-manager, with: {passcode: prompt}}
+            flows:
+              onboard: [welcome, session, login, destinations, store]
+              restore: [store, welcome, session, login, destinations]
+
+            """
+
+        @Test(arguments: [["GET", "/a", "/b"], ["G ET", "/a"], ["-H", "no colon here", "/a"], []])
+        func aRequestThatCannotBeNamedIsAUsageError(_ words: [String]) async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let result = try await request(scratch, words)
+            #expect(result.status == 2, "\(result.standardError)")
+        }
+    }
+}
