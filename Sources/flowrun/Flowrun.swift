@@ -31,7 +31,7 @@ struct Flowrun: AsyncParsableCommand {
         version: version,
         subcommands: [
             RunCommand.self, LintCommand.self, GraphCommand.self, StepsCommand.self, SchemaCommand.self,
-            EmulatorCommand.self, TestCommand.self, RequestCommand.self,
+            EmulatorCommand.self, TestCommand.self, RequestCommand.self, TokenCommand.self,
         ],
         defaultSubcommand: RunCommand.self
     )

@@ -6,10 +6,6 @@ import FlowSteps
 import FlowVocabulary
 import Foundation
 
-#if Emulator
-import FlowEmulator
-#endif
-
 /// `flowrun request FLOW [METHOD] PATH|URL`: restores the flow's onboarding and sends one request through its
 /// session, as `gh api` and `az rest` send one through theirs.
 struct RequestCommand: AsyncParsableCommand {
@@ -62,24 +58,8 @@ struct RequestCommand: AsyncParsableCommand {
         help: ArgumentHelp("Write the body to this file (never replacing one that is there).", valueName: "FILE"))
     var output: String?
 
-    @Flag(name: [.customShort("v"), .long], help: "Show the restore and the exchange on standard error, masked.")
-    var verbose = false
-
-    @Option(
-        help: ArgumentHelp("Where the flow keeps its state (default: $XDG_DATA_HOME/flowrun/NAME).", valueName: "DIR"))
-    var stateDir: String?
-
-    @Option(help: ArgumentHelp("Show a web login, if one is needed, with this presenter.", valueName: "NAME"))
-    var presenter: PresenterKind?
-
-    @OptionGroup(title: "Inputs")
-    var given: InputOptions
-
-    @OptionGroup(title: "The built-in emulator")
-    var emulation: EmulatorOptions
-
-    @OptionGroup(title: "Trust and proxies")
-    var network: TrustOptions
+    @OptionGroup
+    var session: SessionOptions
 
     func validate() throws {
         if destination != nil, let target = words.last, target.contains("://") {
@@ -97,12 +77,6 @@ struct RequestCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let stop = StopRequest()
-        let interrupt = Interrupt.onSignal {
-            Prompt.interruptIfAsking()
-            stop.request()
-        }
-        defer { interrupt.cancel() }
         let method = words.count == 2 ? words[0].uppercased() : (data == nil ? "GET" : "POST")
         let target = words.last!
         let body = try data.map(Self.body)
@@ -113,62 +87,23 @@ struct RequestCommand: AsyncParsableCommand {
             Console.error("flowrun: --output: \(error)")
             throw ExitCode.usage
         }
-        let flow = try RunCommand.load(file, pipeline: FlowPipeline(registry: Builtins.registry))
-        let engine = FlowEngine(flow)
-        let redactor = Redactor()
-        let progress = verbose ? ProgressPrinter(live: false) : nil
-        var options = try RunCommand.options(
-            for: engine, file: file, mode: .restore, given: given, configuration: nil,
-            descriptorValues: try RunCommand.readDescriptors(given.inputDescriptors), stateDir: stateDir,
-            network: network, progress: progress, redactor: redactor)
-        options.presenter = presenter
-        let backend = try await emulation.attach(to: &options, authenticationMethods: engine.authenticationMethods)
-        options.log = RunLog(level: verbose ? .debug : .warn, redactor: redactor) { level, message in
-            FileHandle.standardError.write(Data("[\(level.name)] \(message)\n".utf8))
-        }
         let headers = self.headers.compactMap(Self.header)
-        let verbose = self.verbose
+        let verbose = session.verbose
         let destination = self.destination
-        let task = Task {
-            await engine.run(options) { session -> Result<HTTPResponse, HTTPError> in
-                if let destination {
-                    guard session.url(for: target, onDestination: destination) != nil else {
-                        let known = session.destinations.keys.sorted().map { "`\($0)`" }.joined(separator: ", ")
-                        return .failure(
-                            HTTPError(
-                                .badParameter,
-                                "the onboarding has no destination `\(destination)` (it has "
-                                    + (known.isEmpty ? "none: the flow runs no `destinations-download`" : known)
-                                    + ")",
-                                transient: false))
-                    }
-                }
-                let url =
-                    destination.flatMap { session.url(for: target, onDestination: $0) } ?? session.url(for: target)
-                guard let url else {
-                    return .failure(
-                        HTTPError(
-                            .badParameter,
-                            "cannot form a URL from `\(target)`: name a path on the backend (the onboarding's "
-                                + "`backendURL`) or a full http(s) URL",
-                            transient: false))
-                }
-                let request = HTTPRequest(method: method, url: url, headers: headers, body: body)
-                if verbose { Exchange.show(request, session: session.http, redactor: redactor) }
-                do throws(HTTPError) {
-                    return .success(try await session.send(request))
-                } catch {
-                    return .failure(error)
-                }
+        let (sent, redactor) = try await session.use(file) { session, redactor -> Result<HTTPResponse, HTTPError> in
+            let url: URL
+            do throws(HTTPError) {
+                url = try Self.url(of: target, onDestination: destination, in: session)
+            } catch {
+                return .failure(error)
             }
-        }
-        stop.onRequest { task.cancel() }
-        let (report, sent) = await task.value
-        await backend?.stop()
-        guard report.result.isSuccess, let sent else {
-            Console.error(RunRecord(report, redactor: redactor).summary)
-            if case .cancelled = report.result { throw ExitCode(130) }
-            throw ExitCode.findings
+            let request = HTTPRequest(method: method, url: url, headers: headers, body: body)
+            if verbose { Exchange.show(request, session: session.http, redactor: redactor) }
+            do throws(HTTPError) {
+                return .success(try await session.send(request))
+            } catch {
+                return .failure(error)
+            }
         }
         let response: HTTPResponse
         switch sent {
@@ -178,7 +113,7 @@ struct RequestCommand: AsyncParsableCommand {
         case .success(let answer):
             response = answer
         }
-        if verbose { Exchange.show(response, redactor: redactor) }
+        if session.verbose { Exchange.show(response, redactor: redactor) }
         var written: [UInt8] = []
         if include { written += Array(Exchange.head(of: response, redactor: redactor).utf8) }
         written += response.body
@@ -193,6 +128,31 @@ struct RequestCommand: AsyncParsableCommand {
             FileHandle.standardOutput.write(Data(written))
         }
         if response.status >= 400 { throw ExitCode(22) }
+    }
+
+    /// Where `target` is: a path on the destination `name`, a path on the backend, or a full URL.
+    static func url(
+        of target: String, onDestination name: String?, in session: OnboardedSession
+    ) throws(HTTPError) -> URL {
+        if let name {
+            guard let url = session.url(for: target, onDestination: name) else {
+                let known = session.destinations.keys.sorted().map { "`\($0)`" }.joined(separator: ", ")
+                throw HTTPError(
+                    .badParameter,
+                    "the onboarding has no destination `\(name)` (it has "
+                        + (known.isEmpty ? "none: the flow runs no `destinations-download`" : known) + ")",
+                    transient: false)
+            }
+            return url
+        }
+        guard let url = session.url(for: target) else {
+            throw HTTPError(
+                .badParameter,
+                "cannot form a URL from `\(target)`: name a path on the backend (the onboarding's `backendURL`) "
+                    + "or a full http(s) URL",
+                transient: false)
+        }
+        return url
     }
 
     /// `Name: value` as a header; `nil` when there is no name before the colon.

@@ -93,8 +93,8 @@ extension ProcessSuites {
             try scratch.write("flow.yaml", Self.jsonProviderFlow)
             try scratch.write(
                 "config.json",
-                #"{"host": "127.0.0.1", "port": \#(emulatorPort), "protocol": "http", "auth": [{"type": "basic.default"}]}"#
-            )
+                #"{"host": "127.0.0.1", "port": \#(emulatorPort), "protocol": "http", "#
+                    + #""auth": [{"type": "basic.default"}]}"#)
             let onboard = try await CommandRunner.run(
                 [
                     "run", "flow.yaml", "--config", "config.json", "--state-dir", "state", "--input",
@@ -182,6 +182,60 @@ extension ProcessSuites {
             defer { scratch.remove() }
             let result = try await request(scratch, words)
             #expect(result.status == 2, "\(result.standardError)")
+        }
+    }
+}
+
+extension ProcessSuites {
+    /// `flowrun token` as a script uses it: the unattended fieldscan station (client credentials) onboarded on the
+    /// built-in emulator.
+    @Suite("flowrun token, as a process")
+    struct TokenCommandTests {
+        static let flow = CommandRunner.root.appendingPathComponent("flows/oauth2-client-credentials.yaml").path
+        static let environment = [
+            "FIELDSCAN_CLIENT_SECRET": "fieldscan-secret-0451", "FIELDSCAN_STORE_PASSCODE": "Sc4nner-passcode",
+            "FIELDSCAN_STATION_ID": "station-7",
+        ]
+
+        @Test func aPipeGetsTheCurrentTokenAndNothingElseShowsIt() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let onboard = try await CommandRunner.run(
+                ["run", Self.flow, "--emulator", "--state-dir", "state"], in: scratch.url,
+                environment: Self.environment)
+            #expect(onboard.status == 0, "\(onboard.standardOutput)\(onboard.standardError)")
+            let token = try await CommandRunner.run(
+                ["token", Self.flow, "--emulator", "--state-dir", "state", "-v"], in: scratch.url,
+                environment: Self.environment)
+            #expect(token.status == 0, "\(token.standardError)")
+            let lines = token.standardOutput.split(separator: "\n")
+            #expect(lines.count == 1 && lines[0].count > 20 && !lines[0].contains(" "), "\(token.standardOutput)")
+            // Shown on standard output only: the verbose restore on standard error masks it.
+            #expect(!token.standardError.contains(String(lines.first ?? "-")), "\(token.standardError)")
+            #expect(token.standardError.contains("ok      token"), "\(token.standardError)")
+        }
+
+        @Test func aTerminalIsRefusedWithoutForceAndALoginWithoutTokensSaysSo() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let terminal = try startInTerminal(
+                "\(CommandRunner.binary.path) token \(Self.flow) --emulator --state-dir \(scratch.url.path)/state")
+            let ended = await terminal.exit()
+            let seen = await terminal.output.all()
+            #expect(ended == .exited(2), "\(seen)")
+            #expect(seen.contains("standard output is a terminal"), "\(seen)")
+
+            let basic = CommandRunner.root.appendingPathComponent("flows/basic.yaml").path
+            let login = ["FLOWRUN_INPUT_PASSWORD": "analytical-engine", "FLOWRUN_INPUT_PASSCODE": "Wareh0use-passcode"]
+            let onboard = try await CommandRunner.run(
+                ["run", basic, "--emulator", "--state-dir", "basic", "--input", "username=ada@example.com"],
+                in: scratch.url, environment: login)
+            #expect(onboard.status == 0, "\(onboard.standardError)")
+            let none = try await CommandRunner.run(
+                ["token", basic, "--emulator", "--state-dir", "basic"], in: scratch.url, environment: login)
+            #expect(none.status == 1)
+            #expect(none.standardOutput.isEmpty)
+            #expect(none.standardError.contains("not OAuth 2.0"), "\(none.standardError)")
         }
     }
 }

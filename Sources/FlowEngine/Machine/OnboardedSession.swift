@@ -1,5 +1,6 @@
 public import FlowHTTP
 public import FlowTransform
+public import FlowVocabulary
 public import Foundation
 
 /// The session an onboarding or a restore leaves: the HTTP session every step sent through, with its
@@ -55,6 +56,20 @@ public struct OnboardedSession: Sendable {
         guard let base = destinations[name] else { return nil }
         let root = base.absoluteString.hasSuffix("/") ? String(base.absoluteString.dropLast()) : base.absoluteString
         return URL(string: root + (path.hasPrefix("/") ? path : "/" + path))
+    }
+
+    /// The OAuth 2.0 access token the session sends, refreshed first when it is about to expire (as a request's
+    /// would be, the new tokens kept); `nil` when no login of the onboarding is OAuth 2.0.
+    public func accessToken() async throws(HTTPError) -> Secret? {
+        for authenticator in http.authenticators(.oauth2) {
+            guard let origin = URL(string: authenticator.origin) else { continue }
+            var probe = HTTPRequest(url: origin)
+            try await authenticator.decorate(&probe)
+            if let value = probe.header("Authorization"), value.hasPrefix("Bearer ") {
+                return Secret(String(value.dropFirst("Bearer ".count)))
+            }
+        }
+        return nil
     }
 
     /// Sends `request` through the session, as a step's request is sent (redirects followed, challenges answered).
