@@ -31,7 +31,8 @@ struct Flowrun: AsyncParsableCommand {
         version: version,
         subcommands: [
             RunCommand.self, LintCommand.self, GraphCommand.self, StepsCommand.self, SchemaCommand.self,
-            EmulatorCommand.self, TestCommand.self, RequestCommand.self, TokenCommand.self,
+            EmulatorCommand.self, TestCommand.self, RequestCommand.self, TokenCommand.self, ProxyCommand.self,
+            ExecCommand.self,
         ],
         defaultSubcommand: RunCommand.self
     )

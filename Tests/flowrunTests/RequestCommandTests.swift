@@ -239,3 +239,92 @@ extension ProcessSuites {
         }
     }
 }
+
+extension ProcessSuites {
+    /// `flowrun proxy` and `flowrun exec` as a user runs them, on the Basic warehouse flow and the built-in emulator;
+    /// the clients are python3's urllib, which holds no credential of the session.
+    @Suite("flowrun proxy and exec, as processes")
+    struct ProxyCommandTests {
+        static let flow = CommandRunner.root.appendingPathComponent("flows/basic.yaml").path
+        static let login = [
+            "FLOWRUN_INPUT_PASSWORD": "analytical-engine", "FLOWRUN_INPUT_PASSCODE": "Wareh0use-passcode",
+        ]
+        static let basicCredentials = Data("ada@example.com:analytical-engine".utf8).base64EncodedString()
+
+        /// A python3 client: `GET` (or `POST` with a body) on `$FLOWRUN_PROXY_URL` + each path, with the token
+        /// header unless the path starts with `!`; prints each status and body.
+        static let client = """
+            import os, sys, urllib.request, urllib.error
+            for path in sys.argv[1:]:
+                bare = path.startswith("!")
+                request = urllib.request.Request(os.environ["FLOWRUN_PROXY_URL"] + path.lstrip("!"))
+                if not bare: request.add_header("X-Flowrun-Proxy-Token", os.environ["FLOWRUN_PROXY_TOKEN"])
+                try:
+                    with urllib.request.urlopen(request) as answer: print(answer.status, answer.read().decode())
+                except urllib.error.HTTPError as error: print(error.code, error.read().decode())
+            sys.exit(int(os.environ.get("CLIENT_EXIT", "0")))
+            """
+
+        private func onboard(_ scratch: Scratch) async throws {
+            let result = try await CommandRunner.run(
+                ["run", Self.flow, "--emulator", "--state-dir", "state", "--input", "username=ada@example.com"],
+                in: scratch.url, environment: Self.login)
+            #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        }
+
+        @Test func execGivesTheCommandAProxyAndItsExitStatusIsTheCommands() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try await onboard(scratch)
+            var environment = Self.login
+            environment["CLIENT_EXIT"] = "3"
+            let result = try await CommandRunner.run(
+                [
+                    "exec", Self.flow, "--emulator", "--state-dir", "state", "--", "python3", "-c", Self.client,
+                    "/warehouse/items?page=2", "!/warehouse/items",
+                ], in: scratch.url, environment: environment)
+            #expect(result.status == 3, "\(result.standardOutput)\(result.standardError)")
+            let lines = result.standardOutput.split(separator: "\n").map(String.init)
+            #expect(lines.count == 2, "\(result.standardOutput)")
+            #expect(lines.first?.hasPrefix("200 ") == true && lines.first?.contains(#""method":"GET""#) == true)
+            #expect(lines.last?.hasPrefix("403 ") == true, "a request without the token is refused: \(lines)")
+            #expect(result.standardError.contains("GET /warehouse/items → 200"), "\(result.standardError)")
+            for output in [result.standardOutput, result.standardError] {
+                #expect(!output.contains("analytical-engine") && !output.contains(Self.basicCredentials))
+            }
+        }
+
+        @Test func theProxyServesUntilInterruptedAndThenEndsCleanly() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try await onboard(scratch)
+            let proxy = try startFlowrun(
+                ["proxy", Self.flow, "--emulator", "--state-dir", "state"], in: scratch.url, environment: Self.login)
+            let urlLine = await proxy.output.firstLine().trimmingCharacters(in: .whitespacesAndNewlines)
+            let tokenLine = await proxy.output.text(containing: "FLOWRUN_PROXY_TOKEN=")
+            let url = try #require(urlLine.hasPrefix("FLOWRUN_PROXY_URL=") ? String(urlLine.dropFirst(18)) : nil)
+            let token = try #require(
+                tokenLine.split(separator: "\n").first { $0.hasPrefix("FLOWRUN_PROXY_TOKEN=") }?.dropFirst(20))
+            #expect(token.count == 64)
+            let client = try await CommandRunner.runProgram(
+                ["python3", "-c", Self.client, "/warehouse/items", "/nowhere"],
+                environment: ["FLOWRUN_PROXY_URL": url, "FLOWRUN_PROXY_TOKEN": String(token)])
+            proxy.signal(SIGINT)
+            let ended = await proxy.exit()
+            let errors = await proxy.errors.all()
+            #expect(client.standardOutput.hasPrefix("200 "), "\(client.standardOutput)\(client.standardError)")
+            #expect(client.standardOutput.contains("\n404 "), "the backend's status passes through")
+            #expect(ended == .exited(0), "\(errors)")
+            #expect(errors.contains("GET /nowhere → 404"), "\(errors)")
+        }
+
+        @Test func anAddressOtherMachinesReachIsRefusedUnlessAsked() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let result = try await CommandRunner.run(
+                ["proxy", Self.flow, "--listen", "0.0.0.0:0", "--state-dir", "state"], in: scratch.url)
+            #expect(result.status == 2)
+            #expect(result.standardError.contains("not a loopback address"), "\(result.standardError)")
+        }
+    }
+}
