@@ -13,10 +13,11 @@ extension ProcessSuites {
         static let login = ["FLOWRUN_INPUT_PASSWORD": password, "FLOWRUN_INPUT_PASSCODE": passcode]
         static let basicCredentials = Data("ada@example.com:\(password)".utf8).base64EncodedString()
 
-        private func onboard(_ scratch: Scratch) async throws {
+        /// Onboards the warehouse flow into `scratch`'s `state`.
+        static func onboard(_ scratch: Scratch) async throws {
             let result = try await CommandRunner.run(
-                ["run", Self.flow, "--emulator", "--state-dir", "state", "--input", "username=ada@example.com"],
-                in: scratch.url, environment: Self.login)
+                ["run", flow, "--emulator", "--state-dir", "state", "--input", "username=ada@example.com"],
+                in: scratch.url, environment: login)
             #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
         }
 
@@ -33,7 +34,7 @@ extension ProcessSuites {
         @Test func aRequestGoesThroughTheRestoredSessionAndItsStatusIsTheExitStatus() async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }
-            try await onboard(scratch)
+            try await Self.onboard(scratch)
 
             let get = try await request(scratch, ["/warehouse/items"])
             #expect(get.status == 0, "\(get.standardError)")
@@ -54,7 +55,7 @@ extension ProcessSuites {
         @Test func aBodyFromAFileAndTheHeadIntoAnOutputFileThatIsNeverReplaced() async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }
-            try await onboard(scratch)
+            try await Self.onboard(scratch)
             try scratch.write("item.json", #"{"sku": "A-1"}"#)
 
             let post = try await request(
@@ -245,11 +246,9 @@ extension ProcessSuites {
     /// the clients are python3's urllib, which holds no credential of the session.
     @Suite("flowrun proxy and exec, as processes")
     struct ProxyCommandTests {
-        static let flow = CommandRunner.root.appendingPathComponent("flows/basic.yaml").path
-        static let login = [
-            "FLOWRUN_INPUT_PASSWORD": "analytical-engine", "FLOWRUN_INPUT_PASSCODE": "Wareh0use-passcode",
-        ]
-        static let basicCredentials = Data("ada@example.com:analytical-engine".utf8).base64EncodedString()
+        static let flow = RequestCommandTests.flow
+        static let login = RequestCommandTests.login
+        static let basicCredentials = RequestCommandTests.basicCredentials
 
         /// A python3 client: `GET` (or `POST` with a body) on `$FLOWRUN_PROXY_URL` + each path, with the token
         /// header unless the path starts with `!`; prints each status and body.
@@ -265,17 +264,10 @@ extension ProcessSuites {
             sys.exit(int(os.environ.get("CLIENT_EXIT", "0")))
             """
 
-        private func onboard(_ scratch: Scratch) async throws {
-            let result = try await CommandRunner.run(
-                ["run", Self.flow, "--emulator", "--state-dir", "state", "--input", "username=ada@example.com"],
-                in: scratch.url, environment: Self.login)
-            #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
-        }
-
         @Test func execGivesTheCommandAProxyAndItsExitStatusIsTheCommands() async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }
-            try await onboard(scratch)
+            try await RequestCommandTests.onboard(scratch)
             var environment = Self.login
             environment["CLIENT_EXIT"] = "3"
             let result = try await CommandRunner.run(
@@ -297,7 +289,7 @@ extension ProcessSuites {
         @Test func theProxyServesUntilInterruptedAndThenEndsCleanly() async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }
-            try await onboard(scratch)
+            try await RequestCommandTests.onboard(scratch)
             let proxy = try startFlowrun(
                 ["proxy", Self.flow, "--emulator", "--state-dir", "state"], in: scratch.url, environment: Self.login)
             let urlLine = await proxy.output.firstLine().trimmingCharacters(in: .whitespacesAndNewlines)
