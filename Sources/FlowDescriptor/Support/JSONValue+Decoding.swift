@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 extension JSONValue {
     /// The tree read as `Value`, the inverse of ``init(encoding:)``.

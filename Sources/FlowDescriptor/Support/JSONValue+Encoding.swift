@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A value that cannot be written as JSON or read from it as the type asks, with where in the value.
 public struct JSONShapeError: Error, Sendable, CustomStringConvertible {

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# What a request through the onboarded session costs, against a plain request to the same emulator: wall time of
+# whole processes, median of RUNS, measured by farm-bench pair by pair (A/B) so that the machine's drift cancels.
+#
+#   bash bench/session-request.sh                 # builds the static release flowrun (bench/release-flowrun.sh)
+#   FLOWRUN=path/to/flowrun bash bench/session-request.sh
+#   RUNS=20 ...                                   # runs of each command (default 15)
+#
+# A: `curl` through `flowrun proxy` (one proxy, started once; curl sends the proxy's token)
+# B: `curl` straight to the emulator with the Basic credentials and the app headers (the floor)
+# then `flowrun request FLOW PATH`, one process per request (a restore each time: the store's key derivation,
+# the kept session, then the request) against the same B.
+#
+# Needs curl and farm-bench. Prints the figures; never fails on a figure.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+runs="${RUNS:-15}"
+for tool in curl farm-bench python3; do
+    command -v "$tool" >/dev/null || { echo "bench: $tool not found" >&2; exit 2; }
+done
+source "$here/release-flowrun.sh"
+release_flowrun "$root"
+
+work="$(mktemp -d)"
+cleanup() {
+    [ -n "${proxy_pid:-}" ] && kill -TERM "$proxy_pid" 2>/dev/null || true
+    [ -n "${emulator_pid:-}" ] && kill -TERM "$emulator_pid" 2>/dev/null || true
+    wait 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+cd "$work"
+
+"$flowrun" emulator >emulator.out 2>emulator.err &
+emulator_pid=$!
+for _ in $(seq 100); do grep -q "listening on" emulator.out 2>/dev/null && break; sleep 0.1; done
+base="$(sed -n 's/^flowrun emulator listening on //p' emulator.out | head -1)"
+port="${base##*:}"
+[ -n "$port" ] || { echo "bench: the emulator did not start" >&2; cat emulator.err >&2; exit 1; }
+
+cat >flow.yaml <<'EOF'
+flowrun: 1
+name: bench-session
+application: {id: com.example.warehouse, version: "1.0"}
+configuration:
+  providers: [json]
+  transform: discovery-service
+authentication: basic
+steps:
+  welcome: {uses: welcome}
+  session: {uses: session-configuration}
+  login: {uses: basic-authentication, with: {username: "${input.username}", password: prompt}}
+  store: {uses: store-manager, with: {passcode: prompt}}
+flows:
+  onboard: [welcome, session, login, store]
+  restore: [store, welcome, session, login]
+EOF
+printf '{"host": "127.0.0.1", "port": %s, "protocol": "http", "auth": [{"type": "basic.default"}]}\n' "$port" \
+    >config.json
+export FLOWRUN_INPUT_PASSWORD=analytical-engine FLOWRUN_INPUT_PASSCODE=Wareh0use-passcode
+"$flowrun" run flow.yaml --config config.json --state-dir state --input username=ada@example.com >/dev/null
+
+"$flowrun" proxy flow.yaml --state-dir state >proxy.out 2>proxy.err &
+proxy_pid=$!
+for _ in $(seq 100); do grep -q FLOWRUN_PROXY_TOKEN proxy.out 2>/dev/null && break; sleep 0.1; done
+proxy_url="$(sed -n 's/^FLOWRUN_PROXY_URL=//p' proxy.out)"
+proxy_token="$(sed -n 's/^FLOWRUN_PROXY_TOKEN=//p' proxy.out)"
+[ -n "$proxy_token" ] || { echo "bench: the proxy did not start" >&2; cat proxy.err >&2; exit 1; }
+
+plain="curl -sf -o /dev/null -u ada@example.com:analytical-engine -H X-SMP-APPID:com.example.warehouse \
+-H X-SMP-DEVICEID:bench $base/warehouse/items"
+through_proxy="curl -sf -o /dev/null -H X-Flowrun-Proxy-Token:$proxy_token $proxy_url/warehouse/items"
+request="$flowrun request flow.yaml --state-dir state /warehouse/items"
+
+echo "binary: $flowrun (static release build, --static-swift-stdlib, unless FLOWRUN named another)"
+echo
+echo "== A: curl through flowrun proxy   B: curl straight to the emulator"
+farm-bench -n "$runs" --vs "$plain" -- $through_proxy
+echo
+echo "== A: flowrun request (a restore and the request, one process)   B: curl straight to the emulator"
+farm-bench -n "$runs" --timeout 600 --vs "$plain" -- $request
