@@ -192,6 +192,7 @@ struct ProxyAddress: Sendable {
 /// A command run by `exec`, with flowrun's standard input, output and error, in an environment with additions.
 enum ChildCommand {
     /// Runs `arguments` (looked up on `PATH`) and waits for it; a cancelled wait (Ctrl-C) ends it with SIGTERM.
+    /// Its environment is flowrun's without the `FLOWRUN_INPUT_*` variables, plus `environment`.
     /// - Returns: its exit status (128 + N for signal N), or 127 and why when it cannot be started.
     static func run(
         _ arguments: [String], adding environment: [String: String]
@@ -199,7 +200,9 @@ enum ChildCommand {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        // flowrun's own inputs (a password, the store's passcode) are not the command's.
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FLOWRUN_INPUT_") }
+            .merging(environment) { $1 }
         let (ended, finish) = AsyncStream.makeStream(of: Void.self)
         process.terminationHandler = { _ in
             finish.yield()

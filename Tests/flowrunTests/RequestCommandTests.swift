@@ -216,6 +216,42 @@ extension ProcessSuites {
             #expect(token.standardError.contains("ok      token"), "\(token.standardError)")
         }
 
+        /// A token the session gets during `exec` (the emulator's clock moved past the kept one's expiry) is written
+        /// into the store at once: the next restore uses it without a new login.
+        @Test func aTokenTheSessionGetsAgainDuringExecIsKept() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let (emulator, base, _) = try await startEmulatorProcess(in: scratch.url)
+            func flowrun(_ arguments: [String]) async throws -> CommandRunner.Result {
+                try await CommandRunner.run(
+                    [arguments[0], Self.flow, "--emulator-url", base, "--state-dir", "state"] + arguments.dropFirst(),
+                    in: scratch.url, environment: Self.environment.merging(["EMULATOR": base]) { $1 })
+            }
+            let onboard = try await flowrun(["run"])
+            #expect(onboard.status == 0, "\(onboard.standardOutput)\(onboard.standardError)")
+            let script = """
+                import os, urllib.request
+                def status():
+                    request = urllib.request.Request(os.environ["FLOWRUN_PROXY_URL"] + "/fieldscan/api/v1/status")
+                    request.add_header("X-Flowrun-Proxy-Token", os.environ["FLOWRUN_PROXY_TOKEN"])
+                    print(urllib.request.urlopen(request).status)
+                status()
+                urllib.request.urlopen(urllib.request.Request(
+                    os.environ["EMULATOR"] + "/_emulator/clock", data=b'{"advance": "2h"}', method="PUT",
+                    headers={"Content-Type": "application/json"}))
+                status()
+                """
+            let exec = try await flowrun(["exec", "--", "python3", "-c", script])
+            #expect(exec.status == 0, "\(exec.standardOutput)\(exec.standardError)")
+            #expect(exec.standardOutput == "200\n200\n", "the second request logs in again: \(exec.standardOutput)")
+            let restore = try await flowrun(["run", "--trace", "trace.jsonl"])
+            #expect(restore.status == 0, "\(restore.standardOutput)\(restore.standardError)")
+            let trace = try String(contentsOf: scratch.url.appendingPathComponent("trace.jsonl"), encoding: .utf8)
+            #expect(trace.contains(#""outcome":"tokens-reused""#), "the token got during exec was kept: \(trace)")
+            emulator.signal(SIGINT)
+            _ = await emulator.exit()
+        }
+
         @Test func aTerminalIsRefusedWithoutForceAndALoginWithoutTokensSaysSo() async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }
@@ -261,6 +297,7 @@ extension ProcessSuites {
                 try:
                     with urllib.request.urlopen(request) as answer: print(answer.status, answer.read().decode())
                 except urllib.error.HTTPError as error: print(error.code, error.read().decode())
+            if "FLOWRUN_INPUT_PASSWORD" in os.environ: print("the command got flowrun's password")
             sys.exit(int(os.environ.get("CLIENT_EXIT", "0")))
             """
 

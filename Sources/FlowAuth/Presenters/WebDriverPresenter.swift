@@ -1,4 +1,4 @@
-public import FlowDescriptor
+import FlowDescriptor
 public import FlowHTTP
 import FlowProcess
 import FlowVocabulary
