@@ -78,6 +78,10 @@ echo "binary: $flowrun (static release build, --static-swift-stdlib, unless FLOW
 echo
 echo "== A: curl through flowrun proxy   B: curl straight to the emulator"
 farm-bench -n "$runs" --vs "$plain" -- $through_proxy
+# The proxy holds the state folder's lock while it runs: a `flowrun request` beside it would wait and fail `busy`.
+kill -TERM "$proxy_pid"
+wait "$proxy_pid" || true
+proxy_pid=
 echo
 echo "== A: flowrun request (a restore and the request, one process)   B: curl straight to the emulator"
 farm-bench -n "$runs" --timeout 600 --vs "$plain" -- $request
