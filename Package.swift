@@ -94,7 +94,7 @@ let package = Package(
         .target(
             name: "FlowEmulatorData",
             dependencies: [
-                "FlowDescriptor",
+                "FlowVocabulary", "FlowDescriptor",
                 .product(name: "Crypto", package: "swift-crypto"),
                 // The trusted SAML certificate's RSA key, the emulator's CA read from PEM.
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -107,7 +107,7 @@ let package = Package(
         .target(
             name: "FlowEmulator",
             dependencies: [
-                "FlowDescriptor", "FlowEmulatorData",
+                "FlowVocabulary", "FlowDescriptor", "FlowEmulatorData",
                 // The SDKs' `multipart/form-data` uploads, read with the client's own reader of the shape.
                 "FlowHTTP",
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -1,4 +1,5 @@
 internal import Crypto
+import FlowVocabulary
 package import Foundation
 
 /// Random values for one-time codes, transactions and relay states: 256 bits, base64url without padding.
@@ -108,13 +109,7 @@ package enum PKCE {
 /// Comparing secrets without leaking, through timing, how much of a guess was right.
 package enum Secrets {
     package static func equal(_ lhs: String, _ rhs: String) -> Bool {
-        let left = Array(lhs.utf8)
-        let right = Array(rhs.utf8)
-        var difference = UInt8(left.count == right.count ? 0 : 1)
-        for index in 0..<max(left.count, right.count) {
-            difference |= (index < left.count ? left[index] : 0) ^ (index < right.count ? right[index] : 0)
-        }
-        return difference == 0
+        ConstantTime.equal(lhs.utf8, rhs.utf8)
     }
 }
 

@@ -1,3 +1,4 @@
+import FlowDescriptor
 public import FlowVocabulary
 public import Foundation
 
@@ -169,5 +170,13 @@ extension URL {
         if host == "localhost" || host == "::1" || host == "[::1]" { return true }
         let octets = host.split(separator: ".")
         return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
+    }
+}
+
+/// Header names whose value is a credential: `Authorization`, `Proxy-Authorization`, `Cookie`, and any whose name
+/// says it holds a secret (`X-API-Key`, `X-CSRF-Token`).
+public enum CredentialHeaders {
+    public static func contains(_ name: String) -> Bool {
+        ["authorization", "proxy-authorization", "cookie"].contains(name.lowercased()) || SecretNames.looksSecret(name)
     }
 }

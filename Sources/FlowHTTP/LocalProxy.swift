@@ -1,3 +1,4 @@
+import FlowVocabulary
 public import Foundation
 import NIOCore
 import NIOHTTP1
@@ -134,9 +135,6 @@ public final class LocalProxy: Sendable {
     /// Whether `headers` carry the token, compared in constant time.
     private static func carries(_ token: String, in headers: HTTPHeaders) -> Bool {
         guard let given = headers.first(name: tokenHeader) else { return false }
-        let expected = Array(token.utf8)
-        let found = Array(given.utf8)
-        guard expected.count == found.count else { return false }
-        return zip(expected, found).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+        return ConstantTime.equal(token.utf8, given.utf8)
     }
 }

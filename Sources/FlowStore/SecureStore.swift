@@ -504,17 +504,10 @@ public struct SecureStore: Sendable {
         let (stored, computed) = try read { db in
             (try Data.fetchOne(db, sql: "SELECT value FROM header WHERE name = 'manifest'"), try manifest(db))
         }
-        guard let stored, Self.constantTimeEqual(stored, computed) else {
+        guard let stored, ConstantTime.equal(stored, computed) else {
             throw StoreError(.damaged, "the store \(path) was changed: its records do not match its manifest")
         }
         for (id, box) in try rows() { _ = try unseal(box, id: id) }
-    }
-
-    private static func constantTimeEqual(_ left: Data, _ right: Data) -> Bool {
-        guard left.count == right.count else { return false }
-        var difference: UInt8 = 0
-        for (a, b) in zip(left, right) { difference |= a ^ b }
-        return difference == 0
     }
 
     // MARK: - SQLite
@@ -605,7 +598,7 @@ public struct SecureStore: Sendable {
             throw damaged
         }
         guard let boundBytes = fields["bound"], let wrapped = fields["wrapped-key"], let check = fields["check"],
-            constantTimeEqual(check, checkDigest(boundBytes, wrapped)),
+            ConstantTime.equal(check, checkDigest(boundBytes, wrapped)),
             let bound = try? JSONDecoder().decode(Bound.self, from: boundBytes)
         else { throw damaged }
         guard bound.format <= format else {

@@ -186,9 +186,6 @@ struct RequestCommand: AsyncParsableCommand {
 
 /// How `request` shows an exchange: the lines curl -v and -i show, every credential masked.
 enum Exchange {
-    /// Headers whose whole value is a credential.
-    static let credentialHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "x-csrf-token"]
-
     /// The request as it leaves: where the session sends it, its own headers and the session's for that origin
     /// (the login's credentials are added per hop, and shown as the answer's status says).
     static func show(_ request: HTTPRequest, session: HTTPSession, redactor: Redactor) {
@@ -215,9 +212,8 @@ enum Exchange {
 
     /// `value` with what is secret in it masked: a credential header whole, a cookie's value, known secrets.
     static func masked(_ name: String, _ value: String, redactor: Redactor) -> String {
-        let lowered = name.lowercased()
-        if credentialHeaders.contains(lowered) { return "<redacted>" }
-        if lowered == "set-cookie", let equals = value.firstIndex(of: "=") {
+        if CredentialHeaders.contains(name) { return "<redacted>" }
+        if name.lowercased() == "set-cookie", let equals = value.firstIndex(of: "=") {
             let attributes = value.firstIndex(of: ";").map { String(value[$0...]) } ?? ""
             return value[..<equals] + "=<redacted>" + attributes
         }

@@ -1,6 +1,7 @@
 import Crypto
 import CryptoExtras
 import FlowEmulatorData
+import FlowVocabulary
 import Foundation
 
 /// The one shape of XML signature (XML-DSig) accepted on a SAML assertion: enveloped, RSA-SHA256 over a SHA-256
@@ -118,7 +119,7 @@ enum EnvelopedSignature {
         var unsigned = element
         unsigned.children.remove(at: signatureIndex)
         let digest = SHA256.hash(data: referenceCanonicalization.canonicalize(unsigned))
-        guard Self.constantTimeEqual(Array(digest), expectedDigest) else {
+        guard ConstantTime.equal(Array(digest), expectedDigest) else {
             throw SAMLRefusal(
                 "The assertion does not match the digest in its signature: it was changed after it was signed.")
         }
@@ -201,10 +202,5 @@ enum EnvelopedSignature {
     static func decodeBase64(_ text: String) -> [UInt8]? {
         let compact = String(String.UnicodeScalarView(text.unicodeScalars.filter { !XMLCharacters.isWhitespace($0) }))
         return Data(base64Encoded: compact).map(Array.init)
-    }
-
-    private static func constantTimeEqual(_ left: [UInt8], _ right: [UInt8]) -> Bool {
-        guard left.count == right.count else { return false }
-        return zip(left, right).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 }

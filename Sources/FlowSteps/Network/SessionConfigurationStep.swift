@@ -86,7 +86,7 @@ struct SessionConfigurationStep: BuiltinStep {
         // A header whose name says it carries a credential (`Authorization`, `X-API-Key`) is a secret: masked once
         // resolved.
         headers = try parameters.textMapping("headers").map {
-            ($0.key, ParameterText(parameter: $0.key, text: $0.value, isSecret: Self.carriesCredential($0.key)))
+            ($0.key, ParameterText(parameter: $0.key, text: $0.value, isSecret: CredentialHeaders.contains($0.key)))
         }
         secretHeaderOrigins = try Self.origins(parameters, "secret-header-origins")
         deviceID = try parameters.runtimeText("device-id")
@@ -165,24 +165,18 @@ struct SessionConfigurationStep: BuiltinStep {
     /// Where a header of `headers` goes: a credential to the backend's origin and the flow's secret-header origins
     /// only (none when the backend URL is unknown and the flow names none), any other header everywhere.
     private func reach(of header: String, backend: URL?) -> HeaderReach {
-        guard Self.carriesCredential(header) else { return .everyOrigin }
+        guard CredentialHeaders.contains(header) else { return .everyOrigin }
         return .origins(Set(secretHeaderOrigins + (backend.map { [$0.origin] } ?? [])))
     }
 
     /// `; NAMES only to ORIGINS` for the headers that carry a credential, for the trace; empty when there are none.
     private func secretHeadersText(backend: URL?) -> String {
-        let names = headers.map(\.name).filter(Self.carriesCredential)
+        let names = headers.map(\.name).filter(CredentialHeaders.contains)
         guard let first = names.first, case .origins(let origins) = reach(of: first, backend: backend) else {
             return ""
         }
         let to = origins.isEmpty ? "no origin (no backend URL)" : origins.sorted().joined(separator: ", ")
         return "; \(names.joined(separator: ", ")) only to \(to)"
-    }
-
-    /// Whether a header's name says its value is a credential.
-    static func carriesCredential(_ header: String) -> Bool {
-        ["authorization", "proxy-authorization", "cookie"].contains(header.lowercased())
-            || SecretNames.looksSecret(header)
     }
 
     /// Has the session fetch and echo CSRF tokens for the backend's modifying requests when `csrf` is on.
