@@ -37,7 +37,27 @@ struct CommandRunner {
     static func run(
         _ arguments: [String], in directory: URL = root, environment: [String: String] = [:], input: String? = nil
     ) async throws -> Result {
-        try await runProgram([binary.path] + arguments, in: directory, environment: environment, input: input)
+        try await runProgram(
+            [binary.path] + withTestOnlyKeys(arguments), in: directory, environment: environment, input: input)
+    }
+
+    /// The commands that derive a store's key, and so take `--emulator-test-keys` against an emulator.
+    static let keyedCommands: Set = ["run", "request", "token", "proxy", "exec"]
+
+    /// `arguments` with `--emulator-test-keys` after the command when it runs against an emulator (`--emulator`,
+    /// `--emulator-url`): the suite's runs then derive their stores' keys at the test-only cost of decision 64, as
+    /// `flowrun test` does, and the suite is not most of its time in scrypt. A test of the key cost itself names
+    /// `--standard-store-keys` (taken out here), so that its runs derive at the cost users get.
+    static func withTestOnlyKeys(_ arguments: [String]) -> [String] {
+        guard let command = arguments.first, keyedCommands.contains(command) else { return arguments }
+        let options = arguments.prefix { $0 != "--" }
+        if options.contains("--standard-store-keys") {
+            return arguments.filter { $0 != "--standard-store-keys" }
+        }
+        guard !options.contains("--emulator-test-keys"),
+            options.contains(where: { $0 == "--emulator" || $0.hasPrefix("--emulator-url") })
+        else { return arguments }
+        return [command, "--emulator-test-keys"] + arguments.dropFirst()
     }
 
     /// Runs `script` with `/bin/sh -c` (to hand `flowrun` a file descriptor, for example).
@@ -162,7 +182,8 @@ func startFlowrun(
 ) throws -> RunningCommand {
     signal(SIGPIPE, SIG_IGN)
     let process = try SpawnedProcess.start(
-        [CommandRunner.binary.path] + arguments, environment: CommandRunner.testEnvironment(environment),
+        [CommandRunner.binary.path] + CommandRunner.withTestOnlyKeys(arguments),
+        environment: CommandRunner.testEnvironment(environment),
         directory: directory.path
     )
     process.closeInput()

@@ -36,6 +36,9 @@ struct StoreRun {
     let scratch: Scratch
     var flow = CommandRunner.root.appendingPathComponent("flows/settings-store.yaml").path
     var state: String { scratch.url.appendingPathComponent("state").path }
+    /// Whether the runs derive their keys at the cost users get (a test of the derivation itself), not at the
+    /// suite's test-only cost.
+    var standardKeys = false
 
     func callAsFunction(
         _ arguments: [String] = [], passcode: String? = nil, newPasscode: String? = nil, data: String? = nil
@@ -44,6 +47,7 @@ struct StoreRun {
         if let passcode { environment["FLOWRUN_INPUT_PASSCODE"] = passcode }
         if let newPasscode { environment["FLOWRUN_INPUT_NEW_PASSCODE"] = newPasscode }
         var command = ["run", flow, "--emulator", "--state-dir", state, "--input", "email-address=ada@example.com"]
+        if standardKeys { command.append("--standard-store-keys") }
         if let data {
             let file = try scratch.write("data-\(UUID().uuidString).yaml", data)
             command += ["--emulator-data", file.path]
@@ -302,7 +306,8 @@ extension ProcessSuites {
             let flow = CommandRunner.root.appendingPathComponent("flows/settings-store.yaml").path
             let run = try startFlowrun(
                 [
-                    "run", flow, "--emulator", "--state-dir", state, "--trace", trace, "--input",
+                    "run", flow, "--emulator", "--standard-store-keys", "--state-dir", state, "--trace", trace,
+                    "--input",
                     "email-address=ada@example.com",
                 ],
                 in: scratch.url,
@@ -320,7 +325,8 @@ extension ProcessSuites {
         func ctrlCDuringANewPasscodesDerivationChangesNothing(_ mode: String) async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }
-            let run = StoreRun(scratch: scratch)
+            var run = StoreRun(scratch: scratch)
+            run.standardKeys = true
             let off = policyData(["Enabled": "false"])
             let onboard = try await run(data: off)
             #expect(onboard.status == 0, "\(onboard.standardOutput)\(onboard.standardError)")
@@ -330,8 +336,8 @@ extension ProcessSuites {
             let data = try scratch.write("data.yaml", mode == "restore" ? policyData(["Enabled": "true"]) : off)
             let change = try startFlowrun(
                 [
-                    "run", run.flow, "--emulator", "--emulator-data", data.path, "--state-dir", run.state, "--trace",
-                    trace, "--mode", mode, "--input", "email-address=ada@example.com",
+                    "run", run.flow, "--emulator", "--standard-store-keys", "--emulator-data", data.path, "--state-dir",
+                    run.state, "--trace", trace, "--mode", mode, "--input", "email-address=ada@example.com",
                 ],
                 in: scratch.url,
                 environment: ["FLOWRUN_INPUT_NEW_PASSCODE": "a-new-passcode", "FLOWRUN_TEST_SCRYPT_REPEATS": "20000"])
@@ -404,13 +410,14 @@ extension ProcessSuites {
             let scratch = try Scratch()
             defer { scratch.remove() }
             let run = StoreRun(scratch: scratch)
-            let onboard = try await run(["--emulator-test-keys", "--trace", "trace.jsonl"], passcode: "a-good-passcode")
+            let onboard = try await run(
+                ["--emulator-test-keys", "--trace", "trace.jsonl"], passcode: "a-good-passcode")
             #expect(onboard.status == 0, "\(onboard.standardError)")
             let trace = try String(contentsOf: scratch.url.appendingPathComponent("trace.jsonl"), encoding: .utf8)
             #expect(trace.contains("test-only: for runs against the emulator"))
             let file = URL(fileURLWithPath: run.state).appendingPathComponent(try #require(run.storeFiles.first))
             let before = try Data(contentsOf: file)
-            let plain = try await run(passcode: "a-good-passcode")
+            let plain = try await run(["--standard-store-keys"], passcode: "a-good-passcode")
             #expect(plain.status == 1)
             #expect(plain.standardError.contains("store-test-only-key"), "\(plain.standardError)")
             #expect(plain.standardError.contains("only such a run opens it"))
