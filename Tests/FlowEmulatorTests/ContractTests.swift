@@ -63,7 +63,7 @@ struct Contract {
         let values = [
             "{app}": "com.example.timetable", "{device}": "d-1", "{os}": "ios", "{id}": "c-1", "{name}": "timetable",
             "{rest}": "api/v1/ping", "{config}": "com.example.travel:1.0", "{email}": "ada@example.com",
-            "{code}": "12345678", "{bundle}": "ui", "{version}": "1", "{status}": "CONSUMED",
+            "{code}": "12345678", "{bundle}": "ui", "{version}": "1", "{status}": "CONSUMED", "{key}": "P-100",
         ]
         return values.reduce(template) { $0.replacingOccurrences(of: $1.key, with: $1.value) }
     }

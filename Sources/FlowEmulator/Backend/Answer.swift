@@ -74,6 +74,8 @@ struct Backend {
     var uploads: [Upload] = []
     /// The device and push registrations; the caller keeps what the answer changed.
     var devices = DeviceRegistry()
+    /// The application's own service behind the destinations; the caller keeps what a write changed.
+    var appService = AppService()
     /// The CA, the trusted client CAs, the TLS faults and the listener's pins.
     var certificates: EmulatorCertificates
     /// The emulator clock's time for this request.
@@ -102,6 +104,11 @@ struct Backend {
         /// What the check of a bearer JWT from an outside issuer (`oauth2-issuers`) found; `nil` when none ran.
         var outsideToken: OutsideTokenCheck?
 
+        /// Whether the request is a GET that asks for a CSRF token (`X-CSRF-Token: Fetch`).
+        var asksForCSRFToken: Bool {
+            method == "GET" && csrfToken?.caseInsensitiveCompare("Fetch") == .orderedSame
+        }
+
         /// Whether the body was sent as a form.
         var isForm: Bool {
             contentType?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
@@ -125,15 +132,8 @@ struct Backend {
     /// `nil`: the route answers.
     private mutating func csrfAnswer(_ route: Route, _ request: RequestFacts) -> Answer? {
         let header = "X-CSRF-Token"
-        if request.method == "GET", request.csrfToken?.caseInsensitiveCompare("Fetch") == .orderedSame {
-            if auth.csrfTokens.count >= AuthState.limit,
-                let oldest = auth.csrfTokens.min(by: { $0.value < $1.value })?.key
-            {
-                auth.csrfTokens[oldest] = nil
-            }
-            let token = UUID().uuidString
-            auth.csrfTokens[token] = now
-            return Answer(status: 200, headers: [(header, token)], body: "")
+        if request.asksForCSRFToken {
+            return Answer(status: 200, headers: [(header, handOutCSRFToken())], body: "")
         }
         guard case .logout = route, request.method != "GET" else { return nil }
         guard let token = request.csrfToken, auth.csrfTokens[token] != nil else {
@@ -143,6 +143,17 @@ struct Backend {
                 headers: [(header, "Required")])
         }
         return nil
+    }
+
+    /// A new CSRF token, kept among those handed out (the oldest forgotten when there are too many).
+    mutating func handOutCSRFToken() -> String {
+        if auth.csrfTokens.count >= AuthState.limit, let oldest = auth.csrfTokens.min(by: { $0.value < $1.value })?.key
+        {
+            auth.csrfTokens[oldest] = nil
+        }
+        let token = UUID().uuidString
+        auth.csrfTokens[token] = now
+        return token
     }
 
     private mutating func answerRoute(_ route: Route, _ request: RequestFacts) -> Answer {
@@ -220,17 +231,27 @@ struct Backend {
                     return Answer(status: 200, json: backend.me(user))
                 }
             }
-        case .destination(let name):
+        case .destination(let name, let resource):
             guard let app = data.application(forDestination: name) else {
                 return .error(404, code: "notFound", "No destination `\(name)`.")
             }
-            return withProtectedApplication(app.id, request) { app, _, _ in
-                Answer(
-                    status: 200,
-                    json: [
-                        "destination": .string(name), "application": .string(app.id), "method": .string(request.method),
-                        "path": .string(request.path), "status": "ok",
-                    ])
+            return withProtectedApplication(app.id, request) { app, _, backend in
+                let fetched = request.asksForCSRFToken ? backend.handOutCSRFToken() : nil
+                var answer: Answer
+                if resource == .other {
+                    answer = Answer(
+                        status: 200,
+                        json: [
+                            "destination": .string(name), "application": .string(app.id),
+                            "method": .string(request.method), "path": .string(request.path), "status": "ok",
+                        ])
+                } else {
+                    let valid = request.csrfToken.map { backend.auth.csrfTokens[$0] != nil } ?? false
+                    answer = backend.appService.answer(
+                        resource, destination: name, application: app.id, request: request, validCSRFToken: valid)
+                }
+                if let fetched { answer.headers.append(("X-CSRF-Token", fetched)) }
+                return answer
             }
         case .destinations(let id):
             return withProtectedApplication(id, request) { app, _, backend in

@@ -15,7 +15,8 @@ enum Route: Sendable, Equatable {
     /// `device/<deviceId>` (one device's).
     case settings(application: String, level: SettingsLevel)
     case me(application: String)
-    case destination(name: String)
+    /// `/<destination>/…`: the application's own service under one of its destinations.
+    case destination(name: String, resource: AppResource)
     /// `/odata/applications/v4/<app>/Endpoints`: the application's endpoints (its destinations), as OData.
     case destinations(application: String)
     /// `/mobileservices/application/<app>/clientlogs/v1/runtime/log/application/<app>`: a client log upload.
@@ -93,6 +94,7 @@ enum Route: Sendable, Equatable {
     func readsBody(method: String) -> Bool {
         if case .push = self { return method == "PUT" || method == "POST" }
         if case .storeRecovery = self { return method == "PUT" }
+        if case .destination(_, let resource) = self { return resource.readsBody(method: method) }
         guard method == "POST" else { return false }
         switch self {
         case .authorize, .token, .revoke, .samlLauncher, .samlLogin, .otpForm, .slsLogin, .slsCertificate, .clientLogs,
@@ -107,7 +109,8 @@ enum Route: Sendable, Equatable {
     /// The methods the route answers; `nil` means any method.
     var methods: Set<String>? {
         switch self {
-        case .destination, .notFound: nil
+        case .notFound: nil
+        case .destination(_, let resource): resource.methods
         case .admin(let admin): admin.methods
         case .authorize, .samlLauncher, .samlLogin, .otpForm: ["GET", "HEAD", "POST"]
         case .token, .revoke, .logout, .slsCertificate, .clientLogs, .usage, .crashReport: ["POST"]
@@ -156,7 +159,7 @@ enum Route: Sendable, Equatable {
             return ["slc3/doLogin": .slsLogin, "slc2/getCertificate": .slsCertificate][segments[1] + "/" + segments[2]]
                 ?? .notFound
         case let first? where destinations.contains(first):
-            return .destination(name: first)
+            return .destination(name: first, resource: AppResource(Array(segments.dropFirst())))
         default:
             return .notFound
         }

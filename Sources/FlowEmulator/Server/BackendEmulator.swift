@@ -415,10 +415,13 @@ public final class BackendEmulator: Sendable {
             state.auth = AuthState()
             backend.devices = state.devices
             state.devices = DeviceRegistry()
+            backend.appService = state.appService
+            state.appService = AppService()
             let answer = backend.answer(route, facts)
             state.auth = backend.auth
             if keepsUploads { for upload in backend.uploads { state.keep(upload) } }
             state.devices = backend.devices
+            state.appService = backend.appService
             return answer
         }
     }

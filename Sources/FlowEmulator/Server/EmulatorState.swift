@@ -11,6 +11,8 @@ struct EmulatorState: Sendable {
     var registrations: [RegistrationKey: RegistrationState]
     /// The device (`Connections`) and push registrations the backend keeps.
     var devices = DeviceRegistry()
+    /// The products of the applications' own services (behind their destinations).
+    var appService = AppService()
     /// The request log, oldest first: a ring buffer, so dropping the oldest of a full log moves nothing.
     var log: Deque<RecordedRequest> = []
     var server: ServerState = .stopped
