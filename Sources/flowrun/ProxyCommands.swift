@@ -41,7 +41,7 @@ struct ProxyCommand: AsyncParsableCommand {
 
     func run() async throws {
         let address = try ProxyAddress(listen, allowRemote: allowRemote)
-        let (problem, _) = try await session.use(file) { session, redactor -> String? in
+        let (problem, _, _) = try await session.use(file) { session, redactor -> String? in
             await ProxyAddress.serve(session, at: address, redactor: redactor) { proxy, token in
                 Console.print("FLOWRUN_PROXY_URL=\(proxy.url.absoluteString)\nFLOWRUN_PROXY_TOKEN=\(token)")
                 Console.error(
@@ -93,7 +93,7 @@ struct ExecCommand: AsyncParsableCommand {
     func run() async throws {
         let command = self.command
         let address = try ProxyAddress("127.0.0.1:0", allowRemote: false)
-        let (outcome, _) = try await session.use(file) { session, redactor -> (status: Int32, problem: String?) in
+        let (outcome, _, _) = try await session.use(file) { session, redactor -> (status: Int32, problem: String?) in
             await ProxyAddress.serve(session, at: address, redactor: redactor) { proxy, token in
                 await ChildCommand.run(
                     command,

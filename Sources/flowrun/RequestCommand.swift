@@ -1,4 +1,5 @@
 import ArgumentParser
+import FlowCheck
 import FlowDescriptor
 import FlowEngine
 import FlowHTTP
@@ -58,6 +59,12 @@ struct RequestCommand: AsyncParsableCommand {
         help: ArgumentHelp("Write the body to this file (never replacing one that is there).", valueName: "FILE"))
     var output: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Write the restore's run report with the answer's status and headers to this JSON file (what "
+                + "`flowrun test` reads).", valueName: "FILE"))
+    var report: String?
+
     @OptionGroup
     var session: SessionOptions
 
@@ -81,16 +88,20 @@ struct RequestCommand: AsyncParsableCommand {
         let target = words.last!
         let body = try data.map(Self.body)
         let outputFile = output.map { OutputFile(path: $0, kind: .responseBody) }
-        do {
-            try outputFile?.checkReplaceable()
-        } catch {
-            Console.error("flowrun: --output: \(error)")
-            throw ExitCode.usage
+        let reportFile = report.map { OutputFile(path: $0, kind: .runReport) }
+        for (option, file) in [("--output", outputFile), ("--report", reportFile)] {
+            do {
+                try file?.checkReplaceable()
+            } catch {
+                Console.error("flowrun: \(option): \(error)")
+                throw ExitCode.usage
+            }
         }
         let headers = self.headers.compactMap(Self.header)
         let verbose = session.verbose
         let destination = self.destination
-        let (sent, redactor) = try await session.use(file) { session, redactor -> Result<HTTPResponse, HTTPError> in
+        let (sent, redactor, record) = try await session.use(file, report: reportFile) {
+            session, redactor -> Result<HTTPResponse, HTTPError> in
             let url: URL
             do throws(HTTPError) {
                 url = try Self.url(of: target, onDestination: destination, in: session)
@@ -104,6 +115,13 @@ struct RequestCommand: AsyncParsableCommand {
             } catch {
                 return .failure(error)
             }
+        }
+        do {
+            try reportFile?.writeWhole(
+                Array((Self.report(record, sent, redactor: redactor).rendered() + "\n").utf8), permissions: 0o600)
+        } catch {
+            Console.error("flowrun: --report: \(error)")
+            throw ExitCode.usage
         }
         let response: HTTPResponse
         switch sent {
@@ -128,6 +146,30 @@ struct RequestCommand: AsyncParsableCommand {
             FileHandle.standardOutput.write(Data(written))
         }
         if response.status >= 400 { throw ExitCode(22) }
+    }
+
+    /// The run report of the restore with a `request` member: the answer's `status` and `headers` (masked as
+    /// `--include` shows them), or the `failure` that kept the request from an answer.
+    static func report(
+        _ record: RunRecord, _ sent: Result<HTTPResponse, HTTPError>, redactor: Redactor
+    ) -> JSONValue {
+        let request: JSONValue
+        switch sent {
+        case .success(let response):
+            let headers = response.headers.map { header -> JSONValue in
+                [.string(header.name), .string(Exchange.masked(header.name, header.value, redactor: redactor))]
+            }
+            request = ["status": .int(response.status), "headers": .array(headers)]
+        case .failure(let error):
+            request = [
+                "failure": [
+                    "code": .string(error.code.rawValue),
+                    "message": .string(TerminalText.safe(redactor.redact(error.message))),
+                ]
+            ]
+        }
+        guard case .object(let members) = record.json else { return record.json }
+        return .object(members + [("request", request)])
     }
 
     /// Where `target` is: a path on the destination `name`, a path on the backend, or a full URL.
@@ -212,7 +254,12 @@ enum Exchange {
 
     /// `value` with what is secret in it masked: a credential header whole, a cookie's value, known secrets.
     static func masked(_ name: String, _ value: String, redactor: Redactor) -> String {
-        if CredentialHeaders.contains(name) { return "<redacted>" }
+        if CredentialHeaders.contains(name) {
+            // The CSRF exchange's own words carry no token: `Required` is what a scenario checks for.
+            let word = value.lowercased()
+            if name.lowercased() == "x-csrf-token", word == "required" || word == "fetch" { return value }
+            return "<redacted>"
+        }
         if name.lowercased() == "set-cookie", let equals = value.firstIndex(of: "=") {
             let attributes = value.firstIndex(of: ";").map { String(value[$0...]) } ?? ""
             return value[..<equals] + "=<redacted>" + attributes

@@ -35,10 +35,12 @@ struct SessionOptions: ParsableArguments {
     /// Restores the onboarding of the flow in `file` and hands its session to `body`, while the run holds the
     /// state folder's lock. A restore that fails (no onboarding, a login that cannot happen) is said on standard
     /// error with the run's summary, and exits 1 (130 when cancelled).
-    /// - Returns: what `body` returned, and the run's redactor, for what the command prints.
+    /// With `report`, a restore that fails writes its run report there (as `run --report`) before it exits.
+    /// - Returns: what `body` returned, the run's redactor (for what the command prints) and the run's record.
     func use<Used: Sendable>(
-        _ file: String, _ body: @escaping @Sendable (OnboardedSession, Redactor) async -> Used
-    ) async throws -> (Used, Redactor) {
+        _ file: String, report: OutputFile? = nil,
+        _ body: @escaping @Sendable (OnboardedSession, Redactor) async -> Used
+    ) async throws -> (Used, Redactor, RunRecord) {
         let stop = StopRequest()
         let interrupt = Interrupt.onSignal {
             Prompt.interruptIfAsking()
@@ -57,16 +59,23 @@ struct SessionOptions: ParsableArguments {
         options.log = RunLog(level: verbose ? .debug : .warn, redactor: redactor) { level, message in
             FileHandle.standardError.write(Data("[\(level.name)] \(message)\n".utf8))
         }
+        let reportFile = report
         let task = Task { await engine.run(options) { session in await body(session, redactor) } }
         stop.onRequest { task.cancel() }
         let (report, used) = await task.value
         await backend?.stop()
+        let record = RunRecord(report, redactor: redactor)
         guard report.result.isSuccess, let used else {
-            Console.error(RunRecord(report, redactor: redactor).summary)
+            Console.error(record.summary)
+            do {
+                try reportFile?.writeWhole(Array((record.json.rendered() + "\n").utf8), permissions: 0o600)
+            } catch {
+                Console.error("flowrun: --report: \(error)")
+            }
             if case .cancelled = report.result { throw ExitCode(130) }
             throw ExitCode.findings
         }
-        return (used, redactor)
+        return (used, redactor, record)
     }
 }
 
@@ -105,7 +114,7 @@ struct TokenCommand: AsyncParsableCommand {
                     + "it (TOKEN=$(flowrun token \(file))) or give --force.")
             throw ExitCode.usage
         }
-        let (found, redactor) = try await session.use(file) { session, _ -> Result<Secret?, HTTPError> in
+        let (found, redactor, _) = try await session.use(file) { session, _ -> Result<Secret?, HTTPError> in
             do throws(HTTPError) {
                 return .success(try await session.accessToken())
             } catch {

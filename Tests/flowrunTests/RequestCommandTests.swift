@@ -75,6 +75,39 @@ extension ProcessSuites {
             #expect(try String(contentsOfFile: path, encoding: .utf8) == written)
         }
 
+        /// `--report` is what `flowrun test` reads for a request run: the restore's run report with the answer's
+        /// status and headers, credentials masked; a restore that fails writes its report too.
+        @Test func theReportHoldsTheRestoreAndTheAnswer() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let none = try await request(scratch, ["--report", "none.json", "/warehouse/Products"])
+            #expect(none.status == 1)
+            let failed = try String(contentsOf: scratch.url.appendingPathComponent("none.json"), encoding: .utf8)
+            #expect(failed.contains(#""outcome": "failed""#), "\(failed)")
+            #expect(failed.contains(#""code": "no-onboarding""#), "\(failed)")
+            #expect(!failed.contains(#""request""#), "no request was sent: \(failed)")
+
+            try await Self.onboard(scratch)
+            let read = try await request(
+                scratch, ["--report", "report.json", "-o", "body.json", "/warehouse/Products('P-300')"])
+            #expect(read.status == 0, "\(read.standardError)")
+            let report = try String(contentsOf: scratch.url.appendingPathComponent("report.json"), encoding: .utf8)
+            #expect(report.hasPrefix("{\n  \"flowrunRunReport\": 1,"), "\(report)")
+            #expect(report.contains(#""outcome": "succeeded""#), "\(report)")
+            #expect(report.contains(#""status": 200"#), "\(report)")
+            #expect(report.contains(#""application/json; charset=utf-8""#), "\(report)")
+            let body = try String(contentsOf: scratch.url.appendingPathComponent("body.json"), encoding: .utf8)
+            #expect(body.contains(#""Name":"Safety gloves""#), "\(body)")
+
+            let refused = try await request(
+                scratch, ["--report", "write.json", "--data", #"{"Name": "Bolt"}"#, "/warehouse/Products"])
+            #expect(refused.status == 22, "a write without a CSRF token: \(refused.standardError)")
+            let write = try String(contentsOf: scratch.url.appendingPathComponent("write.json"), encoding: .utf8)
+            #expect(write.contains(#""status": 403"#), "\(write)")
+            let compact = write.filter { !$0.isWhitespace }
+            #expect(compact.contains(#"["X-CSRF-Token","Required"]"#), "the CSRF demand is no secret: \(write)")
+        }
+
         @Test func withoutAnOnboardingNothingIsSentAndTheRunSaysWhy() async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }

@@ -283,10 +283,28 @@ private struct Fields {
         let path = DescriptorPath.root.appending("runs").appending(index: index)
         let keys = [
             "name", "mode", "inputs", "secrets", "environment", "secret-environment", "users", "registrations",
-            "faults", "advance-clock", "expect",
+            "faults", "advance-clock", "expect", "request",
         ]
-        guard let fields = mapping(node, path: path, keys: keys, required: ["mode"]) else { return nil }
-        let mode = fields["mode"].flatMap { choice($0, path: path.appending("mode"), among: ScenarioDecoder.modes) }
+        guard let fields = mapping(node, path: path, keys: keys) else { return nil }
+        var mode: Located<String>?
+        var request: ScenarioRequest?
+        switch (fields["mode"], fields["request"]) {
+        case (let given?, nil):
+            mode = choice(given, path: path.appending("mode"), among: ScenarioDecoder.modes)
+        case (nil, let given?):
+            request = sentRequest(given, path: path.appending("request"))
+            if let request { mode = Located("request", at: given.location) }
+        case (_?, _?):
+            fail(
+                .invalidValue,
+                "`\(path)` has both `mode` and `request`: a run either runs a mode or sends a request through the "
+                    + "restored session; make them two runs.", at: node, path: path)
+        case (nil, nil):
+            fail(
+                .missingField,
+                "`\(path)` has no `mode` (the mode to run) and no `request` (a request to send through the restored "
+                    + "session); give one.", at: node, path: path.appending("mode"))
+        }
         let inputs = self.inputs(fields, path: path)
         let userStates: [String: UserState] = fields["users"].map { states($0, path: path.appending("users")) } ?? [:]
         let registrationStates: [String: RegistrationState] =
@@ -332,11 +350,74 @@ private struct Fields {
         guard let mode else { return nil }
         let name = fields["name"].flatMap { string($0, path: path.appending("name"))?.value }
         var run = ScenarioRun(
-            name: name ?? "\(index + 1). \(mode.value)", mode: mode.value, inputs: inputs, faults: faults,
+            name: name ?? "\(index + 1). " + (request.map { "\($0.method) \($0.path)" } ?? mode.value),
+            mode: mode.value, inputs: inputs, faults: faults,
             userStates: userStates, expect: expect, location: node.location)
         run.clockAdvance = clockAdvance
         run.registrationStates = registrationStates
+        run.request = request
+        if request == nil { answerExpectations(expect, node: fields["expect"], path: path.appending("expect")) }
         return run
+    }
+
+    /// A run's request: `METHOD PATH` (or only `PATH`, a GET) as one text, or a mapping of `method`, `path`,
+    /// `destination`, `headers` and `body` (a text, or YAML written out as JSON).
+    mutating func sentRequest(_ node: Node, path: DescriptorPath) -> ScenarioRequest? {
+        if node.pairs == nil, let text = string(node, path: path)?.value {
+            let words = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+            guard (1...2).contains(words.count) else {
+                fail(
+                    .invalidValue, "`\(path)` is `\(text)`; expected `METHOD PATH` (such as `GET /odata/v4/Books`).",
+                    at: node, path: path)
+                return nil
+            }
+            guard let method = self.method(words.count == 2 ? words[0] : "GET", node: node, path: path) else {
+                return nil
+            }
+            return ScenarioRequest(method: method, path: words.last!, destination: nil, headers: [], body: nil)
+        }
+        let keys = ["method", "path", "destination", "headers", "body"]
+        guard let fields = mapping(node, path: path, keys: keys, required: ["path"]) else { return nil }
+        let target = fields["path"].flatMap { string($0, path: path.appending("path")) }
+        let method = fields["method"].flatMap { string($0, path: path.appending("method")) }
+            .flatMap { self.method($0.value, node: fields["method"]!, path: path.appending("method")) }
+        let destination = fields["destination"].flatMap { string($0, path: path.appending("destination")) }
+        let headers = fields["headers"].map { strings($0, path: path.appending("headers")) } ?? [:]
+        var body: String?
+        if let node = fields["body"] {
+            if let scalar = node.scalar, !node.isNull {
+                body = scalar.text
+            } else {
+                body = JSONValue(node: node).rendered(pretty: false)
+            }
+        }
+        guard let target else { return nil }
+        return ScenarioRequest(
+            method: method ?? (body == nil ? "GET" : "POST"), path: target.value, destination: destination?.value,
+            headers: headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }, body: body)
+    }
+
+    /// `text` as an HTTP method, upper case; a finding when it is not letters.
+    mutating func method(_ text: String, node: Node, path: DescriptorPath) -> String? {
+        guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+            fail(
+                .invalidValue, "`\(path)`: `\(text)` is not an HTTP method (GET, POST, PUT, PATCH, DELETE, ...).",
+                at: node, path: path)
+            return nil
+        }
+        return text.uppercased()
+    }
+
+    /// Findings for the answer's expectations (`status`, `headers`, `body`) of a run that sends no request.
+    mutating func answerExpectations(_ expect: Expectation, node: Node?, path: DescriptorPath) {
+        for pair in node?.pairs ?? [] {
+            guard let key = pair.key.scalar?.text, ["status", "headers", "body"].contains(key) else { continue }
+            fail(
+                .invalidValue,
+                "`\(path.appending(key))` checks a request's answer, but this run runs a mode and sends no "
+                    + "request; give the run a `request` instead of its `mode`, or remove `\(key)`.",
+                at: pair.key, path: path.appending(key))
+        }
     }
 
     /// A mapping of names (users' email addresses, application IDs) to states; a state that is not one of
@@ -433,7 +514,10 @@ private struct Fields {
     }
 
     mutating func expectation(_ node: Node, path: DescriptorPath) -> Expectation {
-        let keys = ["outcome", "failure", "step", "user", "info", "requests", "output-contains", "store-opens"]
+        let keys = [
+            "outcome", "failure", "step", "user", "info", "requests", "output-contains", "store-opens", "status",
+            "headers", "body",
+        ]
         guard let fields = mapping(node, path: path, keys: keys) else { return Expectation() }
         var expect = Expectation()
         if let node = fields["outcome"],
@@ -486,7 +570,108 @@ private struct Fields {
             }
         }
         expect.storeOpens = fields["store-opens"].flatMap { bool($0, path: path.appending("store-opens")) }
+        if let node = fields["status"] { expect.status = status(node, path: path.appending("status")) }
+        if let node = fields["headers"] {
+            if let pairs = node.pairs {
+                for pair in pairs {
+                    let key = pair.key.scalar?.text ?? ""
+                    let value =
+                        pair.value.isNull ? nil : string(pair.value, path: path.appending("headers").appending(key))
+                    expect.headers.append(
+                        Located(InfoExpectation(key: key, value: value?.value), at: pair.key.location))
+                }
+            } else {
+                fail(
+                    .wrongType,
+                    "`\(path.appending("headers"))` is \(node.kindDescription); expected a mapping of header names "
+                        + "to values (null: the header must be absent).", at: node, path: path.appending("headers"))
+            }
+        }
+        if let node = fields["body"] {
+            if let elements = node.elements {
+                for (index, element) in elements.enumerated() {
+                    if let assertion = bodyAssertion(element, path: path.appending("body").appending(index: index)) {
+                        expect.body.append(Located(assertion, at: element.location))
+                    }
+                }
+            } else {
+                fail(
+                    .wrongType,
+                    "`\(path.appending("body"))` is \(node.kindDescription); expected a list such as "
+                        + "`[{path: $.value[0].ID, equals: P-100}]`.", at: node, path: path.appending("body"))
+            }
+        }
         return expect
+    }
+
+    /// `200`, or a class such as `2xx`.
+    mutating func status(_ node: Node, path: DescriptorPath) -> Located<StatusExpectation>? {
+        let text = node.scalar?.text.lowercased() ?? ""
+        if let status = Int(text), (100...599).contains(status) {
+            return Located(.exactly(status), at: node.location)
+        }
+        if text.count == 3, text.hasSuffix("xx"), let hundred = Int(text.prefix(1)), (1...5).contains(hundred) {
+            return Located(.inClass(hundred), at: node.location)
+        }
+        fail(
+            .invalidValue, "`\(path)` is \(node.kindDescription); expected a status (`200`) or a class (`2xx`).",
+            at: node, path: path)
+        return nil
+    }
+
+    /// `{path: JSONPATH, equals | exists | matches | count: …}`.
+    mutating func bodyAssertion(_ node: Node, path: DescriptorPath) -> BodyAssertion? {
+        let predicates = ["equals", "exists", "matches", "count"]
+        guard let fields = mapping(node, path: path, keys: ["path"] + predicates, required: ["path"]) else {
+            return nil
+        }
+        var jsonPath: JSONPath?
+        if let node = fields["path"], let text = string(node, path: path.appending("path")) {
+            switch JSONPath.parse(text.value) {
+            case .success(let parsed): jsonPath = parsed
+            case .failure(let error):
+                fail(
+                    .invalidValue,
+                    "`\(path.appending("path"))` is `\(text.value)`, which is no JSONPath: "
+                        + "\(error.reason).", at: node, path: path.appending("path"))
+            }
+        }
+        let given = predicates.filter { fields[$0] != nil }
+        guard given.count == 1, let key = given.first, let value = fields[key] else {
+            fail(
+                .invalidValue,
+                "`\(path)` needs exactly one of " + predicates.map { "`\($0)`" }.joined(separator: ", ")
+                    + (given.isEmpty ? "." : "; it has " + given.map { "`\($0)`" }.joined(separator: " and ") + "."),
+                at: node, path: path)
+            return nil
+        }
+        let field = path.appending(key)
+        let predicate: BodyAssertion.Predicate?
+        switch key {
+        case "equals":
+            predicate =
+                (value.pairs == nil && value.elements == nil)
+                ? .equals(value.isNull ? "null" : value.scalar?.text ?? "") : nil
+            if predicate == nil {
+                fail(.wrongType, "`\(field)` is \(value.kindDescription); expected a value.", at: value, path: field)
+            }
+        case "exists":
+            predicate = bool(value, path: field).map { .exists($0.value) }
+        case "matches":
+            predicate = string(value, path: field).flatMap { pattern in
+                guard (try? Regex(pattern.value)) != nil else {
+                    fail(
+                        .invalidValue, "`\(field)` is `\(pattern.value)`, which is no regular expression.",
+                        at: value, path: field)
+                    return nil
+                }
+                return .matches(pattern.value)
+            }
+        default:
+            predicate = count(value, path: field).map { .count($0) }
+        }
+        guard let jsonPath, let predicate else { return nil }
+        return BodyAssertion(path: jsonPath, predicate: predicate)
     }
 
     /// A failure code no run can give (a misspelt one) is an error: the expectation could never be met. The codes

@@ -99,6 +99,9 @@ public struct ScenarioRun: Sendable {
     public var registrationStates: [String: RegistrationState] = [:]
     /// How far the emulator's clock moves forward before the run (tokens and sessions expire without waiting).
     public var clockAdvance: Duration = .zero
+    /// The request the run sends through the restored session (`flowrun request`) instead of running a mode; its
+    /// ``mode`` is then `request`.
+    public var request: ScenarioRequest?
     public var expect: Expectation
     public var location: SourceLocation
 
@@ -159,6 +162,12 @@ public struct Expectation: Sendable {
     public var outputContains: [Located<String>]
     /// Whether the store opens with the run's passcode afterwards (checked with `--mode verify-passcode`).
     public var storeOpens: Located<Bool>?
+    /// A request run's answer: its status (a number, or a class such as `2xx`).
+    public var status: Located<StatusExpectation>?
+    /// A request run's answer: headers it must have (by name, any case) with a value, or must not have (`nil`).
+    public var headers: [Located<InfoExpectation>] = []
+    /// A request run's answer: what its JSON body must hold.
+    public var body: [Located<BodyAssertion>] = []
 
     public init(
         outcome: Located<RunOutcome>? = nil, failure: Located<String>? = nil, step: Located<String>? = nil,
@@ -223,6 +232,49 @@ public struct RequestExpectation: Sendable, Hashable {
         case (let low, nil): "at least \(low)"
         case (0, let high?): "at most \(high)"
         case (let low, let high?): "between \(low) and \(high)"
+        }
+    }
+}
+
+/// A request a scenario's run sends through the restored onboarding's session, as `flowrun request` does.
+public struct ScenarioRequest: Sendable, Hashable {
+    public var method: String
+    /// A path on the backend (or on ``destination``), or a full URL.
+    public var path: String
+    /// A destination the path is on (`--destination`).
+    public var destination: String?
+    /// Headers sent, in order, as `Name: value`.
+    public var headers: [String]
+    /// The body sent, as text.
+    public var body: String?
+
+    public init(method: String, path: String, destination: String?, headers: [String], body: String?) {
+        self.method = method
+        self.path = path
+        self.destination = destination
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// The status an answer must have.
+public enum StatusExpectation: Sendable, Hashable, CustomStringConvertible {
+    /// Exactly this status.
+    case exactly(Int)
+    /// Any status of this hundred: `2` for `2xx`.
+    case inClass(Int)
+
+    public func matches(_ status: Int) -> Bool {
+        switch self {
+        case .exactly(let expected): status == expected
+        case .inClass(let hundred): status / 100 == hundred
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .exactly(let status): "\(status)"
+        case .inClass(let hundred): "\(hundred)xx"
         }
     }
 }

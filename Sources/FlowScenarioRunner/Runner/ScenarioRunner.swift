@@ -171,8 +171,22 @@ public struct ScenarioRunner: Sendable {
         backend.prepare(for: run)
         let requestsBefore = backend.server?.requests().count ?? 0
         let runStarted = ContinuousClock.now
-        let done = await Self.spawn(
-            arguments(mode: run.mode) + ["--report", reportFile], environment: environment, directory: scenario.file)
+        // A request run is a `flowrun request` of its own, its body given on standard input and its answer's
+        // body written to a file of the scenario's folder.
+        let bodyFile = folder.appendingPathComponent("run-\(number).body").path
+        var command = arguments(mode: run.mode) + ["--report", reportFile]
+        var input = Data()
+        if let request = run.request {
+            command =
+                [executable, "request", scenario.flow.value, request.method, request.path, "--state-dir", state.path]
+                + given + ["--report", reportFile, "--output", bodyFile] + request.headers.flatMap { ["-H", $0] }
+                + (request.destination.map { ["--destination", $0] } ?? [])
+            if let body = request.body {
+                command += ["--data", "@-"]
+                input = Data(body.utf8)
+            }
+        }
+        let done = await Self.spawn(command, environment: environment, directory: scenario.file, input: input)
         backend.schedule.arm([])
         backend.server?.clearFaults()
         let requests = Array((backend.server?.requests() ?? []).dropFirst(requestsBefore))
@@ -182,15 +196,22 @@ public struct ScenarioRunner: Sendable {
         switch done.status {
         case nil:
             failures.append("\(run.location): `flowrun run` could not start: \(done.error)")
-        case let status? where status != 0 && status != 1:
+        case let status? where status != 0 && status != 1 && (run.request == nil || status != 22):
+            let command = run.request == nil ? "run" : "request"
+            let normal = run.request == nil ? "a run's 0 or 1" : "a request's 0, 1 or 22"
             failures.append(
-                "\(run.location): `flowrun run` exited with \(status) (not a run's 0 or 1): " + Self.tail(done.error))
+                "\(run.location): `flowrun \(command)` exited with \(status) (not \(normal)): " + Self.tail(done.error))
         default:
             break
         }
-        let summary = RunSummary(FileBytes.read(reportFile, limit: 16 << 20).flatMap(RunRecord.init(report:)))
+        let summary = RunSummary(report: FileBytes.read(reportFile, limit: 16 << 20))
         try? FileManager.default.removeItem(atPath: reportFile)
         failures += Self.check(run, summary: summary, output: output, requests: requests)
+        if run.request != nil {
+            let body = FileBytes.read(bodyFile, limit: 16 << 20)
+            try? FileManager.default.removeItem(atPath: bodyFile)
+            failures += Self.checkAnswer(run, summary: summary, body: body)
+        }
         if let storeOpens = run.expect.storeOpens {
             if inputs.secrets["passcode"] == nil {
                 failures.append(
@@ -228,14 +249,14 @@ public struct ScenarioRunner: Sendable {
     }
 
     static func spawn(
-        _ arguments: [String], environment: [String: String], directory scenarioFile: String
+        _ arguments: [String], environment: [String: String], directory scenarioFile: String, input: Data = Data()
     ) async
         -> Done
     {
         let directory = URL(fileURLWithPath: scenarioFile).deletingLastPathComponent().path
         do {
             let done = try await ChildProcess.run(
-                arguments, environment: environment, directory: directory, input: Data(), outputLimit: 16 << 20,
+                arguments, environment: environment, directory: directory, input: input, outputLimit: 16 << 20,
                 errorLimit: 16 << 20)
             let status: Int32 =
                 switch done.termination {
@@ -328,6 +349,52 @@ public struct ScenarioRunner: Sendable {
         }
         for text in expect.outputContains where !output.contains(text.value) {
             failures.append("\(text.location): expected the output to contain `\(text.value)`, but it does not")
+        }
+        return failures
+    }
+}
+
+extension ScenarioRunner {
+    /// What a request run's answer did not meet: its status (below 400 when `expect` names none and the request
+    /// got an answer), its headers, and what its JSON body holds.
+    static func checkAnswer(_ run: ScenarioRun, summary: RunSummary, body: [UInt8]?) -> [String] {
+        let expect = run.expect
+        guard let status = summary.status else {
+            let asked = [expect.status.map(\.location), expect.headers.first?.location, expect.body.first?.location]
+            guard let location = asked.compactMap({ $0 }).first else { return [] }
+            return ["\(location): expected an answer to check, but the request got none"]
+        }
+        var failures: [String] = []
+        if let expected = expect.status {
+            if !expected.value.matches(status) {
+                failures.append("\(expected.location): expected status \(expected.value), but the answer is \(status)")
+            }
+        } else if status >= 400 {
+            failures.append(
+                "\(run.location): expected an answer below 400 (its `expect` names no `status`), but it is \(status)")
+        }
+        for header in expect.headers {
+            let name = header.value.key
+            switch (header.value.value, summary.header(name)) {
+            case (nil, nil):
+                break
+            case (nil, let found?):
+                failures.append("\(header.location): expected no header `\(name)`, but the answer has `\(found)`")
+            case (let value?, nil):
+                failures.append("\(header.location): expected header `\(name)` to be `\(value)`, but there is none")
+            case (let value?, let found?):
+                if found != value {
+                    failures.append(
+                        "\(header.location): expected header `\(name)` to be `\(value)`, but it is `\(found)`")
+                }
+            }
+        }
+        guard !expect.body.isEmpty else { return failures }
+        let document = body.flatMap { JSONValue(parsing: $0) }
+        for assertion in expect.body {
+            if let problem = assertion.value.problem(in: document) {
+                failures.append("\(assertion.location): expected \(assertion.value.expectation), but \(problem)")
+            }
         }
         return failures
     }
