@@ -29,6 +29,7 @@ let package = Package(
         .library(name: "FlowConfig", targets: ["FlowConfig"]),
         .library(name: "FlowSteps", targets: ["FlowSteps"]),
         .library(name: "FlowStore", targets: ["FlowStore"]),
+        .library(name: "FlowHTTP", targets: ["FlowHTTP"]),
         .library(name: "FlowAuth", targets: ["FlowAuth"]),
         .library(name: "FlowProcess", targets: ["FlowProcess"]),
         .library(name: "FlowEmulatorData", targets: ["FlowEmulatorData"]),
@@ -239,6 +240,14 @@ let package = Package(
             // symbols and relocating pointers at every start. Linting one file starts in half the time
             // (docs/decisions/0010-static-release-executable.md).
             linkerSettings: [.unsafeFlags(["-static-executable"], .when(platforms: [.linux], configuration: .release))]
+        ),
+        // examples/swift-caller's program, built with the tests so that the example always compiles against the
+        // API it shows (the example's own Package.swift is for a user's copy of it); a process test runs it.
+        .executableTarget(
+            name: "call-backend",
+            dependencies: ["FlowSteps", "FlowEngine", "FlowHTTP", "FlowDescriptor"],
+            path: "examples/swift-caller/Sources/call-backend",
+            swiftSettings: strictSettings
         ),
         // What the test targets share: loopback servers, the emulator's start and stop, clean-up on every path.
         .target(

@@ -104,4 +104,8 @@ public struct RunReport: Sendable {
 /// Why a flow cannot be compiled: the findings that are errors.
 public struct CompileError: Error, Sendable {
     public var diagnostics: [Diagnostic]
+
+    public init(diagnostics: [Diagnostic]) {
+        self.diagnostics = diagnostics
+    }
 }
