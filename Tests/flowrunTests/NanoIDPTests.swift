@@ -188,6 +188,7 @@ extension ProcessSuites {
                 applications:
                   - id: \(app)
                     auth: [{type: oauth2}]
+                    destinations: [nanoshop]
                 users:
                   - {email: ada@example.org, id: ada, user-name: ada}
                 oauth2-issuers:
@@ -196,8 +197,10 @@ extension ProcessSuites {
                 """)
             let emulator = try startFlowrun(["emulator", "--config", "trust.yaml"], in: scratch.url)
             let run: CommandRunner.Result
+            let used: [CommandRunner.Result]
             do {
                 run = try await runAgainst(emulator, trusting: idp, app: app, in: scratch)
+                used = try await useTheSession(in: scratch)
             } catch {
                 emulator.signal(SIGINT)
                 _ = await emulator.exit()
@@ -214,6 +217,31 @@ extension ProcessSuites {
             #expect(log.contains("GET \(me) 200"), "\(log)")
             #expect(!log.contains("token refused"), "\(log)")
             #expect(!log.contains("analytical-engine") && !log.contains("eyJ"), "\(log)")
+            // The session afterwards: `request` and `exec`'s proxy reach the app's service with nanoidp's token.
+            let (request, exec) = (used[0], used[1])
+            #expect(request.status == 0, "\(request.standardOutput)\(request.standardError)")
+            #expect(request.standardOutput.contains(#""Name":"Pallet jack""#), "\(request.standardOutput)")
+            #expect(exec.status == 0, "\(exec.standardOutput)\(exec.standardError)")
+            #expect(exec.standardOutput.hasPrefix("200 "), "\(exec.standardOutput)")
+            #expect(log.contains("GET /nanoshop/Products 200"), "\(log)")
+            for result in used {
+                let output = result.standardOutput + result.standardError
+                #expect(!output.contains("analytical-engine") && !output.contains("eyJ"), "\(output)")
+            }
+        }
+
+        /// `flowrun request` and `flowrun exec` with the onboarding of ``runAgainst(_:trusting:app:in:)``.
+        private func useTheSession(in scratch: Scratch) async throws -> [CommandRunner.Result] {
+            let passcode = ["FLOWRUN_INPUT_PASSCODE": "Nano-passc0de"]
+            let request = try await CommandRunner.run(
+                ["request", "flow.yaml", "--state-dir", "state", "/nanoshop/Products('P-100')"], in: scratch.url,
+                environment: passcode)
+            let exec = try await CommandRunner.run(
+                [
+                    "exec", "flow.yaml", "--state-dir", "state", "--", "python3", "-c", ProxyCommandTests.client,
+                    "/nanoshop/Products",
+                ], in: scratch.url, environment: passcode)
+            return [request, exec]
         }
 
         /// The flow run of the test above against the running `emulator`: a configuration naming the emulator as the

@@ -114,6 +114,48 @@ extension ProcessSuites {
             }
         }
 
+        /// `flowrun request` and `flowrun exec`'s proxy after an onboarding through nginx: each request reaches the
+        /// app's service behind nginx with the client certificate, and without it the restore names what nginx
+        /// asked for.
+        @Test func requestAndTheProxyGoThroughNginxWithTheClientIdentity() async throws {
+            try await TLSLab.with { lab in
+                let folder = lab.folder.appendingPathComponent("session-\(UUID().uuidString)")
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                try Data(labFlow().utf8).write(to: folder.appendingPathComponent("flow.yaml"))
+                let backend = try #require(URL(string: lab.backend()))
+                try Data(backendDocument(backend).utf8).write(to: folder.appendingPathComponent("backend.json"))
+                let trust = ["--state-dir", "state", "--ca-bundle", lab.certificates.ca.path]
+                let onboard = try await CommandRunner.run(
+                    ["run", "flow.yaml"] + trust + identityFlags(lab), in: folder, environment: labEnvironment)
+                #expect(onboard.status == 0, "\(onboard.standardOutput)\(onboard.standardError)")
+
+                let read = try await CommandRunner.run(
+                    ["request", "flow.yaml"] + trust + identityFlags(lab) + ["/warehouse/Products('P-100')"],
+                    in: folder, environment: labEnvironment)
+                #expect(read.status == 0, "\(read.standardError)")
+                #expect(read.standardOutput.contains(#""Name":"Pallet jack""#), "\(read.standardOutput)")
+
+                let exec = try await CommandRunner.run(
+                    ["exec", "flow.yaml"] + trust + identityFlags(lab)
+                        + ["--", "python3", "-c", ProxyCommandTests.client, "/warehouse/Products"],
+                    in: folder, environment: labEnvironment)
+                #expect(exec.status == 0, "\(exec.standardOutput)\(exec.standardError)")
+                #expect(exec.standardOutput.hasPrefix("200 "), "\(exec.standardOutput)")
+                #expect(exec.standardOutput.contains(#""ID":"P-300""#), "\(exec.standardOutput)")
+
+                let without = try await CommandRunner.run(
+                    ["request", "flow.yaml"] + trust + ["/warehouse/Products"], in: folder,
+                    environment: labEnvironment)
+                #expect(without.status == 1, "\(without.standardOutput)\(without.standardError)")
+                #expect(without.standardError.contains("certificate-required"), "\(without.standardError)")
+                for result in [onboard, read, exec, without] {
+                    let output = result.standardOutput + result.standardError
+                    #expect(!output.contains(labEnvironment["LAB_PASSWORD"]!))
+                    #expect(!output.contains(labEnvironment["LAB_PASSCODE"]!))
+                }
+            }
+        }
+
         @Test func withoutAnIdentityTheRunFailsWithCertificateRequiredAndWithAnotherCAsWithCertificateRejected()
             async throws
         {
