@@ -93,6 +93,57 @@ extension ProcessSuites {
             #expect(!events.contains("logout-failed"), "\(events)")
         }
 
+        /// `flowrun request` restores as a run does, so a certificate in the last third of its life is renewed
+        /// before the request is sent with the new one, and again by the next request, against one
+        /// `flowrun emulator` (which refuses a retired certificate).
+        @Test func aRequestRenewsACertificateInTheLastThirdOfItsLifeFirst() async throws {
+            try Prerequisite.require(.openssl)
+            let flow = Self.flows[2]
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let made = try await CommandRunner.runProgram(
+                [
+                    "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                    "-keyout", "ca.key", "-out", "ca.pem", "-days", "30", "-subj", "/CN=renewal test CA",
+                    "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign",
+                ], in: scratch.url)
+            #expect(made.status == 0, "\(made.standardError)")
+            try scratch.write(
+                "data.yaml",
+                """
+                applications:
+                  - id: com.example.fieldservice
+                    auth: [{type: basic.default}]
+                    destinations: [fieldservice]
+                    client-certificate: required
+                    certificate-validity: 2m
+                users:
+                  - {email: ada@example.com, password: analytical-engine}
+                tls: {ca-certificate: ca.pem, ca-key: ca.key}
+
+                """)
+            let (emulator, base, _) = try await startEmulatorProcess(
+                ["--config", "data.yaml", "--tls", "--ca-out", "emulator-ca.pem"], in: scratch.url)
+            defer { emulator.signal(SIGTERM) }
+            let backend = ["--emulator-url", base, "--emulator-ca", "emulator-ca.pem", "--state-dir", "state"]
+            let path = CommandRunner.root.appendingPathComponent(flow.file).path
+            let onboard = try await CommandRunner.run(
+                ["run", path] + backend + flow.inputs, in: scratch.url, environment: flow.environment)
+            #expect(onboard.status == 0, "\(onboard.standardOutput)\(onboard.standardError)")
+            for number in 1...2 {
+                let request = try await CommandRunner.run(
+                    ["request", path, "-v"] + backend + ["/fieldservice/Products"], in: scratch.url,
+                    environment: flow.environment)
+                #expect(request.status == 0, "request \(number): \(request.standardError)")
+                #expect(request.standardOutput.contains(#""ID":"P-100""#), "request \(number)")
+                #expect(
+                    request.standardError.contains("certificateservice/v1/request → 201"), "\(request.standardError)")
+                #expect(
+                    request.standardError.contains("certificateservice/v1/retire → 204"), "\(request.standardError)")
+                #expect(!request.standardError.contains("retired"), "request \(number): \(request.standardError)")
+            }
+        }
+
         /// The emulator issues certificates valid from five minutes ago (for clock skew) for `validity`: one of
         /// `2m` has two of its seven minutes left when issued, less than a third of its lifetime, so the restore gets
         /// a new certificate and retires the old one, however long the runs take; one of `1d` is kept, though its
