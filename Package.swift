@@ -79,8 +79,11 @@ let package = Package(
         .target(
             name: "FlowCatalog",
             dependencies: ["FlowVocabulary", "FlowDescriptor"],
-            swiftSettings: strictSettings
+            swiftSettings: strictSettings,
+            plugins: ["BuildCommitPlugin"]
         ),
+        // `flowrun --version`'s commit: written at each build from the work tree's Git commit.
+        .plugin(name: "BuildCommitPlugin", capability: .buildTool(), path: "Sources/BuildCommitPlugin"),
         .target(
             name: "FlowTransform",
             dependencies: ["FlowVocabulary", "FlowDescriptor", "FlowCatalog"],

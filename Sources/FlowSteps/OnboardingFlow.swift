@@ -1,7 +1,7 @@
-public import FlowCheck
-public import FlowDescriptor
+import FlowCheck
+import FlowDescriptor
 public import FlowEngine
-public import FlowHTTP
+import FlowHTTP
 public import FlowVocabulary
 public import Foundation
 

@@ -28,7 +28,7 @@ struct Flowrun: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "flowrun",
         abstract: "Declarative onboarding flows for mobile backends: lint, inspect and run flow files.",
-        version: version,
+        version: ToolVersion.line,
         subcommands: [
             RunCommand.self, LintCommand.self, GraphCommand.self, StepsCommand.self, SchemaCommand.self,
             EmulatorCommand.self, TestCommand.self, RequestCommand.self, TokenCommand.self, ProxyCommand.self,
@@ -49,7 +49,7 @@ struct Flowrun: AsyncParsableCommand {
         if arguments.first == "lint", LintCommand.runSimple(Array(arguments.dropFirst())) { return }
         // Scripts ask for the version to check what is installed: answered without building ArgumentParser's tables.
         if arguments == ["--version"] {
-            Console.print(version)
+            Console.print(ToolVersion.line)
             Console.exit(0)
         }
         // The command that was parsed: a usage error it finds while running is shown with its own usage.

@@ -459,8 +459,13 @@ extension ProcessSuites {
         @Test func versionPrints() async throws {
             let result = try await CommandRunner.run(["--version"])
             #expect(result.status == 0)
-            #expect(
-                result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").count == 3)
+            let words = result.standardOutput.split(separator: " ")
+            #expect(words.first?.split(separator: ".").count == 3, "the version first: \(result.standardOutput)")
+            // Built in this Git work tree: its commit (`-modified` when the tree has changes), as Git names it.
+            let head = try await CommandRunner.runProgram(["git", "rev-parse", "--short=12", "HEAD"])
+            let commit = head.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(commit.count == 12)
+            #expect(result.standardOutput.contains("(commit \(commit)"), "\(result.standardOutput)")
         }
     }
 }
