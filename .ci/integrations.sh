@@ -203,6 +203,55 @@ check "a ref the repository does not have: exit 2" equals "$status" 2
 check "an annotation names it" contains "$work/nowhere.log" \
     '::error title=flowrun action::input version: `no-such-ref` is neither a branch, a tag nor a full commit hash'
 
+# Releases: a loopback server laid out as GitHub serves a release's assets (`v<VERSION>/<asset>`, SHA256SUMS).
+releases="$work/releases"
+case "$(uname -m)" in aarch64 | arm64) platform=linux-aarch64 ;; *) platform=linux-x86_64 ;; esac
+# release VERSION FILE [SUM]: FILE as this machine's asset of VERSION, listed with SUM (its own digest by default).
+release() {
+    mkdir -p "$releases/v$1"
+    cp "$2" "$releases/v$1/flowrun-$platform"
+    local sum=${3:-$(sha256sum "$2" | cut -d ' ' -f 1)}
+    printf '%s  flowrun-%s\n' "$sum" "$platform" > "$releases/v$1/SHA256SUMS"
+}
+printf '#!/bin/sh\necho "7.7.7 (commit 0123456789ab)"\n' > "$work/fake-7.7.7"
+release 7.7.7 "$work/fake-7.7.7"
+release 7.7.8 "$work/fake-7.7.7" "$(printf '%064d' 0)"
+served_version=$("$flowrun" --version | cut -d ' ' -f 1)
+release "$served_version" "$flowrun"
+python3 -c '
+import functools, http.server, sys
+handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
+handler.func.log_message = lambda *args: None
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+print(server.server_address[1], flush=True)
+server.serve_forever()
+' "$releases" > "$work/releases.port" 2>"$work/releases.err" &
+releases_server=$!
+trap 'kill "$releases_server" 2>/dev/null || true; rm -rf "$work"' EXIT
+for _ in $(seq 1 100); do [[ -s $work/releases.port ]] && break; sleep 0.1; done
+export FLOWRUN_RELEASES_URL="http://127.0.0.1:$(head -n 1 "$work/releases.port")"
+plan release v7.7.7
+check "a release version: keyed by the release" contains "$work/release.outputs" "cache-key=$system-release-7.7.7"
+plan release-test 7.7.7 test
+check "\`test\`: the release's build with the emulator" contains "$work/release-test.outputs" \
+    "cache-key=$system-release-7.7.7-emulator"
+install_release() {   # install_release NAME KEY: the install step for the plan's KEY
+    status=0
+    FLOWRUN_CACHE_KEY="$2" FLOWRUN_BIN_DIR="$work/$1-bin" INPUT_VERSION="" GITHUB_ACTION_PATH="$root" \
+        bash "$root/.github/flowrun-action.sh" install > "$work/$1.log" 2>&1 || status=$?
+    echo "  install $2 -> exit $status"
+}
+install_release installed "$system-release-7.7.7"
+check "the release's asset is installed" equals "$status" 0
+check "it runs" equals "$("$work/installed-bin/flowrun" --version)" "7.7.7 (commit 0123456789ab)"
+check "its checksum was checked" contains "$work/installed.log" "SHA-256 checked"
+install_release tampered "$system-release-7.7.8"
+check "an asset that does not match SHA256SUMS: exit 2" equals "$status" 2
+check "it says so" contains "$work/tampered.log" "does not match its checksum"
+check "an annotation names the release" contains "$work/tampered.log" \
+    "::error title=flowrun action::release 7.7.8 could not be installed"
+check "nothing is installed" equals "$(ls -A "$work/tampered-bin" 2>/dev/null)" ""
+
 # --- 2. the pre-commit hook -----------------------------------------------------------------------------------
 echo "== the pre-commit hook (.pre-commit-hooks.yaml), with pre-commit from PyPI"
 venv="$root/.build-ci/pre-commit"
@@ -239,6 +288,23 @@ git -C "$sample" add -A
 hook
 check "the fixed flow passes the hook" equals "$status" 0
 check "pre-commit reports the hook passed" contains "$work/hook.log" "Passed"
+
+# The release hook: no flowrun on PATH; it installs the release of its revision (served above) on first use.
+release_hook() {
+    status=0
+    (cd "$sample" && XDG_CACHE_HOME="$work/hook-cache" PRE_COMMIT_HOME="$work/pre-commit-home" \
+        "$venv/bin/pre-commit" try-repo "$root" flowrun-lint-release --all-files) > "$work/release-hook.log" 2>&1 \
+        || status=$?
+    echo "  pre-commit try-repo $root flowrun-lint-release --all-files -> exit $status"
+}
+release_hook
+check "the release hook passes the fixed flow" equals "$status" 0
+check "with the release's flowrun, installed on first use" test -x "$work/hook-cache/flowrun/release-$served_version/flowrun"
+printf '%s' "$bad_flow" > "$sample/flows/app.yaml"
+git -C "$sample" add -A
+release_hook
+check "the release hook fails the bad flow" equals "$status" 1
+check "naming the file, line and column" contains "$work/release-hook.log" "flows/app.yaml:9:19: error[FR300]"
 
 if [[ $failures -gt 0 ]]; then
     echo "integrations: $failures checks failed; the logs:" >&2

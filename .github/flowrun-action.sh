@@ -78,6 +78,20 @@ source_digest() {
         | xargs -0 sha256sum | sha256sum | cut -c 1-16)
 }
 
+# The release version a `version` input or the action's own ref names (`v1.2.3` or `1.2.3`), into `release`; empty
+# for a branch, another tag or a commit. The action's own ref is the last folder of the path the runner checked it
+# out into (`…/_actions/OWNER/REPO/REF`).
+release_named() {
+    local ref=${INPUT_VERSION:-}
+    if [[ -z $ref && ${GITHUB_ACTION_PATH:-} =~ /_actions/[^/]+/[^/]+/([^/]+)/?$ ]]; then
+        ref=${BASH_REMATCH[1]}
+    fi
+    release=""
+    if [[ $ref =~ ^v?([0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.-]+)?)$ ]]; then
+        release=${BASH_REMATCH[1]}
+    fi
+}
+
 plan() {
     if [[ -n ${INPUT_FLOWRUN:-} ]]; then
         local given=$INPUT_FLOWRUN
@@ -87,8 +101,12 @@ plan() {
         output flowrun "$(cd "$(dirname "$given")" && pwd)/$(basename "$given")"
         return
     fi
-    local key commit url
-    if [[ -n ${INPUT_VERSION:-} ]]; then
+    local key commit url release
+    release_named
+    if [[ -n $release ]]; then
+        # A release's asset, checked against its SHA256SUMS: nothing to build.
+        key="release-$release"
+    elif [[ -n ${INPUT_VERSION:-} ]]; then
         resolve_version "$INPUT_VERSION"
         key="commit-$commit"
     else
@@ -106,7 +124,26 @@ plan() {
 
 install() {
     local bin_dir=${FLOWRUN_BIN_DIR:?FLOWRUN_BIN_DIR is not set: the plan step gives it} source=$action_path
-    if [[ -n ${INPUT_VERSION:-} ]]; then
+    local -a kind=()
+    # The plan's key says which kind: `-emulator` for `test` (decision 63).
+    [[ ${FLOWRUN_CACHE_KEY:-} != *-emulator ]] || kind=(--with-emulator)
+    if [[ ${FLOWRUN_CACHE_KEY:-} =~ -release-(.+)$ ]]; then
+        local version=${BASH_REMATCH[1]%-emulator} url status=0
+        if [[ -z ${FLOWRUN_RELEASES_URL:-} ]]; then
+            repository_url
+            export FLOWRUN_RELEASES_URL="$url/releases/download"
+        fi
+        bash "$action_path/.ci/install-release.sh" "${kind[@]}" "$version" "$bin_dir" || status=$?
+        [[ $status -eq 0 ]] && return 0
+        # Only a release with no asset for this machine is built from its tag; a failed download or a checksum
+        # that does not match stops here.
+        [[ $status -eq 3 ]] || fail "release $version could not be installed (see the lines above)"
+        echo "flowrun action: no asset of release $version fits this runner: building its tag v$version" >&2
+        local commit
+        resolve_version "v$version"
+        FLOWRUN_CACHE_KEY="fallback-commit-$commit"
+    fi
+    if [[ ${FLOWRUN_CACHE_KEY:-} == *-commit-* || -n ${INPUT_VERSION:-} ]]; then
         local commit=${FLOWRUN_CACHE_KEY##*-commit-} url
         repository_url
         source="$temp/flowrun-source-$commit"
@@ -121,8 +158,6 @@ install() {
         [[ $(id -u) -eq 0 ]] || sudo=(sudo -n)
         "${sudo[@]}" apt-get update -qq && "${sudo[@]}" apt-get install -y -qq libyaml-dev >/dev/null
     fi
-    local -a kind=()
-    [[ ${INPUT_COMMAND:-lint} != test ]] || kind=(--with-emulator)
     bash "$action_path/.ci/install.sh" "${kind[@]}" --source "$source" "$bin_dir"
 }
 
