@@ -351,6 +351,29 @@ extension ProcessSuites {
             #expect(again.standardOutput.hasPrefix("succeeded: restore\n"))
         }
 
+        /// A run without a terminal that misses an input names, in the same failure, every other input its mode's
+        /// later steps may ask for that is not given either: one run says them all, not one per run.
+        @Test func aMissingInputIsNamedWithTheOthersTheModeMayAskFor() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let state = scratch.url.appendingPathComponent("s").path
+            let none = try await CommandRunner.run(["run", "--emulator", "flows/basic.yaml", "--state-dir", state])
+            #expect(none.status == 1)
+            #expect(none.standardOutput.contains("input `username` is needed"), "\(none.standardOutput)")
+            #expect(
+                none.standardOutput.contains(
+                    "; the onboard mode may also ask for `password` (step `login`, FLOWRUN_INPUT_PASSWORD), "
+                        + "`passcode` (step `store`, FLOWRUN_INPUT_PASSCODE), which are not given either"),
+                "\(none.standardOutput)")
+            // What is given is not named again.
+            let some = try await CommandRunner.run(
+                ["run", "--emulator", "flows/basic.yaml", "--state-dir", state, "--input", "username=ada@example.com"],
+                environment: ["FLOWRUN_INPUT_PASSCODE": "Wareh0use-passcode"])
+            #expect(some.status == 1)
+            #expect(some.standardOutput.contains("input `password` is needed"), "\(some.standardOutput)")
+            #expect(!some.standardOutput.contains("may also ask for"), "\(some.standardOutput)")
+        }
+
         @Test func withoutTheEmailAddressAndNoTerminalTheRunSaysWhatIsMissing() async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }

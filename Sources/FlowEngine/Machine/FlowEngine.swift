@@ -199,7 +199,7 @@ public struct FlowEngine: Sendable {
                         errorCode: failure.code,
                         message: "running " + modes.map(\.rawValue).joined(separator: ", ")))
             case .finish(let end):
-                result = end
+                result = namingTheOtherMissingInputs(end, input: options.input)
             }
         }
         let snapshot = run.info.snapshot
@@ -210,6 +210,44 @@ public struct FlowEngine: Sendable {
         for key in snapshot.keys { types[key] = table.type(of: key) }
         return RunReport(
             result: result, modes: machine.ran, info: snapshot, types: types, onboardingID: onboardingID)
+    }
+
+    /// `result` as it is, or, when it failed for a missing input with no terminal to ask on, with the inputs the
+    /// mode's steps from the failed one on may still ask for and that are not given either (a `prompt` value or
+    /// default, `${input.NAME}` in a value), so that one run names them all instead of one per run.
+    func namingTheOtherMissingInputs(_ result: SessionMachine.Result, input: InputSource) -> SessionMachine.Result {
+        guard case .failed(var failure, let step, let mode?) = result, failure.code == .missingInput,
+            !input.interactive, let plan = plans[mode]
+        else { return result }
+        var named: [(input: String, step: StepName)] = []
+        for node in plan.graph.nodes[(plan.graph.index(of: step) ?? 0)...] {
+            guard let declaration = descriptor.step(named: node.name.rawValue) else { continue }
+            for parameter in node.spec.parameters {
+                let written = declaration.parameters.first { $0.name.value == parameter.name }?.value.scalar?.text
+                guard let text = written ?? parameter.defaultValue?.value else { continue }
+                var names = ValueReference.all(in: text).filter { $0.namespace == "input" }.map(\.name)
+                if text == ValueReference.prompt { names.append(parameter.name) }
+                for name in names
+                where !failure.message.contains("`\(name)`") && !named.contains(where: { $0.input == name }) {
+                    // A secret given on the command line is refused where it is read; here it counts as given.
+                    let given: String?
+                    do throws(StepFailure) {
+                        given = try input.given(name, secret: parameter.type == .secret)
+                    } catch {
+                        given = ""
+                    }
+                    if given == nil { named.append((name, node.name)) }
+                }
+            }
+        }
+        guard !named.isEmpty else { return result }
+        let list = named.map {
+            "`\($0.input)` (step `\($0.step.rawValue)`, \(InputSource.environmentName(for: $0.input)))"
+        }
+        failure.message +=
+            "; the \(mode.rawValue) mode may also ask for " + list.joined(separator: ", ")
+            + (named.count == 1 ? ", which is not given either" : ", which are not given either")
+        return .failed(failure, step: step, mode: mode)
     }
 
     /// Records a use of the onboarding for the unlock's lock timeout (``LastUse``); a record that cannot be
