@@ -79,10 +79,11 @@ let package = Package(
         .target(
             name: "FlowCatalog",
             dependencies: ["FlowVocabulary", "FlowDescriptor"],
-            swiftSettings: strictSettings,
-            plugins: ["BuildCommitPlugin"]
+            swiftSettings: strictSettings
         ),
-        // `flowrun --version`'s commit: written at each build from the work tree's Git commit.
+        // `flowrun --version`'s commit: written at each build from the work tree's Git commit, into a target that
+        // only the executable depends on.
+        .target(name: "FlowBuildInfo", swiftSettings: strictSettings, plugins: ["BuildCommitPlugin"]),
         .plugin(name: "BuildCommitPlugin", capability: .buildTool(), path: "Sources/BuildCommitPlugin"),
         .target(
             name: "FlowTransform",
@@ -233,6 +234,7 @@ let package = Package(
             dependencies: [
                 "FlowVocabulary", "FlowDescriptor", "FlowCatalog", "FlowCheck", "FlowTransform", "FlowEngine",
                 "FlowSteps", "FlowStore", "FlowEmulatorData", "FlowHTTP", "FlowScenario", "FlowProcess",
+                "FlowBuildInfo",
                 // The emulator and what runs against it (`run --emulator`, `test`, `emulator`), with the trait only.
                 .target(name: "FlowEmulator", condition: .when(traits: ["Emulator"])),
                 .target(name: "FlowScenarioRunner", condition: .when(traits: ["Emulator"])),

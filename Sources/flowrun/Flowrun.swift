@@ -1,4 +1,5 @@
 import ArgumentParser
+import FlowBuildInfo
 import FlowCatalog
 import FlowCheck
 import FlowDescriptor
@@ -25,10 +26,15 @@ enum Entry {
 struct Flowrun: AsyncParsableCommand {
     static let version = ToolVersion.current
 
+    /// What `flowrun --version` prints: the version first (what scripts compare), then the commit of the build.
+    static var versionLine: String {
+        "\(version) (commit \(BuildInfo.commit ?? "unknown: built outside a Git work tree"))"
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "flowrun",
         abstract: "Declarative onboarding flows for mobile backends: lint, inspect and run flow files.",
-        version: ToolVersion.line,
+        version: versionLine,
         subcommands: [
             RunCommand.self, LintCommand.self, GraphCommand.self, StepsCommand.self, SchemaCommand.self,
             EmulatorCommand.self, TestCommand.self, RequestCommand.self, TokenCommand.self, ProxyCommand.self,
@@ -49,7 +55,7 @@ struct Flowrun: AsyncParsableCommand {
         if arguments.first == "lint", LintCommand.runSimple(Array(arguments.dropFirst())) { return }
         // Scripts ask for the version to check what is installed: answered without building ArgumentParser's tables.
         if arguments == ["--version"] {
-            Console.print(ToolVersion.line)
+            Console.print(versionLine)
             Console.exit(0)
         }
         // The command that was parsed: a usage error it finds while running is shown with its own usage.
