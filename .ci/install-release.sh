@@ -76,26 +76,23 @@ fetch() {
     return 1
 }
 
-status=0
-fetch "$base/v$version/SHA256SUMS" "$work/SHA256SUMS" || status=$?
-if [[ $status -eq 3 ]]; then
-    say "there is no release $version at $base (no v$version/SHA256SUMS)"
-    exit 3
-fi
-[[ $status -eq 0 ]] || exit 1
+# get URL OUT MISSING: downloads URL to OUT; a 404 says MISSING and exits 3, any other failure exits 1.
+get() {
+    local status=0
+    fetch "$1" "$2" || status=$?
+    [[ $status -ne 3 ]] || { say "$3"; exit 3; }
+    [[ $status -eq 0 ]] || exit 1
+}
+
+get "$base/v$version/SHA256SUMS" "$work/SHA256SUMS" "there is no release $version at $base (no v$version/SHA256SUMS)"
 expected=$(awk -v name="$asset" '$2 == name || $2 == "*" name { print $1 }' "$work/SHA256SUMS")
 if [[ -z $expected ]]; then
     say "release $version has no asset $asset (this machine's) in its SHA256SUMS"
     exit 3
 fi
 [[ $expected =~ ^[0-9a-f]{64}$ ]] || { say "SHA256SUMS of release $version lists $asset with no SHA-256"; exit 1; }
-status=0
-fetch "$base/v$version/$asset" "$work/$asset" || status=$?
-if [[ $status -eq 3 ]]; then
-    say "release $version lists $asset in SHA256SUMS, but the asset is missing ($base/v$version/$asset)"
-    exit 3
-fi
-[[ $status -eq 0 ]] || exit 1
+get "$base/v$version/$asset" "$work/$asset" \
+    "release $version lists $asset in SHA256SUMS, but the asset is missing ($base/v$version/$asset)"
 found=$(sha256sum "$work/$asset" | cut -d ' ' -f 1)
 if [[ $found != "$expected" ]]; then
     say "$asset of release $version does not match its checksum (SHA256SUMS: $expected, downloaded: $found);" \

@@ -31,6 +31,32 @@ extension ProcessSuites {
                 ]),
         ]
 
+        /// Emulator data in `scratch` (`data.yaml`) whose field-service application issues certificates valid for
+        /// `validity`, signed by a CA made there with openssl (so that every emulator of the test signs with it).
+        static func renewalData(validity: String, in scratch: Scratch) async throws -> URL {
+            let made = try await CommandRunner.runProgram(
+                [
+                    "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                    "-keyout", "ca.key", "-out", "ca.pem", "-days", "30", "-subj", "/CN=renewal test CA",
+                    "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign",
+                ], in: scratch.url)
+            #expect(made.status == 0, "\(made.standardError)")
+            return try scratch.write(
+                "data.yaml",
+                """
+                applications:
+                  - id: com.example.fieldservice
+                    auth: [{type: basic.default}]
+                    destinations: [fieldservice]
+                    client-certificate: required
+                    certificate-validity: \(validity)
+                users:
+                  - {email: ada@example.com, password: analytical-engine}
+                tls: {ca-certificate: ca.pem, ca-key: ca.key}
+
+                """)
+        }
+
         /// The text of a trace file (its events' outcomes: `certificate-obtained` and the like), empty if none.
         static func events(_ path: String) -> String {
             (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
@@ -101,27 +127,7 @@ extension ProcessSuites {
             let flow = Self.flows[2]
             let scratch = try Scratch()
             defer { scratch.remove() }
-            let made = try await CommandRunner.runProgram(
-                [
-                    "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-                    "-keyout", "ca.key", "-out", "ca.pem", "-days", "30", "-subj", "/CN=renewal test CA",
-                    "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign",
-                ], in: scratch.url)
-            #expect(made.status == 0, "\(made.standardError)")
-            try scratch.write(
-                "data.yaml",
-                """
-                applications:
-                  - id: com.example.fieldservice
-                    auth: [{type: basic.default}]
-                    destinations: [fieldservice]
-                    client-certificate: required
-                    certificate-validity: 2m
-                users:
-                  - {email: ada@example.com, password: analytical-engine}
-                tls: {ca-certificate: ca.pem, ca-key: ca.key}
-
-                """)
+            _ = try await Self.renewalData(validity: "2m", in: scratch)
             let (emulator, base, _) = try await startEmulatorProcess(
                 ["--config", "data.yaml", "--tls", "--ca-out", "emulator-ca.pem"], in: scratch.url)
             defer { emulator.signal(SIGTERM) }
@@ -155,27 +161,7 @@ extension ProcessSuites {
             let flow = Self.flows[2]
             let scratch = try Scratch()
             defer { scratch.remove() }
-            let made = try await CommandRunner.runProgram(
-                [
-                    "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-                    "-keyout", "ca.key", "-out", "ca.pem", "-days", "30", "-subj", "/CN=renewal test CA",
-                    "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign",
-                ], in: scratch.url)
-            #expect(made.status == 0, "\(made.standardError)")
-            let data = try scratch.write(
-                "data.yaml",
-                """
-                applications:
-                  - id: com.example.fieldservice
-                    auth: [{type: basic.default}]
-                    destinations: [fieldservice]
-                    client-certificate: required
-                    certificate-validity: \(validity)
-                users:
-                  - {email: ada@example.com, password: analytical-engine}
-                tls: {ca-certificate: ca.pem, ca-key: ca.key}
-
-                """)
+            let data = try await Self.renewalData(validity: validity, in: scratch)
             let state = scratch.url.appendingPathComponent("state").path
             let common = ["run", "--emulator", "--emulator-data", data.path, flow.file, "--state-dir", state]
             let onboard = try await CommandRunner.run(common + flow.inputs, environment: flow.environment)

@@ -534,31 +534,11 @@ private struct Fields {
         if let step = expect.step, !step.value.hasPrefix("(") { stepReferences.append((step, path.appending("step"))) }
         expect.user = fields["user"].flatMap { string($0, path: path.appending("user")) }
         if let node = fields["info"] {
-            if let pairs = node.pairs {
-                for pair in pairs {
-                    let key = pair.key.scalar?.text ?? ""
-                    let field = path.appending("info").appending(key)
-                    let value = pair.value.isNull ? nil : string(pair.value, path: field)
-                    expect.info.append(Located(InfoExpectation(key: key, value: value?.value), at: pair.key.location))
-                }
-            } else {
-                fail(
-                    .wrongType,
-                    "`\(path.appending("info"))` is \(node.kindDescription); expected a mapping of keys "
-                        + "to values (null: the key must be absent).", at: node, path: path.appending("info"))
-            }
+            expect.info = namedValues(node, path: path.appending("info"), of: "keys")
         }
         if let node = fields["requests"] {
-            if let elements = node.elements {
-                for (index, element) in elements.enumerated() {
-                    if let request = request(element, path: path.appending("requests").appending(index: index)) {
-                        expect.requests.append(Located(request, at: element.location))
-                    }
-                }
-            } else {
-                fail(
-                    .wrongType, "`\(path.appending("requests"))` is \(node.kindDescription); expected a list.",
-                    at: node, path: path.appending("requests"))
+            expect.requests = list(node, path: path.appending("requests"), expected: "a list") {
+                $0.request($1, path: $2)
             }
         }
         if let node = fields["output-contains"] {
@@ -572,36 +552,50 @@ private struct Fields {
         expect.storeOpens = fields["store-opens"].flatMap { bool($0, path: path.appending("store-opens")) }
         if let node = fields["status"] { expect.status = status(node, path: path.appending("status")) }
         if let node = fields["headers"] {
-            if let pairs = node.pairs {
-                for pair in pairs {
-                    let key = pair.key.scalar?.text ?? ""
-                    let value =
-                        pair.value.isNull ? nil : string(pair.value, path: path.appending("headers").appending(key))
-                    expect.headers.append(
-                        Located(InfoExpectation(key: key, value: value?.value), at: pair.key.location))
-                }
-            } else {
-                fail(
-                    .wrongType,
-                    "`\(path.appending("headers"))` is \(node.kindDescription); expected a mapping of header names "
-                        + "to values (null: the header must be absent).", at: node, path: path.appending("headers"))
-            }
+            expect.headers = namedValues(node, path: path.appending("headers"), of: "header names")
         }
         if let node = fields["body"] {
-            if let elements = node.elements {
-                for (index, element) in elements.enumerated() {
-                    if let assertion = bodyAssertion(element, path: path.appending("body").appending(index: index)) {
-                        expect.body.append(Located(assertion, at: element.location))
-                    }
-                }
-            } else {
-                fail(
-                    .wrongType,
-                    "`\(path.appending("body"))` is \(node.kindDescription); expected a list such as "
-                        + "`[{path: $.value[0].ID, equals: P-100}]`.", at: node, path: path.appending("body"))
-            }
+            expect.body = list(
+                node, path: path.appending("body"), expected: "a list such as `[{path: $.value[0].ID, equals: P-100}]`"
+            ) { $0.bodyAssertion($1, path: $2) }
         }
         return expect
+    }
+
+    /// A mapping of names to the values they must have (`null`: the name must be absent), each located at its
+    /// name; a finding when `node` is not a mapping.
+    mutating func namedValues(_ node: Node, path: DescriptorPath, of names: String) -> [Located<InfoExpectation>] {
+        guard let pairs = node.pairs else {
+            fail(
+                .wrongType,
+                "`\(path)` is \(node.kindDescription); expected a mapping of \(names) to values (null: the "
+                    + "\(names == "keys" ? "key" : "header") must be absent).", at: node, path: path)
+            return []
+        }
+        return pairs.map { pair in
+            let key = pair.key.scalar?.text ?? ""
+            let value = pair.value.isNull ? nil : string(pair.value, path: path.appending(key))
+            return Located(InfoExpectation(key: key, value: value?.value), at: pair.key.location)
+        }
+    }
+
+    /// The elements of the list `node`, each read by `read` and located at its element; a finding when `node` is
+    /// not a list (`expected` says what is).
+    mutating func list<Element>(
+        _ node: Node, path: DescriptorPath, expected: String,
+        _ read: (inout Fields, Node, DescriptorPath) -> Element?
+    ) -> [Located<Element>] {
+        guard let elements = node.elements else {
+            fail(.wrongType, "`\(path)` is \(node.kindDescription); expected \(expected).", at: node, path: path)
+            return []
+        }
+        var found: [Located<Element>] = []
+        for (index, element) in elements.enumerated() {
+            if let value = read(&self, element, path.appending(index: index)) {
+                found.append(Located(value, at: element.location))
+            }
+        }
+        return found
     }
 
     /// `200`, or a class such as `2xx`.
