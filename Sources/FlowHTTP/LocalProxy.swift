@@ -13,48 +13,82 @@ public struct ProxiedRequest: Sendable {
 }
 
 /// A small HTTP/1.1 server on one address that hands each request to `forward` and writes back what it returns.
-/// Every request must carry the header ``tokenHeader`` with the proxy's token; one without it is refused (403) and
-/// never forwarded, so that another local user cannot ride the session. Bodies are read whole, up to
-/// ``bodyLimit``.
+/// On a TCP port every request must carry the header ``tokenHeader`` with the proxy's token; one without it is
+/// refused (403) and never forwarded, so that another local user cannot ride the session. On a Unix socket the
+/// socket file's permissions (its owner only) keep other users out, and no token is asked for. Bodies are read
+/// whole, up to ``bodyLimit``.
 public final class LocalProxy: Sendable {
     /// The header every request carries the proxy's token in.
     public static let tokenHeader = "X-Flowrun-Proxy-Token"
     /// The largest request body taken (a larger one is answered 413).
     public static let bodyLimit = 64 * 1024 * 1024
 
-    /// `http://HOST:PORT`, the port the system gave when 0 was asked for.
+    private typealias Listener = NIOAsyncChannel<NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never>
+
+    /// `http://HOST:PORT`, the port the system gave when 0 was asked for; `http://localhost` on a Unix socket.
     public let url: URL
-    private let channel: NIOAsyncChannel<NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never>
+    /// The Unix socket's path, when the proxy listens on one; the file is removed when the proxy stops.
+    public let socketPath: String?
+    private let channel: Listener
     private let serving: Task<Void, Never>
 
-    private init(
-        url: URL, channel: NIOAsyncChannel<NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never>,
-        serving: Task<Void, Never>
-    ) {
+    private init(url: URL, socketPath: String?, channel: Listener, serving: Task<Void, Never>) {
         self.url = url
+        self.socketPath = socketPath
         self.channel = channel
         self.serving = serving
     }
 
-    /// Listens on `host:port` and serves until ``stop()``.
+    private static func bootstrap() -> ServerBootstrap {
+        ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).serverChannelOption(.backlog, value: 64)
+    }
+
+    @Sendable private static func connection(
+        _ child: any Channel
+    ) -> EventLoopFuture<NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>> {
+        child.eventLoop.makeCompletedFuture {
+            try child.pipeline.syncOperations.configureHTTPServerPipeline()
+            return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
+                wrappingChannelSynchronously: child)
+        }
+    }
+
+    /// Listens on `host:port` and serves until ``stop()``; every request must carry `token`.
     /// - Throws: when the address cannot be bound (in use, not this machine's).
     public static func start(
         host: String, port: Int, token: String,
         forward: @escaping @Sendable (ProxiedRequest) async -> HTTPResponse
     ) async throws -> LocalProxy {
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.backlog, value: 64)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .bind(host: host, port: port) { child in
-                child.eventLoop.makeCompletedFuture {
-                    try child.pipeline.syncOperations.configureHTTPServerPipeline()
-                    return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
-                        wrappingChannelSynchronously: child)
-                }
-            }
+        let channel = try await bootstrap().serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .bind(host: host, port: port, childChannelInitializer: connection)
         let bound = channel.channel.localAddress?.port ?? port
         let shown = host.contains(":") ? "[\(host)]" : host
-        let serving = Task<Void, Never> {
+        return LocalProxy(
+            url: URL(string: "http://\(shown):\(bound)")!, socketPath: nil, channel: channel,
+            serving: accept(channel, token: token, forward: forward))
+    }
+
+    /// Listens on a new Unix socket at `path`, readable and writable by this user only, and serves until
+    /// ``stop()``, which removes it. A file that is already at `path` is never replaced.
+    /// - Throws: when the socket cannot be made there (a file is there, the folder is missing or not writable).
+    public static func start(
+        socketPath path: String, forward: @escaping @Sendable (ProxiedRequest) async -> HTTPResponse
+    ) async throws -> LocalProxy {
+        // Made with no access for others from the start: there is no moment another user could connect.
+        let mask = umask(0o077)
+        defer { umask(mask) }
+        let channel = try await bootstrap()
+            .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false, childChannelInitializer: connection)
+        _ = chmod(path, 0o600)
+        return LocalProxy(
+            url: URL(string: "http://localhost")!, socketPath: path, channel: channel,
+            serving: accept(channel, token: nil, forward: forward))
+    }
+
+    private static func accept(
+        _ channel: Listener, token: String?, forward: @escaping @Sendable (ProxiedRequest) async -> HTTPResponse
+    ) -> Task<Void, Never> {
+        Task<Void, Never> {
             await withDiscardingTaskGroup { group in
                 do {
                     try await channel.executeThenClose { connections in
@@ -67,18 +101,19 @@ public final class LocalProxy: Sendable {
                 }
             }
         }
-        return LocalProxy(url: URL(string: "http://\(shown):\(bound)")!, channel: channel, serving: serving)
     }
 
-    /// Stops listening, ends the connections, and returns when the server has stopped.
+    /// Stops listening, ends the connections, removes the Unix socket it made, and returns when the server has
+    /// stopped.
     public func stop() async {
         try? await channel.channel.close()
         serving.cancel()
         await serving.value
+        if let socketPath { unlink(socketPath) }
     }
 
     private static func serve(
-        _ connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, token: String,
+        _ connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, token: String?,
         forward: @Sendable (ProxiedRequest) async -> HTTPResponse
     ) async {
         try? await connection.executeThenClose { inbound, outbound in
@@ -100,7 +135,7 @@ public final class LocalProxy: Sendable {
                 case .end:
                     guard let head else { continue }
                     let answer: (Int, [(String, String)], [UInt8])
-                    if !Self.carries(token, in: head.headers) {
+                    if let token, !Self.carries(token, in: head.headers) {
                         answer = (403, [("Content-Type", "text/plain")], Array("no valid \(tokenHeader) header\n".utf8))
                     } else if tooLarge {
                         answer = (413, [("Content-Type", "text/plain")], Array("the body is too large\n".utf8))

@@ -15,7 +15,8 @@ struct ProxyCommand: AsyncParsableCommand {
             and sends each request to the backend through the same session as the steps; a path is on the \
             backend. Standard output gets FLOWRUN_PROXY_URL=... and FLOWRUN_PROXY_TOKEN=... lines (for eval); \
             every request must carry the header X-Flowrun-Proxy-Token with that token, so that other local users \
-            cannot ride the session. Credentials never reach the client: the session adds them, and the backend's \
+            cannot ride the session (--listen unix:PATH makes a socket only this user can use instead, and asks \
+            for no token). Credentials never reach the client: the session adds them, and the backend's \
             Set-Cookie headers stay with the session. A line per request goes to standard error. Ctrl-C or SIGTERM \
             stops it, keeping what the session refreshed.
 
@@ -26,7 +27,10 @@ struct ProxyCommand: AsyncParsableCommand {
     @Argument(help: "The flow file whose onboarding is used.")
     var file: String
 
-    @Option(help: ArgumentHelp("Where to listen, HOST:PORT (default 127.0.0.1:0, a free port).", valueName: "ADDR"))
+    @Option(
+        help: ArgumentHelp(
+            "Where to listen: HOST:PORT (default 127.0.0.1:0, a free port), or unix:PATH for a new Unix socket that "
+                + "only this user can use (no token asked for).", valueName: "ADDR"))
     var listen = "127.0.0.1:0"
 
     @Flag(help: "Listen on an address other machines can reach (only loopback otherwise).")
@@ -43,11 +47,18 @@ struct ProxyCommand: AsyncParsableCommand {
         let address = try ProxyAddress(listen, allowRemote: allowRemote)
         let (problem, _, _) = try await session.use(file) { session, redactor -> String? in
             await ProxyAddress.serve(session, at: address, redactor: redactor) { proxy, token in
-                Console.print("FLOWRUN_PROXY_URL=\(proxy.url.absoluteString)\nFLOWRUN_PROXY_TOKEN=\(token)")
-                Console.error(
-                    "flowrun proxy: forwarding \(proxy.url.absoluteString) to "
-                        + "\(session.backendURL?.absoluteString ?? "the backend"); each request needs the header "
-                        + "\(LocalProxy.tokenHeader): $FLOWRUN_PROXY_TOKEN. Ctrl-C stops it.")
+                let backend = session.backendURL?.absoluteString ?? "the backend"
+                if let socket = proxy.socketPath {
+                    Console.print("FLOWRUN_PROXY_SOCKET=\(socket)")
+                    Console.error(
+                        "flowrun proxy: forwarding the Unix socket \(socket) (this user's only) to \(backend): "
+                            + "curl --unix-socket \(socket) http://localhost/PATH. Ctrl-C stops it.")
+                } else {
+                    Console.print("FLOWRUN_PROXY_URL=\(proxy.url.absoluteString)\nFLOWRUN_PROXY_TOKEN=\(token)")
+                    Console.error(
+                        "flowrun proxy: forwarding \(proxy.url.absoluteString) to \(backend); each request needs the "
+                            + "header \(LocalProxy.tokenHeader): $FLOWRUN_PROXY_TOKEN. Ctrl-C stops it.")
+                }
                 // Serves until the run is cancelled (Ctrl-C, SIGTERM).
                 while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
                 return (0, nil)
@@ -108,15 +119,43 @@ struct ExecCommand: AsyncParsableCommand {
     }
 }
 
-/// Where a proxy listens, checked: loopback unless remote listening was asked for.
+/// Where a proxy listens, checked: a loopback address unless remote listening was asked for, or a new Unix socket.
 struct ProxyAddress: Sendable {
-    let host: String
-    let port: Int
+    enum Place: Sendable {
+        case tcp(host: String, port: Int)
+        /// A Unix socket made at this path (never one that is there).
+        case socket(String)
+    }
+
+    let place: Place
+
+    /// The address as `--listen` writes it.
+    var shown: String {
+        switch place {
+        case .tcp(let host, let port): "\(host):\(port)"
+        case .socket(let path): "unix:\(path)"
+        }
+    }
 
     init(_ text: String, allowRemote: Bool) throws {
+        if text.hasPrefix("unix:") {
+            let path = String(text.dropFirst("unix:".count))
+            guard !path.isEmpty else { throw ValidationError("--listen unix:PATH needs the socket's path.") }
+            var status = stat()
+            guard lstat(path, &status) != 0 else {
+                throw ValidationError(
+                    "--listen \(text): `\(path)` is there already; flowrun makes its socket new and never replaces a "
+                        + "file (remove it if it is an old socket of yours).")
+            }
+            place = .socket(path)
+            return
+        }
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
             (0...65535).contains(port)
-        else { throw ValidationError("--listen takes HOST:PORT (127.0.0.1:8080, or port 0 for a free one).") }
+        else {
+            throw ValidationError(
+                "--listen takes HOST:PORT (127.0.0.1:8080, or port 0 for a free one) or unix:PATH (a new socket).")
+        }
         var host = String(text[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         let loopback = host == "localhost" || host == "::1" || host.hasPrefix("127.")
@@ -125,11 +164,11 @@ struct ProxyAddress: Sendable {
                 "--listen \(text) is not a loopback address: other machines could use the session through it; "
                     + "give --allow-remote if that is meant.")
         }
-        self.host = host
-        self.port = port
+        place = .tcp(host: host, port: port)
     }
 
-    /// Starts a proxy of `session` here, with a new random token, runs `body` while it serves, then stops it.
+    /// Starts a proxy of `session` here, with a new random token (asked for on TCP only), runs `body` while it
+    /// serves, then stops it.
     /// - Returns: what `body` returned, or status 2 and why when the address could not be used.
     static func serve(
         _ session: OnboardedSession, at address: ProxyAddress, redactor: Redactor,
@@ -142,12 +181,18 @@ struct ProxyAddress: Sendable {
         }.joined()
         redactor.add(token)
         let proxy: LocalProxy
+        let forwarding: @Sendable (ProxiedRequest) async -> HTTPResponse = { request in
+            await forward(request, through: session, redactor: redactor)
+        }
         do {
-            proxy = try await LocalProxy.start(host: address.host, port: address.port, token: token) { request in
-                await forward(request, through: session, redactor: redactor)
+            switch address.place {
+            case .tcp(let host, let port):
+                proxy = try await LocalProxy.start(host: host, port: port, token: token, forward: forwarding)
+            case .socket(let path):
+                proxy = try await LocalProxy.start(socketPath: path, forward: forwarding)
             }
         } catch {
-            return (2, "cannot listen on \(address.host):\(address.port): \(error)")
+            return (2, "cannot listen on \(address.shown): \(error)")
         }
         let outcome = await body(proxy, token)
         await proxy.stop()

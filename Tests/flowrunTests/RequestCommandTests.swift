@@ -380,6 +380,38 @@ extension ProcessSuites {
             #expect(errors.contains("GET /nowhere → 404"), "\(errors)")
         }
 
+        /// `--listen unix:PATH`: a new socket only this user can use (no token), removed when the proxy stops; a
+        /// file already at the path is never replaced.
+        @Test func aUnixSocketOfTheUsersOwnServesWithoutATokenAndGoesAwayWithTheProxy() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try await RequestCommandTests.onboard(scratch)
+            let socket = scratch.url.appendingPathComponent("proxy.sock").path
+            let proxy = try startFlowrun(
+                ["proxy", Self.flow, "--emulator", "--state-dir", "state", "--listen", "unix:\(socket)"],
+                in: scratch.url, environment: Self.login)
+            let line = await proxy.output.firstLine().trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(line == "FLOWRUN_PROXY_SOCKET=\(socket)", "\(line)")
+            let mode = try FileManager.default.attributesOfItem(atPath: socket)[.posixPermissions] as? Int
+            #expect(mode == 0o600)
+            let client = try await CommandRunner.runProgram(
+                ["curl", "-sS", "--unix-socket", socket, "http://localhost/warehouse/Products('P-200')"])
+            proxy.signal(SIGTERM)
+            let ended = await proxy.exit()
+            let errors = await proxy.errors.all()
+            #expect(client.standardOutput.contains(#""Name":"Barcode scanner""#), "\(client.standardOutput)")
+            #expect(ended == .exited(0), "\(errors)")
+            #expect(!FileManager.default.fileExists(atPath: socket), "the socket it made is removed")
+
+            try scratch.write("mine.sock", "a file of the user's")
+            let refused = try await CommandRunner.run(
+                ["proxy", Self.flow, "--state-dir", "state", "--listen", "unix:mine.sock"], in: scratch.url)
+            #expect(refused.status == 2)
+            #expect(refused.standardError.contains("never replaces a file"), "\(refused.standardError)")
+            let kept = try String(contentsOf: scratch.url.appendingPathComponent("mine.sock"), encoding: .utf8)
+            #expect(kept == "a file of the user's")
+        }
+
         @Test func anAddressOtherMachinesReachIsRefusedUnlessAsked() async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }
