@@ -293,7 +293,7 @@ private struct Fields {
             mode = choice(given, path: path.appending("mode"), among: ScenarioDecoder.modes)
         case (nil, let given?):
             request = sentRequest(given, path: path.appending("request"))
-            if let request { mode = Located("request", at: given.location) }
+            if request != nil { mode = Located("request", at: given.location) }
         case (_?, _?):
             fail(
                 .invalidValue,
