@@ -8,7 +8,7 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 runs="${RUNS:-5}"
 loops="${LOOPS:-6}"
-swift build --build-tests -Xcc -O2 >/dev/null 2>&1 || { echo "busy-suite: the build failed" >&2; exit 2; }
+swift build --build-tests -Xcc -O2 -Xcc -g0 -Xswiftc -gnone >/dev/null 2>&1 || { echo "busy-suite: the build failed" >&2; exit 2; }
 pids=()
 for _ in $(seq "$loops"); do sh -c 'while :; do :; done' & pids+=($!); done
 trap 'kill "${pids[@]}" 2>/dev/null' EXIT
@@ -16,7 +16,7 @@ failed=0
 for run in $(seq "$runs"); do
     start=$(date +%s)
     log=$(mktemp)
-    swift test -Xcc -O2 >"$log" 2>&1
+    swift test -Xcc -O2 -Xcc -g0 -Xswiftc -gnone >"$log" 2>&1
     status=$?
     [[ $status -eq 0 ]] || failed=$((failed + 1))
     echo "run $run: exit $status, $(( $(date +%s) - start )) s, $(grep -oE 'Test run with [0-9]+ tests.*' "$log" | tail -1)"
