@@ -53,7 +53,7 @@ if [[ -n $release ]]; then
 fi
 if [[ -z $build ]]; then
     # This clone's version, as the release of it names its assets.
-    version=$(sed -n 's/.*static let current = "\(.*\)".*/\1/p' "$source_dir/Sources/FlowCatalog/ToolVersion.swift")
+    version=$(bash "$source_dir/.ci/source-version.sh" "$source_dir")
     status=0
     bash "$source_dir/.ci/install-release.sh" "${kind_flag[@]}" "$version" "$dest" || status=$?
     [[ $status -eq 0 ]] && exit 0

@@ -6,7 +6,7 @@
 # flowrun on PATH.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-version=$(sed -n 's/.*static let current = "\(.*\)".*/\1/p' "$here/Sources/FlowCatalog/ToolVersion.swift")
+version=$(bash "$here/.ci/source-version.sh" "$here")
 bin="${XDG_CACHE_HOME:-$HOME/.cache}/flowrun/release-$version"
 if [[ ! -x $bin/flowrun ]]; then
     bash "$here/.ci/install-release.sh" "$version" "$bin" || {
