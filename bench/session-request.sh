@@ -8,7 +8,8 @@
 #
 # A: `curl` through `flowrun proxy` (one proxy, started once; curl sends the proxy's token)
 # B: `curl` straight to the emulator with the Basic credentials and the app headers (the floor)
-# then `flowrun request FLOW PATH`, one process per request (a restore each time: the store's key derivation,
+# then a large body down and up through the proxy against the same straight to the emulator, with the proxy's peak
+# memory (BODY_MIB, default 48); then `flowrun request FLOW PATH`, one process per request (a restore each time: the store's key derivation,
 # the kept session, then the request) against the same B.
 #
 # Needs curl and farm-bench. Prints the figures; never fails on a figure.
@@ -78,6 +79,39 @@ echo "binary: $flowrun (static release build, --static-swift-stdlib, unless FLOW
 echo
 echo "== A: curl through flowrun proxy   B: curl straight to the emulator"
 farm-bench -n "$runs" --vs "$plain" -- $through_proxy
+
+# A large body up and down through the proxy (streamed down, spooled up), against the same straight to the
+# emulator; then the proxy's peak resident memory, which should not grow with the body.
+size_mib="${BODY_MIB:-48}"
+head -c "$((size_mib * 1024 * 1024))" /dev/urandom >picture.bin
+picture="/warehouse/Products('P-100')/Picture"
+csrf_token() { # $1: base URL, then curl's other options
+    local url="$1"; shift
+    curl -sS -g -D - -o /dev/null "$@" -H "X-CSRF-Token: Fetch" "$url/warehouse/" | tr -d '\r' \
+        | sed -n 's/^[Xx]-[Cc][Ss][Rr][Ff]-[Tt]oken: //p'
+}
+token="$(csrf_token "$proxy_url" -H "X-Flowrun-Proxy-Token:$proxy_token")"
+curl -sSf -g -o /dev/null -X PUT -H "X-Flowrun-Proxy-Token:$proxy_token" -H "X-CSRF-Token: $token" \
+    --data-binary @picture.bin "$proxy_url$picture"
+rss_before="$(awk '/VmHWM/ {print $2}' "/proc/$proxy_pid/status")"
+echo
+echo "== a ${size_mib} MiB download.  A: through flowrun proxy (streamed)   B: straight to the emulator"
+farm-bench -n "$runs" --timeout 600 --vs "curl -sf -g -o /dev/null -u ada@example.com:analytical-engine \
+-H X-SMP-APPID:com.example.warehouse -H X-SMP-DEVICEID:bench \"$base$picture\"" -- \
+    curl -sf -g -o /dev/null -H "X-Flowrun-Proxy-Token:$proxy_token" "$proxy_url$picture"
+echo
+echo "== a ${size_mib} MiB upload.  A: through flowrun proxy (spooled, sealed)   B: straight to the emulator"
+plain_token="$(csrf_token "$base" -u ada@example.com:analytical-engine -H X-SMP-APPID:com.example.warehouse)"
+farm-bench -n "$runs" --timeout 600 --vs "curl -sf -g -o /dev/null -X PUT -u ada@example.com:analytical-engine \
+-H X-SMP-APPID:com.example.warehouse -H X-SMP-DEVICEID:bench -H X-CSRF-Token:$plain_token \
+--data-binary @picture.bin \"$base$picture\"" -- \
+    curl -sf -g -o /dev/null -X PUT -H "X-Flowrun-Proxy-Token:$proxy_token" -H "X-CSRF-Token:$token" \
+    --data-binary @picture.bin "$proxy_url$picture"
+rss_after="$(awk '/VmHWM/ {print $2}' "/proc/$proxy_pid/status")"
+echo
+echo "proxy peak resident memory: $((rss_before / 1024)) MiB after the first upload, $((rss_after / 1024)) MiB after" \
+    "$((2 * runs)) more ${size_mib} MiB transfers each way"
+
 # The proxy holds the state folder's lock while it runs: a `flowrun request` beside it would wait and fail `busy`.
 kill -TERM "$proxy_pid"
 wait "$proxy_pid" || true

@@ -63,7 +63,8 @@ public protocol Authenticator: Sendable {
     /// Whether this answers with a client certificate (a user identity): it then also answers a TLS handshake the
     /// server ended for want of one, and a request counts the identities it obtains apart from its logins.
     var presentsClientIdentity: Bool { get }
-    /// Whether `response` is a challenge this answers: by default, one that matches one of ``challenges``.
+    /// Whether `response` is a challenge this answers: by default, one that matches one of ``challenges``. Judged
+    /// by status and headers: a streamed answer is judged by its head, before its body is read.
     func isChallenge(_ response: HTTPResponse) -> Bool
     /// Adds the current credentials (a header) to a request for ``origin``.
     func decorate(_ request: inout HTTPRequest) async throws(HTTPError)

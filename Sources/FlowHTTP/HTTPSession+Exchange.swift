@@ -62,6 +62,16 @@ extension HTTPSession {
         _ request: HTTPRequest, redirects: @Sendable (URL, URL) -> RedirectDecision, authenticated: Bool,
         csrf: Bool? = nil
     ) async throws(HTTPError) -> HTTPResponse {
+        try await exchange(request, redirects: redirects, authenticated: authenticated, csrf: csrf, streaming: false)
+            .collected(upTo: configuration.maxBodyBytes)
+    }
+
+    /// One request with all its hops. Each answer is read whole, except, when `streaming`, the final one: an
+    /// answer whose head asks for nothing more (see ``mayAskForMore(_:to:in:)``) is handed back as it arrives.
+    func exchange(
+        _ request: HTTPRequest, redirects: @Sendable (URL, URL) -> RedirectDecision, authenticated: Bool,
+        csrf: Bool?, streaming: Bool
+    ) async throws(HTTPError) -> StreamedResponse {
         var request = request
         request.url = rewritten(request.url)
         var exchange = Exchange(request)
@@ -70,19 +80,32 @@ extension HTTPSession {
             let hop = try await prepare(
                 exchange.current, of: exchange, headers: headers, authenticated: authenticated,
                 csrf: csrf ?? authenticated)
-            let response: HTTPResponse
+            let opened: StreamedResponse
             do throws(HTTPError) {
-                response = try await transmit(hop.request)
+                opened = try await open(hop.request)
             } catch {
                 try await answerHandshakeDemand(error, of: hop, in: &exchange)
                 continue
             }
-            cookies.store(response.headers(named: "Set-Cookie"), from: hop.request.url)
+            let head = HTTPResponse(status: opened.status, headers: opened.headers, body: [], url: opened.url)
+            cookies.store(head.headers(named: "Set-Cookie"), from: hop.request.url)
+            if streaming, !mayAskForMore(head, to: hop, in: exchange) { return opened }
+            let response = try await opened.collected(upTo: configuration.maxBodyBytes)
             switch try await next(after: response, to: hop, in: &exchange, redirects: redirects) {
             case .send: continue
-            case .answer(let answer): return answer
+            case .answer(let answer): return StreamedResponse(answer)
             }
         }
+    }
+
+    /// Whether ``next(after:to:in:redirects:)`` may do more with an answer with this head than hand it back: a
+    /// CSRF demand, a challenge or a certificate demand (each judged by status and headers), a redirect, or an
+    /// observer that sees the whole answer. Such an answer is read whole; any other may be streamed.
+    private func mayAskForMore(_ head: HTTPResponse, to hop: Hop, in exchange: Exchange) -> Bool {
+        if hop.csrfToken != nil, head.status == 403 { return true }
+        if hop.ownSlots.contains(where: { $0.authenticator.isChallenge(head) }) { return true }
+        if ClientCertificateDemand(head) != nil || head.isRedirect { return true }
+        return hop.request.url.origin == exchange.originalOrigin && !hop.observers.isEmpty
     }
 
     /// The hop `request` becomes: the session's headers, the CSRF token, each authenticator's credentials for its

@@ -313,6 +313,16 @@ public final class HTTPSession: Sendable {
         try await send(request, redirects: redirects, authenticated: true)
     }
 
+    /// Sends `request` as ``send(_:redirects:)`` does, and returns as soon as the final answer's head has come,
+    /// its body to be read as it arrives, with no limit on its size. Answers the session acts on (a challenge, a
+    /// CSRF demand, a redirect it follows) are read whole as before; a request body can be a ``SpooledBody``, which
+    /// is sent again from its first byte when a login or a redirect asks for it.
+    public func stream(
+        _ request: HTTPRequest, redirects: @Sendable (URL, URL) -> RedirectDecision = { _, _ in .follow }
+    ) async throws(HTTPError) -> StreamedResponse {
+        try await exchange(request, redirects: redirects, authenticated: true, csrf: nil, streaming: true)
+    }
+
     /// The observers and authenticators a request sees, as they are when its hop is prepared.
     func hooks() -> (observers: [any HTTPObserver], slots: [AuthenticatorSlot]) {
         state.withLock { ($0.observers, $0.authenticators) }
@@ -361,7 +371,7 @@ public final class HTTPSession: Sendable {
         next.url = target
         if response.status == 303 || ((response.status == 301 || response.status == 302) && current.method == "POST") {
             next.method = "GET"
-            next.body = nil
+            next.payload = nil
         }
         // A page's full address in `Referer` never follows a redirect to another origin or to http.
         if let referer = next.header("Referer") {
@@ -369,7 +379,7 @@ public final class HTTPSession: Sendable {
             if let kept = Referrer.onRedirect(referer, to: target) { next.setHeader("Referer", kept) }
         }
         guard target.origin != current.url.origin else { return next }
-        if next.body != nil, next.bodyHoldsSecret {
+        if next.payload != nil, next.bodyHoldsSecret {
             throw HTTPError(
                 .secretBodyRedirect,
                 "\(current.method) \(current.url.absoluteString) answered \(response.status), redirecting to "
@@ -381,8 +391,14 @@ public final class HTTPSession: Sendable {
         return next
     }
 
-    /// Sends one request with no redirect handling.
+    /// Sends one request with no redirect handling, and reads its answer whole.
     func transmit(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
+        try await open(request).collected(upTo: configuration.maxBodyBytes)
+    }
+
+    /// Sends one request with no redirect handling, and returns when its answer's head has come; the body is read
+    /// as it arrives. The request's timeout bounds the wait for the head.
+    func open(_ request: HTTPRequest) async throws(HTTPError) -> StreamedResponse {
         let scheme = request.url.scheme?.lowercased()
         guard scheme == "https" || (scheme == "http" && (request.url.isLoopback || configuration.allowInsecureHTTP))
         else {
@@ -420,20 +436,22 @@ public final class HTTPSession: Sendable {
         outgoing.tlsConfiguration = tlsConfiguration
         outgoing.method = HTTPMethod(rawValue: request.method)
         for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
-        if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
+        switch request.payload {
+        case .bytes(let body): outgoing.body = .bytes(ByteBuffer(bytes: body))
+        case .spooled(let body): outgoing.body = .stream(body.chunks, length: .known(Int64(body.count)))
+        case nil: break
+        }
         let timeout = request.timeout ?? configuration.timeout
+        let attempt = TransportFailure.Attempt(
+            endpoint: endpoint, proxy: proxy, timeout: timeout, maxBodyBytes: configuration.maxBodyBytes)
         do {
             let response = try await sender.execute(outgoing, timeout: .milliseconds(Int64(timeout.milliseconds)))
-            var buffer = try await response.body.collect(upTo: configuration.maxBodyBytes)
-            let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
-            return HTTPResponse(
-                status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: bytes,
+            let head = HTTPResponse(
+                status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: [],
                 url: request.url)
+            return StreamedResponse(head: head, body: ResponseBody(arriving: response.body, attempt: attempt))
         } catch {
-            throw TransportFailure.classify(
-                error,
-                .init(
-                    endpoint: endpoint, proxy: proxy, timeout: timeout, maxBodyBytes: configuration.maxBodyBytes))
+            throw TransportFailure.classify(error, attempt)
         }
     }
 

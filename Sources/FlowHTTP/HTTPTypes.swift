@@ -7,7 +7,8 @@ public struct HTTPRequest: Sendable {
     public var method: String
     public var url: URL
     public var headers: [(name: String, value: String)]
-    public var body: [UInt8]?
+    /// The body: bytes in memory, or one spooled to a temporary file (see ``SpooledBody``).
+    public var payload: RequestBody?
     /// How long this request may take; `nil`: the session's timeout.
     public var timeout: Duration?
     /// Whether the body holds a secret (a password, a token, a client secret, a key): a redirect that would send it
@@ -21,9 +22,18 @@ public struct HTTPRequest: Sendable {
         self.method = method
         self.url = url
         self.headers = headers
-        self.body = body
+        self.payload = body.map(RequestBody.bytes)
         self.timeout = timeout
         self.bodyHoldsSecret = bodyHoldsSecret
+    }
+
+    /// The body when it is held in memory; setting it replaces the payload.
+    public var body: [UInt8]? {
+        get {
+            guard case .bytes(let bytes) = payload else { return nil }
+            return bytes
+        }
+        set { payload = newValue.map(RequestBody.bytes) }
     }
 
     /// The first value of header `name` (case-insensitive).
@@ -40,6 +50,22 @@ public struct HTTPRequest: Sendable {
     /// Removes header `name`.
     public mutating func removeHeader(_ name: String) {
         headers.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+    }
+}
+
+/// What a request sends as its body.
+public enum RequestBody: Sendable {
+    /// Bytes in memory.
+    case bytes([UInt8])
+    /// A body too large to hold, read back from its temporary file on each send.
+    case spooled(SpooledBody)
+
+    /// The body's size in bytes.
+    public var count: Int {
+        switch self {
+        case .bytes(let bytes): bytes.count
+        case .spooled(let body): body.count
+        }
     }
 }
 

@@ -21,6 +21,8 @@ enum TransportFailure {
     /// The named failure of `attempt` for `error`.
     static func classify(_ error: any Error, _ attempt: Attempt) -> HTTPError {
         let endpoint = attempt.endpoint
+        // Already named: a spooled body that could not be read back while it was sent.
+        if let error = error as? HTTPError { return error }
         if Task.isCancelled || error is CancellationError || (error as? HTTPClientError) == .cancelled {
             return cancelled(endpoint)
         }

@@ -86,8 +86,8 @@ extension FailureCode {
         oauth2ClientAuthentication, oauth2DiscoveryFailed, oauth2NoAuthorizationEndpoint, oauth2NoClientSecret,
         oauth2NoCode, oauth2NoRefreshToken, oauth2RevocationFailed, oauth2StateMismatch, oauth2TokenFailed,
         insecureURL, connectionFailed, connectionClosed, requestFailed, tooManyRedirects, secretBodyRedirect,
-        responseTooLarge, untrustedServer, pinMismatch, certificateRequired, certificateRejected, tlsFailed,
-        badCertificateFile, proxyFailed, identitySourceFailed, certificateServiceFailed, slsLoginFailed,
+        requestBodyUnwritable, responseTooLarge, untrustedServer, pinMismatch, certificateRequired,
+        certificateRejected, tlsFailed, badCertificateFile, proxyFailed, identitySourceFailed, certificateServiceFailed, slsLoginFailed,
         identityNeedsStore, consentDeclined, roleMissing,
     ]
 
@@ -274,6 +274,9 @@ extension FailureCode {
         Server password, a refresh token or client secret, a login form's password or one-time code filled by \
         `headless-form`) to another origin: the body is sent nowhere, and the redirect is the failure.
         """)
+    public static let requestBodyUnwritable = FailureCode(
+        "request-body-unwritable",
+        "A request body too large to hold in memory cannot be kept in a temporary file (the disk is full, say).")
     public static let responseTooLarge = FailureCode(
         "response-too-large",
         """

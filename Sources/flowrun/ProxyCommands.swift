@@ -181,9 +181,12 @@ struct ProxyAddress: Sendable {
         }.joined()
         redactor.add(token)
         let proxy: LocalProxy
-        let forwarding: @Sendable (ProxiedRequest) async -> HTTPResponse = { request in
-            await forward(request, through: session, redactor: redactor)
-        }
+        let forwarding = ProxyForwarding(
+            answer: { request in await forward(request, through: session, redactor: redactor) },
+            brokenOff: { request, sent, error in
+                let shown = redactor.redact("\(request.method) \(request.target.split(separator: "?").first ?? "")")
+                Console.error("\(shown): the answer broke off after \(sent) bytes (\(error.code))")
+            })
         do {
             switch address.place {
             case .tcp(let host, let port):
@@ -199,32 +202,36 @@ struct ProxyAddress: Sendable {
         return outcome
     }
 
-    /// Sends `request` to the backend through the session; a line on standard error says what happened.
+    /// Sends `request` to the backend through the session; a line on standard error says what happened when the
+    /// answer's head has come (its body is then passed on as it arrives).
     static func forward(
         _ request: ProxiedRequest, through session: OnboardedSession, redactor: Redactor
-    ) async -> HTTPResponse {
+    ) async -> StreamedResponse {
         let started = ContinuousClock.now
         let shown = redactor.redact("\(request.method) \(request.target.split(separator: "?").first ?? "")")
         guard let url = session.url(for: request.target), request.target.hasPrefix("/") else {
             Console.error("\(shown) → 400 (not a path on the backend)")
-            return HTTPResponse(
-                status: 400, headers: [("Content-Type", "text/plain")],
-                body: Array("flowrun proxy: send a path on the backend (/odata/v4/...)\n".utf8),
-                url: URL(string: "http://proxy.invalid/")!)
+            return StreamedResponse(
+                HTTPResponse(
+                    status: 400, headers: [("Content-Type", "text/plain")],
+                    body: Array("flowrun proxy: send a path on the backend (/odata/v4/...)\n".utf8),
+                    url: URL(string: "http://proxy.invalid/")!))
         }
-        let dropped = LocalProxy.hopByHop.union(["host", LocalProxy.tokenHeader.lowercased()])
-        let outgoing = HTTPRequest(
+        let dropped = LocalProxy.hopByHop.union(["host", "expect", LocalProxy.tokenHeader.lowercased()])
+        var outgoing = HTTPRequest(
             method: request.method, url: url,
-            headers: request.headers.filter { !dropped.contains($0.name.lowercased()) },
-            body: request.body.isEmpty ? nil : request.body)
-        var response: HTTPResponse
+            headers: request.headers.filter { !dropped.contains($0.name.lowercased()) })
+        outgoing.payload = request.body
+        var response: StreamedResponse
         do {
-            response = try await session.send(outgoing)
+            response = try await session.stream(outgoing)
         } catch {
             Console.error("\(shown) → 502 (\(error.code))")
-            return HTTPResponse(
-                status: 502, headers: [("Content-Type", "text/plain")],
-                body: Array("flowrun proxy: \(redactor.redact(error.message)) [\(error.code)]\n".utf8), url: url)
+            return StreamedResponse(
+                HTTPResponse(
+                    status: 502, headers: [("Content-Type", "text/plain")],
+                    body: Array("flowrun proxy: \(redactor.redact(error.message)) [\(error.code)]\n".utf8),
+                    url: url))
         }
         // The session's cookies are its credentials: they stay with it.
         response.headers.removeAll { $0.name.lowercased() == "set-cookie" }

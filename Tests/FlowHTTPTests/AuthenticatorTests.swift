@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 /// A bearer-token authenticator whose login asks `/login` for a token through the plain transport.
-private final class TokenAuthenticator: Authenticator {
+final class TokenAuthenticator: Authenticator {
     let method = AuthenticationMethod.oauth2
     let origin: String
     let challenges: [ChallengeTest]

@@ -356,6 +356,41 @@ extension ProcessSuites {
             }
         }
 
+        /// 20 MiB up and back down through `exec`'s proxy, more than the session reads of one answer (8 MiB) and
+        /// more than the proxy holds in memory (1 MiB): the upload is spooled to a temporary file that leaves nothing
+        /// in the temporary folder, the download is streamed, and curl gets back the same bytes.
+        @Test func aLargeBodyGoesUpSpooledAndComesBackStreamed() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            try await RequestCommandTests.onboard(scratch)
+            let temporary = scratch.url.appendingPathComponent("tmp")
+            try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+            let script = #"""
+                set -e
+                head -c 20971520 /dev/urandom > picture.bin
+                auth="X-Flowrun-Proxy-Token: $FLOWRUN_PROXY_TOKEN"
+                picture="$FLOWRUN_PROXY_URL/warehouse/Products('P-100')/Picture"
+                token=$(curl -sS -g -D - -o /dev/null -H "$auth" -H "X-CSRF-Token: Fetch" \
+                    "$FLOWRUN_PROXY_URL/warehouse/" | tr -d '\r' | sed -n 's/^[Xx]-[Cc][Ss][Rr][Ff]-[Tt]oken: //p')
+                curl -sS -g --fail-with-body -X PUT -H "$auth" -H "X-CSRF-Token: $token" -H "Content-Type: image/png" \
+                    --data-binary @picture.bin "$picture" -w 'put %{http_code}\n'
+                curl -sS -g --fail-with-body -H "$auth" "$picture" -o back.bin -w 'get %{http_code} %{content_type}\n'
+                cmp picture.bin back.bin && echo same
+                """#
+            var environment = Self.login
+            environment["TMPDIR"] = temporary.path
+            let result = try await CommandRunner.run(
+                ["exec", Self.flow, "--emulator", "--state-dir", "state", "--", "/bin/sh", "-c", script],
+                in: scratch.url, environment: environment)
+            #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+            #expect(
+                result.standardOutput.split(separator: "\n") == ["put 204", "get 200 image/png", "same"],
+                "\(result.standardOutput)\(result.standardError)")
+            #expect(result.standardError.contains("PUT /warehouse/Products('P-100')/Picture → 204"))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty)
+            #expect(!result.standardError.contains(Self.basicCredentials))
+        }
+
         @Test func theProxyServesUntilInterruptedAndThenEndsCleanly() async throws {
             let scratch = try Scratch()
             defer { scratch.remove() }

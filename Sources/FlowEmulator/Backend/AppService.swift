@@ -10,6 +10,8 @@ enum AppResource: Sendable, Equatable {
     case products
     /// `/<destination>/Products('<ID>')`: one product (a quote inside the ID doubled).
     case product(id: String)
+    /// `/<destination>/Products('<ID>')/Picture`: the product's picture, an OData stream property.
+    case picture(id: String)
     /// Any other path: echoed back, as a backend the emulator does not model.
     case other
 
@@ -19,19 +21,21 @@ enum AppResource: Sendable, Equatable {
         case []: self = .serviceDocument
         case ["Products"]: self = .products
         case let single where single.count == 1:
-            let entity = single[0]
-            guard entity.hasPrefix("Products('"), entity.hasSuffix("')"), entity.count > "Products('')".count else {
-                self = .other
-                return
-            }
-            let quoted = entity.dropFirst("Products('".count).dropLast(2)
-            guard !quoted.replacingOccurrences(of: "''", with: "").contains("'") else {
-                self = .other
-                return
-            }
-            self = .product(id: quoted.replacingOccurrences(of: "''", with: "'"))
+            self = Self.productID(single[0]).map { .product(id: $0) } ?? .other
+        case let pair where pair.count == 2 && pair[1] == "Picture":
+            self = Self.productID(pair[0]).map { .picture(id: $0) } ?? .other
         default: self = .other
         }
+    }
+
+    /// The ID of `Products('<ID>')` (a quote inside the ID doubled); `nil` for any other segment.
+    private static func productID(_ entity: String) -> String? {
+        guard entity.hasPrefix("Products('"), entity.hasSuffix("')"), entity.count > "Products('')".count else {
+            return nil
+        }
+        let quoted = entity.dropFirst("Products('".count).dropLast(2)
+        guard !quoted.replacingOccurrences(of: "''", with: "").contains("'") else { return nil }
+        return quoted.replacingOccurrences(of: "''", with: "'")
     }
 
     /// Whether a request with `method` carries a body the service reads.
@@ -39,6 +43,7 @@ enum AppResource: Sendable, Equatable {
         switch self {
         case .products: method == "POST"
         case .product: method == "PATCH" || method == "PUT"
+        case .picture: method == "PUT"
         case .serviceDocument, .other: false
         }
     }
@@ -49,6 +54,7 @@ enum AppResource: Sendable, Equatable {
         case .serviceDocument: ["GET", "HEAD"]
         case .products: ["GET", "HEAD", "POST"]
         case .product: ["GET", "HEAD", "PATCH", "PUT", "DELETE"]
+        case .picture: ["GET", "HEAD", "PUT", "DELETE"]
         case .other: nil
         }
     }
@@ -75,6 +81,11 @@ struct AppService: Sendable {
     private var products: [String: [AppProduct]] = [:]
     /// The number the next product made without an ID gets.
     private var nextNumber = 1000
+    /// The products' pictures, by application and product ID: the bytes and their media type.
+    private var pictures: [String: [String: (bytes: [UInt8], type: String)]] = [:]
+
+    /// The largest picture taken: large enough for a streamed upload and download to be told from a whole one.
+    static let pictureLimit = 64 * 1024 * 1024
 
     /// What every application's service holds before its first write.
     static let seed = [
@@ -139,6 +150,7 @@ struct AppService: Sendable {
             case "DELETE":
                 list.remove(at: index)
                 products[application] = list
+                pictures[application]?[id] = nil
                 return .noContent
             case "PATCH", "PUT":
                 switch ProductFields.read(request.body, creating: request.method == "PUT") {
@@ -154,6 +166,24 @@ struct AppService: Sendable {
                 }
             default:
                 return Answer(status: 200, json: Self.entity(list[index], context: context))
+            }
+        case .picture(let id):
+            guard list.contains(where: { $0.id == id }) else {
+                return .error(404, code: "entityNotFound", "There is no product with the ID `\(id)`.")
+            }
+            switch request.method {
+            case "PUT":
+                pictures[application, default: [:]][id] = (
+                    request.bodyBytes ?? [], request.contentType ?? "application/octet-stream"
+                )
+                return .noContent
+            case "DELETE":
+                pictures[application]?[id] = nil
+                return .noContent
+            default:
+                // OData: a stream property without a value answers 204.
+                guard let picture = pictures[application]?[id] else { return .noContent }
+                return Answer(status: 200, bytes: picture.bytes, contentType: picture.type)
             }
         case .other:
             return .error(404, code: "notFound", "The application's service has no resource at `\(request.path)`.")

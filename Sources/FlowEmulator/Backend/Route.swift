@@ -126,9 +126,16 @@ enum Route: Sendable, Equatable {
     }
 
     /// The most bytes of a body the route reads: a client log may be larger than a form.
+    /// Whether the body is taken as bytes of any media type, never read as a form or text (a picture).
+    var takesAnyMediaType: Bool {
+        if case .destination(_, .picture) = self { return true }
+        return false
+    }
+
     var bodyLimit: Int {
         if case .clientLogs = self { return Upload.clientLogLimit }
         if case .crashReport = self { return Upload.clientLogLimit }
+        if case .destination(_, .picture) = self { return AppService.pictureLimit }
         return 64 * 1024
     }
 

@@ -123,11 +123,13 @@ struct EmulatorResponder: HTTPResponder {
         if route.readsBody(method: method) {
             // Bodies are read for the login forms, the CSRs, the SLS rounds and the uploads only, and never recorded.
             if let bytes = await Self.body(of: request, limit: route.bodyLimit) {
-                if facts.isForm {
+                facts.bodyBytes = Array(bytes.readableBytesView)
+                if route.takesAnyMediaType {
+                    // A stream property's bytes are what they are, whatever the client calls them.
+                } else if facts.isForm {
                     facts.form = FormFields(encoded: String(buffer: bytes))
                 } else {
                     facts.body = String(buffer: bytes)
-                    facts.bodyBytes = Array(bytes.readableBytesView)
                 }
                 answer = emulator.answer(route, facts, keepsUploads: fault?.status == nil)
             } else {

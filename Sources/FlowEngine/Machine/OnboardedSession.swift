@@ -76,4 +76,10 @@ public struct OnboardedSession: Sendable {
     public func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
         try await http.send(request)
     }
+
+    /// Sends `request` as ``send(_:)`` does and returns when the answer's head has come; its body is read as it
+    /// arrives, whatever its size (see ``HTTPSession/stream(_:redirects:)``).
+    public func stream(_ request: HTTPRequest) async throws(HTTPError) -> StreamedResponse {
+        try await http.stream(request)
+    }
 }
