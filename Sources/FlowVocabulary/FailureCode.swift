@@ -87,8 +87,8 @@ extension FailureCode {
         oauth2NoCode, oauth2NoRefreshToken, oauth2RevocationFailed, oauth2StateMismatch, oauth2TokenFailed,
         insecureURL, connectionFailed, connectionClosed, requestFailed, tooManyRedirects, secretBodyRedirect,
         requestBodyUnwritable, responseTooLarge, untrustedServer, pinMismatch, certificateRequired,
-        certificateRejected, tlsFailed, badCertificateFile, proxyFailed, identitySourceFailed, certificateServiceFailed, slsLoginFailed,
-        identityNeedsStore, consentDeclined, roleMissing,
+        certificateRejected, tlsFailed, badCertificateFile, proxyFailed, identitySourceFailed,
+        certificateServiceFailed, slsLoginFailed, identityNeedsStore, consentDeclined, roleMissing,
     ]
 
     // The run, the state folder, inputs and info.
