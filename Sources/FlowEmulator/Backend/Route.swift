@@ -142,7 +142,10 @@ enum Route: Sendable, Equatable {
     /// The route of a raw (percent-encoded) path; `destinations` are the destination names the data declares.
     static func match(path: String, destinations: Set<String>) -> Route {
         let segments = path.split(separator: "/", omittingEmptySubsequences: true).map { segment in
-            String(segment).removingPercentEncoding ?? String(segment)
+            // Decoded only when it has an escape: Foundation's decoding is most of a route's cost.
+            segment.utf8.contains(UInt8(ascii: "%"))
+                ? String(segment).removingPercentEncoding ?? String(segment)
+                : String(segment)
         }
         switch segments.first {
         case "config-api.svc":
@@ -311,35 +314,40 @@ enum CertificateServiceAction: String, Sendable {
 
 /// OData function arguments: `Name='text'` pairs separated by commas, a quote inside the text doubled (`''`).
 enum ODataArguments {
+    /// `Name='value', …` as a dictionary (a quote inside a value doubled); `nil` when it is not of that form. Read
+    /// byte by byte: every discovery request is parsed, and reading by characters was a twentieth of the
+    /// emulator's time under load.
     static func parse(_ text: Substring) -> [String: String]? {
+        let quote = UInt8(ascii: "'")
+        let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
         var arguments: [String: String] = [:]
-        var rest = text
+        var rest = text.utf8[...]
         while !rest.isEmpty {
-            guard let equals = rest.firstIndex(of: "=") else { return nil }
-            let name = rest[..<equals].trimmingCharacters(in: .whitespaces)
-            rest = rest[rest.index(after: equals)...].drop { $0 == " " }
-            guard rest.first == "'" else { return nil }
+            guard let equals = rest.firstIndex(of: UInt8(ascii: "=")) else { return nil }
+            let nameBytes = rest[..<equals].drop(while: isBlank).reversed().drop(while: isBlank).reversed()
+            rest = rest[rest.index(after: equals)...].drop { $0 == UInt8(ascii: " ") }
+            guard rest.first == quote else { return nil }
             rest = rest.dropFirst()
-            var value = ""
+            var value: [UInt8] = []
             var closed = false
-            while let character = rest.first {
+            while let byte = rest.first {
                 rest = rest.dropFirst()
-                if character == "'" {
-                    if rest.first == "'" {
-                        value.append("'")
+                if byte == quote {
+                    if rest.first == quote {
+                        value.append(quote)
                         rest = rest.dropFirst()
                     } else {
                         closed = true
                         break
                     }
                 } else {
-                    value.append(character)
+                    value.append(byte)
                 }
             }
-            guard closed, !name.isEmpty else { return nil }
-            arguments[name] = value
-            rest = rest.drop { $0 == " " }
-            if rest.first == "," {
+            guard closed, !nameBytes.isEmpty else { return nil }
+            arguments[String(decoding: nameBytes, as: UTF8.self)] = String(decoding: value, as: UTF8.self)
+            rest = rest.drop { $0 == UInt8(ascii: " ") }
+            if rest.first == UInt8(ascii: ",") {
                 rest = rest.dropFirst()
                 guard !rest.isEmpty else { return nil }
             } else if !rest.isEmpty {

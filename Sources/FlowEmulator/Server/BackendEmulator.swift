@@ -451,18 +451,24 @@ public final class BackendEmulator: Sendable {
         }
     }
 
-    func noteArrival(at endpoint: EmulatorEndpoint) {
-        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+    /// Counts a request to `endpoint` sent by `step` as arrived, wakes the waits it completes, and takes the fault
+    /// it meets, if any: one hold of the state's lock for both.
+    func arrive(at endpoint: EmulatorEndpoint, step: String?) -> Fault? {
+        let (ready, fault) = state.withLock { state -> ([CheckedContinuation<Void, Never>], Fault?) in
             state.arrivals[endpoint, default: 0] += 1
-            let seen = state.arrivals[endpoint]!
-            let (due, waiting) = (
-                state.arrivalWaiters.filter { $0.endpoint == endpoint && $0.count <= seen },
-                state.arrivalWaiters.filter { !($0.endpoint == endpoint && $0.count <= seen) }
-            )
-            state.arrivalWaiters = waiting
-            return due.map(\.continuation)
+            var due: [CheckedContinuation<Void, Never>] = []
+            if !state.arrivalWaiters.isEmpty {
+                let seen = state.arrivals[endpoint]!
+                let isDue = { (waiter: EmulatorState.ArrivalWaiter) in
+                    waiter.endpoint == endpoint && waiter.count <= seen
+                }
+                due = state.arrivalWaiters.filter(isDue).map(\.continuation)
+                state.arrivalWaiters.removeAll(where: isDue)
+            }
+            return (due, state.takeFault(for: endpoint, step: step))
         }
         for continuation in ready { continuation.resume() }
+        return fault
     }
 }
 

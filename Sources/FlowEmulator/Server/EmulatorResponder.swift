@@ -30,9 +30,8 @@ struct EmulatorResponder: HTTPResponder {
         let time = Date()
         let method = request.method.rawValue
         let path = request.uri.path
-        let route = emulator.withState { state in
-            Route.match(path: path, destinations: Set(state.data.applications.flatMap(\.destinations)))
-        }
+        // Matched outside the state's lock: the lock is held only to read the destinations' names.
+        let route = Route.match(path: path, destinations: emulator.withState { $0.destinationNames })
         if case .admin(let admin) = route {
             var request = request
             return response(
@@ -66,11 +65,7 @@ struct EmulatorResponder: HTTPResponder {
             return response(answer, method: method)
         }
 
-        if let endpoint = route.endpoint { emulator.noteArrival(at: endpoint) }
-        let step = recorded.step
-        let fault = route.endpoint.flatMap { endpoint in
-            emulator.withState { $0.takeFault(for: endpoint, step: step) }
-        }
+        let fault = route.endpoint.flatMap { emulator.arrive(at: $0, step: recorded.step) }
         if let fault {
             recorded.fault = Self.describe(fault)
             if fault.delay > .zero, let endpoint = route.endpoint {

@@ -4,7 +4,12 @@ internal import Foundation
 
 /// The emulator's shared, changing state, kept in one `Mutex`.
 struct EmulatorState: Sendable {
-    var data: EmulatorData
+    var data: EmulatorData {
+        didSet { destinationNames = Self.destinationNames(of: data) }
+    }
+    /// The names of the data's destinations, which the routes of every request are matched against: kept with the
+    /// data rather than gathered for each request.
+    private(set) var destinationNames: Set<String>
     /// The faults switched on, in the order they apply, by endpoint: a request meets the first one that applies to
     /// its step, and a fault whose `count` is used up leaves the queue for the next.
     var faultQueues: [EmulatorEndpoint: [Fault]]
@@ -49,6 +54,7 @@ struct EmulatorState: Sendable {
 
     init(data: EmulatorData) {
         self.data = data
+        destinationNames = Self.destinationNames(of: data)
         faultQueues = data.faults.filter { $0.value.isEffective }.mapValues { [$0] }
         auth = AuthState(signer: TokenSigner(key: data.signingKey))
         certificates = EmulatorCertificates(tls: data.tls)
@@ -57,6 +63,10 @@ struct EmulatorState: Sendable {
             registrations[RegistrationKey(application: registration.application, device: registration.device)] =
                 registration.state
         }
+    }
+
+    private static func destinationNames(of data: EmulatorData) -> Set<String> {
+        Set(data.applications.flatMap(\.destinations))
     }
 
     /// The fault each endpoint's next request meets first (the head of its queue), for the admin API's listing.
