@@ -88,21 +88,21 @@ public struct OutputFile: Sendable {
     /// Writes `bytes` whole or not at all: a new file beside the destination, flushed, then renamed over it.
     /// - Throws: ``OutputFileError`` when the path may not be replaced or the bytes cannot all be written.
     public func writeWhole(_ bytes: [UInt8], permissions: UInt32 = 0o644) throws(OutputFileError) {
+        let staged = try stage(permissions: permissions)
+        try staged.append(bytes)
+        try staged.commit()
+    }
+
+    /// Starts writing the file piece by piece: a new file beside the destination, which becomes it on
+    /// ``StagedOutput/commit()`` and is removed if it never does. What is at the path stays until then.
+    /// - Throws: ``OutputFileError`` when the path may not be replaced or the new file cannot be made.
+    public func stage(permissions: UInt32 = 0o644) throws(OutputFileError) -> StagedOutput {
         try checkReplaceable()
-        let folder = Self.folder(of: path)
         var suffix = SystemRandomNumberGenerator()
-        let temporary = folder + "/.flowrun-output-\(String(suffix.next() as UInt64, radix: 36)).tmp"
+        let temporary = Self.folder(of: path) + "/.flowrun-output-\(String(suffix.next() as UInt64, radix: 36)).tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode_t(permissions))
         guard descriptor >= 0 else { throw failure(Self.reason(errno)) }
-        let written = Self.writeAll(bytes, to: descriptor)
-        let flushed = written == nil && fsync(descriptor) == 0
-        let flushError = errno
-        close(descriptor)
-        guard written == nil, flushed, rename(temporary, path) == 0 else {
-            let reason = written ?? Self.reason(flushed ? errno : flushError)
-            unlink(temporary)
-            throw failure(reason)
-        }
+        return StagedOutput(file: self, temporary: temporary, descriptor: descriptor)
     }
 
     /// Creates the file afresh for appending, with `permissions` from its creation (never wider first), and
@@ -202,11 +202,11 @@ public struct OutputFile: Sendable {
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
-    private static func reason(_ code: Int32) -> String {
+    fileprivate static func reason(_ code: Int32) -> String {
         String(cString: strerror(code))
     }
 
-    private func failure(_ reason: String) -> OutputFileError {
+    fileprivate func failure(_ reason: String) -> OutputFileError {
         OutputFileError(path: path, reason: reason)
     }
 }
@@ -217,4 +217,47 @@ public struct OutputFileError: Error, Sendable, CustomStringConvertible {
     public var reason: String
 
     public var description: String { "cannot write `\(path)`: \(reason)" }
+}
+
+/// An output file being written (``OutputFile/stage(permissions:)``): its bytes go to a new file beside the
+/// destination, which ``commit()`` flushes and renames over it. Dropped without a commit, the new file is removed,
+/// so a write that fails or is cut short leaves the destination as it was.
+public final class StagedOutput {
+    private let file: OutputFile
+    private let temporary: String
+    private var descriptor: Int32
+
+    fileprivate init(file: OutputFile, temporary: String, descriptor: Int32) {
+        self.file = file
+        self.temporary = temporary
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        if descriptor >= 0 {
+            close(descriptor)
+            unlink(temporary)
+        }
+    }
+
+    /// Adds `bytes` to the file.
+    /// - Throws: ``OutputFileError`` when they cannot all be written (a full disk).
+    public func append(_ bytes: [UInt8]) throws(OutputFileError) {
+        precondition(descriptor >= 0, "an output appended to after its commit")
+        if let reason = OutputFile.writeAll(bytes, to: descriptor) { throw file.failure(reason) }
+    }
+
+    /// Flushes the file and puts it at the destination.
+    /// - Throws: ``OutputFileError`` when it cannot be flushed or renamed; the new file is then removed.
+    public func commit() throws(OutputFileError) {
+        let flushed = fsync(descriptor) == 0
+        let flushError = errno
+        close(descriptor)
+        descriptor = -1
+        guard flushed, rename(temporary, file.path) == 0 else {
+            let reason = OutputFile.reason(flushed ? errno : flushError)
+            unlink(temporary)
+            throw file.failure(reason)
+        }
+    }
 }
