@@ -100,52 +100,101 @@ struct RequestCommand: AsyncParsableCommand {
         let headers = self.headers.compactMap(Self.header)
         let verbose = session.verbose
         let destination = self.destination
-        let (sent, redactor, record) = try await session.use(file, report: reportFile) {
-            session, redactor -> Result<HTTPResponse, HTTPError> in
+        let include = self.include
+        let (outcome, redactor, record) = try await session.use(file, report: reportFile) {
+            session, redactor -> Delivery in
             let url: URL
             do throws(HTTPError) {
                 url = try Self.url(of: target, onDestination: destination, in: session)
             } catch {
-                return .failure(error)
+                return .failed(error)
             }
             let request = HTTPRequest(method: method, url: url, headers: headers, body: body)
             if verbose { Exchange.show(request, session: session.http, redactor: redactor) }
             do throws(HTTPError) {
-                return .success(try await session.send(request))
+                // The body is passed on as it arrives, inside the run: the session's connections end with it.
+                let answer = try await session.stream(request)
+                return await Self.deliver(
+                    answer, to: outputFile, include: include, verbose: verbose, redactor: redactor)
             } catch {
-                return .failure(error)
+                return .failed(error)
             }
         }
         do {
             try reportFile?.writeWhole(
-                Array((Self.report(record, sent, redactor: redactor).rendered() + "\n").utf8), permissions: 0o600)
+                Array((Self.report(record, outcome.sent, redactor: redactor).rendered() + "\n").utf8),
+                permissions: 0o600)
         } catch {
             Console.error("flowrun: --report: \(error)")
             throw ExitCode.usage
         }
         let response: HTTPResponse
-        switch sent {
-        case .failure(let error):
+        switch outcome {
+        case .failed(let error), .brokenOff(_, let error):
             Console.error("flowrun: \(method) \(target): \(redactor.redact(error.message)) [\(error.code)]")
             throw error.code == .cancelled ? ExitCode(130) : ExitCode.findings
-        case .success(let answer):
-            response = answer
-        }
-        if session.verbose { Exchange.show(response, redactor: redactor) }
-        var written: [UInt8] = []
-        if include { written += Array(Exchange.head(of: response, redactor: redactor).utf8) }
-        written += response.body
-        if let outputFile {
-            do {
-                try outputFile.writeWhole(written, permissions: 0o600)
-            } catch {
-                Console.error("flowrun: --output: \(error)")
-                throw ExitCode.usage
-            }
-        } else {
-            FileHandle.standardOutput.write(Data(written))
+        case .unwritable(_, let problem):
+            Console.error("flowrun: --output: \(problem)")
+            throw ExitCode.usage
+        case .delivered(let head):
+            response = head
         }
         if response.status >= 400 { throw ExitCode(22) }
+    }
+
+    /// What became of the request: its answer's head once the body was all written, the failure that kept it
+    /// from an answer, an answer whose body broke off, or an output file that could not be written.
+    enum Delivery: Sendable {
+        case delivered(HTTPResponse)
+        case failed(HTTPError)
+        case brokenOff(HTTPResponse, HTTPError)
+        case unwritable(HTTPResponse, String)
+
+        /// What the report says of the request: the answer's head, or the failure.
+        var sent: Result<HTTPResponse, HTTPError> {
+            switch self {
+            case .delivered(let head), .unwritable(let head, _): .success(head)
+            case .failed(let error), .brokenOff(_, let error): .failure(error)
+            }
+        }
+    }
+
+    /// Writes the answer's body as it arrives (after the head, with `--include`) to `output`, or to standard
+    /// output. The output file is written beside and renamed into place once the body has all come, so a body
+    /// that breaks off leaves what was there; there is no limit on its size.
+    static func deliver(
+        _ answer: StreamedResponse, to output: OutputFile?, include: Bool, verbose: Bool, redactor: Redactor
+    ) async -> Delivery {
+        let head = HTTPResponse(status: answer.status, headers: answer.headers, body: [], url: answer.url)
+        if verbose { Exchange.show(head, redactor: redactor) }
+        let staged: StagedOutput?
+        do {
+            staged = try output?.stage(permissions: 0o600)
+        } catch {
+            return .unwritable(head, "\(error)")
+        }
+        func write(_ bytes: [UInt8]) throws(OutputFileError) {
+            if let staged { try staged.append(bytes) } else { FileHandle.standardOutput.write(Data(bytes)) }
+        }
+        do throws(OutputFileError) {
+            if include { try write(Array(Exchange.head(of: head, redactor: redactor).utf8)) }
+            var chunks = answer.body.makeAsyncIterator()
+            while true {
+                let chunk: [UInt8]?
+                do {
+                    chunk = try await chunks.next()
+                } catch {
+                    let failure = error as? HTTPError ?? HTTPError(.connectionClosed, "\(error)", transient: true)
+                    return .brokenOff(head, failure)
+                }
+                guard let chunk else { break }
+                try write(chunk)
+            }
+            try staged?.commit()
+        } catch {
+            return .unwritable(head, "\(error)")
+        }
+        return .delivered(head)
     }
 
     /// The run report of the restore with a `request` member: the answer's `status` and `headers` (masked as

@@ -75,6 +75,47 @@ extension ProcessSuites {
             #expect(try String(contentsOfFile: path, encoding: .utf8) == written)
         }
 
+        /// An answer larger than the session reads whole (8 MiB) streams into the output file, which appears only
+        /// when the body has all come; nothing is left beside it.
+        @Test func aLargeAnswerStreamsIntoTheOutputFile() async throws {
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            // One emulator for the three runs, so the picture put in the first is there for the last.
+            let (emulator, base, _) = try await startEmulatorProcess(in: scratch.url)
+            func flowrun(_ arguments: [String]) async throws -> CommandRunner.Result {
+                try await CommandRunner.run(
+                    [arguments[0], Self.flow, "--emulator-url", base, "--state-dir", "state"] + arguments.dropFirst(),
+                    in: scratch.url, environment: Self.login)
+            }
+            let onboard = try await flowrun(["run", "--input", "username=ada@example.com"])
+            #expect(onboard.status == 0, "\(onboard.standardOutput)\(onboard.standardError)")
+            let upload = #"""
+                set -e
+                head -c 12582912 /dev/urandom > picture.bin
+                auth="X-Flowrun-Proxy-Token: $FLOWRUN_PROXY_TOKEN"
+                token=$(curl -sS -g -D - -o /dev/null -H "$auth" -H "X-CSRF-Token: Fetch" \
+                    "$FLOWRUN_PROXY_URL/warehouse/" | tr -d '\r' | sed -n 's/^[Xx]-[Cc][Ss][Rr][Ff]-[Tt]oken: //p')
+                curl -sS -g --fail-with-body -X PUT -H "$auth" -H "X-CSRF-Token: $token" \
+                    --data-binary @picture.bin "$FLOWRUN_PROXY_URL/warehouse/Products('P-300')/Picture"
+                """#
+            let put = try await flowrun(["exec", "--", "/bin/sh", "-c", upload])
+            #expect(put.status == 0, "\(put.standardError)")
+
+            let get = try await flowrun(["request", "-o", "back.bin", "/warehouse/Products('P-300')/Picture"])
+            emulator.signal(SIGTERM)
+            _ = await emulator.exit()
+            #expect(get.status == 0, "\(get.standardError)")
+            let sent = try Data(contentsOf: scratch.url.appendingPathComponent("picture.bin"))
+            let received = try Data(contentsOf: scratch.url.appendingPathComponent("back.bin"))
+            #expect(sent.count == 12_582_912)
+            #expect(received.count == sent.count)
+            // Compared as a yes or no: a failed comparison of two 12 MiB values would be printed element by element.
+            let same = received == sent
+            #expect(same)
+            let left = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path)
+            #expect(!left.contains { $0.hasPrefix(".flowrun-output-") }, "\(left)")
+        }
+
         /// `--report` is what `flowrun test` reads for a request run: the restore's run report with the answer's
         /// status and headers, credentials masked; a restore that fails writes its report too.
         @Test func theReportHoldsTheRestoreAndTheAnswer() async throws {
