@@ -13,6 +13,17 @@ extension ProcessSuites {
         static let login = ["FLOWRUN_INPUT_PASSWORD": password, "FLOWRUN_INPUT_PASSCODE": passcode]
         static let basicCredentials = Data("ada@example.com:\(password)".utf8).base64EncodedString()
 
+        /// Runs `flowrun WORD FLOW --emulator-url BASE --state-dir state ARGUMENTS…` in `scratch`: one emulator
+        /// process that several runs share.
+        static func flowrun(
+            _ arguments: [String], flow: String = flow, base: String, in scratch: Scratch,
+            environment: [String: String]
+        ) async throws -> CommandRunner.Result {
+            try await CommandRunner.run(
+                [arguments[0], flow, "--emulator-url", base, "--state-dir", "state"] + arguments.dropFirst(),
+                in: scratch.url, environment: environment)
+        }
+
         /// Onboards the warehouse flow into `scratch`'s `state`.
         static func onboard(_ scratch: Scratch) async throws {
             let result = try await CommandRunner.run(
@@ -83,9 +94,7 @@ extension ProcessSuites {
             // One emulator for the three runs, so the picture put in the first is there for the last.
             let (emulator, base, _) = try await startEmulatorProcess(in: scratch.url)
             func flowrun(_ arguments: [String]) async throws -> CommandRunner.Result {
-                try await CommandRunner.run(
-                    [arguments[0], Self.flow, "--emulator-url", base, "--state-dir", "state"] + arguments.dropFirst(),
-                    in: scratch.url, environment: Self.login)
+                try await Self.flowrun(arguments, base: base, in: scratch, environment: Self.login)
             }
             let onboard = try await flowrun(["run", "--input", "username=ada@example.com"])
             #expect(onboard.status == 0, "\(onboard.standardOutput)\(onboard.standardError)")
@@ -297,9 +306,9 @@ extension ProcessSuites {
             defer { scratch.remove() }
             let (emulator, base, _) = try await startEmulatorProcess(in: scratch.url)
             func flowrun(_ arguments: [String]) async throws -> CommandRunner.Result {
-                try await CommandRunner.run(
-                    [arguments[0], Self.flow, "--emulator-url", base, "--state-dir", "state"] + arguments.dropFirst(),
-                    in: scratch.url, environment: Self.environment.merging(["EMULATOR": base]) { $1 })
+                try await RequestCommandTests.flowrun(
+                    arguments, flow: Self.flow, base: base, in: scratch,
+                    environment: Self.environment.merging(["EMULATOR": base]) { $1 })
             }
             let onboard = try await flowrun(["run"])
             #expect(onboard.status == 0, "\(onboard.standardOutput)\(onboard.standardError)")
